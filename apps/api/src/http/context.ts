@@ -1,0 +1,25 @@
+import type { Context, Deps } from "@mteja/domain";
+import type { FastifyReply, FastifyRequest } from "fastify";
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Builds the domain's view of a request from Fastify's (same for the tRPC and REST mounts). */
+export function createRequestContext(deps: Deps, request: FastifyRequest, reply: FastifyReply): Context {
+  return {
+    deps,
+    request: {
+      tenantHeader: header(request, "x-tenant-id"),
+      authorization: header(request, "authorization"),
+      idempotencyKey: header(request, "idempotency-key"),
+      ip: request.ip,
+      userAgent: header(request, "user-agent"),
+      getCookie: (name) => request.cookies[name],
+      setCookie: (name, value, options) => void reply.setCookie(name, value, options),
+      clearCookie: (name, options) => void reply.clearCookie(name, options),
+      setHeader: (name, value) => void reply.header(name, value),
+    },
+  };
+}

@@ -1,0 +1,3 @@
+export { buildServer, loggerOptions } from "./server.js";
+export { createServices, type Services, type ServiceOverrides } from "./runtime/services.js";
+export { readSettings, type Settings } from "./settings.js";

@@ -1,0 +1,96 @@
+/**
+ * Builds the long-lived services from the settings: database (migrated), tenants, keys, password
+ * hashing, limits. The composition root owns them and closes them on shutdown.
+ */
+import { openDatabase, type Database } from "@mteja/db";
+import {
+  createAccessTokens,
+  createDataCipher,
+  createPasswordHasher,
+  createTenantDirectory,
+  ensureDefaultTenant,
+  loadSigningKeys,
+  tokenDefaults,
+  unlimited,
+  type Deps,
+  type Logger,
+} from "@mteja/domain";
+import { Redis } from "ioredis";
+import type { Settings } from "../settings.js";
+import { createLimiter } from "./limiter.js";
+import { resolveDataEncryptionKey } from "./secrets.js";
+
+export interface Services {
+  deps: Deps;
+  close(): Promise<void>;
+}
+
+export interface ServiceOverrides {
+  /** An already open database (tests create one per suite). */
+  db?: Database;
+  now?: () => Date;
+}
+
+export async function createServices(settings: Settings, logger: Logger, overrides: ServiceOverrides = {}): Promise<Services> {
+  const db = overrides.db ?? (await openDatabase({ url: settings.DATABASE_URL, dataDir: settings.DATA_DIR, poolMax: settings.DATABASE_POOL_MAX }));
+  const closers: Array<() => Promise<unknown>> = overrides.db ? [] : [() => db.close()];
+  try {
+    const report = await db.migrate();
+    if (report.applied.length) logger.info({ applied: report.applied }, "database migrations applied");
+    await ensureDefaultTenant(db, settings.DEFAULT_TENANT_ID, settings.DEFAULT_TENANT_NAME);
+
+    const now = overrides.now ?? (() => new Date());
+    const cipher = createDataCipher(await resolveDataEncryptionKey(settings.DATA_ENCRYPTION_KEY, settings.DATA_DIR));
+    const keys = await loadSigningKeys(db, cipher, settings.JWT_PRIVATE_KEY);
+    const tokens = createAccessTokens({
+      keys,
+      issuer: settings.JWT_ISSUER,
+      audience: settings.JWT_AUDIENCE,
+      ttlSeconds: settings.ACCESS_TOKEN_TTL_SECONDS,
+    });
+
+    let redis: Redis | undefined;
+    if (settings.REDIS_URL) {
+      redis = new Redis(settings.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: true });
+      await redis.connect();
+      const client = redis;
+      closers.push(() => client.quit());
+    }
+    const limiter = settings.RATE_LIMITS === "on" ? createLimiter({ redis }) : unlimited;
+
+    const deps: Deps = {
+      db,
+      now,
+      cipher,
+      tokens,
+      limiter,
+      logger,
+      passwords: await createPasswordHasher({ concurrency: settings.PASSWORD_HASH_CONCURRENCY, maxQueue: settings.PASSWORD_HASH_QUEUE }),
+      tenants: createTenantDirectory(db, { ttlMs: 30_000, now: () => Date.now() }),
+      nudgeMail: () => undefined,
+      config: {
+        nodeEnv: settings.NODE_ENV,
+        defaultTenantId: settings.DEFAULT_TENANT_ID,
+        appUrl: settings.APP_URL,
+        cookieSecure: settings.COOKIE_SECURE,
+        adminApiKey: settings.ADMIN_API_KEY,
+        rateLimits: settings.RATE_LIMITS === "on",
+        accessTokenTtlSeconds: settings.ACCESS_TOKEN_TTL_SECONDS,
+        refreshIdleSeconds: tokenDefaults.refreshIdleSeconds,
+        refreshAbsoluteSeconds: tokenDefaults.refreshAbsoluteSeconds,
+        refreshReuseGraceSeconds: tokenDefaults.refreshReuseGraceSeconds,
+        issuer: settings.JWT_ISSUER,
+        audience: settings.JWT_AUDIENCE,
+      },
+    };
+    return {
+      deps,
+      close: async () => {
+        for (const close of closers.reverse()) await close().catch(() => undefined);
+      },
+    };
+  } catch (error) {
+    for (const close of closers.reverse()) await close().catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * buildServer(settings, services) → a Fastify instance with every transport mounted. main.ts and the
+ * tests both call it; nothing here knows a business rule.
+ */
+import cookie from "@fastify/cookie";
+import { appRouter, type Deps } from "@mteja/domain";
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import { randomUUID } from "node:crypto";
+import { envelopeFor } from "./http/errors.js";
+import { buildOpenApiDocument } from "./http/openapi.js";
+import { restPlugin } from "./http/rest.js";
+import { systemRoutes } from "./http/system-routes.js";
+import { trpcPlugin } from "./http/trpc.js";
+import type { Settings } from "./settings.js";
+
+export interface BuildServerOptions {
+  settings: Settings;
+  deps: Deps;
+  logger?: FastifyServerOptions["logger"];
+}
+
+export function loggerOptions(settings: Settings): FastifyServerOptions["logger"] {
+  return {
+    level: settings.LOG_LEVEL,
+    redact: {
+      paths: [
+        "req.headers.authorization",
+        "req.headers.cookie",
+        'res.headers["set-cookie"]',
+        "*.password",
+        "*.current_password",
+        "*.new_password",
+        "*.token",
+        "*.otp_token",
+        "*.code",
+        "*.access_token",
+        "*.refresh_token",
+      ],
+      censor: "[redacted]",
+    },
+  };
+}
+
+/** TRUST_PROXY: unset/false (use the socket address), true, a hop count, or a comma-separated list of proxy addresses/CIDRs. */
+export function parseTrustProxy(value: string | undefined): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (value === undefined || value === "" || value === "false") return false;
+  if (value === "true") return true;
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    return (_address, hop) => hop < hops;
+  }
+  return value.split(",").map((s) => s.trim()).filter(Boolean);
+}
+
+export async function buildServer(options: BuildServerOptions): Promise<FastifyInstance> {
+  const { settings, deps } = options;
+  const app: FastifyInstance = Fastify({
+    logger: options.logger ?? loggerOptions(settings),
+    bodyLimit: settings.BODY_LIMIT_BYTES,
+    trustProxy: parseTrustProxy(settings.TRUST_PROXY),
+    genReqId: (request) => {
+      const incoming = request.headers["x-request-id"];
+      return typeof incoming === "string" && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+    },
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  // Empty JSON bodies (POST /logout with a content type but nothing in it) are an empty input, not an error.
+  const defaultJsonParser = app.getDefaultJsonParser("error", "ignore");
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    const text = body.toString();
+    if (text.trim() === "") return done(null, undefined);
+    defaultJsonParser(request, text, done);
+  });
+
+  await app.register(cookie);
+
+  app.addHook("onSend", async (_request, reply) => {
+    void reply.header("X-Content-Type-Options", "nosniff");
+    void reply.header("Referrer-Policy", "no-referrer");
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const envelope = envelopeFor(error);
+    if (envelope.status >= 500) request.log.error({ err: error }, "request failed");
+    if (envelope.retryAfter !== undefined) void reply.header("Retry-After", String(envelope.retryAfter));
+    void reply.code(envelope.status).send(envelope.body);
+  });
+  app.setNotFoundHandler((_request, reply) => {
+    const envelope = envelopeFor(Object.assign(new Error("Not found"), { code: "FST_ERR_NOT_FOUND", statusCode: 404 }));
+    void reply.code(envelope.status).send(envelope.body);
+  });
+
+  const onError = (error: unknown, path: string | undefined) => {
+    const envelope = envelopeFor(error);
+    if (envelope.status >= 500) app.log.error({ err: error, path }, "procedure failed");
+  };
+
+  const publicUrl = settings.PUBLIC_URL ?? settings.APP_URL;
+  await app.register(systemRoutes, { db: deps.db, tokens: deps.tokens, openApiDocument: buildOpenApiDocument(appRouter, publicUrl) });
+  await app.register(trpcPlugin, { router: appRouter, deps, onError });
+  await app.register(restPlugin, { router: appRouter, deps, onError });
+  return app;
+}

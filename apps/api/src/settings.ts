@@ -1,0 +1,68 @@
+/**
+ * Every process setting, read from the environment once at start and validated with zod.
+ * A bad value stops the start with a message naming the setting (README "Settings").
+ */
+import { z } from "zod";
+
+const bool = (name: string) =>
+  z
+    .enum(["true", "false", "1", "0", "yes", "no", "on", "off"], { error: `${name} must be true or false` })
+    .transform((v) => ["true", "1", "yes", "on"].includes(v));
+
+const url = (name: string, protocols: RegExp) => z.url({ protocol: protocols, error: `${name} must be a URL (${protocols.source})` });
+
+const settingsSchema = z
+  .object({
+    NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+    PORT: z.coerce.number({ error: "PORT must be a number" }).int().min(0).max(65535).default(3000),
+    HOST: z.string().min(1).default("0.0.0.0"),
+    DATABASE_URL: url("DATABASE_URL", /^postgres(ql)?$/).optional(),
+    DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+    DATA_DIR: z.string().min(1).default("./data"),
+    REDIS_URL: url("REDIS_URL", /^rediss?$/).optional(),
+    SMTP_URL: url("SMTP_URL", /^smtps?$/).optional(),
+    MAIL_FROM: z.email({ error: "MAIL_FROM must be an email address" }).default("no-reply@mteja.local"),
+    APP_URL: url("APP_URL", /^https?$/).default("http://localhost:3000"),
+    PUBLIC_URL: url("PUBLIC_URL", /^https?$/).optional(),
+    ADMIN_API_KEY: z.string().min(16, "ADMIN_API_KEY must be at least 16 characters").optional(),
+    COOKIE_SECURE: bool("COOKIE_SECURE").default(true),
+    CORS_ORIGINS: z
+      .string()
+      .default("")
+      .transform((v) => v.split(",").map((s) => s.trim()).filter(Boolean))
+      .pipe(z.array(url("CORS_ORIGINS", /^https?$/))),
+    TRUST_PROXY: z.string().optional(),
+    RATE_LIMITS: z.enum(["on", "off"], { error: "RATE_LIMITS must be on or off" }).default("on"),
+    LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    DEFAULT_TENANT_ID: z.string().regex(/^[a-z0-9][a-z0-9-]{1,62}$/, "DEFAULT_TENANT_ID must be a tenant slug").default("default"),
+    DEFAULT_TENANT_NAME: z.string().min(1).max(100).default("Mteja Shop"),
+    JWT_PRIVATE_KEY: z.string().includes("PRIVATE KEY", { error: "JWT_PRIVATE_KEY must be a PEM private key" }).optional(),
+    JWT_ISSUER: z.string().min(1).default("mteja"),
+    JWT_AUDIENCE: z.string().min(1).default("mteja"),
+    DATA_ENCRYPTION_KEY: z
+      .string()
+      .regex(/^[A-Za-z0-9+/_-]{43}=?$|^[0-9a-fA-F]{64}$/, "DATA_ENCRYPTION_KEY must be 32 bytes as base64 or hex")
+      .optional(),
+    ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(3600).default(900),
+    PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
+    PASSWORD_HASH_QUEUE: z.coerce.number().int().min(0).max(10_000).default(200),
+    BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(64 * 1024),
+  })
+  .superRefine((s, ctx) => {
+    if (s.NODE_ENV === "production" && s.DATABASE_URL && !s.DATA_ENCRYPTION_KEY) {
+      ctx.addIssue({ code: "custom", path: ["DATA_ENCRYPTION_KEY"], message: "DATA_ENCRYPTION_KEY is required in production on PostgreSQL" });
+    }
+  });
+
+export type Settings = z.infer<typeof settingsSchema>;
+
+export class SettingsError extends Error {}
+
+export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  // Empty strings count as unset, so `FOO= npm start` means "use the default".
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const result = settingsSchema.safeParse(present);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((i) => `  ${i.path.join(".") || "settings"}: ${i.message}`);
+  throw new SettingsError(`Invalid settings:\n${lines.join("\n")}`);
+}

@@ -1,0 +1,119 @@
+import { createTRPCClient, httpLink } from "@trpc/client";
+import type { AppRouter, Deps } from "@mteja/domain";
+import { randomBytes } from "node:crypto";
+import type { FastifyInstance } from "fastify";
+import { buildServer } from "../../src/server.js";
+import { createServices } from "../../src/runtime/services.js";
+import { readSettings } from "../../src/settings.js";
+import { createTestDatabase, type TestDatabase } from "./database.js";
+
+export const adminKey = "test-admin-key-0123456789";
+
+export interface TestApp {
+  url: string;
+  app: FastifyInstance;
+  deps: Deps;
+  database: TestDatabase;
+  close(): Promise<void>;
+}
+
+const silent = { info() {}, warn() {}, error() {}, debug() {} };
+
+/** Starts the real service (settings → services → Fastify on 127.0.0.1:0) on a fresh database. */
+export async function startTestApp(env: Record<string, string> = {}, options: { now?: () => Date } = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const settings = readSettings({
+    NODE_ENV: "test",
+    LOG_LEVEL: "silent",
+    DATA_ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+    ADMIN_API_KEY: adminKey,
+    DATA_DIR: "/nonexistent-test-data-dir",
+    ...env,
+  });
+  const services = await createServices(settings, silent, { db: database.db, ...(options.now ? { now: options.now } : {}) });
+  const app = await buildServer({ settings, deps: services.deps, logger: false });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    app,
+    deps: services.deps,
+    database,
+    close: async () => {
+      await app.close();
+      await services.close();
+      await database.drop();
+    },
+  };
+}
+
+export interface HttpResult<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+  cookies: Record<string, { value: string; attributes: string }>;
+}
+
+/** A small REST client that keeps the refresh cookie like a browser would. */
+export class RestClient {
+  cookie: string | undefined;
+  constructor(
+    readonly baseUrl: string,
+    public tenantId: string | undefined = "default",
+  ) {}
+
+  async request<T = any>(
+    method: string,
+    path: string,
+    options: { body?: unknown; token?: string; headers?: Record<string, string>; rawBody?: string } = {},
+  ): Promise<HttpResult<T>> {
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    if (this.tenantId) headers["x-tenant-id"] ??= this.tenantId;
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    if (this.cookie) headers.cookie = `refresh_token=${this.cookie}`;
+    let body: string | undefined = options.rawBody;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers["content-type"] ??= "application/json";
+    }
+    const response = await fetch(this.baseUrl + path, { method, headers, body });
+    const text = await response.text();
+    const cookies: HttpResult["cookies"] = {};
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = "", ...rest] = line.split(";");
+      const [name = "", value = ""] = pair.split("=");
+      cookies[name.trim()] = { value, attributes: rest.join(";").trim() };
+    }
+    const refresh = cookies.refresh_token;
+    if (refresh) this.cookie = refresh.value || undefined;
+    return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers, cookies };
+  }
+
+  post<T = any>(path: string, body?: unknown, token?: string) {
+    return this.request<T>("POST", path, { body, ...(token ? { token } : {}) });
+  }
+  get<T = any>(path: string, token?: string) {
+    return this.request<T>("GET", path, token ? { token } : {});
+  }
+  put<T = any>(path: string, body: unknown, token?: string) {
+    return this.request<T>("PUT", path, { body, ...(token ? { token } : {}) });
+  }
+}
+
+export function trpcClient(baseUrl: string, headers: () => Record<string, string>) {
+  return createTRPCClient<AppRouter>({ links: [httpLink({ url: `${baseUrl}/trpc`, headers })] });
+}
+
+let counter = 0;
+export function uniqueEmail(prefix = "user"): string {
+  counter += 1;
+  return `${prefix}-${Date.now().toString(36)}-${counter}@example.com`;
+}
+
+export async function registerUser(client: RestClient, overrides: Partial<{ name: string; email: string; password: string; phone: string }> = {}) {
+  const input = { name: "Wanjiku Kamau", email: uniqueEmail(), password: "correct horse battery", ...overrides };
+  const result = await client.post("/api/v1/auth/register", input);
+  if (result.status !== 201) throw new Error(`register failed: ${result.status} ${JSON.stringify(result.body)}`);
+  return { ...input, id: result.body.data.user.id as string, accessToken: result.body.data.access_token as string };
+}

@@ -1,0 +1,243 @@
+import { z } from "zod";
+import { DarajaError, darajaErrorFromResponse, isInvalidAccessToken, isTransactionBeingProcessed, readErrorEnvelope } from "./errors.js";
+import { createAccessTokenProvider } from "./oauth.js";
+import { classifyStkResultCode, normaliseResultCode } from "./result-codes.js";
+import { retryWhileUnavailable } from "./retry.js";
+import { darajaTimestamp, stkPassword } from "./timestamp.js";
+import { createTransport } from "./transport.js";
+import type { DarajaHttpResponse } from "./transport.js";
+import type {
+  B2cPaymentRequest,
+  DarajaAcknowledgement,
+  DarajaClient,
+  DarajaClientConfig,
+  StkPushRequest,
+  StkPushResponse,
+  StkQueryRequest,
+  StkQueryResult,
+  TransactionStatusRequest,
+} from "./types.js";
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_RETRY_DELAYS_MS = [250, 750] as const;
+
+const id = z.union([z.string(), z.number()]).transform(String);
+
+const stkPushResponseSchema = z.object({
+  MerchantRequestID: id,
+  CheckoutRequestID: id,
+  ResponseCode: id,
+  ResponseDescription: z.string().default(""),
+  CustomerMessage: z.string().default(""),
+});
+
+const stkQueryResponseSchema = z.object({
+  MerchantRequestID: id.optional(),
+  CheckoutRequestID: id.optional(),
+  ResultCode: z.union([z.string(), z.number()]).optional(),
+  ResultDesc: z.string().optional(),
+  ResponseDescription: z.string().optional(),
+});
+
+const acknowledgementSchema = z.object({
+  ConversationID: id,
+  OriginatorConversationID: id,
+  ResponseCode: id,
+  ResponseDescription: z.string().default(""),
+});
+
+function unexpectedAnswer(response: DarajaHttpResponse, what: string): DarajaError {
+  return new DarajaError({
+    kind: "provider_error",
+    reason: "other",
+    httpStatus: response.status,
+    errorCode: null,
+    errorMessage: `unexpected ${what} answer`,
+    requestId: null,
+  });
+}
+
+function requireSetting(value: string | undefined, name: string): string {
+  if (value === undefined || value === "") throw new Error(`Daraja client: ${name} is not configured`);
+  return value;
+}
+
+const isSuccess = (status: number) => status >= 200 && status < 300;
+
+export function createDarajaClient(config: DarajaClientConfig): DarajaClient {
+  const now = config.now ?? (() => new Date());
+  const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const retryDelaysMs = config.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
+  const transport = createTransport({ baseUrl: config.baseUrl, timeoutMs, ...(config.fetch ? { fetch: config.fetch } : {}) });
+  const tokens = createAccessTokenProvider({
+    transport,
+    consumerKey: config.consumerKey,
+    consumerSecret: config.consumerSecret,
+    now,
+    retryDelaysMs,
+  });
+  const log = config.logger;
+
+  /** POSTs with the cached token; on `404.001.03` (token replaced or expired early) refreshes once and retries once. */
+  async function post(path: string, json: unknown): Promise<DarajaHttpResponse> {
+    for (let attempt = 1; ; attempt++) {
+      const token = await tokens.get();
+      const response = await transport.send({
+        method: "POST",
+        path,
+        headers: { Authorization: `Bearer ${token}` },
+        json,
+      });
+      if (attempt === 1 && isInvalidAccessToken(readErrorEnvelope(response.body))) {
+        log?.debug({ path }, "Daraja rejected the access token; refreshing once");
+        tokens.invalidate(token);
+        continue;
+      }
+      return response;
+    }
+  }
+
+  function fail(path: string, error: DarajaError): never {
+    log?.warn(
+      { path, kind: error.kind, reason: error.reason, httpStatus: error.httpStatus, errorCode: error.errorCode, errorMessage: error.errorMessage, requestId: error.requestId },
+      "Daraja request failed",
+    );
+    throw error;
+  }
+
+  async function postOrFail(path: string, json: unknown): Promise<DarajaHttpResponse> {
+    try {
+      return await post(path, json);
+    } catch (error) {
+      if (error instanceof DarajaError) fail(path, error);
+      throw error;
+    }
+  }
+
+  function stkCredentials() {
+    const timestamp = darajaTimestamp(now());
+    return { BusinessShortCode: config.shortcode, Password: stkPassword(config.shortcode, config.passkey, timestamp), Timestamp: timestamp };
+  }
+
+  function acknowledgement(path: string, response: DarajaHttpResponse): DarajaAcknowledgement {
+    if (!isSuccess(response.status)) fail(path, darajaErrorFromResponse(response.status, response.body));
+    const parsed = acknowledgementSchema.safeParse(response.body);
+    if (!parsed.success) fail(path, unexpectedAnswer(response, path));
+    const body = parsed.data;
+    if (body.ResponseCode !== "0") {
+      fail(path, new DarajaError({ kind: "provider_error", reason: "other", httpStatus: response.status, errorCode: body.ResponseCode, errorMessage: body.ResponseDescription, requestId: null }));
+    }
+    return {
+      conversationId: body.ConversationID,
+      originatorConversationId: body.OriginatorConversationID,
+      responseCode: body.ResponseCode,
+      responseDescription: body.ResponseDescription,
+    };
+  }
+
+  return {
+    // Never retried automatically: a repeat after Daraja saw the first one is a second prompt.
+    async stkPush(request: StkPushRequest): Promise<StkPushResponse> {
+      const path = "/mpesa/stkpush/v1/processrequest";
+      const response = await postOrFail(path, {
+        ...stkCredentials(),
+        TransactionType: config.transactionType,
+        Amount: request.amount,
+        PartyA: request.phone,
+        PartyB: config.partyB ?? config.shortcode,
+        PhoneNumber: request.phone,
+        CallBackURL: request.callbackUrl,
+        AccountReference: request.accountReference,
+        TransactionDesc: request.transactionDesc,
+      });
+      if (!isSuccess(response.status)) fail(path, darajaErrorFromResponse(response.status, response.body));
+      const parsed = stkPushResponseSchema.safeParse(response.body);
+      if (!parsed.success) fail(path, unexpectedAnswer(response, "STK push"));
+      const body = parsed.data;
+      if (body.ResponseCode !== "0") {
+        fail(path, new DarajaError({ kind: "provider_error", reason: "other", httpStatus: response.status, errorCode: body.ResponseCode, errorMessage: body.ResponseDescription, requestId: null }));
+      }
+      return {
+        merchantRequestId: body.MerchantRequestID,
+        checkoutRequestId: body.CheckoutRequestID,
+        responseCode: body.ResponseCode,
+        responseDescription: body.ResponseDescription,
+        customerMessage: body.CustomerMessage,
+      };
+    },
+
+    async stkQuery({ checkoutRequestId }: StkQueryRequest): Promise<StkQueryResult> {
+      const path = "/mpesa/stkpushquery/v1/query";
+      const attempt = async (): Promise<StkQueryResult> => {
+        const response = await post(path, { ...stkCredentials(), CheckoutRequestID: checkoutRequestId });
+        if (!isSuccess(response.status)) {
+          const envelope = readErrorEnvelope(response.body);
+          if (isTransactionBeingProcessed(envelope)) {
+            return { status: "PENDING", resultCode: null, resultDesc: envelope?.errorMessage ?? "", merchantRequestId: null, checkoutRequestId };
+          }
+          throw darajaErrorFromResponse(response.status, response.body);
+        }
+        const parsed = stkQueryResponseSchema.safeParse(response.body);
+        if (!parsed.success) throw unexpectedAnswer(response, "STK query");
+        const body = parsed.data;
+        const resultCode = normaliseResultCode(body.ResultCode);
+        return {
+          // No ResultCode yet means Daraja accepted the query but the prompt has not ended.
+          status: resultCode === null ? "PENDING" : classifyStkResultCode(resultCode),
+          resultCode,
+          resultDesc: body.ResultDesc ?? body.ResponseDescription ?? "",
+          merchantRequestId: body.MerchantRequestID ?? null,
+          checkoutRequestId: body.CheckoutRequestID ?? checkoutRequestId,
+        };
+      };
+      try {
+        return await retryWhileUnavailable(attempt, retryDelaysMs);
+      } catch (error) {
+        if (error instanceof DarajaError) fail(path, error);
+        throw error;
+      }
+    },
+
+    // Never retried automatically: the OriginatorConversationID guards against doubles only if the
+    // caller re-sends it deliberately after checking the outcome.
+    async b2cPayment(request: B2cPaymentRequest): Promise<DarajaAcknowledgement> {
+      const path = "/mpesa/b2c/v3/paymentrequest";
+      const response = await postOrFail(path, {
+        OriginatorConversationID: request.originatorConversationId,
+        InitiatorName: requireSetting(config.initiatorName, "initiatorName"),
+        SecurityCredential: requireSetting(config.securityCredential, "securityCredential"),
+        CommandID: request.commandId,
+        Amount: request.amount,
+        PartyA: requireSetting(config.b2cShortcode, "b2cShortcode"),
+        PartyB: request.phone,
+        Remarks: request.remarks,
+        QueueTimeOutURL: request.queueTimeoutUrl,
+        ResultURL: request.resultUrl,
+        // Daraja's own spelling in the v3 documentation.
+        Occassion: request.occasion ?? "",
+      });
+      return acknowledgement(path, response);
+    },
+
+    async transactionStatus(request: TransactionStatusRequest): Promise<DarajaAcknowledgement> {
+      if (!request.transactionId && !request.originatorConversationId) {
+        throw new TypeError("transactionStatus needs a transactionId or an originatorConversationId");
+      }
+      const path = "/mpesa/transactionstatus/v1/query";
+      const response = await postOrFail(path, {
+        Initiator: requireSetting(config.initiatorName, "initiatorName"),
+        SecurityCredential: requireSetting(config.securityCredential, "securityCredential"),
+        CommandID: "TransactionStatusQuery",
+        ...(request.transactionId ? { TransactionID: request.transactionId } : {}),
+        ...(request.originatorConversationId ? { OriginatorConversationID: request.originatorConversationId } : {}),
+        PartyA: requireSetting(config.b2cShortcode, "b2cShortcode"),
+        IdentifierType: "4",
+        ResultURL: request.resultUrl,
+        QueueTimeOutURL: request.queueTimeoutUrl,
+        Remarks: request.remarks,
+        Occasion: request.occasion ?? "",
+      });
+      return acknowledgement(path, response);
+    },
+  };
+}

@@ -1,0 +1,28 @@
+export { createDarajaClient } from "./client.js";
+export type {
+  B2cCommandId,
+  B2cPaymentRequest,
+  DarajaAcknowledgement,
+  DarajaClient,
+  DarajaClientConfig,
+  DarajaLogger,
+  DarajaTransactionType,
+  StkPushRequest,
+  StkPushResponse,
+  StkQueryRequest,
+  StkQueryResult,
+  TransactionStatusRequest,
+} from "./types.js";
+export { DarajaError, isDarajaError, readErrorEnvelope, isInvalidAccessToken, isTransactionBeingProcessed, darajaErrorFromResponse } from "./errors.js";
+export type { DarajaErrorDetails, DarajaErrorEnvelope, DarajaErrorKind, DarajaErrorReason } from "./errors.js";
+export { classifyB2cResultCode, classifyStkResultCode, normaliseResultCode } from "./result-codes.js";
+export type { B2cStatus, StkStatus } from "./result-codes.js";
+export { parseStkCallback } from "./stk-callback.js";
+export type { StkCallback } from "./stk-callback.js";
+export { classifyTransactionStatusResult, parseB2cResult, parseB2cTimeout, parseTransactionStatusResult } from "./result-callback.js";
+export type { B2cResult, B2cTimeout, QueriedTransaction, ResultEnvelope, TransactionStatusResult } from "./result-callback.js";
+export type { ParameterValue, ParseResult } from "./parse-result.js";
+export { darajaTimestamp, parseDarajaTimestamp, stkPassword } from "./timestamp.js";
+export { DARAJA_MSISDN_PATTERN, normaliseKenyanPhone } from "./phone.js";
+export { securityCredentialFromCertificate } from "./security-credential.js";
+export * from "./limits.js";

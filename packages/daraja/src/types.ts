@@ -1,0 +1,104 @@
+import type { StkStatus } from "./result-codes.js";
+
+export type DarajaTransactionType = "CustomerPayBillOnline" | "CustomerBuyGoodsOnline";
+export type B2cCommandId = "BusinessPayment" | "SalaryPayment" | "PromotionPayment";
+
+/** pino-style (Fastify's logger fits). Secrets (tokens, passwords, credentials) are never logged. */
+export interface DarajaLogger {
+  debug(details: object, message: string): void;
+  warn(details: object, message: string): void;
+}
+
+export interface DarajaClientConfig {
+  /** `https://sandbox.safaricom.co.ke`, `https://api.safaricom.co.ke`, or the simulator's URL. */
+  baseUrl: string;
+  consumerKey: string;
+  consumerSecret: string;
+  /** STK BusinessShortCode (for tills: the store/HO number). */
+  shortcode: string;
+  passkey: string;
+  transactionType: DarajaTransactionType;
+  /** STK PartyB: the till number for CustomerBuyGoodsOnline. Default: shortcode. */
+  partyB?: string;
+  /** B2C and Transaction Status PartyA. Required for b2cPayment / transactionStatus. */
+  b2cShortcode?: string;
+  initiatorName?: string;
+  /** Already encrypted (see securityCredentialFromCertificate). */
+  securityCredential?: string;
+  /** Per-request timeout. Default 10000. */
+  timeoutMs?: number;
+  now?: () => Date;
+  logger?: DarajaLogger;
+  /** Delays between attempts of calls that are safe to repeat (OAuth, STK query). Default [250, 750]. */
+  retryDelaysMs?: readonly number[];
+  fetch?: typeof globalThis.fetch;
+}
+
+export interface StkPushRequest {
+  /** 12-digit MSISDN (see normaliseKenyanPhone). Sent as PartyA and PhoneNumber. */
+  phone: string;
+  /** Whole shillings. */
+  amount: number;
+  /** ≤ 12 characters. */
+  accountReference: string;
+  /** ≤ 13 characters. */
+  transactionDesc: string;
+  callbackUrl: string;
+}
+
+export interface StkPushResponse {
+  merchantRequestId: string;
+  checkoutRequestId: string;
+  responseCode: string;
+  responseDescription: string;
+  customerMessage: string;
+}
+
+export interface StkQueryRequest {
+  checkoutRequestId: string;
+}
+
+export interface StkQueryResult {
+  status: StkStatus;
+  /** null while pending in the HTTP 500 form. */
+  resultCode: string | null;
+  resultDesc: string;
+  merchantRequestId: string | null;
+  checkoutRequestId: string;
+}
+
+export interface B2cPaymentRequest {
+  /** Generated and stored by the caller before the call; Daraja rejects a repeat. */
+  originatorConversationId: string;
+  commandId: B2cCommandId;
+  amount: number;
+  phone: string;
+  remarks: string;
+  occasion?: string;
+  resultUrl: string;
+  queueTimeoutUrl: string;
+}
+
+export interface DarajaAcknowledgement {
+  conversationId: string;
+  originatorConversationId: string;
+  responseCode: string;
+  responseDescription: string;
+}
+
+export interface TransactionStatusRequest {
+  /** M-Pesa receipt of the transaction; give this or originatorConversationId. */
+  transactionId?: string;
+  originatorConversationId?: string;
+  resultUrl: string;
+  queueTimeoutUrl: string;
+  remarks: string;
+  occasion?: string;
+}
+
+export interface DarajaClient {
+  stkPush(request: StkPushRequest): Promise<StkPushResponse>;
+  stkQuery(request: StkQueryRequest): Promise<StkQueryResult>;
+  b2cPayment(request: B2cPaymentRequest): Promise<DarajaAcknowledgement>;
+  transactionStatus(request: TransactionStatusRequest): Promise<DarajaAcknowledgement>;
+}

@@ -1,0 +1,98 @@
+import { PGlite } from "@electric-sql/pglite";
+import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import { PrismaClient } from "./generated/prisma/client.js";
+import { openEmbeddedDirectory, type EmbeddedDirectory } from "./embedded.js";
+import { applyMigrations, listPendingMigrations, type MigrationReport, type SqlRunner } from "./migrator.js";
+
+export type DatabaseKind = "postgres" | "embedded";
+
+export interface DatabaseOptions {
+  /** PostgreSQL connection string; absent means the embedded database. */
+  url?: string | undefined;
+  /** Directory of the embedded database; absent with no url means in memory (tests). */
+  dataDir?: string | undefined;
+  /** Maximum PostgreSQL connections of this process. */
+  poolMax?: number;
+}
+
+export interface Database {
+  kind: DatabaseKind;
+  prisma: PrismaClient;
+  /** Raw SQL outside Prisma (migrator, health checks, drift test). */
+  sql: SqlRunner;
+  migrate(): Promise<MigrationReport>;
+  pendingMigrations(): Promise<string[]>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  return options.url ? openPostgres(options.url, options.poolMax ?? 10) : openEmbedded(options.dataDir);
+}
+
+async function openPostgres(url: string, poolMax: number): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max: poolMax });
+  // An idle client's error (server restart) must not crash the process; the pool replaces it.
+  pool.on("error", () => undefined);
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const sql: SqlRunner = {
+    query: async (text, params) => (await pool.query(text, params as unknown[])).rows,
+    exec: async (text) => void (await pool.query(text)),
+    withLock: async (fn) => {
+      const client = await pool.connect();
+      try {
+        // Several instances starting at once: only one applies migrations.
+        await client.query("SELECT pg_advisory_lock(727361)");
+        return await fn({
+          query: async (text, params) => (await client.query(text, params as unknown[])).rows,
+          exec: async (text) => void (await client.query(text)),
+          withLock: (inner) => inner(sql),
+        });
+      } finally {
+        await client.query("SELECT pg_advisory_unlock(727361)").catch(() => undefined);
+        client.release();
+      }
+    },
+  };
+  return {
+    kind: "postgres",
+    prisma,
+    sql,
+    migrate: () => applyMigrations(sql),
+    pendingMigrations: () => listPendingMigrations(sql),
+    ping: async () => void (await pool.query("SELECT 1")),
+    close: async () => {
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  };
+}
+
+async function openEmbedded(dataDir: string | undefined): Promise<Database> {
+  let directory: EmbeddedDirectory | undefined;
+  if (dataDir) directory = await openEmbeddedDirectory(dataDir);
+  const pglite = directory ? new PGlite({ dataDir: directory.pgdataPath }) : new PGlite();
+  await pglite.waitReady;
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  const sql: SqlRunner = {
+    query: async (text, params) => (await pglite.query<Record<string, unknown>>(text, params as unknown[])).rows,
+    exec: async (text) => void (await pglite.exec(text)),
+    // One process owns the embedded database (see embedded.ts), so no cross-process lock is needed.
+    withLock: (fn) => fn(sql),
+  };
+  return {
+    kind: "embedded",
+    prisma,
+    sql,
+    migrate: () => applyMigrations(sql),
+    pendingMigrations: () => listPendingMigrations(sql),
+    ping: async () => void (await pglite.query("SELECT 1")),
+    close: async () => {
+      await prisma.$disconnect();
+      await pglite.close();
+      await directory?.release();
+    },
+  };
+}

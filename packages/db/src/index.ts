@@ -1,0 +1,4 @@
+export { openDatabase, type Database, type DatabaseKind, type DatabaseOptions } from "./database.js";
+export { applyMigrations, listPendingMigrations, readMigrations, defaultMigrationsDir, type MigrationReport, type SqlRunner } from "./migrator.js";
+export { PrismaClient, Prisma } from "./generated/prisma/client.js";
+export type * from "./generated/prisma/models.js";

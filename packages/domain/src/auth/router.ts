@@ -1,0 +1,77 @@
+import { createTRPCRouter, tenantProcedure } from "../trpc.js";
+import { done, ok } from "../shared/envelope.js";
+import { tenantHeaders } from "../shared/fields.js";
+import { loginInput, loginOutput, logoutOutput, noInput, refreshOutput, registerInput, registerOutput } from "./schemas.js";
+import * as auth from "./service.js";
+
+const tags = ["auth"];
+
+export const authRouter = createTRPCRouter({
+  register: tenantProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/api/v1/auth/register",
+        tags,
+        summary: "Register a customer account",
+        description: "Creates the account, sends a verification email, returns an access token and sets the refresh cookie.",
+        requestHeaders: tenantHeaders,
+        successDescription: "Account created (HTTP 201).",
+        errorResponses: { 409: "USER_EXISTS", 422: "VALIDATION_ERROR", 400: "TENANT_REQUIRED", 404: "TENANT_NOT_FOUND", 429: "RATE_LIMITED" },
+      },
+    })
+    .input(registerInput)
+    .output(registerOutput)
+    .mutation(async ({ ctx, input }) =>
+      ok(await auth.register(ctx, input), "Registration successful. Please check your email to verify your account."),
+    ),
+
+  login: tenantProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/api/v1/auth/login",
+        tags,
+        summary: "Sign in with email and password",
+        description:
+          "Without two-factor: returns an access token and sets the HTTP-only refresh cookie. With two-factor: returns requires_otp and an otp_token for /api/v1/auth/otp/validate.",
+        requestHeaders: tenantHeaders,
+        errorResponses: { 401: "INVALID_CREDENTIALS", 403: "EMAIL_NOT_VERIFIED", 422: "VALIDATION_ERROR", 429: "RATE_LIMITED" },
+      },
+    })
+    .input(loginInput)
+    .output(loginOutput)
+    .mutation(async ({ ctx, input }) => ok(await auth.login(ctx, input))),
+
+  logout: tenantProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/api/v1/auth/logout",
+        tags,
+        summary: "Sign out: end the session and clear the refresh cookie",
+        requestHeaders: tenantHeaders,
+      },
+    })
+    .input(noInput)
+    .output(logoutOutput)
+    .mutation(async ({ ctx }) => {
+      await auth.logout(ctx);
+      return done("Logged out successfully.");
+    }),
+
+  refresh: tenantProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/api/v1/auth/refresh",
+        tags,
+        summary: "Get a new access token from the refresh cookie (the cookie is rotated)",
+        requestHeaders: tenantHeaders,
+        errorResponses: { 401: "AUTH_REQUIRED (no cookie) or INVALID_TOKEN (expired, revoked or reused cookie)" },
+      },
+    })
+    .input(noInput)
+    .output(refreshOutput)
+    .mutation(async ({ ctx }) => ok(await auth.refresh(ctx))),
+});

@@ -1,0 +1,123 @@
+import { Prisma } from "@mteja/db";
+import type { z } from "zod";
+import type { Context } from "../context.js";
+import { DomainError } from "../errors.js";
+import { createSession, revokeSessionByRefreshToken, rotateRefreshToken } from "../shared/sessions.js";
+import type { Tenant } from "../tenants/directory.js";
+import { clearRefreshCookie, noStore, readRefreshCookie, setRefreshCookie } from "./refresh-cookie.js";
+import type { loginInput, registerInput } from "./schemas.js";
+import { issueOtpLoginToken } from "./two-factor-seam.js";
+import { enqueueVerificationMail } from "./verification-seam.js";
+
+type TenantCtx = Context & { tenant: Tenant };
+
+const invalidCredentials = () => new DomainError("INVALID_CREDENTIALS", "The email or password is incorrect.");
+
+export async function register(ctx: TenantCtx, input: z.infer<typeof registerInput>) {
+  const { deps, tenant, request } = ctx;
+  const passwordHash = await deps.passwords.hash(input.password);
+  try {
+    const result = await deps.db.prisma.$transaction(async (tx) => {
+      const user = await tx.user.create({
+        data: { tenantId: tenant.id, email: input.email, name: input.name, phone: input.phone ?? null, passwordHash },
+      });
+      const session = await createSession(deps, tx, user, { ip: request.ip, userAgent: request.userAgent });
+      await enqueueVerificationMail(ctx, tx, user);
+      return { user, session };
+    });
+    deps.nudgeMail();
+    const { user, session } = result;
+    setRefreshCookie(ctx, session.refreshToken, session.refreshExpiresAt);
+    noStore(ctx);
+    return {
+      user: { id: user.id, name: user.name, email: user.email, phone: user.phone, email_verified: user.emailVerified },
+      access_token: deps.tokens.sign({ sub: user.id, tid: tenant.id, sid: session.sessionId, role: user.role }),
+    };
+  } catch (error) {
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
+      throw new DomainError("USER_EXISTS", "An account with this email already exists.");
+    }
+    throw error;
+  }
+}
+
+export type LoginResult =
+  | { requires_otp: false; access_token: string; user: { id: string; name: string; email: string; role: string | null } }
+  | { requires_otp: true; otp_token: string };
+
+export async function login(ctx: TenantCtx, input: z.infer<typeof loginInput>): Promise<LoginResult> {
+  const { deps, tenant, request } = ctx;
+  const accountKey = `${tenant.id}:${input.email}`;
+  const blocked = await deps.limiter.peek("login_failures_per_account", accountKey);
+  if (!blocked.allowed) throw rateLimited(blocked.retryAfter);
+
+  const user = await deps.db.prisma.user.findUnique({ where: { tenantId_email: { tenantId: tenant.id, email: input.email } } });
+  // Unknown emails are verified against a decoy hash: same work, same time, same answer.
+  const valid = await deps.passwords.verify(user?.passwordHash, input.password);
+  if (!user || !valid) {
+    await deps.limiter.consume("login_failures_per_account", accountKey);
+    await deps.limiter.consume("login_failures_per_ip", `${tenant.id}:${request.ip}`);
+    throw invalidCredentials();
+  }
+  await deps.limiter.reset("login_failures_per_account", accountKey);
+  if (tenant.settings.requireVerifiedEmail && !user.emailVerified) {
+    throw new DomainError("EMAIL_NOT_VERIFIED", "Please verify your email address before signing in.");
+  }
+  noStore(ctx);
+  if (user.otpEnabled) {
+    // Step 1 of 2: no session and no cookie until the second factor is proven (otp/validate).
+    return { requires_otp: true, otp_token: await issueOtpLoginToken(ctx, user) };
+  }
+  return { requires_otp: false, ...(await startSession(ctx, user)) };
+}
+
+/** Opens a session for a fully authenticated user: refresh cookie set, access token returned. */
+export async function startSession(
+  ctx: TenantCtx,
+  user: { id: string; tenantId: string; name: string; email: string; role: string | null },
+) {
+  const { deps, request } = ctx;
+  const session = await deps.db.prisma.$transaction((tx) =>
+    createSession(deps, tx, user, { ip: request.ip, userAgent: request.userAgent }),
+  );
+  setRefreshCookie(ctx, session.refreshToken, session.refreshExpiresAt);
+  noStore(ctx);
+  return {
+    access_token: deps.tokens.sign({ sub: user.id, tid: user.tenantId, sid: session.sessionId, role: user.role }),
+    user: { id: user.id, name: user.name, email: user.email, role: user.role },
+  };
+}
+
+export async function refresh(ctx: TenantCtx) {
+  const { deps, tenant } = ctx;
+  const presented = readRefreshCookie(ctx);
+  if (!presented) throw new DomainError("AUTH_REQUIRED", "No refresh cookie was sent.");
+  const outcome = await deps.db.prisma.$transaction(async (tx) => {
+    const rotated = await rotateRefreshToken(deps, tx, presented, tenant.id);
+    if (rotated.kind !== "rotated") return { rotated, user: null };
+    const user = await tx.user.findUnique({ where: { id: rotated.userId }, select: { id: true, role: true } });
+    return { rotated, user };
+  });
+  if (outcome.rotated.kind !== "rotated" || !outcome.user) {
+    clearRefreshCookie(ctx);
+    throw new DomainError("INVALID_TOKEN", "The refresh cookie is invalid or expired; please sign in again.");
+  }
+  const { session } = outcome.rotated;
+  setRefreshCookie(ctx, session.refreshToken, session.refreshExpiresAt);
+  noStore(ctx);
+  return {
+    access_token: deps.tokens.sign({ sub: outcome.user.id, tid: tenant.id, sid: session.sessionId, role: outcome.user.role }),
+  };
+}
+
+export async function logout(ctx: TenantCtx): Promise<void> {
+  const presented = readRefreshCookie(ctx);
+  if (presented) await revokeSessionByRefreshToken(ctx.deps, presented, ctx.tenant.id);
+  clearRefreshCookie(ctx);
+}
+
+export function rateLimited(retryAfter: number): DomainError {
+  return new DomainError("RATE_LIMITED", "Too many attempts; please wait before trying again.", {
+    retryAfter: Math.max(1, Math.ceil(retryAfter)),
+  });
+}

@@ -1,0 +1,22 @@
+/** Settings the domain needs, already validated by the composition root. */
+export interface DomainConfig {
+  nodeEnv: "development" | "production" | "test";
+  defaultTenantId: string;
+  appUrl: string;
+  cookieSecure: boolean;
+  adminApiKey: string | undefined;
+  rateLimits: boolean;
+  accessTokenTtlSeconds: number;
+  refreshIdleSeconds: number;
+  refreshAbsoluteSeconds: number;
+  refreshReuseGraceSeconds: number;
+  issuer: string;
+  audience: string;
+}
+
+export const tokenDefaults = {
+  accessTokenTtlSeconds: 15 * 60,
+  refreshIdleSeconds: 30 * 24 * 3600,
+  refreshAbsoluteSeconds: 90 * 24 * 3600,
+  refreshReuseGraceSeconds: 10,
+} as const;

@@ -1,0 +1,55 @@
+import type { Database } from "@mteja/db";
+import type { AccessTokens } from "./shared/access-tokens.js";
+import type { DataCipher } from "./shared/data-cipher.js";
+import type { Limiter } from "./shared/limiter.js";
+import type { PasswordHasher } from "./shared/passwords.js";
+import type { TenantDirectory } from "./tenants/directory.js";
+import type { DomainConfig } from "./config.js";
+
+export interface CookieOptions {
+  httpOnly: boolean;
+  secure: boolean;
+  sameSite: "strict" | "lax";
+  path: string;
+  maxAge?: number;
+}
+
+/** What a procedure may know about the HTTP request it serves; apps/api fills it in. */
+export interface RequestInfo {
+  tenantHeader: string | undefined;
+  authorization: string | undefined;
+  idempotencyKey: string | undefined;
+  ip: string;
+  userAgent: string | undefined;
+  getCookie(name: string): string | undefined;
+  setCookie(name: string, value: string, options: CookieOptions): void;
+  clearCookie(name: string, options: CookieOptions): void;
+  setHeader(name: string, value: string): void;
+}
+
+export interface Logger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+  debug(obj: object, msg?: string): void;
+}
+
+/** Long-lived services, built once by the composition root. */
+export interface Deps {
+  db: Database;
+  config: DomainConfig;
+  now: () => Date;
+  tokens: AccessTokens;
+  passwords: PasswordHasher;
+  tenants: TenantDirectory;
+  limiter: Limiter;
+  cipher: DataCipher;
+  /** Asks the mail worker to look at the outbox soon (after a commit that wrote mail). */
+  nudgeMail: () => void;
+  logger: Logger;
+}
+
+export interface Context {
+  deps: Deps;
+  request: RequestInfo;
+}

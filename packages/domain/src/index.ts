@@ -1,0 +1,12 @@
+export { appRouter, type AppRouter } from "./router.js";
+export { createCallerFactory } from "./trpc.js";
+export type { Context, Deps, Logger, RequestInfo, CookieOptions } from "./context.js";
+export type { DomainConfig } from "./config.js";
+export { tokenDefaults } from "./config.js";
+export { DomainError, toErrorEnvelope, errorStatus, type ErrorCode, type ErrorEnvelope } from "./errors.js";
+export { createAccessTokens, type AccessTokens, type AccessClaims, type SigningKeyPair } from "./shared/access-tokens.js";
+export { createDataCipher, type DataCipher } from "./shared/data-cipher.js";
+export { createPasswordHasher, type PasswordHasher } from "./shared/passwords.js";
+export { unlimited, type Limiter, type LimitRule, type LimitDecision } from "./shared/limiter.js";
+export { loadSigningKeys } from "./shared/signing-keys.js";
+export { createTenantDirectory, ensureDefaultTenant, type Tenant, type TenantDirectory } from "./tenants/directory.js";

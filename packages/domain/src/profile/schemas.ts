@@ -1,0 +1,40 @@
+import { z } from "zod";
+import { envelope, messageOnly } from "../shared/envelope.js";
+import { kenyanPhoneField, newPasswordField, passwordField, personNameField } from "../shared/fields.js";
+
+export const meOutput = envelope(
+  z.object({
+    id: z.uuid(),
+    name: z.string(),
+    email: z.string(),
+    phone: z.string().nullable(),
+    avatar_url: z.string().nullable(),
+    email_verified: z.boolean(),
+    otp_enabled: z.boolean(),
+    role: z.string().nullable(),
+    preferences: z.record(z.string(), z.unknown()),
+  }),
+);
+
+export const updateMeInput = z.object({
+  name: personNameField.optional(),
+  phone: kenyanPhoneField.nullable().optional(),
+  avatar_url: z
+    .string()
+    .trim()
+    .max(2048, "avatar_url must be at most 2048 characters")
+    .pipe(z.url({ protocol: /^https?$/, error: "avatar_url must be an http(s) URL" }))
+    .nullable()
+    .optional(),
+});
+
+export const updateMeOutput = envelope(
+  z.object({ id: z.uuid(), name: z.string(), email: z.string(), phone: z.string().nullable(), avatar_url: z.string().nullable() }),
+);
+
+export const changePasswordInput = z.object({
+  current_password: passwordField.describe("The current password"),
+  new_password: newPasswordField,
+});
+
+export const changePasswordOutput = messageOnly;

@@ -1,0 +1,79 @@
+import type { z } from "zod";
+import type { Context } from "../context.js";
+import { DomainError } from "../errors.js";
+import type { AccessClaims } from "../shared/access-tokens.js";
+import { revokeUserSessions } from "../shared/sessions.js";
+import type { Tenant } from "../tenants/directory.js";
+import { enqueueSecurityNotice } from "./security-notice-seam.js";
+import type { changePasswordInput, updateMeInput } from "./schemas.js";
+
+type AuthedCtx = Context & { tenant: Tenant; auth: AccessClaims };
+
+const invalidToken = () => new DomainError("INVALID_TOKEN", "The access token is invalid or expired.");
+
+/** One query: the user, provided the token's session is still live. */
+export async function getMe(ctx: AuthedCtx) {
+  const { deps, auth } = ctx;
+  const user = await deps.db.prisma.user.findFirst({
+    where: {
+      id: auth.sub,
+      tenantId: auth.tid,
+      sessions: { some: { id: auth.sid, revokedAt: null, absoluteExpiresAt: { gt: deps.now() } } },
+    },
+    select: {
+      id: true,
+      name: true,
+      email: true,
+      phone: true,
+      avatarUrl: true,
+      emailVerified: true,
+      otpEnabled: true,
+      role: true,
+      preferences: true,
+    },
+  });
+  if (!user) throw invalidToken();
+  return {
+    id: user.id,
+    name: user.name,
+    email: user.email,
+    phone: user.phone,
+    avatar_url: user.avatarUrl,
+    email_verified: user.emailVerified,
+    otp_enabled: user.otpEnabled,
+    role: user.role,
+    preferences: (user.preferences ?? {}) as Record<string, unknown>,
+  };
+}
+
+export async function updateMe(ctx: AuthedCtx, input: z.infer<typeof updateMeInput>) {
+  const { deps, auth } = ctx;
+  const user = await deps.db.prisma.user.update({
+    where: { id: auth.sub },
+    data: {
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.phone !== undefined ? { phone: input.phone } : {}),
+      ...(input.avatar_url !== undefined ? { avatarUrl: input.avatar_url } : {}),
+    },
+  });
+  return { id: user.id, name: user.name, email: user.email, phone: user.phone, avatar_url: user.avatarUrl };
+}
+
+export async function changePassword(ctx: AuthedCtx, input: z.infer<typeof changePasswordInput>): Promise<void> {
+  const { deps, auth } = ctx;
+  const user = await deps.db.prisma.user.findUnique({ where: { id: auth.sub } });
+  if (!user) throw invalidToken();
+  const valid = await deps.passwords.verify(user.passwordHash, input.current_password);
+  if (!valid) throw new DomainError("INVALID_CREDENTIALS", "The current password is incorrect.");
+  const passwordHash = await deps.passwords.hash(input.new_password);
+  await deps.db.prisma.$transaction(async (tx) => {
+    await tx.user.update({ where: { id: user.id }, data: { passwordHash, passwordChangedAt: deps.now() } });
+    await revokeUserSessions(deps, tx, user.id, "password_changed", auth.sid);
+    await tx.oneTimeToken.updateMany({
+      where: { userId: user.id, purpose: "reset_password", usedAt: null },
+      data: { usedAt: deps.now() },
+    });
+    await enqueueSecurityNotice(ctx, tx, user, "passwordChanged");
+  });
+  deps.nudgeMail();
+}

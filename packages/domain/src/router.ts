@@ -1,0 +1,13 @@
+import { authRouter } from "./auth/router.js";
+import { profileRouter } from "./profile/router.js";
+import { adminRouter } from "./tenants/router.js";
+import { createTRPCRouter } from "./trpc.js";
+
+/** One router per area of the spec. */
+export const appRouter = createTRPCRouter({
+  auth: authRouter,
+  profile: profileRouter,
+  admin: adminRouter,
+});
+
+export type AppRouter = typeof appRouter;

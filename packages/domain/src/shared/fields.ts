@@ -1,0 +1,41 @@
+import { normaliseKenyanPhone } from "@mteja/daraja";
+import { z } from "zod";
+
+/** Field rules shared by several operations (decisions.md: strings trimmed, emails lower-cased). */
+export const emailField = z
+  .string({ error: "email is required" })
+  .trim()
+  .toLowerCase()
+  .max(254, "email is too long")
+  .pipe(z.email("email is not a valid email address"));
+
+/** Passwords are not trimmed: every character counts. The upper bound keeps hashing bounded. */
+export const newPasswordField = z
+  .string({ error: "password is required" })
+  .min(8, "password must be at least 8 characters")
+  .max(256, "password must be at most 256 characters");
+
+export const passwordField = z.string({ error: "password is required" }).min(1, "password is required").max(1024);
+
+export const personNameField = z
+  .string({ error: "name is required" })
+  .trim()
+  .min(1, "name is required")
+  .max(100, "name must be at most 100 characters");
+
+export const kenyanPhoneField = z
+  .string({ error: "phone is required" })
+  .trim()
+  .max(20, "phone is too long")
+  .transform((value, ctx) => {
+    const phone = normaliseKenyanPhone(value);
+    if (!phone) {
+      ctx.addIssue({ code: "custom", message: "phone must be a Kenyan mobile number (07…, 01…, 2547…, 2541… or +254…)" });
+      return z.NEVER;
+    }
+    return phone;
+  });
+
+export const tenantHeaders = z.object({
+  "x-tenant-id": z.string().describe("The shop (tenant) id, e.g. `default`."),
+});

@@ -1,0 +1,32 @@
+/**
+ * Abuse limits (decisions.md "Abuse limits"). The domain names what it counts; the composition root
+ * supplies the store (in memory, or Redis shared by every instance).
+ */
+export type LimitRule =
+  | "login_failures_per_account"
+  | "login_failures_per_ip"
+  | "auth_requests_per_ip"
+  | "otp_failures_per_token"
+  | "mails_per_account"
+  | "stkpush_per_user";
+
+export interface LimitDecision {
+  allowed: boolean;
+  /** Seconds until the caller may try again, when not allowed. */
+  retryAfter: number;
+}
+
+export interface Limiter {
+  /** Counts one event and says whether it was within the limit. */
+  consume(rule: LimitRule, key: string): Promise<LimitDecision>;
+  /** Says whether the key is currently blocked, without counting. */
+  peek(rule: LimitRule, key: string): Promise<LimitDecision>;
+  /** Forgets the key's count (e.g. failed logins after a successful one). */
+  reset(rule: LimitRule, key: string): Promise<void>;
+}
+
+export const unlimited: Limiter = {
+  consume: async () => ({ allowed: true, retryAfter: 0 }),
+  peek: async () => ({ allowed: true, retryAfter: 0 }),
+  reset: async () => undefined,
+};

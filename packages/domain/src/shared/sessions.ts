@@ -1,0 +1,147 @@
+/**
+ * Sessions and refresh tokens (decisions.md "Tokens and sessions"): opaque 256-bit refresh tokens
+ * stored as SHA-256, rotated on every refresh under a row lock, with reuse detection and a grace
+ * window for two tabs refreshing at once (after Supabase Auth).
+ */
+import type { Prisma } from "@mteja/db";
+import type { Deps } from "../context.js";
+import { DomainError } from "../errors.js";
+import type { AccessClaims } from "./access-tokens.js";
+import { randomToken, sha256 } from "./secrets.js";
+
+type Tx = Prisma.TransactionClient;
+
+export interface IssuedSession {
+  sessionId: string;
+  refreshToken: string;
+  refreshExpiresAt: Date;
+}
+
+export interface SessionUser {
+  id: string;
+  tenantId: string;
+}
+
+export async function createSession(
+  deps: Deps,
+  tx: Tx,
+  user: SessionUser,
+  client: { ip: string; userAgent: string | undefined },
+): Promise<IssuedSession> {
+  const now = deps.now();
+  const absoluteExpiresAt = addSeconds(now, deps.config.refreshAbsoluteSeconds);
+  const idleExpiresAt = minDate(addSeconds(now, deps.config.refreshIdleSeconds), absoluteExpiresAt);
+  const session = await tx.session.create({
+    data: {
+      tenantId: user.tenantId,
+      userId: user.id,
+      createdAt: now,
+      lastRefreshedAt: now,
+      idleExpiresAt,
+      absoluteExpiresAt,
+      ip: client.ip,
+      userAgent: client.userAgent?.slice(0, 512) ?? null,
+    },
+  });
+  const refreshToken = randomToken();
+  await tx.refreshToken.create({ data: { sessionId: session.id, tokenHash: sha256(refreshToken), createdAt: now } });
+  return { sessionId: session.id, refreshToken, refreshExpiresAt: idleExpiresAt };
+}
+
+export type RefreshOutcome =
+  | { kind: "rotated"; session: IssuedSession; userId: string; tenantId: string }
+  | { kind: "invalid"; reason: "unknown" | "expired" | "revoked" | "reused" | "tenant" };
+
+interface LockedToken {
+  token_id: string;
+  session_id: string;
+  rotated_at: Date | null;
+  user_id: string;
+  tenant_id: string;
+  revoked_at: Date | null;
+  idle_expires_at: Date;
+  absolute_expires_at: Date;
+}
+
+/** Rotates the presented refresh token. Runs inside a transaction; rows are locked so concurrent refreshes serialise. */
+export async function rotateRefreshToken(deps: Deps, tx: Tx, presented: string, tenantId: string): Promise<RefreshOutcome> {
+  const now = deps.now();
+  const rows = await tx.$queryRaw<LockedToken[]>`
+    SELECT t.id AS token_id, t.session_id, t.rotated_at, s.user_id, s.tenant_id, s.revoked_at,
+           s.idle_expires_at, s.absolute_expires_at
+      FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id
+     WHERE t.token_hash = ${sha256(presented)}
+       FOR UPDATE OF s, t`;
+  const row = rows[0];
+  if (!row) return { kind: "invalid", reason: "unknown" };
+  if (row.tenant_id !== tenantId) return { kind: "invalid", reason: "tenant" };
+  if (row.revoked_at) return { kind: "invalid", reason: "revoked" };
+  if (row.idle_expires_at <= now || row.absolute_expires_at <= now) return { kind: "invalid", reason: "expired" };
+
+  if (row.rotated_at) {
+    const withinGrace = now.getTime() - row.rotated_at.getTime() <= deps.config.refreshReuseGraceSeconds * 1000;
+    if (!withinGrace) {
+      // A token used again after its rotation has been copied: end the whole session.
+      await tx.session.update({ where: { id: row.session_id }, data: { revokedAt: now, revokedReason: "refresh_token_reuse" } });
+      deps.logger.warn({ sessionId: row.session_id, userId: row.user_id }, "refresh token reuse detected; session revoked");
+      return { kind: "invalid", reason: "reused" };
+    }
+    // Two tabs refreshed at once: the current token is rotated again and the caller gets a fresh one.
+  }
+
+  await tx.refreshToken.updateMany({ where: { sessionId: row.session_id, rotatedAt: null }, data: { rotatedAt: now } });
+  const refreshToken = randomToken();
+  const created = await tx.refreshToken.create({
+    data: { sessionId: row.session_id, tokenHash: sha256(refreshToken), createdAt: now },
+  });
+  if (!row.rotated_at) {
+    await tx.refreshToken.update({ where: { id: row.token_id }, data: { replacedBy: created.id } });
+  }
+  const idleExpiresAt = minDate(addSeconds(now, deps.config.refreshIdleSeconds), row.absolute_expires_at);
+  await tx.session.update({ where: { id: row.session_id }, data: { lastRefreshedAt: now, idleExpiresAt } });
+  return {
+    kind: "rotated",
+    userId: row.user_id,
+    tenantId: row.tenant_id,
+    session: { sessionId: row.session_id, refreshToken, refreshExpiresAt: idleExpiresAt },
+  };
+}
+
+/** Revokes the session a refresh token belongs to (logout). Unknown tokens are ignored. */
+export async function revokeSessionByRefreshToken(deps: Deps, presented: string, tenantId: string): Promise<void> {
+  const token = await deps.db.prisma.refreshToken.findUnique({
+    where: { tokenHash: sha256(presented) },
+    select: { session: { select: { id: true, tenantId: true } } },
+  });
+  if (!token || token.session.tenantId !== tenantId) return;
+  await deps.db.prisma.session.updateMany({
+    where: { id: token.session.id, revokedAt: null },
+    data: { revokedAt: deps.now(), revokedReason: "logout" },
+  });
+}
+
+/** Password change and reset end every other session of the user (all of them when keepSessionId is absent). */
+export async function revokeUserSessions(deps: Deps, tx: Tx, userId: string, reason: string, keepSessionId?: string): Promise<number> {
+  const result = await tx.session.updateMany({
+    where: { userId, revokedAt: null, ...(keepSessionId ? { id: { not: keepSessionId } } : {}) },
+    data: { revokedAt: deps.now(), revokedReason: reason },
+  });
+  return result.count;
+}
+
+/** An access token stays usable only while its session lives (logout, reuse and password change end it). */
+export async function assertLiveSession(deps: Deps, auth: AccessClaims): Promise<void> {
+  const session = await deps.db.prisma.session.findFirst({
+    where: { id: auth.sid, userId: auth.sub, tenantId: auth.tid, revokedAt: null, absoluteExpiresAt: { gt: deps.now() } },
+    select: { id: true },
+  });
+  if (!session) throw new DomainError("INVALID_TOKEN", "The access token is invalid or expired.");
+}
+
+export function addSeconds(date: Date, seconds: number): Date {
+  return new Date(date.getTime() + seconds * 1000);
+}
+
+function minDate(a: Date, b: Date): Date {
+  return a <= b ? a : b;
+}

@@ -1,0 +1,56 @@
+import type { Database } from "@mteja/db";
+import { tenantSettingsSchema, type TenantSettings } from "./settings.js";
+
+export interface Tenant {
+  id: string;
+  name: string;
+  settings: TenantSettings;
+  active: boolean;
+}
+
+export interface TenantDirectory {
+  /** The active tenant with this id, or undefined. */
+  find(id: string): Promise<Tenant | undefined>;
+  /** Forget cached entries after an admin change. */
+  invalidate(id?: string): void;
+}
+
+const slug = /^[a-z0-9][a-z0-9-]{1,62}$/;
+
+/**
+ * Every request of the auth API resolves its tenant, so lookups are cached briefly in process.
+ * An admin change invalidates this instance's cache at once and other instances' within ttlMs.
+ */
+export function createTenantDirectory(db: Database, options: { ttlMs: number; now: () => number }): TenantDirectory {
+  const cache = new Map<string, { tenant: Tenant | undefined; expires: number }>();
+  return {
+    async find(id) {
+      if (!slug.test(id)) return undefined;
+      const hit = cache.get(id);
+      if (hit && hit.expires > options.now()) return hit.tenant;
+      const row = await db.prisma.tenant.findUnique({ where: { id } });
+      const tenant = row && row.active ? toTenant(row) : undefined;
+      if (cache.size > 10_000) cache.clear();
+      cache.set(id, { tenant, expires: options.now() + options.ttlMs });
+      return tenant;
+    },
+    invalidate(id) {
+      if (id) cache.delete(id);
+      else cache.clear();
+    },
+  };
+}
+
+export function toTenant(row: { id: string; name: string; settings: unknown; active: boolean }): Tenant {
+  const parsed = tenantSettingsSchema.safeParse(row.settings);
+  return { id: row.id, name: row.name, active: row.active, settings: parsed.success ? parsed.data : {} };
+}
+
+export function tenantDisplayName(tenant: Tenant): string {
+  return tenant.settings.displayName ?? tenant.name;
+}
+
+/** Creates the default tenant on start when it does not exist yet. */
+export async function ensureDefaultTenant(db: Database, id: string, name: string): Promise<void> {
+  await db.prisma.tenant.upsert({ where: { id }, create: { id, name }, update: {} });
+}

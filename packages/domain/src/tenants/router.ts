@@ -1,0 +1,111 @@
+import { Prisma } from "@mteja/db";
+import { z } from "zod";
+import { DomainError } from "../errors.js";
+import { envelope, ok } from "../shared/envelope.js";
+import { adminApiProcedure, createTRPCRouter } from "../trpc.js";
+import { toTenant } from "./directory.js";
+import { tenantIdSchema, tenantSettingsSchema } from "./settings.js";
+
+const tags = ["admin"];
+
+const tenantView = z.object({
+  id: z.string(),
+  name: z.string(),
+  settings: z.record(z.string(), z.unknown()),
+  active: z.boolean(),
+  created_at: z.string(),
+});
+
+function view(row: { id: string; name: string; settings: unknown; active: boolean; createdAt: Date }) {
+  return { id: row.id, name: row.name, settings: toTenant(row).settings, active: row.active, created_at: row.createdAt.toISOString() };
+}
+
+/** The operator's admin API (decisions.md "Tenants"), guarded by ADMIN_API_KEY. */
+export const adminRouter = createTRPCRouter({
+  createTenant: adminApiProcedure
+    .meta({ openapi: { method: "POST", path: "/api/v1/admin/tenants", tags, summary: "Create a tenant (shop)", protect: true } })
+    .input(z.object({ id: tenantIdSchema, name: z.string().trim().min(1).max(100), settings: tenantSettingsSchema.optional() }))
+    .output(envelope(z.object({ tenant: tenantView })))
+    .mutation(async ({ ctx, input }) => {
+      try {
+        const row = await ctx.deps.db.prisma.tenant.create({
+          data: { id: input.id, name: input.name, settings: (input.settings ?? {}) as Prisma.InputJsonValue },
+        });
+        ctx.deps.tenants.invalidate(row.id);
+        return ok({ tenant: view(row) }, "Tenant created.");
+      } catch (error) {
+        if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
+          throw new DomainError("VALIDATION_ERROR", "A tenant with this id already exists.", {
+            details: [{ path: "id", message: "already exists" }],
+            status: 409,
+          });
+        }
+        throw error;
+      }
+    }),
+
+  listTenants: adminApiProcedure
+    .meta({ openapi: { method: "GET", path: "/api/v1/admin/tenants", tags, summary: "List tenants", protect: true } })
+    .input(z.object({}).strip().optional())
+    .output(envelope(z.object({ tenants: z.array(tenantView) })))
+    .query(async ({ ctx }) => {
+      const rows = await ctx.deps.db.prisma.tenant.findMany({ orderBy: { createdAt: "asc" } });
+      return ok({ tenants: rows.map(view) });
+    }),
+
+  updateTenant: adminApiProcedure
+    .meta({ openapi: { method: "PATCH", path: "/api/v1/admin/tenants/{id}", tags, summary: "Update a tenant", protect: true } })
+    .input(
+      z.object({
+        id: tenantIdSchema,
+        name: z.string().trim().min(1).max(100).optional(),
+        settings: tenantSettingsSchema.optional(),
+        active: z.boolean().optional(),
+      }),
+    )
+    .output(envelope(z.object({ tenant: tenantView })))
+    .mutation(async ({ ctx, input }) => {
+      const existing = await ctx.deps.db.prisma.tenant.findUnique({ where: { id: input.id } });
+      if (!existing) throw new DomainError("NOT_FOUND", "No tenant has this id.");
+      const row = await ctx.deps.db.prisma.tenant.update({
+        where: { id: input.id },
+        data: {
+          ...(input.name !== undefined ? { name: input.name } : {}),
+          ...(input.active !== undefined ? { active: input.active } : {}),
+          ...(input.settings !== undefined
+            ? { settings: { ...toTenant(existing).settings, ...input.settings } as Prisma.InputJsonValue }
+            : {}),
+        },
+      });
+      ctx.deps.tenants.invalidate(row.id);
+      return ok({ tenant: view(row) }, "Tenant updated.");
+    }),
+
+  setUserRole: adminApiProcedure
+    .meta({
+      openapi: {
+        method: "PATCH",
+        path: "/api/v1/admin/users/{id}",
+        tags,
+        summary: "Set a user's role (admin or null); X-Tenant-ID names the user's tenant",
+        protect: true,
+        requestHeaders: z.object({ "x-tenant-id": z.string() }),
+      },
+    })
+    .input(z.object({ id: z.uuid("id must be a user id"), role: z.enum(["admin"]).nullable() }))
+    .output(envelope(z.object({ user: z.object({ id: z.string(), email: z.string(), role: z.string().nullable() }) })))
+    .mutation(async ({ ctx, input }) => {
+      const tenantId = ctx.request.tenantHeader?.trim();
+      if (!tenantId) throw new DomainError("TENANT_REQUIRED", "The X-Tenant-ID header is required.");
+      const tenant = await ctx.deps.tenants.find(tenantId);
+      if (!tenant) throw new DomainError("TENANT_NOT_FOUND", "No active tenant has this X-Tenant-ID.");
+      const result = await ctx.deps.db.prisma.user.updateManyAndReturn({
+        where: { id: input.id, tenantId: tenant.id },
+        data: { role: input.role },
+        select: { id: true, email: true, role: true },
+      });
+      const user = result[0];
+      if (!user) throw new DomainError("NOT_FOUND", "No user of this tenant has this id.");
+      return ok({ user }, "Role updated.");
+    }),
+});

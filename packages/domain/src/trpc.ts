@@ -1,0 +1,121 @@
+/**
+ * tRPC setup (after create-t3-turbo's packages/api/src/trpc.ts): the context type, the error
+ * formatter both transports share, and the procedure builders every router uses:
+ *
+ * - publicProcedure     no tenant, no token (health-like and callback-free operations)
+ * - tenantProcedure     X-Tenant-ID required and resolved (the public auth API)
+ * - authProcedure       X-Tenant-ID + bearer token of that tenant + live session (Auth Required auth API)
+ * - protectedProcedure  bearer token; tenant from the token; X-Tenant-ID optional but must match
+ * - adminProcedure      protectedProcedure with role "admin"
+ * - adminApiProcedure   Authorization: Bearer $ADMIN_API_KEY (the operator's admin API)
+ */
+import { initTRPC } from "@trpc/server";
+import type { OpenApiMeta } from "trpc-to-openapi";
+import { timingSafeEqual } from "node:crypto";
+import type { Context } from "./context.js";
+import { DomainError, toErrorEnvelope, toTrpcError } from "./errors.js";
+import type { AccessClaims } from "./shared/access-tokens.js";
+import { assertLiveSession } from "./shared/sessions.js";
+import type { Tenant } from "./tenants/directory.js";
+
+const t = initTRPC
+  .context<Context>()
+  .meta<OpenApiMeta>()
+  .create({
+    errorFormatter({ shape, error }) {
+      const envelope = toErrorEnvelope(error);
+      return {
+        ...shape,
+        message: envelope.body.message,
+        success: false as const,
+        error: envelope.body.error,
+        data: { ...shape.data, httpStatus: envelope.status, retryAfter: envelope.retryAfter },
+      };
+    },
+  });
+
+export const createTRPCRouter = t.router;
+export const createCallerFactory = t.createCallerFactory;
+export const mergeRouters = t.mergeRouters;
+
+/** DomainErrors leave as TRPCErrors whose tRPC code matches their HTTP status. */
+const domainErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof DomainError) {
+    const error = toTrpcError(result.error.cause);
+    return { ...result, error };
+  }
+  return result;
+});
+
+export const publicProcedure = t.procedure.use(domainErrors);
+
+export const tenantProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  const tenant = await requireTenantHeader(ctx);
+  return next({ ctx: { tenant } });
+});
+
+export const authProcedure = tenantProcedure.use(async ({ ctx, next }) => {
+  const auth = verifyBearer(ctx);
+  if (auth.tid !== ctx.tenant.id) throw new DomainError("INVALID_TOKEN", "The access token is not valid for this tenant.");
+  await assertLiveSession(ctx.deps, auth);
+  return next({ ctx: { auth } });
+});
+
+/** Like authProcedure but leaves the session check to the procedure (GET /me joins it into its one query). */
+export const authTokenProcedure = tenantProcedure.use(async ({ ctx, next }) => {
+  const auth = verifyBearer(ctx);
+  if (auth.tid !== ctx.tenant.id) throw new DomainError("INVALID_TOKEN", "The access token is not valid for this tenant.");
+  return next({ ctx: { auth } });
+});
+
+export const protectedProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  const auth = verifyBearer(ctx);
+  const header = ctx.request.tenantHeader?.trim();
+  if (header && header !== auth.tid) throw new DomainError("INVALID_TOKEN", "The access token is not valid for this tenant.");
+  const tenant = await ctx.deps.tenants.find(auth.tid);
+  if (!tenant) throw new DomainError("INVALID_TOKEN", "The access token is not valid for this tenant.");
+  await assertLiveSession(ctx.deps, auth);
+  return next({ ctx: { auth, tenant } });
+});
+
+export const adminProcedure = protectedProcedure.use(async ({ ctx, next }) => {
+  if (ctx.auth.role !== "admin") throw new DomainError("FORBIDDEN", "This operation needs the admin role.");
+  return next();
+});
+
+export const adminApiProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  const key = ctx.deps.config.adminApiKey;
+  // Without ADMIN_API_KEY the admin API does not exist (decisions.md).
+  if (!key) throw new DomainError("NOT_FOUND", "Not found.");
+  const presented = bearerToken(ctx.request.authorization);
+  if (!presented) throw new DomainError("AUTH_REQUIRED", "The admin API key is required.");
+  if (!constantTimeEqual(presented, key)) throw new DomainError("INVALID_TOKEN", "The admin API key is not valid.");
+  return next();
+});
+
+async function requireTenantHeader(ctx: Context): Promise<Tenant> {
+  const id = ctx.request.tenantHeader?.trim();
+  if (!id) throw new DomainError("TENANT_REQUIRED", "The X-Tenant-ID header is required.");
+  const tenant = await ctx.deps.tenants.find(id);
+  if (!tenant) throw new DomainError("TENANT_NOT_FOUND", "No active tenant has this X-Tenant-ID.");
+  return tenant;
+}
+
+function verifyBearer(ctx: Context): AccessClaims {
+  const token = bearerToken(ctx.request.authorization);
+  if (!token) throw new DomainError("AUTH_REQUIRED", "An access token is required (Authorization: Bearer <token>).");
+  return ctx.deps.tokens.verify(token);
+}
+
+function bearerToken(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}
+
+function constantTimeEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}

@@ -1,0 +1,18 @@
+export * from "./templates/index.js";
+export { newOutboxMail, type NewOutboxMail, type OutboxMail, type OutboxRecipient, type OutboxStore } from "./outbox.js";
+export {
+  createMailTransport,
+  type MailTransport,
+  type MailTransportOptions,
+  type SendOptions,
+  type SentMail,
+} from "./transport.js";
+export {
+  createOutboxWorker,
+  type OutboxRunResult,
+  type OutboxWorker,
+  type OutboxWorkerOptions,
+} from "./worker.js";
+export { backoffAfter, type Backoff, type BackoffPolicy } from "./backoff.js";
+export { describeError, MailDeliveryError } from "./delivery-error.js";
+export type { MailLogger } from "./logger.js";

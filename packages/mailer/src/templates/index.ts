@@ -1,0 +1,61 @@
+import type { RenderedMail } from "./mail-body.js";
+import { resetPassword, type ResetPasswordData } from "./reset-password.js";
+import {
+  passwordChanged,
+  passwordReset,
+  twoFactorDisabled,
+  twoFactorEnabled,
+  type SecurityNoticeData,
+} from "./security-notices.js";
+import { verifyEmail, type VerifyEmailData } from "./verify-email.js";
+
+export { escapeHtml } from "./escape-html.js";
+export type { RenderedMail } from "./mail-body.js";
+export { resetPassword, type ResetPasswordData } from "./reset-password.js";
+export {
+  passwordChanged,
+  passwordReset,
+  twoFactorDisabled,
+  twoFactorEnabled,
+  type SecurityNoticeData,
+} from "./security-notices.js";
+export { verifyEmail, type VerifyEmailData } from "./verify-email.js";
+
+/** The data each kind of mail is rendered from. */
+export interface MailDataByKind {
+  verifyEmail: VerifyEmailData;
+  resetPassword: ResetPasswordData;
+  passwordChanged: SecurityNoticeData;
+  passwordReset: SecurityNoticeData;
+  twoFactorEnabled: SecurityNoticeData;
+  twoFactorDisabled: SecurityNoticeData;
+}
+
+export type MailKind = keyof MailDataByKind;
+
+export const MAIL_KINDS = [
+  "verifyEmail",
+  "resetPassword",
+  "passwordChanged",
+  "passwordReset",
+  "twoFactorEnabled",
+  "twoFactorDisabled",
+] as const satisfies readonly MailKind[];
+
+const templates: { readonly [K in MailKind]: (data: MailDataByKind[K]) => RenderedMail } = {
+  verifyEmail,
+  resetPassword,
+  passwordChanged,
+  passwordReset,
+  twoFactorEnabled,
+  twoFactorDisabled,
+};
+
+export function renderMail<K extends MailKind>(kind: K, data: MailDataByKind[K]): RenderedMail {
+  const template: (data: MailDataByKind[K]) => RenderedMail = templates[kind];
+  return template(data);
+}
+
+export function isMailKind(value: string): value is MailKind {
+  return (MAIL_KINDS as readonly string[]).includes(value);
+}

@@ -1,0 +1,54 @@
+import type { MailLogger } from "./logger.js";
+import { createLogTransport } from "./log-transport.js";
+import type { OutboxMail } from "./outbox.js";
+import { createSmtpTransport } from "./smtp-transport.js";
+
+/** A mail as handed to the log transport, kept for the dev outbox page. */
+export interface SentMail {
+  mailId: string;
+  tenantId: string;
+  kind: OutboxMail["kind"];
+  from: string;
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  sentAt: Date;
+}
+
+export interface SendOptions {
+  /** Aborts a send still running when the worker's lease on the mail is about to run out. */
+  signal?: AbortSignal;
+}
+
+export interface MailTransport {
+  /** Resolves once the mail server accepted the mail; rejects with a `MailDeliveryError` otherwise. */
+  send(mail: OutboxMail, opts?: SendOptions): Promise<void>;
+  close(): Promise<void>;
+  /** Newest first; only the log transport keeps mails. */
+  recent?(): SentMail[];
+}
+
+export interface MailTransportOptions {
+  /** SMTP_URL, e.g. smtp://user:pass@smtp.example.com:587. Absent: mails are logged, not sent. */
+  smtpUrl?: string | undefined;
+  /** MAIL_FROM: the sender address (bare, no display name). */
+  from: string;
+  logger: MailLogger;
+  /** Log mail bodies (log transport only). Bodies carry reset and verification tokens: false in production. */
+  logMailBodies: boolean;
+  /** How many mails the log transport keeps for `recent()` (default 50). */
+  keepRecent?: number;
+  now?: () => Date;
+}
+
+export function createMailTransport(options: MailTransportOptions): MailTransport {
+  if (options.smtpUrl) return createSmtpTransport({ smtpUrl: options.smtpUrl, from: options.from });
+  return createLogTransport({
+    from: options.from,
+    logger: options.logger,
+    logMailBodies: options.logMailBodies,
+    keepRecent: options.keepRecent,
+    now: options.now,
+  });
+}
