@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   }
   const logger = pino(loggerOptions(settings) as pino.LoggerOptions);
   const services = await createServices(settings, logger);
-  const app = await buildServer({ settings, deps: services.deps, logger: logger as never });
+  const app = await buildServer({ settings, deps: services.deps, loggerInstance: logger });
   await app.listen({ port: settings.PORT, host: settings.HOST });
   logger.info({ database: services.deps.db.kind, url: `http://localhost:${settings.PORT}` }, "Mteja is listening");
 

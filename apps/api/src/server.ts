@@ -4,10 +4,11 @@
  */
 import cookie from "@fastify/cookie";
 import { appRouter, type Deps } from "@mteja/domain";
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from "fastify";
 import { randomUUID } from "node:crypto";
 import { envelopeFor } from "./http/errors.js";
 import { buildOpenApiDocument } from "./http/openapi.js";
+import { devOutboxRoutes } from "./http/dev-outbox.js";
 import { restPlugin } from "./http/rest.js";
 import { systemRoutes } from "./http/system-routes.js";
 import { trpcPlugin } from "./http/trpc.js";
@@ -16,6 +17,8 @@ import type { Settings } from "./settings.js";
 export interface BuildServerOptions {
   settings: Settings;
   deps: Deps;
+  /** An existing pino logger (main.ts shares one with the services); otherwise one is made from the settings. */
+  loggerInstance?: FastifyBaseLogger;
   logger?: FastifyServerOptions["logger"];
 }
 
@@ -55,7 +58,7 @@ export function parseTrustProxy(value: string | undefined): boolean | string[] |
 export async function buildServer(options: BuildServerOptions): Promise<FastifyInstance> {
   const { settings, deps } = options;
   const app: FastifyInstance = Fastify({
-    logger: options.logger ?? loggerOptions(settings),
+    ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: options.logger ?? loggerOptions(settings) }),
     bodyLimit: settings.BODY_LIMIT_BYTES,
     trustProxy: parseTrustProxy(settings.TRUST_PROXY),
     genReqId: (request) => {
@@ -99,6 +102,8 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
 
   const publicUrl = settings.PUBLIC_URL ?? settings.APP_URL;
   await app.register(systemRoutes, { db: deps.db, tokens: deps.tokens, openApiDocument: buildOpenApiDocument(appRouter, publicUrl) });
+  // The dev outbox shows live reset and verification links: never in production.
+  if (settings.NODE_ENV !== "production") await app.register(devOutboxRoutes, { db: deps.db });
   await app.register(trpcPlugin, { router: appRouter, deps, onError });
   await app.register(restPlugin, { router: appRouter, deps, onError });
   return app;

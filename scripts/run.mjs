@@ -1,0 +1,91 @@
+#!/usr/bin/env node
+// The README's commands. Needs only Node 20 and npm: pnpm is installed into .tools/ on first use,
+// then dependencies are installed, the Prisma client generated and the packages built as needed.
+//
+//   node scripts/run.mjs start   build, then run the service (embedded database + Daraja simulator by default)
+//   node scripts/run.mjs test    every test (vitest), embedded database and PostgreSQL
+//   node scripts/run.mjs bench   the benchmarks in bench/
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const pnpmVersion = "10.34.9";
+const toolsDir = path.join(root, ".tools");
+const toolsBin = path.join(toolsDir, "node_modules", ".bin");
+const env = {
+  ...process.env,
+  PATH: `${toolsBin}${path.delimiter}${path.join(root, "node_modules", ".bin")}${path.delimiter}${process.env.PATH}`,
+  TURBO_TELEMETRY_DISABLED: "1",
+  DO_NOT_TRACK: "1",
+  npm_config_update_notifier: "false",
+};
+
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { cwd: root, stdio: "inherit", env, ...options });
+  if (result.status !== 0) {
+    console.error(`\n✖ ${command} ${args.join(" ")} failed (exit ${result.status ?? result.signal})`);
+    process.exit(result.status ?? 1);
+  }
+}
+
+function step(title) {
+  console.log(`\n▸ ${title}`);
+}
+
+function ensurePnpm() {
+  if (existsSync(path.join(toolsBin, "pnpm"))) return;
+  step(`installing pnpm ${pnpmVersion} into .tools/`);
+  run("npm", ["install", "--prefix", toolsDir, "--no-audit", "--no-fund", "--loglevel=error", `pnpm@${pnpmVersion}`]);
+}
+
+function install() {
+  step("installing dependencies (pnpm install)");
+  run("pnpm", ["install", "--frozen-lockfile", "--prefer-offline", "--reporter=append-only"]);
+  // argon2's prebuilt binary crashes on some machines; the install builds it from source. Check it loads.
+  run("node", ["-e", "require('argon2')"], { cwd: path.join(root, "packages", "domain") });
+}
+
+function build() {
+  step("generating the Prisma client and building the packages");
+  run("pnpm", ["exec", "turbo", "run", "build", "--filter=@mteja/api...", "--output-logs=errors-only"]);
+}
+
+function generate() {
+  step("generating the Prisma client");
+  run("pnpm", ["exec", "turbo", "run", "generate", "--output-logs=errors-only"]);
+}
+
+function forward(child) {
+  for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
+  child.on("exit", (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
+}
+
+const command = process.argv[2];
+ensurePnpm();
+install();
+
+switch (command) {
+  case "start": {
+    build();
+    step("starting Mteja");
+    forward(spawn("node", ["apps/api/dist/main.js"], { cwd: root, stdio: "inherit", env: { ...env, MTEJA_DEV_START: "1" } }));
+    break;
+  }
+  case "test": {
+    generate();
+    step("running every test (vitest: unit, embedded database, PostgreSQL)");
+    run("pnpm", ["exec", "vitest", "run", ...process.argv.slice(3)]);
+    break;
+  }
+  case "bench": {
+    build();
+    step("running the benchmarks");
+    run("node", ["bench/me.mjs", ...process.argv.slice(3)]);
+    break;
+  }
+  default:
+    console.error("usage: node scripts/run.mjs start|test|bench");
+    process.exit(2);
+}
