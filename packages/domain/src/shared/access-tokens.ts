@@ -29,6 +29,7 @@ export interface AccessTokenOptions {
   issuer: string;
   audience: string;
   ttlSeconds: number;
+  now: () => Date;
 }
 
 /**
@@ -43,7 +44,8 @@ export function createAccessTokens(options: AccessTokenOptions): AccessTokens {
 
   return {
     sign(claims) {
-      return jwt.sign({ tid: claims.tid, sid: claims.sid, role: claims.role }, signingKey.privateKey, {
+      const iat = Math.floor(options.now().getTime() / 1000);
+      return jwt.sign({ tid: claims.tid, sid: claims.sid, role: claims.role, iat }, signingKey.privateKey, {
         algorithm: "ES256",
         keyid: signingKey.kid,
         subject: claims.sub,
@@ -64,6 +66,7 @@ export function createAccessTokens(options: AccessTokenOptions): AccessTokens {
           algorithms: ["ES256"],
           issuer: options.issuer,
           audience: options.audience,
+          clockTimestamp: Math.floor(options.now().getTime() / 1000),
         }) as jwt.JwtPayload;
         if (typeof payload.sub !== "string" || typeof payload.tid !== "string" || typeof payload.sid !== "string") {
           throw invalid();

@@ -1,0 +1,81 @@
+/** The operator's admin API (decisions.md "Tenants"): tenants and roles, guarded by ADMIN_API_KEY. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { adminKey, registerUser, RestClient, startTestApp, type TestApp } from "./support/app.js";
+import { skipThisTarget } from "./support/database.js";
+
+describe.skipIf(skipThisTarget)("admin API", () => {
+  let t: TestApp;
+  const admin = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    new RestClient(t.url, "").request(method, path, { ...(body !== undefined ? { body } : {}), headers: { authorization: `Bearer ${adminKey}`, ...headers } });
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => t?.close());
+
+  it("creates, lists and updates tenants; a new tenant serves the auth API at once", async () => {
+    const created = await admin("POST", "/api/v1/admin/tenants", { id: "duka-la-mama", name: "Duka la Mama", settings: { displayName: "Mama's Duka" } });
+    expect(created.status).toBe(200);
+    expect(created.body.data.tenant).toMatchObject({ id: "duka-la-mama", name: "Duka la Mama", active: true, settings: { displayName: "Mama's Duka" } });
+    const dup = await admin("POST", "/api/v1/admin/tenants", { id: "duka-la-mama", name: "Again" });
+    expect(dup.status).toBe(409);
+    const badId = await admin("POST", "/api/v1/admin/tenants", { id: "Bad Id!", name: "x" });
+    expect(badId.status).toBe(422);
+    expect(badId.body.error.details[0].path).toBe("id");
+
+    const list = await admin("GET", "/api/v1/admin/tenants");
+    expect(list.body.data.tenants.map((x: { id: string }) => x.id)).toEqual(expect.arrayContaining(["default", "duka-la-mama"]));
+
+    const shop = new RestClient(t.url, "duka-la-mama");
+    expect((await shop.post("/api/v1/auth/register", { name: "A", email: "a@duka.example", password: "password123" })).status).toBe(201);
+
+    const deactivated = await admin("PATCH", "/api/v1/admin/tenants/duka-la-mama", { active: false });
+    expect(deactivated.body.data.tenant.active).toBe(false);
+    const refused = await shop.post("/api/v1/auth/login", { email: "a@duka.example", password: "password123" });
+    expect(refused.status).toBe(404);
+    expect(refused.body.error.code).toBe("TENANT_NOT_FOUND");
+    expect((await admin("PATCH", "/api/v1/admin/tenants/no-such-shop", { name: "x" })).status).toBe(404);
+  });
+
+  it("rejects a missing (401 AUTH_REQUIRED) or wrong (401 INVALID_TOKEN) key", async () => {
+    const none = await new RestClient(t.url, "").request("GET", "/api/v1/admin/tenants");
+    expect(none.status).toBe(401);
+    expect(none.body.error.code).toBe("AUTH_REQUIRED");
+    const wrong = await new RestClient(t.url, "").request("GET", "/api/v1/admin/tenants", { headers: { authorization: "Bearer wrong-key-wrong-key" } });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error.code).toBe("INVALID_TOKEN");
+  });
+
+  it("sets a user's role within the tenant named by X-Tenant-ID", async () => {
+    const c = new RestClient(t.url);
+    const user = await registerUser(c);
+    const noTenant = await admin("PATCH", `/api/v1/admin/users/${user.id}`, { role: "admin" });
+    expect(noTenant.status).toBe(400);
+    expect(noTenant.body.error.code).toBe("TENANT_REQUIRED");
+    const otherTenant = await admin("POST", "/api/v1/admin/tenants", { id: "role-other", name: "Other" });
+    expect(otherTenant.status).toBe(200);
+    const wrongTenant = await admin("PATCH", `/api/v1/admin/users/${user.id}`, { role: "admin" }, { "x-tenant-id": "role-other" });
+    expect(wrongTenant.status).toBe(404);
+    const badRole = await admin("PATCH", `/api/v1/admin/users/${user.id}`, { role: "superuser" }, { "x-tenant-id": "default" });
+    expect(badRole.status).toBe(422);
+    const promoted = await admin("PATCH", `/api/v1/admin/users/${user.id}`, { role: "admin" }, { "x-tenant-id": "default" });
+    expect(promoted.status).toBe(200);
+    expect(promoted.body.data.user).toEqual({ id: user.id, email: user.email, role: "admin" });
+    const login = await c.post("/api/v1/auth/login", { email: user.email, password: user.password });
+    expect(login.body.data.user.role).toBe("admin");
+    expect((await admin("PATCH", `/api/v1/admin/users/${user.id}`, { role: null }, { "x-tenant-id": "default" })).body.data.user.role).toBeNull();
+  });
+});
+
+describe.skipIf(skipThisTarget)("admin API without ADMIN_API_KEY", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ ADMIN_API_KEY: "" });
+  });
+  afterAll(async () => t?.close());
+
+  it("does not exist (404)", async () => {
+    const res = await new RestClient(t.url, "").request("GET", "/api/v1/admin/tenants", { headers: { authorization: "Bearer anything-at-all-here" } });
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe("NOT_FOUND");
+  });
+});
