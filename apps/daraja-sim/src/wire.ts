@@ -61,9 +61,10 @@ const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 
 export const newRequestId = () => `${digits(4)}-${digits(8)}-1`;
 export const newMerchantRequestId = () => `${hex(4)}-${hex(4)}-${hex(4)}-${hex(12)}${digits(7)}`;
-export function newCheckoutRequestId(at: Date, phone: string): string {
+/** `ws_CO_` + DDMMYYYYHHmmssSSS + digits, like `ws_CO_1007202409152617172396192`. */
+export function newCheckoutRequestId(at: Date): string {
   const t = nairobi(at);
-  return `ws_CO_${t.day}${t.month}${t.year}${t.hour}${t.minute}${t.second}${t.millis}${phone.slice(3)}`;
+  return `ws_CO_${t.day}${t.month}${t.year}${t.hour}${t.minute}${t.second}${t.millis}${digits(10)}`;
 }
 export function newConversationId(at: Date): string {
   const t = nairobi(at);
@@ -75,7 +76,9 @@ export function newReceipt(): string {
   const first = LETTERS[randomInt(LETTERS.length)] ?? "S";
   return first + Array.from({ length: 9 }, () => ALNUM[randomInt(ALNUM.length)]).join("");
 }
-export const newAccessToken = () => randomBytes(21).toString("base64").replace(/[^A-Za-z0-9]/g, "").padEnd(28, "A").slice(0, 28);
+const BASE62 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+/** 28 alphanumerics, like `c9SQxWWhmdVRlyh0zh8gZDTkubVF`. */
+export const newAccessToken = () => Array.from({ length: 28 }, () => BASE62[randomInt(BASE62.length)]).join("");
 
 export const MSISDN = /^254[17]\d{8}$/;
 

@@ -134,12 +134,12 @@ describe("stkPush", () => {
   });
 
   it("gives up after timeoutMs with 'unavailable' and does not send again", async () => {
-    fake.delayMs[STK_PUSH] = 400;
+    fake.delayMs[STK_PUSH] = 300;
     const started = Date.now();
-    const error = await caught(client({ timeoutMs: 100 }).stkPush(push));
-    expect(Date.now() - started).toBeLessThan(380);
+    const error = await caught(client({ timeoutMs: 80 }).stkPush(push));
+    expect(Date.now() - started).toBeLessThan(290);
     expect(error).toMatchObject({ kind: "unavailable", reason: "timeout", httpStatus: null });
-    await new Promise((resolve) => setTimeout(resolve, 450));
+    await new Promise((resolve) => setTimeout(resolve, 350));
     expect(calls(STK_PUSH)).toBe(1);
   });
 });

@@ -1,0 +1,159 @@
+import type { ResultCodeText } from "./outcomes.js";
+import type { B2cPayout, StkPayment } from "./state.js";
+import { eatCompletedDateTime, eatTimestamp } from "./wire.js";
+
+const SIM_CUSTOMER_NAME = "SIM CUSTOMER";
+const SIM_BUSINESS_NAME = "MTEJA SIM SHOP";
+
+/** reference.md §3.1: metadata only on success; failures carry no CallbackMetadata at all. */
+export function stkCallbackBody(payment: StkPayment): unknown {
+  const callback: Record<string, unknown> = {
+    MerchantRequestID: payment.merchantRequestId,
+    CheckoutRequestID: payment.checkoutRequestId,
+    ResultCode: payment.result.code,
+    ResultDesc: payment.result.desc,
+  };
+  if (payment.result.code === 0 && payment.receipt && payment.settledAt) {
+    callback["CallbackMetadata"] = {
+      Item: [
+        { Name: "Amount", Value: payment.amount },
+        { Name: "MpesaReceiptNumber", Value: payment.receipt },
+        { Name: "TransactionDate", Value: Number(eatTimestamp(payment.settledAt)) },
+        { Name: "PhoneNumber", Value: Number(payment.phone) },
+      ],
+    };
+  }
+  return { Body: { stkCallback: callback } };
+}
+
+const queueTimeoutReference = (url: string) => ({ ReferenceItem: { Key: "QueueTimeoutURL", Value: url } });
+
+/** reference.md §5.4. */
+export function b2cResultBody(payout: B2cPayout, utilityBalance: number): unknown {
+  const result: Record<string, unknown> = {
+    ResultType: 0,
+    ResultCode: payout.result.code,
+    ResultDesc: payout.result.desc,
+    OriginatorConversationID: payout.originatorConversationId,
+    ConversationID: payout.conversationId,
+    TransactionID: payout.transactionId,
+  };
+  if (payout.result.code === 0 && payout.settledAt) {
+    result["ResultParameters"] = {
+      ResultParameter: [
+        { Key: "TransactionAmount", Value: payout.amount },
+        { Key: "TransactionReceipt", Value: payout.transactionId },
+        { Key: "ReceiverPartyPublicName", Value: `${payout.phone} - ${SIM_CUSTOMER_NAME}` },
+        { Key: "TransactionCompletedDateTime", Value: eatCompletedDateTime(payout.settledAt) },
+        { Key: "B2CUtilityAccountAvailableFunds", Value: utilityBalance },
+        { Key: "B2CWorkingAccountAvailableFunds", Value: 1_199_371.0 },
+        { Key: "B2CRecipientIsRegisteredCustomer", Value: "Y" },
+        { Key: "B2CChargesPaidAccountAvailableFunds", Value: -1980.0 },
+      ],
+    };
+  }
+  result["ReferenceData"] = queueTimeoutReference(payout.queueTimeoutUrl);
+  return { Result: result };
+}
+
+/** reference.md §5.5: the Result envelope with the ids and no ResultParameters. */
+export function b2cTimeoutBody(payout: B2cPayout, timeout: ResultCodeText): unknown {
+  return {
+    Result: {
+      ResultType: 0,
+      ResultCode: timeout.code,
+      ResultDesc: timeout.desc,
+      OriginatorConversationID: payout.originatorConversationId,
+      ConversationID: payout.conversationId,
+      TransactionID: payout.transactionId,
+      ReferenceData: queueTimeoutReference(payout.queueTimeoutUrl),
+    },
+  };
+}
+
+export interface QueriedTransaction {
+  receipt: string;
+  /** `Completed`, `Failed` or `Pending`. */
+  status: string;
+  amount: number;
+  originatorConversationId: string;
+  conversationId: string;
+  debitPartyName: string;
+  creditPartyName: string;
+  reasonType: string;
+  debitAccountType: string;
+  initiatedAt: Date;
+  finalisedAt: Date;
+}
+
+export interface StatusQuery {
+  originatorConversationId: string;
+  conversationId: string;
+  occasion: string | null;
+}
+
+export function describeB2cPayout(payout: B2cPayout, b2cShortcode: string): QueriedTransaction {
+  const status = !payout.settled ? "Pending" : payout.result.code === 0 || payout.outcome === "unknown_result" ? "Completed" : "Failed";
+  return {
+    receipt: payout.transactionId,
+    status,
+    amount: payout.amount,
+    originatorConversationId: payout.originatorConversationId,
+    conversationId: payout.conversationId,
+    debitPartyName: `${b2cShortcode} - ${SIM_BUSINESS_NAME}`,
+    creditPartyName: `${payout.phone} - ${SIM_CUSTOMER_NAME}`,
+    reasonType: payout.commandId === "SalaryPayment" ? "Salary Payment via API" : "Business Payment to Customer via API",
+    debitAccountType: "Utility Account",
+    initiatedAt: payout.createdAt,
+    finalisedAt: payout.settledAt ?? payout.createdAt,
+  };
+}
+
+export function describeStkPayment(payment: StkPayment & { receipt: string }, shortcode: string): QueriedTransaction {
+  return {
+    receipt: payment.receipt,
+    status: "Completed",
+    amount: payment.amount,
+    originatorConversationId: payment.merchantRequestId,
+    conversationId: payment.checkoutRequestId,
+    debitPartyName: `${payment.phone} - ${SIM_CUSTOMER_NAME}`,
+    creditPartyName: `${payment.partyB === shortcode ? shortcode : payment.partyB} - ${SIM_BUSINESS_NAME}`,
+    reasonType: payment.transactionType === "CustomerBuyGoodsOnline" ? "Buy Goods Online" : "Pay Bill Online",
+    debitAccountType: "MMF Account For Customer",
+    initiatedAt: payment.createdAt,
+    finalisedAt: payment.settledAt ?? payment.createdAt,
+  };
+}
+
+/** The Transaction Status result, in the portal's parameter order. */
+export function transactionStatusResultBody(query: StatusQuery, result: ResultCodeText, transaction: QueriedTransaction | null): unknown {
+  const body: Record<string, unknown> = {
+    ResultType: 0,
+    ResultCode: result.code,
+    ResultDesc: result.desc,
+    OriginatorConversationID: query.originatorConversationId,
+    ConversationID: query.conversationId,
+    TransactionID: transaction?.receipt ?? "",
+  };
+  if (transaction && result.code === 0) {
+    body["ResultParameters"] = {
+      ResultParameter: [
+        { Key: "DebitPartyName", Value: transaction.debitPartyName },
+        { Key: "CreditPartyName", Value: transaction.creditPartyName },
+        { Key: "OriginatorConversationID", Value: transaction.originatorConversationId },
+        { Key: "InitiatedTime", Value: Number(eatTimestamp(transaction.initiatedAt)) },
+        { Key: "DebitAccountType", Value: transaction.debitAccountType },
+        { Key: "DebitPartyCharges", Value: "" },
+        { Key: "TransactionReason" },
+        { Key: "ReasonType", Value: transaction.reasonType },
+        { Key: "TransactionStatus", Value: transaction.status },
+        { Key: "FinalisedTime", Value: Number(eatTimestamp(transaction.finalisedAt)) },
+        { Key: "Amount", Value: transaction.amount },
+        { Key: "ConversationID", Value: transaction.conversationId },
+        { Key: "ReceiptNo", Value: transaction.receipt },
+      ],
+    };
+  }
+  body["ReferenceData"] = { ReferenceItem: query.occasion ? { Key: "Occasion", Value: query.occasion } : { Key: "Occasion" } };
+  return { Result: body };
+}

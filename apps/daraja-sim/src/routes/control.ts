@@ -1,0 +1,46 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { SIM_OUTCOMES } from "../outcomes.js";
+import { resetSimulatorState } from "../state.js";
+import type { SimulatorState } from "../state.js";
+import { normalisePhone } from "../wire.js";
+
+const nextOutcomeSchema = z.object({
+  outcome: z.enum(SIM_OUTCOMES),
+  phone: z
+    .string()
+    .transform((phone, context) => normalisePhone(phone) ?? (context.addIssue({ code: "custom", message: "not a Kenyan mobile number" }), z.NEVER))
+    .optional(),
+  api: z.enum(["stk", "b2c"]).optional(),
+});
+
+function jsonOf(body: unknown): unknown {
+  if (typeof body !== "string" || body.trim() === "") return {};
+  try {
+    return JSON.parse(body) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Test/dev controls. Not part of Daraja: everything lives under /sim. */
+export function registerControlRoutes(app: FastifyInstance, state: SimulatorState): void {
+  app.post("/sim/next-outcome", async (request, reply) => {
+    const parsed = nextOutcomeSchema.safeParse(jsonOf(request.body));
+    if (!parsed.success) return reply.code(400).send({ error: z.prettifyError(parsed.error) });
+    const queued = { outcome: parsed.data.outcome, phone: parsed.data.phone ?? null, api: parsed.data.api ?? null };
+    state.queuedOutcomes.push(queued);
+    return { queued, pending: state.queuedOutcomes.length };
+  });
+
+  app.get("/sim/requests", async () => ({
+    requests: state.requests,
+    callbacks: state.callbacks,
+    queuedOutcomes: state.queuedOutcomes,
+  }));
+
+  app.post("/sim/reset", async () => {
+    resetSimulatorState(state);
+    return { reset: true };
+  });
+}

@@ -1,0 +1,110 @@
+import type { ResultCodeText, SimApi, SimOutcome } from "./outcomes.js";
+
+export interface StkPayment {
+  merchantRequestId: string;
+  checkoutRequestId: string;
+  phone: string;
+  amount: number;
+  partyB: string;
+  transactionType: string;
+  callbackUrl: string;
+  outcome: SimOutcome;
+  result: ResultCodeText;
+  createdAt: Date;
+  settled: boolean;
+  receipt: string | null;
+  settledAt: Date | null;
+}
+
+export interface B2cPayout {
+  originatorConversationId: string;
+  conversationId: string;
+  transactionId: string;
+  phone: string;
+  amount: number;
+  commandId: string;
+  outcome: SimOutcome;
+  result: ResultCodeText;
+  resultUrl: string;
+  queueTimeoutUrl: string;
+  occasion: string | null;
+  createdAt: Date;
+  settled: boolean;
+  settledAt: Date | null;
+}
+
+export interface QueuedOutcome {
+  outcome: SimOutcome;
+  phone: string | null;
+  api: SimApi | null;
+}
+
+export interface LoggedRequest {
+  at: string;
+  method: string;
+  path: string;
+  status: number;
+  body: unknown;
+}
+
+export type CallbackKind = "stk" | "b2c_result" | "b2c_timeout" | "transaction_status";
+
+export interface LoggedCallback {
+  at: string;
+  kind: CallbackKind;
+  url: string;
+  body: unknown;
+  status: number | null;
+  error: string | null;
+}
+
+/** Everything one simulator instance remembers. Created per instance; nothing is module-level. */
+export interface SimulatorState {
+  /** token → expiry (ms since epoch). */
+  tokens: Map<string, number>;
+  stkPayments: Map<string, StkPayment>;
+  b2cPayouts: Map<string, B2cPayout>;
+  queuedOutcomes: QueuedOutcome[];
+  requests: LoggedRequest[];
+  callbacks: LoggedCallback[];
+  utilityBalance: number;
+}
+
+export const INITIAL_UTILITY_BALANCE = 8_959_269.6;
+
+export function createSimulatorState(): SimulatorState {
+  return {
+    tokens: new Map(),
+    stkPayments: new Map(),
+    b2cPayouts: new Map(),
+    queuedOutcomes: [],
+    requests: [],
+    callbacks: [],
+    utilityBalance: INITIAL_UTILITY_BALANCE,
+  };
+}
+
+/** Forgets payments, payouts, queued outcomes and logs. Issued tokens stay valid. */
+export function resetSimulatorState(state: SimulatorState): void {
+  state.stkPayments.clear();
+  state.b2cPayouts.clear();
+  state.queuedOutcomes.length = 0;
+  state.requests.length = 0;
+  state.callbacks.length = 0;
+  state.utilityBalance = INITIAL_UTILITY_BALANCE;
+}
+
+export function pushBounded<T>(list: T[], entry: T, limit: number): void {
+  list.push(entry);
+  if (list.length > limit) list.splice(0, list.length - limit);
+}
+
+/** Takes the first queued outcome that applies to this request (phone- and API-specific ones included). */
+export function takeQueuedOutcome(state: SimulatorState, api: SimApi, phone: string, allowed: readonly SimOutcome[]): SimOutcome | null {
+  const index = state.queuedOutcomes.findIndex(
+    (queued) => (queued.api === null || queued.api === api) && (queued.phone === null || queued.phone === phone) && allowed.includes(queued.outcome),
+  );
+  if (index === -1) return null;
+  const [queued] = state.queuedOutcomes.splice(index, 1);
+  return queued?.outcome ?? null;
+}
