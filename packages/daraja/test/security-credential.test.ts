@@ -1,6 +1,9 @@
 import { constants, createPrivateKey, generateKeyPairSync, privateDecrypt } from "node:crypto";
 import type { KeyObject } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { securityCredentialFromCertificate } from "../src/index.js";
 
@@ -15,7 +18,14 @@ function decryptPkcs1(privateKey: KeyObject | string, credential: string): strin
   return block.subarray(separator + 1).toString("utf8");
 }
 
-const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
+/** A throwaway self-signed certificate made with openssl, like Safaricom's .cer files (no key is committed). */
+function makeCertificate(): { keyPem: Buffer; certPem: Buffer; certDer: Buffer } {
+  const dir = mkdtempSync(path.join(tmpdir(), "mteja-cert-"));
+  const file = (name: string) => path.join(dir, name);
+  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", file("key.pem"), "-out", file("cert.pem"), "-days", "1", "-subj", "/CN=mteja-test"], { stdio: "ignore" });
+  execFileSync("openssl", ["x509", "-in", file("cert.pem"), "-outform", "DER", "-out", file("cert.der")], { stdio: "ignore" });
+  return { keyPem: readFileSync(file("key.pem")), certPem: readFileSync(file("cert.pem")), certDer: readFileSync(file("cert.der")) };
+}
 
 describe("securityCredentialFromCertificate", () => {
   const { publicKey, privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
@@ -32,8 +42,9 @@ describe("securityCredentialFromCertificate", () => {
   });
 
   it("accepts an X.509 certificate in PEM and in DER, like Safaricom's .cer files", () => {
-    const privateKey = createPrivateKey(fixture("test-initiator-key.pem"));
-    expect(decryptPkcs1(privateKey, securityCredentialFromCertificate(fixture("test-certificate.cer").toString(), "p@ss#1"))).toBe("p@ss#1");
-    expect(decryptPkcs1(privateKey, securityCredentialFromCertificate(fixture("test-certificate.der"), "p@ss#1"))).toBe("p@ss#1");
+    const { keyPem, certPem, certDer } = makeCertificate();
+    const privateKey = createPrivateKey(keyPem);
+    expect(decryptPkcs1(privateKey, securityCredentialFromCertificate(certPem.toString(), "p@ss#1"))).toBe("p@ss#1");
+    expect(decryptPkcs1(privateKey, securityCredentialFromCertificate(certDer, "p@ss#1"))).toBe("p@ss#1");
   });
 });
