@@ -263,7 +263,7 @@ describe.skipIf(skipThisTarget)("auth API", () => {
     it("succeeds without a cookie and without a content type", async () => {
       const res = await fetch(`${t.url}/api/v1/auth/logout`, { method: "POST", headers: { "x-tenant-id": "default" } });
       expect(res.status).toBe(200);
-      expect((await res.json()).success).toBe(true);
+      expect(((await res.json()) as { success: boolean }).success).toBe(true);
     });
   });
 });

@@ -85,7 +85,7 @@ describe.skipIf(skipThisTarget)("profile API", () => {
   it("issues ES256 tokens that verify against /.well-known/jwks.json with the spec's claims", async () => {
     const c = new RestClient(t.url);
     const user = await registerUser(c);
-    const jwks = await (await fetch(`${t.url}/.well-known/jwks.json`)).json();
+    const jwks = (await (await fetch(`${t.url}/.well-known/jwks.json`)).json()) as { keys: any[] };
     const decoded = jwt.decode(user.accessToken, { complete: true })!;
     expect(decoded.header.alg).toBe("ES256");
     const jwk = jwks.keys.find((k: { kid: string }) => k.kid === decoded.header.kid);

@@ -1,3 +1,4 @@
+import { addressesRouter } from "./addresses/router.js";
 import { authRouter } from "./auth/router.js";
 import { profileRouter } from "./profile/router.js";
 import { adminRouter } from "./tenants/router.js";
@@ -8,6 +9,7 @@ export const appRouter = createTRPCRouter({
   auth: authRouter,
   profile: profileRouter,
   admin: adminRouter,
+  addresses: addressesRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -39,3 +39,13 @@ export const kenyanPhoneField = z
 export const tenantHeaders = z.object({
   "x-tenant-id": z.string().describe("The shop (tenant) id, e.g. `default`."),
 });
+
+/**
+ * trpc-to-openapi switches zod coercion on for every number and boolean field of a REST input (and,
+ * since it flips the shared schema objects, for tRPC too), so `"false"` would read as true and `null`
+ * as 0. A pipe keeps a field out of its reach: JSON bodies keep strict types. Use it on every number
+ * or boolean field of a body (never needed for query-string inputs, where coercion is wanted).
+ */
+export function uncoerced<T extends z.ZodType>(schema: T) {
+  return schema.transform((value) => value);
+}

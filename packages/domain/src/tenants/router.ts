@@ -2,6 +2,7 @@ import { Prisma } from "@mteja/db";
 import { z } from "zod";
 import { DomainError } from "../errors.js";
 import { envelope, ok } from "../shared/envelope.js";
+import { uncoerced } from "../shared/fields.js";
 import { adminApiProcedure, createTRPCRouter } from "../trpc.js";
 import { toTenant } from "./directory.js";
 import { tenantIdSchema, tenantSettingsSchema } from "./settings.js";
@@ -60,7 +61,7 @@ export const adminRouter = createTRPCRouter({
         id: tenantIdSchema,
         name: z.string().trim().min(1).max(100).optional(),
         settings: tenantSettingsSchema.optional(),
-        active: z.boolean().optional(),
+        active: uncoerced(z.boolean()).optional(),
       }),
     )
     .output(envelope(z.object({ tenant: tenantView })))

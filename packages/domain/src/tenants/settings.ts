@@ -1,11 +1,12 @@
 import { z } from "zod";
+import { uncoerced } from "../shared/fields.js";
 
 /** Per-tenant settings that override process defaults (decisions.md "Tenants"). */
 export const tenantSettingsSchema = z
   .object({
     displayName: z.string().trim().min(1).max(100).optional(),
     appUrl: z.url({ protocol: /^https?$/ }).optional(),
-    requireVerifiedEmail: z.boolean().optional(),
+    requireVerifiedEmail: uncoerced(z.boolean()).optional(),
     corsOrigins: z.array(z.url({ protocol: /^https?$/ })).max(50).optional(),
     momo: z
       .object({
@@ -15,8 +16,8 @@ export const tenantSettingsSchema = z
         consumerSecret: z.string().min(1).max(200).optional(),
         transactionType: z.enum(["CustomerPayBillOnline", "CustomerBuyGoodsOnline"]).optional(),
         tillNumber: z.string().regex(/^\d{5,7}$/).optional(),
-        minAmount: z.number().int().min(1).optional(),
-        maxAmount: z.number().int().max(250_000).optional(),
+        minAmount: uncoerced(z.number().int().min(1)).optional(),
+        maxAmount: uncoerced(z.number().int().max(250_000)).optional(),
       })
       .optional(),
   })
