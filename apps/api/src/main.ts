@@ -1,7 +1,9 @@
 /** Starts the service: settings → services → server, and stops it cleanly on SIGTERM/SIGINT. */
 import pino from "pino";
 import { buildServer, loggerOptions } from "./server.js";
+import { createMetrics } from "./http/metrics.js";
 import { createServices } from "./runtime/services.js";
+import { createShutdown } from "./runtime/shutdown.js";
 import { readSettings, SettingsError } from "./settings.js";
 
 async function main(): Promise<void> {
@@ -16,27 +18,32 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = pino(loggerOptions(settings) as pino.LoggerOptions);
-  const services = await createServices(settings, logger);
-  const app = await buildServer({ settings, deps: services.deps, loggerInstance: logger });
+  // Owned here, not by prom-client's global registry; Daraja calls report into it too (metrics.instrumentDarajaFetch).
+  const metrics = createMetrics();
+  const services = await createServices(settings, logger, { darajaFetch: metrics.instrumentDarajaFetch() });
+  const app = await buildServer({ settings, deps: services.deps, loggerInstance: logger, metrics });
   await app.listen({ port: settings.PORT, host: settings.HOST });
   logger.info({ database: services.deps.db.kind, url: `http://localhost:${settings.PORT}` }, "Mteja is listening");
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, "shutting down");
+  // Stop accepting, end event streams, finish requests in flight (callbacks too), then stop the workers
+  // and close the pools (runtime/shutdown.ts); the timer is the backstop if anything hangs.
+  const shutdown = createShutdown({ app, stopServices: () => services.close(), logger, timeoutMs: 9_000 });
+  const stop = (signal: string) => {
     const timer = setTimeout(() => {
       logger.error("shutdown took longer than 10 s; exiting");
       process.exit(1);
     }, 10_000);
     timer.unref();
-    await app.close();
-    await services.close();
-    process.exit(0);
+    shutdown(signal).then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, "shutdown failed");
+        process.exit(1);
+      },
+    );
   };
-  process.on("SIGTERM", () => void stop("SIGTERM"));
-  process.on("SIGINT", () => void stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
 }
 
 main().catch((error) => {

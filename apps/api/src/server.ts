@@ -6,9 +6,14 @@ import cookie from "@fastify/cookie";
 import { appRouter, type Deps } from "@mteja/domain";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from "fastify";
 import { randomUUID } from "node:crypto";
+import { installCors } from "./http/cors.js";
+import { docsPlugin } from "./http/docs.js";
 import { envelopeFor } from "./http/errors.js";
+import { createMetrics, installMetrics, type Metrics } from "./http/metrics.js";
+import { installRequestScope, logSerializers, redactPaths, requestIdMixin } from "./http/request-log.js";
 import { buildOpenApiDocument } from "./http/openapi.js";
 import { devOutboxRoutes } from "./http/dev-outbox.js";
+import { momoCallbackPlugin } from "./http/momo-callbacks.js";
 import { restPlugin } from "./http/rest.js";
 import { systemRoutes } from "./http/system-routes.js";
 import { trpcPlugin } from "./http/trpc.js";
@@ -20,27 +25,20 @@ export interface BuildServerOptions {
   /** An existing pino logger (main.ts shares one with the services); otherwise one is made from the settings. */
   loggerInstance?: FastifyBaseLogger;
   logger?: FastifyServerOptions["logger"];
+  /** The metrics registry (main.ts makes it first so the Daraja client can report into it); otherwise a new one. */
+  metrics?: Metrics;
 }
 
 export function loggerOptions(settings: Settings): FastifyServerOptions["logger"] {
   return {
     level: settings.LOG_LEVEL,
     redact: {
-      paths: [
-        "req.headers.authorization",
-        "req.headers.cookie",
-        'res.headers["set-cookie"]',
-        "*.password",
-        "*.current_password",
-        "*.new_password",
-        "*.token",
-        "*.otp_token",
-        "*.code",
-        "*.access_token",
-        "*.refresh_token",
-      ],
+      paths: redactPaths,
       censor: "[redacted]",
     },
+    serializers: logSerializers,
+    // Lines the domain writes through deps.logger while serving a request carry its reqId too.
+    mixin: requestIdMixin,
   };
 }
 
@@ -65,7 +63,8 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
       const incoming = request.headers["x-request-id"];
       return typeof incoming === "string" && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
     },
-    routerOptions: { ignoreTrailingSlash: true },
+    // maxParamLength: a tRPC batch names every procedure in one path segment (tRPC's Fastify adapter docs).
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 5000 },
   });
 
   // Empty JSON bodies (POST /logout with a content type but nothing in it) are an empty input, not an error.
@@ -78,6 +77,21 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   });
 
   await app.register(cookie);
+
+  // Observability and CORS first: their hooks must see every route registered below.
+  installRequestScope(app);
+  await installCors(app, { origins: settings.CORS_ORIGINS, db: deps.db, tenants: deps.tenants });
+  const publicUrl = settings.PUBLIC_URL ?? settings.APP_URL;
+  const openApiDocument = buildOpenApiDocument(appRouter, publicUrl);
+  installMetrics(app, {
+    metrics: options.metrics ?? createMetrics(),
+    db: deps.db,
+    token: settings.METRICS_TOKEN,
+    restOperations: Object.entries(openApiDocument.paths ?? {}).flatMap(([path, item]) =>
+      ["get", "post", "put", "patch", "delete"].filter((method) => method in (item ?? {})).map((method) => ({ method, path })),
+    ),
+    procedures: new Set(Object.keys(appRouter._def.procedures)),
+  });
 
   app.addHook("onSend", async (_request, reply) => {
     void reply.header("X-Content-Type-Options", "nosniff");
@@ -100,10 +114,11 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
     if (envelope.status >= 500) app.log.error({ err: error, path }, "procedure failed");
   };
 
-  const publicUrl = settings.PUBLIC_URL ?? settings.APP_URL;
-  await app.register(systemRoutes, { db: deps.db, tokens: deps.tokens, openApiDocument: buildOpenApiDocument(appRouter, publicUrl) });
+  await app.register(systemRoutes, { db: deps.db, tokens: deps.tokens, openApiDocument });
+  await app.register(docsPlugin, { openApiUrl: "/openapi.json" });
   // The dev outbox shows live reset and verification links: never in production.
   if (settings.NODE_ENV !== "production") await app.register(devOutboxRoutes, { db: deps.db });
+  await app.register(momoCallbackPlugin, { deps });
   await app.register(trpcPlugin, { router: appRouter, deps, onError });
   await app.register(restPlugin, { router: appRouter, deps, onError });
   return app;

@@ -3,6 +3,8 @@
  * A bad value stops the start with a message naming the setting (README "Settings").
  */
 import { z } from "zod";
+import { parseLimitRules } from "./runtime/limiter.js";
+import { checkMomoSettings, momoSettingsShape } from "./runtime/payments-settings.js";
 
 const bool = (name: string) =>
   z
@@ -33,6 +35,18 @@ const settingsSchema = z
       .pipe(z.array(url("CORS_ORIGINS", /^https?$/))),
     TRUST_PROXY: z.string().optional(),
     RATE_LIMITS: z.enum(["on", "off"], { error: "RATE_LIMITS must be on or off" }).default("on"),
+    RATE_LIMIT_RULES: z
+      .string()
+      .default("")
+      .transform((value, ctx) => {
+        const parsed = parseLimitRules(value);
+        if (typeof parsed === "string") {
+          ctx.addIssue({ code: "custom", message: `RATE_LIMIT_RULES must be rule=points/seconds[,…]: ${parsed}` });
+          return z.NEVER;
+        }
+        return parsed;
+      }),
+    REDIS_KEY_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, "REDIS_KEY_PREFIX must be 1-64 letters, digits or _ : . -").default("mteja"),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     DEFAULT_TENANT_ID: z.string().regex(/^[a-z0-9][a-z0-9-]{1,62}$/, "DEFAULT_TENANT_ID must be a tenant slug").default("default"),
     DEFAULT_TENANT_NAME: z.string().min(1).max(100).default("Mteja Shop"),
@@ -47,8 +61,13 @@ const settingsSchema = z
     PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
     PASSWORD_HASH_QUEUE: z.coerce.number().int().min(0).max(10_000).default(200),
     BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(64 * 1024),
+    METRICS_TOKEN: z.string().min(16, "METRICS_TOKEN must be at least 16 characters").optional(),
+    /** The demo app's built files, served at /demo/ outside production; default apps/demo/dist. */
+    DEMO_DIR: z.string().min(1).optional(),
+    ...momoSettingsShape,
   })
   .superRefine((s, ctx) => {
+    checkMomoSettings(s, ctx);
     if (s.NODE_ENV === "production" && s.DATABASE_URL && !s.DATA_ENCRYPTION_KEY) {
       ctx.addIssue({ code: "custom", path: ["DATA_ENCRYPTION_KEY"], message: "DATA_ENCRYPTION_KEY is required in production on PostgreSQL" });
     }

@@ -2,3 +2,11 @@ export { openDatabase, type Database, type DatabaseKind, type DatabaseOptions } 
 export { applyMigrations, listPendingMigrations, readMigrations, defaultMigrationsDir, type MigrationReport, type SqlRunner } from "./migrator.js";
 export { PrismaClient, Prisma } from "./generated/prisma/client.js";
 export type * from "./generated/prisma/models.js";
+export {
+  createMailOutboxStore,
+  enqueueMail,
+  type ClaimedOutboxMail,
+  type MailOutboxStore,
+  type MailOutboxStoreOptions,
+  type OutboxInsert,
+} from "./repositories/mail-outbox.js";

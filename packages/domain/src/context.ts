@@ -3,6 +3,7 @@ import type { AccessTokens } from "./shared/access-tokens.js";
 import type { DataCipher } from "./shared/data-cipher.js";
 import type { Limiter } from "./shared/limiter.js";
 import type { PasswordHasher } from "./shared/passwords.js";
+import type { MomoDeps } from "./payments/momo-deps.js";
 import type { TenantDirectory } from "./tenants/directory.js";
 import type { DomainConfig } from "./config.js";
 
@@ -47,6 +48,8 @@ export interface Deps {
   /** Asks the mail worker to look at the outbox soon (after a commit that wrote mail). */
   nudgeMail: () => void;
   logger: Logger;
+  /** M-Pesa (Daraja) clients, callback settings, payment status events and the reconciler. */
+  momo: MomoDeps;
 }
 
 export interface Context {

@@ -10,3 +10,4 @@ export { createPasswordHasher, type PasswordHasher } from "./shared/passwords.js
 export { unlimited, type Limiter, type LimitRule, type LimitDecision } from "./shared/limiter.js";
 export { loadSigningKeys } from "./shared/signing-keys.js";
 export { createTenantDirectory, ensureDefaultTenant, type Tenant, type TenantDirectory } from "./tenants/directory.js";
+export * from "./payments/index.js";

@@ -1,5 +1,7 @@
 import { addressesRouter } from "./addresses/router.js";
 import { authRouter } from "./auth/router.js";
+import { otpRouter } from "./otp/router.js";
+import { paymentsRouter } from "./payments/router.js";
 import { profileRouter } from "./profile/router.js";
 import { adminRouter } from "./tenants/router.js";
 import { createTRPCRouter } from "./trpc.js";
@@ -7,9 +9,11 @@ import { createTRPCRouter } from "./trpc.js";
 /** One router per area of the spec. */
 export const appRouter = createTRPCRouter({
   auth: authRouter,
+  otp: otpRouter,
   profile: profileRouter,
   admin: adminRouter,
   addresses: addressesRouter,
+  payments: paymentsRouter,
 });
 
 export type AppRouter = typeof appRouter;

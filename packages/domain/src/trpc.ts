@@ -15,6 +15,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { Context } from "./context.js";
 import { DomainError, toErrorEnvelope, toTrpcError } from "./errors.js";
 import type { AccessClaims } from "./shared/access-tokens.js";
+import { countAuthRequest } from "./shared/abuse-limits.js";
 import { assertLiveSession } from "./shared/sessions.js";
 import type { Tenant } from "./tenants/directory.js";
 
@@ -48,7 +49,16 @@ const domainErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
-export const publicProcedure = t.procedure.use(domainErrors);
+/**
+ * The per-IP request limit of the unauthenticated auth operations (decisions.md "Abuse limits"),
+ * recognised by their spec path so both transports and tRPC batches count alike.
+ */
+const authRequestsPerIp = t.middleware(async ({ ctx, meta, next }) => {
+  await countAuthRequest(ctx, meta?.openapi?.path);
+  return next();
+});
+
+export const publicProcedure = t.procedure.use(domainErrors).use(authRequestsPerIp);
 
 export const tenantProcedure = publicProcedure.use(async ({ ctx, next }) => {
   const tenant = await requireTenantHeader(ctx);

@@ -6,6 +6,8 @@
  *   `{ success: false, message, error: { code, details } }`.
  * - it reads DELETE input from the query string only; a JSON body on DELETE (otp/disable's password)
  *   is merged into the input so secrets never need to travel in URLs.
+ * - its route handler resolves before the reply is written, so an asynchronous onSend hook would make
+ *   Fastify send a second (empty) reply; the handler is wrapped to return the reply it used.
  */
 import type { AppRouter, Deps } from "@mteja/domain";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
@@ -22,6 +24,14 @@ export interface RestOptions {
 const bodyMethods = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
 export const restPlugin: FastifyPluginAsync<RestOptions> = async (app, opts) => {
+  app.addHook("onRoute", (route) => {
+    const handler = route.handler;
+    route.handler = async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+      await (handler as (this: unknown, request: FastifyRequest, reply: FastifyReply) => unknown).call(this, request, reply);
+      return reply;
+    } as typeof route.handler;
+  });
+
   app.addHook("onRequest", async (request) => {
     // Body-less POSTs (logout, refresh) often come without a content type; treat them as an empty JSON body.
     if (bodyMethods.has(request.method) && !request.headers["content-type"] && !Number(request.headers["content-length"] ?? 0)) {

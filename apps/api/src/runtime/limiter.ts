@@ -1,26 +1,76 @@
 /**
  * The abuse limits of decisions.md, on rate-limiter-flexible: in memory for one instance, or in
- * Redis so that several instances share one count.
+ * Redis so that several instances share one count. Each rule is a fixed window: `points` events per
+ * `durationSeconds`, counted from the key's first event.
  */
 import type { Limiter, LimitRule } from "@mteja/domain";
 import type { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 
-export const limitRules: Record<LimitRule, { points: number; durationSeconds: number }> = {
+export interface LimitRuleSetting {
+  points: number;
+  durationSeconds: number;
+}
+
+export type LimitRules = Record<LimitRule, LimitRuleSetting>;
+
+/** decisions.md "Abuse limits": generous on purpose, so a shop's own test suite never trips them. */
+export const limitRules: LimitRules = {
   login_failures_per_account: { points: 10, durationSeconds: 15 * 60 },
   login_failures_per_ip: { points: 100, durationSeconds: 60 },
   auth_requests_per_ip: { points: 1200, durationSeconds: 60 },
-  otp_failures_per_token: { points: 5, durationSeconds: 5 * 60 },
   mails_per_account: { points: 5, durationSeconds: 60 * 60 },
   stkpush_per_user: { points: 10, durationSeconds: 60 },
 };
 
-export function createLimiter(options: { redis?: Redis | undefined; rules?: typeof limitRules }): Limiter {
-  const rules = options.rules ?? limitRules;
+export const limitRuleNames = Object.keys(limitRules) as LimitRule[];
+
+/**
+ * RATE_LIMIT_RULES: overrides of some rules as `rule=points/seconds`, comma-separated, e.g.
+ * `auth_requests_per_ip=3000/60,login_failures_per_account=5/900`. Returns an error message or the overrides.
+ */
+export function parseLimitRules(text: string): Partial<LimitRules> | string {
+  const overrides: Partial<LimitRules> = {};
+  for (const part of text.split(",").map((s) => s.trim()).filter(Boolean)) {
+    const match = /^([a-z_]+)\s*=\s*(\d{1,9})\s*\/\s*(\d{1,9})$/.exec(part);
+    if (!match) return `"${part}" is not rule=points/seconds`;
+    const [, name = "", points, seconds] = match;
+    if (!(limitRuleNames as string[]).includes(name)) return `unknown rule "${name}" (known: ${limitRuleNames.join(", ")})`;
+    const setting = { points: Number(points), durationSeconds: Number(seconds) };
+    if (setting.points < 1 || setting.durationSeconds < 1) return `"${part}": points and seconds must be at least 1`;
+    overrides[name as LimitRule] = setting;
+  }
+  return overrides;
+}
+
+export interface LimiterOptions {
+  /** Shared store; without it every instance counts on its own, in memory. */
+  redis?: Redis | undefined;
+  /** Overrides of the default rules (RATE_LIMIT_RULES). */
+  rules?: Partial<LimitRules> | undefined;
+  /** Redis key prefix (REDIS_KEY_PREFIX), so deployments or test runs sharing one Redis do not share counts. */
+  keyPrefix?: string | undefined;
+}
+
+export function createLimiter(options: LimiterOptions = {}): Limiter {
+  const rules: LimitRules = { ...limitRules, ...options.rules };
+  const prefix = options.keyPrefix ?? "mteja";
   const limiters = new Map<LimitRule, RateLimiterAbstract>();
-  for (const [rule, { points, durationSeconds }] of Object.entries(rules) as [LimitRule, (typeof limitRules)[LimitRule]][]) {
-    const base = { points, duration: durationSeconds, keyPrefix: `mteja:limit:${rule}` };
-    limiters.set(rule, options.redis ? new RateLimiterRedis({ ...base, storeClient: options.redis }) : new RateLimiterMemory(base));
+  for (const rule of limitRuleNames) {
+    const { points, durationSeconds } = rules[rule];
+    const base = { points, duration: durationSeconds, keyPrefix: `${prefix}:limit:${rule}` };
+    limiters.set(
+      rule,
+      options.redis
+        ? new RateLimiterRedis({
+            ...base,
+            storeClient: options.redis,
+            // If Redis is unreachable, count in this instance's memory rather than fail every auth request.
+            rejectIfRedisNotReady: true,
+            insuranceLimiter: new RateLimiterMemory(base),
+          })
+        : new RateLimiterMemory(base),
+    );
   }
   const get = (rule: LimitRule) => limiters.get(rule)!;
 
@@ -30,19 +80,22 @@ export function createLimiter(options: { redis?: Redis | undefined; rules?: type
         await get(rule).consume(key, 1);
         return { allowed: true, retryAfter: 0 };
       } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) return { allowed: false, retryAfter: Math.ceil(rejection.msBeforeNext / 1000) };
+        if (rejection instanceof RateLimiterRes) return { allowed: false, retryAfter: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
         throw rejection;
       }
     },
     async peek(rule, key) {
       const state = await get(rule).get(key);
       if (state && state.consumedPoints >= rules[rule].points) {
-        return { allowed: false, retryAfter: Math.ceil(state.msBeforeNext / 1000) };
+        return { allowed: false, retryAfter: Math.max(1, Math.ceil(state.msBeforeNext / 1000)) };
       }
       return { allowed: true, retryAfter: 0 };
     },
     async reset(rule, key) {
       await get(rule).delete(key);
+    },
+    async refund(rule, key) {
+      await get(rule).reward(key, 1);
     },
   };
 }

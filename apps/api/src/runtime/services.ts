@@ -18,10 +18,16 @@ import {
 import { Redis } from "ioredis";
 import type { Settings } from "../settings.js";
 import { createLimiter } from "./limiter.js";
+import { createMailRuntime, type MailRuntime } from "./mail.js";
+import { createPaymentsRuntime, type PaymentsRuntime } from "./payments.js";
 import { resolveDataEncryptionKey } from "./secrets.js";
 
 export interface Services {
   deps: Deps;
+  /** The mail outbox worker (started here; stopped by close()). */
+  mail: MailRuntime;
+  /** M-Pesa: Daraja clients, the reconciliation worker (started here; stopped by close()), the dev simulator. */
+  payments: PaymentsRuntime;
   close(): Promise<void>;
 }
 
@@ -29,6 +35,8 @@ export interface ServiceOverrides {
   /** An already open database (tests create one per suite). */
   db?: Database;
   now?: () => Date;
+  /** The fetch of every Daraja client: main.ts passes metrics.instrumentDarajaFetch() (http/metrics.ts). */
+  darajaFetch?: typeof fetch;
 }
 
 export async function createServices(settings: Settings, logger: Logger, overrides: ServiceOverrides = {}): Promise<Services> {
@@ -47,6 +55,7 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       issuer: settings.JWT_ISSUER,
       audience: settings.JWT_AUDIENCE,
       ttlSeconds: settings.ACCESS_TOKEN_TTL_SECONDS,
+      now,
     });
 
     let redis: Redis | undefined;
@@ -56,7 +65,14 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       const client = redis;
       closers.push(() => client.quit());
     }
-    const limiter = settings.RATE_LIMITS === "on" ? createLimiter({ redis }) : unlimited;
+    const limiter = settings.RATE_LIMITS === "on" ? createLimiter({ redis, rules: settings.RATE_LIMIT_RULES, keyPrefix: settings.REDIS_KEY_PREFIX }) : unlimited;
+
+    const mail = createMailRuntime(settings, db, logger, now);
+    closers.push(() => mail.close());
+
+    // The reconciler reads deps when it runs, after they are built below.
+    const payments = await createPaymentsRuntime(settings, logger, () => deps, overrides.darajaFetch ? { darajaFetch: overrides.darajaFetch } : {});
+    closers.push(() => payments.close());
 
     const deps: Deps = {
       db,
@@ -67,7 +83,8 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       logger,
       passwords: await createPasswordHasher({ concurrency: settings.PASSWORD_HASH_CONCURRENCY, maxQueue: settings.PASSWORD_HASH_QUEUE }),
       tenants: createTenantDirectory(db, { ttlMs: 30_000, now: () => Date.now() }),
-      nudgeMail: () => undefined,
+      nudgeMail: () => mail.nudge(),
+      momo: payments.momo,
       config: {
         nodeEnv: settings.NODE_ENV,
         defaultTenantId: settings.DEFAULT_TENANT_ID,
@@ -83,8 +100,11 @@ export async function createServices(settings: Settings, logger: Logger, overrid
         audience: settings.JWT_AUDIENCE,
       },
     };
+    payments.start();
     return {
       deps,
+      mail,
+      payments,
       close: async () => {
         for (const close of closers.reverse()) await close().catch(() => undefined);
       },

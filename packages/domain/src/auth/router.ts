@@ -3,10 +3,13 @@ import { done, ok } from "../shared/envelope.js";
 import { tenantHeaders } from "../shared/fields.js";
 import { loginInput, loginOutput, logoutOutput, noInput, refreshOutput, registerInput, registerOutput } from "./schemas.js";
 import * as auth from "./service.js";
+import { recoveryProcedures } from "../recovery/router.js";
 
 const tags = ["auth"];
 
 export const authRouter = createTRPCRouter({
+  ...recoveryProcedures,
+
   register: tenantProcedure
     .meta({
       openapi: {

@@ -2,12 +2,13 @@ import { Prisma } from "@mteja/db";
 import type { z } from "zod";
 import type { Context } from "../context.js";
 import { DomainError } from "../errors.js";
+import { issueOtpLoginToken } from "../otp/login-token.js";
+import { beginSignInAttempt } from "../shared/abuse-limits.js";
 import { createSession, revokeSessionByRefreshToken, rotateRefreshToken } from "../shared/sessions.js";
 import type { Tenant } from "../tenants/directory.js";
 import { clearRefreshCookie, noStore, readRefreshCookie, setRefreshCookie } from "./refresh-cookie.js";
 import type { loginInput, registerInput } from "./schemas.js";
-import { issueOtpLoginToken } from "./two-factor-seam.js";
-import { enqueueVerificationMail } from "./verification-seam.js";
+import { enqueueVerificationMail } from "../recovery/email-verification.js";
 
 type TenantCtx = Context & { tenant: Tenant };
 
@@ -46,20 +47,17 @@ export type LoginResult =
   | { requires_otp: true; otp_token: string };
 
 export async function login(ctx: TenantCtx, input: z.infer<typeof loginInput>): Promise<LoginResult> {
-  const { deps, tenant, request } = ctx;
-  const accountKey = `${tenant.id}:${input.email}`;
-  const blocked = await deps.limiter.peek("login_failures_per_account", accountKey);
-  if (!blocked.allowed) throw rateLimited(blocked.retryAfter);
+  const { deps, tenant } = ctx;
+  // Counted as a failure up front (per account and per IP), given back below once the password is right.
+  const attempt = await beginSignInAttempt(ctx, { tenantId: tenant.id, email: input.email }, { ip: true });
 
   const user = await deps.db.prisma.user.findUnique({ where: { tenantId_email: { tenantId: tenant.id, email: input.email } } });
   // Unknown emails are verified against a decoy hash: same work, same time, same answer.
   const valid = await deps.passwords.verify(user?.passwordHash, input.password);
-  if (!user || !valid) {
-    await deps.limiter.consume("login_failures_per_account", accountKey);
-    await deps.limiter.consume("login_failures_per_ip", `${tenant.id}:${request.ip}`);
-    throw invalidCredentials();
-  }
-  await deps.limiter.reset("login_failures_per_account", accountKey);
+  if (!user || !valid) throw invalidCredentials();
+  // With two-factor on, earlier failures stay counted until the code is right too (otp/validate).
+  if (user.otpEnabled) await attempt.stepPassed();
+  else await attempt.succeeded();
   if (tenant.settings.requireVerifiedEmail && !user.emailVerified) {
     throw new DomainError("EMAIL_NOT_VERIFIED", "Please verify your email address before signing in.");
   }

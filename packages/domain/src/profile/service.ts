@@ -4,7 +4,7 @@ import { DomainError } from "../errors.js";
 import type { AccessClaims } from "../shared/access-tokens.js";
 import { revokeUserSessions } from "../shared/sessions.js";
 import type { Tenant } from "../tenants/directory.js";
-import { enqueueSecurityNotice } from "./security-notice-seam.js";
+import { enqueueSecurityNotice } from "../recovery/security-notices.js";
 import type { changePasswordInput, updateMeInput } from "./schemas.js";
 
 type AuthedCtx = Context & { tenant: Tenant; auth: AccessClaims };

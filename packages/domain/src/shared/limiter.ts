@@ -6,7 +6,6 @@ export type LimitRule =
   | "login_failures_per_account"
   | "login_failures_per_ip"
   | "auth_requests_per_ip"
-  | "otp_failures_per_token"
   | "mails_per_account"
   | "stkpush_per_user";
 
@@ -23,10 +22,13 @@ export interface Limiter {
   peek(rule: LimitRule, key: string): Promise<LimitDecision>;
   /** Forgets the key's count (e.g. failed logins after a successful one). */
   reset(rule: LimitRule, key: string): Promise<void>;
+  /** Gives back one point consumed earlier (an attempt counted up front that turned out to succeed). */
+  refund(rule: LimitRule, key: string): Promise<void>;
 }
 
 export const unlimited: Limiter = {
   consume: async () => ({ allowed: true, retryAfter: 0 }),
   peek: async () => ({ allowed: true, retryAfter: 0 }),
   reset: async () => undefined,
+  refund: async () => undefined,
 };

@@ -1,0 +1,51 @@
+/**
+ * GET /dev/outbox: the newest mails of the outbox with their text, so a developer (or the demo app)
+ * can follow verification and reset links without a mail server. Registered only when NODE_ENV is
+ * not production: the bodies hold live tokens.
+ */
+import type { Database } from "@mteja/db";
+import type { FastifyPluginAsync } from "fastify";
+
+export interface DevOutboxOptions {
+  db: Database;
+}
+
+interface DevOutboxQuery {
+  to?: string;
+  tenant?: string;
+  limit?: string;
+}
+
+export const devOutboxRoutes: FastifyPluginAsync<DevOutboxOptions> = async (app, opts) => {
+  app.get<{ Querystring: DevOutboxQuery }>("/dev/outbox", async (request, reply) => {
+    const { to, tenant } = request.query;
+    const limit = Math.min(Math.max(Number(request.query.limit) || 50, 1), 200);
+    const rows = await opts.db.prisma.mailOutbox.findMany({
+      where: {
+        ...(typeof to === "string" && to ? { toAddress: to.trim().toLowerCase() } : {}),
+        ...(typeof tenant === "string" && tenant ? { tenantId: tenant } : {}),
+      },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: limit,
+    });
+    void reply.header("Cache-Control", "no-store");
+    return {
+      success: true,
+      data: {
+        mails: rows.map((row) => ({
+          id: row.id,
+          tenant_id: row.tenantId,
+          kind: row.kind,
+          to: row.toAddress,
+          from_name: row.fromName,
+          subject: row.subject,
+          text: row.textBody,
+          created_at: row.createdAt.toISOString(),
+          sent_at: row.sentAt ? row.sentAt.toISOString() : null,
+          attempts: row.attempts,
+          last_error: row.lastError,
+        })),
+      },
+    };
+  });
+};

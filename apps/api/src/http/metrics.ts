@@ -1,0 +1,272 @@
+/**
+ * Prometheus metrics at GET /metrics, on a registry the composition root owns (never prom-client's
+ * global one, so two servers in one process — the tests — never share counters).
+ *
+ * - mteja_http_requests_total / mteja_http_request_duration_seconds by method, route pattern, status
+ *   (REST operations by their OpenAPI path, tRPC calls by procedure; never the raw URL)
+ * - mteja_auth_logins_total by step (password | otp) and outcome (success, requires_otp, or the error code)
+ * - mteja_payments / mteja_payouts by status, mteja_mail_outbox_backlog: read from the database on scrape
+ * - mteja_daraja_request_duration_seconds / mteja_daraja_errors_total: fed by instrumentDarajaFetch
+ *
+ * Access: with METRICS_TOKEN set, only `Authorization: Bearer <METRICS_TOKEN>`; without it, only
+ * direct connections from the loopback interface (not through a proxy).
+ */
+import type { Database } from "@mteja/db";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { timingSafeEqual, createHash } from "node:crypto";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+
+export type DarajaOutcome = "ok" | "http_error" | "timeout" | "network";
+
+/** What the payments code needs to report its Daraja calls (see instrumentDarajaFetch). */
+export interface DarajaCallObserver {
+  observeDarajaCall(operation: string, outcome: DarajaOutcome, seconds: number): void;
+}
+
+export interface Metrics extends DarajaCallObserver {
+  registry: Registry;
+  /** The HTTP-layer instruments installMetrics feeds. */
+  instruments: Instruments;
+  /** A fetch for the Daraja client (`createDarajaClient({ fetch })`) that times and counts every call. */
+  instrumentDarajaFetch(fetch?: typeof globalThis.fetch): typeof globalThis.fetch;
+}
+
+export interface Instruments {
+  requests: Counter<"method" | "route" | "status">;
+  duration: Histogram<"method" | "route" | "status">;
+  logins: Counter<"step" | "outcome">;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  const instruments: Instruments = {
+    requests: new Counter({ name: "mteja_http_requests_total", help: "HTTP requests answered, by route pattern and status.", labelNames: ["method", "route", "status"], registers: [registry] }),
+    duration: new Histogram({
+      name: "mteja_http_request_duration_seconds",
+      help: "Time to answer an HTTP request, by route pattern and status.",
+      labelNames: ["method", "route", "status"],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    logins: new Counter({
+      name: "mteja_auth_logins_total",
+      help: "Sign-in attempts by step (password, otp) and outcome (success, requires_otp, or the error code in lower case).",
+      labelNames: ["step", "outcome"],
+      registers: [registry],
+    }),
+  };
+  const darajaDuration = new Histogram({
+    name: "mteja_daraja_request_duration_seconds",
+    help: "Time of one HTTP exchange with Daraja, by operation and outcome.",
+    labelNames: ["operation", "outcome"],
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
+    registers: [registry],
+  });
+  const darajaErrors = new Counter({
+    name: "mteja_daraja_errors_total",
+    help: "Daraja calls that failed: an HTTP error answer, a timeout or a network failure.",
+    labelNames: ["operation", "outcome"],
+    registers: [registry],
+  });
+
+  const observeDarajaCall = (operation: string, outcome: DarajaOutcome, seconds: number) => {
+    darajaDuration.observe({ operation, outcome }, seconds);
+    if (outcome !== "ok") darajaErrors.inc({ operation, outcome });
+  };
+
+  return {
+    registry,
+    instruments,
+    observeDarajaCall,
+    instrumentDarajaFetch(inner = globalThis.fetch) {
+      return async (input, init) => {
+        const operation = darajaOperation(typeof input === "string" ? input : input instanceof URL ? input.href : input.url);
+        const started = performance.now();
+        const seconds = () => (performance.now() - started) / 1000;
+        try {
+          const response = await inner(input, init);
+          observeDarajaCall(operation, response.ok ? "ok" : "http_error", seconds());
+          return response;
+        } catch (error) {
+          const name = (error as { name?: unknown } | null)?.name;
+          observeDarajaCall(operation, name === "TimeoutError" || name === "AbortError" ? "timeout" : "network", seconds());
+          throw error;
+        }
+      };
+    },
+  };
+}
+
+/** Daraja's paths name their operation; anything else is "other" (bounded label values). */
+const darajaOperations: Array<[RegExp, string]> = [
+  [/\/oauth\/v1\/generate/, "oauth"],
+  [/\/mpesa\/stkpush\/v1\/processrequest/, "stkpush"],
+  [/\/mpesa\/stkpushquery\/v1\/query/, "stkquery"],
+  [/\/mpesa\/b2c\//, "b2c"],
+  [/\/mpesa\/transactionstatus\//, "transaction_status"],
+];
+
+export function darajaOperation(url: string): string {
+  const path = url.replace(/^[a-z]+:\/\/[^/]+/i, "").split("?")[0] ?? "";
+  return darajaOperations.find(([pattern]) => pattern.test(path))?.[1] ?? "other";
+}
+
+export interface MetricsRoutesOptions {
+  metrics: Metrics;
+  db: Database;
+  /** METRICS_TOKEN; unset means loopback only. */
+  token: string | undefined;
+  /** Method + OpenAPI path of every REST operation (label values come only from here). */
+  restOperations: Array<{ method: string; path: string }>;
+  /** Every tRPC procedure path ("auth.login"), for the same reason. */
+  procedures: ReadonlySet<string>;
+}
+
+interface RouteInfo {
+  route: string;
+  /** The procedure per position of a tRPC batch, or the one REST operation. */
+  loginSteps: Array<"password" | "otp" | undefined>;
+  transport: "rest" | "trpc" | "other";
+}
+
+const loginSteps: Record<string, "password" | "otp"> = { "auth.login": "password", "otp.validate": "otp" };
+const restLoginSteps: Record<string, "password" | "otp"> = { "POST /api/v1/auth/login": "password", "POST /api/v1/auth/otp/validate": "otp" };
+
+/** Hooks on the root instance (so they see every route) plus the /metrics route. */
+export function installMetrics(app: FastifyInstance, options: MetricsRoutesOptions): void {
+  const { instruments, registry } = options.metrics;
+  const rest = options.restOperations.map(({ method, path }) => ({
+    method: method.toUpperCase(),
+    path,
+    pattern: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "[^/]+")}/?$`),
+  }));
+  const routes = new WeakMap<FastifyRequest, RouteInfo>();
+
+  const routeOf = (request: FastifyRequest): RouteInfo => {
+    const pattern = request.routeOptions.url;
+    const path = request.url.split("?")[0] ?? "";
+    if (pattern === "/trpc/:path") {
+      const names = decodeURIComponent((request.params as { path?: string }).path ?? "").split(",");
+      const known = names.every((name) => options.procedures.has(name));
+      const route = !known ? "/trpc/(unknown)" : names.length === 1 ? `/trpc/${names[0]}` : "/trpc/(batch)";
+      return { route, transport: "trpc", loginSteps: known ? names.map((name) => loginSteps[name]) : [] };
+    }
+    if (pattern === "/*") {
+      const match = rest.find((op) => op.method === request.method && op.pattern.test(path));
+      if (!match) return { route: "(unmatched)", transport: "other", loginSteps: [] };
+      return { route: match.path, transport: "rest", loginSteps: [restLoginSteps[`${match.method} ${match.path}`]] };
+    }
+    return { route: pattern ?? "(unmatched)", transport: "other", loginSteps: [] };
+  };
+
+  app.addHook("onRequest", async (request) => {
+    routes.set(request, routeOf(request));
+  });
+
+  // Callback style, finishing synchronously unless a tRPC login answer must be read: the REST mount's
+  // handler resolves before its reply is written, so a slower onSend hook makes Fastify send twice.
+  app.addHook("onSend", (request, reply, payload, done) => {
+    const info = routes.get(request);
+    if (!info || !info.loginSteps.some(Boolean)) return done(null, payload);
+    const count = (text: string) => {
+      try {
+        countLogins(instruments.logins, info, reply, JSON.parse(text));
+      } catch {
+        // A body that is not JSON is not a login answer worth counting.
+      }
+    };
+    if (typeof payload === "string") {
+      count(payload);
+      return done(null, payload);
+    }
+    if (payload instanceof Response) {
+      payload
+        .clone()
+        .text()
+        .then(count, () => undefined)
+        .finally(() => done(null, payload));
+      return;
+    }
+    done(null, payload);
+  });
+
+  app.addHook("onResponse", async (request, reply) => {
+    const route = routes.get(request)?.route ?? request.routeOptions.url ?? "(unmatched)";
+    // The raw status: trpc-to-openapi redefines reply.statusCode on the REST mount.
+    const status = reply.raw.statusCode;
+    const labels = { method: request.method, route: status === 404 && route === "/*" ? "(unmatched)" : route, status: String(status) };
+    instruments.requests.inc(labels);
+    instruments.duration.observe(labels, reply.elapsedTime / 1000);
+  });
+
+  const payments = new Gauge({ name: "mteja_payments", help: "Stored STK payments by status (all tenants; the same value on every instance).", labelNames: ["status"], registers: [registry] });
+  const payouts = new Gauge({ name: "mteja_payouts", help: "Stored B2C payouts by status (all tenants).", labelNames: ["status"], registers: [registry] });
+  const backlog = new Gauge({ name: "mteja_mail_outbox_backlog", help: "Mails written to the outbox and not sent yet.", registers: [registry] });
+  const oldest = new Gauge({ name: "mteja_mail_outbox_oldest_unsent_seconds", help: "Age of the oldest unsent mail (0 when none).", registers: [registry] });
+  const scrapeErrors = new Counter({ name: "mteja_metrics_database_errors_total", help: "Scrapes whose database figures could not be read.", registers: [registry] });
+
+  const readDatabaseFigures = async () => {
+    try {
+      const [paymentRows, payoutRows, outbox] = [
+        await options.db.sql.query("SELECT status, count(*)::int AS n FROM payments GROUP BY status"),
+        await options.db.sql.query("SELECT status, count(*)::int AS n FROM payouts GROUP BY status"),
+        await options.db.sql.query("SELECT count(*)::int AS n, COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS age FROM mail_outbox WHERE sent_at IS NULL"),
+      ];
+      payments.reset();
+      for (const row of paymentRows) payments.set({ status: String(row.status) }, Number(row.n));
+      payouts.reset();
+      for (const row of payoutRows) payouts.set({ status: String(row.status) }, Number(row.n));
+      backlog.set(Number(outbox[0]?.n ?? 0));
+      oldest.set(Number(outbox[0]?.age ?? 0));
+    } catch {
+      scrapeErrors.inc();
+    }
+  };
+
+  app.get("/metrics", async (request, reply) => {
+    if (!allowed(request, options.token)) {
+      // Without a token the endpoint does not exist for outsiders; with one, it asks for it.
+      if (options.token) void reply.header("WWW-Authenticate", 'Bearer realm="metrics"');
+      return reply.code(options.token ? 401 : 404).send({ success: false, message: options.token ? "A metrics token is required." : "Not found.", error: { code: options.token ? "AUTH_REQUIRED" : "NOT_FOUND" } });
+    }
+    await readDatabaseFigures();
+    void reply.header("Content-Type", registry.contentType).header("Cache-Control", "no-store");
+    return registry.metrics();
+  });
+}
+
+function countLogins(logins: Counter<"step" | "outcome">, info: RouteInfo, reply: FastifyReply, body: unknown): void {
+  if (info.transport === "rest") {
+    const step = info.loginSteps[0];
+    if (step) logins.inc({ step, outcome: outcomeOf(reply.statusCode < 400, body) });
+    return;
+  }
+  // tRPC: one result per procedure of the batch (or a single one without ?batch=1).
+  const results = Array.isArray(body) ? body : [body];
+  info.loginSteps.forEach((step, index) => {
+    const result = results[index] as { result?: { data?: unknown }; error?: unknown } | undefined;
+    if (!step || !result) return;
+    logins.inc({ step, outcome: result.error ? outcomeOf(false, result.error) : outcomeOf(true, result.result?.data) });
+  });
+}
+
+function outcomeOf(ok: boolean, body: unknown): string {
+  if (ok) return (body as { data?: { requires_otp?: unknown } } | undefined)?.data?.requires_otp === true ? "requires_otp" : "success";
+  const code = (body as { error?: { code?: unknown } } | undefined)?.error?.code;
+  return typeof code === "string" && /^[A-Z_]{1,40}$/.test(code) ? code.toLowerCase() : "error";
+}
+
+function allowed(request: FastifyRequest, token: string | undefined): boolean {
+  if (token) {
+    const given = /^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1] ?? "";
+    // Hashing first makes the comparison constant-time whatever the lengths.
+    const digest = (value: string) => createHash("sha256").update(value).digest();
+    return timingSafeEqual(digest(given), digest(token));
+  }
+  const address = request.socket.remoteAddress ?? "";
+  const loopback = address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127.");
+  const proxied = request.headers["x-forwarded-for"] !== undefined || request.headers.forwarded !== undefined;
+  return loopback && !proxied;
+}

@@ -1,0 +1,77 @@
+/**
+ * Daraja's callbacks (spec section 6) as plain Fastify routes: their bodies are Daraja's, not ours, so
+ * they bypass the tRPC/OpenAPI mounts. Every body is read as raw text (whatever its content type, even
+ * invalid JSON) so it can be stored verbatim before anything else; the domain does the rest.
+ *
+ *   POST /api/momo/callback/stkpush        STK push result        (MOMO_CALLBACK_URL)
+ *   POST /api/momo/callback/b2c/result     B2C result             (MOMO_B2C_RESULT_URL)
+ *   POST /api/momo/callback/b2c/timeout    B2C queue time-out     (MOMO_B2C_TIMEOUT_URL)
+ *   POST /api/momo/callback/b2c/status     Transaction Status result and time-out (MOMO_B2C_STATUS_URL)
+ */
+import { receiveCallback, type CallbackKind, type Deps } from "@mteja/domain";
+import type { FastifyPluginAsync } from "fastify";
+import { z } from "zod";
+
+export const momoCallbackRoutes: Record<string, CallbackKind> = {
+  "/api/momo/callback/stkpush": "stkpush",
+  "/api/momo/callback/b2c/result": "b2c_result",
+  "/api/momo/callback/b2c/timeout": "b2c_timeout",
+  "/api/momo/callback/b2c/status": "b2c_status",
+};
+
+export const momoCallbackPlugin: FastifyPluginAsync<{ deps: Deps }> = async (app, { deps }) => {
+  // Scoped to this plugin: the rest of the service keeps its JSON parser.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => done(null, body));
+
+  for (const [path, kind] of Object.entries(momoCallbackRoutes)) {
+    // warn: Fastify's per-request info logs would write the URL, and with it the secret token.
+    app.post(path, { logLevel: "warn" }, async (request, reply) => {
+      const query = request.query as Record<string, unknown>;
+      const token = typeof query.token === "string" ? query.token : undefined;
+      const rawBody = typeof request.body === "string" ? request.body : "";
+      const answer = await receiveCallback(deps, { kind, rawBody, sourceIp: request.ip, token });
+      return reply.code(answer.status).header("cache-control", "no-store").send(answer.body);
+    });
+  }
+};
+
+const tokenParameter = {
+  name: "token",
+  in: "query" as const,
+  required: true,
+  description: "MOMO_CALLBACK_SECRET (the service puts it in the callback URLs it gives Daraja).",
+  schema: { type: "string" as const },
+};
+
+const accepted = {
+  description: "Stored and applied (or recorded as duplicate/flagged); answered only after the commit.",
+  content: { "application/json": { schema: z.object({ ResultCode: z.literal(0), ResultDesc: z.literal("Accepted") }) } },
+};
+
+function callbackOperation(summary: string, body: string) {
+  return {
+    post: {
+      tags: ["momo callbacks"],
+      summary,
+      description: `Called by Daraja, not by clients. ${body} Stored verbatim first, then applied exactly once.`,
+      parameters: [tokenParameter],
+      requestBody: { required: true, content: { "application/json": { schema: z.object({}).passthrough() } } },
+      responses: {
+        200: accepted,
+        400: { description: "MALFORMED_REQUEST: not JSON or not a Daraja callback (stored for audit)" },
+        403: { description: "FORBIDDEN: missing or wrong token (stored for audit and logged)" },
+      },
+    },
+  };
+}
+
+/** The callback endpoints in the OpenAPI document (generateOpenApiDocument's `paths`). */
+export function momoCallbackOpenApiPaths() {
+  return {
+    "/api/momo/callback/stkpush": callbackOperation("STK push result", "Body: `{ Body: { stkCallback: { MerchantRequestID, CheckoutRequestID, ResultCode, ResultDesc, CallbackMetadata? } } }`."),
+    "/api/momo/callback/b2c/result": callbackOperation("B2C result", "Body: `{ Result: { ResultCode, ResultDesc, OriginatorConversationID, ConversationID, TransactionID, ResultParameters? } }`."),
+    "/api/momo/callback/b2c/timeout": callbackOperation("B2C queue time-out", "The payout becomes UNKNOWN and a Transaction Status query is scheduled."),
+    "/api/momo/callback/b2c/status": callbackOperation("Transaction Status result (and its time-out)", "Settles an UNKNOWN or PENDING payout."),
+  };
+}

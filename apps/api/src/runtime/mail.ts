@@ -1,0 +1,42 @@
+/**
+ * The mail side of the composition root: the outbox store on the database, the transport (SMTP
+ * when SMTP_URL is set, else the log transport) and the worker that sends what the domain wrote
+ * to the outbox. See docs/mail.md.
+ */
+import { createMailOutboxStore, type Database } from "@mteja/db";
+import type { Logger } from "@mteja/domain";
+import { createMailTransport, createOutboxWorker, isMailKind, type OutboxRunResult } from "@mteja/mailer";
+import type { Settings } from "../settings.js";
+
+export interface MailRuntime {
+  /** Asks the worker to look at the outbox now (after a commit that wrote mail). */
+  nudge(): void;
+  /** Claims and sends one batch now; for tests and tools. */
+  runOnce(): Promise<OutboxRunResult>;
+  /** Stops the worker (waiting for the batch in flight) and closes the transport. */
+  close(): Promise<void>;
+}
+
+export function createMailRuntime(settings: Settings, db: Database, logger: Logger, now: () => Date): MailRuntime {
+  const production = settings.NODE_ENV === "production";
+  const transport = createMailTransport({
+    smtpUrl: settings.SMTP_URL,
+    from: settings.MAIL_FROM,
+    logger,
+    // Bodies carry live reset and verification links.
+    logMailBodies: !production,
+    now,
+  });
+  // Outside production the bodies stay, so the dev outbox (GET /dev/outbox) can show the links.
+  const store = createMailOutboxStore(db.prisma, { isKind: isMailKind, scrubBodiesOnSend: production });
+  const worker = createOutboxWorker({ store, transport, logger, now });
+  worker.start();
+  return {
+    nudge: () => worker.nudge(),
+    runOnce: () => worker.runOnce(),
+    close: async () => {
+      await worker.stop();
+      await transport.close();
+    },
+  };
+}

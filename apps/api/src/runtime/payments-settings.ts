@@ -1,0 +1,111 @@
+/**
+ * The MOMO_* settings (decisions.md "Mobile money", docs/mpesa.md "Settings"), spread into the one
+ * settings schema of ../settings.ts. Without MOMO_BASE_URL, M-Pesa is off (the momo operations answer
+ * PAYMENT_PROVIDER_UNAVAILABLE) unless the dev start runs the simulator in-process.
+ */
+import { z } from "zod";
+
+const optionalUrl = (name: string) => z.url({ protocol: /^https?$/, error: `${name} must be an http(s) URL` }).optional();
+
+/** Words Daraja refuses in callback URLs, any case (reference.md §6). */
+export const BLOCKED_CALLBACK_WORDS = ["m-pesa", "mpesa", "safaricom", "exe", "exec", "cmd", "sql", "query"] as const;
+
+export function blockedWordIn(url: string): string | undefined {
+  const lower = url.toLowerCase();
+  return BLOCKED_CALLBACK_WORDS.find((word) => lower.includes(word));
+}
+
+export const momoSettingsShape = {
+  MTEJA_DEV_START: z.string().optional().transform((v) => v === "1" || v === "true"),
+  /** auto: run the simulator in-process on the dev start (MTEJA_DEV_START=1) when MOMO_BASE_URL is unset. */
+  MOMO_SIMULATOR: z.enum(["auto", "on", "off"], { error: "MOMO_SIMULATOR must be auto, on or off" }).default("auto"),
+  SIM_PORT: z.coerce.number({ error: "SIM_PORT must be a number" }).int().min(0).max(65535).default(4010),
+  MOMO_BASE_URL: optionalUrl("MOMO_BASE_URL"),
+  MOMO_CONSUMER_KEY: z.string().min(1).optional(),
+  MOMO_CONSUMER_SECRET: z.string().min(1).optional(),
+  MOMO_SHORTCODE: z.string().regex(/^\d{5,7}$/, "MOMO_SHORTCODE must be 5-7 digits").optional(),
+  MOMO_PASSKEY: z.string().min(1).optional(),
+  MOMO_TRANSACTION_TYPE: z
+    .enum(["CustomerPayBillOnline", "CustomerBuyGoodsOnline"], { error: "MOMO_TRANSACTION_TYPE must be CustomerPayBillOnline or CustomerBuyGoodsOnline" })
+    .default("CustomerPayBillOnline"),
+  MOMO_TILL_NUMBER: z.string().regex(/^\d{5,7}$/, "MOMO_TILL_NUMBER must be 5-7 digits").optional(),
+  MOMO_CALLBACK_URL: optionalUrl("MOMO_CALLBACK_URL"),
+  MOMO_B2C_SHORTCODE: z.string().regex(/^\d{5,7}$/, "MOMO_B2C_SHORTCODE must be 5-7 digits").optional(),
+  MOMO_INITIATOR_NAME: z.string().min(1).optional(),
+  MOMO_SECURITY_CREDENTIAL: z.string().regex(/^[A-Za-z0-9+/]+={0,2}$/, "MOMO_SECURITY_CREDENTIAL must be base64").optional(),
+  MOMO_INITIATOR_PASSWORD: z.string().min(1).optional(),
+  MOMO_CERTIFICATE_PATH: z.string().min(1).optional(),
+  MOMO_B2C_RESULT_URL: optionalUrl("MOMO_B2C_RESULT_URL"),
+  MOMO_B2C_TIMEOUT_URL: optionalUrl("MOMO_B2C_TIMEOUT_URL"),
+  /** Where Transaction Status results go; default: MOMO_B2C_RESULT_URL with /b2c/result → /b2c/status. */
+  MOMO_B2C_STATUS_URL: optionalUrl("MOMO_B2C_STATUS_URL"),
+  MOMO_CALLBACK_SECRET: z
+    .string()
+    .regex(/^[A-Za-z0-9_~.-]{32,256}$/, "MOMO_CALLBACK_SECRET must be 32-256 URL-safe characters (e.g. `openssl rand -hex 32`)")
+    .optional(),
+  MOMO_CALLBACK_ALLOWED_IPS: z
+    .string()
+    .default("")
+    .transform((v) => v.split(",").map((s) => s.trim()).filter(Boolean))
+    .pipe(z.array(z.union([z.ipv4(), z.ipv6()], { error: "MOMO_CALLBACK_ALLOWED_IPS must be comma-separated IP addresses" }))),
+  MOMO_TIMEOUT_MS: z.coerce.number({ error: "MOMO_TIMEOUT_MS must be a number" }).int().min(100).max(120_000).default(10_000),
+  MOMO_RECONCILE_AFTER_SECONDS: z.coerce.number({ error: "MOMO_RECONCILE_AFTER_SECONDS must be a number" }).int().min(0).max(86_400).default(120),
+  MOMO_RECONCILE_INTERVAL_MS: z.coerce.number({ error: "MOMO_RECONCILE_INTERVAL_MS must be a number" }).int().min(0).max(3_600_000).default(5_000),
+  MOMO_RECONCILE_PACE_MS: z.coerce.number({ error: "MOMO_RECONCILE_PACE_MS must be a number" }).int().min(0).max(60_000).default(200),
+};
+
+export type MomoSettingsValues = z.output<z.ZodObject<typeof momoSettingsShape>>;
+type MomoSettingsInput = MomoSettingsValues & { NODE_ENV: string };
+
+/** The token the callback URLs carry: appended from MOMO_CALLBACK_SECRET unless the URL already has it. */
+export function withCallbackToken(url: string, secret: string): string {
+  const parsed = new URL(url);
+  if (!parsed.searchParams.has("token")) parsed.searchParams.set("token", secret);
+  return parsed.toString();
+}
+
+/** MOMO_B2C_STATUS_URL, or the result URL with its /b2c/result path turned into /b2c/status. */
+export function b2cStatusUrl(settings: { MOMO_B2C_STATUS_URL?: string | undefined; MOMO_B2C_RESULT_URL?: string | undefined }): string | undefined {
+  if (settings.MOMO_B2C_STATUS_URL) return settings.MOMO_B2C_STATUS_URL;
+  if (!settings.MOMO_B2C_RESULT_URL) return undefined;
+  const url = new URL(settings.MOMO_B2C_RESULT_URL);
+  if (!/\/b2c\/result\/?$/.test(url.pathname)) return undefined;
+  url.pathname = url.pathname.replace(/\/b2c\/result\/?$/, "/b2c/status");
+  return url.toString();
+}
+
+/** Cross-field rules of the MOMO_* settings. */
+export function checkMomoSettings(s: MomoSettingsInput, ctx: z.RefinementCtx): void {
+  const issue = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
+  if (s.MOMO_SIMULATOR === "on" && s.NODE_ENV === "production") issue("MOMO_SIMULATOR", "MOMO_SIMULATOR=on is not allowed in production");
+  if (!s.MOMO_BASE_URL) return;
+
+  for (const name of ["MOMO_CONSUMER_KEY", "MOMO_CONSUMER_SECRET", "MOMO_SHORTCODE", "MOMO_PASSKEY", "MOMO_CALLBACK_URL", "MOMO_CALLBACK_SECRET"] as const) {
+    if (!s[name]) issue(name, `${name} is required when MOMO_BASE_URL is set`);
+  }
+  if (s.MOMO_TRANSACTION_TYPE === "CustomerBuyGoodsOnline" && !s.MOMO_TILL_NUMBER) {
+    issue("MOMO_TILL_NUMBER", "MOMO_TILL_NUMBER is required with MOMO_TRANSACTION_TYPE=CustomerBuyGoodsOnline");
+  }
+  if (s.MOMO_B2C_SHORTCODE) {
+    for (const name of ["MOMO_INITIATOR_NAME", "MOMO_B2C_RESULT_URL", "MOMO_B2C_TIMEOUT_URL"] as const) {
+      if (!s[name]) issue(name, `${name} is required when MOMO_B2C_SHORTCODE is set`);
+    }
+    if (!s.MOMO_SECURITY_CREDENTIAL && !(s.MOMO_INITIATOR_PASSWORD && s.MOMO_CERTIFICATE_PATH)) {
+      issue("MOMO_SECURITY_CREDENTIAL", "B2C needs MOMO_SECURITY_CREDENTIAL, or MOMO_INITIATOR_PASSWORD with MOMO_CERTIFICATE_PATH");
+    }
+    if (s.MOMO_B2C_RESULT_URL && !b2cStatusUrl(s)) {
+      issue("MOMO_B2C_STATUS_URL", "MOMO_B2C_STATUS_URL is required when MOMO_B2C_RESULT_URL does not end in /b2c/result");
+    }
+  }
+
+  const secret = s.MOMO_CALLBACK_SECRET;
+  const urls = { MOMO_CALLBACK_URL: s.MOMO_CALLBACK_URL, MOMO_B2C_RESULT_URL: s.MOMO_B2C_RESULT_URL, MOMO_B2C_TIMEOUT_URL: s.MOMO_B2C_TIMEOUT_URL, MOMO_B2C_STATUS_URL: b2cStatusUrl(s) };
+  for (const [name, url] of Object.entries(urls)) {
+    if (!url || !secret) continue;
+    const token = new URL(url).searchParams.get("token");
+    if (token !== null && token !== secret) issue(name, `${name} carries a token= that is not MOMO_CALLBACK_SECRET`);
+    const word = blockedWordIn(withCallbackToken(url, secret));
+    if (word) issue(name, `${name} (with its token) contains "${word}", which Daraja refuses in callback URLs`);
+    if (s.NODE_ENV === "production" && !url.startsWith("https://")) issue(name, `${name} must use https in production`);
+  }
+}

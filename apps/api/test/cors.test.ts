@@ -1,0 +1,72 @@
+/** CORS: only origins in CORS_ORIGINS (or a shop's own corsOrigins) get CORS headers, with credentials. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { adminKey, startTestApp, type TestApp } from "./support/app.js";
+import { skipThisTarget } from "./support/database.js";
+
+const shopFront = "https://shop.example.co.ke";
+const otherShopFront = "https://duka.example.com";
+
+function preflight(url: string, path: string, origin: string) {
+  return fetch(url + path, {
+    method: "OPTIONS",
+    headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "content-type,authorization,x-tenant-id" },
+  });
+}
+
+describe.skipIf(skipThisTarget)("CORS", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ CORS_ORIGINS: `${shopFront}, https://admin.example.co.ke/` });
+    const created = await fetch(`${t.url}/api/v1/admin/tenants`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${adminKey}` },
+      body: JSON.stringify({ id: "duka", name: "Duka", settings: { corsOrigins: [otherShopFront] } }),
+    });
+    expect(created.status).toBeLessThan(300);
+  });
+  afterAll(async () => t?.close());
+
+  it("answers a preflight from a listed origin with that origin, credentials and the API's headers", async () => {
+    for (const path of ["/api/v1/auth/login", "/trpc/auth.login"]) {
+      const res = await preflight(t.url, path, shopFront);
+      expect(res.status, path).toBe(204);
+      expect(res.headers.get("access-control-allow-origin")).toBe(shopFront);
+      expect(res.headers.get("access-control-allow-credentials")).toBe("true");
+      expect(res.headers.get("access-control-allow-methods")).toContain("POST");
+      const allowed = res.headers.get("access-control-allow-headers")!.toLowerCase();
+      for (const header of ["content-type", "authorization", "x-tenant-id"]) expect(allowed).toContain(header);
+      expect(res.headers.get("vary")).toMatch(/origin/i);
+    }
+    // A trailing slash in the setting names the same origin.
+    expect((await preflight(t.url, "/api/v1/auth/login", "https://admin.example.co.ke")).headers.get("access-control-allow-origin")).toBe("https://admin.example.co.ke");
+  });
+
+  it("gives an unlisted origin no CORS headers, on preflights and on requests", async () => {
+    const evil = "https://evil.example.net";
+    const res = await preflight(t.url, "/api/v1/auth/login", evil);
+    expect(res.headers.get("access-control-allow-origin")).toBeNull();
+    expect(res.headers.get("access-control-allow-credentials")).toBeNull();
+    const get = await fetch(`${t.url}/api/v1/auth/me`, { headers: { origin: evil, "x-tenant-id": "default" } });
+    expect(get.status).toBe(401);
+    expect(get.headers.get("access-control-allow-origin")).toBeNull();
+    // Look-alikes are not the listed origin.
+    for (const origin of [`${shopFront}.evil.net`, "http://shop.example.co.ke", "null"]) {
+      expect((await preflight(t.url, "/api/v1/auth/login", origin)).headers.get("access-control-allow-origin"), origin).toBeNull();
+    }
+  });
+
+  it("answers a listed origin's request with CORS headers and exposes X-Request-Id", async () => {
+    const res = await fetch(`${t.url}/api/v1/auth/me`, { headers: { origin: shopFront, "x-tenant-id": "default" } });
+    expect(res.headers.get("access-control-allow-origin")).toBe(shopFront);
+    expect(res.headers.get("access-control-allow-credentials")).toBe("true");
+    expect(res.headers.get("access-control-expose-headers")).toMatch(/x-request-id/i);
+  });
+
+  it("lets a shop's own corsOrigins in for that shop only", async () => {
+    expect((await preflight(t.url, "/api/v1/auth/login", otherShopFront)).headers.get("access-control-allow-origin")).toBe(otherShopFront);
+    const forDuka = await fetch(`${t.url}/api/v1/auth/me`, { headers: { origin: otherShopFront, "x-tenant-id": "duka" } });
+    expect(forDuka.headers.get("access-control-allow-origin")).toBe(otherShopFront);
+    const forDefault = await fetch(`${t.url}/api/v1/auth/me`, { headers: { origin: otherShopFront, "x-tenant-id": "default" } });
+    expect(forDefault.headers.get("access-control-allow-origin")).toBeNull();
+  });
+});

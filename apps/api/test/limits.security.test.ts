@@ -1,0 +1,150 @@
+/**
+ * The abuse limits against evasion: spoofed X-Forwarded-For, several instances (counts shared in
+ * Redis), and the client address taken only from proxies named in TRUST_PROXY.
+ */
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { registerUser, RestClient, startTestApp, uniqueEmail, type TestApp } from "./support/app.js";
+import { skipThisTarget } from "./support/database.js";
+import {
+  dropRedisKeys,
+  IpClient,
+  redisKeys,
+  redisUrl,
+  skipRedis,
+  startPeer,
+  trpcMutation,
+  uniqueIp,
+  uniqueRedisPrefix,
+  waitRetryAfter,
+} from "./support/limits.js";
+
+const randomAddress = () => `${1 + (randomBytes(1)[0]! % 220)}.${randomBytes(1)[0]}.${randomBytes(1)[0]}.${randomBytes(1)[0]}`;
+
+describe.skipIf(skipThisTarget)("per-IP limits without a trusted proxy (TRUST_PROXY unset)", () => {
+  describe("requests", () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startTestApp({ RATE_LIMIT_RULES: "auth_requests_per_ip=6/60" });
+    });
+    afterAll(async () => t?.close());
+
+    it("a different X-Forwarded-For on every request does not escape the count of the socket's address", async () => {
+      const spoofing = () => new IpClient(t.url, randomAddress());
+      for (let i = 0; i < 6; i++) {
+        const res = await spoofing().post("/api/v1/auth/forgot-password", { email: uniqueEmail() });
+        expect(res.status).toBe(200);
+      }
+      const res = await spoofing().post("/api/v1/auth/forgot-password", { email: uniqueEmail() });
+      expect(res.status).toBe(429);
+      expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
+      const trpc = await trpcMutation(t.url, "auth.forgotPassword", { email: uniqueEmail() }, { "x-forwarded-for": randomAddress(), "x-real-ip": randomAddress() });
+      expect(trpc.status).toBe(429);
+    });
+  });
+
+  describe("failed logins", () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startTestApp({ RATE_LIMIT_RULES: "login_failures_per_ip=3/60" });
+    });
+    afterAll(async () => t?.close());
+
+    it("a different X-Forwarded-For on every guess does not escape the failed-login count", async () => {
+      const user = await registerUser(new RestClient(t.url));
+      for (let i = 0; i < 3; i++) {
+        const res = await new IpClient(t.url, randomAddress()).post("/api/v1/auth/login", { email: uniqueEmail("spray"), password: "password1" });
+        expect(res.status).toBe(401);
+      }
+      const res = await new IpClient(t.url, randomAddress()).post("/api/v1/auth/login", { email: user.email, password: user.password });
+      expect(res.status).toBe(429);
+    });
+  });
+});
+
+describe.skipIf(skipThisTarget)("per-IP limits behind a trusted proxy (TRUST_PROXY=127.0.0.1)", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ TRUST_PROXY: "127.0.0.1", RATE_LIMIT_RULES: "auth_requests_per_ip=4/60" });
+  });
+  afterAll(async () => t?.close());
+
+  it("counts the address the trusted proxy saw; addresses the client prepends change nothing", async () => {
+    const client = "10.200.0.7";
+    for (let i = 0; i < 4; i++) {
+      // The proxy appends what it saw (the rightmost entry); whatever the client sent comes before it.
+      const res = await new IpClient(t.url, `${randomAddress()}, ${client}`).post("/api/v1/auth/forgot-password", { email: uniqueEmail() });
+      expect(res.status).toBe(200);
+    }
+    expect((await new IpClient(t.url, `${randomAddress()}, ${client}`).post("/api/v1/auth/forgot-password", { email: uniqueEmail() })).status).toBe(429);
+    expect((await new IpClient(t.url, client).post("/api/v1/auth/forgot-password", { email: uniqueEmail() })).status).toBe(429);
+    // Another customer behind the same proxy has a count of their own.
+    expect((await new IpClient(t.url, uniqueIp()).post("/api/v1/auth/forgot-password", { email: uniqueEmail() })).status).toBe(200);
+  });
+
+  it("counts IPv6 clients per /64, so hopping addresses inside one's own prefix does not escape", async () => {
+    const forgot = (ip: string) => new IpClient(t.url, ip).post("/api/v1/auth/forgot-password", { email: uniqueEmail() });
+    for (const ip of ["2001:db8:77:1::1", "2001:db8:77:1::2", "2001:db8:77:1::abcd:1", "2001:db8:77:1:ffff:ffff:ffff:fffe"]) {
+      expect((await forgot(ip)).status).toBe(200);
+    }
+    expect((await forgot("2001:0db8:0077:0001:0:0:0:99")).status).toBe(429);
+    expect((await forgot("2001:db8:77:2::1")).status).toBe(200);
+  });
+});
+
+describe.skipIf(skipThisTarget || skipRedis)("limits in Redis (REDIS_URL)", () => {
+  const prefix = uniqueRedisPrefix();
+  const env = {
+    REDIS_URL: redisUrl,
+    REDIS_KEY_PREFIX: prefix,
+    TRUST_PROXY: "127.0.0.1",
+    DATA_ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+    RATE_LIMIT_RULES: "login_failures_per_account=4/3,auth_requests_per_ip=6/3",
+  };
+  let a: TestApp;
+  let b: Awaited<ReturnType<typeof startPeer>>;
+  beforeAll(async () => {
+    a = await startTestApp(env);
+    b = await startPeer(a, env);
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+    await dropRedisKeys(prefix);
+  });
+
+  it("two instances on one database share the failed-login count of an account, and it recovers", async () => {
+    const user = await registerUser(new IpClient(a.url, uniqueIp()));
+    const wrong = { email: user.email, password: "wrong password" };
+    for (const url of [a.url, b.url, a.url, b.url]) {
+      expect((await new IpClient(url, uniqueIp()).post("/api/v1/auth/login", wrong)).status).toBe(401);
+    }
+    const right = { email: user.email, password: user.password };
+    const onB = await new IpClient(b.url, uniqueIp()).post("/api/v1/auth/login", right);
+    expect(onB.status).toBe(429);
+    expect(onB.body.error.code).toBe("RATE_LIMITED");
+    expect(Number(onB.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    const onA = await trpcMutation(a.url, "auth.login", right, { "x-forwarded-for": uniqueIp() });
+    expect(onA.status).toBe(429);
+    expect(onA.headers.get("retry-after")).toMatch(/^\d+$/);
+
+    // The count lives in Redis, under this run's prefix.
+    const keys = await redisKeys(prefix);
+    expect(keys).toContain(`${prefix}:limit:login_failures_per_account:default:${user.email}`);
+
+    await waitRetryAfter(onB);
+    expect((await new IpClient(a.url, uniqueIp()).post("/api/v1/auth/login", right)).status).toBe(200);
+  });
+
+  it("two instances share the per-IP request count", async () => {
+    const ip = uniqueIp();
+    for (const url of [a.url, b.url, a.url, b.url, a.url, b.url]) {
+      expect((await new IpClient(url, ip).post("/api/v1/auth/forgot-password", { email: uniqueEmail() })).status).toBe(200);
+    }
+    const limited = await new IpClient(a.url, ip).post("/api/v1/auth/forgot-password", { email: uniqueEmail() });
+    expect(limited.status).toBe(429);
+    expect((await new IpClient(b.url, ip).post("/api/v1/auth/forgot-password", { email: uniqueEmail() })).status).toBe(429);
+    await waitRetryAfter(limited);
+    expect((await new IpClient(b.url, ip).post("/api/v1/auth/forgot-password", { email: uniqueEmail() })).status).toBe(200);
+  });
+});

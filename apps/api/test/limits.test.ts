@@ -1,0 +1,268 @@
+/**
+ * Abuse limits (decisions.md "Abuse limits") tripping and recovering, in memory, over REST and tRPC.
+ * The windows are shortened with RATE_LIMIT_RULES so recovery takes seconds; a trusted proxy
+ * (TRUST_PROXY=127.0.0.1) lets each test present client addresses of its own.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLimiter, limitRules, parseLimitRules } from "../src/runtime/limiter.js";
+import { readSettings } from "../src/settings.js";
+import { registerUser, RestClient, startTestApp, uniqueEmail, type TestApp } from "./support/app.js";
+import { skipThisTarget } from "./support/database.js";
+import { IpClient, trpcMutation, uniqueIp, waitRetryAfter } from "./support/limits.js";
+
+async function resetToken(t: TestApp, email: string): Promise<string> {
+  for (let i = 0; i < 100; i++) {
+    const mail = await t.deps.db.prisma.mailOutbox.findFirst({ where: { toAddress: email, kind: "resetPassword" } });
+    const token = mail && /token=([0-9a-f]{64})/.exec(mail.textBody)?.[1];
+    if (token) return token;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error("no reset mail");
+}
+
+describe.skipIf(skipThisTarget)("abuse limits", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({
+      TRUST_PROXY: "127.0.0.1",
+      RATE_LIMIT_RULES: "login_failures_per_account=3/3,login_failures_per_ip=4/3,auth_requests_per_ip=9/3",
+    });
+  });
+  afterAll(async () => t?.close());
+
+  const as = (ip: string) => new IpClient(t.url, ip);
+
+  describe("failed logins per account", () => {
+    it("locks the account after its failures whatever the IP, with Retry-After, then lets it in again", async () => {
+      const user = await registerUser(as(uniqueIp()));
+      for (let i = 0; i < 3; i++) {
+        const res = await as(uniqueIp()).post("/api/v1/auth/login", { email: user.email, password: "wrong password" });
+        expect(res.status).toBe(401);
+        expect(res.body.error.code).toBe("INVALID_CREDENTIALS");
+      }
+      // The right password, from yet another address: still locked.
+      const locked = await as(uniqueIp()).post("/api/v1/auth/login", { email: user.email, password: user.password });
+      expect(locked.status).toBe(429);
+      expect(locked.body).toEqual({ success: false, message: expect.any(String), error: { code: "RATE_LIMITED" } });
+      const retryAfter = Number(locked.headers.get("retry-after"));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(3);
+
+      // Same over tRPC, Retry-After included.
+      const ip = uniqueIp();
+      const trpc = await trpcMutation(t.url, "auth.login", { email: user.email, password: user.password }, { "x-forwarded-for": ip });
+      expect(trpc.status).toBe(429);
+      expect(trpc.code).toBe("RATE_LIMITED");
+      expect(Number(trpc.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+
+      // Password reset is not blocked by the lock.
+      const forgot = await as(uniqueIp()).post("/api/v1/auth/forgot-password", { email: user.email });
+      expect(forgot.status).toBe(200);
+
+      await waitRetryAfter(locked);
+      const back = await as(uniqueIp()).post("/api/v1/auth/login", { email: user.email, password: user.password });
+      expect(back.status).toBe(200);
+    });
+
+    it("limits unknown emails exactly like known ones", async () => {
+      const email = uniqueEmail("ghost");
+      for (let i = 0; i < 3; i++) expect((await as(uniqueIp()).post("/api/v1/auth/login", { email, password: "x" })).status).toBe(401);
+      const res = await as(uniqueIp()).post("/api/v1/auth/login", { email: email.toUpperCase(), password: "x" });
+      expect(res.status).toBe(429);
+    });
+
+    it("forgets the failures after a successful login", async () => {
+      const user = await registerUser(as(uniqueIp()));
+      const login = (password: string) => as(uniqueIp()).post("/api/v1/auth/login", { email: user.email, password });
+      expect((await login("wrong 1")).status).toBe(401);
+      expect((await login("wrong 2")).status).toBe(401);
+      expect((await login(user.password)).status).toBe(200);
+      expect((await login("wrong 3")).status).toBe(401);
+      expect((await login("wrong 4")).status).toBe(401);
+      expect((await login(user.password)).status).toBe(200);
+    });
+
+    it("is lifted by a password reset", async () => {
+      const user = await registerUser(as(uniqueIp()));
+      for (let i = 0; i < 3; i++) await as(uniqueIp()).post("/api/v1/auth/login", { email: user.email, password: "wrong password" });
+      expect((await as(uniqueIp()).post("/api/v1/auth/login", { email: user.email, password: user.password })).status).toBe(429);
+
+      expect((await as(uniqueIp()).post("/api/v1/auth/forgot-password", { email: user.email })).status).toBe(200);
+      const token = await resetToken(t, user.email);
+      const reset = await as(uniqueIp()).post("/api/v1/auth/reset-password", { token, email: user.email, new_password: "a brand new password" });
+      expect(reset.status).toBe(200);
+      const login = await as(uniqueIp()).post("/api/v1/auth/login", { email: user.email, password: "a brand new password" });
+      expect(login.status).toBe(200);
+    });
+
+    it("counts wrong passwords at otp/disable too (an access token must not become a password oracle)", async () => {
+      const client = as(uniqueIp());
+      const user = await registerUser(client);
+      for (let i = 0; i < 3; i++) {
+        const res = await client.request("DELETE", "/api/v1/auth/otp/disable", { body: { password: "guess" }, token: user.accessToken });
+        expect(res.body.error.code).toBe("INVALID_CREDENTIALS");
+      }
+      const res = await client.request("DELETE", "/api/v1/auth/otp/disable", { body: { password: "guess" }, token: user.accessToken });
+      expect(res.status).toBe(429);
+      expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
+    });
+  });
+
+  describe("failed logins per IP", () => {
+    it("blocks an address after its failures across accounts; right passwords do not count; other addresses go on", async () => {
+      const ip = uniqueIp();
+      const user = await registerUser(as(uniqueIp()));
+      // Right passwords from the address are not failures, however many.
+      for (let i = 0; i < 5; i++) expect((await as(ip).post("/api/v1/auth/login", { email: user.email, password: user.password })).status).toBe(200);
+      for (let i = 0; i < 4; i++) {
+        expect((await as(ip).post("/api/v1/auth/login", { email: uniqueEmail("spray"), password: "123456" })).status).toBe(401);
+      }
+      const blocked = await as(ip).post("/api/v1/auth/login", { email: user.email, password: user.password });
+      expect(blocked.status).toBe(429);
+      expect(blocked.headers.get("retry-after")).toMatch(/^\d+$/);
+      const trpc = await trpcMutation(t.url, "auth.login", { email: user.email, password: user.password }, { "x-forwarded-for": ip });
+      expect(trpc.status).toBe(429);
+      expect(trpc.headers.get("retry-after")).toMatch(/^\d+$/);
+
+      // Attempts the blocked address keeps making are refused unchecked: they do not lock the account.
+      for (let i = 0; i < 4; i++) {
+        expect((await as(ip).post("/api/v1/auth/login", { email: user.email, password: "wrong" })).status).toBe(429);
+      }
+      expect((await as(uniqueIp()).post("/api/v1/auth/login", { email: user.email, password: user.password })).status).toBe(200);
+      await waitRetryAfter(blocked);
+      expect((await as(ip).post("/api/v1/auth/login", { email: user.email, password: user.password })).status).toBe(200);
+    });
+  });
+
+  describe("requests per IP on the unauthenticated auth operations", () => {
+    it("counts register, login, otp/validate, refresh, forgot/reset-password and verify-email on both transports", async () => {
+      const ip = uniqueIp();
+      const c = as(ip);
+      const viaTrpc = (procedure: string, input: unknown) => trpcMutation(t.url, procedure, input, { "x-forwarded-for": ip });
+      const statuses = [
+        (await c.post("/api/v1/auth/register", { name: "N", email: uniqueEmail(), password: "password123" })).status,
+        (await viaTrpc("auth.login", { email: uniqueEmail(), password: "x" })).status,
+        (await c.post("/api/v1/auth/otp/validate", { otp_token: "x", code: "123456" })).status,
+        (await viaTrpc("auth.refresh", undefined)).status,
+        (await c.post("/api/v1/auth/forgot-password", { email: uniqueEmail() })).status,
+        (await c.post("/api/v1/auth/reset-password", { token: "ab", email: uniqueEmail(), new_password: "password123" })).status,
+        (await viaTrpc("auth.verifyEmail", { token: "ab", email: uniqueEmail() })).status,
+        (await c.post("/api/v1/auth/verify-email", {})).status,
+        (await c.post("/api/v1/auth/refresh")).status,
+      ];
+      expect(statuses).not.toContain(429);
+
+      const limited = await c.post("/api/v1/auth/login", { email: uniqueEmail(), password: "x" });
+      expect(limited.status).toBe(429);
+      expect(limited.body.error.code).toBe("RATE_LIMITED");
+      expect(limited.headers.get("retry-after")).toMatch(/^[1-3]$/);
+      const trpc = await viaTrpc("otp.validate", { otp_token: "x", code: "123456" });
+      expect(trpc.status).toBe(429);
+      expect(trpc.headers.get("retry-after")).toMatch(/^[1-3]$/);
+
+      await waitRetryAfter(limited);
+      expect((await c.post("/api/v1/auth/login", { email: uniqueEmail(), password: "x" })).status).toBe(401);
+    });
+
+    it("never limits authenticated calls (nor logout) by IP", async () => {
+      const ip = uniqueIp();
+      const user = await registerUser(as(uniqueIp()));
+      const c = as(ip);
+      for (let i = 0; i < 9; i++) await c.post("/api/v1/auth/forgot-password", { email: uniqueEmail() });
+      expect((await c.post("/api/v1/auth/forgot-password", { email: uniqueEmail() })).status).toBe(429);
+      for (let i = 0; i < 12; i++) {
+        expect((await c.get("/api/v1/auth/me", user.accessToken)).status).toBe(200);
+      }
+      expect((await c.put("/api/v1/auth/me", { name: "Still Here" }, user.accessToken)).status).toBe(200);
+      expect((await c.post("/api/v1/auth/otp/setup", undefined, user.accessToken)).status).toBe(200);
+      expect((await c.post("/api/v1/auth/logout")).status).toBe(200);
+      // Another address is not affected.
+      expect((await as(uniqueIp()).post("/api/v1/auth/forgot-password", { email: uniqueEmail() })).status).toBe(200);
+    });
+
+    it("counts every call of a tRPC batch", async () => {
+      const ip = uniqueIp();
+      const calls = 10;
+      const paths = Array.from({ length: calls }, () => "auth.forgotPassword").join(",");
+      const input = Object.fromEntries(Array.from({ length: calls }, (_, i) => [String(i), { email: uniqueEmail() }]));
+      const response = await fetch(`${t.url}/trpc/${paths}?batch=1`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-tenant-id": "default", "x-forwarded-for": ip },
+        body: JSON.stringify(input),
+      });
+      const results = (await response.json()) as Array<{ result?: unknown; error?: { error: { code: string } } }>;
+      expect(results).toHaveLength(calls);
+      expect(results.filter((r) => r.result).length).toBe(9);
+      expect(results[9]!.error!.error.code).toBe("RATE_LIMITED");
+    });
+  });
+});
+
+describe.skipIf(skipThisTarget)("RATE_LIMITS=off", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ RATE_LIMITS: "off", RATE_LIMIT_RULES: "login_failures_per_account=1/60,login_failures_per_ip=1/60,auth_requests_per_ip=1/60" });
+  });
+  afterAll(async () => t?.close());
+
+  it("turns every limit off", async () => {
+    const c = new RestClient(t.url);
+    const user = await registerUser(c);
+    for (let i = 0; i < 5; i++) expect((await c.post("/api/v1/auth/login", { email: user.email, password: "wrong" })).status).toBe(401);
+    expect((await c.post("/api/v1/auth/login", { email: user.email, password: user.password })).status).toBe(200);
+  });
+});
+
+describe.skipIf(skipThisTarget)("default limits", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => t?.close());
+
+  it("are the numbers of decisions.md", () => {
+    expect(limitRules).toEqual({
+      login_failures_per_account: { points: 10, durationSeconds: 900 },
+      login_failures_per_ip: { points: 100, durationSeconds: 60 },
+      auth_requests_per_ip: { points: 1200, durationSeconds: 60 },
+      mails_per_account: { points: 5, durationSeconds: 3600 },
+      stkpush_per_user: { points: 10, durationSeconds: 60 },
+    });
+    expect(readSettings({}).RATE_LIMIT_RULES).toEqual({});
+  });
+
+  it("leave a busy test suite from one address alone", async () => {
+    for (let i = 0; i < 20; i++) {
+      const c = new RestClient(t.url);
+      const user = await registerUser(c);
+      expect((await c.post("/api/v1/auth/login", { email: user.email, password: "typo in password" })).status).toBe(401);
+      expect((await c.post("/api/v1/auth/login", { email: user.email, password: user.password })).status).toBe(200);
+      expect((await c.post("/api/v1/auth/refresh")).status).toBe(200);
+    }
+  });
+
+  it("include stkpush: 10 per user per minute", async () => {
+    const limiter = createLimiter();
+    for (let i = 0; i < 10; i++) expect((await limiter.consume("stkpush_per_user", "shop:user-1")).allowed).toBe(true);
+    const refused = await limiter.consume("stkpush_per_user", "shop:user-1");
+    expect(refused.allowed).toBe(false);
+    expect(refused.retryAfter).toBeGreaterThan(0);
+    expect(refused.retryAfter).toBeLessThanOrEqual(60);
+    expect((await limiter.consume("stkpush_per_user", "shop:user-2")).allowed).toBe(true);
+  });
+});
+
+describe("RATE_LIMIT_RULES", () => {
+  it("parses rule=points/seconds overrides and rejects anything else, naming the setting", () => {
+    expect(parseLimitRules("auth_requests_per_ip=3000/60, login_failures_per_account=5/900")).toEqual({
+      auth_requests_per_ip: { points: 3000, durationSeconds: 60 },
+      login_failures_per_account: { points: 5, durationSeconds: 900 },
+    });
+    expect(parseLimitRules("")).toEqual({});
+    expect(parseLimitRules("nope=1/1")).toMatch(/unknown rule/);
+    expect(parseLimitRules("auth_requests_per_ip=0/60")).toMatch(/at least 1/);
+    expect(parseLimitRules("auth_requests_per_ip=lots")).toMatch(/points\/seconds/);
+    expect(() => readSettings({ RATE_LIMIT_RULES: "auth_requests_per_ip=many" })).toThrow(/RATE_LIMIT_RULES/);
+    expect(() => readSettings({ REDIS_KEY_PREFIX: "has spaces" })).toThrow(/REDIS_KEY_PREFIX/);
+  });
+});

@@ -1,0 +1,72 @@
+/**
+ * Daraja call metrics wired as main.ts wires them: one registry made first, its instrumented fetch
+ * given to the services (every Daraja client), the same registry given to the server's /metrics.
+ */
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMetrics } from "../src/http/metrics.js";
+import { createServices, type Services } from "../src/runtime/services.js";
+import { buildServer } from "../src/server.js";
+import { readSettings } from "../src/settings.js";
+import { registerUser, RestClient } from "./support/app.js";
+import { createTestDatabase, skipThisTarget, type TestDatabase } from "./support/database.js";
+import { CONSUMER_KEY, CONSUMER_SECRET, PASSKEY, SHORTCODE, startSimulator, type Simulator } from "./support/fake-daraja.js";
+import { sample } from "./support/metrics.js";
+
+const silent = { info() {}, warn() {}, error() {}, debug() {} };
+
+describe.skipIf(skipThisTarget)("Daraja metrics in the running service", () => {
+  let sim: Simulator;
+  let database: TestDatabase;
+  let services: Services;
+  let url: string;
+  let close: () => Promise<void>;
+
+  beforeAll(async () => {
+    sim = await startSimulator();
+    database = await createTestDatabase();
+    const settings = readSettings({
+      NODE_ENV: "test",
+      LOG_LEVEL: "silent",
+      DATA_ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+      DATA_DIR: "/nonexistent-test-data-dir",
+      MOMO_BASE_URL: sim.url,
+      MOMO_CONSUMER_KEY: CONSUMER_KEY,
+      MOMO_CONSUMER_SECRET: CONSUMER_SECRET,
+      MOMO_SHORTCODE: SHORTCODE,
+      MOMO_PASSKEY: PASSKEY,
+      // Nobody listens there: the result callback is lost, which this test does not need.
+      MOMO_CALLBACK_URL: "http://127.0.0.1:9/api/momo/callback/stkpush",
+      MOMO_CALLBACK_SECRET: randomBytes(32).toString("hex"),
+      MOMO_RECONCILE_INTERVAL_MS: "0",
+      MOMO_TIMEOUT_MS: "2000",
+    });
+    const metrics = createMetrics();
+    services = await createServices(settings, silent, { db: database.db, darajaFetch: metrics.instrumentDarajaFetch() });
+    const app = await buildServer({ settings, deps: services.deps, logger: false, metrics });
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    const address = app.server.address();
+    url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+    close = async () => {
+      await app.close();
+      await services.close();
+      await database.drop();
+    };
+  });
+  afterAll(async () => {
+    await close?.();
+    await sim?.close();
+  });
+
+  it("times the OAuth and STK push calls an stkpush makes, by operation and outcome", async () => {
+    const client = new RestClient(url);
+    const user = await registerUser(client);
+    const pushed = await client.post("/api/momo/stkpush", { phone: "0712345678", amount: 100 }, user.accessToken);
+    expect(pushed.status).toBe(200);
+
+    const text = await (await fetch(`${url}/metrics`)).text();
+    expect(sample(text, "mteja_daraja_request_duration_seconds_count", { operation: "oauth", outcome: "ok" })).toBe(1);
+    expect(sample(text, "mteja_daraja_request_duration_seconds_count", { operation: "stkpush", outcome: "ok" })).toBe(1);
+    expect(sample(text, "mteja_daraja_errors_total")).toBeUndefined();
+  });
+});

@@ -1,0 +1,68 @@
+/** The MOMO_* settings: a bad value stops the start with a message naming the setting. */
+import { describe, expect, it } from "vitest";
+import { readSettings, SettingsError } from "../src/settings.js";
+
+const secret = "a".repeat(64);
+const complete = {
+  MOMO_BASE_URL: "https://sandbox.safaricom.co.ke",
+  MOMO_CONSUMER_KEY: "key",
+  MOMO_CONSUMER_SECRET: "secret",
+  MOMO_SHORTCODE: "174379",
+  MOMO_PASSKEY: "passkey",
+  MOMO_CALLBACK_URL: "https://shop.example.com/api/momo/callback/stkpush",
+  MOMO_CALLBACK_SECRET: secret,
+};
+
+function failure(env: Record<string, string>): string {
+  try {
+    readSettings(env);
+  } catch (error) {
+    if (error instanceof SettingsError) return error.message;
+    throw error;
+  }
+  throw new Error("expected a SettingsError");
+}
+
+describe("MOMO_* settings", () => {
+  it("accepts a complete configuration and defaults the rest", () => {
+    const settings = readSettings(complete);
+    expect(settings).toMatchObject({ MOMO_TRANSACTION_TYPE: "CustomerPayBillOnline", MOMO_RECONCILE_AFTER_SECONDS: 120, MOMO_TIMEOUT_MS: 10_000, MOMO_SIMULATOR: "auto" });
+    expect(readSettings({}).MOMO_BASE_URL).toBeUndefined();
+  });
+
+  it("names each missing setting when MOMO_BASE_URL is set", () => {
+    const message = failure({ MOMO_BASE_URL: complete.MOMO_BASE_URL });
+    for (const name of ["MOMO_CONSUMER_KEY", "MOMO_CONSUMER_SECRET", "MOMO_SHORTCODE", "MOMO_PASSKEY", "MOMO_CALLBACK_URL", "MOMO_CALLBACK_SECRET"]) {
+      expect(message).toContain(name);
+    }
+  });
+
+  it("refuses callback URLs Daraja would refuse: blocked words (also in the secret) and http in production", () => {
+    expect(failure({ ...complete, MOMO_CALLBACK_URL: "https://shop.example.com/mpesa/callback" })).toContain('contains "mpesa"');
+    expect(failure({ ...complete, MOMO_CALLBACK_SECRET: `${"b".repeat(40)}SQL${"c".repeat(10)}` })).toContain('contains "sql"');
+    expect(failure({ ...complete, NODE_ENV: "production", DATA_ENCRYPTION_KEY: "0".repeat(64), MOMO_CALLBACK_URL: "http://shop.example.com/api/momo/callback/stkpush" })).toContain("https");
+    expect(failure({ ...complete, MOMO_CALLBACK_URL: `${complete.MOMO_CALLBACK_URL}?token=other` })).toContain("not MOMO_CALLBACK_SECRET");
+    expect(failure({ ...complete, MOMO_CALLBACK_SECRET: "short" })).toContain("MOMO_CALLBACK_SECRET");
+  });
+
+  it("needs the whole B2C group once MOMO_B2C_SHORTCODE is set", () => {
+    const message = failure({ ...complete, MOMO_B2C_SHORTCODE: "600992" });
+    for (const name of ["MOMO_INITIATOR_NAME", "MOMO_B2C_RESULT_URL", "MOMO_B2C_TIMEOUT_URL", "MOMO_SECURITY_CREDENTIAL"]) expect(message).toContain(name);
+    const b2c = {
+      ...complete,
+      MOMO_B2C_SHORTCODE: "600992",
+      MOMO_INITIATOR_NAME: "testapi",
+      MOMO_SECURITY_CREDENTIAL: "c2VjcmV0",
+      MOMO_B2C_RESULT_URL: "https://shop.example.com/hooks/payout",
+      MOMO_B2C_TIMEOUT_URL: "https://shop.example.com/api/momo/callback/b2c/timeout",
+    };
+    expect(failure(b2c)).toContain("MOMO_B2C_STATUS_URL");
+    expect(readSettings({ ...b2c, MOMO_B2C_RESULT_URL: "https://shop.example.com/api/momo/callback/b2c/result" }).MOMO_B2C_SHORTCODE).toBe("600992");
+  });
+
+  it("never runs the simulator in production, and checks the numbers", () => {
+    expect(failure({ NODE_ENV: "production", MOMO_SIMULATOR: "on" })).toContain("MOMO_SIMULATOR");
+    expect(failure({ MOMO_RECONCILE_AFTER_SECONDS: "-1" })).toContain("MOMO_RECONCILE_AFTER_SECONDS");
+    expect(failure({ ...complete, MOMO_TRANSACTION_TYPE: "CustomerBuyGoodsOnline" })).toContain("MOMO_TILL_NUMBER");
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * The dev start (`node scripts/run.mjs start` sets MTEJA_DEV_START=1): with no MOMO_BASE_URL the
+ * service runs the Daraja simulator in-process on SIM_PORT, wired to its own callback routes with a
+ * generated hex secret and a B2C credential from the simulator's key under DATA_DIR.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { FastifyInstance } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildServer } from "../src/server.js";
+import { createServices, type Services } from "../src/runtime/services.js";
+import { readSettings } from "../src/settings.js";
+import { registerUser, RestClient } from "./support/app.js";
+import { createTestDatabase, skipThisTarget, type TestDatabase } from "./support/database.js";
+import { waitFor } from "./support/fake-daraja.js";
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return typeof address === "object" && address ? address.port : 0;
+}
+
+const silent = { info() {}, warn() {}, error() {}, debug() {} };
+
+describe.skipIf(skipThisTarget)("dev start with the in-process simulator", () => {
+  let database: TestDatabase;
+  let services: Services;
+  let app: FastifyInstance;
+  let url: string;
+  let simPort: number;
+  const dataDir = mkdtempSync(path.join(tmpdir(), "mteja-dev-start-"));
+
+  beforeAll(async () => {
+    const port = await freePort();
+    simPort = await freePort();
+    database = await createTestDatabase();
+    const settings = readSettings({
+      NODE_ENV: "development",
+      LOG_LEVEL: "silent",
+      MTEJA_DEV_START: "1",
+      PORT: String(port),
+      SIM_PORT: String(simPort),
+      DATA_DIR: dataDir,
+      DATA_ENCRYPTION_KEY: "0".repeat(64),
+      MOMO_RECONCILE_INTERVAL_MS: "0",
+    });
+    services = await createServices(settings, silent, { db: database.db });
+    app = await buildServer({ settings, deps: services.deps, logger: false });
+    await app.listen({ host: "127.0.0.1", port });
+    url = `http://127.0.0.1:${port}`;
+  });
+  afterAll(async () => {
+    await app?.close();
+    await services?.close();
+    await database?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("serves a prompt end to end through the simulator and pays out with the simulator's key", async () => {
+    const settings = services.deps.momo.settings;
+    expect(settings.stkCallbackUrl).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/api/momo/callback/stkpush\\?token=[0-9a-f]{64}$`));
+    expect(readFileSync(path.join(dataDir, "daraja-sim-public.pem"), "utf8")).toContain("PUBLIC KEY");
+    const sim = await fetch(`http://127.0.0.1:${simPort}/sim/requests`);
+    expect(sim.status).toBe(200);
+
+    const rest = new RestClient(url);
+    const user = await registerUser(rest);
+    const pushed = await rest.post("/api/momo/stkpush", { phone: "0712345678", amount: 100 }, user.accessToken);
+    expect(pushed.status).toBe(200);
+    const payment = await waitFor(
+      async () => {
+        const row = await services.deps.db.prisma.payment.findUnique({ where: { checkoutRequestId: pushed.body.data.checkoutRequestId } });
+        return row?.status === "SUCCESS" ? row : undefined;
+      },
+      { timeoutMs: 8_000 },
+    );
+    expect(payment.mpesaReceipt).toBeTruthy();
+
+    await services.deps.db.prisma.user.update({ where: { id: user.id }, data: { role: "admin" } });
+    const login = await rest.post("/api/v1/auth/login", { email: user.email, password: user.password });
+    const paid = await rest.post("/api/momo/b2c", { phone: "0712345678", amount: 500 }, login.body.data.access_token);
+    expect(paid.status).toBe(200);
+    const payout = await waitFor(
+      async () => {
+        const row = await services.deps.db.prisma.payout.findUnique({ where: { originatorConversationId: paid.body.data.originatorConversationId } });
+        return row && row.status !== "PENDING" ? row : undefined;
+      },
+      { timeoutMs: 8_000 },
+    );
+    // The simulator decrypts the SecurityCredential: a wrong key would have ended in 2001.
+    expect(payout).toMatchObject({ status: "SUCCESS", resultCode: "0" });
+  });
+});

@@ -1,0 +1,112 @@
+/**
+ * Checkout: deliver to one of the customer's addresses, pay with an M-Pesa prompt (payments.stkPush)
+ * and watch the payment's status change live (the payments.onStatus subscription, over SSE).
+ */
+import type { MtejaClient } from "@mteja/client";
+import type { AddressSummary } from "./addresses.js";
+import type { Screen, Shell } from "./shell.js";
+import { describeError, field, h, notice, onSubmit } from "./ui.js";
+
+type Api = MtejaClient["api"];
+type Payment = Awaited<ReturnType<Api["payments"]["get"]["query"]>>["data"]["payment"];
+
+const terminal = new Set(["SUCCESS", "CANCELLED", "FAILED", "TIMEOUT"]);
+
+/** What the Daraja simulator does with each amount (docs/daraja-simulator.md). */
+const simulatorAmounts: [string, string][] = [
+  ["1, 10, 100…", "paid (SUCCESS)"],
+  ["2", "cancelled by the customer"],
+  ["3", "customer unreachable (TIMEOUT)"],
+  ["4", "insufficient funds (FAILED)"],
+  ["5", "wrong PIN (FAILED)"],
+];
+
+export const checkoutScreen: Screen = (shell, signal) => {
+  const status = notice();
+  const formCard = h("article", { class: "card" }, h("h2", {}, "Checkout"), h("p", { class: "muted" }, "Loading your addresses…"));
+  const progress = h("article", { class: "card", id: "payment", hidden: true });
+  shell.mteja.api.addresses.list
+    .query()
+    .then(({ data }) => formCard.replaceChildren(h("h2", {}, "Checkout"), ...checkoutForm(shell, data.addresses, progress, signal)))
+    .catch((error: unknown) => status.show("error", describeError(error)));
+  return h("section", { class: "grid" }, h("div", {}, formCard, status), progress);
+};
+
+function checkoutForm(shell: Shell, addresses: AddressSummary[], progress: HTMLElement, signal: AbortSignal): Node[] {
+  if (addresses.length === 0) {
+    return [h("p", {}, "Add a delivery address first: ", h("a", { href: "#addresses" }, "addresses"), ".")];
+  }
+  const status = notice();
+  const chosen = addresses.find((address) => address.is_default) ?? addresses[0]!;
+  const form = h(
+    "form",
+    { id: "checkout-form" },
+    h("div", { class: "order" }, h("span", {}, "1 × Kikoi beach towel"), h("span", {}, "KES")),
+    h(
+      "label",
+      {},
+      h("span", {}, "Deliver to"),
+      h("select", { name: "address" }, ...addresses.map((address) => h("option", { value: address.id, selected: address.id === chosen.id }, `${address.label} — ${address.street}, ${address.county}`))),
+    ),
+    field("M-Pesa phone", "phone", { type: "tel", required: true, value: chosen.phone }),
+    field("Amount (KES)", "amount", { type: "number", required: true, min: 1, step: 1, value: 1 }),
+    h("button", { type: "submit" }, "Pay with M-Pesa"),
+    h(
+      "details",
+      {},
+      h("summary", {}, "Amounts the Daraja simulator understands"),
+      h("table", {}, ...simulatorAmounts.map(([amount, outcome]) => h("tr", {}, h("td", {}, amount), h("td", {}, outcome)))),
+    ),
+  );
+  onSubmit(form, status, async ({ phone = "", amount = "", address = "" }) => {
+    const label = addresses.find((a) => a.id === address)?.label ?? "";
+    const { data } = await shell.mteja.api.payments.stkPush.mutate({ phone, amount: Number(amount), reference: "Duka", description: `Order ${label}`.slice(0, 13) });
+    follow(shell, data.checkoutRequestId, data.customerMessage, progress, signal);
+    return "Check your phone: enter your M-Pesa PIN to pay.";
+  });
+  return [form, status];
+}
+
+/** Shows the payment's status as the subscription reports it, until it is terminal. */
+function follow(shell: Shell, checkoutRequestId: string, customerMessage: string, progress: HTMLElement, signal: AbortSignal): void {
+  const badge = h("output", { id: "payment-status", class: "status", "data-status": "PENDING" }, "PENDING");
+  const log = h("ol", { class: "log" }, h("li", {}, `${time()} prompt sent: ${customerMessage}`));
+  const receipt = h("div", {});
+  progress.hidden = false;
+  progress.replaceChildren(h("h2", {}, "Payment"), h("p", {}, "Status: ", badge), h("p", { class: "muted" }, "CheckoutRequestID ", h("code", {}, checkoutRequestId)), log, receipt);
+
+  const subscription = shell.mteja.api.payments.onStatus.subscribe(
+    { checkoutRequestId },
+    {
+      onData(update) {
+        badge.textContent = update.status;
+        badge.dataset.status = update.status;
+        log.append(h("li", {}, `${time()} ${update.status}${update.resultDesc ? ` — ${update.resultDesc}` : ""}${update.resultCode ? ` (ResultCode ${update.resultCode})` : ""}`));
+        if (terminal.has(update.status)) {
+          subscription.unsubscribe();
+          if (update.status === "SUCCESS") void showReceipt(shell, checkoutRequestId, receipt);
+        }
+      },
+      onError(error) {
+        log.append(h("li", { class: "error" }, `${time()} ${describeError(error)}`));
+      },
+    },
+  );
+  signal.addEventListener("abort", () => subscription.unsubscribe(), { once: true });
+}
+
+async function showReceipt(shell: Shell, checkoutRequestId: string, receipt: HTMLElement): Promise<void> {
+  try {
+    const { data } = await shell.mteja.api.payments.get.query({ checkoutRequestId });
+    const payment: Payment = data.payment;
+    receipt.replaceChildren(
+      h("p", { class: "receipt" }, `Paid KES ${payment.paidAmount ?? payment.amount} from ${payment.phone}. M-Pesa receipt `, h("code", { id: "mpesa-receipt" }, payment.mpesaReceipt ?? "—"), "."),
+    );
+  } catch (error) {
+    receipt.replaceChildren(h("p", { class: "notice error" }, describeError(error)));
+  }
+}
+
+function time(): string {
+  return new Date().toLocaleTimeString();
+}

@@ -1,0 +1,98 @@
+/**
+ * The demo shop: one client for the page (same origin as the service, tenant "default"), a screen per
+ * step of the flow, chosen by the URL's hash. Signed-out visitors only see the account screen.
+ */
+import { createMtejaClient, isTRPCClientError } from "@mteja/client";
+import { addressesScreen } from "./addresses.js";
+import { accountScreen } from "./auth.js";
+import { checkoutScreen } from "./checkout.js";
+import { screenNames, type Screen, type ScreenName, type Shell } from "./shell.js";
+import { twoFactorScreen } from "./two-factor.js";
+import { describeError, h } from "./ui.js";
+import "./style.css";
+
+const screens: Record<ScreenName, { title: string; render: Screen }> = {
+  account: { title: "Account", render: accountScreen },
+  "two-factor": { title: "Two-factor", render: twoFactorScreen },
+  addresses: { title: "Addresses", render: addressesScreen },
+  checkout: { title: "Checkout", render: checkoutScreen },
+};
+
+function start(): void {
+  const app = document.querySelector<HTMLElement>("#app")!;
+  const tabs = document.querySelector<HTMLElement>("#tabs")!;
+  const who = document.querySelector<HTMLElement>("#who")!;
+  let leaving = new AbortController();
+  let flash: string | undefined;
+
+  const mteja = createMtejaClient({
+    baseUrl: location.origin,
+    tenantId: "default",
+    // A refresh that failed (session over) or a sign-out: back to the sign-in screen.
+    onAccessToken: (token) => {
+      if (token === null && shell.user) shell.signedOut();
+    },
+  });
+
+  const current = (): ScreenName => {
+    const wanted = location.hash.slice(1) as ScreenName;
+    return shell.user && screenNames.includes(wanted) ? wanted : "account";
+  };
+
+  const draw = () => {
+    leaving.abort();
+    leaving = new AbortController();
+    const name = current();
+    tabs.replaceChildren(
+      ...screenNames
+        .filter((screen) => shell.user || screen === "account")
+        .map((screen) => h("a", { href: `#${screen}`, class: screen === name ? "active" : undefined, "aria-current": screen === name ? "page" : undefined }, screens[screen].title)),
+    );
+    who.replaceChildren(...(shell.user ? [h("span", { id: "signed-in-as" }, shell.user.name), signOutButton()] : [h("span", { class: "muted" }, "Not signed in")]));
+    const banner = flash ? h("p", { class: "notice ok", role: "status" }, flash) : null;
+    flash = undefined;
+    app.replaceChildren(...[banner, screens[name].render(shell, leaving.signal)].filter((node): node is HTMLElement => node !== null));
+  };
+
+  const signOutButton = () => {
+    const element = h("button", { type: "button", class: "secondary", id: "sign-out" }, "Sign out");
+    element.addEventListener("click", () => {
+      mteja.logout().finally(() => shell.signedOut());
+    });
+    return element;
+  };
+
+  const shell: Shell = {
+    mteja,
+    tenantId: "default",
+    user: null,
+    async reload(message) {
+      const { data } = await mteja.api.profile.me.query();
+      shell.user = data;
+      flash = message;
+      draw();
+    },
+    signedOut() {
+      shell.user = null;
+      flash = "You are signed out.";
+      if (location.hash) history.replaceState(null, "", location.pathname);
+      draw();
+    },
+    go(screen) {
+      location.hash = screen;
+    },
+  };
+
+  window.addEventListener("hashchange", draw);
+  // A session survives a reload through the refresh cookie (HttpOnly, Path=/api/v1/auth): try it once.
+  mteja
+    .refresh()
+    .then(() => shell.reload())
+    .catch((error: unknown) => {
+      const code = isTRPCClientError(error) ? (error.shape as { error?: { code?: string } } | undefined)?.error?.code : undefined;
+      if (code !== "AUTH_REQUIRED" && code !== "INVALID_TOKEN") flash = describeError(error);
+      draw();
+    });
+}
+
+start();

@@ -1,0 +1,24 @@
+/** What every screen gets from main.ts: the client, the signed-in customer and the ways to change screen. */
+import type { MtejaClient } from "@mteja/client";
+
+type Api = MtejaClient["api"];
+export type Me = Awaited<ReturnType<Api["profile"]["me"]["query"]>>["data"];
+
+export const screenNames = ["account", "two-factor", "addresses", "checkout"] as const;
+export type ScreenName = (typeof screenNames)[number];
+
+export interface Shell {
+  mteja: MtejaClient;
+  /** The shop whose customers these are (X-Tenant-ID). */
+  tenantId: string;
+  /** The signed-in customer, or null. */
+  user: Me | null;
+  /** Reads the customer again (after sign-in, verification or a two-factor change) and redraws, showing `message` on top. */
+  reload(message?: string): Promise<void>;
+  /** Forgets the customer and shows the sign-in screen. */
+  signedOut(): void;
+  go(screen: ScreenName): void;
+}
+
+/** A screen draws itself into an element; `signal` aborts when it is replaced (to end subscriptions). */
+export type Screen = (shell: Shell, signal: AbortSignal) => HTMLElement;

@@ -1,0 +1,84 @@
+/**
+ * createMtejaClient: the typed client for first-party frontends (browser) and services (Node).
+ * Every procedure of the service's `AppRouter` is on `client.api`, typed from the router itself.
+ */
+import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink, type TRPCClient } from "@trpc/client";
+import type { AppRouter } from "@mteja/domain";
+import { EventSource as FetchEventSource } from "eventsource";
+import { refreshLink } from "./refresh-link.js";
+import { createSession, type CookieMode } from "./session.js";
+
+export interface MtejaClientOptions {
+  /** The service's origin, e.g. "https://accounts.example.co.ke" (no trailing path). */
+  baseUrl: string;
+  /** The shop: sent as X-Tenant-ID on every request. */
+  tenantId: string;
+  /** A fetch to use instead of the global one (tests, proxies, instrumentation). */
+  fetch?: typeof fetch;
+  /** Called whenever the access token changes: a new one after login/refresh, null after logout or a failed refresh. */
+  onAccessToken?: (token: string | null) => void;
+  /** An access token to start with (e.g. handed over from a server render). */
+  accessToken?: string | null;
+  /**
+   * Who keeps the HttpOnly refresh cookie: "browser" (its cookie jar; requests use credentials: "include")
+   * or "memory" (this client reads it from Set-Cookie and sends it to /api/v1/auth/*). Defaults to
+   * "browser" where there is a `document`, "memory" elsewhere (Node has no cookie jar).
+   */
+  cookies?: CookieMode;
+}
+
+export interface MtejaClient {
+  /** Every query, mutation and subscription of the service, e.g. `api.auth.login.mutate({ email, password })`. */
+  api: TRPCClient<AppRouter>;
+  getAccessToken(): string | null;
+  setAccessToken(token: string | null): void;
+  /** Gets a new access token from the refresh cookie now (calls do it by themselves when theirs expired). */
+  refresh(): Promise<string>;
+  /** Ends the session on the server, clears the refresh cookie and forgets the access token. */
+  logout(): Promise<void>;
+}
+
+export function createMtejaClient(options: MtejaClientOptions): MtejaClient {
+  const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  const session = createSession({
+    baseUrl,
+    tenantId: options.tenantId,
+    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    cookies: options.cookies ?? ("document" in globalThis ? "browser" : "memory"),
+    accessToken: options.accessToken ?? null,
+    ...(options.onAccessToken ? { onAccessToken: options.onAccessToken } : {}),
+  });
+
+  const headers = (): Record<string, string> => {
+    const token = session.getAccessToken();
+    return { "x-tenant-id": options.tenantId, ...(token ? { authorization: `Bearer ${token}` } : {}) };
+  };
+  const url = `${baseUrl}/trpc`;
+
+  const api = createTRPCClient<AppRouter>({
+    links: [
+      refreshLink<AppRouter>(session),
+      splitLink({
+        condition: (op) => op.type === "subscription",
+        // The fetch-based EventSource can send headers (the bearer token never goes in a URL),
+        // in browsers and in Node alike; it reads the token again on every reconnect.
+        true: httpSubscriptionLink({
+          url,
+          EventSource: FetchEventSource,
+          eventSourceOptions: () => ({
+            fetch: (input, init) => session.fetch(input, { ...init, headers: { ...init.headers, ...headers() } }),
+          }),
+        }),
+        false: httpBatchLink({ url, headers, fetch: session.fetch }),
+      }),
+    ],
+  });
+
+  return {
+    api,
+    getAccessToken: session.getAccessToken,
+    setAccessToken: session.setAccessToken,
+    refresh: session.refresh,
+    logout: session.logout,
+  };
+}

@@ -1,0 +1,138 @@
+/** @mteja/client against the real service: typed calls, transparent token refresh, one shared refresh, failures. */
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
+import { startTestApp, uniqueEmail, type TestApp } from "../../../apps/api/test/support/app.js";
+import { testClock } from "../../../apps/api/test/support/clock.js";
+import { createMtejaClient, TRPCClientError, type MtejaClient } from "../src/index.js";
+
+interface Counted {
+  fetch: typeof fetch;
+  paths: string[];
+  count(path: string): number;
+}
+
+/** A fetch that records the path of every request the client makes. */
+function countingFetch(): Counted {
+  const paths: string[] = [];
+  return {
+    paths,
+    fetch: (input, init) => {
+      const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+      paths.push(new URL(url).pathname);
+      return fetch(input, init);
+    },
+    count: (path) => paths.filter((p) => p === path).length,
+  };
+}
+
+function errorCode(error: unknown): { code: unknown; status: unknown } {
+  expect(error).toBeInstanceOf(TRPCClientError);
+  const e = error as { shape?: { error?: { code?: unknown } }; data?: { httpStatus?: unknown } };
+  return { code: e.shape?.error?.code, status: e.data?.httpStatus };
+}
+
+describe("createMtejaClient", () => {
+  let t: TestApp;
+  const clock = testClock();
+  beforeAll(async () => {
+    t = await startTestApp({ ACCESS_TOKEN_TTL_SECONDS: "60" }, { now: clock.now });
+  });
+  afterAll(async () => t?.close());
+
+  async function signedIn(counted = countingFetch(), tokens: Array<string | null> = []) {
+    const client = createMtejaClient({ baseUrl: `${t.url}/`, tenantId: "default", fetch: counted.fetch, onAccessToken: (token) => tokens.push(token) });
+    const email = uniqueEmail("client");
+    await client.api.auth.register.mutate({ name: "Njeri Mwangi", email, password: "correct horse battery" });
+    return { client, counted, tokens, email };
+  }
+
+  it("makes typed calls and keeps the access token from register and login", async () => {
+    const { client, tokens, email } = await signedIn();
+    expect(tokens).toHaveLength(1);
+    expect(client.getAccessToken()).toBe(tokens[0]);
+
+    const me = await client.api.profile.me.query();
+    expectTypeOf(me.data.email).toEqualTypeOf<string>();
+    expect(me.data.email).toBe(email);
+
+    const login = await client.api.auth.login.mutate({ email, password: "correct horse battery" });
+    if (login.data.requires_otp) throw new Error("two-factor is off for this account");
+    expect(client.getAccessToken()).toBe(login.data.access_token);
+    expect(tokens).toHaveLength(2);
+
+    // @ts-expect-error: the input type comes from the router, so a missing field does not compile.
+    const invalid = client.api.auth.login.mutate({ email }).catch((error: unknown) => error);
+    expect(errorCode(await invalid)).toEqual({ code: "VALIDATION_ERROR", status: 422 });
+  });
+
+  it("survives access-token expiry: the next call refreshes once and succeeds", async () => {
+    const { client, counted, tokens, email } = await signedIn();
+    const before = client.getAccessToken();
+    clock.advance(61);
+
+    const me = await client.api.profile.me.query();
+    expect(me.data.email).toBe(email);
+    expect(counted.count("/api/v1/auth/refresh")).toBe(1);
+    expect(client.getAccessToken()).not.toBe(before);
+    expect(tokens.at(-1)).toBe(client.getAccessToken());
+
+    // The new token is used from now on: no further refresh.
+    await client.api.profile.me.query();
+    expect(counted.count("/api/v1/auth/refresh")).toBe(1);
+
+    // And the rotated cookie still works when the new token expires too.
+    clock.advance(61);
+    await client.api.addresses.list.query();
+    expect(counted.count("/api/v1/auth/refresh")).toBe(2);
+  });
+
+  it("shares one refresh among concurrent calls, batched or not", async () => {
+    const { client, counted } = await signedIn();
+    clock.advance(61);
+    const batched = [client.api.profile.me.query(), client.api.addresses.list.query(), client.api.profile.me.query()];
+    // Calls issued in later ticks fall outside the batch, while the refresh is in flight.
+    const later = [0, 1, 5].map((ms) => new Promise((resolve) => setTimeout(resolve, ms)).then(() => client.api.addresses.list.query()));
+    const results = await Promise.all([...batched, ...later]);
+    expect(results.every((r) => r.success)).toBe(true);
+    expect(counted.count("/api/v1/auth/refresh")).toBe(1);
+  });
+
+  it("surfaces a failed refresh as the refresh's error and forgets the token", async () => {
+    const { client, tokens } = await signedIn();
+    await t.deps.db.prisma.session.updateMany({ where: { revokedAt: null }, data: { revokedAt: clock.now(), revokedReason: "test" } });
+    clock.advance(61);
+
+    const error = await client.api.profile.me.query().catch((e: unknown) => e);
+    expect(errorCode(error)).toEqual({ code: "INVALID_TOKEN", status: 401 });
+    expect(client.getAccessToken()).toBeNull();
+    expect(tokens.at(-1)).toBeNull();
+  });
+
+  it("answers AUTH_REQUIRED when there is no refresh cookie to use", async () => {
+    const { client: first } = await signedIn();
+    const counted = countingFetch();
+    // A token without the cookie (handed over from elsewhere): the refresh cannot succeed.
+    const client: MtejaClient = createMtejaClient({ baseUrl: t.url, tenantId: "default", fetch: counted.fetch, accessToken: first.getAccessToken() });
+    clock.advance(61);
+    const error = await client.api.addresses.list.query().catch((e: unknown) => e);
+    expect(errorCode(error)).toEqual({ code: "AUTH_REQUIRED", status: 401 });
+    expect(counted.count("/api/v1/auth/refresh")).toBe(1);
+  });
+
+  it("logs out through REST so the cookie goes along, and the session is over", async () => {
+    const { client, counted } = await signedIn();
+    await client.logout();
+    expect(client.getAccessToken()).toBeNull();
+    expect(counted.count("/api/v1/auth/logout")).toBe(1);
+    const error = await client.refresh().catch((e: unknown) => e);
+    expect(errorCode(error)).toEqual({ code: "AUTH_REQUIRED", status: 401 });
+  });
+
+  it("does not refresh for errors that are not an expired token", async () => {
+    const { client, counted } = await signedIn();
+    const error = await client.api.addresses.update
+      .mutate({ id: "00000000-0000-4000-8000-000000000000", label: "Home", recipient_name: "N", phone: "0712345678", street: "Moi Avenue", county: "nairobi" })
+      .catch((e: unknown) => e);
+    expect(errorCode(error)).toEqual({ code: "NOT_FOUND", status: 404 });
+    expect(counted.count("/api/v1/auth/refresh")).toBe(0);
+  });
+});

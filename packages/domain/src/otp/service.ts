@@ -1,0 +1,157 @@
+/**
+ * TOTP two-factor authentication (spec 4.1 otp/*, decisions.md "Two-factor"): setup, verify (enable),
+ * validate (the second step of login) and disable.
+ */
+import QRCode from "qrcode";
+import type { z } from "zod";
+import { startSession } from "../auth/service.js";
+import type { Context } from "../context.js";
+import { DomainError } from "../errors.js";
+import { enqueueSecurityNotice } from "../recovery/security-notices.js";
+import type { AccessClaims } from "../shared/access-tokens.js";
+import { beginSignInAttempt } from "../shared/abuse-limits.js";
+import { tenantDisplayName, type Tenant } from "../tenants/directory.js";
+import { findLiveOtpToken, invalidOtpToken, otpMaxAttempts, reserveOtpAttempt, spendOtpToken } from "./login-token.js";
+import { hashRecoveryCode, newRecoveryCodes } from "./recovery-codes.js";
+import type { otpDisableInput, otpValidateInput, otpVerifyInput } from "./schemas.js";
+import { matchTotp, newTotpSecret, totpUri } from "./totp.js";
+
+type TenantCtx = Context & { tenant: Tenant };
+type AuthedCtx = TenantCtx & { auth: AccessClaims };
+
+const invalidOtp = () => new DomainError("INVALID_OTP", "The code is incorrect.");
+const alreadyEnabled = () => new DomainError("OTP_ALREADY_ENABLED", "Two-factor authentication is already enabled.");
+const notSetUp = () => new DomainError("OTP_NOT_SETUP", "Set up two-factor authentication first (POST /api/v1/auth/otp/setup).");
+const invalidAccessToken = () => new DomainError("INVALID_TOKEN", "The access token is invalid or expired.");
+
+async function currentUser(ctx: AuthedCtx) {
+  const user = await ctx.deps.db.prisma.user.findFirst({ where: { id: ctx.auth.sub, tenantId: ctx.tenant.id } });
+  if (!user) throw invalidAccessToken();
+  return user;
+}
+
+/** A new secret for the authenticator app; until otp/verify confirms it, setup again replaces it. */
+export async function setup(ctx: AuthedCtx) {
+  const { deps, tenant } = ctx;
+  const user = await currentUser(ctx);
+  if (user.otpEnabled) throw alreadyEnabled();
+  const secret = newTotpSecret();
+  const stored = await deps.db.prisma.user.updateMany({
+    where: { id: user.id, tenantId: tenant.id, otpEnabled: false },
+    data: { otpPendingSecretEnc: deps.cipher.encrypt(secret) },
+  });
+  if (stored.count !== 1) throw alreadyEnabled();
+  const uri = totpUri(tenantDisplayName(tenant), user.email, secret);
+  return {
+    secret,
+    qr_code_url: uri,
+    qr_code_data_url: await QRCode.toDataURL(uri, { errorCorrectionLevel: "M", margin: 2, width: 256 }),
+  };
+}
+
+/** Confirms the pending secret with a code from the app: two-factor on, recovery codes issued once. */
+export async function verify(ctx: AuthedCtx, input: z.infer<typeof otpVerifyInput>) {
+  const { deps, tenant } = ctx;
+  const user = await currentUser(ctx);
+  if (user.otpEnabled) throw alreadyEnabled();
+  const pending = user.otpPendingSecretEnc;
+  if (!pending) throw notSetUp();
+  const step = await matchTotp(deps.cipher.decrypt(pending), input.code, deps.now(), user.otpLastStep);
+  if (step === undefined) throw invalidOtp();
+
+  const recoveryCodes = newRecoveryCodes();
+  await deps.db.prisma.$transaction(async (tx) => {
+    // One conditional UPDATE: the secret confirmed is the one just checked, and the code's step is
+    // claimed so that it can never sign in (nor confirm again).
+    const enabled = await tx.user.updateMany({
+      where: {
+        id: user.id,
+        tenantId: tenant.id,
+        otpEnabled: false,
+        otpPendingSecretEnc: pending,
+        OR: [{ otpLastStep: null }, { otpLastStep: { lt: step } }],
+      },
+      data: { otpEnabled: true, otpSecretEnc: pending, otpPendingSecretEnc: null, otpLastStep: BigInt(step) },
+    });
+    if (enabled.count !== 1) throw invalidOtp();
+    await tx.recoveryCode.deleteMany({ where: { userId: user.id } });
+    await tx.recoveryCode.createMany({
+      data: recoveryCodes.map((code) => ({ userId: user.id, codeHash: hashRecoveryCode(user.id, code), createdAt: deps.now() })),
+    });
+    await enqueueSecurityNotice(ctx, tx, user, "twoFactorEnabled");
+  });
+  deps.nudgeMail();
+  return { recovery_codes: recoveryCodes };
+}
+
+/** Step 2 of a two-factor login: the otp_token from login plus a TOTP code or a recovery code. */
+export async function validate(ctx: TenantCtx, input: z.infer<typeof otpValidateInput>) {
+  const { deps, tenant } = ctx;
+  const token = await findLiveOtpToken(ctx, tenant.id, input.otp_token);
+  const user = await deps.db.prisma.user.findFirst({ where: { id: token.userId, tenantId: tenant.id } });
+  if (!user || !user.otpEnabled || !user.otpSecretEnc) {
+    // Two-factor was turned off (or the account removed) since login: this sign-in cannot finish.
+    await spendOtpToken(ctx, undefined, token.id);
+    throw invalidOtpToken();
+  }
+  // Wrong codes are failed sign-ins of the account (10 per 15 minutes) and of the IP (100 a minute):
+  // without this, logging in again for a fresh otp_token would give five more guesses each time.
+  const attempt = await beginSignInAttempt(ctx, { tenantId: tenant.id, email: user.email }, { ip: true });
+  const attempts = await reserveOtpAttempt(ctx, token.id);
+
+  const code = input.code.replace(/\s+/g, "");
+  const isTotp = /^\d{6}$/.test(code);
+  const step = isTotp ? await matchTotp(deps.cipher.decrypt(user.otpSecretEnc), code, deps.now(), user.otpLastStep) : undefined;
+
+  const accepted = await deps.db.prisma.$transaction(async (tx) => {
+    if (isTotp) {
+      if (step === undefined) return false;
+      // Compare-and-set: a step is accepted once per user, whichever request gets there first.
+      const claimed = await tx.user.updateMany({
+        where: { id: user.id, tenantId: tenant.id, otpEnabled: true, OR: [{ otpLastStep: null }, { otpLastStep: { lt: step } }] },
+        data: { otpLastStep: BigInt(step) },
+      });
+      if (claimed.count !== 1) return false;
+    } else {
+      const used = await tx.recoveryCode.updateMany({
+        where: { userId: user.id, codeHash: hashRecoveryCode(user.id, code), usedAt: null },
+        data: { usedAt: deps.now() },
+      });
+      if (used.count !== 1) return false;
+    }
+    // The code is only spent together with the token (a rollback gives both back).
+    if (!(await spendOtpToken(ctx, tx, token.id))) throw invalidOtpToken();
+    return true;
+  });
+
+  if (!accepted) {
+    if (attempts >= otpMaxAttempts) await spendOtpToken(ctx, undefined, token.id);
+    throw invalidOtp();
+  }
+  await attempt.succeeded();
+  return startSession(ctx, user);
+}
+
+/** Turns two-factor off after the current password: secrets and recovery codes are deleted. */
+export async function disable(ctx: AuthedCtx, input: z.infer<typeof otpDisableInput>): Promise<void> {
+  const { deps, tenant } = ctx;
+  const user = await currentUser(ctx);
+  // A wrong password here is a password guess like a failed login (counted per account, not per IP:
+  // the caller is authenticated).
+  const attempt = await beginSignInAttempt(ctx, { tenantId: tenant.id, email: user.email }, { ip: false });
+  const valid = await deps.passwords.verify(user.passwordHash, input.password);
+  if (!valid) throw new DomainError("INVALID_CREDENTIALS", "The password is incorrect.");
+  await attempt.stepPassed();
+  if (!user.otpEnabled) throw new DomainError("OTP_NOT_SETUP", "Two-factor authentication is not enabled.");
+
+  await deps.db.prisma.$transaction(async (tx) => {
+    await tx.user.updateMany({
+      where: { id: user.id, tenantId: tenant.id },
+      data: { otpEnabled: false, otpSecretEnc: null, otpPendingSecretEnc: null, otpLastStep: null },
+    });
+    await tx.recoveryCode.deleteMany({ where: { userId: user.id } });
+    await tx.oneTimeToken.updateMany({ where: { userId: user.id, purpose: "otp_login", usedAt: null }, data: { usedAt: deps.now() } });
+    await enqueueSecurityNotice(ctx, tx, user, "twoFactorDisabled");
+  });
+  deps.nudgeMail();
+}

@@ -1,0 +1,151 @@
+/**
+ * POST /api/momo/b2c (admin only): a payout to a phone (spec 4.3, decisions.md "Mobile money").
+ *
+ * The payout row, with our OriginatorConversationID, is written PENDING before Daraja is called.
+ * Daraja answering with an error means nothing was paid: FAILED. No answer at all means the payout
+ * may have been accepted: UNKNOWN, settled later by a Transaction Status query on the same
+ * OriginatorConversationID. A payout is never re-sent automatically.
+ */
+import { randomUUID } from "node:crypto";
+import { Prisma, type PayoutModel } from "@mteja/db";
+import { DarajaError, type DarajaClient } from "@mteja/daraja";
+import type { MomoCtx } from "./momo-context.js";
+import { darajaAnswered, lastErrorOf, providerUnavailable, replayedError, toProviderError } from "./provider-errors.js";
+import { checkTenantAmount, idempotencyKeyOf, keyReusedError, pause } from "./request-rules.js";
+import type { B2cInput, PayoutStatus } from "./schemas.js";
+
+export const DEFAULT_REMARKS = "Payout";
+const IN_FLIGHT_WAIT_MS = 12_000;
+
+export interface B2cAnswer {
+  conversationId: string | null;
+  originatorConversationId: string;
+  status: PayoutStatus;
+}
+
+interface PayoutRequest {
+  phone: string;
+  amount: number;
+  commandId: string;
+  remarks: string;
+  occasion: string | null;
+}
+
+function unknownOutcome(payout: Pick<PayoutModel, "originatorConversationId">) {
+  return providerUnavailable(
+    "M-Pesa did not answer; the payout may still have been accepted. Its status will be settled by a Transaction Status query. Do not send it again.",
+    [{ originatorConversationId: payout.originatorConversationId, status: "UNKNOWN" }],
+  );
+}
+
+export async function b2cPayout(ctx: MomoCtx, input: B2cInput): Promise<B2cAnswer> {
+  const { deps } = ctx;
+  const daraja = deps.momo.darajaFor(ctx.tenant);
+  const { b2cResultUrl, b2cTimeoutUrl } = deps.momo.settings;
+  if (!daraja || !deps.momo.b2cEnabled || !b2cResultUrl || !b2cTimeoutUrl) throw providerUnavailable("M-Pesa payouts (B2C) are not configured on this service.");
+  checkTenantAmount(ctx.tenant, input.amount);
+
+  const request: PayoutRequest = {
+    phone: input.phone,
+    amount: input.amount,
+    commandId: input.commandId,
+    remarks: input.remarks ?? DEFAULT_REMARKS,
+    occasion: input.occasion ?? null,
+  };
+  const owner = { tenantId: ctx.tenant.id, requestedBy: ctx.auth.sub };
+  const idempotencyKey = idempotencyKeyOf(ctx);
+  const byKey = (key: string) => deps.db.prisma.payout.findUnique({ where: { tenantId_requestedBy_idempotencyKey: { ...owner, idempotencyKey: key } } });
+  if (idempotencyKey) {
+    const existing = await byKey(idempotencyKey);
+    if (existing) return replay(ctx, existing, request);
+  }
+
+  const now = deps.now();
+  let payout: PayoutModel;
+  try {
+    payout = await deps.db.prisma.payout.create({
+      data: {
+        ...owner,
+        ...request,
+        originatorConversationId: randomUUID(),
+        idempotencyKey: idempotencyKey ?? null,
+        // If neither a result nor a timeout arrives, a status query settles it.
+        nextStatusQueryAt: new Date(now.getTime() + deps.momo.settings.reconcileAfterSeconds * 1000),
+        createdAt: now,
+        updatedAt: now,
+      },
+    });
+  } catch (error) {
+    if (idempotencyKey && error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
+      const existing = await byKey(idempotencyKey);
+      if (existing) return replay(ctx, existing, request);
+    }
+    throw error;
+  }
+  return sendPayout(ctx, daraja, payout, { resultUrl: b2cResultUrl, queueTimeoutUrl: b2cTimeoutUrl });
+}
+
+async function sendPayout(ctx: MomoCtx, daraja: DarajaClient, payout: PayoutModel, urls: { resultUrl: string; queueTimeoutUrl: string }): Promise<B2cAnswer> {
+  const { deps } = ctx;
+  try {
+    const ack = await daraja.b2cPayment({
+      originatorConversationId: payout.originatorConversationId,
+      commandId: payout.commandId as B2cInput["commandId"],
+      amount: payout.amount,
+      phone: payout.phone,
+      remarks: payout.remarks,
+      ...(payout.occasion ? { occasion: payout.occasion } : {}),
+      ...urls,
+    });
+    await deps.db.prisma.payout.updateMany({
+      where: { id: payout.id, conversationId: null },
+      data: { conversationId: ack.conversationId, updatedAt: deps.now() },
+    });
+    const current = await deps.db.prisma.payout.findUniqueOrThrow({ where: { id: payout.id } });
+    return { conversationId: current.conversationId ?? ack.conversationId, originatorConversationId: payout.originatorConversationId, status: current.status as PayoutStatus };
+  } catch (error) {
+    const now = deps.now();
+    if (error instanceof DarajaError && darajaAnswered(error)) {
+      // Daraja refused it: nothing was paid.
+      await deps.db.prisma.payout.updateMany({
+        where: { id: payout.id, status: "PENDING" },
+        data: { status: "FAILED", lastError: lastErrorOf(error), nextStatusQueryAt: null, settledAt: now, updatedAt: now },
+      });
+      throw toProviderError(error);
+    }
+    // No answer (or a failure of ours after sending): it may have been accepted. Never re-sent; queried instead.
+    const lastError = error instanceof DarajaError ? lastErrorOf(error) : "no usable answer from Daraja";
+    await deps.db.prisma.payout.updateMany({
+      where: { id: payout.id, status: "PENDING" },
+      data: { status: "UNKNOWN", lastError, nextStatusQueryAt: now, updatedAt: now },
+    });
+    deps.logger.warn({ payoutId: payout.id, originatorConversationId: payout.originatorConversationId, lastError }, "B2C payment request got no answer: payout UNKNOWN until a status query settles it");
+    throw unknownOutcome(payout);
+  }
+}
+
+function sameRequest(row: PayoutModel, request: PayoutRequest): boolean {
+  return (
+    row.phone === request.phone &&
+    row.amount === request.amount &&
+    row.commandId === request.commandId &&
+    row.remarks === request.remarks &&
+    (row.occasion ?? null) === request.occasion
+  );
+}
+
+async function replay(ctx: MomoCtx, existing: PayoutModel, request: PayoutRequest): Promise<B2cAnswer> {
+  if (!sameRequest(existing, request)) throw keyReusedError();
+  let row = existing;
+  const deadline = Date.now() + IN_FLIGHT_WAIT_MS;
+  while (row.status === "PENDING" && row.conversationId === null && row.lastError === null) {
+    if (Date.now() >= deadline) throw providerUnavailable("The first request with this Idempotency-Key is still waiting for M-Pesa; retry shortly.");
+    await pause(100);
+    row = await ctx.deps.db.prisma.payout.findUniqueOrThrow({ where: { id: existing.id } });
+  }
+  if (row.conversationId === null) {
+    if (row.status === "FAILED" && row.resultCode === null) throw replayedError(row.lastError);
+    if (row.status === "UNKNOWN" || row.status === "PENDING") throw unknownOutcome(row);
+  }
+  return { conversationId: row.conversationId, originatorConversationId: row.originatorConversationId, status: row.status as PayoutStatus };
+}

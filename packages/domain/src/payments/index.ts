@@ -1,0 +1,5 @@
+/** What the composition root (apps/api) uses of the payments area. */
+export type { MomoDeps, MomoSettings } from "./momo-deps.js";
+export { createPaymentEvents, type PaymentEvents, type PaymentStatusEvent } from "./payment-events.js";
+export { createReconciler, defaultReconcileOptions, type Reconciler, type ReconcileOptions, type ReconcileReport } from "./reconciliation.js";
+export { receiveCallback, callbackTokenValid, type CallbackKind, type CallbackReply, type InboundCallback } from "./callbacks.js";

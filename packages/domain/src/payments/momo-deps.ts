@@ -1,0 +1,43 @@
+/**
+ * What the payments area needs from the composition root: Daraja clients, the callback addresses
+ * Daraja is told to call, the reconciliation schedule, the in-process status events and a handle on
+ * the reconciler (so tests and tools can run it once).
+ */
+import type { DarajaClient } from "@mteja/daraja";
+import type { Tenant } from "../tenants/directory.js";
+import type { PaymentEvents } from "./payment-events.js";
+import type { ReconcileReport } from "./reconciliation.js";
+
+export interface MomoSettings {
+  /** STK CallBackURL, secret token included. Null: M-Pesa is not configured. */
+  stkCallbackUrl: string | null;
+  /** B2C ResultURL / QueueTimeOutURL and the Transaction Status ResultURL, tokens included. Null: B2C is not configured. */
+  b2cResultUrl: string | null;
+  b2cTimeoutUrl: string | null;
+  b2cStatusUrl: string | null;
+  /** MOMO_CALLBACK_SECRET: the `?token=` every callback must carry. Null: every callback is rejected. */
+  callbackSecret: string | null;
+  /** A payment still PENDING this long after it was created is reconciled with an STK query. */
+  reconcileAfterSeconds: number;
+  /**
+   * The longest an STK push can wait for Daraja's answer (token fetch and push, with their timeouts).
+   * A callback for an unknown CheckoutRequestID is kept this long while a prompt is in flight; a
+   * payment still without a CheckoutRequestID after it is abandoned.
+   */
+  promptInFlightSeconds: number;
+  /** Source addresses Safaricom calls back from. Empty: not checked. Checked for logging only. */
+  callbackAllowedIps: readonly string[];
+}
+
+export interface MomoDeps {
+  /**
+   * The Daraja client for a tenant (its own credentials from tenant settings, else the process
+   * defaults). Null when M-Pesa is not configured.
+   */
+  darajaFor(tenant: Pick<Tenant, "id" | "settings">): DarajaClient | null;
+  /** Whether B2C (and Transaction Status) is configured. */
+  b2cEnabled: boolean;
+  settings: MomoSettings;
+  events: PaymentEvents;
+  reconciler: { runOnce(): Promise<ReconcileReport> };
+}

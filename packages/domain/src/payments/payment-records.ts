@@ -1,0 +1,63 @@
+/** Reading and locking payment and payout rows, and the views the API returns. */
+import type { PaymentModel, PayoutModel, Prisma } from "@mteja/db";
+import type { PaymentStatus, PaymentView, PayoutStatus } from "./schemas.js";
+
+export type Tx = Prisma.TransactionClient;
+
+export const terminalPaymentStatuses: ReadonlySet<string> = new Set(["SUCCESS", "CANCELLED", "FAILED", "TIMEOUT"]);
+export const terminalPayoutStatuses: ReadonlySet<string> = new Set(["SUCCESS", "FAILED"]);
+
+export function isTerminalPayment(status: string): boolean {
+  return terminalPaymentStatuses.has(status);
+}
+
+/** Locks the payment with this CheckoutRequestID (FOR UPDATE) and reads it; undefined if none. */
+export async function lockPaymentByCheckoutId(tx: Tx, checkoutRequestId: string): Promise<PaymentModel | undefined> {
+  const rows = await tx.$queryRaw<{ id: string }[]>`
+    SELECT id::text AS id FROM payments WHERE checkout_request_id = ${checkoutRequestId} FOR UPDATE`;
+  const id = rows[0]?.id;
+  return id ? ((await tx.payment.findUnique({ where: { id } })) ?? undefined) : undefined;
+}
+
+export async function lockPaymentById(tx: Tx, id: string): Promise<PaymentModel | undefined> {
+  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id::text AS id FROM payments WHERE id = ${id}::uuid FOR UPDATE`;
+  return rows[0] ? ((await tx.payment.findUnique({ where: { id } })) ?? undefined) : undefined;
+}
+
+/** Locks the payout Daraja names, by OriginatorConversationID (ours, stored first) else by ConversationID. */
+export async function lockPayout(tx: Tx, ids: { originatorConversationId?: string | undefined; conversationId?: string | undefined }): Promise<PayoutModel | undefined> {
+  let rows: { id: string }[] = [];
+  if (ids.originatorConversationId) {
+    rows = await tx.$queryRaw`SELECT id::text AS id FROM payouts WHERE originator_conversation_id = ${ids.originatorConversationId} FOR UPDATE`;
+  }
+  if (rows.length === 0 && ids.conversationId) {
+    rows = await tx.$queryRaw`SELECT id::text AS id FROM payouts WHERE conversation_id = ${ids.conversationId} FOR UPDATE`;
+  }
+  const id = rows[0]?.id;
+  return id ? ((await tx.payout.findUnique({ where: { id } })) ?? undefined) : undefined;
+}
+
+export function paymentView(row: PaymentModel): PaymentView {
+  return {
+    id: row.id,
+    checkoutRequestId: row.checkoutRequestId,
+    merchantRequestId: row.merchantRequestId,
+    userId: row.userId,
+    phone: row.phone,
+    amount: row.amount,
+    reference: row.reference,
+    description: row.description,
+    status: row.status as PaymentStatus,
+    resultCode: row.resultCode,
+    resultDesc: row.resultDesc,
+    mpesaReceipt: row.mpesaReceipt,
+    paidAmount: row.paidAmount,
+    transactionDate: row.transactionDate,
+    createdAt: row.createdAt.toISOString(),
+    settledAt: row.settledAt ? row.settledAt.toISOString() : null,
+  };
+}
+
+export function payoutStatus(row: Pick<PayoutModel, "status">): PayoutStatus {
+  return row.status as PayoutStatus;
+}

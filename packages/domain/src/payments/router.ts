@@ -1,0 +1,130 @@
+import { z } from "zod";
+import { ok } from "../shared/envelope.js";
+import { adminProcedure, createTRPCRouter, protectedProcedure } from "../trpc.js";
+import { b2cPayout } from "./b2c.js";
+import { getPayment, listPayments } from "./payment-reads.js";
+import { openPaymentStatusStream } from "./payment-status-stream.js";
+import {
+  b2cInput,
+  b2cOutput,
+  getPaymentInput,
+  getPaymentOutput,
+  listPaymentsInput,
+  listPaymentsOutput,
+  stkPushInput,
+  stkPushOutput,
+  stkQueryInput,
+  stkQueryOutput,
+} from "./schemas.js";
+import { stkPush } from "./stk-push.js";
+import { stkQuery } from "./stk-query.js";
+
+const tags = ["momo"];
+
+/** The tenant comes from the access token; X-Tenant-ID may be sent and must then match (decisions.md "Tenants"). */
+const tenantHeader = {
+  "x-tenant-id": z.string().optional().describe("Optional; when sent it must be the access token's tenant."),
+};
+const idempotentHeaders = z.object({
+  ...tenantHeader,
+  "idempotency-key": z
+    .string()
+    .optional()
+    .describe("Optional, 1-255 visible ASCII characters (e.g. a UUID). A retry with the same key answers the first result instead of starting a second request; the same key with a different body is a VALIDATION_ERROR."),
+});
+const readHeaders = z.object(tenantHeader);
+
+const authErrors = { 401: "AUTH_REQUIRED or INVALID_TOKEN" };
+const providerErrors = {
+  502: "PAYMENT_PROVIDER_ERROR (Daraja refused the request; its errorCode/errorMessage in error.details)",
+  503: "PAYMENT_PROVIDER_UNAVAILABLE (Daraja unreachable or timed out, or M-Pesa not configured)",
+};
+
+export const paymentsRouter = createTRPCRouter({
+  stkPush: protectedProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/api/momo/stkpush",
+        tags,
+        summary: "Send a payment prompt (STK push) to the customer's phone",
+        description:
+          "The result arrives later through the payment callback; follow it with stkquery, GET /api/momo/payments/{checkoutRequestId} or the tRPC subscription payments.onStatus. At most 10 prompts per customer per minute.",
+        protect: true,
+        requestHeaders: idempotentHeaders,
+        errorResponses: { ...authErrors, 422: "VALIDATION_ERROR", 429: "RATE_LIMITED (Retry-After set)", ...providerErrors },
+      },
+    })
+    .input(stkPushInput)
+    .output(stkPushOutput)
+    .mutation(async ({ ctx, input }) => ok(await stkPush(ctx, input), "Payment prompt sent.")),
+
+  stkQuery: protectedProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/api/momo/stkquery",
+        tags,
+        summary: "A payment's status (asked of Daraja while it is pending)",
+        protect: true,
+        requestHeaders: readHeaders,
+        errorResponses: { ...authErrors, 404: "NOT_FOUND (no such payment, or another customer's)", 422: "VALIDATION_ERROR", ...providerErrors },
+      },
+    })
+    .input(stkQueryInput)
+    .output(stkQueryOutput)
+    .mutation(async ({ ctx, input }) => ok(await stkQuery(ctx, input.checkoutRequestId))),
+
+  b2c: adminProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/api/momo/b2c",
+        tags,
+        summary: "Send a payout (B2C) to a phone (admin only)",
+        description:
+          "The result and time-out arrive later through the B2C callbacks. A payout whose outcome is unknown (time-out) is settled by a Transaction Status query; it is never re-sent automatically.",
+        protect: true,
+        requestHeaders: idempotentHeaders,
+        errorResponses: { ...authErrors, 403: "FORBIDDEN (not an admin)", 422: "VALIDATION_ERROR", ...providerErrors },
+      },
+    })
+    .input(b2cInput)
+    .output(b2cOutput)
+    .mutation(async ({ ctx, input }) => ok(await b2cPayout(ctx, input), "Payout request accepted.")),
+
+  list: protectedProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/api/momo/payments",
+        tags,
+        summary: "Payments, newest first (a customer's own; every payment of the tenant for an admin)",
+        protect: true,
+        requestHeaders: readHeaders,
+        errorResponses: { ...authErrors, 422: "VALIDATION_ERROR" },
+      },
+    })
+    .input(listPaymentsInput)
+    .output(listPaymentsOutput)
+    .query(async ({ ctx, input }) => ok(await listPayments(ctx, input))),
+
+  get: protectedProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/api/momo/payments/{checkoutRequestId}",
+        tags,
+        summary: "One payment, from the store",
+        protect: true,
+        requestHeaders: readHeaders,
+        errorResponses: { ...authErrors, 404: "NOT_FOUND (no such payment, or another customer's)" },
+      },
+    })
+    .input(getPaymentInput)
+    .output(getPaymentOutput)
+    .query(async ({ ctx, input }) => ok(await getPayment(ctx, input.checkoutRequestId))),
+
+  /** tRPC only (SSE; httpSubscriptionLink): the payment's status, then each change until it is terminal. */
+  onStatus: protectedProcedure.input(getPaymentInput).subscription(({ ctx, input, signal }) => openPaymentStatusStream(ctx, input.checkoutRequestId, signal)),
+});

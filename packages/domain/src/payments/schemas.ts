@@ -1,0 +1,160 @@
+/**
+ * Inputs and outputs of the momo operations (spec 2.4 / 4.3, decisions.md "Mobile money"). The momo
+ * wire format is the spec's camelCase (checkoutRequestId, commandId), unlike the snake_case auth API.
+ */
+import {
+  B2C_AMOUNT_MAX,
+  B2C_AMOUNT_MIN,
+  B2C_OCCASION_MAX_LENGTH,
+  B2C_REMARKS_MAX_LENGTH,
+  STK_ACCOUNT_REFERENCE_MAX_LENGTH,
+  STK_AMOUNT_MAX,
+  STK_AMOUNT_MIN,
+  STK_TRANSACTION_DESC_MAX_LENGTH,
+} from "@mteja/daraja";
+import { z } from "zod";
+import { envelope } from "../shared/envelope.js";
+import { kenyanPhoneField } from "../shared/fields.js";
+
+export const paymentStatuses = ["PENDING", "SUCCESS", "CANCELLED", "FAILED", "TIMEOUT"] as const;
+export type PaymentStatus = (typeof paymentStatuses)[number];
+export const payoutStatuses = ["PENDING", "SUCCESS", "FAILED", "UNKNOWN"] as const;
+export type PayoutStatus = (typeof payoutStatuses)[number];
+export const b2cCommandIds = ["BusinessPayment", "SalaryPayment", "PromotionPayment"] as const;
+
+export const paymentStatusField = z.enum(paymentStatuses);
+
+/**
+ * trpc-to-openapi switches zod coercion on for every number field of a REST input (so `"100"` or
+ * `true` would pass as an amount); a transform keeps the field out of its reach.
+ */
+function wholeShillings(min: number, max: number) {
+  return z
+    .number({ error: "amount must be a whole number of shillings" })
+    .int("amount must be a whole number of shillings")
+    .min(min, `amount must be at least ${min}`)
+    .max(max, `amount must be at most ${max.toLocaleString("en-US")}`)
+    .transform((value) => value);
+}
+
+/** Printable text, trimmed; "" means absent (the service sends its default). */
+function optionalText(field: string, max: number, min = 0) {
+  return z
+    .string({ error: `${field} must be a string` })
+    .trim()
+    .max(max, `${field} must be at most ${max} characters`)
+    .refine((value) => !/[\u0000-\u001f\u007f]/.test(value), `${field} must not contain control characters`)
+    .refine((value) => value === "" || value.length >= min, `${field} must be at least ${min} characters`)
+    .transform((value) => value || undefined)
+    .optional();
+}
+
+export const checkoutRequestIdField = z
+  .string({ error: "checkoutRequestId is required" })
+  .trim()
+  .min(1, "checkoutRequestId is required")
+  .max(100, "checkoutRequestId is too long");
+
+export const stkPushInput = z.object({
+  phone: kenyanPhoneField,
+  amount: wholeShillings(STK_AMOUNT_MIN, STK_AMOUNT_MAX),
+  reference: optionalText("reference", STK_ACCOUNT_REFERENCE_MAX_LENGTH).describe(
+    `Daraja AccountReference, shown in the prompt; at most ${STK_ACCOUNT_REFERENCE_MAX_LENGTH} characters (default: the shop's name).`,
+  ),
+  description: optionalText("description", STK_TRANSACTION_DESC_MAX_LENGTH).describe(
+    `Daraja TransactionDesc; at most ${STK_TRANSACTION_DESC_MAX_LENGTH} characters (default: "Payment").`,
+  ),
+});
+export type StkPushInput = z.infer<typeof stkPushInput>;
+
+export const stkQueryInput = z.object({ checkoutRequestId: checkoutRequestIdField });
+
+export const b2cInput = z.object({
+  phone: kenyanPhoneField,
+  amount: wholeShillings(B2C_AMOUNT_MIN, B2C_AMOUNT_MAX),
+  commandId: z
+    .enum(b2cCommandIds, { error: `commandId must be one of ${b2cCommandIds.join(", ")}` })
+    .default("BusinessPayment"),
+  remarks: optionalText("remarks", B2C_REMARKS_MAX_LENGTH, 2).describe('2-100 characters (default: "Payout").'),
+  occasion: optionalText("occasion", B2C_OCCASION_MAX_LENGTH),
+});
+export type B2cInput = z.infer<typeof b2cInput>;
+
+export const stkPushOutput = envelope(
+  z.object({
+    checkoutRequestId: z.string(),
+    merchantRequestId: z.string(),
+    customerMessage: z.string(),
+    status: paymentStatusField.describe("PENDING when the prompt has just been sent; the payment's current status on an idempotent replay."),
+  }),
+);
+
+export const stkQueryOutput = envelope(
+  z.object({
+    checkoutRequestId: z.string(),
+    resultCode: z.string().nullable().describe('Daraja\'s ResultCode, e.g. "0" (paid) or "1032" (cancelled); null while none is known.'),
+    resultDesc: z.string(),
+    status: paymentStatusField,
+  }),
+);
+
+export const b2cOutput = envelope(
+  z.object({
+    conversationId: z.string().nullable(),
+    originatorConversationId: z.string(),
+    status: z.enum(payoutStatuses),
+  }),
+);
+
+const isoDate = (field: string) =>
+  z
+    .string({ error: `${field} must be a date` })
+    .trim()
+    .refine((value) => /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(value) && !Number.isNaN(Date.parse(value)), {
+      message: `${field} must be an ISO 8601 date or date-time`,
+    })
+    .transform((value) => new Date(value))
+    .optional();
+
+export const listPaymentsInput = z
+  .object({
+    status: paymentStatusField.optional(),
+    from: isoDate("from").describe("Created at or after (ISO 8601)."),
+    to: isoDate("to").describe("Created before (ISO 8601)."),
+    limit: z.number().int().min(1).max(100).default(20),
+    cursor: z.string().trim().max(200).optional().describe("nextCursor of the previous page."),
+  })
+  .default({ limit: 20 });
+export type ListPaymentsInput = z.infer<typeof listPaymentsInput>;
+
+export const paymentView = z.object({
+  id: z.string(),
+  checkoutRequestId: z.string().nullable(),
+  merchantRequestId: z.string().nullable(),
+  userId: z.string(),
+  phone: z.string(),
+  amount: z.number(),
+  reference: z.string(),
+  description: z.string(),
+  status: paymentStatusField,
+  resultCode: z.string().nullable(),
+  resultDesc: z.string().nullable(),
+  mpesaReceipt: z.string().nullable(),
+  paidAmount: z.number().nullable(),
+  transactionDate: z.string().nullable(),
+  createdAt: z.string(),
+  settledAt: z.string().nullable(),
+});
+export type PaymentView = z.infer<typeof paymentView>;
+
+export const listPaymentsOutput = envelope(z.object({ payments: z.array(paymentView), nextCursor: z.string().nullable() }));
+export const getPaymentInput = z.object({ checkoutRequestId: checkoutRequestIdField });
+export const getPaymentOutput = envelope(z.object({ payment: paymentView }));
+
+export const paymentStatusUpdate = z.object({
+  checkoutRequestId: z.string(),
+  status: paymentStatusField,
+  resultCode: z.string().nullable(),
+  resultDesc: z.string().nullable(),
+});
+export type PaymentStatusUpdate = z.infer<typeof paymentStatusUpdate>;

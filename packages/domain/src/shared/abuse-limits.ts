@@ -1,0 +1,116 @@
+/**
+ * How the domain applies the abuse limits of decisions.md ("Abuse limits"); the counting itself is
+ * the Limiter's (in memory, or Redis shared by every instance).
+ */
+import { isIPv6 } from "node:net";
+import type { Context } from "../context.js";
+import { DomainError } from "../errors.js";
+import type { LimitDecision } from "./limiter.js";
+
+/**
+ * The unauthenticated auth operations, by their spec path. The per-IP request limit applies to these
+ * only: Kenyan customers often share one public IP (carrier-grade NAT), so authenticated calls are never
+ * limited per IP. Matching on the operation (not on a URL) covers REST, tRPC and tRPC batches alike.
+ */
+export const ipLimitedOperations: ReadonlySet<string> = new Set([
+  "/api/v1/auth/register",
+  "/api/v1/auth/login",
+  "/api/v1/auth/otp/validate",
+  "/api/v1/auth/refresh",
+  "/api/v1/auth/forgot-password",
+  "/api/v1/auth/reset-password",
+  "/api/v1/auth/verify-email",
+]);
+
+export function rateLimitedError(retryAfter: number): DomainError {
+  return new DomainError("RATE_LIMITED", "Too many attempts; please wait before trying again.", {
+    retryAfter: Math.max(1, Math.ceil(retryAfter)),
+  });
+}
+
+/**
+ * The key a client address is counted under. IPv6 customers commonly hold a whole /64 and may pick
+ * any address in it, so IPv6 counts per /64; IPv4-mapped IPv6 counts as the IPv4 address.
+ */
+export function ipLimitKey(ip: string): string {
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(ip);
+  if (mapped) return mapped[1]!;
+  const address = ip.replace(/%.*$/, "");
+  if (!isIPv6(address)) return ip;
+  const groups = (part: string) => part.split(":").filter(Boolean).flatMap((g) => (g.includes(".") ? ["0", "0"] : [g]));
+  const [head = "", tail] = address.split("::");
+  const left = groups(head);
+  const right = tail === undefined ? [] : groups(tail);
+  const full = [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right];
+  return `${full.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(":")}::/64`;
+}
+
+/** Counts one request of an unauthenticated auth operation against the caller's IP (1,200 a minute). */
+export async function countAuthRequest(ctx: Context, operationPath: string | undefined): Promise<void> {
+  if (!operationPath || !ipLimitedOperations.has(operationPath)) return;
+  const decision = await ctx.deps.limiter.consume("auth_requests_per_ip", ipLimitKey(ctx.request.ip));
+  if (!decision.allowed) throw rateLimitedError(decision.retryAfter);
+}
+
+/** The per-account key: tenant and (lower-cased) email, so unknown emails are limited exactly like known ones. */
+export function accountKey(tenantId: string, email: string): string {
+  return `${tenantId}:${email.toLowerCase()}`;
+}
+
+export interface SignInAttempt {
+  /** The password (or code) was right but a second factor is still due: this attempt is not a failure. */
+  stepPassed(): Promise<void>;
+  /** Fully authenticated: the account's failures are forgotten and this attempt is not a failure. */
+  succeeded(): Promise<void>;
+}
+
+/**
+ * Counts a sign-in attempt as failed *before* checking it, and gives the point back on success.
+ * Counting first makes the limits hold under concurrency: a burst of parallel guesses cannot all pass
+ * a check made before any of them failed.
+ *
+ * - per account (10 failures / 15 min, whatever the IP), always;
+ * - per IP (100 failures / min), only for unauthenticated operations (`ip: true`).
+ *
+ * Throws RATE_LIMITED (with Retry-After) when either is exhausted.
+ */
+export async function beginSignInAttempt(
+  ctx: Context,
+  account: { tenantId: string; email: string },
+  options: { ip: boolean },
+): Promise<SignInAttempt> {
+  const { limiter } = ctx.deps;
+  const key = accountKey(account.tenantId, account.email);
+  const ip = ipLimitKey(ctx.request.ip);
+  const [perAccount, perIp] = await Promise.all([
+    limiter.consume("login_failures_per_account", key),
+    options.ip ? limiter.consume("login_failures_per_ip", ip) : Promise.resolve<LimitDecision>({ allowed: true, retryAfter: 0 }),
+  ]);
+  const refundIp = () => (options.ip ? limiter.refund("login_failures_per_ip", ip) : Promise.resolve());
+  if (!perAccount.allowed || !perIp.allowed) {
+    // A refused attempt checks nothing, so it is no failure of the other key: a blocked address
+    // cannot go on to lock accounts, nor a locked account's owner retrying block their shared address.
+    await Promise.all([
+      perAccount.allowed ? limiter.refund("login_failures_per_account", key) : undefined,
+      perIp.allowed ? refundIp() : undefined,
+    ]);
+    throw rateLimitedError(Math.max(perAccount.allowed ? 0 : perAccount.retryAfter, perIp.allowed ? 0 : perIp.retryAfter));
+  }
+  return {
+    async stepPassed() {
+      await Promise.all([limiter.refund("login_failures_per_account", key), refundIp()]);
+    },
+    async succeeded() {
+      await Promise.all([limiter.reset("login_failures_per_account", key), refundIp()]);
+    },
+  };
+}
+
+/**
+ * Lifts the per-account sign-in block, for a password reset: proving control of the mailbox is a
+ * stronger proof than the password guesses the block guards against (decisions.md: "password reset
+ * stays possible").
+ */
+export async function clearSignInFailures(ctx: Context, account: { tenantId: string; email: string }): Promise<void> {
+  await ctx.deps.limiter.reset("login_failures_per_account", accountKey(account.tenantId, account.email));
+}
