@@ -6,7 +6,7 @@
 //   node scripts/run.mjs test    every test (vitest), embedded database and PostgreSQL
 //   node scripts/run.mjs bench   the benchmarks in bench/
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -57,6 +57,16 @@ function generate() {
   run("pnpm", ["exec", "turbo", "run", "generate", "--output-logs=errors-only"]);
 }
 
+/** One plain closing line CI can read, whatever the runner prints above it. */
+function printSummary(reportPath) {
+  try {
+    const report = JSON.parse(readFileSync(reportPath, "utf8"));
+    console.log(`\nTests: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${report.numPendingTests + report.numTodoTests} skipped`);
+  } catch {
+    console.log("\n(no test report was written)");
+  }
+}
+
 function forward(child) {
   for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
   child.on("exit", (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
@@ -76,8 +86,10 @@ switch (command) {
   case "test": {
     generate();
     step("running every test (vitest: unit, embedded database, PostgreSQL)");
-    run("pnpm", ["exec", "vitest", "run", ...process.argv.slice(3)]);
-    break;
+    const report = path.join(root, "node_modules", ".cache", "vitest-report.json");
+    const result = spawnSync("pnpm", ["exec", "vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...process.argv.slice(3)], { cwd: root, stdio: "inherit", env });
+    printSummary(report);
+    process.exit(result.status ?? 1);
   }
   case "bench": {
     build();

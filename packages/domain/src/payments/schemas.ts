@@ -14,7 +14,7 @@ import {
 } from "@mteja/daraja";
 import { z } from "zod";
 import { envelope } from "../shared/envelope.js";
-import { kenyanPhoneField } from "../shared/fields.js";
+import { kenyanPhoneField, uncoerced } from "../shared/fields.js";
 
 export const paymentStatuses = ["PENDING", "SUCCESS", "CANCELLED", "FAILED", "TIMEOUT"] as const;
 export type PaymentStatus = (typeof paymentStatuses)[number];
@@ -24,17 +24,15 @@ export const b2cCommandIds = ["BusinessPayment", "SalaryPayment", "PromotionPaym
 
 export const paymentStatusField = z.enum(paymentStatuses);
 
-/**
- * trpc-to-openapi switches zod coercion on for every number field of a REST input (so `"100"` or
- * `true` would pass as an amount); a transform keeps the field out of its reach.
- */
+/** Whole shillings, strictly a JSON number (`uncoerced`: "100" or true never pass as an amount). */
 function wholeShillings(min: number, max: number) {
-  return z
-    .number({ error: "amount must be a whole number of shillings" })
-    .int("amount must be a whole number of shillings")
-    .min(min, `amount must be at least ${min}`)
-    .max(max, `amount must be at most ${max.toLocaleString("en-US")}`)
-    .transform((value) => value);
+  return uncoerced(
+    z
+      .number({ error: "amount must be a whole number of shillings" })
+      .int("amount must be a whole number of shillings")
+      .min(min, `amount must be at least ${min}`)
+      .max(max, `amount must be at most ${max.toLocaleString("en-US")}`),
+  );
 }
 
 /** Printable text, trimmed; "" means absent (the service sends its default). */
