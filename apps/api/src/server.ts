@@ -10,9 +10,10 @@ import { installCors } from "./http/cors.js";
 import { docsPlugin } from "./http/docs.js";
 import { envelopeFor } from "./http/errors.js";
 import { createMetrics, installMetrics, type Metrics } from "./http/metrics.js";
-import { installRequestScope, logSerializers, redactPaths, requestIdMixin } from "./http/request-log.js";
+import { installRequestScope, logSerializers, redactPaths } from "./http/request-log.js";
 import { buildOpenApiDocument } from "./http/openapi.js";
 import { devOutboxRoutes } from "./http/dev-outbox.js";
+import { defaultDemoDir, demoPlugin } from "./http/demo.js";
 import { momoCallbackPlugin } from "./http/momo-callbacks.js";
 import { restPlugin } from "./http/rest.js";
 import { systemRoutes } from "./http/system-routes.js";
@@ -37,8 +38,6 @@ export function loggerOptions(settings: Settings): FastifyServerOptions["logger"
       censor: "[redacted]",
     },
     serializers: logSerializers,
-    // Lines the domain writes through deps.logger while serving a request carry its reqId too.
-    mixin: requestIdMixin,
   };
 }
 
@@ -118,6 +117,7 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   await app.register(docsPlugin, { openApiUrl: "/openapi.json" });
   // The dev outbox shows live reset and verification links: never in production.
   if (settings.NODE_ENV !== "production") await app.register(devOutboxRoutes, { db: deps.db });
+  if (settings.NODE_ENV !== "production") await app.register(demoPlugin, { dir: settings.DEMO_DIR ?? defaultDemoDir });
   await app.register(momoCallbackPlugin, { deps });
   await app.register(trpcPlugin, { router: appRouter, deps, onError });
   await app.register(restPlugin, { router: appRouter, deps, onError });

@@ -10,3 +10,4 @@ export {
   type MailOutboxStoreOptions,
   type OutboxInsert,
 } from "./repositories/mail-outbox.js";
+export { findSessionUser, isSessionLive, type SessionKey, type SessionUserRow } from "./repositories/session-users.js";

@@ -9,7 +9,8 @@ function header(request: FastifyRequest, name: string): string | undefined {
 /** Builds the domain's view of a request from Fastify's (same for the tRPC and REST mounts). */
 export function createRequestContext(deps: Deps, request: FastifyRequest, reply: FastifyReply): Context {
   return {
-    deps,
+    // The domain logs through the request's child logger, so its lines carry the request id.
+    deps: { ...deps, logger: request.log },
     request: {
       tenantHeader: header(request, "x-tenant-id"),
       authorization: header(request, "authorization"),

@@ -3,16 +3,7 @@
  * id that every line written while serving a request carries (`reqId`), including lines the domain
  * writes through deps.logger, which is not a per-request logger.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from "fastify";
-
-interface RequestScope {
-  reqId: string;
-  log: FastifyBaseLogger;
-}
-
-// One store for the process: the value lives per async context (per request), never shared across them.
-const requestScope = new AsyncLocalStorage<RequestScope>();
 
 /** Secrets by field name, at any of the first three levels of a log object (pino's redact has no deep wildcard). */
 const secretFields = [
@@ -79,15 +70,14 @@ export const logSerializers = {
 };
 
 /** Adds the request id to lines of loggers other than the request's own (which already binds it). */
-export function requestIdMixin(_object: object, _level: number, logger: unknown): Record<string, string> {
-  const scope = requestScope.getStore();
-  return scope && logger !== scope.log ? { reqId: scope.reqId } : {};
-}
-
-/** Runs each request inside its scope and echoes its id in the X-Request-Id response header. */
+/**
+ * Echoes each request's id in the X-Request-Id response header. Lines the domain writes while
+ * serving a request carry the id because its context's logger is the request's child logger
+ * (http/context.ts), not through async-local storage, whose promise hooks tax every request.
+ */
 export function installRequestScope(app: FastifyInstance): void {
   app.addHook("onRequest", (request, reply, done) => {
     void reply.header("X-Request-Id", request.id);
-    requestScope.run({ reqId: request.id, log: request.log }, done);
+    done();
   });
 }

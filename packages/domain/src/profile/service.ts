@@ -1,8 +1,9 @@
+import { findSessionUser } from "@mteja/db";
 import type { z } from "zod";
 import type { Context } from "../context.js";
 import { DomainError } from "../errors.js";
 import type { AccessClaims } from "../shared/access-tokens.js";
-import { revokeUserSessions } from "../shared/sessions.js";
+import { revokeUserSessions, sessionKey } from "../shared/sessions.js";
 import type { Tenant } from "../tenants/directory.js";
 import { enqueueSecurityNotice } from "../recovery/security-notices.js";
 import type { changePasswordInput, updateMeInput } from "./schemas.js";
@@ -13,37 +14,9 @@ const invalidToken = () => new DomainError("INVALID_TOKEN", "The access token is
 
 /** One query: the user, provided the token's session is still live. */
 export async function getMe(ctx: AuthedCtx) {
-  const { deps, auth } = ctx;
-  const user = await deps.db.prisma.user.findFirst({
-    where: {
-      id: auth.sub,
-      tenantId: auth.tid,
-      sessions: { some: { id: auth.sid, revokedAt: null, absoluteExpiresAt: { gt: deps.now() } } },
-    },
-    select: {
-      id: true,
-      name: true,
-      email: true,
-      phone: true,
-      avatarUrl: true,
-      emailVerified: true,
-      otpEnabled: true,
-      role: true,
-      preferences: true,
-    },
-  });
+  const user = await findSessionUser(ctx.deps.db.sql, sessionKey(ctx.deps, ctx.auth));
   if (!user) throw invalidToken();
-  return {
-    id: user.id,
-    name: user.name,
-    email: user.email,
-    phone: user.phone,
-    avatar_url: user.avatarUrl,
-    email_verified: user.emailVerified,
-    otp_enabled: user.otpEnabled,
-    role: user.role,
-    preferences: (user.preferences ?? {}) as Record<string, unknown>,
-  };
+  return { ...user, preferences: user.preferences ?? {} };
 }
 
 export async function updateMe(ctx: AuthedCtx, input: z.infer<typeof updateMeInput>) {

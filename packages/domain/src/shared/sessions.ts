@@ -3,7 +3,7 @@
  * stored as SHA-256, rotated on every refresh under a row lock, with reuse detection and a grace
  * window for two tabs refreshing at once (after Supabase Auth).
  */
-import type { Prisma } from "@mteja/db";
+import { isSessionLive, type Prisma, type SessionKey } from "@mteja/db";
 import type { Deps } from "../context.js";
 import { DomainError } from "../errors.js";
 import type { AccessClaims } from "./access-tokens.js";
@@ -131,11 +131,12 @@ export async function revokeUserSessions(deps: Deps, tx: Tx, userId: string, rea
 
 /** An access token stays usable only while its session lives (logout, reuse and password change end it). */
 export async function assertLiveSession(deps: Deps, auth: AccessClaims): Promise<void> {
-  const session = await deps.db.prisma.session.findFirst({
-    where: { id: auth.sid, userId: auth.sub, tenantId: auth.tid, revokedAt: null, absoluteExpiresAt: { gt: deps.now() } },
-    select: { id: true },
-  });
-  if (!session) throw new DomainError("INVALID_TOKEN", "The access token is invalid or expired.");
+  const live = await isSessionLive(deps.db.sql, sessionKey(deps, auth));
+  if (!live) throw new DomainError("INVALID_TOKEN", "The access token is invalid or expired.");
+}
+
+export function sessionKey(deps: Deps, auth: AccessClaims): SessionKey {
+  return { userId: auth.sub, tenantId: auth.tid, sessionId: auth.sid, now: deps.now() };
 }
 
 export function addSeconds(date: Date, seconds: number): Date {
