@@ -6,7 +6,7 @@
 //
 //   node bench/me.mjs [--seconds 10] [--connections 50] [--rounds 3]
 import { buildServer, createServices, readSettings } from "@mteja/api";
-import { openDatabase } from "@mteja/db";
+import { createScratchDatabase, openDatabase } from "@mteja/db";
 import autocannon from "autocannon";
 import Fastify from "fastify";
 import jwt from "jsonwebtoken";
@@ -22,13 +22,8 @@ const connections = Number(args.connections ?? 50);
 const rounds = Number(args.rounds ?? 3);
 const adminUrl = process.env.MTEJA_BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
-const dbName = `mteja_bench_${randomBytes(4).toString("hex")}`;
-const admin = new pg.Client({ connectionString: adminUrl });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${dbName}`);
-await admin.end();
-const url = new URL(adminUrl);
-url.pathname = `/${dbName}`;
+const scratch = await createScratchDatabase(adminUrl, "mteja_bench");
+const url = new URL(scratch.url);
 
 const silent = { info() {}, warn() {}, error() {}, debug() {} };
 const settings = readSettings({
@@ -116,7 +111,4 @@ await baseline.close();
 await pool.end();
 await services.close();
 await db.close();
-const cleanup = new pg.Client({ connectionString: adminUrl });
-await cleanup.connect();
-await cleanup.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-await cleanup.end();
+await scratch.drop();

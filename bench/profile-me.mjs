@@ -3,20 +3,13 @@
 // autocannon process, and writes a V8 CPU profile of the server (run with --cpu-prof).
 //   node --cpu-prof --cpu-prof-dir=bench/results bench/profile-me.mjs
 import { buildServer, createServices, readSettings } from "@mteja/api";
-import { openDatabase } from "@mteja/db";
-import { spawnSync } from "node:child_process";
+import { createScratchDatabase, openDatabase } from "@mteja/db";
 import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
-import pg from "pg";
 
 const adminUrl = process.env.MTEJA_BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const dbName = `mteja_prof_${randomBytes(4).toString("hex")}`;
-const admin = new pg.Client({ connectionString: adminUrl });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${dbName}`);
-await admin.end();
-const url = new URL(adminUrl);
-url.pathname = `/${dbName}`;
+const scratch = await createScratchDatabase(adminUrl, "mteja_bench");
+const url = new URL(scratch.url);
 const silent = { info() {}, warn() {}, error() {}, debug() {} };
 const settings = readSettings({ NODE_ENV: "production", LOG_LEVEL: "silent", DATABASE_URL: url.toString(), DATA_ENCRYPTION_KEY: randomBytes(32).toString("hex"), RATE_LIMITS: "off", DATA_DIR: "/tmp/mteja-bench" });
 const db = await openDatabase({ url: url.toString() });
@@ -35,8 +28,4 @@ await new Promise((resolve) => {
 await app.close();
 await services.close();
 await db.close();
-const c = new pg.Client({ connectionString: adminUrl });
-await c.connect();
-await c.query(`DROP DATABASE ${dbName} WITH (FORCE)`);
-await c.end();
-void spawnSync;
+await scratch.drop();

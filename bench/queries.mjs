@@ -3,21 +3,15 @@
 // Prisma's $queryRaw, and the same SQL through pg. It is why packages/db/src/repositories/
 // session-users.ts uses plain SQL (docs/performance.md).
 //   node bench/queries.mjs [--ops 3000] [--concurrency 10]
-import { openDatabase } from "@mteja/db";
-import { randomBytes } from "node:crypto";
+import { createScratchDatabase, openDatabase } from "@mteja/db";
 import pg from "pg";
 
 const args = Object.fromEntries(process.argv.slice(2).reduce((pairs, arg, i, all) => (arg.startsWith("--") ? [...pairs, [arg.slice(2), all[i + 1]]] : pairs), []));
 const ops = Number(args.ops ?? 3000);
 const concurrency = Number(args.concurrency ?? 10);
 const adminUrl = process.env.MTEJA_BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const dbName = `mteja_queries_${randomBytes(4).toString("hex")}`;
-const admin = new pg.Client({ connectionString: adminUrl });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${dbName}`);
-await admin.end();
-const url = new URL(adminUrl);
-url.pathname = `/${dbName}`;
+const scratch = await createScratchDatabase(adminUrl, "mteja_bench");
+const url = new URL(scratch.url);
 
 const db = await openDatabase({ url: url.toString() });
 await db.migrate();
@@ -53,7 +47,4 @@ for (let round = 1; round <= 2; round++) {
 }
 await pool.end();
 await db.close();
-const cleanup = new pg.Client({ connectionString: adminUrl });
-await cleanup.connect();
-await cleanup.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-await cleanup.end();
+await scratch.drop();

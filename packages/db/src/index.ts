@@ -11,3 +11,4 @@ export {
   type OutboxInsert,
 } from "./repositories/mail-outbox.js";
 export { findSessionUser, isSessionLive, type SessionKey, type SessionUserRow } from "./repositories/session-users.js";
+export { createScratchDatabase, isPostgresReachable, type ScratchDatabase } from "./scratch.js";

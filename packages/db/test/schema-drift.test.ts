@@ -6,11 +6,9 @@
  * from Prisma's DMMF (from its published WebAssembly schema engine) against the catalog.
  */
 import { get_dmmf } from "@prisma/prisma-schema-wasm";
-import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { openDatabase, type Database } from "../src/index.js";
+import { createScratchDatabase, isPostgresReachable, openDatabase, type Database } from "../src/index.js";
 
 const schemaPath = new URL("../../../prisma/schema.prisma", import.meta.url);
 const adminUrl = process.env.MTEJA_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -142,27 +140,17 @@ async function actualSchema(db: Database) {
 }
 
 async function postgresDatabase(): Promise<{ db: Database; drop: () => Promise<void> } | undefined> {
-  const admin = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 2000 });
-  try {
-    await admin.connect();
-  } catch (error) {
-    if (process.env.CI === "true") throw error;
+  if (!(await isPostgresReachable(adminUrl))) {
+    if (process.env.CI === "true") throw new Error(`PostgreSQL is required under CI=true but ${adminUrl} is not reachable`);
     return undefined;
   }
-  const name = `mteja_drift_${randomBytes(5).toString("hex")}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const db = await openDatabase({ url: url.toString(), poolMax: 2 });
+  const scratch = await createScratchDatabase(adminUrl, "mteja_drift");
+  const db = await openDatabase({ url: scratch.url, poolMax: 2 });
   return {
     db,
     drop: async () => {
       await db.close();
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
+      await scratch.drop();
     },
   };
 }

@@ -1,0 +1,42 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+
+export interface ScratchDatabase {
+  /** Connection URL of the new, empty database. */
+  url: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * Creates a throwaway PostgreSQL database next to `adminUrl` (for tests and benchmarks, which each
+ * create and drop their own). The name is random, so parallel runs never collide.
+ */
+export async function createScratchDatabase(adminUrl: string, prefix = "mteja_scratch"): Promise<ScratchDatabase> {
+  const name = `${prefix}_${randomBytes(6).toString("hex")}`;
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`Invalid database name ${name}`);
+  await withAdmin(adminUrl, (client) => client.query(`CREATE DATABASE ${name}`));
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: () => withAdmin(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+  };
+}
+
+/** True when a PostgreSQL server answers at adminUrl within two seconds. */
+export async function isPostgresReachable(adminUrl: string): Promise<boolean> {
+  return withAdmin(adminUrl, (client) => client.query("SELECT 1"), 2000).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function withAdmin<T>(adminUrl: string, fn: (client: pg.Client) => Promise<T>, timeoutMs?: number): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl, ...(timeoutMs ? { connectionTimeoutMillis: timeoutMs } : {}) });
+  try {
+    await client.connect();
+    return await fn(client);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
