@@ -80,7 +80,13 @@ switch (command) {
   case "start": {
     build();
     step("starting Mteja");
-    forward(spawn("node", ["apps/api/dist/main.js"], { cwd: root, stdio: "inherit", env: { ...env, MTEJA_DEV_START: "1" } }));
+    const devEnv = { ...env, MTEJA_DEV_START: "1" };
+    // A known admin key on the dev start only, so a new user can promote an admin and try B2C payouts.
+    if (!env.ADMIN_API_KEY && env.NODE_ENV !== "production") {
+      devEnv.ADMIN_API_KEY = "mteja-dev-admin-key";
+      console.log("  admin API key for this dev start: mteja-dev-admin-key (set ADMIN_API_KEY to choose your own)");
+    }
+    forward(spawn("node", ["apps/api/dist/main.js"], { cwd: root, stdio: "inherit", env: devEnv }));
     break;
   }
   case "test": {
