@@ -41,8 +41,7 @@ function addressCard(shell: Shell, address: AddressSummary, countyName: string, 
   return h(
     "div",
     { class: "address", "data-id": address.id },
-    h("strong", {}, address.label),
-    address.is_default ? h("span", { class: "badge ok" }, "default") : null,
+    h("div", {}, h("strong", {}, address.label), address.is_default ? h("span", { class: "badge ok" }, "default") : null),
     h("div", {}, `${address.recipient_name} · ${address.phone}`),
     h("div", { class: "muted" }, [address.street, address.town, countyName].filter(Boolean).join(", ")),
     h(

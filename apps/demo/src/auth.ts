@@ -44,7 +44,11 @@ function signInCard(shell: Shell): HTMLElement {
   onSubmit(form, status, async ({ email = "", password = "" }) => {
     const { data } = await shell.mteja.api.auth.login.mutate({ email, password });
     if (data.requires_otp) {
-      form.replaceWith(otpStep(shell, data.otp_token, status));
+      const step = otpStep(shell, data.otp_token, status, () => {
+        status.clear();
+        step.replaceWith(form);
+      });
+      form.replaceWith(step);
       return "Two-factor is on for this account: enter the code from your authenticator app.";
     }
     await shell.reload();
@@ -54,13 +58,15 @@ function signInCard(shell: Shell): HTMLElement {
 }
 
 /** The second step of a two-factor sign-in: the otp_token from login and a code (or a recovery code). */
-function otpStep(shell: Shell, otpToken: string, status: ReturnType<typeof notice>): HTMLFormElement {
+function otpStep(shell: Shell, otpToken: string, status: ReturnType<typeof notice>, startOver: () => void): HTMLFormElement {
+  const back = h("button", { type: "button", class: "secondary" }, "Start over");
+  back.addEventListener("click", startOver);
   const form = h(
     "form",
     { id: "otp-step" },
     field("Authentication code", "code", { required: true, inputmode: "numeric", autocomplete: "one-time-code", placeholder: "123 456" }),
     h("p", { class: "muted" }, "Lost your phone? Enter one of your recovery codes instead. The sign-in attempt lasts 5 minutes."),
-    h("button", { type: "submit" }, "Verify and sign in"),
+    h("div", { class: "actions" }, h("button", { type: "submit" }, "Verify and sign in"), back),
   );
   onSubmit(form, status, async ({ code = "" }) => {
     await shell.mteja.api.otp.validate.mutate({ otp_token: otpToken, code });

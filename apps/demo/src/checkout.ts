@@ -25,9 +25,14 @@ export const checkoutScreen: Screen = (shell, signal) => {
   const status = notice();
   const formCard = h("article", { class: "card" }, h("h2", {}, "Checkout"), h("p", { class: "muted" }, "Loading your addresses…"));
   const progress = h("article", { class: "card", id: "payment", hidden: true });
-  shell.mteja.api.addresses.list
-    .query()
-    .then(({ data }) => formCard.replaceChildren(h("h2", {}, "Checkout"), ...checkoutForm(shell, data.addresses, progress, signal)))
+  const api = shell.mteja.api.addresses;
+  // Both in one HTTP request (the client batches calls made together).
+  Promise.all([api.list.query(), api.counties.query()])
+    .then(([list, counties]) => {
+      const names = new Map(counties.data.counties.map((county) => [county.canonical, county.name]));
+      const addresses = list.data.addresses.map((address) => ({ ...address, county: names.get(address.county) ?? address.county }));
+      formCard.replaceChildren(h("h2", {}, "Checkout"), ...checkoutForm(shell, addresses, progress, signal));
+    })
     .catch((error: unknown) => status.show("error", describeError(error)));
   return h("section", { class: "grid" }, h("div", {}, formCard, status), progress);
 };
@@ -38,10 +43,11 @@ function checkoutForm(shell: Shell, addresses: AddressSummary[], progress: HTMLE
   }
   const status = notice();
   const chosen = addresses.find((address) => address.is_default) ?? addresses[0]!;
+  const total = h("span", {}, "KES 1");
   const form = h(
     "form",
     { id: "checkout-form" },
-    h("div", { class: "order" }, h("span", {}, "1 × Kikoi beach towel"), h("span", {}, "KES")),
+    h("div", { class: "order" }, h("span", {}, "1 × Kikoi beach towel"), total),
     h(
       "label",
       {},
@@ -58,10 +64,16 @@ function checkoutForm(shell: Shell, addresses: AddressSummary[], progress: HTMLE
       h("table", {}, ...simulatorAmounts.map(([amount, outcome]) => h("tr", {}, h("td", {}, amount), h("td", {}, outcome)))),
     ),
   );
+  form.addEventListener("input", () => (total.textContent = `KES ${form.querySelector<HTMLInputElement>("input[name=amount]")!.value || "0"}`));
+  // The payment on screen: a new one replaces it (and ends its subscription).
+  let following: AbortController | undefined;
+  signal.addEventListener("abort", () => following?.abort(), { once: true });
   onSubmit(form, status, async ({ phone = "", amount = "", address = "" }) => {
     const label = addresses.find((a) => a.id === address)?.label ?? "";
     const { data } = await shell.mteja.api.payments.stkPush.mutate({ phone, amount: Number(amount), reference: "Duka", description: `Order ${label}`.slice(0, 13) });
-    follow(shell, data.checkoutRequestId, data.customerMessage, progress, signal);
+    following?.abort();
+    following = new AbortController();
+    follow(shell, data.checkoutRequestId, data.customerMessage, progress, following.signal);
     return "Check your phone: enter your M-Pesa PIN to pay.";
   });
   return [form, status];

@@ -1,0 +1,189 @@
+/**
+ * The demo checkout app (apps/demo) end to end in headless Chromium: built with Vite into a temp dir,
+ * served by the real service at /demo/, paying through the real Daraja simulator. One customer goes
+ * through the whole flow: register, verify the email from the dev outbox, turn two-factor on, sign in
+ * again with a code, add an address with the county picker, pay and watch the status change live.
+ */
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApp, uniqueEmail } from "./support/app.js";
+import { skipThisTarget, target } from "./support/database.js";
+import { startMomoApp, startSimulator, type MomoApp, type Simulator } from "./support/fake-daraja.js";
+import { totpAt } from "./support/totp.js";
+
+const chromiumPath = "/usr/bin/chromium";
+const haveChromium = existsSync(chromiumPath);
+if (!haveChromium && process.env.CI === "true") throw new Error(`${chromiumPath} is required under CI=true`);
+
+/** expect.poll with room for a busy machine (its default gives up after 1 s; argon2 alone can take that). */
+const eventually = <T>(probe: () => Promise<T>) => expect.poll(probe, { timeout: 10_000, interval: 100 });
+
+// One browser run is enough: the database target does not change what the page does.
+describe.skipIf(skipThisTarget || target !== "embedded" || !haveChromium)("demo checkout app in a browser", () => {
+  let sim: Simulator;
+  let t: MomoApp;
+  let browser: Browser;
+  let page: Page;
+  const pageErrors: string[] = [];
+  const demoDir = mkdtempSync(path.join(tmpdir(), "mteja-demo-"));
+
+  beforeAll(async () => {
+    // Always a fresh build, never a stale apps/demo/dist.
+    const { buildDemo } = await import("@mteja/demo/build");
+    await buildDemo(demoDir);
+    // Callbacks 1.5 s after the prompt, so the page is already subscribed when the payment settles.
+    sim = await startSimulator({ callbackDelayMs: 1_500 });
+    t = await startMomoApp({ darajaUrl: sim.url, env: { DEMO_DIR: demoDir } });
+    browser = await chromium.launch({
+      executablePath: chromiumPath,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    });
+    page = await browser.newPage();
+    page.setDefaultTimeout(10_000);
+    page.on("pageerror", (error) => pageErrors.push(error.message));
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await sim?.close();
+    rmSync(demoDir, { recursive: true, force: true });
+  });
+
+  it("serves the built page with a strict CSP and caches the hashed assets for good", async () => {
+    const response = await fetch(`${t.url}/demo/`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(response.headers.get("content-security-policy")).toContain("default-src 'self'");
+    expect(response.headers.get("cache-control")).toBe("no-cache");
+    const html = await response.text();
+    const script = html.match(/src="(\/demo\/assets\/[^"]+\.js)"/)?.[1];
+    expect(script).toBeDefined();
+    const asset = await fetch(`${t.url}${script}`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get("content-type")).toMatch(/javascript/);
+    expect(asset.headers.get("cache-control")).toContain("immutable");
+    expect(await asset.text()).toContain("/trpc");
+    const withoutSlash = await fetch(`${t.url}/demo`);
+    expect(withoutSlash.status).toBe(200);
+    expect(await withoutSlash.text()).toBe(html);
+    const missing = await fetch(`${t.url}/demo/assets/missing.js`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ success: false, error: { code: "NOT_FOUND" } });
+  });
+
+  it("register → verify email → two-factor → sign in with a code → address → pay → SUCCESS live", { timeout: 60_000 }, async () => {
+    const email = uniqueEmail("demo");
+    const password = "correct horse battery";
+
+    // Register: the customer is signed in at once.
+    await page.goto(`${t.url}/demo/`);
+    const register = page.locator("#register");
+    await register.getByLabel("Full name").fill("Wanjiku Kamau");
+    await register.getByLabel("Email").fill(email);
+    await register.getByLabel("Phone (optional)").fill("0712 345 678");
+    await register.getByLabel("Password").fill(password);
+    await register.getByRole("button", { name: "Create account" }).click();
+    await eventually(() => page.locator("#signed-in-as").textContent()).toBe("Wanjiku Kamau");
+    await eventually(() => page.locator("#email-state").textContent()).toBe("not verified");
+
+    // Verify the email with the link from the dev outbox.
+    const mail = page.locator("#inbox .mail").filter({ hasText: "Confirm your email" });
+    await eventually(() => mail.locator("code").first().textContent()).toMatch(/\/verify-email\?token=[0-9a-f]{64}&email=/);
+    await mail.getByRole("button", { name: "Verify my email with this link" }).click();
+    await eventually(() => page.locator("#email-state").textContent()).toBe("verified");
+    expect(await page.locator(".notice.ok").first().textContent()).toContain("verified");
+
+    // The session survives a reload through the HttpOnly refresh cookie.
+    await page.reload();
+    await eventually(() => page.locator("#signed-in-as").textContent()).toBe("Wanjiku Kamau");
+
+    // Two-factor: the QR code is a real PNG, the secret is shown, a code turns it on.
+    await page.getByRole("link", { name: "Two-factor" }).click();
+    await page.getByRole("button", { name: "Set up two-factor" }).click();
+    const qr = page.locator("#otp-qr");
+    expect(await qr.getAttribute("src")).toMatch(/^data:image\/png;base64,/);
+    // Decoded by the browser: a real image, not just a data: URL.
+    const decodedWidth = () => qr.evaluate((element) => (element as unknown as { complete: boolean; naturalWidth: number }).naturalWidth);
+    await eventually(decodedWidth).toBeGreaterThan(50);
+    const secret = (await page.locator("#otp-secret").getAttribute("data-secret"))!;
+    expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+    const verify = page.locator("#otp-verify");
+    await verify.getByLabel("Code from the app").fill("000000");
+    await verify.getByRole("button", { name: "Turn two-factor on" }).click();
+    await eventually(() => page.locator("#two-factor .notice.error").textContent()).toContain("INVALID_OTP");
+    await verify.getByLabel("Code from the app").fill(totpAt(secret, Date.now()));
+    await verify.getByRole("button", { name: "Turn two-factor on" }).click();
+    await eventually(() => page.locator("#recovery-codes li").count()).toBe(10);
+    await page.locator("#otp-done").click();
+    await eventually(() => page.locator("#two-factor .badge").textContent()).toBe("on");
+
+    // Sign out, then sign in: the password alone is not enough any more.
+    await page.locator("#sign-out").click();
+    const signIn = page.locator("#sign-in");
+    await signIn.getByLabel("Email").fill(email);
+    await signIn.getByLabel("Password").fill("not my password");
+    await signIn.getByRole("button", { name: "Sign in" }).click();
+    await eventually(() => signIn.locator("xpath=..").locator(".notice.error").textContent()).toMatch(/^INVALID_CREDENTIALS — /);
+    await signIn.getByLabel("Password").fill(password);
+    await signIn.getByRole("button", { name: "Sign in" }).click();
+    // The next step's code: the one just used to turn two-factor on is spent.
+    await page.locator("#otp-step").getByLabel("Authentication code").fill(totpAt(secret, Date.now() + 30_000));
+    await page.locator("#otp-step").getByRole("button", { name: "Verify and sign in" }).click();
+    await eventually(() => page.locator("#signed-in-as").textContent()).toBe("Wanjiku Kamau");
+
+    // An address, chosen county from the picker; a bad phone first shows the API's validation error.
+    await page.getByRole("link", { name: "Addresses" }).click();
+    const form = page.locator("#address-form");
+    await form.getByLabel("Label").fill("Home");
+    await form.getByLabel("Phone").fill("12345");
+    await form.getByLabel("Street / building").fill("Moi Avenue 12, Bazaar Plaza");
+    expect(await form.getByLabel("County").locator("option").count()).toBe(48);
+    await form.getByLabel("County").selectOption({ label: "Nairobi" });
+    await form.getByLabel("Town (optional)").fill("Nairobi");
+    await form.getByRole("button", { name: "Save address" }).click();
+    const formError = form.locator("xpath=..").locator(".notice.error");
+    await eventually(() => formError.textContent()).toMatch(/^VALIDATION_ERROR — [\s\S]*phone: /);
+    await form.getByLabel("Phone").fill("0712345678");
+    await form.getByRole("button", { name: "Save address" }).click();
+    const saved = page.locator("#address-list .address").filter({ hasText: "Home" });
+    await eventually(() => saved.textContent()).toContain("Moi Avenue 12, Bazaar Plaza, Nairobi, Nairobi");
+    expect(await saved.locator(".badge").textContent()).toBe("default");
+
+    // Pay: the prompt goes to the simulator, the status arrives through the subscription.
+    await page.getByRole("link", { name: "Checkout" }).click();
+    const checkout = page.locator("#checkout-form");
+    expect(await checkout.getByLabel("Deliver to").locator("option:checked").textContent()).toContain("Home");
+    expect(await checkout.getByLabel("M-Pesa phone").inputValue()).toBe("254712345678");
+    await checkout.getByLabel("Amount (KES)").fill("1");
+    await checkout.getByRole("button", { name: "Pay with M-Pesa" }).click();
+    const status = page.locator("#payment-status");
+    await expect.poll(() => status.getAttribute("data-status"), { timeout: 20_000, interval: 100 }).toBe("SUCCESS");
+    const log = await page.locator("#payment .log li").allTextContents();
+    const pending = log.findIndex((line) => / PENDING$/.test(line));
+    const success = log.findIndex((line) => / SUCCESS — /.test(line));
+    expect(pending, log.join("\n")).toBeGreaterThan(0); // pushed by the subscription, before the callback
+    expect(success, log.join("\n")).toBeGreaterThan(pending);
+    await eventually(() => page.locator("#mpesa-receipt").textContent()).toMatch(/^[A-Z0-9]{10}$/);
+
+    // The simulator saw one prompt, for this phone and amount.
+    const pushes = (await sim.requests()).requests.filter((r) => r.path === "/mpesa/stkpush/v1/processrequest");
+    expect(pushes).toHaveLength(1);
+    expect(pushes[0]!.body).toMatchObject({ PhoneNumber: "254712345678", Amount: 1 });
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("is not served in production (it follows live links from the dev outbox)", async () => {
+    const production = await startTestApp({ NODE_ENV: "production", DEMO_DIR: demoDir });
+    try {
+      const response = await fetch(`${production.url}/demo/`);
+      expect(response.status).toBe(404);
+      await response.arrayBuffer();
+    } finally {
+      await production.close();
+    }
+  });
+});
