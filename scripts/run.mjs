@@ -52,11 +52,6 @@ function build() {
   run("pnpm", ["exec", "turbo", "run", "build", "--filter=@mteja/api...", "--output-logs=errors-only"]);
 }
 
-function generate() {
-  step("generating the Prisma client");
-  run("pnpm", ["exec", "turbo", "run", "generate", "--output-logs=errors-only"]);
-}
-
 /** One plain closing line CI can read, whatever the runner prints above it. */
 function printSummary(reportPath) {
   try {
@@ -90,7 +85,8 @@ switch (command) {
     break;
   }
   case "test": {
-    generate();
+    // Built too: tests start the built service as a real process (kill -9, SIGTERM).
+    build();
     step("running every test (vitest: unit, embedded database, PostgreSQL)");
     const report = path.join(root, "node_modules", ".cache", "vitest-report.json");
     const result = spawnSync("pnpm", ["exec", "vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...process.argv.slice(3)], { cwd: root, stdio: "inherit", env });
