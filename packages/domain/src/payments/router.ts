@@ -4,13 +4,18 @@ import { adminProcedure, createTRPCRouter, protectedProcedure } from "../trpc.js
 import { b2cPayout } from "./b2c.js";
 import { getPayment, listPayments } from "./payment-reads.js";
 import { openPaymentStatusStream } from "./payment-status-stream.js";
+import { getPayout, listPayouts } from "./payout-reads.js";
 import {
   b2cInput,
   b2cOutput,
   getPaymentInput,
   getPaymentOutput,
+  getPayoutInput,
+  getPayoutOutput,
   listPaymentsInput,
   listPaymentsOutput,
+  listPayoutsInput,
+  listPayoutsOutput,
   stkPushInput,
   stkPushOutput,
   stkQueryInput,
@@ -124,6 +129,38 @@ export const paymentsRouter = createTRPCRouter({
     .input(getPaymentInput)
     .output(getPaymentOutput)
     .query(async ({ ctx, input }) => ok(await getPayment(ctx, input.checkoutRequestId))),
+
+  listPayouts: adminProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/api/momo/payouts",
+        tags,
+        summary: "Payouts (B2C) of the tenant, newest first (admin only)",
+        protect: true,
+        requestHeaders: readHeaders,
+        errorResponses: { ...authErrors, 403: "FORBIDDEN (not an admin)", 422: "VALIDATION_ERROR" },
+      },
+    })
+    .input(listPayoutsInput)
+    .output(listPayoutsOutput)
+    .query(async ({ ctx, input }) => ok(await listPayouts(ctx, input))),
+
+  getPayout: adminProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/api/momo/payouts/{originatorConversationId}",
+        tags,
+        summary: "One payout and its result, from the store (admin only)",
+        protect: true,
+        requestHeaders: readHeaders,
+        errorResponses: { ...authErrors, 403: "FORBIDDEN (not an admin)", 404: "NOT_FOUND (no such payout in this tenant)" },
+      },
+    })
+    .input(getPayoutInput)
+    .output(getPayoutOutput)
+    .query(async ({ ctx, input }) => ok(await getPayout(ctx, input.originatorConversationId))),
 
   /** tRPC only (SSE; httpSubscriptionLink): the payment's status, then each change until it is terminal. */
   onStatus: protectedProcedure.input(getPaymentInput).subscription(({ ctx, input, signal }) => openPaymentStatusStream(ctx, input.checkoutRequestId, signal)),

@@ -114,15 +114,27 @@ const isoDate = (field: string) =>
     .transform((value) => new Date(value))
     .optional();
 
-export const listPaymentsInput = z
-  .object({
-    status: paymentStatusField.optional(),
-    from: isoDate("from").describe("Created at or after (ISO 8601)."),
-    to: isoDate("to").describe("Created before (ISO 8601)."),
-    limit: z.number().int().min(1).max(100).default(20),
-    cursor: z.string().trim().max(200).optional().describe("nextCursor of the previous page."),
-  })
-  .default({ limit: 20 });
+/** A keyset list's query (payments, payouts); `limit` is left coercible: it arrives as a query string. */
+function keysetListInput<S extends readonly [string, ...string[]]>(statuses: S) {
+  return z
+    .object({
+      status: z.enum(statuses).optional(),
+      from: isoDate("from").describe("Created at or after (ISO 8601)."),
+      to: isoDate("to").describe("Created before (ISO 8601)."),
+      limit: z.number().int().min(1).max(100).default(20),
+      cursor: z.string().trim().max(200).optional().describe("nextCursor of the previous page."),
+    })
+    .default({ limit: 20 });
+}
+export interface KeysetListInput<S extends string> {
+  status?: S | undefined;
+  from?: Date | undefined;
+  to?: Date | undefined;
+  limit: number;
+  cursor?: string | undefined;
+}
+
+export const listPaymentsInput = keysetListInput(paymentStatuses);
 export type ListPaymentsInput = z.infer<typeof listPaymentsInput>;
 
 export const paymentView = z.object({
@@ -148,6 +160,39 @@ export type PaymentView = z.infer<typeof paymentView>;
 export const listPaymentsOutput = envelope(z.object({ payments: z.array(paymentView), nextCursor: z.string().nullable() }));
 export const getPaymentInput = z.object({ checkoutRequestId: checkoutRequestIdField });
 export const getPaymentOutput = envelope(z.object({ payment: paymentView }));
+
+export const originatorConversationIdField = z
+  .string({ error: "originatorConversationId is required" })
+  .trim()
+  .min(1, "originatorConversationId is required")
+  .max(100, "originatorConversationId is too long");
+
+export const listPayoutsInput = keysetListInput(payoutStatuses);
+export type ListPayoutsInput = z.infer<typeof listPayoutsInput>;
+
+export const payoutView = z.object({
+  id: z.string(),
+  originatorConversationId: z.string(),
+  conversationId: z.string().nullable(),
+  transactionId: z.string().nullable().describe("M-Pesa's transaction id (the receipt) once the payout succeeded."),
+  requestedBy: z.string().describe("The admin who sent the payout."),
+  phone: z.string(),
+  amount: z.number(),
+  commandId: z.string().describe(`${b2cCommandIds.join(", ")}.`),
+  remarks: z.string(),
+  occasion: z.string().nullable(),
+  status: z.enum(payoutStatuses),
+  resultCode: z.string().nullable().describe('Daraja\'s ResultCode, e.g. "0" (paid) or "1" (insufficient funds); null while none is known.'),
+  resultDesc: z.string().nullable(),
+  receiverName: z.string().nullable().describe("The receiving party as M-Pesa names it (phone and name)."),
+  createdAt: z.string(),
+  settledAt: z.string().nullable(),
+});
+export type PayoutView = z.infer<typeof payoutView>;
+
+export const listPayoutsOutput = envelope(z.object({ payouts: z.array(payoutView), nextCursor: z.string().nullable() }));
+export const getPayoutInput = z.object({ originatorConversationId: originatorConversationIdField });
+export const getPayoutOutput = envelope(z.object({ payout: payoutView }));
 
 export const paymentStatusUpdate = z.object({
   checkoutRequestId: z.string(),
