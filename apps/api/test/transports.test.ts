@@ -127,6 +127,9 @@ describe.skipIf(skipThisTarget)("tRPC and REST", () => {
       expect(doc.paths[path]?.[method], `${method.toUpperCase()} ${path}`).toBeDefined();
     }
     const register = doc.paths["/api/v1/auth/register"].post;
+    expect(Object.keys(register.responses)).toContain("201");
+    expect(Object.keys(doc.paths["/api/v1/addresses"].post.responses)).toContain("201");
+    expect(Object.keys(doc.paths["/api/v1/auth/login"].post.responses)).toContain("200");
     expect(register.requestBody.content["application/json"].schema).toBeDefined();
     expect(register.parameters.some((p: { name: string; in: string }) => p.in === "header" && p.name === "x-tenant-id")).toBe(true);
     expect(doc.paths["/api/v1/auth/me"].get.security).toEqual([{ Authorization: [] }]);

@@ -11,6 +11,7 @@ import scalar from "@scalar/fastify-api-reference";
 import type { AnyRouter } from "@trpc/server";
 import type { FastifyPluginAsync } from "fastify";
 import type { OpenAPIObject } from "trpc-to-openapi";
+import { createdProcedures } from "./response-meta.js";
 
 export interface DocsOptions {
   /** Where the OpenAPI document is served (same origin). */
@@ -86,12 +87,14 @@ const methods = ["get", "post", "put", "patch", "delete"] as const;
 
 export function describeOperations(document: OpenAPIObject, router: AnyRouter): OpenAPIObject {
   const protectedOps = new Set<string>();
+  const createdOps = new Set<string>();
   const errorsByOp = new Map<string, Record<string, string>>();
-  for (const procedure of Object.values(router._def.procedures as Record<string, { _def: { meta?: { openapi?: ProcedureDocs } } }>)) {
+  for (const [name, procedure] of Object.entries(router._def.procedures as Record<string, { _def: { meta?: { openapi?: ProcedureDocs } } }>)) {
     const meta = procedure._def.meta?.openapi;
     if (!meta) continue;
     const key = `${meta.method.toUpperCase()} ${meta.path}`;
     if (meta.protect) protectedOps.add(key);
+    if (createdProcedures.has(name)) createdOps.add(key);
     if (meta.errorResponses) errorsByOp.set(key, Object.fromEntries(Object.entries(meta.errorResponses).map(([status, text]) => [String(status), String(text)])));
   }
 
@@ -120,6 +123,7 @@ export function describeOperations(document: OpenAPIObject, router: AnyRouter): 
               ? [{ Authorization: [] }]
               : [];
       }
+      if (createdOps.has(key)) answerCreated(operation);
       if (method === "delete") moveQueryToBody(operation);
       addRequestExamples(operation);
       describeErrors(operation, errorsByOp.get(key));
@@ -148,6 +152,14 @@ const errorEnvelopeSchema = {
   },
   required: ["success", "message", "error"],
 };
+
+/** Operations that create a resource answer 201 (response-meta.ts), not the generator's 200. */
+function answerCreated(operation: Json): void {
+  const responses = (operation.responses ?? {}) as Record<string, Json>;
+  if (!responses["200"]) return;
+  responses["201"] = responses["200"];
+  delete responses["200"];
+}
 
 /** Error responses: the envelope, with one example per code the description names. */
 function describeErrors(operation: Json, declared: Record<string, string> | undefined): void {

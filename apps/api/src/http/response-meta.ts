@@ -2,7 +2,7 @@ import type { TRPCError } from "@trpc/server";
 import { envelopeFor } from "./errors.js";
 
 /** Operations that create a resource answer 201. */
-const createdBy = new Set(["auth.register", "addresses.create"]);
+export const createdProcedures: ReadonlySet<string> = new Set(["auth.register", "addresses.create"]);
 
 /** Status and Retry-After for both transports, from the same error mapping. */
 export function responseMeta(opts: { paths?: readonly string[] | undefined; errors: readonly TRPCError[] }) {
@@ -13,6 +13,6 @@ export function responseMeta(opts: { paths?: readonly string[] | undefined; erro
     if (envelope.retryAfter !== undefined) headers["Retry-After"] = String(envelope.retryAfter);
     return { status: envelope.status, headers };
   }
-  if (opts.paths?.length === 1 && createdBy.has(opts.paths[0]!)) return { status: 201 };
+  if (opts.paths?.length === 1 && createdProcedures.has(opts.paths[0]!)) return { status: 201 };
   return {};
 }
