@@ -81,6 +81,12 @@ switch (command) {
       devEnv.ADMIN_API_KEY = "mteja-dev-admin-key";
       console.log("  admin API key for this dev start: mteja-dev-admin-key (set ADMIN_API_KEY to choose your own)");
     }
+    // The verification and reset mails link to APP_URL/verify-email and /reset-password: the demo serves both (not in production).
+    // PUBLIC_URL (the OpenAPI document's server) falls back to APP_URL: keep it on the origin itself.
+    if (!env.APP_URL && env.NODE_ENV !== "production") {
+      devEnv.APP_URL = `http://localhost:${env.PORT ?? 3000}/demo`;
+      devEnv.PUBLIC_URL ??= `http://localhost:${env.PORT ?? 3000}`;
+    }
     forward(spawn("node", ["apps/api/dist/main.js"], { cwd: root, stdio: "inherit", env: devEnv }));
     break;
   }

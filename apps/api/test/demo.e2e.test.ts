@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, uniqueEmail } from "./support/app.js";
+import { registerUser, RestClient, startTestApp, uniqueEmail } from "./support/app.js";
 import { skipThisTarget, target } from "./support/database.js";
 import { startMomoApp, startSimulator, type MomoApp, type Simulator } from "./support/fake-daraja.js";
 import { totpAt } from "./support/totp.js";
@@ -174,6 +174,65 @@ describe.skipIf(skipThisTarget || target !== "embedded" || !haveChromium)("demo 
     expect(pushes).toHaveLength(1);
     expect(pushes[0]!.body).toMatchObject({ PhoneNumber: "254712345678", Amount: 1 });
     expect(pageErrors).toEqual([]);
+  });
+
+  it("opens the verification and reset links of the mails on the demo's own pages (APP_URL = …/demo)", { timeout: 30_000 }, async () => {
+    // The dev start's APP_URL is its own origin's /demo; this port is only known after listen, so the
+    // link's origin is swapped for the test app's (its path and query are the mail's own).
+    const app = await startTestApp({ DEMO_DIR: demoDir, APP_URL: "http://localhost:3000/demo" });
+    const linkPage = await browser.newPage();
+    linkPage.setDefaultTimeout(10_000);
+    linkPage.on("pageerror", (error) => pageErrors.push(error.message));
+    try {
+      const client = new RestClient(app.url);
+      const user = await registerUser(client, { email: uniqueEmail("demo-links") });
+      const linkIn = async (page: "verify-email" | "reset-password") => {
+        let link: string | undefined;
+        await expect
+          .poll(async () => {
+            const { body } = await client.get(`/dev/outbox?to=${encodeURIComponent(user.email)}`);
+            const texts = (body.data.mails as { text: string }[]).map((mail) => mail.text).join("\n");
+            link = new RegExp(`https?://\\S+/demo/${page}\\?[^\\s"<>]+`).exec(texts)?.[0];
+            return link;
+          }, { timeout: 10_000, interval: 100 })
+          .toBeDefined();
+        const url = new URL(link!);
+        expect(url.origin).toBe("http://localhost:3000");
+        return `${app.url}${url.pathname}${url.search}`;
+      };
+
+      // The same page, headers and CSP as /demo/.
+      const served = await fetch(`${app.url}/demo/reset-password`);
+      expect(served.status).toBe(200);
+      expect(served.headers.get("content-security-policy")).toContain("default-src 'self'");
+      expect(await served.text()).toBe(await (await fetch(`${app.url}/demo/`)).text());
+
+      // Verification: the page spends the token on load.
+      await linkPage.goto(await linkIn("verify-email"));
+      await eventually(() => linkPage.locator("#verify-email .notice").textContent()).toBe("Your email address has been verified.");
+      const me = await client.get("/api/v1/auth/me", user.accessToken);
+      expect(me.body.data.email_verified).toBe(true);
+      // A spent link says so, as the API does.
+      await linkPage.reload();
+      await eventually(() => linkPage.locator("#verify-email .notice.error").textContent()).toMatch(/^INVALID_TOKEN — /);
+
+      // Reset: a new password on the page, then sign in with it through the API.
+      expect((await client.post("/api/v1/auth/forgot-password", { email: user.email })).status).toBe(200);
+      await linkPage.goto(await linkIn("reset-password"));
+      const form = linkPage.locator("#reset-password-form");
+      await form.getByLabel("New password").fill("a brand new passphrase");
+      await form.getByRole("button", { name: "Set new password" }).click();
+      await eventually(() => linkPage.locator("#reset-password .notice.ok").textContent()).toContain("log in with your new password");
+      expect(await linkPage.locator("#to-shop").getAttribute("href")).toBe("./");
+      expect((await client.post("/api/v1/auth/login", { email: user.email, password: user.password })).status).toBe(401);
+      const login = await client.post("/api/v1/auth/login", { email: user.email, password: "a brand new passphrase" });
+      expect(login.status).toBe(200);
+      expect(login.body.data.access_token).toEqual(expect.any(String));
+      expect(pageErrors).toEqual([]);
+    } finally {
+      await linkPage.close();
+      await app.close();
+    }
   });
 
   it("is not served in production (it follows live links from the dev outbox)", async () => {

@@ -6,6 +6,7 @@ import { createMtejaClient, isTRPCClientError } from "@mteja/client";
 import { addressesScreen } from "./addresses.js";
 import { accountScreen } from "./auth.js";
 import { checkoutScreen } from "./checkout.js";
+import { mailLinkScreen } from "./mail-links.js";
 import { screenNames, type Screen, type ScreenName, type Shell } from "./shell.js";
 import { twoFactorScreen } from "./two-factor.js";
 import { describeError, h } from "./ui.js";
@@ -33,6 +34,13 @@ function start(): void {
       if (token === null && shell.user) shell.signedOut();
     },
   });
+
+  // A link from an account mail (APP_URL/verify-email, APP_URL/reset-password): that page alone.
+  const mailLink = mailLinkScreen(mteja, new URL(location.href));
+  if (mailLink) {
+    app.replaceChildren(mailLink);
+    return;
+  }
 
   const current = (): ScreenName => {
     const wanted = location.hash.slice(1) as ScreenName;

@@ -39,5 +39,7 @@ export const demoPlugin: FastifyPluginAsync<DemoOptions> = async (app, opts) => 
   });
   // The router ignores trailing slashes, so "/demo/" never reaches the plugin's "/demo/*" route.
   app.get("/demo", (_request, reply) => reply.sendFile("index.html"));
+  // The pages the verification and reset mails link to when APP_URL is this origin's /demo (the dev start).
+  for (const page of ["verify-email", "reset-password"]) app.get(`/demo/${page}`, (_request, reply) => reply.sendFile("index.html"));
   app.log.info({ url: "/demo/" }, "demo app served");
 };

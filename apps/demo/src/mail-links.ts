@@ -1,0 +1,50 @@
+/**
+ * The pages the account mails link to, `${APP_URL}/verify-email?token&email` and
+ * `${APP_URL}/reset-password?token&email`: APP_URL is this demo on the dev start, so a link followed
+ * from the dev outbox (or a real mail client) lands here and spends its token.
+ */
+import type { MtejaClient } from "@mteja/client";
+import { describeError, field, h, notice, onSubmit } from "./ui.js";
+
+const pages = ["verify-email", "reset-password"] as const;
+
+/** The page for a mail link, or undefined when `url` is not one (the shop's screens then). */
+export function mailLinkScreen(mteja: MtejaClient, url: URL): HTMLElement | undefined {
+  const page = pages.find((name) => url.pathname.replace(/\/+$/, "").endsWith(`/${name}`));
+  if (!page) return undefined;
+  // Missing parts go to the API as they are: its VALIDATION_ERROR / INVALID_TOKEN is the answer.
+  const link = { token: url.searchParams.get("token") ?? "", email: url.searchParams.get("email") ?? "" };
+  return page === "verify-email" ? verifyEmailCard(mteja, link) : resetPasswordCard(mteja, link);
+}
+
+type Link = { token: string; email: string };
+
+/** Back to the shop's screens: /demo/ from /demo/<page>. */
+const toShop = (label: string) => h("a", { href: "./", id: "to-shop" }, label);
+
+function verifyEmailCard(mteja: MtejaClient, link: Link): HTMLElement {
+  const status = notice();
+  status.show("info", `Verifying ${link.email}…`);
+  mteja.api.auth.verifyEmail
+    .mutate(link)
+    .then((result) => status.show("ok", result.message))
+    .catch((error: unknown) => status.show("error", describeError(error)));
+  return h("article", { class: "card", id: "verify-email" }, h("h2", {}, "Verify your email"), status, h("p", {}, toShop("Go to the shop")));
+}
+
+function resetPasswordCard(mteja: MtejaClient, link: Link): HTMLElement {
+  const status = notice();
+  const form = h(
+    "form",
+    { id: "reset-password-form" },
+    h("p", { class: "muted" }, `For ${link.email}. Every session of the account is signed out.`),
+    field("New password", "new_password", { type: "password", required: true, minlength: 8, autocomplete: "new-password" }),
+    h("button", { type: "submit" }, "Set new password"),
+  );
+  onSubmit(form, status, async ({ new_password = "" }) => {
+    const result = await mteja.api.auth.resetPassword.mutate({ ...link, new_password });
+    form.replaceWith(h("p", {}, toShop("Sign in")));
+    return result.message;
+  });
+  return h("article", { class: "card", id: "reset-password" }, h("h2", {}, "Choose a new password"), form, status);
+}
