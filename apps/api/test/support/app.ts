@@ -19,9 +19,13 @@ export interface TestApp {
 
 const silent = { info() {}, warn() {}, error() {}, debug() {} };
 
-/** Starts the real service (settings → services → Fastify on 127.0.0.1:0) on a fresh database. */
-export async function startTestApp(env: Record<string, string> = {}, options: { now?: () => Date } = {}): Promise<TestApp> {
-  const database = await createTestDatabase();
+/**
+ * Starts the real service (settings → services → Fastify on 127.0.0.1:0) on a fresh database, or on
+ * another instance's database (`options.database`: a second instance, which leaves the database to its owner).
+ */
+export async function startTestApp(env: Record<string, string> = {}, options: { now?: () => Date; database?: TestDatabase } = {}): Promise<TestApp> {
+  const database = options.database ?? (await createTestDatabase());
+  const ownsDatabase = !options.database;
   const settings = readSettings({
     NODE_ENV: "test",
     LOG_LEVEL: "silent",
@@ -43,7 +47,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     close: async () => {
       await app.close();
       await services.close();
-      await database.drop();
+      if (ownsDatabase) await database.drop();
     },
   };
 }

@@ -5,10 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
-import { buildServer } from "../../src/server.js";
-import { createServices } from "../../src/runtime/services.js";
-import { readSettings } from "../../src/settings.js";
-import { adminKey, RestClient, type HttpResult, type TestApp } from "./app.js";
+import { RestClient, startTestApp, type HttpResult, type TestApp } from "./app.js";
 
 let counter = 0;
 /** A client address no other test uses (10.x.y.z). */
@@ -65,23 +62,10 @@ export async function waitRetryAfter(result: { headers: Headers }): Promise<void
   await sleep(seconds * 1000 + 150);
 }
 
-const silent = { info() {}, warn() {}, error() {}, debug() {} };
 
 /** A second instance of the service on the first one's database (same env, so the same keys). */
-export async function startPeer(t: TestApp, env: Record<string, string>) {
-  const settings = readSettings({ NODE_ENV: "test", LOG_LEVEL: "silent", ADMIN_API_KEY: adminKey, DATA_DIR: "/nonexistent-test-data-dir", ...env });
-  const services = await createServices(settings, silent, { db: t.database.db });
-  const app = await buildServer({ settings, deps: services.deps, logger: false });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  const address = app.server.address();
-  const port = typeof address === "object" && address ? address.port : 0;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: async () => {
-      await app.close();
-      await services.close();
-    },
-  };
+export function startPeer(t: TestApp, env: Record<string, string>): Promise<TestApp> {
+  return startTestApp(env, { database: t.database });
 }
 
 export const redisUrl = process.env.MTEJA_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
