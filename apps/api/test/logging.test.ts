@@ -4,14 +4,10 @@
  */
 import { randomBytes } from "node:crypto";
 import { Writable } from "node:stream";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createServices, type Services } from "../src/runtime/services.js";
-import { buildServer, loggerOptions } from "../src/server.js";
-import { readSettings } from "../src/settings.js";
-import { RestClient, trpcClient, uniqueEmail } from "./support/app.js";
+import { RestClient, startTestApp, trpcClient, uniqueEmail, type TestApp } from "./support/app.js";
 import { testClock } from "./support/clock.js";
-import { createTestDatabase, skipThisTarget, type TestDatabase } from "./support/database.js";
+import { skipThisTarget } from "./support/database.js";
 
 type Line = Record<string, any>;
 
@@ -19,38 +15,20 @@ describe.skipIf(skipThisTarget)("request logs", () => {
   const raw: string[] = [];
   const lines = () => raw.map((text) => JSON.parse(text) as Line);
   const clock = testClock();
+  let t: TestApp;
   let url: string;
-  let database: TestDatabase;
-  let services: Services;
-  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    const settings = readSettings({
-      NODE_ENV: "test",
-      LOG_LEVEL: "trace",
-      DATA_ENCRYPTION_KEY: randomBytes(32).toString("hex"),
-      DATA_DIR: "/nonexistent-test-data-dir",
-    });
     const stream = new Writable({
       write(chunk, _encoding, callback) {
         raw.push(...String(chunk).split("\n").filter(Boolean));
         callback();
       },
     });
-    const logger = pino(loggerOptions(settings) as pino.LoggerOptions, stream);
-    services = await createServices(settings, logger, { db: database.db, now: clock.now });
-    const app = await buildServer({ settings, deps: services.deps, loggerInstance: logger });
-    await app.listen({ port: 0, host: "127.0.0.1" });
-    const address = app.server.address();
-    url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
-    close = async () => {
-      await app.close();
-      await services.close();
-      await database.drop();
-    };
+    t = await startTestApp({ LOG_LEVEL: "trace", ADMIN_API_KEY: "" }, { now: clock.now, logStream: stream });
+    url = t.url;
   });
-  afterAll(async () => close?.());
+  afterAll(async () => t?.close());
 
   it("writes no password, token, cookie or authorization header in any line", async () => {
     const client = new RestClient(url);
@@ -84,7 +62,7 @@ describe.skipIf(skipThisTarget)("request logs", () => {
     secrets.push("callback-secret-123", "query-secret-456");
 
     // Secrets a future log call might pass in an object are redacted by name, a few levels deep.
-    services.deps.logger.info(
+    t.deps.logger.info(
       { password: "top-secret-1", body: { new_password: "top-secret-2", code: "135790" }, request: { json: { Password: "top-secret-3", SecurityCredential: "top-secret-4" } }, consumerSecret: "top-secret-5" },
       "an object with secrets",
     );

@@ -5,31 +5,19 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMetrics } from "../src/http/metrics.js";
-import { createServices, type Services } from "../src/runtime/services.js";
-import { buildServer } from "../src/server.js";
-import { readSettings } from "../src/settings.js";
-import { registerUser, RestClient } from "./support/app.js";
-import { createTestDatabase, skipThisTarget, type TestDatabase } from "./support/database.js";
+import { registerUser, RestClient, startTestApp, type TestApp } from "./support/app.js";
+import { skipThisTarget } from "./support/database.js";
 import { CONSUMER_KEY, CONSUMER_SECRET, PASSKEY, SHORTCODE, startSimulator, type Simulator } from "./support/fake-daraja.js";
 import { sample } from "./support/metrics.js";
 
-const silent = { info() {}, warn() {}, error() {}, debug() {} };
-
 describe.skipIf(skipThisTarget)("Daraja metrics in the running service", () => {
   let sim: Simulator;
-  let database: TestDatabase;
-  let services: Services;
+  let t: TestApp;
   let url: string;
-  let close: () => Promise<void>;
 
   beforeAll(async () => {
     sim = await startSimulator();
-    database = await createTestDatabase();
-    const settings = readSettings({
-      NODE_ENV: "test",
-      LOG_LEVEL: "silent",
-      DATA_ENCRYPTION_KEY: randomBytes(32).toString("hex"),
-      DATA_DIR: "/nonexistent-test-data-dir",
+    t = await startTestApp({
       MOMO_BASE_URL: sim.url,
       MOMO_CONSUMER_KEY: CONSUMER_KEY,
       MOMO_CONSUMER_SECRET: CONSUMER_SECRET,
@@ -40,21 +28,11 @@ describe.skipIf(skipThisTarget)("Daraja metrics in the running service", () => {
       MOMO_CALLBACK_SECRET: randomBytes(32).toString("hex"),
       MOMO_RECONCILE_INTERVAL_MS: "0",
       MOMO_TIMEOUT_MS: "2000",
-    });
-    const metrics = createMetrics();
-    services = await createServices(settings, silent, { db: database.db, darajaFetch: metrics.instrumentDarajaFetch() });
-    const app = await buildServer({ settings, deps: services.deps, logger: false, metrics });
-    await app.listen({ port: 0, host: "127.0.0.1" });
-    const address = app.server.address();
-    url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
-    close = async () => {
-      await app.close();
-      await services.close();
-      await database.drop();
-    };
+    }, { metrics: createMetrics() });
+    url = t.url;
   });
   afterAll(async () => {
-    await close?.();
+    await t?.close();
     await sim?.close();
   });
 

@@ -127,8 +127,3 @@ export function toErrorEnvelope(error: unknown): ErrorEnvelope {
   if (domain.details) body.error.details = domain.details;
   return { status: domain.status, retryAfter: domain.retryAfter, body };
 }
-
-/** True for errors that are a bug or an outage rather than bad input (worth logging at error level). */
-export function isServerFault(envelope: ErrorEnvelope): boolean {
-  return envelope.status >= 500;
-}

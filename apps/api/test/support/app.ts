@@ -2,7 +2,10 @@ import { createTRPCClient, httpLink } from "@trpc/client";
 import type { AppRouter, Deps } from "@mteja/domain";
 import { randomBytes } from "node:crypto";
 import type { FastifyInstance } from "fastify";
-import { buildServer } from "../../src/server.js";
+import type { Writable } from "node:stream";
+import pino from "pino";
+import type { Metrics } from "../../src/http/metrics.js";
+import { buildServer, loggerOptions } from "../../src/server.js";
 import { createServices } from "../../src/runtime/services.js";
 import { readSettings } from "../../src/settings.js";
 import { createTestDatabase, type TestDatabase } from "./database.js";
@@ -23,7 +26,16 @@ const silent = { info() {}, warn() {}, error() {}, debug() {} };
  * Starts the real service (settings → services → Fastify on 127.0.0.1:0) on a fresh database, or on
  * another instance's database (`options.database`: a second instance, which leaves the database to its owner).
  */
-export async function startTestApp(env: Record<string, string> = {}, options: { now?: () => Date; database?: TestDatabase } = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  now?: () => Date;
+  database?: TestDatabase;
+  /** Log JSON lines to this stream (with the settings' LOG_LEVEL) instead of not logging at all. */
+  logStream?: Writable;
+  /** A metrics registry wired as main.ts wires it: Daraja calls report into it, /metrics serves it. */
+  metrics?: Metrics;
+}
+
+export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase());
   const ownsDatabase = !options.database;
   const settings = readSettings({
@@ -34,8 +46,18 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     DATA_DIR: "/nonexistent-test-data-dir",
     ...env,
   });
-  const services = await createServices(settings, silent, { db: database.db, ...(options.now ? { now: options.now } : {}) });
-  const app = await buildServer({ settings, deps: services.deps, logger: false });
+  const logger = options.logStream ? pino(loggerOptions(settings) as pino.LoggerOptions, options.logStream) : undefined;
+  const services = await createServices(settings, logger ?? silent, {
+    db: database.db,
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.metrics ? { darajaFetch: options.metrics.instrumentDarajaFetch() } : {}),
+  });
+  const app = await buildServer({
+    settings,
+    deps: services.deps,
+    ...(logger ? { loggerInstance: logger } : { logger: false }),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+  });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : 0;

@@ -113,9 +113,3 @@ export async function logout(ctx: TenantCtx): Promise<void> {
   if (presented) await revokeSessionByRefreshToken(ctx.deps, presented, ctx.tenant.id);
   clearRefreshCookie(ctx);
 }
-
-export function rateLimited(retryAfter: number): DomainError {
-  return new DomainError("RATE_LIMITED", "Too many attempts; please wait before trying again.", {
-    retryAfter: Math.max(1, Math.ceil(retryAfter)),
-  });
-}
