@@ -1,4 +1,5 @@
 /** Accounts over REST: register, login, refresh (rotation, reuse, grace), logout — spec 4.1, decisions "Tokens and sessions". */
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerUser, RestClient, startTestApp, uniqueEmail, type TestApp } from "./support/app.js";
 import { testClock } from "./support/clock.js";
@@ -202,6 +203,69 @@ describe.skipIf(skipThisTarget)("auth API", () => {
       expect((await victim.post("/api/v1/auth/refresh")).body.error.code).toBe("INVALID_TOKEN");
       expect((await c.get("/api/v1/auth/me", first.body.data.access_token)).body.error.code).toBe("INVALID_TOKEN");
       expect((await c.get("/api/v1/auth/me", user.accessToken)).status).toBe(401);
+    });
+
+    it("gives two refreshes of one cookie at once the same new cookie, which goes on working after the window", async () => {
+      const c = new RestClient(t.url);
+      await registerUser(c);
+      const original = c.cookie!;
+      const tabs = [new RestClient(t.url), new RestClient(t.url)];
+      for (const tab of tabs) tab.cookie = original;
+      const answers = await Promise.all(tabs.map((tab) => tab.post("/api/v1/auth/refresh")));
+      for (const answer of answers) expect(answer.status).toBe(200);
+      const [kept, other] = tabs.map((tab) => tab.cookie);
+      expect(kept).toBeDefined();
+      expect(kept).not.toBe(original);
+      expect(other).toBe(kept);
+      for (const answer of answers) expect((await c.get("/api/v1/auth/me", answer.body.data.access_token)).status).toBe(200);
+
+      // Well after the window, each returned cookie (one value) refreshes; presented twice at once, both succeed alike.
+      clock.advance(60);
+      const later = await Promise.all(tabs.map((tab) => tab.post("/api/v1/auth/refresh")));
+      for (const answer of later) expect(answer.status).toBe(200);
+      expect(tabs[1]!.cookie).toBe(tabs[0]!.cookie);
+      expect(tabs[0]!.cookie).not.toBe(kept);
+
+      // The session stays alive: the browser's cookie refreshes again after another window.
+      clock.advance(60);
+      const browser = new RestClient(t.url);
+      browser.cookie = tabs[0]!.cookie;
+      const again = await browser.post("/api/v1/auth/refresh");
+      expect(again.status).toBe(200);
+      expect((await c.get("/api/v1/auth/me", again.body.data.access_token)).status).toBe(200);
+    });
+
+    it("revokes the session when a rotated cookie comes back after its successor was itself rotated, even within the window", async () => {
+      const c = new RestClient(t.url);
+      const user = await registerUser(c);
+      const original = c.cookie!;
+      expect((await c.post("/api/v1/auth/refresh")).status).toBe(200);
+      clock.advance(2);
+      const second = await c.post("/api/v1/auth/refresh");
+      expect(second.status).toBe(200);
+
+      clock.advance(2);
+      const stale = new RestClient(t.url);
+      stale.cookie = original;
+      const reuse = await stale.post("/api/v1/auth/refresh");
+      expect(reuse.status).toBe(401);
+      expect(reuse.body.error.code).toBe("INVALID_TOKEN");
+      expect((await c.post("/api/v1/auth/refresh")).body.error.code).toBe("INVALID_TOKEN");
+      expect((await c.get("/api/v1/auth/me", user.accessToken)).status).toBe(401);
+    });
+
+    it("stores no refresh token in clear: only hashes, and the successor of a cookie is not its hash", async () => {
+      const c = new RestClient(t.url);
+      const user = await registerUser(c);
+      const original = c.cookie!;
+      await c.post("/api/v1/auth/refresh");
+      const rows = await t.deps.db.prisma.refreshToken.findMany({ where: { session: { userId: user.id } } });
+      expect(rows).toHaveLength(2);
+      const stored = JSON.stringify(rows);
+      for (const value of [original, c.cookie!]) {
+        expect(stored).not.toContain(value);
+        expect(rows.map((r) => r.tokenHash)).toContain(createHash("sha256").update(value).digest("hex"));
+      }
     });
 
     it("serialises concurrent refreshes of one cookie: one session, no 500", async () => {

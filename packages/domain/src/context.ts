@@ -3,6 +3,7 @@ import type { AccessTokens } from "./shared/access-tokens.js";
 import type { DataCipher } from "./shared/data-cipher.js";
 import type { Limiter } from "./shared/limiter.js";
 import type { PasswordHasher } from "./shared/passwords.js";
+import type { RefreshSuccessor } from "./shared/refresh-successor.js";
 import type { MomoDeps } from "./payments/momo-deps.js";
 import type { TenantDirectory } from "./tenants/directory.js";
 import type { DomainConfig } from "./config.js";
@@ -45,6 +46,8 @@ export interface Deps {
   tenants: TenantDirectory;
   limiter: Limiter;
   cipher: DataCipher;
+  /** Derives a refresh token's successor with a server key (a keyed hash of the presented token). */
+  refreshSuccessor: RefreshSuccessor;
   /** Asks the mail worker to look at the outbox soon (after a commit that wrote mail). */
   nudgeMail: () => void;
   logger: Logger;

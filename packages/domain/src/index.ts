@@ -6,6 +6,7 @@ export { tokenDefaults } from "./config.js";
 export { DomainError, toErrorEnvelope, errorStatus, type ErrorCode, type ErrorEnvelope } from "./errors.js";
 export { createAccessTokens, type AccessTokens, type AccessClaims, type SigningKeyPair } from "./shared/access-tokens.js";
 export { createDataCipher, type DataCipher } from "./shared/data-cipher.js";
+export { createRefreshSuccessor, type RefreshSuccessor } from "./shared/refresh-successor.js";
 export { createPasswordHasher, type PasswordHasher } from "./shared/passwords.js";
 export { unlimited, type Limiter, type LimitRule, type LimitDecision } from "./shared/limiter.js";
 export { loadSigningKeys } from "./shared/signing-keys.js";

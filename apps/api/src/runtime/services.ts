@@ -7,6 +7,7 @@ import {
   createAccessTokens,
   createDataCipher,
   createPasswordHasher,
+  createRefreshSuccessor,
   createTenantDirectory,
   ensureDefaultTenant,
   loadSigningKeys,
@@ -48,7 +49,8 @@ export async function createServices(settings: Settings, logger: Logger, overrid
     await ensureDefaultTenant(db, settings.DEFAULT_TENANT_ID, settings.DEFAULT_TENANT_NAME);
 
     const now = overrides.now ?? (() => new Date());
-    const cipher = createDataCipher(await resolveDataEncryptionKey(settings.DATA_ENCRYPTION_KEY, settings.DATA_DIR));
+    const dataEncryptionKey = await resolveDataEncryptionKey(settings.DATA_ENCRYPTION_KEY, settings.DATA_DIR);
+    const cipher = createDataCipher(dataEncryptionKey);
     const keys = await loadSigningKeys(db, cipher, settings.JWT_PRIVATE_KEY);
     const tokens = createAccessTokens({
       keys,
@@ -78,6 +80,7 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       db,
       now,
       cipher,
+      refreshSuccessor: createRefreshSuccessor(dataEncryptionKey),
       tokens,
       limiter,
       logger,

@@ -1,7 +1,8 @@
 /**
- * Sessions and refresh tokens (decisions.md "Tokens and sessions"): opaque 256-bit refresh tokens
- * stored as SHA-256, rotated on every refresh under a row lock, with reuse detection and a grace
- * window for two tabs refreshing at once (after Supabase Auth).
+ * Sessions and refresh tokens: opaque 256-bit refresh tokens stored as SHA-256, rotated on every
+ * refresh under a row lock, with reuse detection and a grace window for two tabs refreshing at once.
+ * A token's successor is derived from it (refresh-successor.ts), so every request that presents the
+ * same token within the window gets the same new one.
  */
 import { isSessionLive, type Prisma, type SessionKey } from "@mteja/db";
 import type { Deps } from "../context.js";
@@ -78,33 +79,36 @@ export async function rotateRefreshToken(deps: Deps, tx: Tx, presented: string, 
   if (row.revoked_at) return { kind: "invalid", reason: "revoked" };
   if (row.idle_expires_at <= now || row.absolute_expires_at <= now) return { kind: "invalid", reason: "expired" };
 
+  const successor = deps.refreshSuccessor(presented);
   if (row.rotated_at) {
     const withinGrace = now.getTime() - row.rotated_at.getTime() <= deps.config.refreshReuseGraceSeconds * 1000;
-    if (!withinGrace) {
-      // A token used again after its rotation has been copied: end the whole session.
+    if (!withinGrace || !(await isCurrentToken(tx, row.session_id, successor))) {
+      // Used again later than two tabs refreshing at once would, or after its successor moved on:
+      // the token has been copied, so the whole session ends.
       await tx.session.update({ where: { id: row.session_id }, data: { revokedAt: now, revokedReason: "refresh_token_reuse" } });
       deps.logger.warn({ sessionId: row.session_id, userId: row.user_id }, "refresh token reuse detected; session revoked");
       return { kind: "invalid", reason: "reused" };
     }
-    // Two tabs refreshed at once: the current token is rotated again and the caller gets a fresh one.
-  }
-
-  await tx.refreshToken.updateMany({ where: { sessionId: row.session_id, rotatedAt: null }, data: { rotatedAt: now } });
-  const refreshToken = randomToken();
-  const created = await tx.refreshToken.create({
-    data: { sessionId: row.session_id, tokenHash: sha256(refreshToken), createdAt: now },
-  });
-  if (!row.rotated_at) {
+    // Two requests presented this token at once: the later one gets the same successor as the first.
+  } else {
+    await tx.refreshToken.update({ where: { id: row.token_id }, data: { rotatedAt: now } });
+    const created = await tx.refreshToken.create({ data: { sessionId: row.session_id, tokenHash: sha256(successor), createdAt: now } });
     await tx.refreshToken.update({ where: { id: row.token_id }, data: { replacedBy: created.id } });
   }
+
   const idleExpiresAt = minDate(addSeconds(now, deps.config.refreshIdleSeconds), row.absolute_expires_at);
   await tx.session.update({ where: { id: row.session_id }, data: { lastRefreshedAt: now, idleExpiresAt } });
   return {
     kind: "rotated",
     userId: row.user_id,
     tenantId: row.tenant_id,
-    session: { sessionId: row.session_id, refreshToken, refreshExpiresAt: idleExpiresAt },
+    session: { sessionId: row.session_id, refreshToken: successor, refreshExpiresAt: idleExpiresAt },
   };
+}
+
+async function isCurrentToken(tx: Tx, sessionId: string, token: string): Promise<boolean> {
+  const row = await tx.refreshToken.findUnique({ where: { tokenHash: sha256(token) }, select: { sessionId: true, rotatedAt: true } });
+  return row !== null && row.sessionId === sessionId && row.rotatedAt === null;
 }
 
 /** Revokes the session a refresh token belongs to (logout). Unknown tokens are ignored. */
