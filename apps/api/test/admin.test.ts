@@ -64,6 +64,36 @@ describe.skipIf(skipThisTarget)("admin API", () => {
     expect(login.body.data.user.role).toBe("admin");
     expect((await admin("PATCH", `/api/v1/admin/users/${user.id}`, { role: null }, { "x-tenant-id": "default" })).body.data.user.role).toBeNull();
   });
+
+  it("ends every session of the user when the role changes (like a password change); setting the same role again ends none", async () => {
+    const c = new RestClient(t.url);
+    const user = await registerUser(c);
+    const setRole = (role: string | null) => admin("PATCH", `/api/v1/admin/users/${user.id}`, { role }, { "x-tenant-id": "default" });
+    const login = async () => {
+      const client = new RestClient(t.url);
+      const res = await client.post("/api/v1/auth/login", { email: user.email, password: user.password });
+      return { client, token: res.body.data.access_token as string };
+    };
+
+    expect((await setRole("admin")).status).toBe(200);
+    // The customer session from registration is over: its access token and its refresh cookie.
+    const stale = await c.get("/api/v1/auth/me", user.accessToken);
+    expect(stale.status).toBe(401);
+    expect(stale.body.error.code).toBe("INVALID_TOKEN");
+    expect((await c.post("/api/v1/auth/refresh")).body.error.code).toBe("INVALID_TOKEN");
+
+    const asAdmin = await login();
+    expect((await setRole("admin")).status).toBe(200);
+    expect((await asAdmin.client.get("/api/v1/auth/me", asAdmin.token)).status).toBe(200);
+
+    expect((await setRole(null)).status).toBe(200);
+    const demoted = await asAdmin.client.get("/api/v1/auth/me", asAdmin.token);
+    expect(demoted.status).toBe(401);
+    expect(demoted.body.error.code).toBe("INVALID_TOKEN");
+    expect((await asAdmin.client.post("/api/v1/auth/refresh")).body.error.code).toBe("INVALID_TOKEN");
+    const again = await login();
+    expect((await again.client.get("/api/v1/auth/me", again.token)).body.data.role).toBeNull();
+  });
 });
 
 describe.skipIf(skipThisTarget)("admin API without ADMIN_API_KEY", () => {

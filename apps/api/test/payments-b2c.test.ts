@@ -4,7 +4,7 @@
  */
 import { TRPCClientError } from "@trpc/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { trpcClient } from "./support/app.js";
+import { adminKey, trpcClient } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 import { postCallback, startFakeDaraja, startMomoApp, startSimulator, waitFor, type FakeDaraja, type MomoApp, type Simulator } from "./support/fake-daraja.js";
 
@@ -42,6 +42,24 @@ describe.skipIf(skipThisTarget)("B2C payouts (simulator)", () => {
     expect((error as TRPCClientError<any>).shape.error.code).toBe("FORBIDDEN");
     expect((error as TRPCClientError<any>).data.httpStatus).toBe(403);
     expect(await t.deps.db.prisma.payout.count({ where: { requestedBy: customer.id } })).toBe(0);
+  });
+
+  it("refuses a demoted admin's access token at once (401 INVALID_TOKEN, REST and tRPC); nothing is stored or sent", async () => {
+    const former = await t.admin();
+    const demoted = await fetch(`${t.url}/api/v1/admin/users/${former.id}`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${adminKey}`, "x-tenant-id": "default", "content-type": "application/json" },
+      body: JSON.stringify({ role: null }),
+    });
+    expect(demoted.status).toBe(200);
+    const rest = await payout({ phone: "0712345678", amount: 100 }, former.accessToken);
+    expect(rest.status).toBe(401);
+    expect(rest.body.error.code).toBe("INVALID_TOKEN");
+    const client = trpcClient(t.url, () => ({ authorization: `Bearer ${former.accessToken}` }));
+    const error = await client.payments.b2c.mutate({ phone: "0712345678", amount: 100 }).catch((e: unknown) => e);
+    expect((error as TRPCClientError<any>).shape.error.code).toBe("INVALID_TOKEN");
+    expect((error as TRPCClientError<any>).data.httpStatus).toBe(401);
+    expect(await t.deps.db.prisma.payout.count({ where: { requestedBy: former.id } })).toBe(0);
   });
 
   it("pays out for an admin: PENDING answer, then the result callback settles it SUCCESS", async () => {

@@ -6,6 +6,7 @@ import { uncoerced } from "../shared/fields.js";
 import { adminApiProcedure, createTRPCRouter } from "../trpc.js";
 import { toTenant } from "./directory.js";
 import { tenantIdSchema, tenantSettingsSchema } from "./settings.js";
+import { setUserRole } from "./user-roles.js";
 
 const tags = ["admin"];
 
@@ -88,7 +89,7 @@ export const adminRouter = createTRPCRouter({
         method: "PATCH",
         path: "/api/v1/admin/users/{id}",
         tags,
-        summary: "Set a user's role (admin or null); X-Tenant-ID names the user's tenant",
+        summary: "Set a user's role (admin or null); X-Tenant-ID names the user's tenant. A change ends the user's sessions.",
         protect: true,
         requestHeaders: z.object({ "x-tenant-id": z.string() }),
       },
@@ -100,12 +101,7 @@ export const adminRouter = createTRPCRouter({
       if (!tenantId) throw new DomainError("TENANT_REQUIRED", "The X-Tenant-ID header is required.");
       const tenant = await ctx.deps.tenants.find(tenantId);
       if (!tenant) throw new DomainError("TENANT_NOT_FOUND", "No active tenant has this X-Tenant-ID.");
-      const result = await ctx.deps.db.prisma.user.updateManyAndReturn({
-        where: { id: input.id, tenantId: tenant.id },
-        data: { role: input.role },
-        select: { id: true, email: true, role: true },
-      });
-      const user = result[0];
+      const user = await setUserRole(ctx.deps, tenant.id, input.id, input.role);
       if (!user) throw new DomainError("NOT_FOUND", "No user of this tenant has this id.");
       return ok({ user }, "Role updated.");
     }),
