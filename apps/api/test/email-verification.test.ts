@@ -194,6 +194,35 @@ describe.skipIf(skipThisTarget)("email verification", () => {
     expect((await shop.post("/api/v1/auth/verify-email", tokenOf(link))).status).toBe(200);
   });
 
+  it("with requireVerifiedEmail, login and refresh both answer 403 EMAIL_NOT_VERIFIED until the email is verified", async () => {
+    const created = await new RestClient(t.url, "").request("POST", "/api/v1/admin/tenants", {
+      token: adminKey,
+      body: { id: "verified-only", name: "Verified only", settings: { requireVerifiedEmail: true } },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const shop = new RestClient(t.url, "verified-only");
+    const user = await registerUser(shop);
+    const cookie = shop.cookie!;
+
+    const login = await new RestClient(t.url, "verified-only").post("/api/v1/auth/login", { email: user.email, password: user.password });
+    expect(login.status).toBe(403);
+    expect(login.body.error.code).toBe("EMAIL_NOT_VERIFIED");
+    const refused = await shop.post("/api/v1/auth/refresh");
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe("EMAIL_NOT_VERIFIED");
+    expect(refused.body.data).toBeUndefined();
+    // The cookie is neither rotated nor cleared: it works once the address is verified.
+    expect(refused.cookies.refresh_token).toBeUndefined();
+    expect(shop.cookie).toBe(cookie);
+
+    expect((await shop.post("/api/v1/auth/verify-email", tokenOf(linkIn(await verificationMailTo(user.email), "verify-email")))).status).toBe(200);
+    const refreshed = await shop.post("/api/v1/auth/refresh");
+    expect(refreshed.status).toBe(200);
+    expect(shop.cookie).not.toBe(cookie);
+    expect((await shop.get("/api/v1/auth/me", refreshed.body.data.access_token)).status).toBe(200);
+    expect((await new RestClient(t.url, "verified-only").post("/api/v1/auth/login", { email: user.email, password: user.password })).status).toBe(200);
+  });
+
   it("works over tRPC: verifyEmail and resendVerificationEmail, INVALID_TOKEN as 400", async () => {
     const user = await registerUser(client);
     const headers = { authorization: `Bearer ${user.accessToken}`, "x-tenant-id": "default" };

@@ -58,15 +58,20 @@ export async function login(ctx: TenantCtx, input: z.infer<typeof loginInput>): 
   // With two-factor on, earlier failures stay counted until the code is right too (otp/validate).
   if (user.otpEnabled) await attempt.stepPassed();
   else await attempt.succeeded();
-  if (tenant.settings.requireVerifiedEmail && !user.emailVerified) {
-    throw new DomainError("EMAIL_NOT_VERIFIED", "Please verify your email address before signing in.");
-  }
+  assertEmailVerifiedIfRequired(tenant, user);
   noStore(ctx);
   if (user.otpEnabled) {
     // Step 1 of 2: no session and no cookie until the second factor is proven (otp/validate).
     return { requires_otp: true, otp_token: await issueOtpLoginToken(ctx, user) };
   }
   return { requires_otp: false, ...(await startSession(ctx, user)) };
+}
+
+/** The tenant setting requireVerifiedEmail holds at login and at every refresh. */
+function assertEmailVerifiedIfRequired(tenant: Tenant, user: { emailVerified: boolean }): void {
+  if (tenant.settings.requireVerifiedEmail && !user.emailVerified) {
+    throw new DomainError("EMAIL_NOT_VERIFIED", "Please verify your email address before signing in.");
+  }
 }
 
 /** Opens a session for a fully authenticated user: refresh cookie set, access token returned. */
@@ -93,7 +98,9 @@ export async function refresh(ctx: TenantCtx) {
   const outcome = await deps.db.prisma.$transaction(async (tx) => {
     const rotated = await rotateRefreshToken(deps, tx, presented, tenant.id);
     if (rotated.kind !== "rotated") return { rotated, user: null };
-    const user = await tx.user.findUnique({ where: { id: rotated.userId }, select: { id: true, role: true } });
+    const user = await tx.user.findUnique({ where: { id: rotated.userId }, select: { id: true, role: true, emailVerified: true } });
+    // Thrown inside the transaction, so the rotation is undone: the cookie works once the address is verified.
+    if (user) assertEmailVerifiedIfRequired(tenant, user);
     return { rotated, user };
   });
   if (outcome.rotated.kind !== "rotated" || !outcome.user) {
