@@ -106,6 +106,27 @@ describe.skipIf(skipThisTarget)("abuse limits", () => {
       expect(res.status).toBe(429);
       expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
     });
+    it("counts wrong current passwords at PUT me/password too, so a stolen access token cannot test passwords", async () => {
+      const client = as(uniqueIp());
+      const user = await registerUser(client);
+      const change = (current: string) =>
+        client.put("/api/v1/auth/me/password", { current_password: current, new_password: "another long password" }, user.accessToken);
+      for (let i = 0; i < 3; i++) {
+        const res = await change(`guess number ${i}`);
+        expect(res.status).toBe(401);
+        expect(res.body.error.code).toBe("INVALID_CREDENTIALS");
+      }
+      // Even the right password is refused now, and signing in to the account is locked alike.
+      const blocked = await change(user.password);
+      expect(blocked.status).toBe(429);
+      expect(blocked.body.error.code).toBe("RATE_LIMITED");
+      expect(blocked.headers.get("retry-after")).toMatch(/^\d+$/);
+      const login = await as(uniqueIp()).post("/api/v1/auth/login", { email: user.email, password: user.password });
+      expect(login.status).toBe(429);
+
+      await waitRetryAfter(blocked);
+      expect((await change(user.password)).status).toBe(200);
+    });
   });
 
   describe("failed logins per IP", () => {

@@ -71,7 +71,11 @@ export const authRouter = createTRPCRouter({
         tags,
         summary: "Get a new access token from the refresh cookie (the cookie is rotated)",
         requestHeaders: tenantHeaders,
-        errorResponses: { 401: "AUTH_REQUIRED (no cookie) or INVALID_TOKEN (expired, revoked or reused cookie)" },
+        errorResponses: {
+          401: "AUTH_REQUIRED (no cookie) or INVALID_TOKEN (expired, revoked or reused cookie)",
+          403: "EMAIL_NOT_VERIFIED (the shop requires a verified email)",
+          429: "RATE_LIMITED",
+        },
       },
     })
     .input(noInput)

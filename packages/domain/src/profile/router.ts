@@ -49,7 +49,11 @@ export const profileRouter = createTRPCRouter({
         summary: "Change the password (ends every other session)",
         protect: true,
         requestHeaders: tenantHeaders,
-        errorResponses: { 401: "INVALID_CREDENTIALS (wrong current password), AUTH_REQUIRED or INVALID_TOKEN", 422: "VALIDATION_ERROR" },
+        errorResponses: {
+          401: "INVALID_CREDENTIALS (wrong current password), AUTH_REQUIRED or INVALID_TOKEN",
+          422: "VALIDATION_ERROR",
+          429: "RATE_LIMITED (too many wrong passwords for the account)",
+        },
       },
     })
     .input(changePasswordInput)

@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { Context } from "../context.js";
 import { DomainError } from "../errors.js";
 import type { AccessClaims } from "../shared/access-tokens.js";
+import { beginSignInAttempt } from "../shared/abuse-limits.js";
 import { revokeUserSessions, sessionKey } from "../shared/sessions.js";
 import type { Tenant } from "../tenants/directory.js";
 import { enqueueSecurityNotice } from "../recovery/security-notices.js";
@@ -34,10 +35,14 @@ export async function updateMe(ctx: AuthedCtx, input: z.infer<typeof updateMeInp
 
 export async function changePassword(ctx: AuthedCtx, input: z.infer<typeof changePasswordInput>): Promise<void> {
   const { deps, auth } = ctx;
-  const user = await deps.db.prisma.user.findUnique({ where: { id: auth.sub } });
+  const user = await deps.db.prisma.user.findFirst({ where: { id: auth.sub, tenantId: auth.tid } });
   if (!user) throw invalidToken();
+  // A wrong current password is a password guess like a failed login (counted per account, not per
+  // IP: the caller is authenticated), so a stolen access token cannot be used to test passwords.
+  const attempt = await beginSignInAttempt(ctx, { tenantId: user.tenantId, email: user.email }, { ip: false });
   const valid = await deps.passwords.verify(user.passwordHash, input.current_password);
   if (!valid) throw new DomainError("INVALID_CREDENTIALS", "The current password is incorrect.");
+  await attempt.stepPassed();
   const passwordHash = await deps.passwords.hash(input.new_password);
   await deps.db.prisma.$transaction(async (tx) => {
     await tx.user.update({ where: { id: user.id }, data: { passwordHash, passwordChangedAt: deps.now() } });
