@@ -14,7 +14,11 @@ const schemaPath = new URL("../../../prisma/schema.prisma", import.meta.url);
 const adminUrl = process.env.MTEJA_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 /** Constraints Prisma's schema language cannot express; they must exist, and nothing else extra may. */
-const migrationOnlyIndexes = ["addresses_one_default_per_user", "refresh_tokens_one_current_per_session"];
+const migrationOnlyIndexes = [
+  "addresses_one_default_per_user",
+  "refresh_tokens_one_current_per_session",
+  "signing_keys_one_current_per_algorithm",
+];
 
 interface DmmfField {
   name: string;

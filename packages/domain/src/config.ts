@@ -19,4 +19,8 @@ export const tokenDefaults = {
   refreshIdleSeconds: 30 * 24 * 3600,
   refreshAbsoluteSeconds: 90 * 24 * 3600,
   refreshReuseGraceSeconds: 10,
+  /** Each instance re-reads the signing keys this often, so a rotation reaches it without a restart. */
+  signingKeysMaxAgeSeconds: 60,
+  /** A token signed by a key an instance does not know makes it re-read the keys, at most this often. */
+  unknownKidReloadSeconds: 1,
 } as const;

@@ -4,11 +4,21 @@ export type { Context, Deps, Logger, RequestInfo, CookieOptions } from "./contex
 export type { DomainConfig } from "./config.js";
 export { tokenDefaults } from "./config.js";
 export { DomainError, toErrorEnvelope, errorStatus, type ErrorCode, type ErrorEnvelope } from "./errors.js";
-export { createAccessTokens, type AccessTokens, type AccessClaims, type SigningKeyPair } from "./shared/access-tokens.js";
+export { createAccessTokens, type AccessTokens, type AccessClaims } from "./shared/access-tokens.js";
 export { createDataCipher, type DataCipher } from "./shared/data-cipher.js";
 export { createRefreshSuccessor, type RefreshSuccessor } from "./shared/refresh-successor.js";
 export { createPasswordHasher, type PasswordHasher } from "./shared/passwords.js";
 export { unlimited, type Limiter, type LimitRule, type LimitDecision } from "./shared/limiter.js";
-export { loadSigningKeys } from "./shared/signing-keys.js";
+export {
+  configuredKeySet,
+  loadStoredKeySet,
+  rotateSigningKey,
+  retiredKeyMarginSeconds,
+  type KeySet,
+  type SigningKeyPair,
+  type SigningKeyRotation,
+  type VerificationKey,
+} from "./shared/signing-keys.js";
+export { createSigningKeyRing, type SigningKeyRing } from "./shared/signing-key-ring.js";
 export { createTenantDirectory, ensureDefaultTenant, type Tenant, type TenantDirectory } from "./tenants/directory.js";
 export * from "./payments/index.js";

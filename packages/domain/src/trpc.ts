@@ -66,7 +66,7 @@ export const tenantProcedure = publicProcedure.use(async ({ ctx, next }) => {
 });
 
 export const authProcedure = tenantProcedure.use(async ({ ctx, next }) => {
-  const auth = verifyBearer(ctx);
+  const auth = await verifyBearer(ctx);
   if (auth.tid !== ctx.tenant.id) throw new DomainError("INVALID_TOKEN", "The access token is not valid for this tenant.");
   await assertLiveSession(ctx.deps, auth);
   return next({ ctx: { auth } });
@@ -74,13 +74,13 @@ export const authProcedure = tenantProcedure.use(async ({ ctx, next }) => {
 
 /** Like authProcedure but leaves the session check to the procedure (GET /me joins it into its one query). */
 export const authTokenProcedure = tenantProcedure.use(async ({ ctx, next }) => {
-  const auth = verifyBearer(ctx);
+  const auth = await verifyBearer(ctx);
   if (auth.tid !== ctx.tenant.id) throw new DomainError("INVALID_TOKEN", "The access token is not valid for this tenant.");
   return next({ ctx: { auth } });
 });
 
 export const protectedProcedure = publicProcedure.use(async ({ ctx, next }) => {
-  const auth = verifyBearer(ctx);
+  const auth = await verifyBearer(ctx);
   const header = ctx.request.tenantHeader?.trim();
   if (header && header !== auth.tid) throw new DomainError("INVALID_TOKEN", "The access token is not valid for this tenant.");
   const tenant = await ctx.deps.tenants.find(auth.tid);
@@ -112,7 +112,7 @@ async function requireTenantHeader(ctx: Context): Promise<Tenant> {
   return tenant;
 }
 
-function verifyBearer(ctx: Context): AccessClaims {
+async function verifyBearer(ctx: Context): Promise<AccessClaims> {
   const token = bearerToken(ctx.request.authorization);
   if (!token) throw new DomainError("AUTH_REQUIRED", "An access token is required (Authorization: Bearer <token>).");
   return ctx.deps.tokens.verify(token);

@@ -4,13 +4,15 @@
  */
 import { openDatabase, type Database } from "@mteja/db";
 import {
+  configuredKeySet,
   createAccessTokens,
   createDataCipher,
   createPasswordHasher,
   createRefreshSuccessor,
+  createSigningKeyRing,
   createTenantDirectory,
   ensureDefaultTenant,
-  loadSigningKeys,
+  loadStoredKeySet,
   tokenDefaults,
   unlimited,
   type Deps,
@@ -51,7 +53,14 @@ export async function createServices(settings: Settings, logger: Logger, overrid
     const now = overrides.now ?? (() => new Date());
     const dataEncryptionKey = await resolveDataEncryptionKey(settings.DATA_ENCRYPTION_KEY, settings.DATA_DIR);
     const cipher = createDataCipher(dataEncryptionKey);
-    const keys = await loadSigningKeys(db, cipher, settings.JWT_PRIVATE_KEY);
+    const configuredKeys = settings.JWT_PRIVATE_KEY ? configuredKeySet(settings.JWT_PRIVATE_KEY) : undefined;
+    const keys = await createSigningKeyRing({
+      load: configuredKeys ? async () => configuredKeys : () => loadStoredKeySet(db, cipher, now()),
+      now,
+      maxAgeSeconds: tokenDefaults.signingKeysMaxAgeSeconds,
+      unknownKidReloadSeconds: tokenDefaults.unknownKidReloadSeconds,
+      onReloadError: (error) => logger.warn({ err: error }, "could not re-read the signing keys; keeping those loaded"),
+    });
     const tokens = createAccessTokens({
       keys,
       issuer: settings.JWT_ISSUER,

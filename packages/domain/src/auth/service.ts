@@ -32,7 +32,7 @@ export async function register(ctx: TenantCtx, input: z.infer<typeof registerInp
     noStore(ctx);
     return {
       user: { id: user.id, name: user.name, email: user.email, phone: user.phone, email_verified: user.emailVerified },
-      access_token: deps.tokens.sign({ sub: user.id, tid: tenant.id, sid: session.sessionId, role: user.role }),
+      access_token: await deps.tokens.sign({ sub: user.id, tid: tenant.id, sid: session.sessionId, role: user.role }),
     };
   } catch (error) {
     if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
@@ -86,7 +86,7 @@ export async function startSession(
   setRefreshCookie(ctx, session.refreshToken, session.refreshExpiresAt);
   noStore(ctx);
   return {
-    access_token: deps.tokens.sign({ sub: user.id, tid: user.tenantId, sid: session.sessionId, role: user.role }),
+    access_token: await deps.tokens.sign({ sub: user.id, tid: user.tenantId, sid: session.sessionId, role: user.role }),
     user: { id: user.id, name: user.name, email: user.email, role: user.role },
   };
 }
@@ -111,7 +111,7 @@ export async function refresh(ctx: TenantCtx) {
   setRefreshCookie(ctx, session.refreshToken, session.refreshExpiresAt);
   noStore(ctx);
   return {
-    access_token: deps.tokens.sign({ sub: outcome.user.id, tid: tenant.id, sid: session.sessionId, role: outcome.user.role }),
+    access_token: await deps.tokens.sign({ sub: outcome.user.id, tid: tenant.id, sid: session.sessionId, role: outcome.user.role }),
   };
 }
 

@@ -1,7 +1,7 @@
-import type { KeyObject } from "node:crypto";
 import jwt from "jsonwebtoken";
 import { randomUUID } from "node:crypto";
 import { DomainError } from "../errors.js";
+import type { SigningKeyRing } from "./signing-key-ring.js";
 
 export interface AccessClaims {
   sub: string;
@@ -10,22 +10,15 @@ export interface AccessClaims {
   role: string | null;
 }
 
-export interface SigningKeyPair {
-  kid: string;
-  privateKey: KeyObject;
-  publicKey: KeyObject;
-  publicJwk: Record<string, unknown>;
-}
-
 export interface AccessTokens {
-  sign(claims: AccessClaims): string;
-  verify(token: string): AccessClaims;
-  jwks(): { keys: Record<string, unknown>[] };
+  sign(claims: AccessClaims): Promise<string>;
+  verify(token: string): Promise<AccessClaims>;
+  jwks(): Promise<{ keys: Record<string, unknown>[] }>;
 }
 
 export interface AccessTokenOptions {
-  /** The first key signs; all verify (older keys stay until their tokens expire). */
-  keys: SigningKeyPair[];
+  /** The ring's signing key signs; every key it still publishes verifies. */
+  keys: SigningKeyRing;
   issuer: string;
   audience: string;
   ttlSeconds: number;
@@ -33,17 +26,15 @@ export interface AccessTokenOptions {
 }
 
 /**
- * ES256 access tokens (decisions.md "Tokens and sessions"). Keys are KeyObjects parsed once at
- * start: jsonwebtoken re-parses PEM strings on every call, which halves throughput.
+ * ES256 access tokens. Keys are KeyObjects parsed when loaded: jsonwebtoken re-parses PEM strings on
+ * every call, which halves throughput.
  */
 export function createAccessTokens(options: AccessTokenOptions): AccessTokens {
-  const [signingKey] = options.keys;
-  if (!signingKey) throw new Error("At least one signing key is required");
-  const byKid = new Map(options.keys.map((k) => [k.kid, k.publicKey]));
   const invalid = () => new DomainError("INVALID_TOKEN", "The access token is invalid or expired.");
 
   return {
-    sign(claims) {
+    async sign(claims) {
+      const signingKey = await options.keys.signingKey();
       const iat = Math.floor(options.now().getTime() / 1000);
       return jwt.sign({ tid: claims.tid, sid: claims.sid, role: claims.role, iat }, signingKey.privateKey, {
         algorithm: "ES256",
@@ -55,12 +46,13 @@ export function createAccessTokens(options: AccessTokenOptions): AccessTokens {
         jwtid: randomUUID(),
       });
     },
-    verify(token) {
+    async verify(token) {
       const decoded = jwt.decode(token, { complete: true });
       // The kid must name one of our keys; jku/x5u/jwk headers are never consulted.
       const kid = decoded?.header.kid;
-      const key = kid ? byKid.get(kid) : undefined;
-      if (!key || decoded?.header.alg !== "ES256") throw invalid();
+      if (!kid || decoded?.header.alg !== "ES256") throw invalid();
+      const key = await options.keys.verificationKey(kid);
+      if (!key) throw invalid();
       try {
         const payload = jwt.verify(token, key, {
           algorithms: ["ES256"],
@@ -76,8 +68,9 @@ export function createAccessTokens(options: AccessTokenOptions): AccessTokens {
         throw invalid();
       }
     },
-    jwks() {
-      return { keys: options.keys.map((k) => ({ ...k.publicJwk, kid: k.kid, alg: "ES256", use: "sig" })) };
+    async jwks() {
+      const keys = await options.keys.publishedKeys();
+      return { keys: keys.map((k) => ({ ...k.publicJwk, kid: k.kid, alg: "ES256", use: "sig" })) };
     },
   };
 }

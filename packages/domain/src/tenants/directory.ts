@@ -50,7 +50,10 @@ export function tenantDisplayName(tenant: Tenant): string {
   return tenant.settings.displayName ?? tenant.name;
 }
 
-/** Creates the default tenant on start when it does not exist yet. */
+/**
+ * Creates the default tenant on start when it does not exist yet. One INSERT … ON CONFLICT DO NOTHING:
+ * instances starting at once on an empty database must not fail on each other's row.
+ */
 export async function ensureDefaultTenant(db: Database, id: string, name: string): Promise<void> {
-  await db.prisma.tenant.upsert({ where: { id }, create: { id, name }, update: {} });
+  await db.prisma.tenant.createMany({ data: [{ id, name }], skipDuplicates: true });
 }

@@ -1,0 +1,50 @@
+/**
+ * The signing-key migration on a database where two instances had each created a current key (the
+ * race of earlier versions): the newest stays current, the others are retired with a "not after" time,
+ * and from then on the database refuses a second current key.
+ */
+import { cp, mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { applyMigrations, defaultMigrationsDir, openDatabase } from "../src/index.js";
+
+const migration = "20261201000000_signing_key_retirement";
+
+async function migrationsBefore(name: string): Promise<{ dir: string; remove: () => Promise<void> }> {
+  const dir = await mkdtemp(path.join(tmpdir(), "mteja-migrations-"));
+  for (const entry of await readdir(defaultMigrationsDir, { withFileTypes: true })) {
+    if (entry.isDirectory() && entry.name < name) await cp(path.join(defaultMigrationsDir, entry.name), path.join(dir, entry.name), { recursive: true });
+  }
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+const insertKey = (kid: string, createdAt: string) =>
+  `INSERT INTO signing_keys (kid, algorithm, public_jwk, private_key_enc, created_at) VALUES ('${kid}', 'ES256', '{}', 'enc', '${createdAt}')`;
+
+describe(`migration ${migration}`, () => {
+  it("keeps the newest of several current keys, retires the others with a not-after time, then allows one current key only", async () => {
+    const db = await openDatabase({});
+    const earlier = await migrationsBefore(migration);
+    try {
+      await applyMigrations(db.sql, earlier.dir);
+      await db.sql.exec(insertKey("older", "2026-01-01T00:00:00Z"));
+      await db.sql.exec(insertKey("newer", "2026-01-01T00:00:01Z"));
+
+      const report = await db.migrate();
+      expect(report.applied).toContain(migration);
+      const rows = await db.prisma.signingKey.findMany({ orderBy: { createdAt: "asc" } });
+      expect(rows.map((r) => [r.kid, r.retiredAt === null, r.notAfter === null])).toEqual([
+        ["older", false, false],
+        ["newer", true, true],
+      ]);
+      expect(rows[0]!.notAfter!.getTime() - rows[0]!.retiredAt!.getTime()).toBe(65 * 60 * 1000);
+
+      await expect(db.sql.exec(insertKey("third", "2026-01-02T00:00:00Z"))).rejects.toThrow(/signing_keys_one_current_per_algorithm/);
+      await expect(db.sql.exec(`UPDATE signing_keys SET not_after = NULL WHERE kid = 'older'`)).rejects.toThrow(/signing_keys_not_after_iff_retired/);
+    } finally {
+      await earlier.remove();
+      await db.close();
+    }
+  });
+});
