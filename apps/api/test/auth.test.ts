@@ -188,6 +188,7 @@ describe.skipIf(skipThisTarget)("auth API", () => {
       clock.advance(5);
       const withinGrace = await otherTab.post("/api/v1/auth/refresh");
       expect(withinGrace.status).toBe(200);
+      expect(otherTab.cookie).toBe(rotated);
 
       clock.advance(30);
       const thief = new RestClient(t.url);
@@ -280,6 +281,7 @@ describe.skipIf(skipThisTarget)("auth API", () => {
         }),
       );
       for (const r of results) expect(r.status).toBe(200);
+      expect(new Set(results.map((r) => r.cookies.refresh_token?.value)).size).toBe(1);
       const sessions = await t.deps.db.prisma.refreshToken.count({ where: { rotatedAt: null, session: { user: { email: (await c.get("/api/v1/auth/me", results[0]!.body.data.access_token)).body.data.email } } } });
       expect(sessions).toBe(1);
     });
