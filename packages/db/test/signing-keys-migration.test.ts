@@ -9,7 +9,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { applyMigrations, defaultMigrationsDir, openDatabase } from "../src/index.js";
 
-const migration = "20261201000000_signing_key_retirement";
+const migration = "20261122010000_signing_key_retirement";
 
 async function migrationsBefore(name: string): Promise<{ dir: string; remove: () => Promise<void> }> {
   const dir = await mkdtemp(path.join(tmpdir(), "mteja-migrations-"));
