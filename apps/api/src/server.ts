@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import { installCors } from "./http/cors.js";
 import { docsPlugin } from "./http/docs.js";
 import { envelopeFor } from "./http/errors.js";
+import { jsonBodyProblem } from "./http/json-body.js";
 import { createMetrics, installMetrics, type Metrics } from "./http/metrics.js";
 import { installRequestScope, logSerializers, redactPaths } from "./http/request-log.js";
 import { buildOpenApiDocument } from "./http/openapi.js";
@@ -67,11 +68,14 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   });
 
   // Empty JSON bodies (POST /logout with a content type but nothing in it) are an empty input, not an error.
+  // Anything else must be an object of bounded depth before it is parsed (json-body.ts).
   const defaultJsonParser = app.getDefaultJsonParser("error", "ignore");
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
     const text = body.toString();
     if (text.trim() === "") return done(null, undefined);
+    const problem = jsonBodyProblem(text);
+    if (problem) return done(problem, undefined);
     defaultJsonParser(request, text, done);
   });
 

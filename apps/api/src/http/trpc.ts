@@ -2,6 +2,7 @@ import type { AppRouter, Deps } from "@mteja/domain";
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from "@trpc/server/adapters/fastify";
 import type { FastifyPluginAsync } from "fastify";
 import { createRequestContext } from "./context.js";
+import { jsonBodyProblem } from "./json-body.js";
 import { responseMeta } from "./response-meta.js";
 
 export interface TrpcMountOptions {
@@ -17,7 +18,12 @@ export const trpcPlugin: FastifyPluginAsync<TrpcMountOptions> = async (app, opts
     trpcOptions: {
       router: opts.router,
       allowBatching: true,
-      createContext: ({ req, res }) => createRequestContext(opts.deps, req, res),
+      createContext: ({ req, res }) => {
+        // tRPC reads a JSON body as text and parses it only after making the context: the body rules come first.
+        const problem = typeof req.body === "string" && req.body.trim() !== "" ? jsonBodyProblem(req.body) : undefined;
+        if (problem) throw problem;
+        return createRequestContext(opts.deps, req, res);
+      },
       responseMeta,
       onError: ({ error, path }) => opts.onError(error, path),
     },

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { envelope, nullData } from "../shared/envelope.js";
-import { kenyanPhoneField, uncoerced } from "../shared/fields.js";
+import { freeTextString, kenyanPhoneField, oneLineString, uncoerced } from "../shared/fields.js";
 import { canonicalCounty } from "./counties.js";
 
 /** Kenya's bounding box (decisions.md "Addresses"). */
@@ -9,17 +9,16 @@ export const kenyaBounds = { lat: { min: -4.9, max: 5.1 }, lng: { min: 33.8, max
 export const maxAddressesPerUser = 50;
 
 function requiredText(field: string, max: number) {
-  return z
-    .string({ error: `${field} is required` })
+  return oneLineString({ error: `${field} is required` })
     .trim()
     .min(1, `${field} is required`)
     .max(max, `${field} must be at most ${max} characters`);
 }
 
-/** Absent, null and "" all mean "none" for the optional text fields. */
-function optionalText(field: string, max: number) {
-  return z
-    .string({ error: `${field} must be a string` })
+/** Absent, null and "" all mean "none" for the optional text fields; free text may span lines. */
+function optionalText(field: string, max: number, kind: "one line" | "free text" = "one line") {
+  const string = kind === "free text" ? freeTextString : oneLineString;
+  return string({ error: `${field} must be a string` })
     .trim()
     .max(max, `${field} must be at most ${max} characters`)
     .transform((value) => value || null)
@@ -27,8 +26,7 @@ function optionalText(field: string, max: number) {
     .optional();
 }
 
-const countyField = z
-  .string({ error: "county is required" })
+const countyField = oneLineString({ error: "county is required" })
   .trim()
   .min(1, "county is required")
   .max(50, "county must be one of Kenya's 47 counties")
@@ -65,7 +63,7 @@ export const addressFields = z.object({
   street: requiredText("street", 200),
   county: countyField,
   town: optionalText("town", 100),
-  landmark: optionalText("landmark", 200),
+  landmark: optionalText("landmark", 200, "free text"),
   coordinates: coordinatesField,
   is_default: uncoerced(z.boolean({ error: "is_default must be true or false" })).optional(),
 });
@@ -73,7 +71,7 @@ export const addressFields = z.object({
 export type AddressFields = z.infer<typeof addressFields>;
 
 /** Any string: an id that is not a UUID is simply not found (never a validation error). */
-const addressId = z.string({ error: "id is required" }).describe("The address id");
+const addressId = oneLineString({ error: "id is required" }).describe("The address id");
 
 export const createAddressInput = addressFields;
 export const updateAddressInput = addressFields.extend({ id: addressId });

@@ -1,22 +1,20 @@
 import { z } from "zod";
 import { loginUser } from "../auth/schemas.js";
 import { envelope, messageOnly } from "../shared/envelope.js";
-import { passwordField } from "../shared/fields.js";
+import { oneLineString, passwordField } from "../shared/fields.js";
 import { looksLikeRecoveryCode } from "./recovery-codes.js";
 
 /** Authenticator apps show "123 456"; the space is not part of the code. */
 const withoutSpaces = (value: string) => value.replace(/\s+/g, "");
 
-export const totpCodeField = z
-  .string({ error: "code is required" })
+export const totpCodeField = oneLineString({ error: "code is required" })
   .trim()
   .max(20, "code must be a 6-digit code")
   .transform(withoutSpaces)
   .pipe(z.string().regex(/^\d{6}$/, "code must be a 6-digit code"));
 
 /** otp/validate takes a 6-digit code or, in its place, a recovery code. */
-export const loginCodeField = z
-  .string({ error: "code is required" })
+export const loginCodeField = oneLineString({ error: "code is required" })
   .trim()
   .max(40, "code must be a 6-digit code or a recovery code")
   .refine((value) => /^\d{6}$/.test(withoutSpaces(value)) || looksLikeRecoveryCode(value), "code must be a 6-digit code or a recovery code");
@@ -38,7 +36,7 @@ export const otpVerifyOutput = envelope(
 );
 
 export const otpValidateInput = z.object({
-  otp_token: z.string({ error: "otp_token is required" }).trim().min(1, "otp_token is required").max(200, "otp_token is not valid"),
+  otp_token: oneLineString({ error: "otp_token is required" }).trim().min(1, "otp_token is required").max(200, "otp_token is not valid"),
   code: loginCodeField,
 });
 

@@ -27,10 +27,15 @@ function encodeCursor(cursor: Cursor): string {
   return Buffer.from(`${cursor.createdAt.toISOString()}|${cursor.id}`).toString("base64url");
 }
 
+/** Exactly what encodeCursor writes: a four-digit year keeps the date inside the database's range. */
+const cursorInstant = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const cursorId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 function decodeCursor(text: string): Cursor {
-  const [iso = "", id = ""] = Buffer.from(text, "base64url").toString("utf8").split("|");
+  const [iso = "", id = "", ...rest] = Buffer.from(text, "base64url").toString("utf8").split("|");
   const createdAt = new Date(iso);
-  if (Number.isNaN(createdAt.getTime()) || !/^[0-9a-f-]{36}$/i.test(id)) {
+  const instantRoundTrips = cursorInstant.test(iso) && !Number.isNaN(createdAt.getTime()) && createdAt.toISOString() === iso;
+  if (rest.length > 0 || !instantRoundTrips || !cursorId.test(id)) {
     throw new DomainError("VALIDATION_ERROR", "The request is invalid.", { details: [{ path: "cursor", message: "cursor is not a nextCursor of this list" }] });
   }
   return { createdAt, id };

@@ -14,7 +14,7 @@ import {
 } from "@mteja/daraja";
 import { z } from "zod";
 import { envelope } from "../shared/envelope.js";
-import { kenyanPhoneField, uncoerced } from "../shared/fields.js";
+import { kenyanPhoneField, oneLineString, uncoerced } from "../shared/fields.js";
 
 export const paymentStatuses = ["PENDING", "SUCCESS", "CANCELLED", "FAILED", "TIMEOUT"] as const;
 export type PaymentStatus = (typeof paymentStatuses)[number];
@@ -37,18 +37,15 @@ function wholeShillings(min: number, max: number) {
 
 /** Printable text, trimmed; "" means absent (the service sends its default). */
 function optionalText(field: string, max: number, min = 0) {
-  return z
-    .string({ error: `${field} must be a string` })
+  return oneLineString({ error: `${field} must be a string` })
     .trim()
     .max(max, `${field} must be at most ${max} characters`)
-    .refine((value) => !/[\u0000-\u001f\u007f]/.test(value), `${field} must not contain control characters`)
     .refine((value) => value === "" || value.length >= min, `${field} must be at least ${min} characters`)
     .transform((value) => value || undefined)
     .optional();
 }
 
-export const checkoutRequestIdField = z
-  .string({ error: "checkoutRequestId is required" })
+export const checkoutRequestIdField = oneLineString({ error: "checkoutRequestId is required" })
   .trim()
   .min(1, "checkoutRequestId is required")
   .max(100, "checkoutRequestId is too long");
@@ -105,8 +102,7 @@ export const b2cOutput = envelope(
 );
 
 const isoDate = (field: string) =>
-  z
-    .string({ error: `${field} must be a date` })
+  oneLineString({ error: `${field} must be a date` })
     .trim()
     .refine((value) => /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(value) && !Number.isNaN(Date.parse(value)), {
       message: `${field} must be an ISO 8601 date or date-time`,
@@ -122,7 +118,7 @@ function keysetListInput<S extends readonly [string, ...string[]]>(statuses: S) 
       from: isoDate("from").describe("Created at or after (ISO 8601)."),
       to: isoDate("to").describe("Created before (ISO 8601)."),
       limit: z.number().int().min(1).max(100).default(20),
-      cursor: z.string().trim().max(200).optional().describe("nextCursor of the previous page."),
+      cursor: oneLineString().trim().max(200).optional().describe("nextCursor of the previous page."),
     })
     .default({ limit: 20 });
 }
@@ -161,8 +157,7 @@ export const listPaymentsOutput = envelope(z.object({ payments: z.array(paymentV
 export const getPaymentInput = z.object({ checkoutRequestId: checkoutRequestIdField });
 export const getPaymentOutput = envelope(z.object({ payment: paymentView }));
 
-export const originatorConversationIdField = z
-  .string({ error: "originatorConversationId is required" })
+export const originatorConversationIdField = oneLineString({ error: "originatorConversationId is required" })
   .trim()
   .min(1, "originatorConversationId is required")
   .max(100, "originatorConversationId is too long");

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { envelope, messageOnly } from "../shared/envelope.js";
-import { kenyanPhoneField, newPasswordField, passwordField, personNameField } from "../shared/fields.js";
+import { kenyanPhoneField, newPasswordField, oneLineString, passwordField, personNameField } from "../shared/fields.js";
 
 export const meOutput = envelope(
   z.object({
@@ -19,8 +19,7 @@ export const meOutput = envelope(
 export const updateMeInput = z.object({
   name: personNameField.optional(),
   phone: kenyanPhoneField.nullable().optional(),
-  avatar_url: z
-    .string()
+  avatar_url: oneLineString()
     .trim()
     .max(2048, "avatar_url must be at most 2048 characters")
     .pipe(z.url({ protocol: /^https?$/, error: "avatar_url must be an http(s) URL" }))

@@ -1,10 +1,9 @@
 import { z } from "zod";
 import { messageOnly } from "../shared/envelope.js";
-import { emailField, newPasswordField } from "../shared/fields.js";
+import { emailField, newPasswordField, oneLineString } from "../shared/fields.js";
 
 /** The token of an emailed link. Its shape is checked with the token itself: a malformed one is INVALID_TOKEN. */
-const emailedToken = z
-  .string({ error: "token is required" })
+const emailedToken = oneLineString({ error: "token is required" })
   .trim()
   .toLowerCase()
   .min(1, "token is required")

@@ -1,30 +1,51 @@
 import { normaliseKenyanPhone } from "@mteja/daraja";
 import { z } from "zod";
 
+type StringParams = Parameters<typeof z.string>[0];
+
+const controlCharacters = /[\u0000-\u001f\u007f]/;
+const controlCharactersButTabAndNewline = /[\u0000-\u0008\u000b-\u001f\u007f]/;
+
+/**
+ * Where every string input starts (decisions.md "Bad input, everywhere"): a control character
+ * (U+0000-U+001F, U+007F) is a 422 naming the field, checked before trimming so nothing is silently
+ * dropped, and never reaches the database (PostgreSQL refuses NUL in text and jsonb).
+ * `test/input-strings.test.ts` fails if a procedure takes a string that does not.
+ */
+export function oneLineString(params?: StringParams) {
+  return z.string(params).refine((value) => !controlCharacters.test(value), { message: "must not contain control characters", abort: true });
+}
+
+/** Free text a person types on several lines (a landmark): tab and newline pass, other control characters do not. */
+export function freeTextString(params?: StringParams) {
+  return z
+    .string(params)
+    .refine((value) => !controlCharactersButTabAndNewline.test(value), {
+      message: "must not contain control characters other than tab and newline",
+      abort: true,
+    });
+}
+
 /** Field rules shared by several operations (decisions.md: strings trimmed, emails lower-cased). */
-export const emailField = z
-  .string({ error: "email is required" })
+export const emailField = oneLineString({ error: "email is required" })
   .trim()
   .toLowerCase()
   .max(254, "email is too long")
   .pipe(z.email("email is not a valid email address"));
 
 /** Passwords are not trimmed: every character counts. The upper bound keeps hashing bounded. */
-export const newPasswordField = z
-  .string({ error: "password is required" })
+export const newPasswordField = oneLineString({ error: "password is required" })
   .min(8, "password must be at least 8 characters")
   .max(256, "password must be at most 256 characters");
 
-export const passwordField = z.string({ error: "password is required" }).min(1, "password is required").max(1024);
+export const passwordField = oneLineString({ error: "password is required" }).min(1, "password is required").max(1024);
 
-export const personNameField = z
-  .string({ error: "name is required" })
+export const personNameField = oneLineString({ error: "name is required" })
   .trim()
   .min(1, "name is required")
   .max(100, "name must be at most 100 characters");
 
-export const kenyanPhoneField = z
-  .string({ error: "phone is required" })
+export const kenyanPhoneField = oneLineString({ error: "phone is required" })
   .trim()
   .max(20, "phone is too long")
   .transform((value, ctx) => {

@@ -2,7 +2,7 @@ import { Prisma } from "@mteja/db";
 import { z } from "zod";
 import { DomainError } from "../errors.js";
 import { envelope, ok } from "../shared/envelope.js";
-import { uncoerced } from "../shared/fields.js";
+import { oneLineString, uncoerced } from "../shared/fields.js";
 import { adminApiProcedure, createTRPCRouter } from "../trpc.js";
 import { toTenant } from "./directory.js";
 import { tenantIdSchema, tenantSettingsSchema } from "./settings.js";
@@ -26,7 +26,7 @@ function view(row: { id: string; name: string; settings: unknown; active: boolea
 export const adminRouter = createTRPCRouter({
   createTenant: adminApiProcedure
     .meta({ openapi: { method: "POST", path: "/api/v1/admin/tenants", tags, summary: "Create a tenant (shop)", protect: true } })
-    .input(z.object({ id: tenantIdSchema, name: z.string().trim().min(1).max(100), settings: tenantSettingsSchema.optional() }))
+    .input(z.object({ id: tenantIdSchema, name: oneLineString().trim().min(1).max(100), settings: tenantSettingsSchema.optional() }))
     .output(envelope(z.object({ tenant: tenantView })))
     .mutation(async ({ ctx, input }) => {
       try {
@@ -60,7 +60,7 @@ export const adminRouter = createTRPCRouter({
     .input(
       z.object({
         id: tenantIdSchema,
-        name: z.string().trim().min(1).max(100).optional(),
+        name: oneLineString().trim().min(1).max(100).optional(),
         settings: tenantSettingsSchema.optional(),
         active: uncoerced(z.boolean()).optional(),
       }),

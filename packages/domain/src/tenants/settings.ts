@@ -1,19 +1,19 @@
 import { z } from "zod";
-import { uncoerced } from "../shared/fields.js";
+import { oneLineString, uncoerced } from "../shared/fields.js";
 
 /** Per-tenant settings that override process defaults (decisions.md "Tenants"). */
 export const tenantSettingsSchema = z
   .object({
-    displayName: z.string().trim().min(1).max(100).optional(),
-    appUrl: z.url({ protocol: /^https?$/ }).optional(),
+    displayName: oneLineString().trim().min(1).max(100).optional(),
+    appUrl: oneLineString().pipe(z.url({ protocol: /^https?$/ })).optional(),
     requireVerifiedEmail: uncoerced(z.boolean()).optional(),
-    corsOrigins: z.array(z.url({ protocol: /^https?$/ })).max(50).optional(),
+    corsOrigins: z.array(oneLineString().pipe(z.url({ protocol: /^https?$/ }))).max(50).optional(),
     momo: z
       .object({
         shortcode: z.string().regex(/^\d{5,7}$/).optional(),
-        passkey: z.string().min(1).max(200).optional(),
-        consumerKey: z.string().min(1).max(200).optional(),
-        consumerSecret: z.string().min(1).max(200).optional(),
+        passkey: oneLineString().min(1).max(200).optional(),
+        consumerKey: oneLineString().min(1).max(200).optional(),
+        consumerSecret: oneLineString().min(1).max(200).optional(),
         transactionType: z.enum(["CustomerPayBillOnline", "CustomerBuyGoodsOnline"]).optional(),
         tillNumber: z.string().regex(/^\d{5,7}$/).optional(),
         minAmount: uncoerced(z.number().int().min(1)).optional(),

@@ -1,0 +1,44 @@
+/**
+ * What a JSON request body must be before anything parses it further (decisions.md "Bad input,
+ * everywhere"): an object, nested at most 32 levels. Both checks read the raw text in one linear pass,
+ * so a body nested thousands of levels costs no recursion anywhere (JSON.parse, the REST adapter, zod).
+ * The Fastify JSON parser (REST) and a hook of the tRPC mount (which parses bodies itself) apply it.
+ */
+import { DomainError } from "@mteja/domain";
+
+export const maxJsonDepth = 32;
+
+const openers = new Set(["{", "["]);
+const closers = new Set(["}", "]"]);
+
+/** True when the text opens more than `max` objects/arrays at once; brackets inside strings do not count. */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index += 1) {
+    const char = text[index]!;
+    if (inString) {
+      if (char === "\\") index += 1;
+      else if (char === '"') inString = false;
+    } else if (char === '"') {
+      inString = true;
+    } else if (openers.has(char)) {
+      depth += 1;
+      if (depth > max) return true;
+    } else if (closers.has(char)) {
+      depth -= 1;
+    }
+  }
+  return false;
+}
+
+/** The reason a non-empty JSON body is refused, or undefined. JSON syntax itself is left to the parser. */
+export function jsonBodyProblem(text: string): DomainError | undefined {
+  if (!text.trimStart().startsWith("{")) {
+    return new DomainError("MALFORMED_REQUEST", "The request body must be a JSON object.");
+  }
+  if (nestsDeeperThan(text, maxJsonDepth)) {
+    return new DomainError("MALFORMED_REQUEST", `The request body is nested too deeply (at most ${maxJsonDepth} levels).`);
+  }
+  return undefined;
+}
