@@ -4,7 +4,7 @@
  */
 import cookie from "@fastify/cookie";
 import { appRouter, type Deps } from "@mteja/domain";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from "fastify";
 import { randomUUID } from "node:crypto";
 import { installCors } from "./http/cors.js";
 import { docsPlugin } from "./http/docs.js";
@@ -65,6 +65,11 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
     },
     // maxParamLength: a tRPC batch names every procedure in one path segment (tRPC's Fastify adapter docs).
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 5000 },
+    // Errors raised before a route is chosen (a URL that does not decode) get the envelope too.
+    frameworkErrors: (error, _request, reply) => {
+      const envelope = envelopeFor(error);
+      void (reply as FastifyReply).code(envelope.status).send(envelope.body);
+    },
   });
 
   // Empty JSON bodies (POST /logout with a content type but nothing in it) are an empty input, not an error.

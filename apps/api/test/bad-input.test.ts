@@ -120,6 +120,11 @@ describe.skipIf(skipThisTarget)("bad input", () => {
       expectFieldError(await c.get("/api/momo/payments?status=%1B", token), "status");
     });
 
+    it("a path whose escapes do not decode is 400 MALFORMED_REQUEST in the envelope; such a query value is only invalid", async () => {
+      expectError(await c.get("/api/v1/addresses/%ZZ", token), 400, "MALFORMED_REQUEST");
+      expectFieldError(await c.get("/api/momo/payments?cursor=%E0%A4%A", token), "cursor");
+    });
+
     it("path parameters arrive still percent-encoded, so an escaped control character is only an unknown id", async () => {
       expectError(await c.get("/api/v1/addresses/abc%00def", token), 404, "NOT_FOUND");
       expectError(await c.get("/api/momo/payments/ws_CO%01x", token), 404, "NOT_FOUND");

@@ -20,6 +20,8 @@ function fromFastifyError(error: unknown): unknown {
       return new DomainError("PAYLOAD_TOO_LARGE", "The request body is too large.");
     case "FST_ERR_NOT_FOUND":
       return new DomainError("NOT_FOUND", "Not found.");
+    case "FST_ERR_BAD_URL":
+      return new DomainError("MALFORMED_REQUEST", "The request URL is malformed.");
     default: {
       const status = (error as FastifyError).statusCode ?? 500;
       return status < 500 ? malformed() : error;

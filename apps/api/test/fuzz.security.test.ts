@@ -1,0 +1,288 @@
+/**
+ * Fuzz: every REST operation listed in /openapi.json (so operations added later are covered too) gets
+ * generated hostile requests — bodies (deep nesting, non-objects, wrong types, huge numbers, control
+ * characters, prototype-pollution keys), headers (authorization, x-tenant-id, content-type,
+ * idempotency-key) and query strings, with path parameters replaced by garbage. Whatever comes in:
+ * never a 500; a 502/503 only with a PAYMENT_PROVIDER_* code; every 4xx is the error envelope with a
+ * code of the domain's list. Some runs carry a valid token (customer, admin, admin API key) so the
+ * checks behind authentication run too, and M-Pesa is on against the simulator so payments are made.
+ *
+ * Seeded and bounded (fast-check): the same requests on every run, a few seconds per database.
+ */
+import { errorStatus } from "@mteja/domain";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { adminKey } from "./support/app.js";
+import { skipThisTarget } from "./support/database.js";
+import { startMomoApp, startSimulator, type MomoApp, type Simulator } from "./support/fake-daraja.js";
+
+const seed = 20_261_125;
+const runsPerOperation = 40;
+const knownCodes = new Set(Object.keys(errorStatus));
+
+interface Operation {
+  method: string;
+  path: string;
+  pathParams: string[];
+  queryParams: string[];
+  bodyFields: string[];
+}
+
+interface FuzzRequest {
+  path: string;
+  query: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+}
+
+function operationsOf(document: any): Operation[] {
+  const operations: Operation[] = [];
+  for (const [path, item] of Object.entries<any>(document.paths)) {
+    for (const method of ["get", "post", "put", "patch", "delete"]) {
+      const operation = item[method];
+      if (!operation) continue;
+      const parameters: { name: string; in: string }[] = [...(item.parameters ?? []), ...(operation.parameters ?? [])];
+      const schema = operation.requestBody?.content?.["application/json"]?.schema;
+      operations.push({
+        method: method.toUpperCase(),
+        path,
+        pathParams: parameters.filter((p) => p.in === "path").map((p) => p.name),
+        queryParams: parameters.filter((p) => p.in === "query").map((p) => p.name),
+        bodyFields: Object.keys(schema?.properties ?? {}),
+      });
+    }
+  }
+  return operations;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Generators.
+
+/** encodeURIComponent refuses lone surrogates; a client could not send them in a URL either. */
+function encode(text: string): string {
+  const wellFormed = Array.from(text, (char) => (char.length === 1 && /[\ud800-\udfff]/.test(char) ? "\ufffd" : char)).join("");
+  return encodeURIComponent(wellFormed);
+}
+
+const controlCharacter = fc.integer({ min: 0, max: 0x1f }).map((code) => String.fromCharCode(code));
+const hostileString = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: "binary", maxLength: 40 }),
+  fc.tuple(fc.string({ maxLength: 10 }), fc.oneof(controlCharacter, fc.constant("\u007f")), fc.string({ maxLength: 10 })).map((parts) => parts.join("")),
+  fc.constantFrom("", " ", "\u0000", "null", "undefined", "NaN", "-1", "1e400", "__proto__", "' OR 1=1 --", "<script>", "\ud800", "x".repeat(5000)),
+);
+const hugeNumber = fc.constantFrom(1e308, -1e308, Number.MAX_SAFE_INTEGER + 2, -0, 0.1, 2 ** 31, -(2 ** 63), 1e-320);
+const hostileScalar = fc.oneof(hostileString, fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer(), hugeNumber, fc.boolean(), fc.constant(null));
+const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 4, arbitrary: hostileScalar },
+  { weight: 1, arbitrary: fc.array(hostileScalar, { maxLength: 4 }) },
+  { weight: 1, arbitrary: fc.dictionary(hostileString, hostileScalar, { maxKeys: 3 }) },
+  { weight: 1, arbitrary: fc.constant(JSON.parse('{"__proto__":{"admin":true}}') as unknown) },
+);
+
+/** Values that pass a field's checks, so a request gets past validation to the service and Daraja. */
+const plausibleByField: Record<string, fc.Arbitrary<unknown>> = {
+  name: fc.constantFrom("Wanjiku Kamau", "Otieno"),
+  email: fc.integer({ min: 1, max: 1_000_000 }).map((n) => `fuzz-${n}@example.com`),
+  password: fc.constant("a password nobody uses"),
+  new_password: fc.constant("another password here"),
+  current_password: fc.constant("not the current one"),
+  phone: fc.constantFrom("0712345678", "+254 712 345 678", "0112345678"),
+  amount: fc.integer({ min: 1, max: 1_000 }),
+  label: fc.constant("Home"),
+  recipient_name: fc.constant("Wanjiku Kamau"),
+  street: fc.constant("Moi Avenue 1"),
+  county: fc.constantFrom("nairobi", "homa bay"),
+  landmark: fc.constant("Blue gate\nturn left"),
+  coordinates: fc.constant({ lat: -1.28, lng: 36.82 }),
+  is_default: fc.boolean(),
+  code: fc.constantFrom("123456", "abcd-efgh-ijkl"),
+  otp_token: hostileString,
+  token: fc.constant("0".repeat(64)),
+  commandId: fc.constantFrom("BusinessPayment", "SalaryPayment"),
+  remarks: fc.constant("Payout"),
+  role: fc.constantFrom("admin", null),
+  avatar_url: fc.constant("https://example.com/a.png"),
+};
+
+function fieldValue(field: string): fc.Arbitrary<unknown> {
+  const plausible = plausibleByField[field];
+  return plausible ? fc.oneof(plausible, hostileValue) : hostileValue;
+}
+
+function deep(depth: number, open: string, close: string): string {
+  return open.repeat(depth) + close.repeat(depth);
+}
+
+function bodyFor(operation: Operation): fc.Arbitrary<string | undefined> {
+  const fields = operation.bodyFields.length ? operation.bodyFields : ["x"];
+  const shaped = fc
+    .record(Object.fromEntries(fields.map((field) => [field, fieldValue(field)])), { requiredKeys: [] })
+    .chain((record) => fc.dictionary(hostileString, hostileValue, { maxKeys: 2 }).map((extra) => ({ ...extra, ...record })))
+    .map((record) => JSON.stringify(record));
+  const raw = fc.oneof(
+    fc.constantFrom("[]", "null", '"text"', "42", "true", "{", "{]", '{"a":1}x', "\u0000", '{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"admin":true}}}', '{"amount":1e400}', '{"amount":-0}'),
+    fc.integer({ min: 30, max: 5_000 }).map((depth) => `{"a":${deep(depth, "[", "]")}}`),
+    fc.integer({ min: 30, max: 3_000 }).map((depth) => `{"a":${'{"a":'.repeat(depth)}1${"}".repeat(depth)}}`),
+    fc.string({ unit: "binary", maxLength: 60 }),
+  );
+  // Every field plausible but one: the request reaches the service (and Daraja) with one bad value.
+  const nearlyValid = fc.constantFrom(...fields).chain((target) =>
+    fc
+      .record(Object.fromEntries(fields.map((field) => [field, field === target ? hostileValue : (plausibleByField[field] ?? hostileValue)])))
+      .map((record) => JSON.stringify(record)),
+  );
+  const valid = fc.record(Object.fromEntries(fields.filter((field) => plausibleByField[field]).map((field) => [field, plausibleByField[field]!]))).map((record) => JSON.stringify(record));
+  return fc.oneof(
+    { weight: 4, arbitrary: shaped },
+    { weight: 3, arbitrary: nearlyValid },
+    { weight: 1, arbitrary: valid },
+    { weight: 3, arbitrary: raw },
+    { weight: 1, arbitrary: fc.constant(undefined) },
+  );
+}
+
+const pathSegment = fc.oneof(
+  fc.uuid(),
+  fc.string({ maxLength: 30 }).map(encode),
+  fc.constantFrom("%00", "%01abc", "%ZZ", "..", "%2e%2e", "%2F", "ws_CO_000", "x".repeat(300), "%F0%9F%92%A9", "%C0%AF", "-".repeat(36)),
+);
+
+function queryFor(operation: Operation): fc.Arbitrary<string> {
+  const names = [...operation.queryParams, "cursor", "limit", "from", "to", "status", "input", "__proto__"];
+  const value = fc.oneof(
+    hostileString.map(encode),
+    fc.constantFrom("%00", "%ZZ", "%", "1e400", "0", "-1", "101", "2026-02-31", "9999-12-31T23:59:59Z", "0000-01-01", "-271821-04-20", "LS0t"),
+    fc.base64String({ maxLength: 80 }).map(encode),
+  );
+  return fc.array(fc.tuple(fc.constantFrom(...names), value), { maxLength: 5 }).map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join("&"));
+}
+
+/** Header values a client can actually send (no CR, LF or NUL). */
+const headerString = fc.string({ maxLength: 60 }).map((s) => s.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\uffff]/g, "?"));
+
+// ---------------------------------------------------------------------------------------------
+
+describe.skipIf(skipThisTarget)("fuzz: hostile requests to every REST operation", () => {
+  let sim: Simulator;
+  let t: MomoApp;
+  let operations: Operation[];
+  let bearers: string[];
+
+  beforeAll(async () => {
+    sim = await startSimulator();
+    t = await startMomoApp({ darajaUrl: sim.url, b2c: { securityCredential: sim.securityCredential }, env: { RATE_LIMITS: "off" } });
+    const document = await (await fetch(`${t.url}/openapi.json`)).json();
+    operations = operationsOf(document).filter((operation) => !operation.path.startsWith("/api/momo/callback/"));
+    const [customer, admin] = await Promise.all([t.customer(), t.admin()]);
+    bearers = [customer.accessToken, admin.accessToken, adminKey];
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    await sim?.close();
+  });
+
+  it("reads the operations from /openapi.json", () => {
+    expect(operations.length).toBeGreaterThan(20);
+    expect(operations.map((operation) => `${operation.method} ${operation.path}`)).toContain("PUT /api/v1/auth/me");
+  });
+
+  /** The credential an operation wants: the admin API key, an admin's token, or any user's. */
+  function rightBearer(operation: Operation): fc.Arbitrary<string> {
+    if (operation.path.startsWith("/api/v1/admin/")) return fc.constant(`Bearer ${adminKey}`);
+    if (/^\/api\/momo\/(b2c|payouts)/.test(operation.path)) return fc.constant(`Bearer ${bearers[1]}`);
+    return fc.constantFrom(`Bearer ${bearers[0]}`, `Bearer ${bearers[1]}`);
+  }
+
+  function requestFor(operation: Operation): fc.Arbitrary<FuzzRequest> {
+    return fc.oneof(hostileRequest(operation), wellAddressedRequest(operation));
+  }
+
+  /** Right credential, tenant and content type: only the body, query and path are hostile. */
+  function wellAddressedRequest(operation: Operation): fc.Arbitrary<FuzzRequest> {
+    return fc
+      .record({ params: fc.tuple(...operation.pathParams.map(() => pathSegment)), query: queryFor(operation), body: bodyFor(operation), authorization: rightBearer(operation), idempotencyKey: fc.option(fc.uuid(), { nil: undefined }) })
+      .map(({ params, query, body, authorization, idempotencyKey }) => {
+        const headers: Record<string, string> = { authorization, "x-tenant-id": "default" };
+        if (body !== undefined) headers["content-type"] = "application/json";
+        if (idempotencyKey !== undefined) headers["idempotency-key"] = idempotencyKey;
+        return { path: fillPath(operation, params), query, headers, body: operation.method === "GET" ? undefined : body };
+      });
+  }
+
+  function fillPath(operation: Operation, params: string[]): string {
+    let index = 0;
+    return operation.path.replace(/\{[^}]+\}/g, () => params[index++] ?? "x");
+  }
+
+  /** Anything goes, headers included. */
+  function hostileRequest(operation: Operation): fc.Arbitrary<FuzzRequest> {
+    const pathParams = fc.tuple(...operation.pathParams.map(() => pathSegment));
+    const authorization = fc.oneof(
+      fc.constant(undefined),
+      fc.integer({ min: 0, max: 2 }).map((index) => `Bearer ${bearers[index]}`),
+      headerString,
+      headerString.map((s) => `Bearer ${s}`),
+      fc.constantFrom("Bearer", "Bearer  ", "Basic Zm9vOmJhcg==", "Bearer a.b.c", `Bearer ${"x".repeat(4000)}`),
+    );
+    const tenant = fc.oneof(fc.constant("default"), fc.constant(undefined), headerString, fc.constantFrom("DEFAULT", " default ", "x".repeat(300)));
+    const contentType = fc.oneof(
+      { weight: 6, arbitrary: fc.constant("application/json") },
+      { weight: 1, arbitrary: fc.constantFrom(undefined, "text/plain", "application/json; charset=utf-16", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonx", "*/*") },
+    );
+    const idempotencyKey = fc.oneof(fc.constant(undefined), headerString, fc.uuid(), fc.constant("k".repeat(300)));
+    return fc
+      .record({
+        params: pathParams,
+        query: queryFor(operation),
+        body: bodyFor(operation),
+        authorization,
+        tenant,
+        contentType,
+        idempotencyKey,
+        cookie: fc.oneof(fc.constant(undefined), headerString.map((s) => `refresh_token=${s}`)),
+      })
+      .map(({ params, query, body, authorization, tenant, contentType, idempotencyKey, cookie }) => {
+        const path = fillPath(operation, params);
+        const headers: Record<string, string> = {};
+        if (authorization !== undefined) headers.authorization = authorization;
+        if (tenant !== undefined) headers["x-tenant-id"] = tenant;
+        if (contentType !== undefined && body !== undefined) headers["content-type"] = contentType;
+        if (idempotencyKey !== undefined) headers["idempotency-key"] = idempotencyKey;
+        if (cookie !== undefined) headers.cookie = cookie;
+        return { path, query, headers, body: operation.method === "GET" ? undefined : body };
+      });
+  }
+
+  async function send(operation: Operation, request: FuzzRequest) {
+    const url = `${t.url}${request.path}${request.query ? `?${request.query}` : ""}`;
+    const response = await fetch(url, { method: operation.method, headers: request.headers, body: request.body });
+    const text = await response.text();
+    return { status: response.status, text };
+  }
+
+  function checkAnswer(operation: Operation, request: FuzzRequest, answer: { status: number; text: string }) {
+    const context = `${operation.method} ${request.path}?${request.query} ${JSON.stringify(request.headers)} ${request.body?.slice(0, 300)} → ${answer.status} ${answer.text.slice(0, 300)}`;
+    expect(answer.status, context).not.toBe(500);
+    if (answer.status < 400) return;
+    let body: any;
+    expect(() => (body = JSON.parse(answer.text)), context).not.toThrow();
+    expect(body, context).toMatchObject({ success: false, message: expect.any(String), error: { code: expect.any(String) } });
+    expect(knownCodes.has(body.error.code), context).toBe(true);
+    if (answer.status >= 500) {
+      expect([502, 503], context).toContain(answer.status);
+      expect(body.error.code, context).toMatch(/^PAYMENT_PROVIDER_/);
+    }
+  }
+
+  it("never answers 500; 502/503 only from the payment provider; every 4xx is the envelope with a known code", async () => {
+    for (const operation of operations) {
+      await fc.assert(
+        fc.asyncProperty(requestFor(operation), async (request) => {
+          checkAnswer(operation, request, await send(operation, request));
+        }),
+        { seed, numRuns: runsPerOperation, endOnFailure: true },
+      );
+    }
+  }, 120_000);
+});
