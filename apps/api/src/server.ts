@@ -8,7 +8,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import { randomUUID } from "node:crypto";
 import { installCors } from "./http/cors.js";
 import { docsPlugin } from "./http/docs.js";
-import { envelopeFor } from "./http/errors.js";
+import { clientErrorResponse, envelopeFor } from "./http/errors.js";
 import { jsonBodyProblem } from "./http/json-body.js";
 import { createMetrics, installMetrics, type Metrics } from "./http/metrics.js";
 import { installRequestScope, logSerializers, redactPaths } from "./http/request-log.js";
@@ -65,10 +65,16 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
     },
     // maxParamLength: a tRPC batch names every procedure in one path segment (tRPC's Fastify adapter docs).
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 5000 },
-    // Errors raised before a route is chosen (a URL that does not decode) get the envelope too.
+    // Errors raised before a route is chosen (a URL that does not decode) get the envelope too,
+    // and so do requests Node's HTTP parser refuses (URL or headers too large).
     frameworkErrors: (error, _request, reply) => {
       const envelope = envelopeFor(error);
       void (reply as FastifyReply).code(envelope.status).send(envelope.body);
+    },
+    clientErrorHandler: (error, socket) => {
+      if ((error as { code?: string }).code === "ECONNRESET" || socket.destroyed) return;
+      if (socket.writable) socket.write(clientErrorResponse(error as { code?: string }));
+      socket.destroy(error);
     },
   });
 

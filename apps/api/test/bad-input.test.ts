@@ -53,6 +53,7 @@ describe.skipIf(skipThisTarget)("bad input", () => {
       const trpc = await postTrpc(t.url, "auth.login", deep);
       expect(trpc.status).toBe(400);
       expect(trpc.body.error.code).toBe("MALFORMED_REQUEST");
+      expect(trpc.body.data.code).toBe("BAD_REQUEST");
     });
 
     it("32 levels are accepted; 33 are not (brackets inside strings do not count)", async () => {
@@ -123,6 +124,10 @@ describe.skipIf(skipThisTarget)("bad input", () => {
     it("a path whose escapes do not decode is 400 MALFORMED_REQUEST in the envelope; such a query value is only invalid", async () => {
       expectError(await c.get("/api/v1/addresses/%ZZ", token), 400, "MALFORMED_REQUEST");
       expectFieldError(await c.get("/api/momo/payments?cursor=%E0%A4%A", token), "cursor");
+    });
+
+    it("a URL too long for Node's HTTP parser still gets the envelope", async () => {
+      expectError(await c.get(`/api/momo/payments?cursor=${"x".repeat(20_000)}`, token), 431, "MALFORMED_REQUEST");
     });
 
     it("path parameters arrive still percent-encoded, so an escaped control character is only an unknown id", async () => {

@@ -7,7 +7,9 @@
  * code of the domain's list. Some runs carry a valid token (customer, admin, admin API key) so the
  * checks behind authentication run too, and M-Pesa is on against the simulator so payments are made.
  *
- * Seeded and bounded (fast-check): the same requests on every run, a few seconds per database.
+ * The same inputs go through /trpc as well (queries as ?input=, mutations as bodies, sometimes batched).
+ *
+ * Seeded and bounded (fast-check): the same requests on every run, well under a minute per database.
  */
 import { errorStatus } from "@mteja/domain";
 import fc from "fast-check";
@@ -17,10 +19,13 @@ import { skipThisTarget } from "./support/database.js";
 import { startMomoApp, startSimulator, type MomoApp, type Simulator } from "./support/fake-daraja.js";
 
 const seed = 20_261_125;
-const runsPerOperation = 40;
+const runsPerOperation = 30;
+const trpcRunsPerOperation = 12;
 const knownCodes = new Set(Object.keys(errorStatus));
 
 interface Operation {
+  /** The procedure behind it (trpc-to-openapi's operationId is its path with dots as hyphens). */
+  procedure: string;
   method: string;
   path: string;
   pathParams: string[];
@@ -44,6 +49,7 @@ function operationsOf(document: any): Operation[] {
       const parameters: { name: string; in: string }[] = [...(item.parameters ?? []), ...(operation.parameters ?? [])];
       const schema = operation.requestBody?.content?.["application/json"]?.schema;
       operations.push({
+        procedure: String(operation.operationId).replace(/-/g, "."),
         method: method.toUpperCase(),
         path,
         pathParams: parameters.filter((p) => p.in === "path").map((p) => p.name),
@@ -154,6 +160,7 @@ function queryFor(operation: Operation): fc.Arbitrary<string> {
     hostileString.map(encode),
     fc.constantFrom("%00", "%ZZ", "%", "1e400", "0", "-1", "101", "2026-02-31", "9999-12-31T23:59:59Z", "0000-01-01", "-271821-04-20", "LS0t"),
     fc.base64String({ maxLength: 80 }).map(encode),
+    fc.constant("q".repeat(20_000)),
   );
   return fc.array(fc.tuple(fc.constantFrom(...names), value), { maxLength: 5 }).map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join("&"));
 }
@@ -261,18 +268,59 @@ describe.skipIf(skipThisTarget)("fuzz: hostile requests to every REST operation"
     return { status: response.status, text };
   }
 
+  function describeExchange(method: string, request: FuzzRequest, answer: { status: number; text: string }): string {
+    return `${method} ${request.path}?${request.query.slice(0, 300)} ${JSON.stringify(request.headers)} ${request.body?.slice(0, 300)} → ${answer.status} ${answer.text.slice(0, 300)}`;
+  }
+
+  /** One error envelope (REST's body, or the `error` of a tRPC answer) and the status it came with. */
+  function checkEnvelope(envelope: any, status: number, context: string) {
+    expect(status, context).not.toBe(500);
+    expect(envelope, context).toMatchObject({ success: false, message: expect.any(String), error: { code: expect.any(String) } });
+    expect(knownCodes.has(envelope.error.code), context).toBe(true);
+    if (status >= 500) {
+      expect([502, 503], context).toContain(status);
+      expect(envelope.error.code, context).toMatch(/^PAYMENT_PROVIDER_/);
+    }
+  }
+
   function checkAnswer(operation: Operation, request: FuzzRequest, answer: { status: number; text: string }) {
-    const context = `${operation.method} ${request.path}?${request.query} ${JSON.stringify(request.headers)} ${request.body?.slice(0, 300)} → ${answer.status} ${answer.text.slice(0, 300)}`;
+    const context = describeExchange(operation.method, request, answer);
     expect(answer.status, context).not.toBe(500);
     if (answer.status < 400) return;
     let body: any;
     expect(() => (body = JSON.parse(answer.text)), context).not.toThrow();
-    expect(body, context).toMatchObject({ success: false, message: expect.any(String), error: { code: expect.any(String) } });
-    expect(knownCodes.has(body.error.code), context).toBe(true);
-    if (answer.status >= 500) {
-      expect([502, 503], context).toContain(answer.status);
-      expect(body.error.code, context).toMatch(/^PAYMENT_PROVIDER_/);
+    checkEnvelope(body, answer.status, context);
+  }
+
+  /** A tRPC answer: one result or error, or a batch of them (each error carries its own HTTP status). */
+  function checkTrpcAnswer(method: string, request: FuzzRequest, answer: { status: number; text: string }) {
+    const context = describeExchange(method, request, answer);
+    expect(answer.status, context).not.toBe(500);
+    let body: any;
+    expect(() => (body = JSON.parse(answer.text)), context).not.toThrow();
+    for (const item of Array.isArray(body) ? body : [body]) {
+      if (item.result) continue;
+      // Refused before tRPC (Node's parser, Fastify): the plain envelope; otherwise tRPC's error shape.
+      if (item.error?.error) checkEnvelope(item.error, item.error.data?.httpStatus ?? answer.status, context);
+      else checkEnvelope(item, answer.status, context);
     }
+  }
+
+  /** The same hostile inputs through /trpc: queries as ?input=, mutations as a body, sometimes batched. */
+  function trpcRequestFor(operation: Operation): fc.Arbitrary<FuzzRequest> {
+    return fc
+      .record({ request: requestFor(operation), batch: fc.boolean() })
+      .map(({ request, batch }) => {
+        const headers = { ...request.headers };
+        const input = operation.method === "GET" ? undefined : request.body;
+        if (batch) {
+          const path = `/trpc/${operation.procedure},${operation.procedure}`;
+          const body = input === undefined ? undefined : `{"0":${input},"1":${input}}`;
+          return { path, query: operation.method === "GET" ? `batch=1&input=${encode(`{"0":${request.body ?? "{}"}}`)}` : "batch=1", headers, body };
+        }
+        const query = operation.method === "GET" ? (request.body === undefined ? "" : `input=${encode(request.body)}`) : "";
+        return { path: `/trpc/${operation.procedure}`, query, headers, body: input };
+      });
   }
 
   it("never answers 500; 502/503 only from the payment provider; every 4xx is the envelope with a known code", async () => {
@@ -282,6 +330,20 @@ describe.skipIf(skipThisTarget)("fuzz: hostile requests to every REST operation"
           checkAnswer(operation, request, await send(operation, request));
         }),
         { seed, numRuns: runsPerOperation, endOnFailure: true },
+      );
+    }
+  }, 120_000);
+
+  it("the same over tRPC: never a 500, every error the envelope with a known code", async () => {
+    for (const operation of operations) {
+      await fc.assert(
+        fc.asyncProperty(trpcRequestFor(operation), async (request) => {
+          const method = operation.method === "GET" ? "GET" : "POST";
+          const url = `${t.url}${request.path}${request.query ? `?${request.query}` : ""}`;
+          const response = await fetch(url, { method, headers: request.headers, body: request.body });
+          checkTrpcAnswer(method, request, { status: response.status, text: await response.text() });
+        }),
+        { seed, numRuns: trpcRunsPerOperation, endOnFailure: true },
       );
     }
   }, 120_000);

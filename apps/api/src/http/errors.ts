@@ -1,10 +1,12 @@
 /**
  * The one place where anything thrown while serving a request becomes the spec's error envelope
  * and HTTP status: domain errors, tRPC errors (including zod input errors) and Fastify's own
- * (malformed JSON, body too large, wrong content type).
+ * (malformed JSON, body too large, wrong content type), down to requests Node's HTTP parser refuses
+ * before Fastify sees them (`clientErrorResponse`).
  */
 import { DomainError, toErrorEnvelope, type ErrorEnvelope } from "@mteja/domain";
 import type { FastifyError } from "fastify";
+import { STATUS_CODES } from "node:http";
 
 export function envelopeFor(error: unknown): ErrorEnvelope {
   return toErrorEnvelope(fromFastifyError(error));
@@ -21,6 +23,7 @@ function fromFastifyError(error: unknown): unknown {
     case "FST_ERR_NOT_FOUND":
       return new DomainError("NOT_FOUND", "Not found.");
     case "FST_ERR_BAD_URL":
+    case "FST_ERR_MAX_PARAM_LENGTH":
       return new DomainError("MALFORMED_REQUEST", "The request URL is malformed.");
     default: {
       const status = (error as FastifyError).statusCode ?? 500;
@@ -31,4 +34,20 @@ function fromFastifyError(error: unknown): unknown {
 
 function malformed(): DomainError {
   return new DomainError("MALFORMED_REQUEST", "The request body must be valid JSON sent as application/json.");
+}
+
+/**
+ * The raw HTTP answer to a request Node's parser refused (headers too large, a header Node cannot
+ * read, too slow): the envelope too, with the status Fastify's default handler would use.
+ */
+export function clientErrorResponse(error: { code?: string }): string {
+  const { status, message } =
+    error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+      ? { status: 408, message: "The request did not arrive in time." }
+      : error.code === "HPE_HEADER_OVERFLOW"
+        ? { status: 431, message: "The request's URL or headers are too large." }
+        : { status: 400, message: "The request is not valid HTTP." };
+  const envelope = toErrorEnvelope(new DomainError("MALFORMED_REQUEST", message, { status }));
+  const body = JSON.stringify(envelope.body);
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`;
 }

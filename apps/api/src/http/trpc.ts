@@ -1,4 +1,5 @@
 import type { AppRouter, Deps } from "@mteja/domain";
+import { TRPCError } from "@trpc/server";
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from "@trpc/server/adapters/fastify";
 import type { FastifyPluginAsync } from "fastify";
 import { createRequestContext } from "./context.js";
@@ -21,7 +22,7 @@ export const trpcPlugin: FastifyPluginAsync<TrpcMountOptions> = async (app, opts
       createContext: ({ req, res }) => {
         // tRPC reads a JSON body as text and parses it only after making the context: the body rules come first.
         const problem = typeof req.body === "string" && req.body.trim() !== "" ? jsonBodyProblem(req.body) : undefined;
-        if (problem) throw problem;
+        if (problem) throw new TRPCError({ code: "BAD_REQUEST", message: problem.message, cause: problem });
         return createRequestContext(opts.deps, req, res);
       },
       responseMeta,
