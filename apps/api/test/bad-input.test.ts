@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerUser, RestClient, startTestApp, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
+import { postCallback, startMomoApp, type MomoApp } from "./support/fake-daraja.js";
 
 const address = { label: "Home", recipient_name: "Wanjiku Kamau", phone: "0712345678", street: "Moi Avenue 1", county: "nairobi" };
 
@@ -159,5 +160,39 @@ describe.skipIf(skipThisTarget)("bad input", () => {
       const valid = await c.get(`/api/momo/payments?from=2026-01-01&limit=5&cursor=${cursor("2026-01-01T00:00:00.000Z|8c1d2b1e-4f2a-4c3e-9a7b-1d2e3f4a5b6c")}`, token);
       expect(valid.status).toBe(200);
     });
+  });
+});
+
+describe.skipIf(skipThisTarget)("bad input: Daraja callbacks holding NUL", () => {
+  let t: MomoApp;
+  // Daraja is never called here: only callbacks are posted.
+  beforeAll(async () => {
+    t = await startMomoApp({ darajaUrl: "http://127.0.0.1:9" });
+  });
+  afterAll(async () => t?.close());
+
+  const stkCallback = (checkoutRequestId: string) =>
+    JSON.stringify({ Body: { stkCallback: { MerchantRequestID: "m-1", CheckoutRequestID: checkoutRequestId, ResultCode: 1032, ResultDesc: "Request cancelled by user" } } });
+
+  async function lastStored() {
+    return t.deps.db.prisma.momoCallback.findFirstOrThrow({ orderBy: { receivedAt: "desc" } });
+  }
+
+  it("without the token: 403 FORBIDDEN, stored for audit with the NUL shown as U+FFFD", async () => {
+    const answer = await postCallback(t.callbackUrl("stkpush", "wrong"), undefined, "a\u0000b");
+    expect(answer.status).toBe(403);
+    expect(answer.body).toMatchObject({ success: false, error: { code: "FORBIDDEN" } });
+    expect(await lastStored()).toMatchObject({ outcome: "rejected", rawBody: "a\ufffdb" });
+  });
+
+  it("with the token: a raw NUL or a \\u0000 escape is 400 MALFORMED_REQUEST, stored as malformed", async () => {
+    for (const body of [`${stkCallback("ws_CO_1")}\u0000`, stkCallback("ws_CO_\u0000")]) {
+      const answer = await postCallback(t.callbackUrl("b2c/result"), undefined, body);
+      expect(answer.status).toBe(400);
+      expect(answer.body).toMatchObject({ success: false, error: { code: "MALFORMED_REQUEST" } });
+      expect(await lastStored()).toMatchObject({ outcome: "malformed", flagReason: "the body holds a NUL character" });
+    }
+    const escaped = await postCallback(t.callbackUrl("stkpush"), undefined, stkCallback("ws_CO_\u0000"));
+    expect(escaped.status).toBe(400);
   });
 });

@@ -62,6 +62,16 @@ export function callbackTokenValid(secret: string | null, presented: string | un
   return timingSafeEqual(sha256(secret), sha256(presented));
 }
 
+/**
+ * PostgreSQL text cannot hold NUL. Daraja never sends one, so a body holding it (raw, or as a JSON
+ * escape that would reach a column) is malformed; the stored copy shows each raw NUL as U+FFFD.
+ */
+const nulCharacter = /\u0000|\\u0000/i;
+
+function storableText(text: string): string {
+  return text.replace(/\u0000/g, "\ufffd");
+}
+
 async function store(
   deps: Deps,
   callback: InboundCallback,
@@ -70,7 +80,7 @@ async function store(
   const row = await deps.db.prisma.momoCallback.create({
     data: {
       kind: callback.kind,
-      rawBody: callback.rawBody,
+      rawBody: storableText(callback.rawBody),
       sourceIp: callback.sourceIp,
       receivedAt: deps.now(),
       outcome: fields.outcome,
@@ -187,7 +197,11 @@ export async function receiveCallback(deps: Deps, callback: InboundCallback): Pr
   }
 
   const json = parseJson(callback.rawBody);
-  const parsed = json.ok ? parseCallback(callback.kind, json.value) : { ok: false as const, error: "the body is not valid JSON" };
+  const parsed = nulCharacter.test(callback.rawBody)
+    ? { ok: false as const, error: "the body holds a NUL character" }
+    : json.ok
+      ? parseCallback(callback.kind, json.value)
+      : { ok: false as const, error: "the body is not valid JSON" };
   if (!parsed.ok) {
     const id = await store(deps, callback, { outcome: "malformed", flagReason: parsed.error.slice(0, 1000) });
     deps.logger.warn({ callbackId: id, kind: callback.kind, reason: parsed.error.slice(0, 200) }, "momo callback malformed");
