@@ -78,6 +78,17 @@ describe.skipIf(skipThisTarget)("bad input", () => {
       });
     }
 
+    it("a __proto__ key, however escaped, is 400 MALFORMED_REQUEST on REST and on tRPC alike", async () => {
+      for (const raw of ['{"name":"x","__proto__":{"role":"admin"}}', '{"name":"x","\\u005f_proto__":{"role":"admin"}}', '{"name":"x","a":[{"__proto__":1}]}']) {
+        expectError(await c.request("PUT", "/api/v1/auth/me", { rawBody: raw, token, headers: { "content-type": "application/json" } }), 400, "MALFORMED_REQUEST");
+        const trpc = await postTrpc(t.url, "profile.updateMe", raw, { authorization: `Bearer ${token}` });
+        expect(trpc.status).toBe(400);
+        expect(trpc.body.error.code).toBe("MALFORMED_REQUEST");
+      }
+      const named = await c.put("/api/v1/auth/me", { name: "__proto__" }, token);
+      expect(named.status).toBe(200);
+    });
+
     it("body-less POSTs are still accepted with or without a content type", async () => {
       const client = new RestClient(t.url);
       await registerUser(client);

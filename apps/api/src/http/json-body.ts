@@ -1,6 +1,6 @@
 /**
  * What a JSON request body must be before anything parses it further (decisions.md "Bad input,
- * everywhere"): an object, nested at most 32 levels. Both checks read the raw text in one linear pass,
+ * everywhere"): an object, nested at most 32 levels, without a `__proto__` key. Both checks read the raw text in one linear pass,
  * so a body nested thousands of levels costs no recursion anywhere (JSON.parse, the REST adapter, zod).
  * The Fastify JSON parser (REST) and a hook of the tRPC mount (which parses bodies itself) apply it.
  */
@@ -32,6 +32,24 @@ export function nestsDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
+/**
+ * True when an object in the text has the key `__proto__`, however it is escaped. Fastify's own parser
+ * refuses such bodies; tRPC's JSON.parse would not, so the rule is checked here for both.
+ */
+function hasProtoKey(text: string): boolean {
+  if (!text.includes("proto") && !text.includes("\\u")) return false;
+  let found = false;
+  try {
+    JSON.parse(text, (key, value: unknown) => {
+      if (key === "__proto__") found = true;
+      return value;
+    });
+  } catch {
+    return false; // not JSON: the parser answers that
+  }
+  return found;
+}
+
 /** The reason a non-empty JSON body is refused, or undefined. JSON syntax itself is left to the parser. */
 export function jsonBodyProblem(text: string): DomainError | undefined {
   if (!text.trimStart().startsWith("{")) {
@@ -39,6 +57,9 @@ export function jsonBodyProblem(text: string): DomainError | undefined {
   }
   if (nestsDeeperThan(text, maxJsonDepth)) {
     return new DomainError("MALFORMED_REQUEST", `The request body is nested too deeply (at most ${maxJsonDepth} levels).`);
+  }
+  if (hasProtoKey(text)) {
+    return new DomainError("MALFORMED_REQUEST", "The request body must not use the key __proto__.");
   }
   return undefined;
 }
