@@ -55,11 +55,56 @@ function mentionsOutside(file: string): string[] {
     .flatMap((line, index) => (outsideReference.test(line) ? [`${file}:${index + 1}: ${line.trim()}`] : []));
 }
 
+/** The anchors a Markdown file offers: explicit `<a id="…">` and GitHub's slugs of its headings. */
+function anchorsOf(markdown: string): Set<string> {
+  const explicit = [...markdown.matchAll(/<a id="([^"]+)"><\/a>/g)].map((match) => match[1]!);
+  const headings = [...markdown.matchAll(/^#{1,6}\s+(.+?)\s*$/gm)].map((match) =>
+    match[1]!
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N} _-]/gu, "")
+      .replace(/ /g, "-"),
+  );
+  return new Set([...explicit, ...headings]);
+}
+
+/** `docs/x.md#anchor` anywhere, `](x.md#anchor)` and `](#anchor)` inside docs/, `](docs/x.md#anchor)` in the README. */
+function docCitations(file: string, content: string): { target: string; anchor: string; where: string }[] {
+  const citations: { target: string; anchor: string; where: string }[] = [];
+  content.split("\n").forEach((line, index) => {
+    const where = `${file}:${index + 1}`;
+    for (const match of line.matchAll(/(?:^|[^\w/.])(docs\/[\w-]+\.md)#([\w-]+)/g)) citations.push({ target: match[1]!, anchor: match[2]!, where });
+    if (file.startsWith("docs/")) {
+      for (const match of line.matchAll(/\]\(([\w-]+\.md)?#([\w-]+)\)/g)) {
+        citations.push({ target: match[1] ? `docs/${match[1]}` : file, anchor: match[2]!, where });
+      }
+    }
+  });
+  return citations;
+}
+
 describe("the repository", () => {
   it("mentions no document outside it (cite docs/ instead)", () => {
     const files = repositoryFiles().filter(isInspected);
     expect(files.length).toBeGreaterThan(50);
     expect(files.flatMap(mentionsOutside)).toEqual([]);
+  });
+
+  it("cites only anchors that its docs have", () => {
+    const files = repositoryFiles().filter(isInspected);
+    const readable = (file: string) => {
+      try {
+        return readFileSync(path.join(root, file), "utf8");
+      } catch {
+        return undefined;
+      }
+    };
+    const citations = files.filter((file) => /\.(ts|mjs|md|prisma)$/.test(file)).flatMap((file) => docCitations(file, readable(file) ?? ""));
+    expect(citations.length).toBeGreaterThan(20);
+    const missing = citations.filter(({ target, anchor }) => {
+      const markdown = readable(target);
+      return markdown === undefined || !anchorsOf(markdown).has(anchor);
+    });
+    expect(missing.map(({ target, anchor, where }) => `${where}: ${target}#${anchor}`)).toEqual([]);
   });
 
   it("recognises each form of outside reference", () => {
