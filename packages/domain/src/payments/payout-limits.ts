@@ -30,7 +30,10 @@ function amountError(message: string): DomainError {
 
 /** The checks that need no database: the switch (403), an account to pay from (503), maxAmount (422). */
 export function authorizePayout(ctx: MomoCtx, amount: number): void {
-  if (!payoutsSwitchedOn(ctx)) throw new DomainError("FORBIDDEN", "Payouts are switched off for this shop.");
+  if (!payoutsSwitchedOn(ctx)) {
+    const reason = payoutSettingsOf(ctx.tenant).enabled === false ? "switched off" : "not switched on";
+    throw new DomainError("FORBIDDEN", `Payouts are ${reason} for this shop (settings.momo.b2c.enabled).`);
+  }
   if (!ctx.deps.momo.hasPayoutAccount(ctx.tenant)) throw providerUnavailable("M-Pesa payouts (B2C) are not configured for this shop.");
   const { maxAmount } = payoutSettingsOf(ctx.tenant);
   if (maxAmount !== undefined && amount > maxAmount) throw amountError(`amount must be at most ${maxAmount} for a payout from this shop`);
