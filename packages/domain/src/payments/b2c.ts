@@ -66,14 +66,16 @@ export async function b2cPayout(ctx: MomoCtx, input: B2cInput): Promise<B2cAnswe
   let payout: PayoutModel;
   try {
     payout = await storePayoutWithinDailyLimit(ctx, {
-      ...owner,
-      ...request,
-      originatorConversationId: randomUUID(),
-      idempotencyKey: idempotencyKey ?? null,
-      // If neither a result nor a timeout arrives, a status query settles it.
-      nextStatusQueryAt: new Date(now.getTime() + deps.momo.settings.reconcileAfterSeconds * 1000),
-      createdAt: now,
-      updatedAt: now,
+      data: {
+        ...owner,
+        ...request,
+        originatorConversationId: randomUUID(),
+        idempotencyKey: idempotencyKey ?? null,
+        // If neither a result nor a timeout arrives, a status query settles it.
+        nextStatusQueryAt: new Date(now.getTime() + deps.momo.settings.reconcileAfterSeconds * 1000),
+        createdAt: now,
+        updatedAt: now,
+      },
     });
   } catch (error) {
     if (idempotencyKey && error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {

@@ -46,7 +46,7 @@ type PayoutRow = Prisma.PayoutUncheckedCreateInput & { tenantId: string; request
  * FAILED, per Nairobi day. The tenant's row is locked while summing and storing, so payouts at once
  * are counted one after the other and cannot both pass the limit.
  */
-export async function storePayoutWithinDailyLimit(ctx: MomoCtx, data: PayoutRow): Promise<PayoutModel> {
+export async function storePayoutWithinDailyLimit(ctx: MomoCtx, { data }: { data: PayoutRow }): Promise<PayoutModel> {
   const { dailyLimit } = payoutSettingsOf(ctx.tenant);
   const prisma = ctx.deps.db.prisma;
   if (dailyLimit === undefined) return prisma.payout.create({ data });
