@@ -3,8 +3,9 @@
  * other than the default one (403), paid from the shop's own B2C account, bounded per payout and per
  * Nairobi day (422 on amount), also when payouts are requested at once.
  */
+import { TRPCClientError } from "@trpc/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { RestClient, type TestApp } from "./support/app.js";
+import { RestClient, trpcClient, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 import { B2C_SHORTCODE, INITIATOR_NAME, startFakeDaraja, type FakeDaraja } from "./support/fake-daraja.js";
 import { adminApi, createShop, OWN_B2C, OWN_STK, PLATFORM, shopAdmin, startShopApp } from "./support/shop-momo.js";
@@ -44,6 +45,12 @@ describe.skipIf(skipThisTarget)("payouts per shop", () => {
     expect(answer.status).toBe(403);
     expect(answer.body.error.code).toBe("FORBIDDEN");
     expect(fake.count("b2c")).toBe(before);
+    expect(await payoutsOf("duka-off")).toBe(0);
+
+    const trpc = trpcClient(t.url, () => ({ authorization: `Bearer ${admin.accessToken}`, "x-tenant-id": "duka-off" }));
+    const error = await trpc.payments.b2c.mutate({ phone: "0712345678", amount: 100 }).catch((e: unknown) => e);
+    expect((error as TRPCClientError<any>).shape.error.code).toBe("FORBIDDEN");
+    expect((error as TRPCClientError<any>).data.httpStatus).toBe(403);
     expect(await payoutsOf("duka-off")).toBe(0);
 
     // A shop with its own B2C account but without the switch: still off.
@@ -91,6 +98,9 @@ describe.skipIf(skipThisTarget)("payouts per shop", () => {
     expect(over.body.error.details).toEqual([{ path: "amount", message: expect.any(String) }]);
     expect(fake.count("b2c")).toBe(before);
     expect(await payoutsOf("duka-max")).toBe(0);
+    const trpc = trpcClient(t.url, () => ({ authorization: `Bearer ${admin.accessToken}`, "x-tenant-id": "duka-max" }));
+    const error = await trpc.payments.b2c.mutate({ phone: "0712345678", amount: 501 }).catch((e: unknown) => e);
+    expect((error as TRPCClientError<any>).shape.error).toMatchObject({ code: "VALIDATION_ERROR", details: [{ path: "amount" }] });
     expect((await payout("duka-max", admin.accessToken, 500)).status).toBe(200);
   });
 

@@ -27,6 +27,11 @@ describe("tenant settings updates", () => {
     expect(maskSecrets(second).momo).toEqual({ ...stk, consumerSecret: "set", passkey: "set" });
   });
 
+  it("needs a till for a shop's own Buy Goods account", () => {
+    expect(() => nextTenantSettings({}, { momo: { ...stk, transactionType: "CustomerBuyGoodsOnline" } }, { cipher, isDefaultTenant: false })).toThrow(DomainError);
+    expect(nextTenantSettings({}, { momo: { ...stk, transactionType: "CustomerBuyGoodsOnline", tillNumber: "800800" } }, { cipher, isDefaultTenant: false }).momo?.tillNumber).toBe("800800");
+  });
+
   it("reads a first-release clear secret as it is", () => {
     expect(revealSecret(cipher, "clear-passkey")).toBe("clear-passkey");
   });

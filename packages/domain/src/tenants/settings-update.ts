@@ -29,6 +29,10 @@ export function nextTenantSettings(stored: TenantSettings, patch: TenantSettings
   for (const field of missingCredentialFields(merged.momo)) {
     details.push({ path: `settings.momo.${field}`, message: "required: a shop's M-Pesa credentials are all or nothing" });
   }
+  const hasOwnStk = MOMO_CREDENTIAL_GROUPS.stk.every((field) => merged.momo?.[field] !== undefined);
+  if (hasOwnStk && merged.momo?.transactionType === "CustomerBuyGoodsOnline" && merged.momo.tillNumber === undefined) {
+    details.push({ path: "settings.momo.tillNumber", message: "required with transactionType CustomerBuyGoodsOnline (the till customers pay into)" });
+  }
   const hasOwnB2c = MOMO_CREDENTIAL_GROUPS.b2c.every((field) => merged.momo?.[field] !== undefined);
   if (merged.momo?.b2c?.enabled === true && !context.isDefaultTenant && !hasOwnB2c) {
     details.push({ path: "settings.momo.b2c.enabled", message: `payouts need the shop's own B2C account (${MOMO_CREDENTIAL_GROUPS.b2c.join(", ")})` });
