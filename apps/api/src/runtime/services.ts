@@ -13,6 +13,7 @@ import {
   createTenantDirectory,
   ensureDefaultTenant,
   loadStoredKeySet,
+  sealStoredMomoSecrets,
   tokenDefaults,
   unlimited,
   type Deps,
@@ -57,6 +58,8 @@ export async function createServices(settings: Settings, logger: Logger, overrid
     const now = overrides.now ?? (() => new Date());
     const dataEncryptionKey = await resolveDataEncryptionKey(settings.DATA_ENCRYPTION_KEY, settings.DATA_DIR);
     const cipher = createDataCipher(dataEncryptionKey);
+    const sealed = await sealStoredMomoSecrets(db, cipher);
+    if (sealed.length) logger.info({ tenants: sealed }, "tenants' M-Pesa secrets stored in clear were encrypted");
     const configuredKeys = settings.JWT_PRIVATE_KEY ? configuredKeySet(settings.JWT_PRIVATE_KEY) : undefined;
     const keys = await createSigningKeyRing({
       load: configuredKeys ? async () => configuredKeys : () => loadStoredKeySet(db, cipher, now()),
@@ -86,7 +89,7 @@ export async function createServices(settings: Settings, logger: Logger, overrid
     closers.add("mail outbox worker", () => mail.close());
 
     // The reconciler reads deps when it runs, after they are built below.
-    const payments = await createPaymentsRuntime(settings, logger, () => deps, overrides.darajaFetch ? { darajaFetch: overrides.darajaFetch } : {});
+    const payments = await createPaymentsRuntime(settings, logger, () => deps, { cipher, ...(overrides.darajaFetch ? { darajaFetch: overrides.darajaFetch } : {}) });
     closers.add("payment reconciliation", () => payments.close());
 
     const deps: Deps = {

@@ -31,11 +31,13 @@ export interface MomoSettings {
 
 export interface MomoDeps {
   /**
-   * The Daraja client for a tenant (its own credentials from tenant settings, else the process
-   * defaults). Null when M-Pesa is not configured.
+   * The Daraja client for a tenant's account (tenants/momo-accounts.ts: its own credentials, or the
+   * platform's when it has none). Null when M-Pesa is not configured or the tenant has no usable account.
    */
   darajaFor(tenant: Pick<Tenant, "id" | "settings">): DarajaClient | null;
-  /** Whether B2C (and Transaction Status) is configured. */
+  /** Whether the tenant has a B2C account to pay out from (see tenants/momo-accounts.ts). */
+  hasPayoutAccount(tenant: Pick<Tenant, "id" | "settings">): boolean;
+  /** Whether B2C (and Transaction Status) can run: Daraja and the B2C callback addresses are configured. */
   b2cEnabled: boolean;
   settings: MomoSettings;
   events: PaymentEvents;
