@@ -63,7 +63,7 @@ export function createShutdown(options: ShutdownOptions): Shutdown {
       if ((await Promise.race([closed.then(() => "closed" as const), cut])) === "cut") {
         logger.warn({ open: open.size }, "requests still open at the shutdown deadline: closing their connections");
         app.server.closeAllConnections();
-        await closed;
+        await withinDeadline(closed, marginMs / 2, () => new Error(`shutdown deadline passed while closing the HTTP server (${open.size} responses still open)`));
       }
       clearTimeout(timer);
 
@@ -77,11 +77,11 @@ export function createShutdown(options: ShutdownOptions): Shutdown {
   };
 }
 
-function withinDeadline(work: Promise<void>, ms: number, overrun: () => Error): Promise<void> {
+function withinDeadline(work: Promise<unknown>, ms: number, overrun: () => Error): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => reject(overrun()), ms);
     timer.unref();
   });
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+  return Promise.race([work, deadline]).then(() => undefined).finally(() => clearTimeout(timer));
 }
