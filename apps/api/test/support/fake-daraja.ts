@@ -84,6 +84,9 @@ export interface MomoApp extends TestApp {
   admin(): Promise<{ id: string; accessToken: string }>;
 }
 
+/** RATE_LIMIT_RULES of every momo test app, before its own (later rules win). */
+const relaxedPhoneLimits = "stk_prompts_per_phone_minute=1000/60,stk_prompts_per_phone_hour=1000/3600";
+
 export interface MomoAppOptions {
   darajaUrl: string;
   env?: Record<string, string>;
@@ -116,6 +119,8 @@ export async function startMomoApp(options: MomoAppOptions): Promise<MomoApp> {
         }
       : {}),
     ...options.env,
+    // The payments tests prompt one test phone many times; the tests of the per-phone limit set their own.
+    RATE_LIMIT_RULES: [relaxedPhoneLimits, options.env?.RATE_LIMIT_RULES].filter(Boolean).join(","),
   };
   const t = await startTestApp(env, options.now ? { now: options.now } : {});
   relay.target = t.url;
