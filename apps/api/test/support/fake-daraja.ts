@@ -13,7 +13,7 @@ import { securityCredentialFromCertificate } from "@mteja/daraja";
 import { buildDarajaSimulator, generateSimulatorKeyPair, simulatorDefaults } from "@mteja/daraja-sim";
 import { randomBytes } from "node:crypto";
 import Fastify, { type FastifyInstance } from "fastify";
-import { adminKey, registerUser, RestClient, startTestApp, type TestApp } from "./app.js";
+import { adminKey, registerUser, RestClient, startTestApp, type TestApp, type TestAppOptions } from "./app.js";
 
 export const SHORTCODE = simulatorDefaults.shortcode;
 export const PASSKEY = simulatorDefaults.passkey;
@@ -92,6 +92,9 @@ export interface MomoAppOptions {
   env?: Record<string, string>;
   now?: () => Date;
   b2c?: { securityCredential: string };
+  /** Passed on to startTestApp. */
+  logStream?: TestAppOptions["logStream"];
+  metrics?: TestAppOptions["metrics"];
 }
 
 export async function startMomoApp(options: MomoAppOptions): Promise<MomoApp> {
@@ -122,7 +125,11 @@ export async function startMomoApp(options: MomoAppOptions): Promise<MomoApp> {
     // The payments tests prompt one test phone many times; the tests of the per-phone limit set their own.
     RATE_LIMIT_RULES: [relaxedPhoneLimits, options.env?.RATE_LIMIT_RULES].filter(Boolean).join(","),
   };
-  const t = await startTestApp(env, options.now ? { now: options.now } : {});
+  const t = await startTestApp(env, {
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.logStream ? { logStream: options.logStream } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+  });
   relay.target = t.url;
   const rest = new RestClient(t.url);
   return {

@@ -2,4 +2,4 @@
 export type { MomoDeps, MomoSettings } from "./momo-deps.js";
 export { createPaymentEvents, type PaymentEvents, type PaymentStatusEvent } from "./payment-events.js";
 export { createReconciler, defaultReconcileOptions, type Reconciler, type ReconcileOptions, type ReconcileReport } from "./reconciliation.js";
-export { receiveCallback, callbackTokenValid, type CallbackKind, type CallbackReply, type InboundCallback } from "./callbacks.js";
+export { receiveCallback, callbackTokenValid, type CallbackKind, type CallbackReply, type InboundCallback, type RejectedCallback } from "./callbacks.js";
