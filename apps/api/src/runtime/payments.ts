@@ -6,6 +6,7 @@
 import { createDarajaClient, securityCredentialFromCertificate, type DarajaClient, type DarajaClientConfig } from "@mteja/daraja";
 import { buildDarajaSimulator, createSimulatorKeyFiles, simulatorDefaults } from "@mteja/daraja-sim";
 import { createPaymentEvents, createReconciler, type Deps, type Logger, type MomoDeps, type ReconcileReport, type Tenant } from "@mteja/domain";
+import { createStatusStreamSlots } from "@mteja/domain";
 import { createPrivateKey, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -173,6 +174,7 @@ export async function createPaymentsRuntime(settings: Settings, logger: Logger, 
       callbackAllowedIps: settings.MOMO_CALLBACK_ALLOWED_IPS,
     },
     events: createPaymentEvents(),
+    statusStreams: createStatusStreamSlots(),
     reconciler,
   };
 
