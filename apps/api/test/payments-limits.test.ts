@@ -5,7 +5,7 @@
  */
 import { TRPCClientError } from "@trpc/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { trpcClient, type HttpResult } from "./support/app.js";
+import { adminKey, registerUser, RestClient, trpcClient, type HttpResult } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 import { startFakeDaraja, startMomoApp, type FakeDaraja, type MomoApp } from "./support/fake-daraja.js";
 
@@ -84,6 +84,17 @@ describe.skipIf(skipThisTarget)("payment request limits", () => {
 
       // Another phone is not affected.
       expect((await push(c.accessToken, "0722000002")).status).toBe(200);
+
+      // Nor is the same phone at another shop: the count is per tenant.
+      const created = await fetch(`${t.url}/api/v1/admin/tenants`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${adminKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ id: "duka-limits", name: "Duka Limits" }),
+      });
+      expect(created.ok).toBe(true);
+      const shop = new RestClient(t.url, "duka-limits");
+      const shopper = await registerUser(shop);
+      expect((await shop.post("/api/momo/stkpush", { phone: "0722000001", amount: 100 }, shopper.accessToken)).status).toBe(200);
     });
 
     it("a prompt refused for its phone uses up none of the customer's own budget", async () => {
