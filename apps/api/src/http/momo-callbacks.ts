@@ -1,5 +1,5 @@
 /**
- * Daraja's callbacks (spec section 6) as plain Fastify routes: their bodies are Daraja's, not ours, so
+ * Daraja's callbacks (docs/mpesa.md#callbacks) as plain Fastify routes: their bodies are Daraja's, not ours, so
  * they bypass the tRPC/OpenAPI mounts. Every body is read as raw text (whatever its content type, even
  * invalid JSON) so it can be stored verbatim before anything else; the domain does the rest.
  *

@@ -2,7 +2,7 @@
  * Support for the M-Pesa tests:
  *
  * - `startFakeDaraja()`: a small Daraja written here, independent of apps/daraja-sim. It checks every
- *   field Daraja checks (reference.md §1-§5) and records a violation for each, and lets a test script
+ *   field Daraja checks (docs/daraja-wire-format.md §3-§9) and records a violation for each, and lets a test script
  *   the next answer of an endpoint: its body and status, a delay, or a callback sent *before* answering.
  * - `startSimulator()`: the real simulator (apps/daraja-sim) on 127.0.0.1:0.
  * - `startMomoApp()`: the service wired to either, with its callback URLs pointing back at itself
@@ -455,7 +455,7 @@ export async function startFakeDaraja(): Promise<FakeDaraja> {
   return fake;
 }
 
-/** The body Daraja POSTs for a prompt's result (reference.md §3.1). */
+/** The body Daraja POSTs for a prompt's result (docs/daraja-wire-format.md#stk-callback). */
 export function stkCallbackBody(
   ids: { merchantRequestId: string; checkoutRequestId: string },
   resultCode: number,

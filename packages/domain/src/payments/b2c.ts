@@ -1,5 +1,5 @@
 /**
- * POST /api/momo/b2c (admin only): a payout to a phone (spec 4.3, decisions.md "Mobile money").
+ * POST /api/momo/b2c (admin only): a payout to a phone (docs/mpesa.md).
  *
  * The payout row, with our OriginatorConversationID, is written PENDING before Daraja is called.
  * Daraja answering with an error means nothing was paid: FAILED. No answer at all means the payout

@@ -1,5 +1,5 @@
 /**
- * Daraja's callbacks (spec section 6): STK results, B2C results, B2C timeouts and Transaction Status
+ * Daraja's callbacks (docs/mpesa.md#callbacks): STK results, B2C results, B2C timeouts and Transaction Status
  * results. Each one is
  *
  *  1. checked for the secret `?token=` (constant time; missing or wrong → 403, stored as 'rejected' up to

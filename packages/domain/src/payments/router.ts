@@ -26,7 +26,7 @@ import { stkQuery } from "./stk-query.js";
 
 const tags = ["momo"];
 
-/** The tenant comes from the access token; X-Tenant-ID may be sent and must then match (decisions.md "Tenants"). */
+/** The tenant comes from the access token; X-Tenant-ID may be sent and must then match (docs/tenants.md#x-tenant-id). */
 const tenantHeader = {
   "x-tenant-id": z.string().optional().describe("Optional; when sent it must be the access token's tenant."),
 };

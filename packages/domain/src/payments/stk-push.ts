@@ -1,5 +1,5 @@
 /**
- * POST /api/momo/stkpush: a payment prompt on the customer's phone (spec 4.3, decisions.md "Mobile money").
+ * POST /api/momo/stkpush: a payment prompt on the customer's phone (docs/mpesa.md).
  *
  * The payment row is written PENDING before Daraja is called, and Daraja's ids are stored as soon as
  * it answers. A Daraja error (it answered: no prompt started) leaves the row FAILED. No answer at all

@@ -1,5 +1,5 @@
 /**
- * How the domain applies the abuse limits of decisions.md ("Abuse limits"); the counting itself is
+ * How the domain applies the abuse limits of docs/limits.md; the counting itself is
  * the Limiter's (in memory, or Redis shared by every instance).
  */
 import { isIPv6 } from "node:net";
@@ -8,7 +8,7 @@ import { DomainError } from "../errors.js";
 import type { LimitDecision, Limiter, LimitRule } from "./limiter.js";
 
 /**
- * The unauthenticated auth operations, by their spec path. The per-IP request limit applies to these
+ * The unauthenticated auth operations, by their REST path. The per-IP request limit applies to these
  * only: Kenyan customers often share one public IP (carrier-grade NAT), so authenticated calls are never
  * limited per IP. Matching on the operation (not on a URL) covers REST, tRPC and tRPC batches alike.
  */
@@ -108,7 +108,7 @@ export async function beginSignInAttempt(
 
 /**
  * Lifts the per-account sign-in block, for a password reset: proving control of the mailbox is a
- * stronger proof than the password guesses the block guards against (decisions.md: "password reset
+ * stronger proof than the password guesses the block guards against (docs/limits.md: "password reset
  * stays possible").
  */
 export async function clearSignInFailures(ctx: Context, account: { tenantId: string; email: string }): Promise<void> {

@@ -1,7 +1,7 @@
 import { normaliseKenyanPhone } from "@mteja/daraja";
 import { z } from "zod";
 
-/** Field rules shared by several operations (decisions.md: strings trimmed, emails lower-cased). */
+/** Field rules shared by several operations (docs/errors.md#input-rules: strings trimmed, emails lower-cased). */
 export const emailField = z
   .string({ error: "email is required" })
   .trim()

@@ -1,5 +1,5 @@
 /**
- * Abuse limits (decisions.md "Abuse limits"). The domain names what it counts; the composition root
+ * Abuse limits (docs/limits.md). The domain names what it counts; the composition root
  * supplies the store (in memory, or Redis shared by every instance).
  */
 export type LimitRule =

@@ -22,7 +22,7 @@ function view(row: { id: string; name: string; settings: unknown; active: boolea
   return { id: row.id, name: row.name, settings: toTenant(row).settings, active: row.active, created_at: row.createdAt.toISOString() };
 }
 
-/** The operator's admin API (decisions.md "Tenants"), guarded by ADMIN_API_KEY. */
+/** The operator's admin API (docs/tenants.md#admin-api), guarded by ADMIN_API_KEY. */
 export const adminRouter = createTRPCRouter({
   createTenant: adminApiProcedure
     .meta({ openapi: { method: "POST", path: "/api/v1/admin/tenants", tags, summary: "Create a tenant (shop)", protect: true } })

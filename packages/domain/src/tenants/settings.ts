@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { uncoerced } from "../shared/fields.js";
 
-/** Per-tenant settings that override process defaults (decisions.md "Tenants"). */
+/** Per-tenant settings that override process defaults (docs/tenants.md#settings). */
 export const tenantSettingsSchema = z
   .object({
     displayName: z.string().trim().min(1).max(100).optional(),
