@@ -248,6 +248,10 @@ describe.skipIf(skipThisTarget)("default limits", () => {
       auth_requests_per_ip: { points: 1200, durationSeconds: 60 },
       mails_per_account: { points: 5, durationSeconds: 3600 },
       stkpush_per_user: { points: 10, durationSeconds: 60 },
+      stkquery_per_user: { points: 30, durationSeconds: 60 },
+      stk_prompts_per_phone_minute: { points: 3, durationSeconds: 60 },
+      stk_prompts_per_phone_hour: { points: 10, durationSeconds: 3600 },
+      unauthenticated_callbacks_stored: { points: 60, durationSeconds: 60 },
     });
     expect(readSettings({}).RATE_LIMIT_RULES).toEqual({});
   });

@@ -21,6 +21,10 @@ export const limitRules: LimitRules = {
   auth_requests_per_ip: { points: 1200, durationSeconds: 60 },
   mails_per_account: { points: 5, durationSeconds: 60 * 60 },
   stkpush_per_user: { points: 10, durationSeconds: 60 },
+  stkquery_per_user: { points: 30, durationSeconds: 60 },
+  stk_prompts_per_phone_minute: { points: 3, durationSeconds: 60 },
+  stk_prompts_per_phone_hour: { points: 10, durationSeconds: 60 * 60 },
+  unauthenticated_callbacks_stored: { points: 60, durationSeconds: 60 },
 };
 
 export const limitRuleNames = Object.keys(limitRules) as LimitRule[];

@@ -6,7 +6,7 @@
  */
 import { createDarajaClient, securityCredentialFromCertificate, type DarajaClientConfig } from "@mteja/daraja";
 import { buildDarajaSimulator, createSimulatorKeyFiles, simulatorDefaults } from "@mteja/daraja-sim";
-import { createMomoAccounts, createPaymentEvents, createReconciler, type DataCipher, type Deps, type Logger, type MomoDeps, type ReconcileReport } from "@mteja/domain";
+import { createMomoAccounts, createPaymentEvents, createReconciler, createStatusStreamSlots, type DataCipher, type Deps, type Logger, type MomoDeps, type ReconcileReport } from "@mteja/domain";
 import { createPrivateKey, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -167,6 +167,7 @@ export async function createPaymentsRuntime(settings: Settings, logger: Logger, 
       callbackAllowedIps: settings.MOMO_CALLBACK_ALLOWED_IPS,
     },
     events: createPaymentEvents(),
+    statusStreams: createStatusStreamSlots(),
     reconciler,
   };
 

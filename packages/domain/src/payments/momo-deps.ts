@@ -7,6 +7,7 @@ import type { DarajaClient } from "@mteja/daraja";
 import type { Tenant } from "../tenants/directory.js";
 import type { PaymentEvents } from "./payment-events.js";
 import type { ReconcileReport } from "./reconciliation.js";
+import type { StatusStreamSlots } from "./status-stream-slots.js";
 
 export interface MomoSettings {
   /** STK CallBackURL, secret token included. Null: M-Pesa is not configured. */
@@ -41,5 +42,7 @@ export interface MomoDeps {
   b2cEnabled: boolean;
   settings: MomoSettings;
   events: PaymentEvents;
+  /** The open payments.onStatus subscriptions per user, in this instance. */
+  statusStreams: StatusStreamSlots;
   reconciler: { runOnce(): Promise<ReconcileReport> };
 }

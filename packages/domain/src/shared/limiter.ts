@@ -7,7 +7,11 @@ export type LimitRule =
   | "login_failures_per_ip"
   | "auth_requests_per_ip"
   | "mails_per_account"
-  | "stkpush_per_user";
+  | "stkpush_per_user"
+  | "stkquery_per_user"
+  | "stk_prompts_per_phone_minute"
+  | "stk_prompts_per_phone_hour"
+  | "unauthenticated_callbacks_stored";
 
 export interface LimitDecision {
   allowed: boolean;
