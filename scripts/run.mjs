@@ -6,7 +6,7 @@
 //   node scripts/run.mjs test    every test (vitest), embedded database and PostgreSQL
 //   node scripts/run.mjs bench   the benchmarks in bench/
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -52,14 +52,19 @@ function build() {
   run("pnpm", ["exec", "turbo", "run", "build", "--filter=@mteja/api...", "--output-logs=errors-only"]);
 }
 
-/** One plain closing line CI can read, whatever the runner prints above it. */
-function printSummary(reportPath) {
+/** The plain closing line CI reads, counting failures outside tests too (scripts/test-summary.mjs). */
+async function printSummary(reportPath, exitCode) {
+  const { summarize } = await import("./test-summary.mjs");
+  let report;
   try {
-    const report = JSON.parse(readFileSync(reportPath, "utf8"));
-    console.log(`\nTests: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${report.numPendingTests + report.numTodoTests} skipped`);
+    report = JSON.parse(readFileSync(reportPath, "utf8"));
   } catch {
-    console.log("\n(no test report was written)");
+    report = undefined;
   }
+  const summary = summarize(report, exitCode);
+  console.log("");
+  for (const line of summary.lines) console.log(line);
+  return summary;
 }
 
 function forward(child) {
@@ -95,9 +100,10 @@ switch (command) {
     build();
     step("running every test (vitest: unit, embedded database, PostgreSQL)");
     const report = path.join(root, "node_modules", ".cache", "vitest-report.json");
+    rmSync(report, { force: true });
     const result = spawnSync("pnpm", ["exec", "vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...process.argv.slice(3)], { cwd: root, stdio: "inherit", env });
-    printSummary(report);
-    process.exit(result.status ?? 1);
+    const summary = await printSummary(report, result.status ?? 1);
+    process.exit(summary.failed > 0 ? 1 : (result.status ?? 1));
   }
   case "bench": {
     build();

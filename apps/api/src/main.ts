@@ -27,7 +27,7 @@ async function main(): Promise<void> {
 
   // Stop accepting, end event streams, finish requests in flight (callbacks too), then stop the workers
   // and close the pools (runtime/shutdown.ts); the timer is the backstop if anything hangs.
-  const shutdown = createShutdown({ app, stopServices: () => services.close(), logger, timeoutMs: 9_000 });
+  const shutdown = createShutdown({ app, stopServices: () => services.close(), stopping: () => services.stopping(), logger, timeoutMs: 9_000 });
   const stop = (signal: string) => {
     const timer = setTimeout(() => {
       logger.error("shutdown took longer than 10 s; exiting");

@@ -97,8 +97,9 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   await installCors(app, { origins: settings.CORS_ORIGINS, db: deps.db, tenants: deps.tenants });
   const publicUrl = settings.PUBLIC_URL ?? settings.APP_URL;
   const openApiDocument = buildOpenApiDocument(appRouter, publicUrl);
+  const metrics = options.metrics ?? createMetrics();
   installMetrics(app, {
-    metrics: options.metrics ?? createMetrics(),
+    metrics,
     db: deps.db,
     token: settings.METRICS_TOKEN,
     restOperations: Object.entries(openApiDocument.paths ?? {}).flatMap(([path, item]) =>
@@ -133,7 +134,7 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   // The dev outbox shows live reset and verification links: never in production.
   if (settings.NODE_ENV !== "production") await app.register(devOutboxRoutes, { db: deps.db });
   if (settings.NODE_ENV !== "production") await app.register(demoPlugin, { dir: settings.DEMO_DIR ?? defaultDemoDir });
-  await app.register(momoCallbackPlugin, { deps });
+  await app.register(momoCallbackPlugin, { deps, rejectedCallbacks: metrics.instruments.callbacksRejected });
   await app.register(trpcPlugin, { router: appRouter, deps, onError });
   await app.register(restPlugin, { router: appRouter, deps, onError });
   return app;

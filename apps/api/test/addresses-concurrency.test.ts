@@ -1,5 +1,5 @@
 /**
- * Concurrent address changes of one customer (decisions.md "Addresses": at most one default, enforced
+ * Concurrent address changes of one customer (docs/addresses.md: at most one default, enforced
  * by the database; the first address is default; deleting the default promotes another). Whatever
  * the interleaving, a customer with addresses ends with exactly one default and never a 500.
  */

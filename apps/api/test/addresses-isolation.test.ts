@@ -1,5 +1,5 @@
 /**
- * Address ownership (decisions.md "Addresses", "Tenants"): a customer sees and changes only their
+ * Address ownership (docs/addresses.md, docs/tenants.md): a customer sees and changes only their
  * own addresses in their own tenant; any other id answers NOT_FOUND, never revealing which.
  */
 import { TRPCClientError } from "@trpc/client";

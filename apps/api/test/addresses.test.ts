@@ -1,5 +1,5 @@
 /**
- * Delivery addresses through the real HTTP surface (spec 2.2 / 4.2, decisions.md "Addresses"):
+ * Delivery addresses through the real HTTP surface (docs/addresses.md):
  * shapes, validation, default rules, the counties list and authentication, over REST and tRPC.
  */
 import { TRPCClientError } from "@trpc/client";
@@ -600,7 +600,7 @@ describe.skipIf(skipThisTarget)("addresses", () => {
       expect(counties.data.counties).toHaveLength(47);
     });
 
-    it("reports the spec's error codes", async () => {
+    it("reports the documented error codes", async () => {
       const user = await newCustomer();
       const trpc = trpcFor(user.accessToken);
 

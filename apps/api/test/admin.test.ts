@@ -1,4 +1,4 @@
-/** The operator's admin API (decisions.md "Tenants"): tenants and roles, guarded by ADMIN_API_KEY. */
+/** The operator's admin API (docs/tenants.md#admin-api): tenants and roles, guarded by ADMIN_API_KEY. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminKey, registerUser, RestClient, startTestApp, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";

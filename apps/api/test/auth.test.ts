@@ -1,4 +1,4 @@
-/** Accounts over REST: register, login, refresh (rotation, reuse, grace), logout — spec 4.1, decisions "Tokens and sessions". */
+/** Accounts over REST: register, login, refresh (rotation, reuse, grace), logout — docs/sessions.md. */
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerUser, RestClient, startTestApp, uniqueEmail, type TestApp } from "./support/app.js";

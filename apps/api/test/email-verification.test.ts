@@ -1,6 +1,6 @@
 /**
- * Email verification through the real HTTP surface and a real SMTP server (spec 1, 4.1 register;
- * decisions.md "Tokens and sessions"): the mail registration writes, verify-email, resend, expiry,
+ * Email verification through the real HTTP surface and a real SMTP server (register;
+ * docs/sessions.md#emailed-tokens): the mail registration writes, verify-email, resend, expiry,
  * tenant-specific links and sender names, over REST and tRPC.
  */
 import { TRPCClientError } from "@trpc/client";

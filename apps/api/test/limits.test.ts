@@ -1,5 +1,5 @@
 /**
- * Abuse limits (decisions.md "Abuse limits") tripping and recovering, in memory, over REST and tRPC.
+ * Abuse limits (docs/limits.md) tripping and recovering, in memory, over REST and tRPC.
  * The windows are shortened with RATE_LIMIT_RULES so recovery takes seconds; a trusted proxy
  * (TRUST_PROXY=127.0.0.1) lets each test present client addresses of its own.
  */
@@ -241,13 +241,17 @@ describe.skipIf(skipThisTarget)("default limits", () => {
   });
   afterAll(async () => t?.close());
 
-  it("are the numbers of decisions.md", () => {
+  it("are the numbers of docs/limits.md", () => {
     expect(limitRules).toEqual({
       login_failures_per_account: { points: 10, durationSeconds: 900 },
       login_failures_per_ip: { points: 100, durationSeconds: 60 },
       auth_requests_per_ip: { points: 1200, durationSeconds: 60 },
       mails_per_account: { points: 5, durationSeconds: 3600 },
       stkpush_per_user: { points: 10, durationSeconds: 60 },
+      stkquery_per_user: { points: 30, durationSeconds: 60 },
+      stk_prompts_per_phone_minute: { points: 3, durationSeconds: 60 },
+      stk_prompts_per_phone_hour: { points: 10, durationSeconds: 3600 },
+      unauthenticated_callbacks_stored: { points: 60, durationSeconds: 60 },
     });
     expect(readSettings({}).RATE_LIMIT_RULES).toEqual({});
   });

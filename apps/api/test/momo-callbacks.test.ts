@@ -1,5 +1,5 @@
 /**
- * Daraja's callbacks (spec section 6), driven by hand against a fake Daraja: the secret token, raw
+ * Daraja's callbacks (docs/mpesa.md#callbacks), driven by hand against a fake Daraja: the secret token, raw
  * storage before anything else, apply-exactly-once, flagged mismatches, malformed bodies, duplicates,
  * out-of-order delivery, and a callback that beats the stkpush response.
  */

@@ -1,6 +1,6 @@
 /**
  * Two-factor under attack: code replay, drift window, otp_token lifetime, single use, binding and
- * the five-guess budget, including concurrent guesses (decisions.md "Two-factor", "Tokens and sessions").
+ * the five-guess budget, including concurrent guesses (docs/two-factor.md, docs/sessions.md#otp-token).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminKey, RestClient, startTestApp, type TestApp } from "./support/app.js";

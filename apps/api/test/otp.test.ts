@@ -1,6 +1,6 @@
 /**
  * TOTP two-factor over REST and tRPC: setup, verify, the two-step login, recovery codes, disable, and
- * every error code of these operations (spec 4.1 otp/*, section 3, decisions.md "Two-factor").
+ * every error code of these operations (docs/two-factor.md).
  */
 import { TRPCClientError } from "@trpc/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,6 +1,6 @@
 /**
- * Password reset by emailed link through the real HTTP surface and a real SMTP server (spec 4.1
- * forgot-password / reset-password, 5.6; decisions.md "Tokens and sessions", "Abuse limits"):
+ * Password reset by emailed link through the real HTTP surface and a real SMTP server
+ * (forgot-password / reset-password; docs/sessions.md#emailed-tokens, docs/limits.md):
  * no account enumeration, single-use expiring tokens, sessions ended, security notices, the mail
  * cap, over REST and tRPC.
  */

@@ -1,6 +1,6 @@
 /**
  * STK push and query through the HTTP surface, against the Daraja simulator (apps/daraja-sim): every
- * outcome the simulator can produce, each settled by its real callback (decisions.md "Mobile money").
+ * outcome the simulator can produce, each settled by its real callback (docs/mpesa.md).
  */
 import { TRPCClientError } from "@trpc/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-/** GET/PUT /me and PUT /me/password (spec 4.1), token/tenant checks (decisions "Tenants"), JWKS verification. */
+/** GET/PUT /me and PUT /me/password, token/tenant checks (docs/tenants.md), JWKS verification. */
 import jwt from "jsonwebtoken";
 import { createPublicKey } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,7 +19,7 @@ describe.skipIf(skipThisTarget)("profile API", () => {
   });
   afterAll(async () => t?.close());
 
-  it("GET /me returns exactly the spec's fields", async () => {
+  it("GET /me returns exactly the documented fields", async () => {
     const c = new RestClient(t.url);
     const user = await registerUser(c, { phone: "+254 712 000 111" });
     const res = await c.get("/api/v1/auth/me", user.accessToken);
@@ -82,7 +82,7 @@ describe.skipIf(skipThisTarget)("profile API", () => {
     expect(login.body.error.code).toBe("INVALID_CREDENTIALS");
   });
 
-  it("issues ES256 tokens that verify against /.well-known/jwks.json with the spec's claims", async () => {
+  it("issues ES256 tokens that verify against /.well-known/jwks.json with the documented claims", async () => {
     const c = new RestClient(t.url);
     const user = await registerUser(c);
     const jwks = (await (await fetch(`${t.url}/.well-known/jwks.json`)).json()) as { keys: any[] };
@@ -100,7 +100,7 @@ describe.skipIf(skipThisTarget)("profile API", () => {
     expect(claims.exp! - claims.iat!).toBe(900);
   });
 
-  it("PUT /me updates name, phone and avatar_url and returns the spec's fields", async () => {
+  it("PUT /me updates name, phone and avatar_url and returns the documented fields", async () => {
     const c = new RestClient(t.url);
     const user = await registerUser(c);
     const res = await c.put("/api/v1/auth/me", { name: " Njeri ", phone: "0110 000 111", avatar_url: "https://cdn.example.com/a.png", email: "ignored@example.com" }, user.accessToken);

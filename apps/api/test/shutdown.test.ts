@@ -7,6 +7,7 @@ import http from "node:http";
 import net from "node:net";
 import { describe, expect, it } from "vitest";
 import { createServices } from "../src/runtime/services.js";
+import { createClosers } from "../src/runtime/closers.js";
 import { createShutdown } from "../src/runtime/shutdown.js";
 import { buildServer } from "../src/server.js";
 import { readSettings } from "../src/settings.js";
@@ -126,6 +127,21 @@ describe.skipIf(skipThisTarget)("graceful shutdown", () => {
       expect(await outcome).toBe("cut");
       expect(s.events).toEqual(["services stopping", "services stopped"]);
     } finally {
+      await s.drop();
+    }
+  });
+
+  it("is bounded when a service never stops: fails at the deadline naming the part it waited for", async () => {
+    const s = await startApp();
+    try {
+      const closers = createClosers();
+      closers.add("a worker that never stops", () => new Promise(() => undefined));
+      const shutdown = createShutdown({ app: s.app, stopServices: () => closers.closeAll(), stopping: () => closers.stopping(), logger: silent, timeoutMs: 1000, servicesMarginMs: 500 });
+      const started = Date.now();
+      await expect(shutdown("test")).rejects.toThrow("shutdown deadline passed while stopping a worker that never stops");
+      expect(Date.now() - started).toBeLessThan(2500);
+    } finally {
+      await s.stopServices();
       await s.drop();
     }
   });

@@ -5,7 +5,7 @@ import { eatCompletedDateTime, eatTimestamp } from "./wire.js";
 const SIM_CUSTOMER_NAME = "SIM CUSTOMER";
 const SIM_BUSINESS_NAME = "MTEJA SIM SHOP";
 
-/** reference.md §3.1: metadata only on success; failures carry no CallbackMetadata at all. */
+/** docs/daraja-wire-format.md#stk-callback: metadata only on success; failures carry no CallbackMetadata at all. */
 export function stkCallbackBody(payment: StkPayment): unknown {
   const callback: Record<string, unknown> = {
     MerchantRequestID: payment.merchantRequestId,
@@ -28,7 +28,7 @@ export function stkCallbackBody(payment: StkPayment): unknown {
 
 const queueTimeoutReference = (url: string) => ({ ReferenceItem: { Key: "QueueTimeoutURL", Value: url } });
 
-/** reference.md §5.4. */
+/** docs/daraja-wire-format.md#b2c-result. */
 export function b2cResultBody(payout: B2cPayout, utilityBalance: number): unknown {
   const result: Record<string, unknown> = {
     ResultType: 0,
@@ -56,7 +56,7 @@ export function b2cResultBody(payout: B2cPayout, utilityBalance: number): unknow
   return { Result: result };
 }
 
-/** reference.md §5.5: the Result envelope with the ids and no ResultParameters. */
+/** docs/daraja-wire-format.md#b2c-timeout: the Result envelope with the ids and no ResultParameters. */
 export function b2cTimeoutBody(payout: B2cPayout, timeout: ResultCodeText): unknown {
   return {
     Result: {

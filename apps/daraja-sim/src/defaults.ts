@@ -1,5 +1,5 @@
 /**
- * The public Daraja sandbox values (reference.md §7), so a client configured for the sandbox also
+ * The public Daraja sandbox values (docs/daraja-wire-format.md#sandbox), so a client configured for the sandbox also
  * works against the simulator. The consumer key/secret are the simulator's own.
  */
 export const SANDBOX_SHORTCODE = "174379";

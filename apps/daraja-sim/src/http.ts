@@ -5,7 +5,7 @@ import { newRequestId } from "./wire.js";
 
 export type JsonBody = Record<string, unknown>;
 
-/** Daraja's synchronous error envelope (reference.md §0, §2.4). */
+/** Daraja's synchronous error envelope (docs/daraja-wire-format.md#error-envelope). */
 export function sendDarajaError(reply: FastifyReply, status: number, errorCode: string, errorMessage: string, requestId = newRequestId()) {
   return reply.code(status).send({ requestId, errorCode, errorMessage });
 }
@@ -72,7 +72,7 @@ export function wholeAmount(value: unknown): number | null {
 
 const BLOCKED_URL_WORDS = /m-?pesa|safaricom|exe|cmd|sql|query/i;
 
-/** reference.md §6: http(s) URL, and (when enabled) none of the words Daraja's processor rejects. */
+/** docs/daraja-wire-format.md#callback-urls: http(s) URL, and (when enabled) none of the words Daraja's processor rejects. */
 export function isAcceptableCallbackUrl(value: unknown, blockKeywords: boolean): value is string {
   if (typeof value !== "string") return false;
   let url: URL;

@@ -1,6 +1,6 @@
 import { randomBytes, randomInt } from "node:crypto";
 
-// Formats and identifiers as Daraja emits them (reference.md §2.3, §3.1, §5.3, §5.4).
+// Formats and identifiers as Daraja emits them (docs/daraja-wire-format.md §1, §4.2, §5, §7.3, §8.1).
 
 const NAIROBI_OFFSET_MS = 3 * 60 * 60 * 1000;
 const pad = (value: number, width = 2) => String(value).padStart(width, "0");

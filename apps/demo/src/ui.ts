@@ -25,7 +25,7 @@ export function values(form: HTMLFormElement): Record<string, string> {
   return result;
 }
 
-/** The spec's error envelope as a readable message: code, message and, for VALIDATION_ERROR, each field. */
+/** The API's error envelope (docs/errors.md) as a readable message: code, message and, for VALIDATION_ERROR, each field. */
 export function describeError(error: unknown): string {
   if (isTRPCClientError(error)) {
     const shape = error.shape as { error?: { code?: string; details?: { path?: string; message?: string }[] } } | undefined;

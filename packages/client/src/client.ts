@@ -8,6 +8,9 @@ import { EventSource as FetchEventSource } from "eventsource";
 import { refreshLink } from "./refresh-link.js";
 import { createSession, type CookieMode } from "./session.js";
 
+/** The most calls the service accepts in one tRPC batch; more calls made together go in several requests. */
+export const MAX_BATCH_CALLS = 10;
+
 export interface MtejaClientOptions {
   /** The service's origin, e.g. "https://accounts.example.co.ke" (no trailing path). */
   baseUrl: string;
@@ -69,7 +72,7 @@ export function createMtejaClient(options: MtejaClientOptions): MtejaClient {
             fetch: (input, init) => session.fetch(input, { ...init, headers: { ...init.headers, ...headers() } }),
           }),
         }),
-        false: httpBatchLink({ url, headers, fetch: session.fetch }),
+        false: httpBatchLink({ url, headers, fetch: session.fetch, maxItems: MAX_BATCH_CALLS }),
       }),
     ],
   });

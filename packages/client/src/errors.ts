@@ -16,7 +16,7 @@ interface Envelope {
 
 /**
  * A failed refresh as the same kind of error every call throws: a TRPCClientError whose
- * `shape.error.code` is the spec's code (AUTH_REQUIRED, INVALID_TOKEN, RATE_LIMITED…) and whose
+ * `shape.error.code` is the API's error code (docs/errors.md) (AUTH_REQUIRED, INVALID_TOKEN, RATE_LIMITED…) and whose
  * `data.httpStatus` is the status. A network failure keeps its cause and reports status 0.
  */
 export function refreshFailure(status: number, body: Envelope | undefined, cause?: unknown, retryAfter?: string | null): TRPCClientError<never> {

@@ -96,6 +96,15 @@ describe("createMtejaClient", () => {
     expect(counted.count("/api/v1/auth/refresh")).toBe(1);
   });
 
+  it("sends at most 10 calls in one batch (the service refuses larger batches), so 25 calls made together all succeed", async () => {
+    const { client, counted } = await signedIn();
+    const before = counted.paths.length;
+    const results = await Promise.all(Array.from({ length: 25 }, (_, i) => (i % 2 ? client.api.profile.me.query() : client.api.addresses.list.query())));
+    expect(results.every((r) => r.success)).toBe(true);
+    const batches = counted.paths.slice(before).filter((path) => path.startsWith("/trpc/")).map((path) => decodeURIComponent(path.slice("/trpc/".length)).split(","));
+    expect(batches.map((calls) => calls.length).sort((a, b) => a - b)).toEqual([5, 10, 10]);
+  });
+
   it("surfaces a failed refresh as the refresh's error and forgets the token", async () => {
     const { client, tokens } = await signedIn();
     await t.deps.db.prisma.session.updateMany({ where: { revokedAt: null }, data: { revokedAt: clock.now(), revokedReason: "test" } });

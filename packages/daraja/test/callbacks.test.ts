@@ -15,7 +15,7 @@ function value<T>(result: ParseResult<T>): T {
 
 const stk = (callback: Record<string, unknown>) => ({ Body: { stkCallback: callback } });
 
-// reference.md §3.1
+// docs/daraja-wire-format.md#stk-callback
 const portalSuccess = stk({
   MerchantRequestID: "29115-34620561-1",
   CheckoutRequestID: "ws_CO_191220191020363925",
@@ -135,7 +135,7 @@ describe("parseStkCallback", () => {
   });
 });
 
-// reference.md §5.4
+// docs/daraja-wire-format.md#b2c-result
 const b2cSuccess = {
   Result: {
     ResultType: 0,

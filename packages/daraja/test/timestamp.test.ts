@@ -3,7 +3,7 @@ import { darajaTimestamp, parseDarajaTimestamp, stkPassword } from "../src/index
 
 const SHORTCODE = "174379";
 const PASSKEY = "bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919";
-// The portal's STK sample (reference.md §2.1).
+// The portal's STK sample (docs/daraja-wire-format.md#stk-push-request).
 const PORTAL_PASSWORD =
   "MTc0Mzc5YmZiMjc5ZjlhYTliZGJjZjE1OGU5N2RkNzFhNDY3Y2QyZTBjODkzMDU5YjEwZjc4ZTZiNzJhZGExZWQyYzkxOTIwMjEwNjI4MDkyNDA4";
 

@@ -1,5 +1,5 @@
 /**
- * The spec's error codes (section 7 and decisions.md "Envelope and errors") and the one table that
+ * The API's error codes (docs/errors.md) and the one table that
  * gives each its HTTP status. Both transports (REST and tRPC) format errors through `toErrorEnvelope`.
  */
 import { TRPCError } from "@trpc/server";
@@ -36,7 +36,7 @@ export interface ErrorDetail {
 
 export interface DomainErrorOptions {
   details?: unknown[];
-  /** Only where the spec gives one code two statuses (INVALID_TOKEN is 400 on reset-password). */
+  /** Only where one code has two statuses (INVALID_TOKEN is 400 on reset-password; docs/errors.md). */
   status?: number;
   /** Seconds, for RATE_LIMITED. */
   retryAfter?: number;
@@ -113,7 +113,7 @@ function fromTrpcError(error: TRPCError): DomainError {
   }
 }
 
-/** Turns anything thrown while serving a request into the spec's error envelope. */
+/** Turns anything thrown while serving a request into the error envelope (docs/errors.md). */
 export function toErrorEnvelope(error: unknown): ErrorEnvelope {
   const domain =
     error instanceof DomainError

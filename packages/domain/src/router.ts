@@ -6,7 +6,7 @@ import { profileRouter } from "./profile/router.js";
 import { adminRouter } from "./tenants/router.js";
 import { createTRPCRouter } from "./trpc.js";
 
-/** One router per area of the spec. */
+/** One router per area of the API. */
 export const appRouter = createTRPCRouter({
   auth: authRouter,
   otp: otpRouter,

@@ -50,8 +50,8 @@ const domainErrors = t.middleware(async ({ next }) => {
 });
 
 /**
- * The per-IP request limit of the unauthenticated auth operations (decisions.md "Abuse limits"),
- * recognised by their spec path so both transports and tRPC batches count alike.
+ * The per-IP request limit of the unauthenticated auth operations (docs/limits.md),
+ * recognised by their REST path so both transports and tRPC batches count alike.
  */
 const authRequestsPerIp = t.middleware(async ({ ctx, meta, next }) => {
   await countAuthRequest(ctx, meta?.openapi?.path);
@@ -96,7 +96,7 @@ export const adminProcedure = protectedProcedure.use(async ({ ctx, next }) => {
 
 export const adminApiProcedure = publicProcedure.use(async ({ ctx, next }) => {
   const key = ctx.deps.config.adminApiKey;
-  // Without ADMIN_API_KEY the admin API does not exist (decisions.md).
+  // Without ADMIN_API_KEY the admin API does not exist (docs/tenants.md#admin-api).
   if (!key) throw new DomainError("NOT_FOUND", "Not found.");
   const presented = bearerToken(ctx.request.authorization);
   if (!presented) throw new DomainError("AUTH_REQUIRED", "The admin API key is required.");

@@ -1,5 +1,5 @@
 /**
- * CORS (decisions.md "HTTP hardening"): only listed origins get CORS headers, with credentials.
+ * CORS (docs/http.md#cors): only listed origins get CORS headers, with credentials.
  * The list is CORS_ORIGINS plus each tenant's `settings.corsOrigins`:
  * - a request naming its shop (X-Tenant-ID) is allowed the process list plus that shop's origins;
  * - a preflight carries no header values, so it is allowed any shop's origins — it only lets the

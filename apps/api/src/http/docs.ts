@@ -4,7 +4,7 @@
  *   served from here (its script at /docs/js/scalar.js): no CDN, no web fonts, no telemetry, so it
  *   works on an offline network and tells no third party who reads it.
  * - describeOperations(): what trpc-to-openapi cannot know, added to the generated document — which
- *   operations are public, which take the refresh cookie or the admin key, the spec's error envelope
+ *   operations are public, which take the refresh cookie or the admin key, the error envelope
  *   with an example per error code, and a DELETE's JSON body (never secrets in the query string).
  */
 import scalar from "@scalar/fastify-api-reference";
@@ -141,7 +141,7 @@ const errorEnvelopeSchema = {
     error: {
       type: "object",
       properties: {
-        code: { type: "string", description: "The spec's error code, e.g. INVALID_CREDENTIALS." },
+        code: { type: "string", description: "The error code, e.g. INVALID_CREDENTIALS." },
         details: {
           type: "array",
           items: { type: "object", properties: { path: { type: "string" }, message: { type: "string" } }, required: ["path", "message"] },

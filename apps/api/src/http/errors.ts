@@ -1,5 +1,5 @@
 /**
- * The one place where anything thrown while serving a request becomes the spec's error envelope
+ * The one place where anything thrown while serving a request becomes the error envelope (docs/errors.md)
  * and HTTP status: domain errors, tRPC errors (including zod input errors) and Fastify's own
  * (malformed JSON, body too large, wrong content type), down to requests Node's HTTP parser refuses
  * before Fastify sees them (`clientErrorResponse`).

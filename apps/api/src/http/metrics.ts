@@ -5,6 +5,7 @@
  * - mteja_http_requests_total / mteja_http_request_duration_seconds by method, route pattern, status
  *   (REST operations by their OpenAPI path, tRPC calls by procedure; never the raw URL)
  * - mteja_auth_logins_total by step (password | otp) and outcome (success, requires_otp, or the error code)
+ * - mteja_momo_callbacks_rejected_total by kind, reason and stored: callbacks without the right token
  * - mteja_payments / mteja_payouts by status, mteja_mail_outbox_backlog: read from the database on scrape
  * - mteja_daraja_request_duration_seconds / mteja_daraja_errors_total: fed by instrumentDarajaFetch
  *
@@ -35,6 +36,7 @@ export interface Instruments {
   requests: Counter<"method" | "route" | "status">;
   duration: Histogram<"method" | "route" | "status">;
   logins: Counter<"step" | "outcome">;
+  callbacksRejected: Counter<"kind" | "reason" | "stored">;
 }
 
 export function createMetrics(): Metrics {
@@ -54,6 +56,12 @@ export function createMetrics(): Metrics {
       name: "mteja_auth_logins_total",
       help: "Sign-in attempts by step (password, otp) and outcome (success, requires_otp, or the error code in lower case).",
       labelNames: ["step", "outcome"],
+      registers: [registry],
+    }),
+    callbacksRejected: new Counter({
+      name: "mteja_momo_callbacks_rejected_total",
+      help: "M-Pesa callbacks refused for a missing or wrong token, by kind, reason (no_token, wrong_token) and whether they were stored for audit.",
+      labelNames: ["kind", "reason", "stored"],
       registers: [registry],
     }),
   };

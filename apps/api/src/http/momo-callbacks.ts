@@ -1,5 +1,5 @@
 /**
- * Daraja's callbacks (spec section 6) as plain Fastify routes: their bodies are Daraja's, not ours, so
+ * Daraja's callbacks (docs/mpesa.md#callbacks) as plain Fastify routes: their bodies are Daraja's, not ours, so
  * they bypass the tRPC/OpenAPI mounts. Every body is read as raw text (whatever its content type, even
  * invalid JSON) so it can be stored verbatim before anything else; the domain does the rest.
  *
@@ -10,7 +10,18 @@
  */
 import { receiveCallback, type CallbackKind, type Deps } from "@mteja/domain";
 import type { FastifyPluginAsync } from "fastify";
+import type { Counter } from "prom-client";
 import { z } from "zod";
+import { createLogThrottle } from "./log-throttle.js";
+
+/** Rejected callbacks (no or wrong token) are logged at most once a minute; the metric counts each one. */
+const REJECTED_LOG_INTERVAL_MS = 60_000;
+
+export interface MomoCallbackOptions {
+  deps: Deps;
+  /** mteja_momo_callbacks_rejected_total (http/metrics.ts). */
+  rejectedCallbacks: Counter<"kind" | "reason" | "stored">;
+}
 
 export const momoCallbackRoutes: Record<string, CallbackKind> = {
   "/api/momo/callback/stkpush": "stkpush",
@@ -19,7 +30,8 @@ export const momoCallbackRoutes: Record<string, CallbackKind> = {
   "/api/momo/callback/b2c/status": "b2c_status",
 };
 
-export const momoCallbackPlugin: FastifyPluginAsync<{ deps: Deps }> = async (app, { deps }) => {
+export const momoCallbackPlugin: FastifyPluginAsync<MomoCallbackOptions> = async (app, { deps, rejectedCallbacks }) => {
+  const rejectedLog = createLogThrottle(REJECTED_LOG_INTERVAL_MS, deps.now);
   // Scoped to this plugin: the rest of the service keeps its JSON parser.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => done(null, body));
@@ -31,6 +43,17 @@ export const momoCallbackPlugin: FastifyPluginAsync<{ deps: Deps }> = async (app
       const token = typeof query.token === "string" ? query.token : undefined;
       const rawBody = typeof request.body === "string" ? request.body : "";
       const answer = await receiveCallback(deps, { kind, rawBody, sourceIp: request.ip, token });
+      if (answer.rejected) {
+        const { reason, stored } = answer.rejected;
+        rejectedCallbacks.inc({ kind, reason: reason.replace(" ", "_"), stored: String(stored) });
+        const line = rejectedLog.take();
+        if (line.log) {
+          deps.logger.warn(
+            { kind, sourceIp: request.ip, reason, stored, notLoggedSinceLastLine: line.heldBack },
+            "momo callback rejected (missing or wrong token); further ones within a minute are only counted (mteja_momo_callbacks_rejected_total)",
+          );
+        }
+      }
       return reply.code(answer.status).header("cache-control", "no-store").send(answer.body);
     });
   }
@@ -60,7 +83,7 @@ function callbackOperation(summary: string, body: string) {
       responses: {
         200: accepted,
         400: { description: "MALFORMED_REQUEST: not JSON or not a Daraja callback (stored for audit)" },
-        403: { description: "FORBIDDEN: missing or wrong token (stored for audit and logged)" },
+        403: { description: "FORBIDDEN: missing or wrong token (counted; at most 60 a minute stored for audit; logged at most once a minute)" },
       },
     },
   };

@@ -1,7 +1,7 @@
 /**
- * The spec's REST paths, served from the same tRPC procedures by trpc-to-openapi.
+ * The REST paths, served from the same tRPC procedures by trpc-to-openapi.
  *
- * Two things the library does not do the spec's way are wrapped here, not forked:
+ * Two things the library does not do our way (docs/errors.md) are wrapped here, not forked:
  * - its error body adds tRPC fields (`code`, `data`, `issues`); onSend reduces it to the envelope
  *   `{ success: false, message, error: { code, details } }`.
  * - it reads DELETE input from the query string only; a JSON body on DELETE (otp/disable's password)

@@ -12,13 +12,20 @@ export interface TrpcMountOptions {
   onError: (error: unknown, path: string | undefined) => void;
 }
 
-/** The typed tRPC transport at /trpc for first-party frontends (batching on). */
+/**
+ * The most calls one tRPC batch may hold. A larger batch is refused whole (400 MALFORMED_REQUEST, none
+ * of its calls run), so one request cannot hold hundreds of calls; @mteja/client batches at most this many.
+ */
+export const TRPC_MAX_BATCH_CALLS = 10;
+
+/** The typed tRPC transport at /trpc for first-party frontends (batching on, at most TRPC_MAX_BATCH_CALLS calls). */
 export const trpcPlugin: FastifyPluginAsync<TrpcMountOptions> = async (app, opts) => {
   await app.register(fastifyTRPCPlugin, {
     prefix: "/trpc",
     trpcOptions: {
       router: opts.router,
       allowBatching: true,
+      maxBatchSize: TRPC_MAX_BATCH_CALLS,
       createContext: ({ req, res }) => {
         // tRPC reads a JSON body as text and parses it only after making the context: the body rules come first.
         const problem = typeof req.body === "string" && req.body.trim() !== "" ? jsonBodyProblem(req.body) : undefined;

@@ -1,5 +1,5 @@
 /**
- * The abuse limits of decisions.md, on rate-limiter-flexible: in memory for one instance, or in
+ * The abuse limits of docs/limits.md, on rate-limiter-flexible: in memory for one instance, or in
  * Redis so that several instances share one count. Each rule is a fixed window: `points` events per
  * `durationSeconds`, counted from the key's first event.
  */
@@ -14,13 +14,17 @@ export interface LimitRuleSetting {
 
 export type LimitRules = Record<LimitRule, LimitRuleSetting>;
 
-/** decisions.md "Abuse limits": generous on purpose, so a shop's own test suite never trips them. */
+/** docs/limits.md: generous on purpose, so a shop's own test suite never trips them. */
 export const limitRules: LimitRules = {
   login_failures_per_account: { points: 10, durationSeconds: 15 * 60 },
   login_failures_per_ip: { points: 100, durationSeconds: 60 },
   auth_requests_per_ip: { points: 1200, durationSeconds: 60 },
   mails_per_account: { points: 5, durationSeconds: 60 * 60 },
   stkpush_per_user: { points: 10, durationSeconds: 60 },
+  stkquery_per_user: { points: 30, durationSeconds: 60 },
+  stk_prompts_per_phone_minute: { points: 3, durationSeconds: 60 },
+  stk_prompts_per_phone_hour: { points: 10, durationSeconds: 60 * 60 },
+  unauthenticated_callbacks_stored: { points: 60, durationSeconds: 60 },
 };
 
 export const limitRuleNames = Object.keys(limitRules) as LimitRule[];

@@ -1,5 +1,5 @@
 /**
- * The MOMO_* settings (decisions.md "Mobile money", docs/mpesa.md "Settings"), spread into the one
+ * The MOMO_* settings (docs/mpesa.md "Settings"), spread into the one
  * settings schema of ../settings.ts. Without MOMO_BASE_URL, M-Pesa is off (the momo operations answer
  * PAYMENT_PROVIDER_UNAVAILABLE) unless the dev start runs the simulator in-process.
  */
@@ -7,7 +7,7 @@ import { z } from "zod";
 
 const optionalUrl = (name: string) => z.url({ protocol: /^https?$/, error: `${name} must be an http(s) URL` }).optional();
 
-/** Words Daraja refuses in callback URLs, any case (reference.md §6). */
+/** Words Daraja refuses in callback URLs, any case (docs/daraja-wire-format.md#callback-urls). */
 export const BLOCKED_CALLBACK_WORDS = ["m-pesa", "mpesa", "safaricom", "exe", "exec", "cmd", "sql", "query"] as const;
 
 export function blockedWordIn(url: string): string | undefined {

@@ -1,11 +1,12 @@
 /**
- * The payments side of the composition root: Daraja clients built from the MOMO_* settings (a tenant's
- * own M-Pesa credentials from its settings win), the callback addresses with their secret token, the
- * reconciliation worker, and, on the dev start, the Daraja simulator in-process. See docs/mpesa.md.
+ * The payments side of the composition root: the platform's Daraja account from the MOMO_* settings
+ * (whose account each tenant uses is the domain's rule, tenants/momo-accounts.ts), the callback
+ * addresses with their secret token, the reconciliation worker, and, on the dev start, the Daraja
+ * simulator in-process. See docs/mpesa.md.
  */
-import { createDarajaClient, securityCredentialFromCertificate, type DarajaClient, type DarajaClientConfig } from "@mteja/daraja";
+import { createDarajaClient, securityCredentialFromCertificate, type DarajaClientConfig } from "@mteja/daraja";
 import { buildDarajaSimulator, createSimulatorKeyFiles, simulatorDefaults } from "@mteja/daraja-sim";
-import { createPaymentEvents, createReconciler, type Deps, type Logger, type MomoDeps, type ReconcileReport, type Tenant } from "@mteja/domain";
+import { createMomoAccounts, createPaymentEvents, createReconciler, createStatusStreamSlots, type DataCipher, type Deps, type Logger, type MomoDeps, type ReconcileReport } from "@mteja/domain";
 import { createPrivateKey, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -31,7 +32,10 @@ interface EffectiveMomo {
   tillNumber: string | undefined;
   callbackUrl: string;
   callbackSecret: string;
-  b2c?: { shortcode: string; initiatorName: string; securityCredential: string; resultUrl: string; timeoutUrl: string; statusUrl: string };
+  /** The platform's own B2C account (the default tenant pays out from it unless it has its own). */
+  b2c?: { shortcode: string; initiatorName: string; securityCredential: string };
+  /** Where B2C results arrive, whoever's account paid out: without them no tenant can pay out. */
+  b2cUrls?: { resultUrl: string; timeoutUrl: string; statusUrl: string };
 }
 
 function simulatorWanted(settings: Settings): boolean {
@@ -57,22 +61,16 @@ function fromSettings(settings: Settings): EffectiveMomo | undefined {
     callbackSecret: s.MOMO_CALLBACK_SECRET,
   };
   const statusUrl = b2cStatusUrl(s);
-  if (s.MOMO_B2C_SHORTCODE && s.MOMO_INITIATOR_NAME && s.MOMO_B2C_RESULT_URL && s.MOMO_B2C_TIMEOUT_URL && statusUrl) {
+  if (s.MOMO_B2C_RESULT_URL && s.MOMO_B2C_TIMEOUT_URL && statusUrl) {
+    effective.b2cUrls = { resultUrl: s.MOMO_B2C_RESULT_URL, timeoutUrl: s.MOMO_B2C_TIMEOUT_URL, statusUrl };
+  }
+  if (s.MOMO_B2C_SHORTCODE && s.MOMO_INITIATOR_NAME && effective.b2cUrls) {
     const credential =
       s.MOMO_SECURITY_CREDENTIAL ??
       (s.MOMO_INITIATOR_PASSWORD && s.MOMO_CERTIFICATE_PATH
         ? securityCredentialFromCertificate(readFileSync(s.MOMO_CERTIFICATE_PATH), s.MOMO_INITIATOR_PASSWORD)
         : undefined);
-    if (credential) {
-      effective.b2c = {
-        shortcode: s.MOMO_B2C_SHORTCODE,
-        initiatorName: s.MOMO_INITIATOR_NAME,
-        securityCredential: credential,
-        resultUrl: s.MOMO_B2C_RESULT_URL,
-        timeoutUrl: s.MOMO_B2C_TIMEOUT_URL,
-        statusUrl,
-      };
-    }
+    if (credential) effective.b2c = { shortcode: s.MOMO_B2C_SHORTCODE, initiatorName: s.MOMO_INITIATOR_NAME, securityCredential: credential };
   }
   return effective;
 }
@@ -110,62 +108,58 @@ async function startDevSimulator(settings: Settings, logger: Logger): Promise<De
         shortcode: simulatorDefaults.b2cShortcode,
         initiatorName: simulatorDefaults.initiatorName,
         securityCredential: securityCredentialFromCertificate(keys.publicKeyPem, simulatorDefaults.initiatorPassword),
-        resultUrl: `${self}/b2c/result`,
-        timeoutUrl: `${self}/b2c/timeout`,
-        statusUrl: `${self}/b2c/status`,
       },
+      b2cUrls: { resultUrl: `${self}/b2c/result`, timeoutUrl: `${self}/b2c/timeout`, statusUrl: `${self}/b2c/status` },
     },
     close: () => sim.close(),
   };
 }
 
-/** One Daraja client per distinct set of credentials (each caches its own OAuth token). */
-function createClientDirectory(effective: EffectiveMomo | undefined, settings: Settings, logger: Logger, darajaFetch?: typeof fetch) {
-  const clients = new Map<string, DarajaClient>();
-  return (tenant: Pick<Tenant, "id" | "settings">): DarajaClient | null => {
-    if (!effective) return null;
-    const own = tenant.settings.momo ?? {};
-    const config: DarajaClientConfig = {
-      baseUrl: effective.baseUrl,
-      consumerKey: own.consumerKey ?? effective.consumerKey,
-      consumerSecret: own.consumerSecret ?? effective.consumerSecret,
-      shortcode: own.shortcode ?? effective.shortcode,
-      passkey: own.passkey ?? effective.passkey,
-      transactionType: own.transactionType ?? effective.transactionType,
-      // A tenant with its own shortcode pays into it unless it names a till.
-      partyB: own.tillNumber ?? (own.shortcode ? undefined : effective.tillNumber),
-      timeoutMs: settings.MOMO_TIMEOUT_MS,
-      ...(effective.b2c
-        ? { b2cShortcode: effective.b2c.shortcode, initiatorName: effective.b2c.initiatorName, securityCredential: effective.b2c.securityCredential }
-        : {}),
-    };
-    const key = JSON.stringify(config);
-    let client = clients.get(key);
-    if (!client) {
-      client = createDarajaClient({ ...config, logger, ...(darajaFetch ? { fetch: darajaFetch } : {}) });
-      if (clients.size > 1000) clients.clear();
-      clients.set(key, client);
-    }
-    return client;
-  };
+export interface PaymentsRuntimeOptions {
+  /** Decrypts tenants' stored Daraja secrets. */
+  cipher: DataCipher;
+  /** The fetch every Daraja client uses (main.ts passes the metrics-instrumented one). */
+  darajaFetch?: typeof fetch;
 }
 
-/** `darajaFetch`: the fetch every Daraja client uses (main.ts passes the metrics-instrumented one). */
-export async function createPaymentsRuntime(settings: Settings, logger: Logger, getDeps: () => Deps, options: { darajaFetch?: typeof fetch } = {}): Promise<PaymentsRuntime> {
+export async function createPaymentsRuntime(settings: Settings, logger: Logger, getDeps: () => Deps, options: PaymentsRuntimeOptions): Promise<PaymentsRuntime> {
   const simulator = simulatorWanted(settings) ? await startDevSimulator(settings, logger) : undefined;
   const effective = simulator?.effective ?? fromSettings(settings);
   if (!effective) logger.info({}, "M-Pesa is not configured (MOMO_BASE_URL unset): the momo operations answer PAYMENT_PROVIDER_UNAVAILABLE");
   const token = (url: string | undefined) => (url && effective ? withCallbackToken(url, effective.callbackSecret) : null);
 
   const reconciler = createReconciler(getDeps, { paceMs: settings.MOMO_RECONCILE_PACE_MS });
+  const accounts = createMomoAccounts({
+    platform: effective && {
+      consumerKey: effective.consumerKey,
+      consumerSecret: effective.consumerSecret,
+      shortcode: effective.shortcode,
+      passkey: effective.passkey,
+      transactionType: effective.transactionType,
+      tillNumber: effective.tillNumber,
+      b2c: effective.b2c,
+    },
+    defaultTenantId: settings.DEFAULT_TENANT_ID,
+    cipher: options.cipher,
+    logger,
+    connect: (account) =>
+      createDarajaClient({
+        ...account,
+        baseUrl: effective!.baseUrl,
+        timeoutMs: settings.MOMO_TIMEOUT_MS,
+        logger,
+        ...(options.darajaFetch ? { fetch: options.darajaFetch } : {}),
+      }),
+  });
   const momo: MomoDeps = {
-    darajaFor: createClientDirectory(effective, settings, logger, options.darajaFetch),
-    b2cEnabled: effective?.b2c !== undefined,
+    darajaFor: accounts.darajaFor,
+    hasPayoutAccount: accounts.hasPayoutAccount,
+    b2cEnabled: effective?.b2cUrls !== undefined,
     settings: {
       stkCallbackUrl: token(effective?.callbackUrl),
-      b2cResultUrl: token(effective?.b2c?.resultUrl),
-      b2cTimeoutUrl: token(effective?.b2c?.timeoutUrl),
-      b2cStatusUrl: token(effective?.b2c?.statusUrl),
+      b2cResultUrl: token(effective?.b2cUrls?.resultUrl),
+      b2cTimeoutUrl: token(effective?.b2cUrls?.timeoutUrl),
+      b2cStatusUrl: token(effective?.b2cUrls?.statusUrl),
       callbackSecret: effective?.callbackSecret ?? null,
       reconcileAfterSeconds: settings.MOMO_RECONCILE_AFTER_SECONDS,
       // OAuth (up to 3 attempts) and the push itself, each bounded by MOMO_TIMEOUT_MS, with a margin.
@@ -173,6 +167,7 @@ export async function createPaymentsRuntime(settings: Settings, logger: Logger, 
       callbackAllowedIps: settings.MOMO_CALLBACK_ALLOWED_IPS,
     },
     events: createPaymentEvents(),
+    statusStreams: createStatusStreamSlots(),
     reconciler,
   };
 

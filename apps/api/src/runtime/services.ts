@@ -13,6 +13,7 @@ import {
   createTenantDirectory,
   ensureDefaultTenant,
   loadStoredKeySet,
+  sealStoredMomoSecrets,
   tokenDefaults,
   unlimited,
   type Deps,
@@ -22,6 +23,7 @@ import { Redis } from "ioredis";
 import type { Settings } from "../settings.js";
 import { createLimiter } from "./limiter.js";
 import { createMailRuntime, type MailRuntime } from "./mail.js";
+import { createClosers } from "./closers.js";
 import { createPaymentsRuntime, type PaymentsRuntime } from "./payments.js";
 import { resolveDataEncryptionKey } from "./secrets.js";
 
@@ -32,6 +34,8 @@ export interface Services {
   /** M-Pesa: Daraja clients, the reconciliation worker (started here; stopped by close()), the dev simulator. */
   payments: PaymentsRuntime;
   close(): Promise<void>;
+  /** The part close() is waiting for right now (named in a shutdown that overruns its deadline). */
+  stopping(): string | undefined;
 }
 
 export interface ServiceOverrides {
@@ -44,7 +48,8 @@ export interface ServiceOverrides {
 
 export async function createServices(settings: Settings, logger: Logger, overrides: ServiceOverrides = {}): Promise<Services> {
   const db = overrides.db ?? (await openDatabase({ url: settings.DATABASE_URL, dataDir: settings.DATA_DIR, poolMax: settings.DATABASE_POOL_MAX }));
-  const closers: Array<() => Promise<unknown>> = overrides.db ? [] : [() => db.close()];
+  const closers = createClosers();
+  if (!overrides.db) closers.add("database", () => db.close());
   try {
     const report = await db.migrate();
     if (report.applied.length) logger.info({ applied: report.applied }, "database migrations applied");
@@ -53,6 +58,8 @@ export async function createServices(settings: Settings, logger: Logger, overrid
     const now = overrides.now ?? (() => new Date());
     const dataEncryptionKey = await resolveDataEncryptionKey(settings.DATA_ENCRYPTION_KEY, settings.DATA_DIR);
     const cipher = createDataCipher(dataEncryptionKey);
+    const sealed = await sealStoredMomoSecrets(db, cipher);
+    if (sealed.length) logger.info({ tenants: sealed }, "tenants' M-Pesa secrets stored in clear were encrypted");
     const configuredKeys = settings.JWT_PRIVATE_KEY ? configuredKeySet(settings.JWT_PRIVATE_KEY) : undefined;
     const keys = await createSigningKeyRing({
       load: configuredKeys ? async () => configuredKeys : () => loadStoredKeySet(db, cipher, now()),
@@ -74,16 +81,16 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       redis = new Redis(settings.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: true });
       await redis.connect();
       const client = redis;
-      closers.push(() => client.quit());
+      closers.add("redis", () => client.quit());
     }
     const limiter = settings.RATE_LIMITS === "on" ? createLimiter({ redis, rules: settings.RATE_LIMIT_RULES, keyPrefix: settings.REDIS_KEY_PREFIX }) : unlimited;
 
     const mail = createMailRuntime(settings, db, logger, now);
-    closers.push(() => mail.close());
+    closers.add("mail outbox worker", () => mail.close());
 
     // The reconciler reads deps when it runs, after they are built below.
-    const payments = await createPaymentsRuntime(settings, logger, () => deps, overrides.darajaFetch ? { darajaFetch: overrides.darajaFetch } : {});
-    closers.push(() => payments.close());
+    const payments = await createPaymentsRuntime(settings, logger, () => deps, { cipher, ...(overrides.darajaFetch ? { darajaFetch: overrides.darajaFetch } : {}) });
+    closers.add("payment reconciliation", () => payments.close());
 
     const deps: Deps = {
       db,
@@ -117,12 +124,11 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       deps,
       mail,
       payments,
-      close: async () => {
-        for (const close of closers.reverse()) await close().catch(() => undefined);
-      },
+      close: () => closers.closeAll(),
+      stopping: () => closers.stopping(),
     };
   } catch (error) {
-    for (const close of closers.reverse()) await close().catch(() => undefined);
+    await closers.closeAll();
     throw error;
   }
 }

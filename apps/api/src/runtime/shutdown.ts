@@ -6,7 +6,9 @@
  * 3. requests in flight (including Daraja callbacks) finish, up to the deadline less a margin;
  *    whatever is still open then is cut;
  * 4. the services stop: workers (mail outbox, payment reconciliation), Redis, database pools.
- * All of it within `timeoutMs` (10 s by default, below Kubernetes' 30 s grace period).
+ * All of it within `timeoutMs` (10 s by default, below Kubernetes' 30 s grace period): a service that
+ * does not stop in the time left rejects the shutdown with an error naming what was still stopping, so
+ * neither a process nor a test waits on it for ever.
  */
 import type { FastifyInstance } from "fastify";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -15,6 +17,8 @@ export interface ShutdownOptions {
   app: FastifyInstance;
   /** Stops the workers and closes the pools (Services.close). */
   stopServices: () => Promise<void>;
+  /** What stopServices is waiting for right now (Services.stopping), named in the error if it overruns. */
+  stopping?: () => string | undefined;
   logger: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
   timeoutMs?: number;
   /** Time kept for stopping the services after the HTTP side is closed. */
@@ -59,13 +63,25 @@ export function createShutdown(options: ShutdownOptions): Shutdown {
       if ((await Promise.race([closed.then(() => "closed" as const), cut])) === "cut") {
         logger.warn({ open: open.size }, "requests still open at the shutdown deadline: closing their connections");
         app.server.closeAllConnections();
-        await closed;
+        await withinDeadline(closed, marginMs / 2, () => new Error(`shutdown deadline passed while closing the HTTP server (${open.size} responses still open)`));
       }
       clearTimeout(timer);
 
-      await options.stopServices();
+      await withinDeadline(options.stopServices(), Math.max(timeoutMs - (Date.now() - started), marginMs), () => {
+        const waitingFor = options.stopping?.() ?? "the services";
+        return new Error(`shutdown deadline passed while stopping ${waitingFor}`);
+      });
       logger.info({ reason, ms: Date.now() - started }, "shut down");
     })();
     return running;
   };
+}
+
+function withinDeadline(work: Promise<unknown>, ms: number, overrun: () => Error): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(overrun()), ms);
+    timer.unref();
+  });
+  return Promise.race([work, deadline]).then(() => undefined).finally(() => clearTimeout(timer));
 }

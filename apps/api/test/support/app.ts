@@ -7,6 +7,7 @@ import pino from "pino";
 import type { Metrics } from "../../src/http/metrics.js";
 import { buildServer, loggerOptions } from "../../src/server.js";
 import { createServices } from "../../src/runtime/services.js";
+import { createShutdown } from "../../src/runtime/shutdown.js";
 import { readSettings } from "../../src/settings.js";
 import { createTestDatabase, type TestDatabase } from "./database.js";
 
@@ -66,10 +67,14 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     app,
     deps: services.deps,
     database,
+    // Closed as SIGTERM closes the service (runtime/shutdown.ts), with a deadline: a part that does not
+    // stop fails the test's hook with its name instead of hanging it.
     close: async () => {
-      await app.close();
-      await services.close();
-      if (ownsDatabase) await database.drop();
+      try {
+        await createShutdown({ app, stopServices: () => services.close(), stopping: () => services.stopping(), logger: silent, timeoutMs: 8_000 })("test finished");
+      } finally {
+        if (ownsDatabase) await database.drop();
+      }
     },
   };
 }

@@ -2,7 +2,7 @@
  * Support for the M-Pesa tests:
  *
  * - `startFakeDaraja()`: a small Daraja written here, independent of apps/daraja-sim. It checks every
- *   field Daraja checks (reference.md §1-§5) and records a violation for each, and lets a test script
+ *   field Daraja checks (docs/daraja-wire-format.md §3-§9) and records a violation for each, and lets a test script
  *   the next answer of an endpoint: its body and status, a delay, or a callback sent *before* answering.
  * - `startSimulator()`: the real simulator (apps/daraja-sim) on 127.0.0.1:0.
  * - `startMomoApp()`: the service wired to either, with its callback URLs pointing back at itself
@@ -13,7 +13,7 @@ import { securityCredentialFromCertificate } from "@mteja/daraja";
 import { buildDarajaSimulator, generateSimulatorKeyPair, simulatorDefaults } from "@mteja/daraja-sim";
 import { randomBytes } from "node:crypto";
 import Fastify, { type FastifyInstance } from "fastify";
-import { adminKey, registerUser, RestClient, startTestApp, type TestApp } from "./app.js";
+import { adminKey, registerUser, RestClient, startTestApp, type TestApp, type TestAppOptions } from "./app.js";
 
 export const SHORTCODE = simulatorDefaults.shortcode;
 export const PASSKEY = simulatorDefaults.passkey;
@@ -84,11 +84,17 @@ export interface MomoApp extends TestApp {
   admin(): Promise<{ id: string; accessToken: string }>;
 }
 
+/** RATE_LIMIT_RULES of every momo test app, before its own (later rules win). */
+const relaxedPhoneLimits = "stk_prompts_per_phone_minute=1000/60,stk_prompts_per_phone_hour=1000/3600";
+
 export interface MomoAppOptions {
   darajaUrl: string;
   env?: Record<string, string>;
   now?: () => Date;
   b2c?: { securityCredential: string };
+  /** Passed on to startTestApp. */
+  logStream?: TestAppOptions["logStream"];
+  metrics?: TestAppOptions["metrics"];
 }
 
 export async function startMomoApp(options: MomoAppOptions): Promise<MomoApp> {
@@ -116,8 +122,14 @@ export async function startMomoApp(options: MomoAppOptions): Promise<MomoApp> {
         }
       : {}),
     ...options.env,
+    // The payments tests prompt one test phone many times; the tests of the per-phone limit set their own.
+    RATE_LIMIT_RULES: [relaxedPhoneLimits, options.env?.RATE_LIMIT_RULES].filter(Boolean).join(","),
   };
-  const t = await startTestApp(env, options.now ? { now: options.now } : {});
+  const t = await startTestApp(env, {
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.logStream ? { logStream: options.logStream } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+  });
   relay.target = t.url;
   const rest = new RestClient(t.url);
   return {
@@ -443,7 +455,7 @@ export async function startFakeDaraja(): Promise<FakeDaraja> {
   return fake;
 }
 
-/** The body Daraja POSTs for a prompt's result (reference.md §3.1). */
+/** The body Daraja POSTs for a prompt's result (docs/daraja-wire-format.md#stk-callback). */
 export function stkCallbackBody(
   ids: { merchantRequestId: string; checkoutRequestId: string },
   resultCode: number,

@@ -39,7 +39,7 @@ export interface TrpcResult {
   status: number;
   headers: Headers;
   body: any;
-  /** The spec's error code, when the call failed. */
+  /** The error code (docs/errors.md), when the call failed. */
   code: string | undefined;
 }
 

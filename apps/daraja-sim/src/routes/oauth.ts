@@ -14,7 +14,7 @@ export function registerOAuthRoute(app: FastifyInstance, options: ResolvedSimula
     }
     const match = /^Basic\s+(\S+)$/i.exec(String(request.headers.authorization ?? ""));
     if (!match) return sendDarajaError(reply, 400, "400.008.01", "Invalid authentication type passed");
-    // Daraja answers a wrong key/secret with a bare 400 and no message (reference.md §1).
+    // Daraja answers a wrong key/secret with a bare 400 and no message (docs/daraja-wire-format.md#oauth).
     if (match[1] !== expected) return reply.code(400).send("");
 
     const token = newAccessToken();

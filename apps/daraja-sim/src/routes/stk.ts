@@ -117,7 +117,7 @@ export function registerStkRoutes(app: FastifyInstance, options: ResolvedSimulat
 
     if (!payment.settled) {
       if (options.queryPendingMode === "classic") {
-        // The classic pending answer carries the CheckoutRequestID as requestId (reference.md §4).
+        // The classic pending answer carries the CheckoutRequestID as requestId (docs/daraja-wire-format.md#stk-query).
         return sendDarajaError(reply, 500, "500.001.1001", "The transaction is being processed", payment.checkoutRequestId);
       }
       return {

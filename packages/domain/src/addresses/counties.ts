@@ -1,6 +1,6 @@
 /**
  * The 47 counties of Kenya (Constitution of Kenya 2010, First Schedule) and the lookup that turns
- * what a customer typed into the canonical form stored and returned (decisions.md "Addresses").
+ * what a customer typed into the canonical form stored and returned (docs/addresses.md).
  */
 import data from "./counties.json" with { type: "json" };
 

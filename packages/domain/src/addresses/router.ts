@@ -17,7 +17,7 @@ import * as addresses from "./service.js";
 
 const tags = ["addresses"];
 
-/** The tenant comes from the access token; X-Tenant-ID may be sent and must then match (decisions.md "Tenants"). */
+/** The tenant comes from the access token; X-Tenant-ID may be sent and must then match (docs/tenants.md#x-tenant-id). */
 const optionalTenantHeader = z.object({
   "x-tenant-id": z.string().optional().describe("Optional; when sent it must be the access token's tenant."),
 });

@@ -3,7 +3,7 @@ import { envelope, nullData } from "../shared/envelope.js";
 import { freeTextString, kenyanPhoneField, oneLineString, uncoerced } from "../shared/fields.js";
 import { canonicalCounty } from "./counties.js";
 
-/** Kenya's bounding box (decisions.md "Addresses"). */
+/** Kenya's bounding box (docs/addresses.md). */
 export const kenyaBounds = { lat: { min: -4.9, max: 5.1 }, lng: { min: 33.8, max: 42.0 } } as const;
 
 export const maxAddressesPerUser = 50;
@@ -55,7 +55,7 @@ const coordinatesField = z
   .nullable()
   .optional();
 
-/** POST and PUT take the same fields (spec 4.2); PUT replaces every editable field. */
+/** POST and PUT take the same fields (docs/addresses.md); PUT replaces every editable field. */
 export const addressFields = z.object({
   label: requiredText("label", 50),
   recipient_name: requiredText("recipient_name", 100),
@@ -77,7 +77,7 @@ export const createAddressInput = addressFields;
 export const updateAddressInput = addressFields.extend({ id: addressId });
 export const addressIdInput = z.object({ id: addressId });
 
-/** The list shows only these fields (spec 2.2). */
+/** The list shows only these fields (docs/addresses.md). */
 export const addressSummary = z.object({
   id: z.uuid(),
   label: z.string(),

@@ -1,5 +1,5 @@
 /**
- * Delivery addresses (spec 2.2 / 4.2, decisions.md "Addresses"). Every change runs in one
+ * Delivery addresses (docs/addresses.md). Every change runs in one
  * transaction that first locks the owner's user row, so concurrent creates, deletes and default
  * changes of one customer serialise: a customer with addresses always has exactly one default.
  * The partial unique index `addresses_one_default_per_user` backs this up in the database.

@@ -20,7 +20,7 @@ export function readRefreshCookie(ctx: Context): string | undefined {
   return value ? value : undefined;
 }
 
-/** Responses that carry a token, secret or recovery code must not be cached (decisions.md "HTTP hardening"). */
+/** Responses that carry a token, secret or recovery code must not be cached (docs/http.md#no-store). */
 export function noStore(ctx: Context): void {
   ctx.request.setHeader("Cache-Control", "no-store");
 }

@@ -1,5 +1,5 @@
 /**
- * The otp_token of a two-factor login (decisions.md "Tokens and sessions"): 256 random bits, single
+ * The otp_token of a two-factor login (docs/sessions.md#otp-token): 256 random bits, single
  * use, 5 minutes, bound to the user and tenant, stored only as its SHA-256 in one_time_tokens
  * (purpose otp_login). `attempts` counts the codes tried with it; the fifth wrong one spends it.
  */

@@ -1,5 +1,5 @@
 /**
- * TOTP two-factor authentication (spec 4.1 otp/*, decisions.md "Two-factor"): setup, verify (enable),
+ * TOTP two-factor authentication (docs/two-factor.md): setup, verify (enable),
  * validate (the second step of login) and disable.
  */
 import QRCode from "qrcode";

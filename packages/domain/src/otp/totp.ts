@@ -1,5 +1,5 @@
 /**
- * TOTP per RFC 6238 as decisions.md fixes it: 160-bit secret (32 base32 characters), SHA-1, 6 digits,
+ * TOTP per RFC 6238 as docs/two-factor.md fixes it: 160-bit secret (32 base32 characters), SHA-1, 6 digits,
  * 30-second steps, one step of clock drift accepted either way. On otplib 13.
  */
 import { generateSecret, generateURI, verify } from "otplib";
@@ -41,7 +41,7 @@ export async function matchTotp(secret: string, code: string, now: Date, lastSte
 /**
  * The otpauth:// URI authenticator apps scan (Google's Key Uri Format): label `issuer:email`, each part
  * percent-encoded, issuer repeated as a parameter. Algorithm, digits and period are the defaults
- * (SHA1, 6, 30) and therefore left out, as in the spec's form.
+ * (SHA1, 6, 30) and therefore left out, as in the documented form (docs/two-factor.md).
  */
 export function totpUri(issuer: string, email: string, secret: string): string {
   return generateURI({ issuer: labelSafe(issuer), label: labelSafe(email), secret });

@@ -1,5 +1,5 @@
 /**
- * POST /api/momo/b2c (admin only): a payout to a phone (spec 4.3, decisions.md "Mobile money").
+ * POST /api/momo/b2c (admin only): a payout to a phone (docs/mpesa.md).
  *
  * The payout row, with our OriginatorConversationID, is written PENDING before Daraja is called.
  * Daraja answering with an error means nothing was paid: FAILED. No answer at all means the payout
@@ -11,6 +11,7 @@ import { Prisma, type PayoutModel } from "@mteja/db";
 import { DarajaError, type DarajaClient } from "@mteja/daraja";
 import type { MomoCtx } from "./momo-context.js";
 import { darajaAnswered, lastErrorOf, providerUnavailable, replayedError, toProviderError } from "./provider-errors.js";
+import { authorizePayout, storePayoutWithinDailyLimit } from "./payout-limits.js";
 import { checkTenantAmount, idempotencyKeyOf, keyReusedError, pause } from "./request-rules.js";
 import type { B2cInput, PayoutStatus } from "./schemas.js";
 
@@ -40,6 +41,7 @@ function unknownOutcome(payout: Pick<PayoutModel, "originatorConversationId">) {
 
 export async function b2cPayout(ctx: MomoCtx, input: B2cInput): Promise<B2cAnswer> {
   const { deps } = ctx;
+  authorizePayout(ctx, input.amount);
   const daraja = deps.momo.darajaFor(ctx.tenant);
   const { b2cResultUrl, b2cTimeoutUrl } = deps.momo.settings;
   if (!daraja || !deps.momo.b2cEnabled || !b2cResultUrl || !b2cTimeoutUrl) throw providerUnavailable("M-Pesa payouts (B2C) are not configured on this service.");
@@ -63,7 +65,7 @@ export async function b2cPayout(ctx: MomoCtx, input: B2cInput): Promise<B2cAnswe
   const now = deps.now();
   let payout: PayoutModel;
   try {
-    payout = await deps.db.prisma.payout.create({
+    payout = await storePayoutWithinDailyLimit(ctx, {
       data: {
         ...owner,
         ...request,

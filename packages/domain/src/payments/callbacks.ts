@@ -1,8 +1,9 @@
 /**
- * Daraja's callbacks (spec section 6): STK results, B2C results, B2C timeouts and Transaction Status
+ * Daraja's callbacks (docs/mpesa.md#callbacks): STK results, B2C results, B2C timeouts and Transaction Status
  * results. Each one is
  *
- *  1. checked for the secret `?token=` (constant time; missing or wrong → 403, stored as 'rejected');
+ *  1. checked for the secret `?token=` (constant time; missing or wrong → 403, stored as 'rejected' up to
+ *     the unauthenticated_callbacks_stored limit, 60 a minute by default);
  *  2. stored verbatim in momo_callbacks before anything else (bad JSON or shape → 400, 'malformed');
  *  3. applied exactly once in a transaction holding the payment's (payout's) row lock, and the stored
  *     row records what it did: applied | duplicate | flagged (with flag_reason) | accepted;
@@ -41,6 +42,14 @@ export interface InboundCallback {
 export interface CallbackReply {
   status: number;
   body: unknown;
+  /** Set when the token was missing or wrong: for the caller's metric and (rate-bounded) log line. */
+  rejected?: RejectedCallback;
+}
+
+export interface RejectedCallback {
+  reason: "no token" | "wrong token";
+  /** Kept for audit, or not (over the unauthenticated_callbacks_stored limit). */
+  stored: boolean;
 }
 
 /** A rejected (unauthenticated) callback's body is stored up to this length. */
@@ -189,11 +198,11 @@ export async function receiveCallback(deps: Deps, callback: InboundCallback): Pr
   }
 
   if (!callbackTokenValid(settings.callbackSecret, callback.token)) {
-    // Kept for audit, but bounded: anyone can post here without the secret.
-    const audit = { ...callback, rawBody: callback.rawBody.slice(0, REJECTED_BODY_MAX_CHARS) };
-    const id = await store(deps, audit, { outcome: "rejected", flagReason: callback.token === undefined ? "no token" : "wrong token" });
-    deps.logger.warn({ callbackId: id, kind: callback.kind, sourceIp: callback.sourceIp, token: callback.token === undefined ? "missing" : "wrong" }, "momo callback rejected");
-    return errorReply(403, "FORBIDDEN", "This callback address needs its secret token.");
+    const reason = callback.token === undefined ? "no token" : "wrong token";
+    // Kept for audit, but bounded in size and number: anyone can post here without the secret.
+    const { allowed: stored } = await deps.limiter.consume("unauthenticated_callbacks_stored", "all");
+    if (stored) await store(deps, { ...callback, rawBody: callback.rawBody.slice(0, REJECTED_BODY_MAX_CHARS) }, { outcome: "rejected", flagReason: reason });
+    return { ...errorReply(403, "FORBIDDEN", "This callback address needs its secret token."), rejected: { reason, stored } };
   }
 
   const json = parseJson(callback.rawBody);

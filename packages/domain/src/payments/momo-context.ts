@@ -2,7 +2,7 @@ import type { Context } from "../context.js";
 import type { AccessClaims } from "../shared/access-tokens.js";
 import type { Tenant } from "../tenants/directory.js";
 
-/** A momo procedure's context: the tenant comes from the access token (decisions.md "Tenants"). */
+/** A momo procedure's context: the tenant comes from the access token (docs/tenants.md#x-tenant-id). */
 export type MomoCtx = Context & { tenant: Tenant; auth: AccessClaims };
 
 export function isAdmin(ctx: MomoCtx): boolean {

@@ -7,6 +7,7 @@ import type { DarajaClient } from "@mteja/daraja";
 import type { Tenant } from "../tenants/directory.js";
 import type { PaymentEvents } from "./payment-events.js";
 import type { ReconcileReport } from "./reconciliation.js";
+import type { StatusStreamSlots } from "./status-stream-slots.js";
 
 export interface MomoSettings {
   /** STK CallBackURL, secret token included. Null: M-Pesa is not configured. */
@@ -31,13 +32,17 @@ export interface MomoSettings {
 
 export interface MomoDeps {
   /**
-   * The Daraja client for a tenant (its own credentials from tenant settings, else the process
-   * defaults). Null when M-Pesa is not configured.
+   * The Daraja client for a tenant's account (tenants/momo-accounts.ts: its own credentials, or the
+   * platform's when it has none). Null when M-Pesa is not configured or the tenant has no usable account.
    */
   darajaFor(tenant: Pick<Tenant, "id" | "settings">): DarajaClient | null;
-  /** Whether B2C (and Transaction Status) is configured. */
+  /** Whether the tenant has a B2C account to pay out from (see tenants/momo-accounts.ts). */
+  hasPayoutAccount(tenant: Pick<Tenant, "id" | "settings">): boolean;
+  /** Whether B2C (and Transaction Status) can run: Daraja and the B2C callback addresses are configured. */
   b2cEnabled: boolean;
   settings: MomoSettings;
   events: PaymentEvents;
+  /** The open payments.onStatus subscriptions per user, in this instance. */
+  statusStreams: StatusStreamSlots;
   reconciler: { runOnce(): Promise<ReconcileReport> };
 }

@@ -1,5 +1,5 @@
 /**
- * Reading payments (beyond the spec): GET /api/momo/payments and /api/momo/payments/{checkoutRequestId}.
+ * Reading payments (an addition to stkpush/stkquery/b2c): GET /api/momo/payments and /api/momo/payments/{checkoutRequestId}.
  * A customer sees their own payments; an admin sees every payment of the tenant.
  */
 import { readKeysetPage } from "./keyset-page.js";

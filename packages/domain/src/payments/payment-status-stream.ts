@@ -2,11 +2,18 @@
  * payments.onStatus (tRPC subscription over SSE): the payment's status now, then every change until
  * it is terminal. Changes applied in this instance arrive through the in-process events at once; the
  * database is re-checked every few seconds so a change applied by another instance is seen too.
+ *
+ * A user has at most MAX_OPEN_STATUS_STREAMS_PER_USER open at once (a further one: 429 RATE_LIMITED),
+ * and each re-check also checks the subscriber's session: a logout, revocation, password or role
+ * change ends the stream with INVALID_TOKEN within one re-check.
  */
 import type { PaymentModel } from "@mteja/db";
+import { DomainError, toTrpcError } from "../errors.js";
+import { assertLiveSession } from "../shared/sessions.js";
 import type { MomoCtx } from "./momo-context.js";
 import { isTerminalPayment } from "./payment-records.js";
 import type { PaymentStatus, PaymentStatusUpdate } from "./schemas.js";
+import { MAX_OPEN_STATUS_STREAMS_PER_USER, type StatusStreamSlot } from "./status-stream-slots.js";
 import { findVisiblePayment } from "./stk-query.js";
 
 export const STATUS_RECHECK_MS = 2_000;
@@ -22,13 +29,35 @@ function update(payment: PaymentModel): PaymentStatusUpdate {
   };
 }
 
-/** Checks access first (so NOT_FOUND is an ordinary error), then streams. */
-export async function openPaymentStatusStream(ctx: MomoCtx, checkoutRequestId: string, signal: AbortSignal | undefined): Promise<AsyncGenerator<PaymentStatusUpdate>> {
-  const payment = await findVisiblePayment(ctx, checkoutRequestId);
-  return paymentStatusStream(ctx, payment, signal);
+function tooManyStreams(): DomainError {
+  return new DomainError("RATE_LIMITED", `At most ${MAX_OPEN_STATUS_STREAMS_PER_USER} payment status subscriptions can be open at once; close one first.`, {
+    retryAfter: STATUS_RECHECK_MS / 1000,
+  });
 }
 
-async function* paymentStatusStream(ctx: MomoCtx, initial: PaymentModel, signal: AbortSignal | undefined): AsyncGenerator<PaymentStatusUpdate> {
+/** Checks access and takes one of the user's slots first (so NOT_FOUND and RATE_LIMITED are ordinary errors), then streams. */
+export async function openPaymentStatusStream(ctx: MomoCtx, checkoutRequestId: string, signal: AbortSignal | undefined): Promise<AsyncGenerator<PaymentStatusUpdate>> {
+  const payment = await findVisiblePayment(ctx, checkoutRequestId);
+  const slot = ctx.deps.momo.statusStreams.take(`${ctx.tenant.id}:${ctx.auth.sub}`);
+  if (!slot) throw tooManyStreams();
+  // The stream gives the slot back when it ends; a connection closed before the stream ever started does here.
+  signal?.addEventListener("abort", () => slot.release(), { once: true });
+  return paymentStatusStream(ctx, payment, signal, slot);
+}
+
+async function* paymentStatusStream(ctx: MomoCtx, initial: PaymentModel, signal: AbortSignal | undefined, slot: StatusStreamSlot): AsyncGenerator<PaymentStatusUpdate> {
+  try {
+    yield* followPayment(ctx, initial, signal);
+  } catch (error) {
+    // Thrown while streaming, past the procedure's middleware: given its tRPC code here, or clients
+    // would take it for a server error and reconnect.
+    throw error instanceof DomainError ? toTrpcError(error) : error;
+  } finally {
+    slot.release();
+  }
+}
+
+async function* followPayment(ctx: MomoCtx, initial: PaymentModel, signal: AbortSignal | undefined): AsyncGenerator<PaymentStatusUpdate> {
   let payment = initial;
   yield update(payment);
   if (isTerminalPayment(payment.status)) return;
@@ -57,6 +86,8 @@ async function* paymentStatusStream(ctx: MomoCtx, initial: PaymentModel, signal:
       wake = undefined;
       changed = false;
       if (signal?.aborted) return;
+      // The stream lives no longer than the session it was opened in.
+      await assertLiveSession(ctx.deps, ctx.auth);
       const current = await ctx.deps.db.prisma.payment.findUnique({ where: { id: payment.id } });
       if (!current) return;
       if (current.status !== payment.status) {

@@ -1,5 +1,5 @@
 /**
- * Reading payouts (beyond the spec, admin only): GET /api/momo/payouts and
+ * Reading payouts (an addition to stkpush/stkquery/b2c, admin only): GET /api/momo/payouts and
  * /api/momo/payouts/{originatorConversationId}. An admin sees every payout of their tenant, nothing of another's.
  */
 import type { PayoutModel } from "@mteja/db";

@@ -1,5 +1,5 @@
 /**
- * Daraja failures as the API reports them (decisions.md: PAYMENT_PROVIDER_ERROR 502 with Daraja's
+ * Daraja failures as the API reports them (docs/errors.md: PAYMENT_PROVIDER_ERROR 502 with Daraja's
  * errorCode/errorMessage in `details`; PAYMENT_PROVIDER_UNAVAILABLE 503), and as they are written to
  * a row's last_error so an idempotent retry can answer the same error again.
  */

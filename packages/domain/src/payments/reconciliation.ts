@@ -1,6 +1,6 @@
 /**
- * The reconciler (decisions.md: "A payment still PENDING after 2 minutes is reconciled with an STK
- * query"). One run:
+ * The reconciler (docs/mpesa.md#reconciliation: a payment still PENDING after 2 minutes is
+ * reconciled with an STK query). One run:
  *
  *  1. applies STK callbacks kept for a CheckoutRequestID that is now stored, and flags those no
  *     payment claimed within the in-flight window;

@@ -26,7 +26,7 @@ import { stkQuery } from "./stk-query.js";
 
 const tags = ["momo"];
 
-/** The tenant comes from the access token; X-Tenant-ID may be sent and must then match (decisions.md "Tenants"). */
+/** The tenant comes from the access token; X-Tenant-ID may be sent and must then match (docs/tenants.md#x-tenant-id). */
 const tenantHeader = {
   "x-tenant-id": z.string().optional().describe("Optional; when sent it must be the access token's tenant."),
 };
@@ -54,7 +54,7 @@ export const paymentsRouter = createTRPCRouter({
         tags,
         summary: "Send a payment prompt (STK push) to the customer's phone",
         description:
-          "The result arrives later through the payment callback; follow it with stkquery, GET /api/momo/payments/{checkoutRequestId} or the tRPC subscription payments.onStatus. At most 10 prompts per customer per minute.",
+          "The result arrives later through the payment callback; follow it with stkquery, GET /api/momo/payments/{checkoutRequestId} or the tRPC subscription payments.onStatus. At most 10 prompts per customer per minute, and 3 per minute and 10 per hour to one phone number of the shop (429 RATE_LIMITED).",
         protect: true,
         requestHeaders: idempotentHeaders,
         errorResponses: { ...authErrors, 422: "VALIDATION_ERROR", 429: "RATE_LIMITED (Retry-After set)", ...providerErrors },
@@ -71,9 +71,10 @@ export const paymentsRouter = createTRPCRouter({
         path: "/api/momo/stkquery",
         tags,
         summary: "A payment's status (asked of Daraja while it is pending)",
+        description: "At most 30 queries per customer per minute (429 RATE_LIMITED).",
         protect: true,
         requestHeaders: readHeaders,
-        errorResponses: { ...authErrors, 404: "NOT_FOUND (no such payment, or another customer's)", 422: "VALIDATION_ERROR", ...providerErrors },
+        errorResponses: { ...authErrors, 404: "NOT_FOUND (no such payment, or another customer's)", 422: "VALIDATION_ERROR", 429: "RATE_LIMITED (Retry-After set)", ...providerErrors },
       },
     })
     .input(stkQueryInput)

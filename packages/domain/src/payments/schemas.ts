@@ -1,6 +1,6 @@
 /**
- * Inputs and outputs of the momo operations (spec 2.4 / 4.3, decisions.md "Mobile money"). The momo
- * wire format is the spec's camelCase (checkoutRequestId, commandId), unlike the snake_case auth API.
+ * Inputs and outputs of the momo operations (docs/mpesa.md#operations). The momo
+ * wire format is camelCase (checkoutRequestId, commandId), unlike the snake_case auth API.
  */
 import {
   B2C_AMOUNT_MAX,

@@ -1,5 +1,5 @@
 /**
- * POST /api/momo/stkpush: a payment prompt on the customer's phone (spec 4.3, decisions.md "Mobile money").
+ * POST /api/momo/stkpush: a payment prompt on the customer's phone (docs/mpesa.md).
  *
  * The payment row is written PENDING before Daraja is called, and Daraja's ids are stored as soon as
  * it answers. A Daraja error (it answered: no prompt started) leaves the row FAILED. No answer at all
@@ -9,7 +9,7 @@
  */
 import { Prisma, type PaymentModel } from "@mteja/db";
 import { DarajaError, type DarajaClient } from "@mteja/daraja";
-import { rateLimitedError } from "../shared/abuse-limits.js";
+import { countStkPrompt } from "../shared/abuse-limits.js";
 import { tenantDisplayName } from "../tenants/directory.js";
 import type { Tenant } from "../tenants/directory.js";
 import { applyHeldStkCallbacks } from "./callbacks.js";
@@ -64,9 +64,8 @@ export async function stkPush(ctx: MomoCtx, input: StkPushInput): Promise<StkPus
     if (existing) return replay(ctx, existing, request);
   }
 
-  // Counted only for requests that may prompt (a replay does not).
-  const limit = await deps.limiter.consume("stkpush_per_user", `${owner.tenantId}:${owner.userId}`);
-  if (!limit.allowed) throw rateLimitedError(limit.retryAfter);
+  // Counted only for requests that may prompt (a replay does not), before the row is stored.
+  const counted = await countStkPrompt(ctx, { ...owner, phone: request.phone });
 
   const now = deps.now();
   let payment: PaymentModel;
@@ -86,7 +85,7 @@ export async function stkPush(ctx: MomoCtx, input: StkPushInput): Promise<StkPus
     if (idempotencyKey && error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
       const existing = await deps.db.prisma.payment.findUnique({ where: { tenantId_userId_idempotencyKey: { ...owner, idempotencyKey } } });
       if (existing) {
-        await deps.limiter.refund("stkpush_per_user", `${owner.tenantId}:${owner.userId}`);
+        await counted.refund();
         return replay(ctx, existing, request);
       }
     }

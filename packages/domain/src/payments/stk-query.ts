@@ -7,6 +7,7 @@ import { DarajaError, type StkQueryResult } from "@mteja/daraja";
 import type { PaymentModel } from "@mteja/db";
 import type { Deps } from "../context.js";
 import { DomainError } from "../errors.js";
+import { countStkQuery } from "../shared/abuse-limits.js";
 import { isAdmin, type MomoCtx } from "./momo-context.js";
 import { isTerminalPayment, lockPaymentById } from "./payment-records.js";
 import { providerUnavailable, toProviderError } from "./provider-errors.js";
@@ -43,6 +44,7 @@ function storedAnswer(payment: PaymentModel): StkQueryAnswer {
 }
 
 export async function stkQuery(ctx: MomoCtx, checkoutRequestId: string): Promise<StkQueryAnswer> {
+  await countStkQuery(ctx, { tenantId: ctx.tenant.id, userId: ctx.auth.sub });
   const payment = await findVisiblePayment(ctx, checkoutRequestId);
   if (isTerminalPayment(payment.status)) return storedAnswer(payment);
 

@@ -1,6 +1,6 @@
 /**
- * The payment state machine, applied exactly once (spec section 3 leaves it open; decisions.md
- * "Mobile money" and docs/mpesa.md fix it):
+ * The payment state machine, applied exactly once (docs/mpesa.md#state-machines and
+ * docs/daraja-wire-format.md#stk-result-codes fix it):
  *
  *   PENDING → SUCCESS | CANCELLED | FAILED | TIMEOUT, and a terminal state never changes again.
  *

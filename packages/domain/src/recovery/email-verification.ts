@@ -1,5 +1,5 @@
 /**
- * Email verification (decisions.md "Tokens and sessions"): registration writes a verification mail
+ * Email verification (docs/sessions.md#emailed-tokens): registration writes a verification mail
  * in its own transaction; POST verify-email spends the token and sets email_verified; resend
  * replaces any unused link with a new one.
  */

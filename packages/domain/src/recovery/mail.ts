@@ -48,7 +48,7 @@ export async function writeMail<K extends MailKind>(
   await enqueueMail(tx, mail, ctx.deps.now());
 }
 
-/** "5 verification or reset mails per account per hour" (decisions.md "Abuse limits"). */
+/** "5 verification or reset mails per account per hour" (docs/limits.md). */
 export async function mailCapAllows(ctx: Context, user: { id: string; tenantId: string }): Promise<boolean> {
   const decision = await ctx.deps.limiter.consume("mails_per_account", `${user.tenantId}:${user.id}`);
   if (!decision.allowed) {

@@ -1,6 +1,6 @@
 /**
- * Password reset by emailed link (spec 4.1 forgot-password / reset-password; decisions.md "Tokens
- * and sessions"). Forgot-password never reveals whether an account exists: same status, same body,
+ * Password reset by emailed link (forgot-password / reset-password; docs/sessions.md#emailed-tokens,
+ * docs/mail.md). Forgot-password never reveals whether an account exists: same status, same body,
  * and the same work before answering (the write for a known account is not awaited).
  */
 import type { z } from "zod";

@@ -1,5 +1,5 @@
 /**
- * Emailed one-time tokens (decisions.md "Tokens and sessions"): 32 random bytes as hex in the link,
+ * Emailed one-time tokens (docs/sessions.md#emailed-tokens): 32 random bytes as hex in the link,
  * stored only as SHA-256 in one_time_tokens, single use; reset 30 minutes, verification 24 hours.
  */
 import type { Prisma } from "@mteja/db";
@@ -19,7 +19,7 @@ export const emailTokenLifetimeSeconds: Record<EmailTokenPurpose, number> = {
 
 const tokenShape = /^[0-9a-f]{64}$/;
 
-/** The spec gives reset-password INVALID_TOKEN with 400; verify-email answers the same way. */
+/** reset-password answers INVALID_TOKEN with 400 (docs/errors.md); verify-email answers the same way. */
 export function invalidEmailToken(): DomainError {
   return new DomainError("INVALID_TOKEN", "This link is invalid or has expired. Please request a new one.", { status: 400 });
 }

@@ -1,14 +1,14 @@
 /**
- * How the domain applies the abuse limits of decisions.md ("Abuse limits"); the counting itself is
+ * How the domain applies the abuse limits of docs/limits.md; the counting itself is
  * the Limiter's (in memory, or Redis shared by every instance).
  */
 import { isIPv6 } from "node:net";
 import type { Context } from "../context.js";
 import { DomainError } from "../errors.js";
-import type { LimitDecision } from "./limiter.js";
+import type { LimitDecision, Limiter, LimitRule } from "./limiter.js";
 
 /**
- * The unauthenticated auth operations, by their spec path. The per-IP request limit applies to these
+ * The unauthenticated auth operations, by their REST path. The per-IP request limit applies to these
  * only: Kenyan customers often share one public IP (carrier-grade NAT), so authenticated calls are never
  * limited per IP. Matching on the operation (not on a URL) covers REST, tRPC and tRPC batches alike.
  */
@@ -108,9 +108,53 @@ export async function beginSignInAttempt(
 
 /**
  * Lifts the per-account sign-in block, for a password reset: proving control of the mailbox is a
- * stronger proof than the password guesses the block guards against (decisions.md: "password reset
+ * stronger proof than the password guesses the block guards against (docs/limits.md: "password reset
  * stays possible").
  */
 export async function clearSignInFailures(ctx: Context, account: { tenantId: string; email: string }): Promise<void> {
   await ctx.deps.limiter.reset("login_failures_per_account", accountKey(account.tenantId, account.email));
+}
+
+type Count = readonly [rule: LimitRule, key: string];
+
+/** Points consumed together, to give back together (a request that turned out not to need them). */
+export interface CountedPoints {
+  refund(): Promise<void>;
+}
+
+/**
+ * Counts one event under every rule at once. If any rule refuses, the points the others took are given
+ * back (a refused request does nothing, so it uses up no other budget) and RATE_LIMITED is thrown with
+ * the longest wait.
+ */
+async function consumeAll(limiter: Limiter, counts: readonly Count[]): Promise<CountedPoints> {
+  const decisions = await Promise.all(counts.map(([rule, key]) => limiter.consume(rule, key)));
+  const refund = async (which: (decision: LimitDecision) => boolean) => {
+    await Promise.all(counts.map(([rule, key], i) => (which(decisions[i]!) ? limiter.refund(rule, key) : undefined)));
+  };
+  const refused = decisions.filter((decision) => !decision.allowed);
+  if (refused.length > 0) {
+    await refund((decision) => decision.allowed);
+    throw rateLimitedError(Math.max(...refused.map((decision) => decision.retryAfter)));
+  }
+  return { refund: () => refund(() => true) };
+}
+
+/**
+ * Counts an STK prompt before Daraja is called: per customer (10 a minute) and per phone number of the
+ * shop (3 a minute, 10 an hour), so that no one can flood a subscriber's phone with prompts or lock
+ * its M-Pesa menu. The phone is the normalised 2547… form, so every spelling of a number counts alike.
+ */
+export async function countStkPrompt(ctx: Context, prompt: { tenantId: string; userId: string; phone: string }): Promise<CountedPoints> {
+  const phoneKey = `${prompt.tenantId}:${prompt.phone}`;
+  return consumeAll(ctx.deps.limiter, [
+    ["stkpush_per_user", `${prompt.tenantId}:${prompt.userId}`],
+    ["stk_prompts_per_phone_minute", phoneKey],
+    ["stk_prompts_per_phone_hour", phoneKey],
+  ]);
+}
+
+/** Counts one stkquery of a customer (30 a minute): a pending payment's query is a call to Daraja. */
+export async function countStkQuery(ctx: Context, owner: { tenantId: string; userId: string }): Promise<void> {
+  await consumeAll(ctx.deps.limiter, [["stkquery_per_user", `${owner.tenantId}:${owner.userId}`]]);
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** The spec's success envelope: `{ success: true, data, message }` with data/message as listed per operation. */
+/** The success envelope (docs/errors.md#success): `{ success: true, data, message }` with data/message as listed per operation. */
 export function envelope<T extends z.ZodType>(data: T) {
   return z.object({ success: z.literal(true), data, message: z.string().optional() });
 }

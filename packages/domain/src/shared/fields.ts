@@ -7,9 +7,9 @@ const controlCharacters = /[\u0000-\u001f\u007f]/;
 const controlCharactersButTabAndNewline = /[\u0000-\u0008\u000b-\u001f\u007f]/;
 
 /**
- * Where every string input starts (decisions.md "Bad input, everywhere"): a control character
- * (U+0000-U+001F, U+007F) is a 422 naming the field, checked before trimming so nothing is silently
- * dropped, and never reaches the database (PostgreSQL refuses NUL in text and jsonb).
+ * Where every string input starts (docs/errors.md#input-rules): a control character (U+0000-U+001F,
+ * U+007F) is a 422 naming the field, checked before trimming so nothing is silently dropped, and never
+ * reaches the database (PostgreSQL refuses NUL in text and jsonb).
  * `test/input-strings.test.ts` fails if a procedure takes a string that does not.
  */
 export function oneLineString(params?: StringParams) {
@@ -26,7 +26,7 @@ export function freeTextString(params?: StringParams) {
     });
 }
 
-/** Field rules shared by several operations (decisions.md: strings trimmed, emails lower-cased). */
+/** Field rules shared by several operations (docs/errors.md#input-rules: strings trimmed, emails lower-cased). */
 export const emailField = oneLineString({ error: "email is required" })
   .trim()
   .toLowerCase()

@@ -1,5 +1,5 @@
 /**
- * Abuse limits (decisions.md "Abuse limits"). The domain names what it counts; the composition root
+ * Abuse limits (docs/limits.md). The domain names what it counts; the composition root
  * supplies the store (in memory, or Redis shared by every instance).
  */
 export type LimitRule =
@@ -7,7 +7,11 @@ export type LimitRule =
   | "login_failures_per_ip"
   | "auth_requests_per_ip"
   | "mails_per_account"
-  | "stkpush_per_user";
+  | "stkpush_per_user"
+  | "stkquery_per_user"
+  | "stk_prompts_per_phone_minute"
+  | "stk_prompts_per_phone_hour"
+  | "unauthenticated_callbacks_stored";
 
 export interface LimitDecision {
   allowed: boolean;

@@ -1,5 +1,5 @@
 import type { Database } from "@mteja/db";
-import { tenantSettingsSchema, type TenantSettings } from "./settings.js";
+import { storedTenantSettingsSchema, type TenantSettings } from "./settings.js";
 
 export interface Tenant {
   id: string;
@@ -42,7 +42,7 @@ export function createTenantDirectory(db: Database, options: { ttlMs: number; no
 }
 
 export function toTenant(row: { id: string; name: string; settings: unknown; active: boolean }): Tenant {
-  const parsed = tenantSettingsSchema.safeParse(row.settings);
+  const parsed = storedTenantSettingsSchema.safeParse(row.settings);
   return { id: row.id, name: row.name, active: row.active, settings: parsed.success ? parsed.data : {} };
 }
 

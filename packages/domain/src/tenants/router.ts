@@ -5,7 +5,9 @@ import { envelope, ok } from "../shared/envelope.js";
 import { oneLineString, uncoerced } from "../shared/fields.js";
 import { adminApiProcedure, createTRPCRouter } from "../trpc.js";
 import { toTenant } from "./directory.js";
-import { tenantIdSchema, tenantSettingsSchema } from "./settings.js";
+import { maskSecrets } from "./momo-secrets.js";
+import { tenantIdSchema, tenantSettingsPatchSchema, tenantSettingsSchema } from "./settings.js";
+import { nextTenantSettings } from "./settings-update.js";
 import { setUserRole } from "./user-roles.js";
 
 const tags = ["admin"];
@@ -19,19 +21,23 @@ const tenantView = z.object({
 });
 
 function view(row: { id: string; name: string; settings: unknown; active: boolean; createdAt: Date }) {
-  return { id: row.id, name: row.name, settings: toTenant(row).settings, active: row.active, created_at: row.createdAt.toISOString() };
+  return { id: row.id, name: row.name, settings: maskSecrets(toTenant(row).settings), active: row.active, created_at: row.createdAt.toISOString() };
 }
 
-/** The operator's admin API (decisions.md "Tenants"), guarded by ADMIN_API_KEY. */
+/** The operator's admin API (docs/tenants.md#admin-api), guarded by ADMIN_API_KEY. */
 export const adminRouter = createTRPCRouter({
   createTenant: adminApiProcedure
     .meta({ openapi: { method: "POST", path: "/api/v1/admin/tenants", tags, summary: "Create a tenant (shop)", protect: true } })
     .input(z.object({ id: tenantIdSchema, name: oneLineString().trim().min(1).max(100), settings: tenantSettingsSchema.optional() }))
     .output(envelope(z.object({ tenant: tenantView })))
     .mutation(async ({ ctx, input }) => {
+      const settings = nextTenantSettings({}, input.settings ?? {}, {
+        cipher: ctx.deps.cipher,
+        isDefaultTenant: input.id === ctx.deps.config.defaultTenantId,
+      });
       try {
         const row = await ctx.deps.db.prisma.tenant.create({
-          data: { id: input.id, name: input.name, settings: (input.settings ?? {}) as Prisma.InputJsonValue },
+          data: { id: input.id, name: input.name, settings: settings as Prisma.InputJsonValue },
         });
         ctx.deps.tenants.invalidate(row.id);
         return ok({ tenant: view(row) }, "Tenant created.");
@@ -61,23 +67,33 @@ export const adminRouter = createTRPCRouter({
       z.object({
         id: tenantIdSchema,
         name: oneLineString().trim().min(1).max(100).optional(),
-        settings: tenantSettingsSchema.optional(),
+        /** A JSON Merge Patch (RFC 7396) of the stored settings: nested objects merge, null removes a key. */
+        settings: tenantSettingsPatchSchema.optional(),
         active: uncoerced(z.boolean()).optional(),
       }),
     )
     .output(envelope(z.object({ tenant: tenantView })))
     .mutation(async ({ ctx, input }) => {
-      const existing = await ctx.deps.db.prisma.tenant.findUnique({ where: { id: input.id } });
-      if (!existing) throw new DomainError("NOT_FOUND", "No tenant has this id.");
-      const row = await ctx.deps.db.prisma.tenant.update({
-        where: { id: input.id },
-        data: {
-          ...(input.name !== undefined ? { name: input.name } : {}),
-          ...(input.active !== undefined ? { active: input.active } : {}),
-          ...(input.settings !== undefined
-            ? { settings: { ...toTenant(existing).settings, ...input.settings } as Prisma.InputJsonValue }
-            : {}),
-        },
+      const row = await ctx.deps.db.prisma.$transaction(async (tx) => {
+        // Locked, so two updates at once each merge into the other's result rather than overwrite it.
+        const [existing] = await tx.$queryRaw<{ id: string; name: string; settings: unknown; active: boolean }[]>`
+          SELECT id, name, settings, active FROM tenants WHERE id = ${input.id} FOR UPDATE`;
+        if (!existing) throw new DomainError("NOT_FOUND", "No tenant has this id.");
+        const settings =
+          input.settings !== undefined
+            ? nextTenantSettings(toTenant(existing).settings, input.settings, {
+                cipher: ctx.deps.cipher,
+                isDefaultTenant: input.id === ctx.deps.config.defaultTenantId,
+              })
+            : undefined;
+        return tx.tenant.update({
+          where: { id: input.id },
+          data: {
+            ...(input.name !== undefined ? { name: input.name } : {}),
+            ...(input.active !== undefined ? { active: input.active } : {}),
+            ...(settings !== undefined ? { settings: settings as Prisma.InputJsonValue } : {}),
+          },
+        });
       });
       ctx.deps.tenants.invalidate(row.id);
       return ok({ tenant: view(row) }, "Tenant updated.");

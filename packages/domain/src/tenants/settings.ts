@@ -1,29 +1,106 @@
 import { z } from "zod";
 import { oneLineString, uncoerced } from "../shared/fields.js";
 
-/** Per-tenant settings that override process defaults (decisions.md "Tenants"). */
-export const tenantSettingsSchema = z
-  .object({
-    displayName: oneLineString().trim().min(1).max(100).optional(),
-    appUrl: oneLineString().pipe(z.url({ protocol: /^https?$/ })).optional(),
-    requireVerifiedEmail: uncoerced(z.boolean()).optional(),
-    corsOrigins: z.array(oneLineString().pipe(z.url({ protocol: /^https?$/ }))).max(50).optional(),
-    momo: z
-      .object({
-        shortcode: z.string().regex(/^\d{5,7}$/).optional(),
-        passkey: oneLineString().min(1).max(200).optional(),
-        consumerKey: oneLineString().min(1).max(200).optional(),
-        consumerSecret: oneLineString().min(1).max(200).optional(),
-        transactionType: z.enum(["CustomerPayBillOnline", "CustomerBuyGoodsOnline"]).optional(),
-        tillNumber: z.string().regex(/^\d{5,7}$/).optional(),
-        minAmount: uncoerced(z.number().int().min(1)).optional(),
-        maxAmount: uncoerced(z.number().int().max(250_000)).optional(),
-      })
-      .optional(),
-  })
+/** What the admin API shows, and accepts back, in place of a stored Daraja secret. */
+export const MASKED_SECRET = "set";
+
+/** Daraja secrets: encrypted at rest (./momo-secrets.ts) and never shown. */
+export const MOMO_SECRET_FIELDS = ["consumerSecret", "passkey", "securityCredential"] as const;
+export type MomoSecretField = (typeof MOMO_SECRET_FIELDS)[number];
+
+/**
+ * A tenant's own M-Pesa credentials come in groups, each all or nothing: the Daraja app with its STK
+ * short code, and the B2C (payout) account. A partial group would mix the tenant's and the platform's.
+ */
+export const MOMO_CREDENTIAL_GROUPS = {
+  stk: ["shortcode", "consumerKey", "consumerSecret", "passkey"],
+  b2c: ["b2cShortcode", "initiatorName", "securityCredential"],
+} as const;
+
+const shortcode = z.string().regex(/^\d{5,7}$/, "must be 5-7 digits");
+const secret = oneLineString().min(1).max(200);
+
+const b2cFields = {
+  enabled: uncoerced(z.boolean()),
+  /** Largest single payout, whole shillings. */
+  maxAmount: uncoerced(z.number().int().min(10).max(250_000)),
+  /** Shillings paid out per Nairobi day (payouts not FAILED). */
+  dailyLimit: uncoerced(z.number().int().min(10).max(1_000_000_000)),
+};
+
+const momoFields = {
+  shortcode,
+  passkey: secret,
+  consumerKey: oneLineString().min(1).max(200),
+  consumerSecret: secret,
+  transactionType: z.enum(["CustomerPayBillOnline", "CustomerBuyGoodsOnline"]),
+  tillNumber: shortcode,
+  minAmount: uncoerced(z.number().int().min(1)),
+  maxAmount: uncoerced(z.number().int().max(250_000)),
+  b2cShortcode: shortcode,
+  initiatorName: oneLineString().min(1).max(100),
+  securityCredential: z.string().min(1).max(2000).regex(/^[A-Za-z0-9+/]+={0,2}$/, "must be base64 (Daraja's encrypted initiator password)"),
+};
+
+const topFields = {
+  displayName: oneLineString().trim().min(1).max(100),
+  appUrl: oneLineString().pipe(z.url({ protocol: /^https?$/ })),
+  requireVerifiedEmail: uncoerced(z.boolean()),
+  corsOrigins: z.array(oneLineString().pipe(z.url({ protocol: /^https?$/ }))).max(50),
+};
+
+type Fields = Record<string, z.ZodType>;
+const optional = <T extends Fields>(fields: T) => z.object(fields).partial();
+/** Every field may also be null: JSON Merge Patch's "remove this key". */
+function removable<T extends Fields>(fields: T) {
+  const entries = Object.entries(fields).map(([key, schema]) => [key, schema.nullable().optional()]);
+  return z.object(Object.fromEntries(entries) as { [K in keyof T]: z.ZodOptional<z.ZodNullable<T[K]>> });
+}
+
+/** Per-tenant settings that override process defaults (docs/tenants.md#settings, docs/mpesa.md "Per-shop M-Pesa"), as a new tenant is created with. */
+export const tenantSettingsSchema = optional(topFields)
+  .extend({ momo: optional(momoFields).extend({ b2c: optional(b2cFields).optional() }).optional() })
   .strip();
 
-export type TenantSettings = z.infer<typeof tenantSettingsSchema>;
+/** PATCH /api/v1/admin/tenants/:id `settings`: a JSON Merge Patch (RFC 7396) of the stored settings. */
+export const tenantSettingsPatchSchema = removable(topFields)
+  .extend({ momo: removable(momoFields).extend({ b2c: removable(b2cFields).nullable().optional() }).nullable().optional() })
+  .strip();
+
+/** Every field optional, and a stored value that no longer reads is dropped alone. */
+function lenient<T extends Fields>(fields: T) {
+  const entries = Object.entries(fields).map(([key, schema]) => [key, schema.optional().catch(undefined)]);
+  return z.object(Object.fromEntries(entries) as { [K in keyof T]: z.ZodCatch<z.ZodOptional<T[K]>> });
+}
+
+/**
+ * Settings as stored: secrets are ciphertext (longer than a secret may be on input). Read field by
+ * field, so one unreadable value never drops the rest: a tenant must never lose its own short code
+ * and fall back to the platform's (a group missing a field is unusable, see ./momo-accounts.ts).
+ */
+const storedMomoSchema = lenient({
+  ...momoFields,
+  passkey: z.string().min(1),
+  consumerSecret: z.string().min(1),
+  securityCredential: z.string().min(1),
+}).extend({ b2c: lenient(b2cFields).optional().catch(undefined) });
+
+export const storedTenantSettingsSchema = lenient(topFields).extend({ momo: storedMomoSchema.optional().catch(undefined) }).strip();
+
+export type TenantSettings = z.infer<typeof storedTenantSettingsSchema>;
+export type TenantSettingsPatch = z.infer<typeof tenantSettingsPatchSchema>;
+export type MomoTenantSettings = NonNullable<TenantSettings["momo"]>;
+
+/** The fields of each credential group that are present in part: the missing ones. */
+export function missingCredentialFields(momo: Partial<Record<string, unknown>> | undefined): string[] {
+  if (!momo) return [];
+  const missing: string[] = [];
+  for (const group of Object.values(MOMO_CREDENTIAL_GROUPS)) {
+    const present = group.filter((field) => momo[field] !== undefined);
+    if (present.length > 0 && present.length < group.length) missing.push(...group.filter((field) => momo[field] === undefined));
+  }
+  return missing;
+}
 
 export const tenantIdSchema = z
   .string()

@@ -1,0 +1,56 @@
+/**
+ * The settings a tenant gets from an admin create or update: the stored settings with the request's
+ * JSON Merge Patch applied, secrets encrypted, and the credential rules checked on the result.
+ */
+import { DomainError, type ErrorDetail } from "../errors.js";
+import type { DataCipher } from "../shared/data-cipher.js";
+import { applyMergePatch } from "../shared/merge-patch.js";
+import {
+  MASKED_SECRET,
+  MOMO_CREDENTIAL_GROUPS,
+  MOMO_SECRET_FIELDS,
+  missingCredentialFields,
+  storedTenantSettingsSchema,
+  type TenantSettings,
+  type TenantSettingsPatch,
+} from "./settings.js";
+
+export interface SettingsUpdateContext {
+  cipher: DataCipher;
+  /** The default tenant may pay out from the platform's B2C account; other tenants only from their own. */
+  isDefaultTenant: boolean;
+}
+
+export function nextTenantSettings(stored: TenantSettings, patch: TenantSettingsPatch, context: SettingsUpdateContext): TenantSettings {
+  const details: ErrorDetail[] = [];
+  const sealedPatch = sealPatchSecrets(stored, patch, context.cipher, details);
+  const merged = storedTenantSettingsSchema.parse(applyMergePatch(stored, sealedPatch));
+
+  for (const field of missingCredentialFields(merged.momo)) {
+    details.push({ path: `settings.momo.${field}`, message: "required: a shop's M-Pesa credentials are all or nothing" });
+  }
+  const hasOwnStk = MOMO_CREDENTIAL_GROUPS.stk.every((field) => merged.momo?.[field] !== undefined);
+  if (hasOwnStk && merged.momo?.transactionType === "CustomerBuyGoodsOnline" && merged.momo.tillNumber === undefined) {
+    details.push({ path: "settings.momo.tillNumber", message: "required with transactionType CustomerBuyGoodsOnline (the till customers pay into)" });
+  }
+  const hasOwnB2c = MOMO_CREDENTIAL_GROUPS.b2c.every((field) => merged.momo?.[field] !== undefined);
+  if (merged.momo?.b2c?.enabled === true && !context.isDefaultTenant && !hasOwnB2c) {
+    details.push({ path: "settings.momo.b2c.enabled", message: `payouts need the shop's own B2C account (${MOMO_CREDENTIAL_GROUPS.b2c.join(", ")})` });
+  }
+  if (details.length > 0) throw new DomainError("VALIDATION_ERROR", "The request is invalid.", { details });
+  return merged;
+}
+
+/** New secrets encrypted; "set" (the masked value written back) dropped, so the stored one stays. */
+function sealPatchSecrets(stored: TenantSettings, patch: TenantSettingsPatch, cipher: DataCipher, details: ErrorDetail[]): TenantSettingsPatch {
+  if (!patch.momo) return patch;
+  const momo = { ...patch.momo };
+  for (const field of MOMO_SECRET_FIELDS) {
+    const value = momo[field];
+    if (typeof value !== "string") continue;
+    if (value !== MASKED_SECRET) momo[field] = cipher.encrypt(value);
+    else if (stored.momo?.[field] !== undefined) delete momo[field];
+    else details.push({ path: `settings.momo.${field}`, message: `nothing is stored to keep: send the ${field} itself` });
+  }
+  return { ...patch, momo };
+}
