@@ -1,5 +1,5 @@
 /**
- * Bad input never reaches the database or the stack (decisions "Bad input, everywhere"): JSON nested
+ * Bad input never reaches the database or the stack (docs/errors.md#input-rules): JSON nested
  * too deep and bodies that are not objects are 400 MALFORMED_REQUEST on REST and tRPC; control
  * characters in any string (body, query string, path) are 422 VALIDATION_ERROR naming the field, with
  * tab and newline allowed in free text only; list cursors and dates that do not parse or are out of

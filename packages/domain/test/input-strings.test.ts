@@ -1,5 +1,5 @@
 /**
- * Every string a procedure takes refuses control characters (decisions.md "Bad input, everywhere"),
+ * Every string a procedure takes refuses control characters (docs/errors.md#input-rules),
  * so none can reach the database. The walk covers each procedure of appRouter, so a procedure or field
  * added later without `oneLineString` / `freeTextString` (shared/fields.ts) fails here.
  */

@@ -1,6 +1,6 @@
 /**
- * What a JSON request body must be before anything parses it further (decisions.md "Bad input,
- * everywhere"): an object, nested at most 32 levels, without a `__proto__` key. Both checks read the raw text in one linear pass,
+ * What a JSON request body must be before anything parses it further (docs/http.md#bodies): an
+ * object, nested at most 32 levels, without a `__proto__` key. Both checks read the raw text in one linear pass,
  * so a body nested thousands of levels costs no recursion anywhere (JSON.parse, the REST adapter, zod).
  * The Fastify JSON parser (REST) and a hook of the tRPC mount (which parses bodies itself) apply it.
  */
