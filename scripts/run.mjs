@@ -80,12 +80,10 @@ switch (command) {
   case "start": {
     build();
     step("starting Mteja");
-    const devEnv = { ...env, MTEJA_DEV_START: "1" };
-    // A known admin key on the dev start only, so a new user can promote an admin and try B2C payouts.
-    if (!env.ADMIN_API_KEY && env.NODE_ENV !== "production") {
-      devEnv.ADMIN_API_KEY = "mteja-dev-admin-key";
-      console.log("  admin API key for this dev start: mteja-dev-admin-key (set ADMIN_API_KEY to choose your own)");
-    }
+    // The only start that is not production (the service's default). Outside production the service
+    // listens on 127.0.0.1 unless HOST is set, and without ADMIN_API_KEY it takes a known admin key
+    // that answers loopback connections only (it prints it at start).
+    const devEnv = { ...env, MTEJA_DEV_START: "1", NODE_ENV: env.NODE_ENV || "development" };
     // The verification and reset mails link to APP_URL/verify-email and /reset-password: the demo serves both (not in production).
     // PUBLIC_URL (the OpenAPI document's server) falls back to APP_URL: keep it on the origin itself.
     if (!env.APP_URL && env.NODE_ENV !== "production") {

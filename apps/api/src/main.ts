@@ -3,6 +3,7 @@ import pino from "pino";
 import { buildServer, loggerOptions } from "./server.js";
 import { createMetrics } from "./http/metrics.js";
 import { createServices } from "./runtime/services.js";
+import { productionWarnings } from "./runtime/production-warnings.js";
 import { createShutdown } from "./runtime/shutdown.js";
 import { readSettings, SettingsError } from "./settings.js";
 
@@ -18,12 +19,16 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = pino(loggerOptions(settings) as pino.LoggerOptions);
+  for (const warning of productionWarnings(settings)) logger.warn({ setting: warning.setting }, `unsafe in production: ${warning.message}`);
   // Owned here, not by prom-client's global registry; Daraja calls report into it too (metrics.instrumentDarajaFetch).
   const metrics = createMetrics();
   const services = await createServices(settings, logger, { darajaFetch: metrics.instrumentDarajaFetch() });
   const app = await buildServer({ settings, deps: services.deps, loggerInstance: logger, metrics });
   await app.listen({ port: settings.PORT, host: settings.HOST });
   logger.info({ database: services.deps.db.kind, url: `http://localhost:${settings.PORT}` }, "Mteja is listening");
+  if (services.deps.config.adminApiKeyLoopbackOnly) {
+    logger.info({ devAdminApiKey: services.deps.config.adminApiKey }, "dev start: this admin API key answers loopback connections only (set ADMIN_API_KEY to choose your own)");
+  }
 
   // Stop accepting, end event streams, finish requests in flight (callbacks too), then stop the workers
   // and close the pools (runtime/shutdown.ts); the timer is the backstop if anything hangs.

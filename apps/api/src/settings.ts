@@ -15,9 +15,11 @@ const url = (name: string, protocols: RegExp) => z.url({ protocol: protocols, er
 
 const settingsSchema = z
   .object({
-    NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+    // Unset means production: only the dev start (scripts/run.mjs start) says development.
+    NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
     PORT: z.coerce.number({ error: "PORT must be a number" }).int().min(0).max(65535).default(3000),
-    HOST: z.string().min(1).default("0.0.0.0"),
+    /** Default: every interface in production, loopback only outside it (see listenHost below). */
+    HOST: z.string().min(1).optional(),
     DATABASE_URL: url("DATABASE_URL", /^postgres(ql)?$/).optional(),
     DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
     DATA_DIR: z.string().min(1).default("./data"),
@@ -71,7 +73,13 @@ const settingsSchema = z
     if (s.NODE_ENV === "production" && s.DATABASE_URL && !s.DATA_ENCRYPTION_KEY) {
       ctx.addIssue({ code: "custom", path: ["DATA_ENCRYPTION_KEY"], message: "DATA_ENCRYPTION_KEY is required in production on PostgreSQL" });
     }
-  });
+  })
+  .transform((s) => ({ ...s, HOST: s.HOST ?? listenHost(s.NODE_ENV) }));
+
+/** Outside production the dev conveniences are on, so by default nothing but this machine can reach them. */
+function listenHost(nodeEnv: "development" | "production" | "test"): string {
+  return nodeEnv === "production" ? "0.0.0.0" : "127.0.0.1";
+}
 
 export type Settings = z.infer<typeof settingsSchema>;
 

@@ -5,6 +5,8 @@ export interface DomainConfig {
   appUrl: string;
   cookieSecure: boolean;
   adminApiKey: string | undefined;
+  /** The dev start's known key: accepted only from a direct loopback connection. */
+  adminApiKeyLoopbackOnly: boolean;
   rateLimits: boolean;
   accessTokenTtlSeconds: number;
   refreshIdleSeconds: number;

@@ -22,6 +22,8 @@ export interface RequestInfo {
   authorization: string | undefined;
   idempotencyKey: string | undefined;
   ip: string;
+  /** Made straight from this machine's loopback interface, not relayed by a proxy (never from request headers alone). */
+  directLoopback: boolean;
   userAgent: string | undefined;
   getCookie(name: string): string | undefined;
   setCookie(name: string, value: string, options: CookieOptions): void;

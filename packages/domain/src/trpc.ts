@@ -96,8 +96,8 @@ export const adminProcedure = protectedProcedure.use(async ({ ctx, next }) => {
 
 export const adminApiProcedure = publicProcedure.use(async ({ ctx, next }) => {
   const key = ctx.deps.config.adminApiKey;
-  // Without ADMIN_API_KEY the admin API does not exist (docs/tenants.md#admin-api).
-  if (!key) throw new DomainError("NOT_FOUND", "Not found.");
+  // Without ADMIN_API_KEY the admin API does not exist (docs/tenants.md#admin-api); nor, for the network, with the dev start's known key.
+  if (!key || (ctx.deps.config.adminApiKeyLoopbackOnly && !ctx.request.directLoopback)) throw new DomainError("NOT_FOUND", "Not found.");
   const presented = bearerToken(ctx.request.authorization);
   if (!presented) throw new DomainError("AUTH_REQUIRED", "The admin API key is required.");
   if (!constantTimeEqual(presented, key)) throw new DomainError("INVALID_TOKEN", "The admin API key is not valid.");

@@ -1,5 +1,6 @@
 import type { Context, Deps } from "@mteja/domain";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { isDirectLoopback } from "./loopback.js";
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
@@ -16,6 +17,7 @@ export function createRequestContext(deps: Deps, request: FastifyRequest, reply:
       authorization: header(request, "authorization"),
       idempotencyKey: header(request, "idempotency-key"),
       ip: request.ip,
+      directLoopback: isDirectLoopback(request),
       userAgent: header(request, "user-agent"),
       getCookie: (name) => request.cookies[name],
       setCookie: (name, value, options) => void reply.setCookie(name, value, options),

@@ -1,10 +1,12 @@
 /**
  * GET /dev/outbox: the newest mails of the outbox with their text, so a developer (or the demo app)
- * can follow verification and reset links without a mail server. Registered only when NODE_ENV is
- * not production: the bodies hold live tokens.
+ * can follow verification and reset links without a mail server. The bodies hold live tokens, so it
+ * is registered only outside production, and even then answers only direct loopback connections
+ * (anyone else gets the 404 of an unknown route): nobody on the network can read another person's mail.
  */
 import type { Database } from "@mteja/db";
 import type { FastifyPluginAsync } from "fastify";
+import { isDirectLoopback } from "./loopback.js";
 
 export interface DevOutboxOptions {
   db: Database;
@@ -18,6 +20,7 @@ interface DevOutboxQuery {
 
 export const devOutboxRoutes: FastifyPluginAsync<DevOutboxOptions> = async (app, opts) => {
   app.get<{ Querystring: DevOutboxQuery }>("/dev/outbox", async (request, reply) => {
+    if (!isDirectLoopback(request)) return reply.callNotFound();
     const { to, tenant } = request.query;
     const limit = Math.min(Math.max(Number(request.query.limit) || 50, 1), 200);
     const rows = await opts.db.prisma.mailOutbox.findMany({

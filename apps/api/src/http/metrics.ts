@@ -16,6 +16,7 @@ import type { Database } from "@mteja/db";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { timingSafeEqual, createHash } from "node:crypto";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { isDirectLoopback } from "./loopback.js";
 
 export type DarajaOutcome = "ok" | "http_error" | "timeout" | "network";
 
@@ -273,8 +274,5 @@ function allowed(request: FastifyRequest, token: string | undefined): boolean {
     const digest = (value: string) => createHash("sha256").update(value).digest();
     return timingSafeEqual(digest(given), digest(token));
   }
-  const address = request.socket.remoteAddress ?? "";
-  const loopback = address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127.");
-  const proxied = request.headers["x-forwarded-for"] !== undefined || request.headers.forwarded !== undefined;
-  return loopback && !proxied;
+  return isDirectLoopback(request);
 }

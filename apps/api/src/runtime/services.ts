@@ -21,6 +21,7 @@ import {
 } from "@mteja/domain";
 import { Redis } from "ioredis";
 import type { Settings } from "../settings.js";
+import { adminApiKeyOf } from "./admin-key.js";
 import { createLimiter } from "./limiter.js";
 import { createMailRuntime, type MailRuntime } from "./mail.js";
 import { createClosers } from "./closers.js";
@@ -92,6 +93,7 @@ export async function createServices(settings: Settings, logger: Logger, overrid
     const payments = await createPaymentsRuntime(settings, logger, () => deps, { cipher, ...(overrides.darajaFetch ? { darajaFetch: overrides.darajaFetch } : {}) });
     closers.add("payment reconciliation", () => payments.close());
 
+    const adminApiKey = adminApiKeyOf(settings);
     const deps: Deps = {
       db,
       now,
@@ -109,7 +111,8 @@ export async function createServices(settings: Settings, logger: Logger, overrid
         defaultTenantId: settings.DEFAULT_TENANT_ID,
         appUrl: settings.APP_URL,
         cookieSecure: settings.COOKIE_SECURE,
-        adminApiKey: settings.ADMIN_API_KEY,
+        adminApiKey: adminApiKey.key,
+        adminApiKeyLoopbackOnly: adminApiKey.loopbackOnly,
         rateLimits: settings.RATE_LIMITS === "on",
         accessTokenTtlSeconds: settings.ACCESS_TOKEN_TTL_SECONDS,
         refreshIdleSeconds: tokenDefaults.refreshIdleSeconds,

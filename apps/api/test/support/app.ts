@@ -34,6 +34,8 @@ export interface TestAppOptions {
   logStream?: Writable;
   /** A metrics registry wired as main.ts wires it: Daraja calls report into it, /metrics serves it. */
   metrics?: Metrics;
+  /** Listen address (default 127.0.0.1); `url` stays the loopback one. */
+  host?: string;
 }
 
 export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
@@ -59,7 +61,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     ...(options.metrics ? { metrics: options.metrics } : {}),
   });
-  await app.listen({ port: 0, host: "127.0.0.1" });
+  await app.listen({ port: 0, host: options.host ?? "127.0.0.1" });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : 0;
   return {
