@@ -2,6 +2,7 @@
  * Every process setting, read from the environment once at start and validated with zod.
  * A bad value stops the start with a message naming the setting (README "Settings").
  */
+import { parseSender } from "@mteja/mailer";
 import { z } from "zod";
 import { parseLimitRules } from "./runtime/limiter.js";
 import { checkMomoSettings, momoSettingsShape } from "./runtime/payments-settings.js";
@@ -25,7 +26,10 @@ const settingsSchema = z
     DATA_DIR: z.string().min(1).default("./data"),
     REDIS_URL: url("REDIS_URL", /^rediss?$/).optional(),
     SMTP_URL: url("SMTP_URL", /^smtps?$/).optional(),
-    MAIL_FROM: z.email({ error: "MAIL_FROM must be an email address" }).default("no-reply@mteja.local"),
+    MAIL_FROM: z
+      .string()
+      .default("no-reply@mteja.local")
+      .refine((v) => parseSender(v) !== undefined, 'MAIL_FROM must be one address: addr@example.com, Name <addr@example.com> or "Name, Inc." <addr@example.com>'),
     APP_URL: url("APP_URL", /^https?$/).default("http://localhost:3000"),
     PUBLIC_URL: url("PUBLIC_URL", /^https?$/).optional(),
     ADMIN_API_KEY: z.string().min(16, "ADMIN_API_KEY must be at least 16 characters").optional(),

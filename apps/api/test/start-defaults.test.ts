@@ -133,7 +133,7 @@ describe("the unsafe-production-settings list", () => {
     DATABASE_URL: "postgres://mteja@db.internal:5432/mteja",
     REDIS_URL: "redis://redis.internal:6379",
     SMTP_URL: "smtp://mail.internal:587",
-    MAIL_FROM: "no-reply@duka.example",
+    MAIL_FROM: "Duka <no-reply@duka.example>",
     APP_URL: "https://duka.example",
     DATA_ENCRYPTION_KEY: "0".repeat(64),
     TRUST_PROXY: "10.0.0.0/8",

@@ -16,3 +16,4 @@ export {
 export { backoffAfter, type Backoff, type BackoffPolicy } from "./backoff.js";
 export { describeError, MailDeliveryError } from "./delivery-error.js";
 export type { MailLogger } from "./logger.js";
+export { parseSender, type Sender } from "./sender.js";

@@ -1,5 +1,5 @@
 import type { MailLogger } from "./logger.js";
-import { assertBareAddress, formatSender } from "./sender.js";
+import { formatSender, requireSender, senderOf } from "./sender.js";
 import type { MailTransport, SentMail } from "./transport.js";
 
 export interface LogTransportOptions {
@@ -12,7 +12,7 @@ export interface LogTransportOptions {
 
 /** Stands in for SMTP when none is configured: logs each mail and keeps the last few in memory. */
 export function createLogTransport(options: LogTransportOptions): MailTransport & { recent(): SentMail[] } {
-  const from = assertBareAddress(options.from);
+  const from = requireSender(options.from);
   const keepRecent = options.keepRecent ?? 50;
   const now = options.now ?? (() => new Date());
   const kept: SentMail[] = [];
@@ -23,7 +23,7 @@ export function createLogTransport(options: LogTransportOptions): MailTransport 
         mailId: mail.id,
         tenantId: mail.tenantId,
         kind: mail.kind,
-        from: formatSender(mail.fromName, from),
+        from: formatSender(senderOf(mail.fromName, from)),
         to: mail.to,
         subject: mail.subject,
         text: mail.text,

@@ -1,13 +1,13 @@
 import nodemailer from "nodemailer";
 import { codeOf, MailDeliveryError } from "./delivery-error.js";
-import { assertBareAddress, outboxMessageId } from "./sender.js";
+import { outboxMessageId, requireSender, senderOf } from "./sender.js";
 import type { MailTransport } from "./transport.js";
 
 // Nodemailer error codes that mean the server, not the mail, is the problem.
 const SERVER_UNAVAILABLE_CODES = new Set(["ECONNECTION", "ETIMEDOUT", "ESOCKET", "EDNS", "ETLS", "EAUTH", "EPROXY"]);
 
 export function createSmtpTransport(options: { smtpUrl: string; from: string }): MailTransport {
-  const from = assertBareAddress(options.from);
+  const from = requireSender(options.from);
   // Not pooled: mail volume is low and a fresh connection per mail never sits on a dead socket.
   // Options written in the URL's query (e.g. ?socketTimeout=60000) take precedence over these.
   const transporter = nodemailer.createTransport({
@@ -22,12 +22,12 @@ export function createSmtpTransport(options: { smtpUrl: string; from: string }):
     async send(mail, sendOptions) {
       try {
         await transporter.sendMail({
-          from: { name: mail.fromName, address: from },
+          from: senderOf(mail.fromName, from),
           to: mail.to,
           subject: mail.subject,
           text: mail.text,
           html: mail.html,
-          messageId: outboxMessageId(mail.id, from),
+          messageId: outboxMessageId(mail.id, from.address),
           headers: { "Auto-Submitted": "auto-generated" },
           signal: sendOptions?.signal,
         });

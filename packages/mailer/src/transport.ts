@@ -32,7 +32,7 @@ export interface MailTransport {
 export interface MailTransportOptions {
   /** SMTP_URL, e.g. smtp://user:pass@smtp.example.com:587. Absent: mails are logged, not sent. */
   smtpUrl?: string | undefined;
-  /** MAIL_FROM: the sender address (bare, no display name). */
+  /** MAIL_FROM: `addr@x`, `Name <addr@x>` or `"Name, Inc." <addr@x>`; each mail's shop name goes before the name given here. */
   from: string;
   logger: MailLogger;
   /** Log mail bodies (log transport only). Bodies carry reset and verification tokens: false in production. */

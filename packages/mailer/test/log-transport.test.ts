@@ -62,9 +62,14 @@ describe("log transport", () => {
     await transport.close();
   });
 
-  it("wants a bare sender address", () => {
-    expect(() =>
-      createMailTransport({ from: "Mteja <no-reply@mteja.test>", logger: captureLogger(), logMailBodies: false }),
-    ).toThrow(/bare address/);
+  it("takes a sender with a display name, and shows the shop's name at its address", async () => {
+    const transport = createMailTransport({ from: `"Mteja, Inc." <no-reply@mteja.test>`, logger: captureLogger(), logMailBodies: false });
+    await transport.send(mail());
+    await transport.send(mail({ id: "nameless", fromName: "" }));
+    expect(transport.recent?.().map((sent) => sent.from)).toEqual([`"Mteja, Inc." <no-reply@mteja.test>`, `"Duka \\"Bora\\"" <no-reply@mteja.test>`]);
+  });
+
+  it("refuses a sender that is not one address", () => {
+    expect(() => createMailTransport({ from: "Mteja no-reply@mteja.test", logger: captureLogger(), logMailBodies: false })).toThrow(/Mail sender/);
   });
 });

@@ -3,6 +3,7 @@
  * start, so an operator sees them in the first lines of the log. docs/operations.md "Production
  * checklist" explains each one and what to set instead.
  */
+import { parseSender } from "@mteja/mailer";
 import type { Settings } from "../settings.js";
 
 export interface SettingWarning {
@@ -50,7 +51,10 @@ const checks: Array<[setting: string, check: Check]> = [
   ["APP_URL", (s) => (s.APP_URL.startsWith("http://") ? `APP_URL is ${s.APP_URL}: verification and reset links in mails are not https` : undefined)],
   [
     "MAIL_FROM",
-    (s) => (s.SMTP_URL && /@mteja\.local>?$/.test(s.MAIL_FROM) ? "MAIL_FROM is the default no-reply@mteja.local: mail servers will reject or junk mail from it" : undefined),
+    (s) =>
+      s.SMTP_URL && parseSender(s.MAIL_FROM)?.address.endsWith("@mteja.local")
+        ? "MAIL_FROM is at mteja.local, the default: mail servers will reject or junk mail from it"
+        : undefined,
   ],
   [
     "MOMO_CALLBACK_ALLOWED_IPS",
