@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   // Owned here, not by prom-client's global registry; Daraja calls report into it too (metrics.instrumentDarajaFetch).
   const metrics = createMetrics();
   const services = await createServices(settings, logger, { darajaFetch: metrics.instrumentDarajaFetch() });
-  const app = await buildServer({ settings, deps: services.deps, loggerInstance: logger, metrics });
+  const app = await buildServer({ settings, deps: services.deps, loggerInstance: logger, metrics, rateLimitStore: services.rateLimitStore });
   await app.listen({ port: settings.PORT, host: settings.HOST });
   logger.info({ database: services.deps.db.kind, url: `http://localhost:${settings.PORT}` }, "Mteja is listening");
   if (services.deps.config.adminApiKeyLoopbackOnly) {

@@ -19,6 +19,7 @@ import { momoCallbackPlugin } from "./http/momo-callbacks.js";
 import { restPlugin } from "./http/rest.js";
 import { systemRoutes } from "./http/system-routes.js";
 import { trpcPlugin } from "./http/trpc.js";
+import type { RateLimitStore } from "./runtime/rate-limit-store.js";
 import type { Settings } from "./settings.js";
 
 export interface BuildServerOptions {
@@ -29,6 +30,8 @@ export interface BuildServerOptions {
   logger?: FastifyServerOptions["logger"];
   /** The metrics registry (main.ts makes it first so the Daraja client can report into it); otherwise a new one. */
   metrics?: Metrics;
+  /** The Redis of the abuse limits (REDIS_URL), reported by /readyz and /metrics. */
+  rateLimitStore?: RateLimitStore | undefined;
 }
 
 export function loggerOptions(settings: Settings): FastifyServerOptions["logger"] {
@@ -106,6 +109,7 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
       ["get", "post", "put", "patch", "delete"].filter((method) => method in (item ?? {})).map((method) => ({ method, path })),
     ),
     procedures: new Set(Object.keys(appRouter._def.procedures)),
+    rateLimitStore: options.rateLimitStore,
   });
 
   app.addHook("onSend", async (_request, reply) => {
@@ -129,7 +133,7 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
     if (envelope.status >= 500) app.log.error({ err: error, path }, "procedure failed");
   };
 
-  await app.register(systemRoutes, { db: deps.db, tokens: deps.tokens, openApiDocument });
+  await app.register(systemRoutes, { db: deps.db, tokens: deps.tokens, openApiDocument, rateLimitStore: options.rateLimitStore });
   await app.register(docsPlugin, { openApiUrl: "/openapi.json" });
   // The dev outbox shows live reset and verification links: never in production.
   if (settings.NODE_ENV !== "production") await app.register(devOutboxRoutes, { db: deps.db });

@@ -8,6 +8,7 @@
  * - mteja_momo_callbacks_rejected_total by kind, reason and stored: callbacks without the right token
  * - mteja_payments / mteja_payouts by status, mteja_mail_outbox_backlog: read from the database on scrape
  * - mteja_daraja_request_duration_seconds / mteja_daraja_errors_total: fed by instrumentDarajaFetch
+ * - mteja_rate_limit_store_shared (with REDIS_URL): 1 while the abuse limits are shared, 0 during a Redis outage
  *
  * Access: with METRICS_TOKEN set, only `Authorization: Bearer <METRICS_TOKEN>`; without it, only
  * direct connections from the loopback interface (not through a proxy).
@@ -16,6 +17,7 @@ import type { Database } from "@mteja/db";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { timingSafeEqual, createHash } from "node:crypto";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { RateLimitStore } from "../runtime/rate-limit-store.js";
 import { isDirectLoopback } from "./loopback.js";
 
 export type DarajaOutcome = "ok" | "http_error" | "timeout" | "network";
@@ -131,6 +133,8 @@ export interface MetricsRoutesOptions {
   restOperations: Array<{ method: string; path: string }>;
   /** Every tRPC procedure path ("auth.login"), for the same reason. */
   procedures: ReadonlySet<string>;
+  /** With REDIS_URL: whether the abuse-limit counters are shared right now (mteja_rate_limit_store_shared). */
+  rateLimitStore?: RateLimitStore | undefined;
 }
 
 interface RouteInfo {
@@ -215,6 +219,17 @@ export function installMetrics(app: FastifyInstance, options: MetricsRoutesOptio
   const backlog = new Gauge({ name: "mteja_mail_outbox_backlog", help: "Mails written to the outbox and not sent yet.", registers: [registry] });
   const oldest = new Gauge({ name: "mteja_mail_outbox_oldest_unsent_seconds", help: "Age of the oldest unsent mail (0 when none).", registers: [registry] });
   const scrapeErrors = new Counter({ name: "mteja_metrics_database_errors_total", help: "Scrapes whose database figures could not be read.", registers: [registry] });
+  const store = options.rateLimitStore;
+  if (store) {
+    new Gauge({
+      name: "mteja_rate_limit_store_shared",
+      help: "1 while the abuse-limit counters are shared in Redis; 0 while Redis is unreachable and this instance counts alone.",
+      registers: [registry],
+      collect() {
+        this.set(store.state() === "connected" ? 1 : 0);
+      },
+    });
+  }
 
   const readDatabaseFigures = async () => {
     try {

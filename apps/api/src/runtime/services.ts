@@ -23,6 +23,7 @@ import { Redis } from "ioredis";
 import type { Settings } from "../settings.js";
 import { adminApiKeyOf } from "./admin-key.js";
 import { createLimiter } from "./limiter.js";
+import { watchRateLimitStore, type RateLimitStore } from "./rate-limit-store.js";
 import { createMailRuntime, type MailRuntime } from "./mail.js";
 import { createClosers } from "./closers.js";
 import { createPaymentsRuntime, type PaymentsRuntime } from "./payments.js";
@@ -34,6 +35,8 @@ export interface Services {
   mail: MailRuntime;
   /** M-Pesa: Daraja clients, the reconciliation worker (started here; stopped by close()), the dev simulator. */
   payments: PaymentsRuntime;
+  /** The Redis that shares the abuse-limit counters, when REDIS_URL is set: its state for /readyz and /metrics. */
+  rateLimitStore: RateLimitStore | undefined;
   close(): Promise<void>;
   /** The part close() is waiting for right now (named in a shutdown that overruns its deadline). */
   stopping(): string | undefined;
@@ -78,11 +81,14 @@ export async function createServices(settings: Settings, logger: Logger, overrid
     });
 
     let redis: Redis | undefined;
+    let rateLimitStore: RateLimitStore | undefined;
     if (settings.REDIS_URL) {
       redis = new Redis(settings.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: true });
-      await redis.connect();
       const client = redis;
-      closers.add("redis", () => client.quit());
+      rateLimitStore = watchRateLimitStore(client, logger);
+      // quit() would wait for a Redis that is down; without a connection there is nothing to flush.
+      closers.add("redis", async () => (client.status === "ready" ? client.quit() : client.disconnect()));
+      await redis.connect();
     }
     const limiter = settings.RATE_LIMITS === "on" ? createLimiter({ redis, rules: settings.RATE_LIMIT_RULES, keyPrefix: settings.REDIS_KEY_PREFIX }) : unlimited;
 
@@ -127,6 +133,7 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       deps,
       mail,
       payments,
+      rateLimitStore,
       close: () => closers.closeAll(),
       stopping: () => closers.stopping(),
     };

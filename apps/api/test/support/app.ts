@@ -60,6 +60,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     deps: services.deps,
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     ...(options.metrics ? { metrics: options.metrics } : {}),
+    rateLimitStore: services.rateLimitStore,
   });
   await app.listen({ port: 0, host: options.host ?? "127.0.0.1" });
   const address = app.server.address();
