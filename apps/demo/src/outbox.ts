@@ -16,7 +16,7 @@ export interface OutboxMail {
 
 export async function readOutbox(to: string, tenantId: string): Promise<OutboxMail[]> {
   const response = await fetch(`/dev/outbox?${new URLSearchParams({ to, tenant: tenantId, limit: "10" })}`, { headers: { accept: "application/json" } });
-  if (response.status === 404) throw new Error("The dev outbox is off (NODE_ENV=production): open the link in the email instead.");
+  if (response.status === 404) throw new Error("The dev outbox answers only the machine that runs npm start (and never in production): open the demo there, or the link in the email.");
   const body = (await response.json()) as { success?: boolean; message?: string; data?: { mails?: OutboxMail[] } };
   if (!response.ok || !body.data?.mails) throw new Error(body.message ?? `The dev outbox answered HTTP ${response.status}.`);
   return body.data.mails;
