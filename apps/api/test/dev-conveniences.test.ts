@@ -1,5 +1,5 @@
 /**
- * Dev conveniences stay on this machine (decisions.md "Production safety"): an unset NODE_ENV means
+ * Dev conveniences stay on this machine (docs/operations.md#production-checklist): an unset NODE_ENV means
  * production; outside production the service listens on loopback by default; and even when it
  * listens on the network, GET /dev/outbox and the dev start's known admin key answer only direct
  * loopback connections — not the network, not requests relayed by a proxy.

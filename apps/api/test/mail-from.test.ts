@@ -1,5 +1,5 @@
 /**
- * MAIL_FROM is read as operators write it (decisions.md "Production safety"): `addr@x`, `Name <addr@x>`
+ * MAIL_FROM is read as operators write it (docs/mail.md#settings): `addr@x`, `Name <addr@x>`
  * and `"Name, Inc." <addr@x>` all start the service, and mails still go out under the shop's name, at
  * MAIL_FROM's address. Anything that is not one address still stops the start, naming the setting.
  */
