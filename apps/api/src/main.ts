@@ -22,9 +22,17 @@ async function main(): Promise<void> {
   for (const warning of productionWarnings(settings)) logger.warn({ setting: warning.setting }, `unsafe in production: ${warning.message}`);
   // Owned here, not by prom-client's global registry; Daraja calls report into it too (metrics.instrumentDarajaFetch).
   const metrics = createMetrics();
-  const services = await createServices(settings, logger, { darajaFetch: metrics.instrumentDarajaFetch() });
-  const app = await buildServer({ settings, deps: services.deps, loggerInstance: logger, metrics, rateLimitStore: services.rateLimitStore });
-  await app.listen({ port: settings.PORT, host: settings.HOST });
+  let services, app;
+  try {
+    services = await createServices(settings, logger, { darajaFetch: metrics.instrumentDarajaFetch() });
+    app = await buildServer({ settings, deps: services.deps, loggerInstance: logger, metrics, rateLimitStore: services.rateLimitStore });
+    await app.listen({ port: settings.PORT, host: settings.HOST });
+  } catch (error) {
+    // A start that fails (database or Redis unreachable, port taken…) says why in the JSON log too.
+    logger.fatal({ err: error }, "start failed");
+    await services?.close().catch(() => undefined);
+    process.exit(1);
+  }
   logger.info({ database: services.deps.db.kind, url: `http://localhost:${settings.PORT}` }, "Mteja is listening");
   if (services.deps.config.adminApiKeyLoopbackOnly) {
     logger.info({ devAdminApiKey: services.deps.config.adminApiKey }, "dev start: this admin API key answers loopback connections only (set ADMIN_API_KEY to choose your own)");

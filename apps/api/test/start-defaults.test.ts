@@ -67,7 +67,7 @@ function start(env: Record<string, string>): Promise<Running> {
     child.stderr!.on("data", onData);
     child.on("exit", (code) => {
       clearTimeout(timer);
-      reject(new Error(`exited with ${code} before listening:\n${running.lines.map((l) => l.msg).join("\n")}\n${running.stray.join("\n")}`));
+      reject(Object.assign(new Error(`exited with ${code} before listening:\n${running.lines.map((l) => l.msg).join("\n")}\n${running.stray.join("\n")}`), { code, running }));
     });
   });
 }
@@ -124,6 +124,25 @@ describe.skipIf(target !== "embedded" || !built)("how the built service starts",
     await expect(fetch(`http://${networkAddress}:${running.port}/healthz`)).rejects.toThrow();
     expect(running.lines.filter((line) => line.level >= 40)).toEqual([]);
     expect(running.lines.some((line) => line.devAdminApiKey === "mteja-dev-admin-key")).toBe(true);
+  }, 60_000);
+});
+
+describe.skipIf(target !== "embedded" || !built)("a start that cannot reach Redis", () => {
+  it("stops with one JSON line naming the error, and no raw ioredis output", async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), "mteja-start-"));
+    try {
+      // Port 1 on loopback: nothing listens there, the connection is refused at once.
+      const failed = (await start({ PORT: "0", DATA_DIR: dataDir, REDIS_URL: "redis://127.0.0.1:1" }).then(
+        () => undefined,
+        (error: unknown) => error,
+      )) as { code: number; running: Running } | undefined;
+      expect(failed?.code).toBe(1);
+      const fatal = failed!.running.lines.find((line) => line.level === 60);
+      expect(fatal).toMatchObject({ msg: "start failed", err: { message: expect.any(String) } });
+      expect(failed!.running.stray).toEqual([]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   }, 60_000);
 });
 
