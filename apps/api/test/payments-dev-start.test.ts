@@ -4,7 +4,6 @@
  * generated hex secret and a B2C credential from the simulator's key under DATA_DIR.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
@@ -15,14 +14,7 @@ import { readSettings } from "../src/settings.js";
 import { registerUser, RestClient } from "./support/app.js";
 import { createTestDatabase, skipThisTarget, type TestDatabase } from "./support/database.js";
 import { waitFor } from "./support/fake-daraja.js";
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return typeof address === "object" && address ? address.port : 0;
-}
+import { freePort } from "./support/ports.js";
 
 const silent = { info() {}, warn() {}, error() {}, debug() {} };
 

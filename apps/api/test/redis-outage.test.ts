@@ -6,23 +6,15 @@
  * Runs its own redis-server on a free port, so stopping it disturbs nobody.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { registerUser, RestClient, startTestApp, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 import { waitFor } from "./support/fake-daraja.js";
 import { sample } from "./support/metrics.js";
+import { freePort } from "./support/ports.js";
 
 const haveRedisServer = spawnSync("redis-server", ["--version"]).status === 0;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return typeof address === "object" && address ? address.port : 0;
-}
 
 /** A throwaway redis-server (no persistence); resolves once it accepts connections. */
 function startRedis(port: number): Promise<ChildProcess> {
