@@ -30,7 +30,8 @@ export const momoCallbackPlugin: FastifyPluginAsync<{ deps: Deps }> = async (app
       const query = request.query as Record<string, unknown>;
       const token = typeof query.token === "string" ? query.token : undefined;
       const rawBody = typeof request.body === "string" ? request.body : "";
-      const answer = await receiveCallback(deps, { kind, rawBody, sourceIp: request.ip, token });
+      const reference = typeof query.ref === "string" ? query.ref : undefined;
+      const answer = await receiveCallback(deps, { kind, rawBody, sourceIp: request.ip, token, reference });
       return reply.code(answer.status).header("cache-control", "no-store").send(answer.body);
     });
   }

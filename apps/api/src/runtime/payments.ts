@@ -3,7 +3,7 @@
  * own M-Pesa credentials from its settings win), the callback addresses with their secret token, the
  * reconciliation worker, and, on the dev start, the Daraja simulator in-process. See docs/mpesa.md.
  */
-import { createDarajaClient, securityCredentialFromCertificate, type DarajaClient, type DarajaClientConfig } from "@mteja/daraja";
+import { createDarajaClient, securityCredentialFromCertificate, worstCaseRequestMs, type DarajaClient, type DarajaClientConfig } from "@mteja/daraja";
 import { buildDarajaSimulator, createSimulatorKeyFiles, simulatorDefaults } from "@mteja/daraja-sim";
 import { createPaymentEvents, createReconciler, type Deps, type Logger, type MomoDeps, type ReconcileReport, type Tenant } from "@mteja/domain";
 import { createPrivateKey, randomBytes } from "node:crypto";
@@ -168,8 +168,9 @@ export async function createPaymentsRuntime(settings: Settings, logger: Logger, 
       b2cStatusUrl: token(effective?.b2c?.statusUrl),
       callbackSecret: effective?.callbackSecret ?? null,
       reconcileAfterSeconds: settings.MOMO_RECONCILE_AFTER_SECONDS,
-      // OAuth (up to 3 attempts) and the push itself, each bounded by MOMO_TIMEOUT_MS, with a margin.
-      promptInFlightSeconds: Math.max(120, Math.ceil((settings.MOMO_TIMEOUT_MS * 5) / 1000)),
+      // The clients' own worst case (they share MOMO_TIMEOUT_MS and the default retry delays).
+      promptInFlightSeconds: Math.ceil(worstCaseRequestMs({ timeoutMs: settings.MOMO_TIMEOUT_MS }) / 1000),
+      unknownPromptWindowSeconds: settings.MOMO_UNKNOWN_PROMPT_WINDOW_SECONDS,
       callbackAllowedIps: settings.MOMO_CALLBACK_ALLOWED_IPS,
     },
     events: createPaymentEvents(),
