@@ -213,6 +213,56 @@ describe.skipIf(skipThisTarget)("unknown outcomes (fake Daraja)", () => {
     });
   });
 
+  describe("amounts that differ", () => {
+    it("flags a success callback whose amount differs after a query settled the payment SUCCESS (never applied)", async () => {
+      const pushed = await push({ phone: "0712345678", amount: 180 });
+      expect(pushed.status).toBe(200);
+      const { checkoutRequestId, merchantRequestId } = pushed.body.data;
+      fake.queryAnswers.set(checkoutRequestId, {
+        status: 200,
+        body: { ResponseCode: "0", ResponseDescription: "Accepted", MerchantRequestID: merchantRequestId, CheckoutRequestID: checkoutRequestId, ResultCode: "0", ResultDesc: "The service request is processed successfully." },
+      });
+      expect((await t.rest.post("/api/momo/stkquery", { checkoutRequestId }, user.accessToken)).body.data.status).toBe("SUCCESS");
+
+      const receipt = uniqueReceipt();
+      expect((await postCallback(t.callbackUrl("stkpush"), stkCallbackBody({ checkoutRequestId, merchantRequestId }, 0, { amount: 1800, receipt, phone: "254712345678" }))).status).toBe(200);
+      const stored = await t.deps.db.prisma.momoCallback.findFirstOrThrow({ where: { correlationId: checkoutRequestId } });
+      expect(stored).toMatchObject({ outcome: "flagged", flagReason: expect.stringContaining("amount mismatch") });
+      expect(await t.deps.db.prisma.payment.findUniqueOrThrow({ where: { checkoutRequestId } })).toMatchObject({ status: "SUCCESS", mpesaReceipt: null, paidAmount: null });
+    });
+
+    it("flags a Transaction Status result whose amount differs after the payout settled SUCCESS", async () => {
+      const sent = await payout({ phone: "0712345678", amount: 600 });
+      expect(sent.status).toBe(200);
+      const ocid = sent.body.data.originatorConversationId as string;
+      const statusResult = (amount: number) => ({
+        Result: {
+          ResultType: 0,
+          ResultCode: 0,
+          ResultDesc: "The service request is processed successfully.",
+          OriginatorConversationID: `query-${ocid}`,
+          ConversationID: "AG_query",
+          TransactionID: "SKQ7654321",
+          ResultParameters: {
+            ResultParameter: [
+              { Key: "OriginatorConversationID", Value: ocid },
+              { Key: "ConversationID", Value: sent.body.data.conversationId },
+              { Key: "TransactionStatus", Value: "Completed" },
+              { Key: "Amount", Value: amount },
+              { Key: "ReceiptNo", Value: "SKQ7654321" },
+            ],
+          },
+        },
+      });
+      expect((await postCallback(t.callbackUrl("b2c/status"), statusResult(600))).status).toBe(200);
+      expect((await t.deps.db.prisma.payout.findUniqueOrThrow({ where: { originatorConversationId: ocid } })).status).toBe("SUCCESS");
+      expect((await postCallback(t.callbackUrl("b2c/status"), statusResult(6000))).status).toBe(200);
+      const rows = await t.deps.db.prisma.momoCallback.findMany({ where: { correlationId: ocid, kind: "b2c_status" }, orderBy: { receivedAt: "asc" } });
+      expect(rows.map((r) => r.outcome)).toEqual(["applied", "flagged"]);
+      expect(rows[1]!.flagReason).toContain("amount mismatch");
+    });
+  });
+
   describe("B2C", () => {
     it("answers a gateway's HTML 502 with 202 UNKNOWN; a keyed retry answers the same without a second payout; Transaction Status settles it", async () => {
       fake.script("b2c", () => gatewayPage(502));
