@@ -60,6 +60,15 @@ describe.skipIf(skipThisTarget)("unknown outcomes (fake Daraja)", () => {
     return { ids, send: () => postCallback(request.body.CallBackURL, stkCallbackBody(ids, resultCode, metadata)) };
   };
 
+  it("documents the 202 answers of stkpush and b2c in /openapi.json", async () => {
+    const document = (await (await fetch(`${t.url}/openapi.json`)).json()) as any;
+    for (const path of ["/api/momo/stkpush", "/api/momo/b2c"]) {
+      const accepted = document.paths[path].post.responses["202"];
+      expect(accepted.description).toMatch(/outcome unknown/i);
+      expect(accepted.content["application/json"].schema).toEqual(document.paths[path].post.responses["200"].content["application/json"].schema);
+    }
+  });
+
   describe("STK push", () => {
     it("answers a gateway's HTML 502 with 202 PENDING (no ids), never FAILED; a keyed retry answers the same without a second push", async () => {
       fake.script("stkpush", () => gatewayPage(502));
