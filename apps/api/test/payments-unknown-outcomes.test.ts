@@ -349,3 +349,75 @@ describe.skipIf(skipThisTarget)("the in-flight window follows the Daraja client'
     expect((await t.deps.db.prisma.momoCallback.findFirstOrThrow({ where: { correlationId: ids.checkoutRequestId } })).outcome).toBe("flagged");
   });
 });
+
+describe.skipIf(skipThisTarget)("a push storing its ids while its callback is being applied", () => {
+  let fake: FakeDaraja;
+  let t: MomoApp;
+  beforeAll(async () => {
+    fake = await startFakeDaraja();
+    t = await startMomoApp({ darajaUrl: fake.url });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await fake?.close();
+  });
+
+  it("never flags the callback for good (prompts in flight are counted before the CheckoutRequestID lookup)", async () => {
+    const user = await t.customer();
+    const inFlight = await t.deps.db.prisma.payment.create({
+      data: { tenantId: "default", userId: user.id, phone: "254712345678", amount: 55, reference: "RACE", description: "Payment", createdAt: t.deps.now(), updatedAt: t.deps.now() },
+    });
+    const ids = { checkoutRequestId: `ws_CO_race${Date.now()}`, merchantRequestId: "race-1" };
+
+    // The push's answer stores its ids right after the callback's transaction took its first look
+    // (the in-flight count or the lookup by CheckoutRequestID, whichever comes first).
+    const prisma = t.deps.db.prisma;
+    const original = prisma.$transaction.bind(prisma);
+    let stored = false;
+    const storeIds = async (tx: any) => {
+      if (stored) return;
+      stored = true;
+      await tx.payment.update({ where: { id: inFlight.id }, data: { checkoutRequestId: ids.checkoutRequestId, merchantRequestId: ids.merchantRequestId } });
+    };
+    (prisma as any).$transaction = (fn: (tx: any) => Promise<unknown>, options?: unknown) =>
+      original(
+        (tx: any) =>
+          fn(
+            new Proxy(tx, {
+              get(target, property) {
+                if (property === "$queryRaw") {
+                  return async (strings: TemplateStringsArray, ...values: unknown[]) => {
+                    const rows = await target.$queryRaw(strings, ...values);
+                    if (strings.join("?").includes("WHERE checkout_request_id =")) await storeIds(target);
+                    return rows;
+                  };
+                }
+                if (property === "payment") {
+                  return new Proxy(target.payment, {
+                    get(payment, method) {
+                      if (method !== "count") return payment[method];
+                      return async (args: unknown) => {
+                        const count = await payment.count(args);
+                        await storeIds(target);
+                        return count;
+                      };
+                    },
+                  });
+                }
+                return target[property];
+              },
+            }),
+          ),
+        options as never,
+      );
+    try {
+      const receipt = uniqueReceipt();
+      expect((await postCallback(t.callbackUrl("stkpush"), stkCallbackBody(ids, 0, { amount: 55, receipt, phone: "254712345678" }))).status).toBe(200);
+      expect(stored).toBe(true);
+      expect(await t.deps.db.prisma.momoCallback.findFirstOrThrow({ where: { correlationId: ids.checkoutRequestId } })).toMatchObject({ outcome: "applied", paymentId: inFlight.id });
+      expect(await t.deps.db.prisma.payment.findUniqueOrThrow({ where: { id: inFlight.id } })).toMatchObject({ status: "SUCCESS", mpesaReceipt: receipt });
+    } finally {
+      (prisma as any).$transaction = original;
+    }
+  });
+});

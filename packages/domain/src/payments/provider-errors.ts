@@ -28,9 +28,12 @@ export function unknownOutcomeNote(error: unknown): string {
   return `${UNKNOWN_PREFIX}: ${what}`.slice(0, 500);
 }
 
+/** What a row remembers of a failure; replayedError reads it back (a refusal: 502, anything else: 503). */
 export function lastErrorOf(error: DarajaError): string {
-  if (error.kind === "unavailable") {
-    return `${UNAVAILABLE_PREFIX}: ${error.reason}${error.httpStatus !== null ? ` (HTTP ${error.httpStatus})` : ""}${error.errorMessage ? `: ${error.errorMessage}` : ""}`;
+  if (error.outcome !== "refused") {
+    const http = error.httpStatus !== null ? ` (HTTP ${error.httpStatus})` : "";
+    const code = error.errorCode ? ` ${error.errorCode}` : "";
+    return `${UNAVAILABLE_PREFIX}: ${error.reason}${http}${code}${error.errorMessage ? `: ${error.errorMessage}` : ""}`.slice(0, 500);
   }
   return `${ERROR_PREFIX} ${error.errorCode ?? "-"}: ${error.errorMessage ?? ""}`.slice(0, 500);
 }
