@@ -322,7 +322,7 @@ describe.skipIf(skipThisTarget)("the in-flight window follows the Daraja client'
   beforeAll(async () => {
     fake = await startFakeDaraja();
     // Worst case of one push with a 60 s timeout: 2 × (3 OAuth attempts + 1 s of pauses + the push) = 482 s.
-    t = await startMomoApp({ darajaUrl: fake.url, now: clock.now, env: { MOMO_TIMEOUT_MS: "60000" } });
+    t = await startMomoApp({ darajaUrl: fake.url, now: clock.now, b2c: { securityCredential: Buffer.from("credential").toString("base64") }, env: { MOMO_TIMEOUT_MS: "60000" } });
   });
   afterAll(async () => {
     await t?.close();
@@ -347,6 +347,30 @@ describe.skipIf(skipThisTarget)("the in-flight window follows the Daraja client'
     await t.deps.momo.reconciler.runOnce();
     expect((await t.deps.db.prisma.payment.findUniqueOrThrow({ where: { id: inFlight.id } })).status).toBe("TIMEOUT");
     expect((await t.deps.db.prisma.momoCallback.findFirstOrThrow({ where: { correlationId: ids.checkoutRequestId } })).outcome).toBe("flagged");
+  });
+
+  it("answers a keyed retry of a request left unanswered past the window at once, as an unknown outcome (202), without calling Daraja", async () => {
+    const user = await t.customer();
+    const admin = await t.admin();
+    const now = clock.now();
+    // Rows whose instance stopped while waiting for Daraja: no answer, no last_error.
+    const payment = await t.deps.db.prisma.payment.create({
+      data: { tenantId: "default", userId: user.id, phone: "254712345678", amount: 66, reference: "K66", description: "Payment", idempotencyKey: "stale-push", createdAt: now, updatedAt: now },
+    });
+    const payout = await t.deps.db.prisma.payout.create({
+      data: { tenantId: "default", requestedBy: admin.id, phone: "254712345678", amount: 660, commandId: "BusinessPayment", remarks: "Payout", originatorConversationId: `stale-${Date.now()}`, idempotencyKey: "stale-payout", createdAt: now, updatedAt: now },
+    });
+    clock.advance(483);
+    const calls = fake.requests.length;
+    const started = Date.now();
+    const push = await t.rest.request("POST", "/api/momo/stkpush", { body: { phone: "0712345678", amount: 66, reference: "K66" }, token: user.accessToken, headers: { "idempotency-key": "stale-push" } });
+    expect(push.status).toBe(202);
+    expect(push.body.data).toEqual({ id: payment.id, checkoutRequestId: null, merchantRequestId: null, status: "PENDING" });
+    const paid = await t.rest.request("POST", "/api/momo/b2c", { body: { phone: "0712345678", amount: 660 }, token: admin.accessToken, headers: { "idempotency-key": "stale-payout" } });
+    expect(paid.status).toBe(202);
+    expect(paid.body.data).toEqual({ conversationId: null, originatorConversationId: payout.originatorConversationId, status: "PENDING" });
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(fake.requests.length).toBe(calls);
   });
 });
 
