@@ -258,6 +258,7 @@ async function stkTarget(tx: Tx, deps: Deps, callback: StkCallback, stored: Unap
   if (payment) return { kind: "payment", payment };
   const match = await lockPromptMatching(tx, callback, stored.accountReference ?? undefined, {
     since: new Date(stored.receivedAt.getTime() - unknownPromptWindowSeconds * 1000),
+    receivedAt: stored.receivedAt,
     inFlightSince: new Date(now.getTime() - promptInFlightSeconds * 1000),
   });
   if (match.kind === "one") return { kind: "payment", payment: await claimForCallback(tx, match.payment, callback, now) };

@@ -36,6 +36,8 @@ export type PromptMatch = { kind: "one"; payment: PaymentModel } | { kind: "none
 export interface MatchWindow {
   /** Payments created before this are too old to match. */
   since: Date;
+  /** When the callback arrived: a payment created later cannot be its prompt. */
+  receivedAt: Date;
   /** A push created before this that still has no answer is not in flight any more (its service stopped). */
   inFlightSince: Date;
 }
@@ -53,7 +55,7 @@ export async function lockPromptMatching(tx: Tx, callback: StkCallback, referenc
     SELECT id::text AS id FROM payments
      WHERE status = 'PENDING' AND checkout_request_id IS NULL
        AND phone = ${phoneNumber} AND amount = ${amount}::int AND reference = ${reference}
-       AND created_at >= ${window.since}
+       AND created_at >= ${window.since} AND created_at <= ${window.receivedAt}
        AND (last_error IS NOT NULL OR created_at < ${window.inFlightSince})
      ORDER BY created_at
        FOR UPDATE`;
