@@ -30,6 +30,12 @@ describe("MOMO_* settings", () => {
     expect(readSettings({}).MOMO_BASE_URL).toBeUndefined();
   });
 
+  it("reads MOMO_UNKNOWN_PROMPT_WINDOW_SECONDS (default 300, 1-86400)", () => {
+    expect(readSettings(complete).MOMO_UNKNOWN_PROMPT_WINDOW_SECONDS).toBe(300);
+    expect(readSettings({ ...complete, MOMO_UNKNOWN_PROMPT_WINDOW_SECONDS: "5" }).MOMO_UNKNOWN_PROMPT_WINDOW_SECONDS).toBe(5);
+    expect(failure({ ...complete, MOMO_UNKNOWN_PROMPT_WINDOW_SECONDS: "0" })).toContain("MOMO_UNKNOWN_PROMPT_WINDOW_SECONDS");
+  });
+
   it("names each missing setting when MOMO_BASE_URL is set", () => {
     const message = failure({ MOMO_BASE_URL: complete.MOMO_BASE_URL });
     for (const name of ["MOMO_CONSUMER_KEY", "MOMO_CONSUMER_SECRET", "MOMO_SHORTCODE", "MOMO_PASSKEY", "MOMO_CALLBACK_URL", "MOMO_CALLBACK_SECRET"]) {

@@ -191,21 +191,21 @@ describe.skipIf(skipThisTarget)("B2C when Daraja fails (fake Daraja)", () => {
     expect(row).toMatchObject({ status: "FAILED", conversationId: null, nextStatusQueryAt: null });
   });
 
-  it("marks a payout UNKNOWN when Daraja does not answer in time (503), queries its status instead of re-sending, and settles from the result", async () => {
+  it("marks a payout UNKNOWN when Daraja does not answer in time (202), queries its status instead of re-sending, and settles from the result", async () => {
     fake.script("b2c", async () => {
       await new Promise((resolve) => setTimeout(resolve, 800));
     });
     const headers = { "idempotency-key": "slow-payout" };
     const slow = await payout({ phone: "0712345678", amount: 300 }, headers);
-    expect(slow.status).toBe(503);
-    expect(slow.body.error.code).toBe("PAYMENT_PROVIDER_UNAVAILABLE");
-    const ocid = slow.body.error.details[0].originatorConversationId as string;
-    expect(slow.body.error.details[0].status).toBe("UNKNOWN");
+    expect(slow.status).toBe(202);
+    expect(slow.body.data).toEqual({ conversationId: null, originatorConversationId: expect.any(String), status: "UNKNOWN" });
+    const ocid = slow.body.data.originatorConversationId as string;
     expect(await t.deps.db.prisma.payout.findUniqueOrThrow({ where: { originatorConversationId: ocid } })).toMatchObject({ status: "UNKNOWN", amount: 300 });
 
     // A keyed retry does not send it again.
     const retry = await payout({ phone: "0712345678", amount: 300 }, headers);
-    expect(retry.status).toBe(503);
+    expect(retry.status).toBe(202);
+    expect(retry.body.data).toEqual(slow.body.data);
     expect(fake.count("b2c")).toBe(2);
 
     const report = await t.deps.momo.reconciler.runOnce();

@@ -76,7 +76,7 @@ describe.skipIf(skipThisTarget)("payment reconciliation", () => {
     expect(row.lastError).toMatch(/^reconciliation exhausted.*5555/);
   });
 
-  it("flags a kept callback no payment claimed, and fails a payment that never got its CheckoutRequestID", async () => {
+  it("flags a kept callback no payment claimed, and times out a payment that never got its CheckoutRequestID", async () => {
     // A push whose service instance stopped before Daraja answered: PENDING, no CheckoutRequestID.
     const orphan = await t.deps.db.prisma.payment.create({
       data: { tenantId: "default", userId: user.id, phone: "254712345678", amount: 44, reference: "X", description: "Payment", createdAt: clock.now(), updatedAt: clock.now() },
@@ -91,13 +91,17 @@ describe.skipIf(skipThisTarget)("payment reconciliation", () => {
     expect((await t.deps.db.prisma.momoCallback.findUniqueOrThrow({ where: { id: kept.id } })).outcome).toBe("accepted");
     expect((await t.deps.db.prisma.payment.findUniqueOrThrow({ where: { id: orphan.id } })).status).toBe("PENDING");
 
+    // Past the in-flight window the kept callback is flagged; the payment waits for the unknown-prompt window.
     clock.advance(121);
-    const report = await t.deps.momo.reconciler.runOnce();
-    expect(report).toMatchObject({ heldCallbacksFlagged: 1, paymentsAbandoned: 1 });
+    let report = await t.deps.momo.reconciler.runOnce();
+    expect(report).toMatchObject({ heldCallbacksFlagged: 1, paymentsTimedOut: 0 });
     expect(await t.deps.db.prisma.momoCallback.findUniqueOrThrow({ where: { id: kept.id } })).toMatchObject({ outcome: "flagged", flagReason: expect.stringContaining("unknown CheckoutRequestID") });
-    const failed = await t.deps.db.prisma.payment.findUniqueOrThrow({ where: { id: orphan.id } });
-    expect(failed.status).toBe("FAILED");
-    expect(failed.lastError).toContain("no CheckoutRequestID");
+    expect((await t.deps.db.prisma.payment.findUniqueOrThrow({ where: { id: orphan.id } })).status).toBe("PENDING");
+
+    clock.advance(180);
+    report = await t.deps.momo.reconciler.runOnce();
+    expect(report.paymentsTimedOut).toBe(1);
+    expect(await t.deps.db.prisma.payment.findUniqueOrThrow({ where: { id: orphan.id } })).toMatchObject({ status: "TIMEOUT", checkoutRequestId: null });
   });
 
   it("queries each due payment exactly once when several reconcilers run at once", async () => {

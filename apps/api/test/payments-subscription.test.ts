@@ -27,7 +27,7 @@ describe.skipIf(skipThisTarget)("payments.onStatus subscription", () => {
     const seen: string[] = [];
     const done = new Promise<void>((resolve, reject) => {
       const subscription = client.payments.onStatus.subscribe(
-        { checkoutRequestId: pushed.data.checkoutRequestId },
+        { checkoutRequestId: pushed.data.checkoutRequestId! },
         {
           onData: (update) => {
             seen.push(update.status);
@@ -51,7 +51,7 @@ describe.skipIf(skipThisTarget)("payments.onStatus subscription", () => {
     const pushed = await subscriptionClient(t.url, owner.accessToken).payments.stkPush.mutate({ phone: "0712000112", amount: 50 });
     const error = await new Promise<unknown>((resolve) => {
       subscriptionClient(t.url, other.accessToken).payments.onStatus.subscribe(
-        { checkoutRequestId: pushed.data.checkoutRequestId },
+        { checkoutRequestId: pushed.data.checkoutRequestId! },
         { onData: () => resolve(new Error("unexpected data")), onError: resolve },
       );
     });
@@ -70,13 +70,13 @@ describe.skipIf(skipThisTarget)("payments.onStatus subscription", () => {
     const started = Date.now();
     await new Promise<void>((resolve, reject) => {
       const subscription = client.payments.onStatus.subscribe(
-        { checkoutRequestId: pushed.data.checkoutRequestId },
+        { checkoutRequestId: pushed.data.checkoutRequestId! },
         {
           onData: (update) => {
             seen.push(update.status);
             if (update.status === "PENDING") {
               // What another instance's settlement looks like from here: a committed row, no event.
-              t.deps.db.prisma.payment.update({ where: { checkoutRequestId: pushed.data.checkoutRequestId }, data: { status: "CANCELLED", resultCode: "1032" } }).catch(reject);
+              t.deps.db.prisma.payment.update({ where: { checkoutRequestId: pushed.data.checkoutRequestId! }, data: { status: "CANCELLED", resultCode: "1032" } }).catch(reject);
             } else {
               subscription.unsubscribe();
               resolve();

@@ -72,8 +72,10 @@ function checkoutForm(shell: Shell, addresses: AddressSummary[], progress: HTMLE
     const label = addresses.find((a) => a.id === address)?.label ?? "";
     const { data } = await shell.mteja.api.payments.stkPush.mutate({ phone, amount: Number(amount), reference: "Duka", description: `Order ${label}`.slice(0, 13) });
     following?.abort();
+    // 202: M-Pesa's answer proved nothing; the prompt may still be on the phone (its callback settles it).
+    if (data.checkoutRequestId === null) return "M-Pesa did not confirm the prompt. If one reaches your phone, you may pay it; do not pay twice.";
     following = new AbortController();
-    follow(shell, data.checkoutRequestId, data.customerMessage, progress, following.signal);
+    follow(shell, data.checkoutRequestId, data.customerMessage ?? "", progress, following.signal);
     return "Check your phone: enter your M-Pesa PIN to pay.";
   });
   return [form, status];

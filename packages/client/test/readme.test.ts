@@ -8,12 +8,14 @@ async function readmeExample() {
   await mteja.api.auth.login.mutate({ email: "wanjiku@example.com", password: "correct horse battery" });
   const { data: me } = await mteja.api.profile.me.query();
   const { data } = await mteja.api.payments.stkPush.mutate({ phone: "0712345678", amount: 100 });
-  mteja.api.payments.onStatus.subscribe(
-    { checkoutRequestId: data.checkoutRequestId },
-    {
-      onData: (update) => console.log(update.status),
-    },
-  );
+  if (data.checkoutRequestId) {
+    mteja.api.payments.onStatus.subscribe(
+      { checkoutRequestId: data.checkoutRequestId },
+      {
+        onData: (update) => console.log(update.status),
+      },
+    );
+  }
   await mteja.logout();
   return me.email;
 }

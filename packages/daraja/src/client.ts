@@ -1,9 +1,19 @@
 import { z } from "zod";
-import { DarajaError, darajaErrorFromResponse, isInvalidAccessToken, isTransactionBeingProcessed, readErrorEnvelope } from "./errors.js";
+import {
+  asNotSent,
+  DarajaError,
+  darajaErrorFromResponse,
+  isInvalidAccessToken,
+  isTransactionBeingProcessed,
+  readErrorEnvelope,
+  refusedByResponseCode,
+  unexpectedAnswer,
+} from "./errors.js";
 import { createAccessTokenProvider } from "./oauth.js";
 import { classifyStkResultCode, normaliseResultCode } from "./result-codes.js";
-import { retryWhileUnavailable } from "./retry.js";
+import { retryWhileNotSent } from "./retry.js";
 import { darajaTimestamp, stkPassword } from "./timestamp.js";
+import { DEFAULT_RETRY_DELAYS_MS, DEFAULT_TIMEOUT_MS } from "./timing.js";
 import { createTransport } from "./transport.js";
 import type { DarajaHttpResponse } from "./transport.js";
 import type {
@@ -17,9 +27,6 @@ import type {
   StkQueryResult,
   TransactionStatusRequest,
 } from "./types.js";
-
-const DEFAULT_TIMEOUT_MS = 10_000;
-const DEFAULT_RETRY_DELAYS_MS = [250, 750] as const;
 
 const id = z.union([z.string(), z.number()]).transform(String);
 
@@ -46,17 +53,6 @@ const acknowledgementSchema = z.object({
   ResponseDescription: z.string().default(""),
 });
 
-function unexpectedAnswer(response: DarajaHttpResponse, what: string): DarajaError {
-  return new DarajaError({
-    kind: "provider_error",
-    reason: "other",
-    httpStatus: response.status,
-    errorCode: null,
-    errorMessage: `unexpected ${what} answer`,
-    requestId: null,
-  });
-}
-
 function requireSetting(value: string | undefined, name: string): string {
   if (value === undefined || value === "") throw new Error(`Daraja client: ${name} is not configured`);
   return value;
@@ -78,10 +74,22 @@ export function createDarajaClient(config: DarajaClientConfig): DarajaClient {
   });
   const log = config.logger;
 
-  /** POSTs with the cached token; on `404.001.03` (token replaced or expired early) refreshes once and retries once. */
+  /** Without a token the request itself is never sent, whatever went wrong with the token. */
+  async function tokenOrNotSent(): Promise<string> {
+    try {
+      return await tokens.get();
+    } catch (error) {
+      throw error instanceof DarajaError ? asNotSent(error) : error;
+    }
+  }
+
+  /**
+   * POSTs with the cached token; on `404.001.03` (token replaced or expired early) refreshes once and
+   * retries once: Daraja refused the first request at its gateway, so the retry cannot be a double.
+   */
   async function post(path: string, json: unknown): Promise<DarajaHttpResponse> {
     for (let attempt = 1; ; attempt++) {
-      const token = await tokens.get();
+      const token = await tokenOrNotSent();
       const response = await transport.send({
         method: "POST",
         path,
@@ -122,11 +130,9 @@ export function createDarajaClient(config: DarajaClientConfig): DarajaClient {
   function acknowledgement(path: string, response: DarajaHttpResponse): DarajaAcknowledgement {
     if (!isSuccess(response.status)) fail(path, darajaErrorFromResponse(response.status, response.body));
     const parsed = acknowledgementSchema.safeParse(response.body);
-    if (!parsed.success) fail(path, unexpectedAnswer(response, path));
+    if (!parsed.success) fail(path, unexpectedAnswer(response.status, path));
     const body = parsed.data;
-    if (body.ResponseCode !== "0") {
-      fail(path, new DarajaError({ kind: "provider_error", reason: "other", httpStatus: response.status, errorCode: body.ResponseCode, errorMessage: body.ResponseDescription, requestId: null }));
-    }
+    if (body.ResponseCode !== "0") fail(path, refusedByResponseCode(response.status, body.ResponseCode, body.ResponseDescription));
     return {
       conversationId: body.ConversationID,
       originatorConversationId: body.OriginatorConversationID,
@@ -152,11 +158,9 @@ export function createDarajaClient(config: DarajaClientConfig): DarajaClient {
       });
       if (!isSuccess(response.status)) fail(path, darajaErrorFromResponse(response.status, response.body));
       const parsed = stkPushResponseSchema.safeParse(response.body);
-      if (!parsed.success) fail(path, unexpectedAnswer(response, "STK push"));
+      if (!parsed.success) fail(path, unexpectedAnswer(response.status, "STK push"));
       const body = parsed.data;
-      if (body.ResponseCode !== "0") {
-        fail(path, new DarajaError({ kind: "provider_error", reason: "other", httpStatus: response.status, errorCode: body.ResponseCode, errorMessage: body.ResponseDescription, requestId: null }));
-      }
+      if (body.ResponseCode !== "0") fail(path, refusedByResponseCode(response.status, body.ResponseCode, body.ResponseDescription));
       return {
         merchantRequestId: body.MerchantRequestID,
         checkoutRequestId: body.CheckoutRequestID,
@@ -178,7 +182,7 @@ export function createDarajaClient(config: DarajaClientConfig): DarajaClient {
           throw darajaErrorFromResponse(response.status, response.body);
         }
         const parsed = stkQueryResponseSchema.safeParse(response.body);
-        if (!parsed.success) throw unexpectedAnswer(response, "STK query");
+        if (!parsed.success) throw unexpectedAnswer(response.status, "STK query");
         const body = parsed.data;
         const resultCode = normaliseResultCode(body.ResultCode);
         return {
@@ -191,7 +195,7 @@ export function createDarajaClient(config: DarajaClientConfig): DarajaClient {
         };
       };
       try {
-        return await retryWhileUnavailable(attempt, retryDelaysMs);
+        return await retryWhileNotSent(attempt, retryDelaysMs);
       } catch (error) {
         if (error instanceof DarajaError) fail(path, error);
         throw error;

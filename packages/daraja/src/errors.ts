@@ -1,6 +1,19 @@
 export type DarajaErrorKind = "provider_error" | "unavailable";
 
 /**
+ * What a failed request proves about the money it asked to move (the one place this is decided):
+ *
+ * - `refused`: Daraja answered and refused it (its JSON error envelope with a 4xx status, or a
+ *   ResponseCode other than "0"). Nothing happened.
+ * - `not_sent`: the request never left this service (no connection, or the OAuth token could not
+ *   be obtained). Nothing happened.
+ * - `unknown`: the request may have reached Daraja (a time-out or reset after sending, any 5xx or
+ *   gateway page, a body that does not parse). It may have been acted on; only Daraja's later word
+ *   (callback, query, Transaction Status) settles it, and it must never be sent again blindly.
+ */
+export type DarajaOutcome = "refused" | "not_sent" | "unknown";
+
+/**
  * What a Daraja error means, read from errorCode and errorMessage together (`500.001.1001` alone
  * covers wrong credentials, a locked subscriber, an unknown merchant and a pending query).
  */
@@ -26,6 +39,7 @@ export interface DarajaErrorEnvelope {
 
 export interface DarajaErrorDetails {
   kind: DarajaErrorKind;
+  outcome: DarajaOutcome;
   reason: DarajaErrorReason;
   httpStatus: number | null;
   errorCode: string | null;
@@ -36,6 +50,7 @@ export interface DarajaErrorDetails {
 
 export class DarajaError extends Error {
   readonly kind: DarajaErrorKind;
+  readonly outcome: DarajaOutcome;
   readonly reason: DarajaErrorReason;
   readonly httpStatus: number | null;
   readonly errorCode: string | null;
@@ -50,6 +65,7 @@ export class DarajaError extends Error {
     );
     this.name = "DarajaError";
     this.kind = details.kind;
+    this.outcome = details.outcome;
     this.reason = details.reason;
     this.httpStatus = details.httpStatus;
     this.errorCode = details.errorCode;
@@ -101,13 +117,20 @@ function reasonOf(envelope: DarajaErrorEnvelope): DarajaErrorReason {
   return "other";
 }
 
-/** Maps a non-2xx answer (or a 2xx that is not what the endpoint promises) to a DarajaError. */
+/** Only Daraja's own error envelope on a 4xx proves that Daraja looked at the request and refused it. */
+function outcomeOfAnswer(httpStatus: number, envelope: DarajaErrorEnvelope | null): DarajaOutcome {
+  return envelope !== null && httpStatus >= 400 && httpStatus < 500 ? "refused" : "unknown";
+}
+
+/** Maps a non-2xx answer to a DarajaError. */
 export function darajaErrorFromResponse(httpStatus: number, body: unknown): DarajaError {
   const envelope = readErrorEnvelope(body);
+  const outcome = outcomeOfAnswer(httpStatus, envelope);
   if (envelope === null) {
     const unavailable = httpStatus >= 500;
     return new DarajaError({
       kind: unavailable ? "unavailable" : "provider_error",
+      outcome,
       reason: "other",
       httpStatus,
       errorCode: null,
@@ -118,10 +141,52 @@ export function darajaErrorFromResponse(httpStatus: number, body: unknown): Dara
   const reason = reasonOf(envelope);
   return new DarajaError({
     kind: reason === "system_busy" ? "unavailable" : "provider_error",
+    outcome,
     reason,
     httpStatus,
     errorCode: envelope.errorCode,
     errorMessage: envelope.errorMessage,
     requestId: envelope.requestId,
+  });
+}
+
+/** A 2xx whose ResponseCode is not "0": Daraja answered and did not accept the request. */
+export function refusedByResponseCode(httpStatus: number, responseCode: string, responseDescription: string): DarajaError {
+  return new DarajaError({
+    kind: "provider_error",
+    outcome: "refused",
+    reason: "other",
+    httpStatus,
+    errorCode: responseCode,
+    errorMessage: responseDescription,
+    requestId: null,
+  });
+}
+
+/** A 2xx whose body is not what the endpoint promises: Daraja (or something in front of it) may have acted. */
+export function unexpectedAnswer(httpStatus: number, what: string): DarajaError {
+  return new DarajaError({
+    kind: "provider_error",
+    outcome: "unknown",
+    reason: "other",
+    httpStatus,
+    errorCode: null,
+    errorMessage: `unexpected ${what} answer`,
+    requestId: null,
+  });
+}
+
+/** The same error, marked as never sent (the money request was not made because its token could not be had). */
+export function asNotSent(error: DarajaError): DarajaError {
+  if (error.outcome === "not_sent") return error;
+  return new DarajaError({
+    kind: "unavailable",
+    outcome: "not_sent",
+    reason: error.reason,
+    httpStatus: error.httpStatus,
+    errorCode: error.errorCode,
+    errorMessage: error.errorMessage,
+    requestId: error.requestId,
+    cause: error,
   });
 }

@@ -14,7 +14,9 @@ export type {
   TransactionStatusRequest,
 } from "./types.js";
 export { DarajaError, isDarajaError, readErrorEnvelope, isInvalidAccessToken, isTransactionBeingProcessed, darajaErrorFromResponse } from "./errors.js";
-export type { DarajaErrorDetails, DarajaErrorEnvelope, DarajaErrorKind, DarajaErrorReason } from "./errors.js";
+export type { DarajaErrorDetails, DarajaErrorEnvelope, DarajaErrorKind, DarajaErrorReason, DarajaOutcome } from "./errors.js";
+export { DEFAULT_RETRY_DELAYS_MS, DEFAULT_TIMEOUT_MS, worstCaseRequestMs } from "./timing.js";
+export type { DarajaTiming } from "./timing.js";
 export { classifyB2cResultCode, classifyStkResultCode, normaliseResultCode } from "./result-codes.js";
 export type { B2cStatus, StkStatus } from "./result-codes.js";
 export { parseStkCallback } from "./stk-callback.js";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { DarajaError, darajaErrorFromResponse, readErrorEnvelope } from "./errors.js";
-import { retryWhileUnavailable } from "./retry.js";
+import { retryWhileNotSent } from "./retry.js";
 import type { DarajaTransport } from "./transport.js";
 
 export interface AccessTokenProvider {
@@ -51,6 +51,7 @@ export function createAccessTokenProvider(options: AccessTokenProviderOptions): 
         // Daraja answers a wrong key/secret with a bare 400.
         throw new DarajaError({
           kind: "provider_error",
+          outcome: "refused",
           reason: "invalid_client_credentials",
           httpStatus: 400,
           errorCode: null,
@@ -64,6 +65,7 @@ export function createAccessTokenProvider(options: AccessTokenProviderOptions): 
     if (!parsed.success) {
       throw new DarajaError({
         kind: "provider_error",
+        outcome: "unknown",
         reason: "other",
         httpStatus: response.status,
         errorCode: null,
@@ -82,7 +84,7 @@ export function createAccessTokenProvider(options: AccessTokenProviderOptions): 
     get() {
       if (cached && options.now().getTime() < cached.refreshAt) return Promise.resolve(cached.value);
       if (!inFlight) {
-        inFlight = retryWhileUnavailable(fetchToken, options.retryDelaysMs)
+        inFlight = retryWhileNotSent(fetchToken, options.retryDelaysMs)
           .then((token) => {
             cached = token;
             return token.value;

@@ -25,6 +25,37 @@ export interface TransportOptions {
   fetch?: typeof globalThis.fetch;
 }
 
+/** Failures that happen before a byte of the request is written: nothing reached Daraja. */
+const CONNECT_ERROR_CODES: ReadonlySet<string> = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EADDRNOTAVAIL",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "CERT_HAS_EXPIRED",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+]);
+
+/** The first `code` along the cause chain (ky's NetworkError → fetch's TypeError → the socket error). */
+function errorCodeOf(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current && depth < 5; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+export function isConnectError(error: unknown): boolean {
+  const code = errorCodeOf(error);
+  return code !== undefined && CONNECT_ERROR_CODES.has(code);
+}
+
 function parseBody(text: string): unknown {
   if (text === "") return "";
   try {
@@ -62,6 +93,7 @@ export function createTransport(options: TransportOptions): DarajaTransport {
         const timedOut = isTimeoutError(error);
         throw new DarajaError({
           kind: "unavailable",
+          outcome: !timedOut && isConnectError(error) ? "not_sent" : "unknown",
           reason: timedOut ? "timeout" : "network",
           httpStatus: null,
           errorCode: null,

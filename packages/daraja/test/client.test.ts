@@ -102,19 +102,35 @@ describe("stkPush", () => {
 
   it("surfaces Daraja's validation envelope as a provider_error", async () => {
     const error = await caught(client().stkPush({ ...push, phone: "0708374149" }));
-    expect(error).toMatchObject({ kind: "provider_error", reason: "invalid_request", httpStatus: 400, errorCode: "400.002.02", errorMessage: "Bad Request - Invalid PhoneNumber", requestId: "fake-1" });
+    expect(error).toMatchObject({ kind: "provider_error", outcome: "refused", reason: "invalid_request", httpStatus: 400, errorCode: "400.002.02", errorMessage: "Bad Request - Invalid PhoneNumber", requestId: "fake-1" });
   });
 
   it("maps a wrong passkey to wrong_credentials", async () => {
     const error = await caught(client({ passkey: "not-the-passkey" }).stkPush(push));
-    expect(error).toMatchObject({ kind: "provider_error", reason: "wrong_credentials", httpStatus: 500, errorCode: "500.001.1001" });
+    // A 5xx proves nothing, even with Daraja's envelope: the outcome is unknown.
+    expect(error).toMatchObject({ kind: "provider_error", outcome: "unknown", reason: "wrong_credentials", httpStatus: 500, errorCode: "500.001.1001" });
   });
 
   it("is not retried on a 5xx without envelope", async () => {
     fake.script[STK_PUSH] = [() => ({ status: 503, body: "<html>Service Unavailable</html>" })];
     const error = await caught(client().stkPush(push));
-    expect(error).toMatchObject({ kind: "unavailable", httpStatus: 503, errorCode: null });
+    expect(error).toMatchObject({ kind: "unavailable", outcome: "unknown", httpStatus: 503, errorCode: null });
     expect(calls(STK_PUSH)).toBe(1);
+  });
+
+  it("leaves the outcome unknown on a gateway's HTML 502, an unparseable 2xx and a 4xx without Daraja's envelope", async () => {
+    fake.script[STK_PUSH] = [
+      () => ({ status: 502, body: "<html><body><h1>502 Bad Gateway</h1></body></html>" }),
+      () => ({ status: 200, body: "<html>OK</html>" }),
+      () => ({ status: 403, body: "<html>Forbidden</html>" }),
+    ];
+    for (let i = 0; i < 3; i++) expect((await caught(client().stkPush(push))).outcome).toBe("unknown");
+    expect(calls(STK_PUSH)).toBe(3);
+  });
+
+  it("reads a ResponseCode other than 0 as a refusal", async () => {
+    fake.script[STK_PUSH] = [() => ({ status: 200, body: { MerchantRequestID: "m", CheckoutRequestID: "c", ResponseCode: "1", ResponseDescription: "Rejected" } })];
+    expect(await caught(client().stkPush(push))).toMatchObject({ outcome: "refused", errorCode: "1", errorMessage: "Rejected" });
   });
 
   it("is not retried on a locked subscriber, which is a provider error", async () => {
@@ -138,7 +154,7 @@ describe("stkPush", () => {
     const started = Date.now();
     const error = await caught(client({ timeoutMs: 80 }).stkPush(push));
     expect(Date.now() - started).toBeLessThan(290);
-    expect(error).toMatchObject({ kind: "unavailable", reason: "timeout", httpStatus: null });
+    expect(error).toMatchObject({ kind: "unavailable", outcome: "unknown", reason: "timeout", httpStatus: null });
     await new Promise((resolve) => setTimeout(resolve, 350));
     expect(calls(STK_PUSH)).toBe(1);
   });
@@ -153,7 +169,7 @@ describe("when Daraja is down", () => {
       });
     });
     const error = await caught(client({ baseUrl: `http://127.0.0.1:${port}` }).stkPush(push));
-    expect(error).toMatchObject({ kind: "unavailable", reason: "network", httpStatus: null });
+    expect(error).toMatchObject({ kind: "unavailable", outcome: "not_sent", reason: "network", httpStatus: null });
   });
 });
 
@@ -208,9 +224,9 @@ describe("access token", () => {
     expect(calls(STK_PUSH)).toBe(2);
   });
 
-  it("maps wrong consumer credentials to a provider_error and does not retry them", async () => {
+  it("maps wrong consumer credentials to a push that was never sent, and does not retry them", async () => {
     const error = await caught(client({ consumerSecret: "wrong" }).stkPush(push));
-    expect(error).toMatchObject({ kind: "provider_error", reason: "invalid_client_credentials", httpStatus: 400 });
+    expect(error).toMatchObject({ kind: "unavailable", outcome: "not_sent", reason: "invalid_client_credentials", httpStatus: 400 });
     expect(fake.tokenRequests).toBe(1);
     expect(calls(STK_PUSH)).toBe(0);
   });
@@ -269,16 +285,16 @@ describe("stkQuery", () => {
     expect(calls(STK_QUERY)).toBe(1);
   });
 
-  it("is retried while Daraja is unavailable, a bounded number of times", async () => {
+  it("is never repeated once it may have reached Daraja (a 5xx, a busy answer)", async () => {
     fake.script[STK_QUERY] = [() => ({ status: 503, body: "" })];
-    expect((await client().stkQuery({ checkoutRequestId: "ws_CO_1" })).status).toBe("SUCCESS");
-    expect(calls(STK_QUERY)).toBe(2);
+    expect(await caught(client().stkQuery({ checkoutRequestId: "ws_CO_1" }))).toMatchObject({ kind: "unavailable", outcome: "unknown", httpStatus: 503 });
+    expect(calls(STK_QUERY)).toBe(1);
 
     const busy = () => ({ status: 500, body: { requestId: "r", errorCode: "500.003.02", errorMessage: "System is busy. Please try again in few minutes." } });
-    fake.script[STK_QUERY] = [busy, busy, busy, busy];
+    fake.script[STK_QUERY] = [busy, busy];
     const error = await caught(client().stkQuery({ checkoutRequestId: "ws_CO_1" }));
     expect(error).toMatchObject({ kind: "unavailable", reason: "system_busy" });
-    expect(calls(STK_QUERY)).toBe(2 + 3);
+    expect(calls(STK_QUERY)).toBe(2);
   });
 });
 
@@ -326,7 +342,7 @@ describe("b2cPayment", () => {
 
     fake.script[B2C] = [() => ({ status: 502, body: "Bad Gateway" })];
     const unavailable = await caught(daraja.b2cPayment({ ...payout, originatorConversationId: "mteja-other" }));
-    expect(unavailable.kind).toBe("unavailable");
+    expect(unavailable).toMatchObject({ kind: "unavailable", outcome: "unknown" });
     expect(calls(B2C)).toBe(3);
   });
 

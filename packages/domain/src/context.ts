@@ -29,6 +29,10 @@ export interface RequestInfo {
   setCookie(name: string, value: string, options: CookieOptions): void;
   clearCookie(name: string, options: CookieOptions): void;
   setHeader(name: string, value: string): void;
+  /** Answer 202 Accepted instead of 200: the request was taken, its outcome is not known yet. */
+  markAccepted(): void;
+  /** Whether markAccepted was called (the transports read it when they set the status). */
+  isAccepted(): boolean;
 }
 
 export interface Logger {

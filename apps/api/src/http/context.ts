@@ -9,6 +9,7 @@ function header(request: FastifyRequest, name: string): string | undefined {
 
 /** Builds the domain's view of a request from Fastify's (same for the tRPC and REST mounts). */
 export function createRequestContext(deps: Deps, request: FastifyRequest, reply: FastifyReply): Context {
+  let accepted = false;
   return {
     // The domain logs through the request's child logger, so its lines carry the request id.
     deps: { ...deps, logger: request.log },
@@ -23,6 +24,10 @@ export function createRequestContext(deps: Deps, request: FastifyRequest, reply:
       setCookie: (name, value, options) => void reply.setCookie(name, value, options),
       clearCookie: (name, options) => void reply.clearCookie(name, options),
       setHeader: (name, value) => void reply.header(name, value),
+      markAccepted: () => {
+        accepted = true;
+      },
+      isAccepted: () => accepted,
     },
   };
 }

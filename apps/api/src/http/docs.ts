@@ -11,7 +11,7 @@ import scalar from "@scalar/fastify-api-reference";
 import type { AnyRouter } from "@trpc/server";
 import type { FastifyPluginAsync } from "fastify";
 import type { OpenAPIObject } from "trpc-to-openapi";
-import { createdProcedures } from "./response-meta.js";
+import { acceptedProcedures, createdProcedures } from "./response-meta.js";
 
 export interface DocsOptions {
   /** Where the OpenAPI document is served (same origin). */
@@ -88,6 +88,7 @@ const methods = ["get", "post", "put", "patch", "delete"] as const;
 export function describeOperations(document: OpenAPIObject, router: AnyRouter): OpenAPIObject {
   const protectedOps = new Set<string>();
   const createdOps = new Set<string>();
+  const acceptedOps = new Map<string, string>();
   const errorsByOp = new Map<string, Record<string, string>>();
   for (const [name, procedure] of Object.entries(router._def.procedures as Record<string, { _def: { meta?: { openapi?: ProcedureDocs } } }>)) {
     const meta = procedure._def.meta?.openapi;
@@ -95,6 +96,8 @@ export function describeOperations(document: OpenAPIObject, router: AnyRouter): 
     const key = `${meta.method.toUpperCase()} ${meta.path}`;
     if (meta.protect) protectedOps.add(key);
     if (createdProcedures.has(name)) createdOps.add(key);
+    const accepted = acceptedProcedures.get(name);
+    if (accepted) acceptedOps.set(key, accepted);
     if (meta.errorResponses) errorsByOp.set(key, Object.fromEntries(Object.entries(meta.errorResponses).map(([status, text]) => [String(status), String(text)])));
   }
 
@@ -124,6 +127,8 @@ export function describeOperations(document: OpenAPIObject, router: AnyRouter): 
               : [];
       }
       if (createdOps.has(key)) answerCreated(operation);
+      const accepted = acceptedOps.get(key);
+      if (accepted) answerAcceptedToo(operation, accepted);
       if (method === "delete") moveQueryToBody(operation);
       addRequestExamples(operation);
       describeErrors(operation, errorsByOp.get(key));
@@ -159,6 +164,13 @@ function answerCreated(operation: Json): void {
   if (!responses["200"]) return;
   responses["201"] = responses["200"];
   delete responses["200"];
+}
+
+/** Operations that may also answer 202 (response-meta.ts): the same body as the 200, described. */
+function answerAcceptedToo(operation: Json, description: string): void {
+  const responses = (operation.responses ?? {}) as Record<string, Json>;
+  if (!responses["200"]) return;
+  responses["202"] = { ...responses["200"], description };
 }
 
 /** Error responses: the envelope, with one example per code the description names. */

@@ -42,7 +42,8 @@ export const momoCallbackPlugin: FastifyPluginAsync<MomoCallbackOptions> = async
       const query = request.query as Record<string, unknown>;
       const token = typeof query.token === "string" ? query.token : undefined;
       const rawBody = typeof request.body === "string" ? request.body : "";
-      const answer = await receiveCallback(deps, { kind, rawBody, sourceIp: request.ip, token });
+      const reference = typeof query.ref === "string" ? query.ref : undefined;
+      const answer = await receiveCallback(deps, { kind, rawBody, sourceIp: request.ip, token, reference });
       if (answer.rejected) {
         const { reason, stored } = answer.rejected;
         rejectedCallbacks.inc({ kind, reason: reason.replace(" ", "_"), stored: String(stored) });

@@ -50,6 +50,12 @@ export const momoSettingsShape = {
     .pipe(z.array(z.union([z.ipv4(), z.ipv6()], { error: "MOMO_CALLBACK_ALLOWED_IPS must be comma-separated IP addresses" }))),
   MOMO_TIMEOUT_MS: z.coerce.number({ error: "MOMO_TIMEOUT_MS must be a number" }).int().min(100).max(120_000).default(10_000),
   MOMO_RECONCILE_AFTER_SECONDS: z.coerce.number({ error: "MOMO_RECONCILE_AFTER_SECONDS must be a number" }).int().min(0).max(86_400).default(120),
+  MOMO_UNKNOWN_PROMPT_WINDOW_SECONDS: z.coerce
+    .number({ error: "MOMO_UNKNOWN_PROMPT_WINDOW_SECONDS must be a number" })
+    .int()
+    .min(1)
+    .max(86_400)
+    .default(300),
   MOMO_RECONCILE_INTERVAL_MS: z.coerce.number({ error: "MOMO_RECONCILE_INTERVAL_MS must be a number" }).int().min(0).max(3_600_000).default(5_000),
   MOMO_RECONCILE_PACE_MS: z.coerce.number({ error: "MOMO_RECONCILE_PACE_MS must be a number" }).int().min(0).max(60_000).default(200),
 };

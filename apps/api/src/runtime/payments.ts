@@ -4,7 +4,7 @@
  * addresses with their secret token, the reconciliation worker, and, on the dev start, the Daraja
  * simulator in-process. See docs/mpesa.md.
  */
-import { createDarajaClient, securityCredentialFromCertificate, type DarajaClientConfig } from "@mteja/daraja";
+import { createDarajaClient, securityCredentialFromCertificate, worstCaseRequestMs, type DarajaClientConfig } from "@mteja/daraja";
 import { buildDarajaSimulator, createSimulatorKeyFiles, simulatorDefaults } from "@mteja/daraja-sim";
 import { createMomoAccounts, createPaymentEvents, createReconciler, createStatusStreamSlots, type DataCipher, type Deps, type Logger, type MomoDeps, type ReconcileReport } from "@mteja/domain";
 import { createPrivateKey, randomBytes } from "node:crypto";
@@ -162,8 +162,9 @@ export async function createPaymentsRuntime(settings: Settings, logger: Logger, 
       b2cStatusUrl: token(effective?.b2cUrls?.statusUrl),
       callbackSecret: effective?.callbackSecret ?? null,
       reconcileAfterSeconds: settings.MOMO_RECONCILE_AFTER_SECONDS,
-      // OAuth (up to 3 attempts) and the push itself, each bounded by MOMO_TIMEOUT_MS, with a margin.
-      promptInFlightSeconds: Math.max(120, Math.ceil((settings.MOMO_TIMEOUT_MS * 5) / 1000)),
+      // The clients' own worst case (they share MOMO_TIMEOUT_MS and the default retry delays).
+      promptInFlightSeconds: Math.ceil(worstCaseRequestMs({ timeoutMs: settings.MOMO_TIMEOUT_MS }) / 1000),
+      unknownPromptWindowSeconds: settings.MOMO_UNKNOWN_PROMPT_WINDOW_SECONDS,
       callbackAllowedIps: settings.MOMO_CALLBACK_ALLOWED_IPS,
     },
     events: createPaymentEvents(),

@@ -12,7 +12,7 @@
 import { securityCredentialFromCertificate } from "@mteja/daraja";
 import { buildDarajaSimulator, generateSimulatorKeyPair, simulatorDefaults } from "@mteja/daraja-sim";
 import { randomBytes } from "node:crypto";
-import Fastify, { type FastifyInstance } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import { adminKey, registerUser, RestClient, startTestApp, type TestApp, type TestAppOptions } from "./app.js";
 
 export const SHORTCODE = simulatorDefaults.shortcode;
@@ -219,6 +219,18 @@ export interface FakeRequest {
 export interface FakeAnswer {
   status?: number;
   body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** What a gateway in front of Daraja answers when it gives up: an HTML page, not Daraja's JSON. */
+export function gatewayPage(status = 502): FakeAnswer {
+  const title = status === 504 ? "504 Gateway Time-out" : status === 503 ? "503 Service Unavailable" : "502 Bad Gateway";
+  return { status, headers: { "content-type": "text/html" }, body: `<html><head><title>${title}</title></head><body><center><h1>${title}</h1></center><hr><center>nginx</center></body></html>` };
+}
+
+/** Sends a scripted or default answer. */
+function send(reply: FastifyReply, result: FakeAnswer) {
+  return reply.code(result.status ?? 200).headers(result.headers ?? {}).send(result.body);
 }
 
 /** Runs after validation; may wait, send callbacks, and return an answer (or nothing for the default). */
@@ -331,7 +343,7 @@ export async function startFakeDaraja(): Promise<FakeDaraja> {
         return { status: 200, body: { access_token: token, expires_in: "3599" } };
       },
     );
-    return reply.code(result.status ?? 200).send(result.body);
+    return send(reply, result);
   });
 
   app.post("/mpesa/stkpush/v1/processrequest", async (request, reply) => {
@@ -370,7 +382,7 @@ export async function startFakeDaraja(): Promise<FakeDaraja> {
         };
       },
     );
-    return reply.code(result.status ?? 200).send(result.body);
+    return send(reply, result);
   });
 
   app.post("/mpesa/stkpushquery/v1/query", async (request, reply) => {
@@ -390,7 +402,7 @@ export async function startFakeDaraja(): Promise<FakeDaraja> {
       },
       () => fake.queryAnswers.get(body.CheckoutRequestID) ?? darajaError(500, "500.001.1001", "The transaction is being processed"),
     );
-    return reply.code(result.status ?? 200).send(result.body);
+    return send(reply, result);
   });
 
   const b2cHandler = async (request: any, reply: any) => {
@@ -424,7 +436,7 @@ export async function startFakeDaraja(): Promise<FakeDaraja> {
         },
       }),
     );
-    return reply.code(result.status ?? 200).send(result.body);
+    return send(reply, result);
   };
   app.post("/mpesa/b2c/v3/paymentrequest", b2cHandler);
 
@@ -448,7 +460,7 @@ export async function startFakeDaraja(): Promise<FakeDaraja> {
         body: { ConversationID: `AG_ts_${randomBytes(6).toString("hex")}`, OriginatorConversationID: `ts-${randomBytes(6).toString("hex")}`, ResponseCode: "0", ResponseDescription: "Accept the service request successfully." },
       }),
     );
-    return reply.code(result.status ?? 200).send(result.body);
+    return send(reply, result);
   });
 
   fake.url = await listen(app);

@@ -2,21 +2,22 @@
  * POST /api/momo/b2c (admin only): a payout to a phone (docs/mpesa.md).
  *
  * The payout row, with our OriginatorConversationID, is written PENDING before Daraja is called.
- * Daraja answering with an error means nothing was paid: FAILED. No answer at all means the payout
- * may have been accepted: UNKNOWN, settled later by a Transaction Status query on the same
- * OriginatorConversationID. A payout is never re-sent automatically.
+ * Daraja refusing it, or the request never leaving (no connection, no OAuth token), means nothing
+ * was paid: FAILED (502 / 503). Anything else (a time-out after sending, a 5xx or gateway page, a
+ * body that does not parse) means the payout may have been accepted: UNKNOWN, answered 202, settled
+ * later by a Transaction Status query on the same OriginatorConversationID. A payout is never
+ * re-sent automatically, and a retry with the same Idempotency-Key answers the same row.
  */
 import { randomUUID } from "node:crypto";
 import { Prisma, type PayoutModel } from "@mteja/db";
 import { DarajaError, type DarajaClient } from "@mteja/daraja";
 import type { MomoCtx } from "./momo-context.js";
-import { darajaAnswered, lastErrorOf, providerUnavailable, replayedError, toProviderError } from "./provider-errors.js";
+import { certainlyNotActedOn, lastErrorOf, providerUnavailable, replayedError, toProviderError, unknownOutcomeNote } from "./provider-errors.js";
 import { authorizePayout, storePayoutWithinDailyLimit } from "./payout-limits.js";
-import { checkTenantAmount, idempotencyKeyOf, keyReusedError, pause } from "./request-rules.js";
+import { checkTenantAmount, idempotencyKeyOf, keyReusedError, waitWhileInFlight } from "./request-rules.js";
 import type { B2cInput, PayoutStatus } from "./schemas.js";
 
 export const DEFAULT_REMARKS = "Payout";
-const IN_FLIGHT_WAIT_MS = 12_000;
 
 export interface B2cAnswer {
   conversationId: string | null;
@@ -30,13 +31,6 @@ interface PayoutRequest {
   commandId: string;
   remarks: string;
   occasion: string | null;
-}
-
-function unknownOutcome(payout: Pick<PayoutModel, "originatorConversationId">) {
-  return providerUnavailable(
-    "M-Pesa did not answer; the payout may still have been accepted. Its status will be settled by a Transaction Status query. Do not send it again.",
-    [{ originatorConversationId: payout.originatorConversationId, status: "UNKNOWN" }],
-  );
 }
 
 export async function b2cPayout(ctx: MomoCtx, input: B2cInput): Promise<B2cAnswer> {
@@ -107,22 +101,22 @@ async function sendPayout(ctx: MomoCtx, daraja: DarajaClient, payout: PayoutMode
     return { conversationId: current.conversationId ?? ack.conversationId, originatorConversationId: payout.originatorConversationId, status: current.status as PayoutStatus };
   } catch (error) {
     const now = deps.now();
-    if (error instanceof DarajaError && darajaAnswered(error)) {
-      // Daraja refused it: nothing was paid.
+    if (error instanceof DarajaError && certainlyNotActedOn(error)) {
+      // Refused, or never sent: nothing was paid.
       await deps.db.prisma.payout.updateMany({
         where: { id: payout.id, status: "PENDING" },
         data: { status: "FAILED", lastError: lastErrorOf(error), nextStatusQueryAt: null, settledAt: now, updatedAt: now },
       });
       throw toProviderError(error);
     }
-    // No answer (or a failure of ours after sending): it may have been accepted. Never re-sent; queried instead.
-    const lastError = error instanceof DarajaError ? lastErrorOf(error) : "no usable answer from Daraja";
+    // It may have been accepted. Never re-sent; queried instead.
+    const lastError = unknownOutcomeNote(error);
     await deps.db.prisma.payout.updateMany({
       where: { id: payout.id, status: "PENDING" },
       data: { status: "UNKNOWN", lastError, nextStatusQueryAt: now, updatedAt: now },
     });
-    deps.logger.warn({ payoutId: payout.id, originatorConversationId: payout.originatorConversationId, lastError }, "B2C payment request got no answer: payout UNKNOWN until a status query settles it");
-    throw unknownOutcome(payout);
+    deps.logger.warn({ payoutId: payout.id, originatorConversationId: payout.originatorConversationId, lastError }, "B2C payment request outcome unknown: payout UNKNOWN until a status query settles it");
+    return storedAnswer(ctx, await deps.db.prisma.payout.findUniqueOrThrow({ where: { id: payout.id } }));
   }
 }
 
@@ -136,18 +130,27 @@ function sameRequest(row: PayoutModel, request: PayoutRequest): boolean {
   );
 }
 
+/** Still waiting for Daraja's answer to the payment request. */
+function requestInFlight(row: PayoutModel): boolean {
+  return row.status === "PENDING" && row.conversationId === null && row.lastError === null;
+}
+
 async function replay(ctx: MomoCtx, existing: PayoutModel, request: PayoutRequest): Promise<B2cAnswer> {
   if (!sameRequest(existing, request)) throw keyReusedError();
-  let row = existing;
-  const deadline = Date.now() + IN_FLIGHT_WAIT_MS;
-  while (row.status === "PENDING" && row.conversationId === null && row.lastError === null) {
-    if (Date.now() >= deadline) throw providerUnavailable("The first request with this Idempotency-Key is still waiting for M-Pesa; retry shortly.");
-    await pause(100);
-    row = await ctx.deps.db.prisma.payout.findUniqueOrThrow({ where: { id: existing.id } });
-  }
-  if (row.conversationId === null) {
-    if (row.status === "FAILED" && row.resultCode === null) throw replayedError(row.lastError);
-    if (row.status === "UNKNOWN" || row.status === "PENDING") throw unknownOutcome(row);
-  }
+  const { deps } = ctx;
+  const row = await waitWhileInFlight(existing, {
+    inFlight: requestInFlight,
+    reload: () => deps.db.prisma.payout.findUniqueOrThrow({ where: { id: existing.id } }),
+    now: deps.now,
+    inFlightSeconds: deps.momo.settings.promptInFlightSeconds,
+  });
+  // Refused, or never sent: the same error again.
+  if (row.conversationId === null && row.status === "FAILED" && row.resultCode === null) throw replayedError(row.lastError);
+  return storedAnswer(ctx, row);
+}
+
+/** The payout as stored; one Daraja has not acknowledged (outcome unknown) is a 202. */
+function storedAnswer(ctx: MomoCtx, row: PayoutModel): B2cAnswer {
+  if (row.conversationId === null && (row.status === "UNKNOWN" || row.status === "PENDING")) ctx.request.markAccepted();
   return { conversationId: row.conversationId, originatorConversationId: row.originatorConversationId, status: row.status as PayoutStatus };
 }

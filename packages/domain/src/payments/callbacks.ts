@@ -12,6 +12,8 @@
  * An STK callback can arrive before the stkpush response has stored its CheckoutRequestID. While a
  * prompt is in flight such a callback is kept ('accepted', no payment yet): stkPush applies it right
  * after storing the ids, and the reconciler flags it if no payment claims it within the hold window.
+ * A callback for a CheckoutRequestID that was never stored (the push's outcome was unknown) settles
+ * the one payment without ids that its phone, amount and reference match (unknown-prompts.ts).
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import {
@@ -24,10 +26,12 @@ import {
   parseTransactionStatusResult,
   type StkCallback,
 } from "@mteja/daraja";
+import type { PaymentModel } from "@mteja/db";
 import type { Deps } from "../context.js";
 import { lockPaymentByCheckoutId, lockPayout, type Tx } from "./payment-records.js";
 import { settlePayout, type PayoutOutcome } from "./payout-settlement.js";
 import { settleStkPayment, type CallbackOutcome, type StkOutcome } from "./stk-settlement.js";
+import { claimForCallback, lockPromptMatching, referenceFromParameter, withoutDarajaIds } from "./unknown-prompts.js";
 
 export type CallbackKind = "stkpush" | "b2c_result" | "b2c_timeout" | "b2c_status";
 
@@ -37,6 +41,8 @@ export interface InboundCallback {
   sourceIp: string;
   /** The `token` query parameter as received. */
   token: string | undefined;
+  /** The `ref` query parameter as received (STK: the prompt's AccountReference, hex). */
+  reference?: string | undefined;
 }
 
 export interface CallbackReply {
@@ -84,7 +90,7 @@ function storableText(text: string): string {
 async function store(
   deps: Deps,
   callback: InboundCallback,
-  fields: { outcome: CallbackOutcome; correlationId?: string | null; flagReason?: string | null },
+  fields: { outcome: CallbackOutcome; correlationId?: string | null; flagReason?: string | null; accountReference?: string | undefined },
 ): Promise<string> {
   const row = await deps.db.prisma.momoCallback.create({
     data: {
@@ -95,6 +101,7 @@ async function store(
       outcome: fields.outcome,
       correlationId: fields.correlationId ?? null,
       flagReason: fields.flagReason ?? null,
+      accountReference: fields.accountReference ?? null,
     },
     select: { id: true },
   });
@@ -218,7 +225,8 @@ export async function receiveCallback(deps: Deps, callback: InboundCallback): Pr
   }
 
   const value = parsed.value;
-  const id = await store(deps, callback, { outcome: "accepted", correlationId: value.correlationId });
+  const accountReference = value.kind === "stkpush" ? referenceFromParameter(callback.reference) : undefined;
+  const id = await store(deps, callback, { outcome: "accepted", correlationId: value.correlationId, accountReference });
   if (value.kind === "stkpush") await applyStoredStkCallback(deps, id, value.value);
   else await applyStoredPayoutCallback(deps, id, value.outcome, value.ids);
   return ACCEPTED;
@@ -237,19 +245,49 @@ export function stkOutcomeOf(callback: StkCallback): StkOutcome {
   };
 }
 
-/** Locks a stored callback that has not been applied yet; null when another path already handled it. */
-async function lockUnapplied(tx: Tx, callbackId: string): Promise<boolean> {
-  const rows = await tx.$queryRaw<{ outcome: string; linked: boolean }[]>`
-    SELECT outcome, (payment_id IS NOT NULL OR payout_id IS NOT NULL) AS linked
-      FROM momo_callbacks WHERE id = ${callbackId}::uuid FOR UPDATE`;
-  const row = rows[0];
-  return row !== undefined && row.outcome === "accepted" && !row.linked;
+interface UnappliedCallback {
+  receivedAt: Date;
+  accountReference: string | null;
 }
 
+/** Locks a stored callback that has not been applied yet; null when another path already handled it. */
+async function lockUnapplied(tx: Tx, callbackId: string): Promise<UnappliedCallback | null> {
+  const rows = await tx.$queryRaw<{ outcome: string; linked: boolean; received_at: Date; account_reference: string | null }[]>`
+    SELECT outcome, (payment_id IS NOT NULL OR payout_id IS NOT NULL) AS linked, received_at, account_reference
+      FROM momo_callbacks WHERE id = ${callbackId}::uuid FOR UPDATE`;
+  const row = rows[0];
+  if (row === undefined || row.outcome !== "accepted" || row.linked) return null;
+  return { receivedAt: new Date(row.received_at), accountReference: row.account_reference };
+}
+
+/** A push still waiting for Daraja's answer (one whose outcome is unknown has a last_error). */
 async function promptsInFlight(tx: Tx, now: Date, inFlightSeconds: number): Promise<boolean> {
   const since = new Date(now.getTime() - inFlightSeconds * 1000);
-  const count = await tx.payment.count({ where: { status: "PENDING", checkoutRequestId: null, createdAt: { gte: since } } });
+  const count = await tx.payment.count({ where: { ...withoutDarajaIds, lastError: null, createdAt: { gte: since } } });
   return count > 0;
+}
+
+type StkTarget = { kind: "payment"; payment: PaymentModel } | { kind: "held" } | { kind: "flagged"; flagReason: string };
+
+/**
+ * The payment a callback settles, locked. Prompts in flight are counted BEFORE the lookup: a push
+ * that stores its ids in between is then either found or still counted (the callback is held and
+ * applied by that push), never missed and flagged for good.
+ */
+async function stkTarget(tx: Tx, deps: Deps, callback: StkCallback, stored: UnappliedCallback, now: Date): Promise<StkTarget> {
+  const { promptInFlightSeconds, unknownPromptWindowSeconds } = deps.momo.settings;
+  const inFlight = await promptsInFlight(tx, now, promptInFlightSeconds);
+  const payment = await lockPaymentByCheckoutId(tx, callback.checkoutRequestId);
+  if (payment) return { kind: "payment", payment };
+  const match = await lockPromptMatching(tx, callback, stored.accountReference ?? undefined, {
+    since: new Date(stored.receivedAt.getTime() - unknownPromptWindowSeconds * 1000),
+    receivedAt: stored.receivedAt,
+    inFlightSince: new Date(now.getTime() - promptInFlightSeconds * 1000),
+  });
+  if (match.kind === "one") return { kind: "payment", payment: await claimForCallback(tx, match.payment, callback, now) };
+  if (inFlight) return { kind: "held" };
+  if (match.kind === "ambiguous") return { kind: "flagged", flagReason: `unknown CheckoutRequestID; phone, amount and reference match ${match.count} payments` };
+  return { kind: "flagged", flagReason: "unknown CheckoutRequestID" };
 }
 
 export type StoredApplyResult = "applied" | "duplicate" | "flagged" | "accepted" | "held" | "skipped";
@@ -261,14 +299,16 @@ export type StoredApplyResult = "applied" | "duplicate" | "flagged" | "accepted"
 export async function applyStoredStkCallback(deps: Deps, callbackId: string, callback: StkCallback): Promise<StoredApplyResult> {
   const now = deps.now();
   const result = await deps.db.prisma.$transaction(async (tx) => {
-    if (!(await lockUnapplied(tx, callbackId))) return { result: "skipped" as const };
-    const payment = await lockPaymentByCheckoutId(tx, callback.checkoutRequestId);
-    if (!payment) {
-      if (await promptsInFlight(tx, now, deps.momo.settings.promptInFlightSeconds)) return { result: "held" as const };
-      const flagReason = "unknown CheckoutRequestID";
+    const stored = await lockUnapplied(tx, callbackId);
+    if (!stored) return { result: "skipped" as const };
+    const target = await stkTarget(tx, deps, callback, stored, now);
+    if (target.kind === "held") return { result: "held" as const };
+    if (target.kind === "flagged") {
+      const { flagReason } = target;
       await tx.momoCallback.update({ where: { id: callbackId }, data: { outcome: "flagged", flagReason } });
       return { result: "flagged" as const, flagReason };
     }
+    const { payment } = target;
     if (payment.merchantRequestId !== null && payment.merchantRequestId !== callback.merchantRequestId) {
       const flagReason = `MerchantRequestID mismatch: stored ${payment.merchantRequestId}, callback ${callback.merchantRequestId}`;
       await tx.momoCallback.update({ where: { id: callbackId }, data: { outcome: "flagged", flagReason, paymentId: payment.id } });
@@ -330,10 +370,20 @@ export function parseStoredStkCallback(rawBody: string): StkCallback | undefined
 }
 
 /** Applies the STK callbacks that arrived before their CheckoutRequestID was stored. */
-export async function applyHeldStkCallbacks(deps: Deps, checkoutRequestId: string): Promise<number> {
+export function applyHeldStkCallbacks(deps: Deps, checkoutRequestId: string): Promise<number> {
+  return applyHeld(deps, { correlationId: checkoutRequestId });
+}
+
+/** Applies the STK callbacks kept since `since` (a push whose outcome turned out unknown may be theirs). */
+export function applyHeldStkCallbacksSince(deps: Deps, since: Date): Promise<number> {
+  return applyHeld(deps, { receivedAt: { gte: since } });
+}
+
+async function applyHeld(deps: Deps, where: { correlationId?: string; receivedAt?: { gte: Date } }): Promise<number> {
   const held = await deps.db.prisma.momoCallback.findMany({
-    where: { kind: "stkpush", outcome: "accepted", paymentId: null, correlationId: checkoutRequestId },
+    where: { kind: "stkpush", outcome: "accepted", paymentId: null, ...where },
     orderBy: { receivedAt: "asc" },
+    take: 200,
     select: { id: true, rawBody: true },
   });
   let applied = 0;

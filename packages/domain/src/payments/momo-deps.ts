@@ -21,11 +21,17 @@ export interface MomoSettings {
   /** A payment still PENDING this long after it was created is reconciled with an STK query. */
   reconcileAfterSeconds: number;
   /**
-   * The longest an STK push can wait for Daraja's answer (token fetch and push, with their timeouts).
-   * A callback for an unknown CheckoutRequestID is kept this long while a prompt is in flight; a
-   * payment still without a CheckoutRequestID after it is abandoned.
+   * The longest an STK push or a B2C request can wait for Daraja's answer (the Daraja client's worst
+   * case, derived from its timing). A retry with the same Idempotency-Key waits at most this long for
+   * the first request's answer; a callback for an unknown CheckoutRequestID is kept while a prompt is
+   * in flight.
    */
   promptInFlightSeconds: number;
+  /**
+   * MOMO_UNKNOWN_PROMPT_WINDOW_SECONDS: a payment whose push had an unknown outcome is matched to a
+   * callback (phone, amount, reference) for this long after it was created, then becomes TIMEOUT.
+   */
+  unknownPromptWindowSeconds: number;
   /** Source addresses Safaricom calls back from. Empty: not checked. Checked for logging only. */
   callbackAllowedIps: readonly string[];
 }

@@ -26,6 +26,11 @@ export interface PayoutOutcome {
 export type PayoutDecision = Omit<SettlementDecision, "changes"> & { changes?: Prisma.PayoutUpdateInput };
 
 export function decidePayoutOutcome(payout: PayoutModel, outcome: PayoutOutcome, now: Date): PayoutDecision {
+  // Whatever the payout's status: never applied.
+  if (outcome.amount !== undefined && outcome.amount !== payout.amount) {
+    return { outcome: "flagged", flagReason: `amount mismatch: the payout is for ${payout.amount}, Daraja says ${outcome.amount}`, statusChanged: false };
+  }
+
   const terminal = payout.status === "SUCCESS" || payout.status === "FAILED";
   if (terminal) {
     if (outcome.source === "timeout" || outcome.status === "UNKNOWN" || outcome.status === payout.status) {
@@ -64,10 +69,6 @@ export function decidePayoutOutcome(payout: PayoutModel, outcome: PayoutOutcome,
         ...conversation(payout, outcome),
       },
     };
-  }
-
-  if (outcome.status === "SUCCESS" && outcome.amount !== undefined && outcome.amount !== payout.amount) {
-    return { outcome: "flagged", flagReason: `amount mismatch: the payout is for ${payout.amount}, Daraja says ${outcome.amount}`, statusChanged: false };
   }
 
   return {

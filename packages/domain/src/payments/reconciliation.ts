@@ -4,7 +4,9 @@
  *
  *  1. applies STK callbacks kept for a CheckoutRequestID that is now stored, and flags those no
  *     payment claimed within the in-flight window;
- *  2. fails payments that never got a CheckoutRequestID (the service stopped while waiting for Daraja);
+ *  2. times out payments that never got a CheckoutRequestID (the push's outcome was unknown, or the
+ *     service stopped while waiting for Daraja) and that no callback matched within
+ *     MOMO_UNKNOWN_PROMPT_WINDOW_SECONDS: TIMEOUT, never FAILED-and-resent;
  *  3. STK-queries due PENDING payments and settles them from the answer (apply-once path);
  *  4. sends a Transaction Status query for due PENDING/UNKNOWN payouts (the result callback settles them).
  *
@@ -25,6 +27,7 @@ import { applyStoredStkCallback, parseStoredStkCallback } from "./callbacks.js";
 import { isTerminalPayment, lockPaymentById } from "./payment-records.js";
 import { lastErrorOf } from "./provider-errors.js";
 import { settleFromQuery } from "./stk-query.js";
+import { withoutDarajaIds } from "./unknown-prompts.js";
 
 export interface ReconcileOptions {
   /** Rows claimed per kind per run. */
@@ -54,7 +57,7 @@ export const defaultReconcileOptions: ReconcileOptions = {
 export interface ReconcileReport {
   heldCallbacksApplied: number;
   heldCallbacksFlagged: number;
-  paymentsAbandoned: number;
+  paymentsTimedOut: number;
   paymentsQueried: number;
   paymentsSettled: number;
   paymentsExhausted: number;
@@ -105,7 +108,7 @@ export function createReconciler(getDeps: () => Deps, overrides: Partial<Reconci
       const report: ReconcileReport = {
         heldCallbacksApplied: 0,
         heldCallbacksFlagged: 0,
-        paymentsAbandoned: 0,
+        paymentsTimedOut: 0,
         paymentsQueried: 0,
         paymentsSettled: 0,
         paymentsExhausted: 0,
@@ -127,7 +130,7 @@ export function createReconciler(getDeps: () => Deps, overrides: Partial<Reconci
       };
 
       await sweepHeldCallbacks(deps, report);
-      await abandonPromptsWithoutId(deps, report);
+      await timeOutPromptsWithoutId(deps, report);
       await reconcilePayments(deps, options, report, clientFor, pace);
       await reconcilePayouts(deps, options, report, clientFor, pace);
       return report;
@@ -166,21 +169,46 @@ async function sweepHeldCallbacks(deps: Deps, report: ReconcileReport): Promise<
   }
 }
 
-async function abandonPromptsWithoutId(deps: Deps, report: ReconcileReport): Promise<void> {
+/**
+ * Payments without a CheckoutRequestID that no callback claimed: TIMEOUT once the unknown-prompt
+ * window has passed (for a push never answered, once it cannot be in flight any more either).
+ */
+async function timeOutPromptsWithoutId(deps: Deps, report: ReconcileReport): Promise<void> {
   const now = deps.now();
-  const cutoff = new Date(now.getTime() - deps.momo.settings.promptInFlightSeconds * 1000);
-  const abandoned = await deps.db.prisma.payment.updateMany({
-    where: { status: "PENDING", checkoutRequestId: null, createdAt: { lt: cutoff } },
-    data: {
-      status: "FAILED",
-      lastError: "no CheckoutRequestID was stored (the service stopped while waiting for Daraja); a prompt that reached the phone shows up as a flagged callback",
-      nextQueryAt: null,
-      settledAt: now,
-      updatedAt: now,
+  const { promptInFlightSeconds, unknownPromptWindowSeconds } = deps.momo.settings;
+  const ago = (seconds: number) => new Date(now.getTime() - seconds * 1000);
+  const due = await deps.db.prisma.payment.findMany({
+    where: {
+      ...withoutDarajaIds,
+      OR: [
+        { lastError: { not: null }, createdAt: { lt: ago(unknownPromptWindowSeconds) } },
+        { lastError: null, createdAt: { lt: ago(Math.max(unknownPromptWindowSeconds, promptInFlightSeconds)) } },
+      ],
     },
+    orderBy: { createdAt: "asc" },
+    take: 200,
+    select: { id: true },
   });
-  if (abandoned.count > 0) deps.logger.error({ count: abandoned.count }, "payments abandoned without a CheckoutRequestID");
-  report.paymentsAbandoned += abandoned.count;
+  for (const { id } of due) {
+    const payment = await deps.db.prisma.$transaction(async (tx) => {
+      const locked = await lockPaymentById(tx, id);
+      if (!locked || locked.status !== "PENDING" || locked.checkoutRequestId !== null) return undefined;
+      return tx.payment.update({
+        where: { id },
+        data: {
+          status: "TIMEOUT",
+          resultDesc: "No callback matched this prompt, whose CheckoutRequestID was never known, within the unknown-prompt window.",
+          nextQueryAt: null,
+          settledAt: now,
+          updatedAt: now,
+        },
+      });
+    });
+    if (!payment) continue;
+    report.paymentsTimedOut += 1;
+    deps.logger.warn({ paymentId: id, lastError: payment.lastError }, "payment without a CheckoutRequestID timed out");
+    deps.momo.events.emit({ paymentId: id, tenantId: payment.tenantId, checkoutRequestId: null, status: payment.status });
+  }
 }
 
 async function reconcilePayments(

@@ -38,3 +38,28 @@ function amountError(message: string): DomainError {
 export function pause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+export interface InFlightWait<Row extends { createdAt: Date }> {
+  /** Still waiting for Daraja's answer to the first request. */
+  inFlight(row: Row): boolean;
+  reload(): Promise<Row>;
+  now: () => Date;
+  /** How long the first request can be waiting for Daraja at worst (momo settings, derived from the client's timing). */
+  inFlightSeconds: number;
+}
+
+/**
+ * A retry with a used Idempotency-Key (STK push and B2C alike) waits for the first request's answer,
+ * but never past the first request's in-flight window: a row still unanswered then is not in flight
+ * any more (its outcome is unknown). Returns the last row read.
+ */
+export async function waitWhileInFlight<Row extends { createdAt: Date }>(row: Row, wait: InFlightWait<Row>): Promise<Row> {
+  let current = row;
+  const remainingMs = current.createdAt.getTime() + wait.inFlightSeconds * 1000 - wait.now().getTime();
+  const deadline = Date.now() + Math.max(remainingMs, 0);
+  while (wait.inFlight(current) && Date.now() < deadline) {
+    await pause(100);
+    current = await wait.reload();
+  }
+  return current;
+}

@@ -42,7 +42,7 @@ const readHeaders = z.object(tenantHeader);
 const authErrors = { 401: "AUTH_REQUIRED or INVALID_TOKEN" };
 const providerErrors = {
   502: "PAYMENT_PROVIDER_ERROR (Daraja refused the request; its errorCode/errorMessage in error.details)",
-  503: "PAYMENT_PROVIDER_UNAVAILABLE (Daraja unreachable or timed out, or M-Pesa not configured)",
+  503: "PAYMENT_PROVIDER_UNAVAILABLE (Daraja was never reached: no connection or no OAuth token, nothing was sent; or M-Pesa not configured)",
 };
 
 export const paymentsRouter = createTRPCRouter({
@@ -54,7 +54,7 @@ export const paymentsRouter = createTRPCRouter({
         tags,
         summary: "Send a payment prompt (STK push) to the customer's phone",
         description:
-          "The result arrives later through the payment callback; follow it with stkquery, GET /api/momo/payments/{checkoutRequestId} or the tRPC subscription payments.onStatus. At most 10 prompts per customer per minute, and 3 per minute and 10 per hour to one phone number of the shop (429 RATE_LIMITED).",
+          "The result arrives later through the payment callback; follow it with stkquery, GET /api/momo/payments/{checkoutRequestId} or the tRPC subscription payments.onStatus. At most 10 prompts per customer per minute, and 3 per minute and 10 per hour to one phone number of the shop (429 RATE_LIMITED). 202 (ids null, status PENDING): Daraja's answer proved nothing; the prompt may be on the phone and is settled by its callback or becomes TIMEOUT. It is never sent again.",
         protect: true,
         requestHeaders: idempotentHeaders,
         errorResponses: { ...authErrors, 422: "VALIDATION_ERROR", 429: "RATE_LIMITED (Retry-After set)", ...providerErrors },
@@ -89,7 +89,7 @@ export const paymentsRouter = createTRPCRouter({
         tags,
         summary: "Send a payout (B2C) to a phone (admin only)",
         description:
-          "The result and time-out arrive later through the B2C callbacks. A payout whose outcome is unknown (time-out) is settled by a Transaction Status query; it is never re-sent automatically.",
+          "The result and time-out arrive later through the B2C callbacks. 202 (status UNKNOWN): Daraja's answer proved nothing (a time-out after sending, a 5xx or gateway page); the payout is settled by a Transaction Status query and is never re-sent automatically.",
         protect: true,
         requestHeaders: idempotentHeaders,
         errorResponses: { ...authErrors, 403: "FORBIDDEN (not an admin)", 422: "VALIDATION_ERROR", ...providerErrors },

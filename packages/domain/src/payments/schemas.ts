@@ -77,10 +77,14 @@ export type B2cInput = z.infer<typeof b2cInput>;
 
 export const stkPushOutput = envelope(
   z.object({
-    checkoutRequestId: z.string(),
-    merchantRequestId: z.string(),
-    customerMessage: z.string(),
-    status: paymentStatusField.describe("PENDING when the prompt has just been sent; the payment's current status on an idempotent replay."),
+    id: z.string().describe("The payment's id."),
+    checkoutRequestId: z
+      .string()
+      .nullable()
+      .describe("Daraja's CheckoutRequestID; null (answer 202) when Daraja's answer proved nothing and the prompt may or may not be on the phone."),
+    merchantRequestId: z.string().nullable(),
+    customerMessage: z.string().optional().describe("Daraja's CustomerMessage (absent on a 202)."),
+    status: paymentStatusField.describe("PENDING when the prompt has just been sent (or its outcome is unknown); the payment's current status on an idempotent replay."),
   }),
 );
 
@@ -95,9 +99,9 @@ export const stkQueryOutput = envelope(
 
 export const b2cOutput = envelope(
   z.object({
-    conversationId: z.string().nullable(),
+    conversationId: z.string().nullable().describe("Daraja's ConversationID; null (answer 202) while Daraja has not acknowledged the payout."),
     originatorConversationId: z.string(),
-    status: z.enum(payoutStatuses),
+    status: z.enum(payoutStatuses).describe("PENDING once Daraja accepted the request; UNKNOWN (answer 202) when its answer proved nothing: settled by a Transaction Status query, never re-sent."),
   }),
 );
 

@@ -2,32 +2,34 @@
  * POST /api/momo/stkpush: a payment prompt on the customer's phone (docs/mpesa.md).
  *
  * The payment row is written PENDING before Daraja is called, and Daraja's ids are stored as soon as
- * it answers. A Daraja error (it answered: no prompt started) leaves the row FAILED. No answer at all
- * (timeout, network) also leaves it FAILED, because a row without a CheckoutRequestID can never be
- * reconciled; the prompt may still have reached the phone, and a callback for it is then kept and
- * flagged for review (docs/mpesa.md "Residual risks").
+ * it answers. Daraja refusing the push, or the push never leaving (no connection, no OAuth token),
+ * leaves the row FAILED (502 / 503). Any other failure (a gateway page, a 5xx, a time-out after
+ * sending, a body that does not parse) proves nothing: the prompt may be on the phone. The payment
+ * then stays PENDING without a CheckoutRequestID and is answered 202; its callback is matched by
+ * phone, amount and reference (unknown-prompts.ts), or it becomes TIMEOUT. It is never sent again.
  */
 import { Prisma, type PaymentModel } from "@mteja/db";
 import { DarajaError, type DarajaClient } from "@mteja/daraja";
 import { countStkPrompt } from "../shared/abuse-limits.js";
 import { tenantDisplayName } from "../tenants/directory.js";
 import type { Tenant } from "../tenants/directory.js";
-import { applyHeldStkCallbacks } from "./callbacks.js";
+import { applyHeldStkCallbacks, applyHeldStkCallbacksSince } from "./callbacks.js";
 import type { MomoCtx } from "./momo-context.js";
-import { darajaAnswered, lastErrorOf, providerUnavailable, replayedError, toProviderError } from "./provider-errors.js";
-import { checkTenantAmount, idempotencyKeyOf, keyReusedError, pause } from "./request-rules.js";
+import { certainlyNotActedOn, lastErrorOf, providerUnavailable, replayedError, toProviderError, unknownOutcomeNote } from "./provider-errors.js";
+import { checkTenantAmount, idempotencyKeyOf, keyReusedError, waitWhileInFlight } from "./request-rules.js";
 import type { PaymentStatus, StkPushInput } from "./schemas.js";
+import { promptCallbackUrl } from "./unknown-prompts.js";
 
 export const DEFAULT_DESCRIPTION = "Payment";
 /** Daraja's usual CustomerMessage, for answers replayed from the store (the text itself is not stored). */
 const REPLAYED_CUSTOMER_MESSAGE = "Success. Request accepted for processing";
-/** How long a retry waits for the first request with its Idempotency-Key to get Daraja's answer. */
-const IN_FLIGHT_WAIT_MS = 12_000;
 
+/** Daraja's ids are null (and the answer 202) while the push's outcome is unknown. */
 export interface StkPushAnswer {
-  checkoutRequestId: string;
-  merchantRequestId: string;
-  customerMessage: string;
+  id: string;
+  checkoutRequestId: string | null;
+  merchantRequestId: string | null;
+  customerMessage?: string;
   status: PaymentStatus;
 }
 
@@ -103,34 +105,28 @@ async function sendPrompt(ctx: MomoCtx, daraja: DarajaClient, payment: PaymentMo
       amount: payment.amount,
       accountReference: payment.reference,
       transactionDesc: payment.description,
-      callbackUrl,
+      callbackUrl: promptCallbackUrl(callbackUrl, payment.reference),
     });
   } catch (error) {
-    if (!(error instanceof DarajaError)) {
-      await markFailed(ctx, payment.id, "internal error before Daraja answered");
-      throw error;
+    if (error instanceof DarajaError && certainlyNotActedOn(error)) {
+      await markFailed(ctx, payment.id, lastErrorOf(error));
+      throw toProviderError(error);
     }
-    await markFailed(ctx, payment.id, lastErrorOf(error));
-    if (!darajaAnswered(error)) {
-      deps.logger.warn(
-        { paymentId: payment.id, reason: error.reason },
-        "STK push got no answer from Daraja: marked FAILED; a prompt may still have reached the phone (its callback will be flagged)",
-      );
-    }
-    throw toProviderError(error);
+    return unknownOutcome(ctx, payment, error);
   }
 
   const stored = await deps.db.prisma.payment.updateMany({
     where: { id: payment.id, checkoutRequestId: null },
     data: { checkoutRequestId: response.checkoutRequestId, merchantRequestId: response.merchantRequestId, updatedAt: deps.now() },
   });
-  if (stored.count !== 1) {
-    deps.logger.error({ paymentId: payment.id, checkoutRequestId: response.checkoutRequestId }, "could not store the CheckoutRequestID of an accepted STK push");
-  }
   // A callback that beat this answer was kept; it can be applied now that the id is known.
   await applyHeldStkCallbacks(deps, response.checkoutRequestId);
-  const current = await deps.db.prisma.payment.findUniqueOrThrow({ where: { id: payment.id }, select: { status: true } });
+  const current = await deps.db.prisma.payment.findUniqueOrThrow({ where: { id: payment.id } });
+  if (stored.count !== 1 && current.checkoutRequestId !== response.checkoutRequestId) {
+    deps.logger.error({ paymentId: payment.id, checkoutRequestId: response.checkoutRequestId, stored: current.checkoutRequestId }, "could not store the CheckoutRequestID of an accepted STK push");
+  }
   return {
+    id: payment.id,
     checkoutRequestId: response.checkoutRequestId,
     merchantRequestId: response.merchantRequestId,
     customerMessage: response.customerMessage || REPLAYED_CUSTOMER_MESSAGE,
@@ -146,22 +142,53 @@ async function markFailed(ctx: MomoCtx, paymentId: string, lastError: string): P
   });
 }
 
+/** The push may have reached Daraja: PENDING without ids, answered 202, settled by its callback or TIMEOUT. */
+async function unknownOutcome(ctx: MomoCtx, payment: PaymentModel, error: unknown): Promise<StkPushAnswer> {
+  const { deps } = ctx;
+  const lastError = unknownOutcomeNote(error);
+  await deps.db.prisma.payment.updateMany({
+    where: { id: payment.id, status: "PENDING", checkoutRequestId: null },
+    // No CheckoutRequestID to query with: only a callback (or the unknown-prompt window) settles it.
+    data: { lastError, nextQueryAt: null, updatedAt: deps.now() },
+  });
+  deps.logger.warn({ paymentId: payment.id, lastError }, "STK push outcome unknown: the payment stays PENDING until its callback or the unknown-prompt window");
+  // A callback kept while this push was in flight may be this prompt's.
+  await applyHeldStkCallbacksSince(deps, payment.createdAt);
+  return replayAnswer(await deps.db.prisma.payment.findUniqueOrThrow({ where: { id: payment.id } }), ctx);
+}
+
 function sameRequest(row: PaymentModel, request: PromptRequest): boolean {
   return row.phone === request.phone && row.amount === request.amount && row.reference === request.reference && row.description === request.description;
+}
+
+/** Still waiting for Daraja's answer to its push (an unknown outcome has a last_error). */
+function pushInFlight(row: PaymentModel): boolean {
+  return row.status === "PENDING" && row.checkoutRequestId === null && row.lastError === null;
 }
 
 /** A retry with a used Idempotency-Key: the first request's answer (or error), never a second prompt. */
 async function replay(ctx: MomoCtx, existing: PaymentModel, request: PromptRequest): Promise<StkPushAnswer> {
   if (!sameRequest(existing, request)) throw keyReusedError();
-  let row = existing;
-  const deadline = Date.now() + IN_FLIGHT_WAIT_MS;
-  while (row.status === "PENDING" && row.checkoutRequestId === null) {
-    if (Date.now() >= deadline) throw providerUnavailable("The first request with this Idempotency-Key is still waiting for M-Pesa; retry shortly.");
-    await pause(100);
-    row = await ctx.deps.db.prisma.payment.findUniqueOrThrow({ where: { id: existing.id } });
+  const { deps } = ctx;
+  const row = await waitWhileInFlight(existing, {
+    inFlight: pushInFlight,
+    reload: () => deps.db.prisma.payment.findUniqueOrThrow({ where: { id: existing.id } }),
+    now: deps.now,
+    inFlightSeconds: deps.momo.settings.promptInFlightSeconds,
+  });
+  // Refused, or never sent: the same error again.
+  if (row.status === "FAILED" && row.checkoutRequestId === null) throw replayedError(row.lastError);
+  return replayAnswer(row, ctx);
+}
+
+/** The stored answer for a payment; without Daraja's ids (outcome unknown) it is a 202. */
+function replayAnswer(row: PaymentModel, ctx: MomoCtx): StkPushAnswer {
+  if (row.checkoutRequestId === null) {
+    ctx.request.markAccepted();
+    return { id: row.id, checkoutRequestId: null, merchantRequestId: null, status: row.status as PaymentStatus };
   }
-  if (row.checkoutRequestId === null || row.merchantRequestId === null) throw replayedError(row.lastError);
   return {
+    id: row.id,
     checkoutRequestId: row.checkoutRequestId,
     merchantRequestId: row.merchantRequestId,
     customerMessage: REPLAYED_CUSTOMER_MESSAGE,

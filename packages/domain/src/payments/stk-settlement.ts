@@ -44,6 +44,11 @@ function describeCode(outcome: StkOutcome): string {
 export function decideStkOutcome(payment: PaymentModel, outcome: StkOutcome, now: Date): SettlementDecision {
   const settled = outcome.status === "SUCCESS" || outcome.status === "CANCELLED" || outcome.status === "FAILED" || outcome.status === "TIMEOUT";
 
+  // Whatever the payment's status (a success after a query-settled success too): never applied.
+  if (outcome.amount !== undefined && outcome.amount !== payment.amount) {
+    return { outcome: "flagged", flagReason: amountMismatch(payment, outcome), statusChanged: false };
+  }
+
   if (isTerminalPayment(payment.status)) {
     if (!settled || outcome.status === payment.status) {
       // A success callback after a query-settled success brings the receipt the query could not.
@@ -76,13 +81,7 @@ export function decideStkOutcome(payment: PaymentModel, outcome: StkOutcome, now
 
   if (outcome.status === "SUCCESS" && outcome.source === "callback") {
     if (outcome.receipt === undefined) return { outcome: "flagged", flagReason: "ResultCode 0 without MpesaReceiptNumber", statusChanged: false };
-    if (outcome.amount !== payment.amount) {
-      return {
-        outcome: "flagged",
-        flagReason: `amount mismatch: the payment is for ${payment.amount}, the callback says ${outcome.amount ?? "(none)"}`,
-        statusChanged: false,
-      };
-    }
+    if (outcome.amount !== payment.amount) return { outcome: "flagged", flagReason: amountMismatch(payment, outcome), statusChanged: false };
   }
 
   return {
@@ -99,6 +98,10 @@ export function decideStkOutcome(payment: PaymentModel, outcome: StkOutcome, now
       updatedAt: now,
     },
   };
+}
+
+function amountMismatch(payment: PaymentModel, outcome: StkOutcome): string {
+  return `amount mismatch: the payment is for ${payment.amount}, the ${outcome.source} says ${outcome.amount ?? "(none)"}`;
 }
 
 function receiptColumns(outcome: StkOutcome): Prisma.PaymentUpdateInput {
