@@ -4,9 +4,9 @@
  * addresses with their secret token, the reconciliation worker, and, on the dev start, the Daraja
  * simulator in-process. See docs/mpesa.md.
  */
-import { createDarajaClient, securityCredentialFromCertificate, worstCaseRequestMs, type DarajaClientConfig } from "@mteja/daraja";
+import { createDarajaClient, securityCredentialFromCertificate, worstCaseRequestMs } from "@mteja/daraja";
 import { buildDarajaSimulator, createSimulatorKeyFiles, simulatorDefaults } from "@mteja/daraja-sim";
-import { createMomoAccounts, createPaymentEvents, createReconciler, createStatusStreamSlots, type DataCipher, type Deps, type Logger, type MomoDeps, type ReconcileReport } from "@mteja/domain";
+import { createMomoAccounts, createPaymentEvents, createReconciler, createStatusStreamSlots, type DataCipher, type Deps, type Logger, type MomoDeps, type PlatformMomoAccount, type ReconcileReport } from "@mteja/domain";
 import { createPrivateKey, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -22,20 +22,19 @@ export interface PaymentsRuntime {
 }
 
 /** The Daraja settings in effect: the MOMO_* settings, or the in-process simulator's. */
-interface EffectiveMomo {
+interface EffectiveMomo extends Omit<PlatformMomoAccount, "b2c"> {
   baseUrl: string;
-  consumerKey: string;
-  consumerSecret: string;
-  shortcode: string;
-  passkey: string;
-  transactionType: DarajaClientConfig["transactionType"];
-  tillNumber: string | undefined;
   callbackUrl: string;
   callbackSecret: string;
   /** The platform's own B2C account (the default tenant pays out from it unless it has its own). */
-  b2c?: { shortcode: string; initiatorName: string; securityCredential: string };
+  b2c?: PlatformMomoAccount["b2c"];
   /** Where B2C results arrive, whoever's account paid out: without them no tenant can pay out. */
   b2cUrls?: { resultUrl: string; timeoutUrl: string; statusUrl: string };
+}
+
+/** The account part of the settings in effect (without where Daraja is and where it calls back). */
+function platformAccount({ baseUrl: _baseUrl, callbackUrl: _callbackUrl, callbackSecret: _callbackSecret, b2cUrls: _b2cUrls, b2c, ...account }: EffectiveMomo): PlatformMomoAccount {
+  return { ...account, b2c };
 }
 
 function simulatorWanted(settings: Settings): boolean {
@@ -130,15 +129,7 @@ export async function createPaymentsRuntime(settings: Settings, logger: Logger, 
 
   const reconciler = createReconciler(getDeps, { paceMs: settings.MOMO_RECONCILE_PACE_MS });
   const accounts = createMomoAccounts({
-    platform: effective && {
-      consumerKey: effective.consumerKey,
-      consumerSecret: effective.consumerSecret,
-      shortcode: effective.shortcode,
-      passkey: effective.passkey,
-      transactionType: effective.transactionType,
-      tillNumber: effective.tillNumber,
-      b2c: effective.b2c,
-    },
+    platform: effective && platformAccount(effective),
     defaultTenantId: settings.DEFAULT_TENANT_ID,
     cipher: options.cipher,
     logger,
