@@ -1,12 +1,7 @@
 export * from "./templates/index.js";
 export { newOutboxMail, type NewOutboxMail, type OutboxMail, type OutboxRecipient, type OutboxStore } from "./outbox.js";
-export {
-  createMailTransport,
-  type MailTransport,
-  type MailTransportOptions,
-  type SendOptions,
-  type SentMail,
-} from "./transport.js";
+export { createMailTransport, type MailTransportOptions } from "./create-transport.js";
+export type { MailTransport, SendOptions, SentMail } from "./transport.js";
 export {
   createOutboxWorker,
   type OutboxRunResult,
