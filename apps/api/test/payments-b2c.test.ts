@@ -119,7 +119,7 @@ describe.skipIf(skipThisTarget)("B2C payouts (simulator)", () => {
     const timeoutRow = await t.deps.db.prisma.momoCallback.findFirstOrThrow({ where: { correlationId: ocid, kind: "b2c_timeout" } });
     expect(timeoutRow.outcome).toBe("applied");
 
-    const report = await t.deps.momo.reconciler.runOnce();
+    const report = await t.reconciler.runOnce();
     expect(report.payoutsQueried).toBeGreaterThanOrEqual(1);
     const settled = await settledPayout(ocid);
     expect(settled).toMatchObject({ status: "SUCCESS", resultCode: "0" });
@@ -139,7 +139,7 @@ describe.skipIf(skipThisTarget)("B2C payouts (simulator)", () => {
     if (first === "UNKNOWN") await settledPayout(ocid, ["UNKNOWN"]);
     else await new Promise((resolve) => setTimeout(resolve, 150));
     await waitFor(async () => {
-      await t.deps.momo.reconciler.runOnce();
+      await t.reconciler.runOnce();
       const row = await stored(ocid);
       if (row.status === "PENDING" || row.status === "UNKNOWN") {
         // The status query's result arrives by callback; let the next run query again right away.
@@ -208,7 +208,7 @@ describe.skipIf(skipThisTarget)("B2C when Daraja fails (fake Daraja)", () => {
     expect(retry.body.data).toEqual(slow.body.data);
     expect(fake.count("b2c")).toBe(2);
 
-    const report = await t.deps.momo.reconciler.runOnce();
+    const report = await t.reconciler.runOnce();
     expect(report.payoutsQueried).toBe(1);
     const query = fake.requests.filter((r) => r.endpoint === "transactionstatus").at(-1)!;
     expect(query.body).toMatchObject({ OriginatorConversationID: ocid, CommandID: "TransactionStatusQuery", IdentifierType: "4" });
@@ -249,6 +249,6 @@ describe.skipIf(skipThisTarget)("B2C when Daraja fails (fake Daraja)", () => {
     expect(rows.map((r) => r.outcome)).toEqual(["flagged", "applied"]);
     // Settled: no further status queries.
     await t.deps.db.prisma.payout.updateMany({ where: { originatorConversationId: ocid }, data: { nextStatusQueryAt: new Date(0) } });
-    expect((await t.deps.momo.reconciler.runOnce()).payoutsQueried).toBe(0);
+    expect((await t.reconciler.runOnce()).payoutsQueried).toBe(0);
   });
 });

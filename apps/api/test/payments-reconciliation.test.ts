@@ -40,9 +40,9 @@ describe.skipIf(skipThisTarget)("payment reconciliation", () => {
   it("settles a payment whose callback never came, once it is MOMO_RECONCILE_AFTER_SECONDS old", async () => {
     const id = await push(6);
     await simSettles();
-    expect((await t.deps.momo.reconciler.runOnce()).paymentsQueried).toBe(0);
+    expect((await t.reconciler.runOnce()).paymentsQueried).toBe(0);
     clock.advance(121);
-    const report = await t.deps.momo.reconciler.runOnce();
+    const report = await t.reconciler.runOnce();
     expect(report).toMatchObject({ paymentsQueried: 1, paymentsSettled: 1, errors: 0 });
     expect(await payment(id)).toMatchObject({ status: "SUCCESS", resultCode: "0", queryAttempts: 1, nextQueryAt: null });
   });
@@ -51,7 +51,7 @@ describe.skipIf(skipThisTarget)("payment reconciliation", () => {
     const id = await push(9); // the simulator answers ResultCode 5555 for ever
     await simSettles();
     clock.advance(121);
-    await t.deps.momo.reconciler.runOnce();
+    await t.reconciler.runOnce();
     let row = await payment(id);
     expect(row).toMatchObject({ status: "PENDING", queryAttempts: 1 });
     expect(row.nextQueryAt!.getTime() - clock.now().getTime()).toBe(30_000);
@@ -59,17 +59,17 @@ describe.skipIf(skipThisTarget)("payment reconciliation", () => {
 
     // Not due yet: not asked again.
     const asked = (await queriesAtDaraja()).length;
-    await t.deps.momo.reconciler.runOnce();
+    await t.reconciler.runOnce();
     expect((await queriesAtDaraja()).length).toBe(asked);
 
     clock.advance(31);
-    await t.deps.momo.reconciler.runOnce();
+    await t.reconciler.runOnce();
     row = await payment(id);
     expect(row.queryAttempts).toBe(2);
     expect(row.nextQueryAt!.getTime() - clock.now().getTime()).toBe(60_000);
 
     clock.advance(24 * 3600);
-    const report = await t.deps.momo.reconciler.runOnce();
+    const report = await t.reconciler.runOnce();
     expect(report.paymentsExhausted).toBe(1);
     row = await payment(id);
     expect(row).toMatchObject({ status: "FAILED", nextQueryAt: null });
@@ -87,19 +87,19 @@ describe.skipIf(skipThisTarget)("payment reconciliation", () => {
     const kept = await t.deps.db.prisma.momoCallback.findFirstOrThrow({ where: { correlationId: ids.checkoutRequestId } });
     expect(kept).toMatchObject({ outcome: "accepted", paymentId: null });
 
-    await t.deps.momo.reconciler.runOnce();
+    await t.reconciler.runOnce();
     expect((await t.deps.db.prisma.momoCallback.findUniqueOrThrow({ where: { id: kept.id } })).outcome).toBe("accepted");
     expect((await t.deps.db.prisma.payment.findUniqueOrThrow({ where: { id: orphan.id } })).status).toBe("PENDING");
 
     // Past the in-flight window the kept callback is flagged; the payment waits for the unknown-prompt window.
     clock.advance(121);
-    let report = await t.deps.momo.reconciler.runOnce();
+    let report = await t.reconciler.runOnce();
     expect(report).toMatchObject({ heldCallbacksFlagged: 1, paymentsTimedOut: 0 });
     expect(await t.deps.db.prisma.momoCallback.findUniqueOrThrow({ where: { id: kept.id } })).toMatchObject({ outcome: "flagged", flagReason: expect.stringContaining("unknown CheckoutRequestID") });
     expect((await t.deps.db.prisma.payment.findUniqueOrThrow({ where: { id: orphan.id } })).status).toBe("PENDING");
 
     clock.advance(180);
-    report = await t.deps.momo.reconciler.runOnce();
+    report = await t.reconciler.runOnce();
     expect(report.paymentsTimedOut).toBe(1);
     expect(await t.deps.db.prisma.payment.findUniqueOrThrow({ where: { id: orphan.id } })).toMatchObject({ status: "TIMEOUT", checkoutRequestId: null });
   });
@@ -112,7 +112,7 @@ describe.skipIf(skipThisTarget)("payment reconciliation", () => {
     const before = (await queriesAtDaraja()).length;
     const other = createReconciler(() => t.deps, { paceMs: 0, batchSize: 3 });
     const third = createReconciler(() => t.deps, { paceMs: 0, batchSize: 3 });
-    const reports = await Promise.all([t.deps.momo.reconciler.runOnce(), other.runOnce(), third.runOnce()]);
+    const reports = await Promise.all([t.reconciler.runOnce(), other.runOnce(), third.runOnce()]);
     const queried = reports.reduce((sum, r) => sum + r.paymentsQueried, 0);
     const asked = (await queriesAtDaraja()).slice(before).map((r) => r.body.CheckoutRequestID as string);
     expect(asked.sort()).toEqual([...ids].sort());
@@ -150,7 +150,7 @@ describe.skipIf(skipThisTarget)("payment reconciliation", () => {
       ]);
     for (let minutes = 0; minutes < 25 * 60; minutes += 30) {
       clock.advance(30 * 60);
-      await t.deps.momo.reconciler.runOnce();
+      await t.reconciler.runOnce();
       await simSettles();
       const [payments, payouts] = await open();
       if (payments === 0 && payouts === 0) break;

@@ -193,11 +193,11 @@ describe.skipIf(skipThisTarget)("unknown outcomes (fake Daraja)", () => {
       const pushed = await push({ phone: "0712345678", amount: 160, reference: "ORD160" });
       const request = lastPush();
       clock.advance(WINDOW_SECONDS - 10);
-      await t.deps.momo.reconciler.runOnce();
+      await t.reconciler.runOnce();
       expect((await paymentById(pushed.body.data.id)).status).toBe("PENDING");
 
       clock.advance(11);
-      const report = await t.deps.momo.reconciler.runOnce();
+      const report = await t.reconciler.runOnce();
       expect(report.paymentsTimedOut).toBeGreaterThanOrEqual(1);
       expect(await paymentById(pushed.body.data.id)).toMatchObject({ status: "TIMEOUT", checkoutRequestId: null });
       expect((await paymentById(pushed.body.data.id)).settledAt).not.toBeNull();
@@ -290,7 +290,7 @@ describe.skipIf(skipThisTarget)("unknown outcomes (fake Daraja)", () => {
       expect(retry.body.data).toEqual(first.body.data);
       expect(fake.count("b2c")).toBe(payoutsBefore + 1);
 
-      await t.deps.momo.reconciler.runOnce();
+      await t.reconciler.runOnce();
       const query = fake.requests.filter((r) => r.endpoint === "transactionstatus").at(-1)!;
       expect(query.body.OriginatorConversationID).toBe(ocid);
       expect(fake.count("b2c")).toBe(payoutsBefore + 1);
@@ -339,12 +339,12 @@ describe.skipIf(skipThisTarget)("the in-flight window follows the Daraja client'
     expect((await postCallback(t.callbackUrl("stkpush"), stkCallbackBody(ids, 1032))).status).toBe(200);
 
     clock.advance(400);
-    await t.deps.momo.reconciler.runOnce();
+    await t.reconciler.runOnce();
     expect((await t.deps.db.prisma.payment.findUniqueOrThrow({ where: { id: inFlight.id } })).status).toBe("PENDING");
     expect((await t.deps.db.prisma.momoCallback.findFirstOrThrow({ where: { correlationId: ids.checkoutRequestId } })).outcome).toBe("accepted");
 
     clock.advance(83);
-    await t.deps.momo.reconciler.runOnce();
+    await t.reconciler.runOnce();
     expect((await t.deps.db.prisma.payment.findUniqueOrThrow({ where: { id: inFlight.id } })).status).toBe("TIMEOUT");
     expect((await t.deps.db.prisma.momoCallback.findFirstOrThrow({ where: { correlationId: ids.checkoutRequestId } })).outcome).toBe("flagged");
   });

@@ -57,7 +57,7 @@ export interface Deps {
   /** Asks the mail worker to look at the outbox soon (after a commit that wrote mail). */
   nudgeMail: () => void;
   logger: Logger;
-  /** M-Pesa (Daraja) clients, callback settings, payment status events and the reconciler. */
+  /** M-Pesa (Daraja) clients, callback settings and payment status events. */
   momo: MomoDeps;
 }
 

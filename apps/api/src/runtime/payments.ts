@@ -160,7 +160,6 @@ export async function createPaymentsRuntime(settings: Settings, logger: Logger, 
     },
     events: createPaymentEvents(),
     statusStreams: createStatusStreamSlots(),
-    reconciler,
   };
 
   let timer: NodeJS.Timeout | undefined;

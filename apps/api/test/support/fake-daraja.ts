@@ -10,6 +10,7 @@
  * - small helpers: admin users, posting callbacks, polling.
  */
 import { securityCredentialFromCertificate } from "@mteja/daraja";
+import { createReconciler, type Reconciler } from "@mteja/domain";
 import { buildDarajaSimulator, generateSimulatorKeyPair, simulatorDefaults } from "@mteja/daraja-sim";
 import { randomBytes } from "node:crypto";
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
@@ -77,6 +78,8 @@ export const callbackSecret = randomBytes(32).toString("hex");
 export interface MomoApp extends TestApp {
   relay: Relay;
   secret: string;
+  /** A reconciler on this app's deps, run by hand (the app's own schedule is off: MOMO_RECONCILE_INTERVAL_MS=0). */
+  reconciler: Reconciler;
   /** The callback URL of a kind, with or without the token. */
   callbackUrl(path: "stkpush" | "b2c/result" | "b2c/timeout" | "b2c/status", token?: string | null): string;
   rest: RestClient;
@@ -136,6 +139,7 @@ export async function startMomoApp(options: MomoAppOptions): Promise<MomoApp> {
     ...t,
     relay,
     secret: callbackSecret,
+    reconciler: createReconciler(() => t.deps, { paceMs: 0 }),
     rest,
     callbackUrl(path, token = callbackSecret) {
       return `${t.url}/api/momo/callback/${path}${token === null ? "" : `?token=${encodeURIComponent(token)}`}`;

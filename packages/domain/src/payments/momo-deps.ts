@@ -1,12 +1,11 @@
 /**
  * What the payments area needs from the composition root: Daraja clients, the callback addresses
- * Daraja is told to call, the reconciliation schedule, the in-process status events and a handle on
- * the reconciler (so tests and tools can run it once).
+ * Daraja is told to call, the reconciliation schedule and the in-process status events. The reconciler
+ * is not among them: it is built from these deps (createReconciler), not the other way round.
  */
 import type { DarajaClient } from "@mteja/daraja";
 import type { Tenant } from "../tenants/directory.js";
 import type { PaymentEvents } from "./payment-events.js";
-import type { ReconcileReport } from "./reconciliation.js";
 import type { StatusStreamSlots } from "./status-stream-slots.js";
 
 export interface MomoSettings {
@@ -50,5 +49,4 @@ export interface MomoDeps {
   events: PaymentEvents;
   /** The open payments.onStatus subscriptions per user, in this instance. */
   statusStreams: StatusStreamSlots;
-  reconciler: { runOnce(): Promise<ReconcileReport> };
 }
