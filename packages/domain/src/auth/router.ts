@@ -1,7 +1,7 @@
 import { createTRPCRouter, tenantProcedure } from "../trpc.js";
 import { done, ok } from "../shared/envelope.js";
-import { tenantHeaders } from "../shared/fields.js";
-import { loginInput, loginOutput, logoutOutput, noInput, refreshOutput, registerInput, registerOutput } from "./schemas.js";
+import { noInput, tenantHeaders } from "../shared/fields.js";
+import { loginInput, loginOutput, logoutOutput, refreshOutput, registerInput, registerOutput } from "./schemas.js";
 import * as auth from "./service.js";
 import { recoveryProcedures } from "../recovery/router.js";
 

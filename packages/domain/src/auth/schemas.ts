@@ -30,8 +30,6 @@ export const loginOutput = envelope(
   ]),
 );
 
-export const noInput = z.object({}).strip().optional();
-
 export const refreshOutput = envelope(z.object({ access_token: z.string() }));
 
 export const logoutOutput = messageOnly;

@@ -1,7 +1,6 @@
-import { noInput } from "../auth/schemas.js";
 import { noStore } from "../auth/refresh-cookie.js";
 import { done, ok } from "../shared/envelope.js";
-import { tenantHeaders } from "../shared/fields.js";
+import { noInput, tenantHeaders } from "../shared/fields.js";
 import { authProcedure, createTRPCRouter, tenantProcedure } from "../trpc.js";
 import {
   otpDisableInput,

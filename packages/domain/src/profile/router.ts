@@ -1,8 +1,7 @@
 import { authProcedure, authTokenProcedure, createTRPCRouter } from "../trpc.js";
 import { done, ok } from "../shared/envelope.js";
-import { tenantHeaders } from "../shared/fields.js";
+import { noInput, tenantHeaders } from "../shared/fields.js";
 import { changePasswordInput, changePasswordOutput, meOutput, updateMeInput, updateMeOutput } from "./schemas.js";
-import { noInput } from "../auth/schemas.js";
 import * as profile from "./service.js";
 
 const tags = ["profile"];

@@ -2,9 +2,8 @@
  * Password reset and email verification procedures. They belong to the auth API
  * (/api/v1/auth/…, tRPC auth.*) and are spread into the auth router.
  */
-import { noInput } from "../auth/schemas.js";
 import { done } from "../shared/envelope.js";
-import { tenantHeaders } from "../shared/fields.js";
+import { noInput, tenantHeaders } from "../shared/fields.js";
 import { authProcedure, tenantProcedure } from "../trpc.js";
 import { resendVerificationMail, verifyEmail } from "./email-verification.js";
 import { forgotPassword, resetPassword } from "./password-reset.js";

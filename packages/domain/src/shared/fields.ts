@@ -57,6 +57,9 @@ export const kenyanPhoneField = oneLineString({ error: "phone is required" })
     return phone;
   });
 
+/** The input of an operation that takes none: an absent body or `{}` (other fields are dropped). */
+export const noInput = z.object({}).strip().optional();
+
 export const tenantHeaders = z.object({
   "x-tenant-id": z.string().describe("The shop (tenant) id, e.g. `default`."),
 });
