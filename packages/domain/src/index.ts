@@ -8,6 +8,7 @@ export { createAccessTokens, type AccessTokens, type AccessClaims } from "./shar
 export { createDataCipher, type DataCipher } from "./shared/data-cipher.js";
 export { createRefreshSuccessor, type RefreshSuccessor } from "./shared/refresh-successor.js";
 export { createPasswordHasher, type PasswordHasher } from "./shared/passwords.js";
+export { equalsConstantTime } from "./shared/secrets.js";
 export { unlimited, type Limiter, type LimitRule, type LimitDecision } from "./shared/limiter.js";
 export {
   configuredKeySet,

@@ -11,11 +11,11 @@
  */
 import { initTRPC } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
-import { timingSafeEqual } from "node:crypto";
 import type { Context } from "./context.js";
 import { DomainError, toErrorEnvelope, toTrpcError } from "./errors.js";
 import type { AccessClaims } from "./shared/access-tokens.js";
 import { countAuthRequest } from "./shared/abuse-limits.js";
+import { equalsConstantTime } from "./shared/secrets.js";
 import { assertLiveSession } from "./shared/sessions.js";
 import type { Tenant } from "./tenants/directory.js";
 
@@ -100,7 +100,7 @@ export const adminApiProcedure = publicProcedure.use(async ({ ctx, next }) => {
   if (!key || (ctx.deps.config.adminApiKeyLoopbackOnly && !ctx.request.directLoopback)) throw new DomainError("NOT_FOUND", "Not found.");
   const presented = bearerToken(ctx.request.authorization);
   if (!presented) throw new DomainError("AUTH_REQUIRED", "The admin API key is required.");
-  if (!constantTimeEqual(presented, key)) throw new DomainError("INVALID_TOKEN", "The admin API key is not valid.");
+  if (!equalsConstantTime(presented, key)) throw new DomainError("INVALID_TOKEN", "The admin API key is not valid.");
   return next();
 });
 
@@ -122,10 +122,4 @@ function bearerToken(header: string | undefined): string | undefined {
   if (!header) return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match?.[1];
-}
-
-function constantTimeEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
 }

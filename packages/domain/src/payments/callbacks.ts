@@ -15,7 +15,6 @@
  * A callback for a CheckoutRequestID that was never stored (the push's outcome was unknown) settles
  * the one payment without ids that its phone, amount and reference match (unknown-prompts.ts).
  */
-import { createHash, timingSafeEqual } from "node:crypto";
 import {
   classifyB2cResultCode,
   classifyStkResultCode,
@@ -28,6 +27,7 @@ import {
 } from "@mteja/daraja";
 import type { PaymentModel } from "@mteja/db";
 import type { Deps } from "../context.js";
+import { equalsConstantTime } from "../shared/secrets.js";
 import { lockPaymentByCheckoutId, lockPayout, type Tx } from "./payment-records.js";
 import { settlePayout, type PayoutOutcome } from "./payout-settlement.js";
 import { settleStkPayment, type CallbackOutcome, type StkOutcome } from "./stk-settlement.js";
@@ -67,14 +67,10 @@ function errorReply(status: number, code: string, message: string): CallbackRepl
   return { status, body: { success: false, message, error: { code } } };
 }
 
-function sha256(value: string): Buffer {
-  return createHash("sha256").update(value).digest();
-}
-
-/** Constant-time comparison of the presented token with MOMO_CALLBACK_SECRET (hashing first hides the length). */
+/** Whether the presented token is MOMO_CALLBACK_SECRET (compared in constant time). */
 export function callbackTokenValid(secret: string | null, presented: string | undefined): boolean {
   if (!secret || presented === undefined) return false;
-  return timingSafeEqual(sha256(secret), sha256(presented));
+  return equalsConstantTime(presented, secret);
 }
 
 /**
