@@ -97,7 +97,7 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
 
   // Observability and CORS first: their hooks must see every route registered below.
   installRequestScope(app);
-  await installCors(app, { origins: settings.CORS_ORIGINS, db: deps.db, tenants: deps.tenants });
+  await installCors(app, { origins: settings.CORS_ORIGINS, db: deps.db, tenants: deps.tenants, clock: deps.clock });
   const publicUrl = settings.PUBLIC_URL ?? settings.APP_URL;
   const openApiDocument = buildOpenApiDocument(appRouter, publicUrl);
   const metrics = options.metrics ?? createMetrics();

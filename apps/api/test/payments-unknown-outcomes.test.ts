@@ -389,7 +389,7 @@ describe.skipIf(skipThisTarget)("a push storing its ids while its callback is be
   it("never flags the callback for good (prompts in flight are counted before the CheckoutRequestID lookup)", async () => {
     const user = await t.customer();
     const inFlight = await t.deps.db.prisma.payment.create({
-      data: { tenantId: "default", userId: user.id, phone: "254712345678", amount: 55, reference: "RACE", description: "Payment", createdAt: t.deps.now(), updatedAt: t.deps.now() },
+      data: { tenantId: "default", userId: user.id, phone: "254712345678", amount: 55, reference: "RACE", description: "Payment", createdAt: t.deps.clock.now(), updatedAt: t.deps.clock.now() },
     });
     const ids = { checkoutRequestId: `ws_CO_race${Date.now()}`, merchantRequestId: "race-1" };
 

@@ -7,6 +7,7 @@ import type { RefreshSuccessor } from "./shared/refresh-successor.js";
 import type { MomoDeps } from "./payments/momo-deps.js";
 import type { TenantDirectory } from "./tenants/directory.js";
 import type { DomainConfig } from "./config.js";
+import type { Clock, Random } from "./shared/ports.js";
 
 export interface CookieOptions {
   httpOnly: boolean;
@@ -46,7 +47,9 @@ export interface Logger {
 export interface Deps {
   db: Database;
   config: DomainConfig;
-  now: () => Date;
+  /** All time (the service clock, real pauses) and all chance (tokens, ids, jitter) come from these two ports. */
+  clock: Clock;
+  random: Random;
   tokens: AccessTokens;
   passwords: PasswordHasher;
   tenants: TenantDirectory;

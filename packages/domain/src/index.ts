@@ -3,6 +3,7 @@ export { createCallerFactory } from "./trpc.js";
 export type { Context, Deps, Logger, RequestInfo, CookieOptions } from "./context.js";
 export type { DomainConfig } from "./config.js";
 export { tokenDefaults } from "./config.js";
+export { systemClock, cryptoRandom, type Clock, type Random } from "./shared/ports.js";
 export { DomainError, toErrorEnvelope, errorStatus, type ErrorCode, type ErrorEnvelope } from "./errors.js";
 export { createAccessTokens, type AccessTokens, type AccessClaims } from "./shared/access-tokens.js";
 export { createDataCipher, type DataCipher } from "./shared/data-cipher.js";

@@ -7,7 +7,7 @@
  */
 import cors, { type FastifyCorsOptions } from "@fastify/cors";
 import type { Database } from "@mteja/db";
-import type { TenantDirectory } from "@mteja/domain";
+import type { Clock, TenantDirectory } from "@mteja/domain";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 
 export interface CorsOptions {
@@ -16,7 +16,7 @@ export interface CorsOptions {
   tenants: TenantDirectory;
   /** How long the union of every shop's origins is cached (ms). */
   ttlMs?: number;
-  now?: () => number;
+  clock: Pick<Clock, "monotonicMs">;
 }
 
 const base: FastifyCorsOptions = {
@@ -39,7 +39,7 @@ const normalise = (origin: string) => {
 export async function installCors(app: FastifyInstance, options: CorsOptions): Promise<void> {
   const processOrigins = new Set(options.origins.map(normalise));
   const ttlMs = options.ttlMs ?? 30_000;
-  const now = options.now ?? Date.now;
+  const now = () => options.clock.monotonicMs();
   let anyTenant: { origins: Set<string>; expires: number } | undefined;
 
   const tenantOrigins = (settings: unknown): string[] => {

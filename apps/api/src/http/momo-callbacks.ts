@@ -31,7 +31,7 @@ export const momoCallbackRoutes: Record<string, CallbackKind> = {
 };
 
 export const momoCallbackPlugin: FastifyPluginAsync<MomoCallbackOptions> = async (app, { deps, rejectedCallbacks }) => {
-  const rejectedLog = createLogThrottle(REJECTED_LOG_INTERVAL_MS, deps.now);
+  const rejectedLog = createLogThrottle(REJECTED_LOG_INTERVAL_MS, () => deps.clock.now());
   // Scoped to this plugin: the rest of the service keeps its JSON parser.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => done(null, body));

@@ -11,13 +11,17 @@ import {
   createRefreshSuccessor,
   createSigningKeyRing,
   createTenantDirectory,
+  cryptoRandom,
   ensureDefaultTenant,
   loadStoredKeySet,
   sealStoredMomoSecrets,
+  systemClock,
   tokenDefaults,
   unlimited,
+  type Clock,
   type Deps,
   type Logger,
+  type Random,
 } from "@mteja/domain";
 import { Redis } from "ioredis";
 import type { Settings } from "../settings.js";
@@ -45,7 +49,10 @@ export interface Services {
 export interface ServiceOverrides {
   /** An already open database (tests create one per suite). */
   db?: Database;
+  /** The service clock's now() (tests move it by hand); real pauses stay on the system clock. */
   now?: () => Date;
+  /** Tests may make chance deterministic; production always uses node:crypto. */
+  random?: Random;
   /** The fetch of every Daraja client: main.ts passes metrics.instrumentDarajaFetch() (http/metrics.ts). */
   darajaFetch?: typeof fetch;
 }
@@ -59,9 +66,11 @@ export async function createServices(settings: Settings, logger: Logger, overrid
     if (report.applied.length) logger.info({ applied: report.applied }, "database migrations applied");
     await ensureDefaultTenant(db, settings.DEFAULT_TENANT_ID, settings.DEFAULT_TENANT_NAME);
 
-    const now = overrides.now ?? (() => new Date());
+    const clock: Clock = overrides.now ? { ...systemClock, now: overrides.now } : systemClock;
+    const random = overrides.random ?? cryptoRandom;
+    const now = () => clock.now();
     const dataEncryptionKey = await resolveDataEncryptionKey(settings.DATA_ENCRYPTION_KEY, settings.DATA_DIR);
-    const cipher = createDataCipher(dataEncryptionKey);
+    const cipher = createDataCipher(dataEncryptionKey, random);
     const sealed = await sealStoredMomoSecrets(db, cipher);
     if (sealed.length) logger.info({ tenants: sealed }, "tenants' M-Pesa secrets stored in clear were encrypted");
     const configuredKeys = settings.JWT_PRIVATE_KEY ? configuredKeySet(settings.JWT_PRIVATE_KEY) : undefined;
@@ -78,6 +87,7 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       audience: settings.JWT_AUDIENCE,
       ttlSeconds: settings.ACCESS_TOKEN_TTL_SECONDS,
       now,
+      random,
     });
 
     let redis: Redis | undefined;
@@ -102,14 +112,15 @@ export async function createServices(settings: Settings, logger: Logger, overrid
     const adminApiKey = adminApiKeyOf(settings);
     const deps: Deps = {
       db,
-      now,
+      clock,
+      random,
       cipher,
       refreshSuccessor: createRefreshSuccessor(dataEncryptionKey),
       tokens,
       limiter,
       logger,
       passwords: await createPasswordHasher({ concurrency: settings.PASSWORD_HASH_CONCURRENCY, maxQueue: settings.PASSWORD_HASH_QUEUE }),
-      tenants: createTenantDirectory(db, { ttlMs: 30_000, now: () => Date.now() }),
+      tenants: createTenantDirectory(db, { ttlMs: 30_000, clock }),
       nudgeMail: () => mail.nudge(),
       momo: payments.momo,
       config: {

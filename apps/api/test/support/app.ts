@@ -1,5 +1,5 @@
 import { createTRPCClient, httpLink } from "@trpc/client";
-import type { AppRouter, Deps } from "@mteja/domain";
+import type { AppRouter, Deps, Random } from "@mteja/domain";
 import { randomBytes } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import type { Writable } from "node:stream";
@@ -29,6 +29,8 @@ const silent = { info() {}, warn() {}, error() {}, debug() {} };
  */
 export interface TestAppOptions {
   now?: () => Date;
+  /** Chance the test controls (tokens, ids); the service uses node:crypto otherwise. */
+  random?: Random;
   database?: TestDatabase;
   /** Log JSON lines to this stream (with the settings' LOG_LEVEL) instead of not logging at all. */
   logStream?: Writable;
@@ -53,6 +55,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
   const services = await createServices(settings, logger ?? silent, {
     db: database.db,
     ...(options.now ? { now: options.now } : {}),
+    ...(options.random ? { random: options.random } : {}),
     ...(options.metrics ? { darajaFetch: options.metrics.instrumentDarajaFetch() } : {}),
   });
   const app = await buildServer({

@@ -97,10 +97,10 @@ export async function createAddress(ctx: AddressCtx, input: AddressFields) {
       });
     }
     const makeDefault = input.is_default === true || !existing.some((address) => address.isDefault);
-    if (makeDefault) await clearDefault(tx, owner, ctx.deps.now());
+    if (makeDefault) await clearDefault(tx, owner, ctx.deps.clock.now());
     // Millisecond timestamps can tie in a burst; a strictly increasing created_at per customer keeps
     // "newest first" and the promotion after deleting the default deterministic.
-    const now = ctx.deps.now();
+    const now = ctx.deps.clock.now();
     const latest = existing[0]?.createdAt;
     const createdAt = latest && latest >= now ? new Date(latest.getTime() + 1) : now;
     return tx.address.create({
@@ -118,10 +118,10 @@ export async function updateAddress(ctx: AddressCtx, id: string, input: AddressF
   const row = await underOwnerLock(ctx, owner, async (tx) => {
     const current = await findOwned(tx, owner, id);
     const makeDefault = input.is_default === true && !current.isDefault;
-    if (makeDefault) await clearDefault(tx, owner, ctx.deps.now());
+    if (makeDefault) await clearDefault(tx, owner, ctx.deps.clock.now());
     return tx.address.update({
       where: { id: current.id },
-      data: { ...editableColumns(input), isDefault: current.isDefault || makeDefault, updatedAt: ctx.deps.now() },
+      data: { ...editableColumns(input), isDefault: current.isDefault || makeDefault, updatedAt: ctx.deps.clock.now() },
       select: addressColumns,
     });
   });
@@ -137,7 +137,7 @@ export async function removeAddress(ctx: AddressCtx, id: string): Promise<void> 
     await tx.address.delete({ where: { id: current.id } });
     if (!current.isDefault) return;
     const successor = await tx.address.findFirst({ where: owner, select: { id: true }, orderBy: newestFirst });
-    if (successor) await tx.address.update({ where: { id: successor.id }, data: { isDefault: true, updatedAt: ctx.deps.now() } });
+    if (successor) await tx.address.update({ where: { id: successor.id }, data: { isDefault: true, updatedAt: ctx.deps.clock.now() } });
   });
 }
 
@@ -148,8 +148,8 @@ export async function setDefaultAddress(ctx: AddressCtx, id: string) {
     const current = await findOwned(tx, owner, id);
     if (current.isDefault) return;
     // The old default is cleared before the new one is set: the unique index allows one at a time.
-    await clearDefault(tx, owner, ctx.deps.now());
-    await tx.address.update({ where: { id: current.id }, data: { isDefault: true, updatedAt: ctx.deps.now() } });
+    await clearDefault(tx, owner, ctx.deps.clock.now());
+    await tx.address.update({ where: { id: current.id }, data: { isDefault: true, updatedAt: ctx.deps.clock.now() } });
   });
   return { address: { id, is_default: true as const } };
 }
@@ -185,7 +185,7 @@ async function underOwnerLock<T>(ctx: AddressCtx, owner: Owner, work: (tx: Tx) =
       );
     } catch (error) {
       if (attempt >= attempts || !isTransientConflict(error)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.random() * 10));
+      await ctx.deps.clock.sleep(5 * attempt + ctx.deps.random.int(10));
     }
   }
 }

@@ -7,7 +7,7 @@ function cookieOptions(ctx: Context): CookieOptions {
 }
 
 export function setRefreshCookie(ctx: Context, token: string, expiresAt: Date): void {
-  const maxAge = Math.max(0, Math.floor((expiresAt.getTime() - ctx.deps.now().getTime()) / 1000));
+  const maxAge = Math.max(0, Math.floor((expiresAt.getTime() - ctx.deps.clock.now().getTime()) / 1000));
   ctx.request.setCookie(refreshCookieName, token, { ...cookieOptions(ctx), maxAge });
 }
 

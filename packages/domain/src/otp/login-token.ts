@@ -18,8 +18,8 @@ export const invalidOtpToken = () =>
 /** Called by login once the password is right and the account has two-factor on. */
 export async function issueOtpLoginToken(ctx: Context, user: { id: string; tenantId: string }): Promise<string> {
   const { deps } = ctx;
-  const token = randomToken();
-  const now = deps.now();
+  const token = randomToken(deps.random);
+  const now = deps.clock.now();
   await deps.db.prisma.oneTimeToken.create({
     data: {
       tenantId: user.tenantId,
@@ -47,7 +47,7 @@ export async function findLiveOtpToken(ctx: Context, tenantId: string, token: st
       tenantId,
       purpose: otpLoginPurpose,
       usedAt: null,
-      expiresAt: { gt: deps.now() },
+      expiresAt: { gt: deps.clock.now() },
       attempts: { lt: otpMaxAttempts },
     },
     select: { id: true, userId: true },
@@ -65,7 +65,7 @@ export async function reserveOtpAttempt(ctx: Context, tokenId: string): Promise<
   const { deps } = ctx;
   const rows = await deps.db.prisma.$queryRaw<{ attempts: number }[]>`
     UPDATE one_time_tokens SET attempts = attempts + 1
-     WHERE id = ${tokenId}::uuid AND used_at IS NULL AND expires_at > ${deps.now()} AND attempts < ${otpMaxAttempts}
+     WHERE id = ${tokenId}::uuid AND used_at IS NULL AND expires_at > ${deps.clock.now()} AND attempts < ${otpMaxAttempts}
      RETURNING attempts`;
   const row = rows[0];
   if (!row) throw invalidOtpToken();
@@ -75,6 +75,6 @@ export async function reserveOtpAttempt(ctx: Context, tokenId: string): Promise<
 /** Marks the token used; false when another request spent it first. */
 export async function spendOtpToken(ctx: Context, tx: Prisma.TransactionClient | undefined, tokenId: string): Promise<boolean> {
   const client = tx ?? ctx.deps.db.prisma;
-  const spent = await client.oneTimeToken.updateMany({ where: { id: tokenId, usedAt: null }, data: { usedAt: ctx.deps.now() } });
+  const spent = await client.oneTimeToken.updateMany({ where: { id: tokenId, usedAt: null }, data: { usedAt: ctx.deps.clock.now() } });
   return spent.count === 1;
 }

@@ -2,18 +2,18 @@
  * Single-use recovery codes: 10 characters of Crockford's base32 (no I, L, O, U: nothing to misread),
  * 50 random bits each, shown once as `XXXXX-XXXXX` and stored only as a hash bound to the user.
  */
-import { randomInt } from "node:crypto";
+import type { Random } from "../shared/ports.js";
 import { sha256 } from "../shared/secrets.js";
 
 export const recoveryCodeCount = 10;
 const alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 const length = 10;
 
-export function newRecoveryCodes(): string[] {
+export function newRecoveryCodes(random: Random): string[] {
   const codes = new Set<string>();
   while (codes.size < recoveryCodeCount) {
     let code = "";
-    for (let i = 0; i < length; i++) code += alphabet[randomInt(alphabet.length)];
+    for (let i = 0; i < length; i++) code += alphabet[random.int(alphabet.length)];
     codes.add(`${code.slice(0, 5)}-${code.slice(5)}`);
   }
   return [...codes];

@@ -35,7 +35,7 @@ export async function setup(ctx: AuthedCtx) {
   const { deps, tenant } = ctx;
   const user = await currentUser(ctx);
   if (user.otpEnabled) throw alreadyEnabled();
-  const secret = newTotpSecret();
+  const secret = newTotpSecret(deps.random);
   const stored = await deps.db.prisma.user.updateMany({
     where: { id: user.id, tenantId: tenant.id, otpEnabled: false },
     data: { otpPendingSecretEnc: deps.cipher.encrypt(secret) },
@@ -56,10 +56,10 @@ export async function verify(ctx: AuthedCtx, input: z.infer<typeof otpVerifyInpu
   if (user.otpEnabled) throw alreadyEnabled();
   const pending = user.otpPendingSecretEnc;
   if (!pending) throw notSetUp();
-  const step = await matchTotp(deps.cipher.decrypt(pending), input.code, deps.now(), user.otpLastStep);
+  const step = await matchTotp(deps.cipher.decrypt(pending), input.code, deps.clock.now(), user.otpLastStep);
   if (step === undefined) throw invalidOtp();
 
-  const recoveryCodes = newRecoveryCodes();
+  const recoveryCodes = newRecoveryCodes(deps.random);
   await deps.db.prisma.$transaction(async (tx) => {
     // One conditional UPDATE: the secret confirmed is the one just checked, and the code's step is
     // claimed so that it can never sign in (nor confirm again).
@@ -76,7 +76,7 @@ export async function verify(ctx: AuthedCtx, input: z.infer<typeof otpVerifyInpu
     if (enabled.count !== 1) throw invalidOtp();
     await tx.recoveryCode.deleteMany({ where: { userId: user.id } });
     await tx.recoveryCode.createMany({
-      data: recoveryCodes.map((code) => ({ userId: user.id, codeHash: hashRecoveryCode(user.id, code), createdAt: deps.now() })),
+      data: recoveryCodes.map((code) => ({ userId: user.id, codeHash: hashRecoveryCode(user.id, code), createdAt: deps.clock.now() })),
     });
     await enqueueSecurityNotice(ctx, tx, user, "twoFactorEnabled");
   });
@@ -101,7 +101,7 @@ export async function validate(ctx: TenantCtx, input: z.infer<typeof otpValidate
 
   const code = input.code.replace(/\s+/g, "");
   const isTotp = /^\d{6}$/.test(code);
-  const step = isTotp ? await matchTotp(deps.cipher.decrypt(user.otpSecretEnc), code, deps.now(), user.otpLastStep) : undefined;
+  const step = isTotp ? await matchTotp(deps.cipher.decrypt(user.otpSecretEnc), code, deps.clock.now(), user.otpLastStep) : undefined;
 
   const accepted = await deps.db.prisma.$transaction(async (tx) => {
     if (isTotp) {
@@ -115,7 +115,7 @@ export async function validate(ctx: TenantCtx, input: z.infer<typeof otpValidate
     } else {
       const used = await tx.recoveryCode.updateMany({
         where: { userId: user.id, codeHash: hashRecoveryCode(user.id, code), usedAt: null },
-        data: { usedAt: deps.now() },
+        data: { usedAt: deps.clock.now() },
       });
       if (used.count !== 1) return false;
     }
@@ -150,7 +150,7 @@ export async function disable(ctx: AuthedCtx, input: z.infer<typeof otpDisableIn
       data: { otpEnabled: false, otpSecretEnc: null, otpPendingSecretEnc: null, otpLastStep: null },
     });
     await tx.recoveryCode.deleteMany({ where: { userId: user.id } });
-    await tx.oneTimeToken.updateMany({ where: { userId: user.id, purpose: "otp_login", usedAt: null }, data: { usedAt: deps.now() } });
+    await tx.oneTimeToken.updateMany({ where: { userId: user.id, purpose: "otp_login", usedAt: null }, data: { usedAt: deps.clock.now() } });
     await enqueueSecurityNotice(ctx, tx, user, "twoFactorDisabled");
   });
   deps.nudgeMail();

@@ -2,15 +2,18 @@
  * TOTP per RFC 6238 as docs/two-factor.md fixes it: 160-bit secret (32 base32 characters), SHA-1, 6 digits,
  * 30-second steps, one step of clock drift accepted either way. On otplib 13.
  */
-import { generateSecret, generateURI, verify } from "otplib";
+import { generateURI, ScureBase32Plugin, verify } from "otplib";
+import type { Random } from "../shared/ports.js";
 
 export const totpPeriodSeconds = 30;
 const secretBytes = 20;
 /** One step either way, expressed as otplib's tolerance in seconds. */
 const toleranceSeconds = totpPeriodSeconds;
+const base32 = new ScureBase32Plugin();
 
-export function newTotpSecret(): string {
-  return generateSecret({ length: secretBytes });
+/** The secret's bytes come from the Random port; otplib's base32 (RFC 4648, no padding: 20 bytes are 32 characters). */
+export function newTotpSecret(random: Random): string {
+  return base32.encode(random.bytes(secretBytes));
 }
 
 /** The time step a moment falls in. */

@@ -8,7 +8,6 @@
  * later by a Transaction Status query on the same OriginatorConversationID. A payout is never
  * re-sent automatically, and a retry with the same Idempotency-Key answers the same row.
  */
-import { randomUUID } from "node:crypto";
 import { Prisma, type PayoutModel } from "@mteja/db";
 import { DarajaError, type DarajaClient } from "@mteja/daraja";
 import type { MomoCtx } from "./momo-context.js";
@@ -56,14 +55,14 @@ export async function b2cPayout(ctx: MomoCtx, input: B2cInput): Promise<B2cAnswe
     if (existing) return replay(ctx, existing, request);
   }
 
-  const now = deps.now();
+  const now = deps.clock.now();
   let payout: PayoutModel;
   try {
     payout = await storePayoutWithinDailyLimit(ctx, {
       data: {
         ...owner,
         ...request,
-        originatorConversationId: randomUUID(),
+        originatorConversationId: deps.random.uuid(),
         idempotencyKey: idempotencyKey ?? null,
         // If neither a result nor a timeout arrives, a status query settles it.
         nextStatusQueryAt: new Date(now.getTime() + deps.momo.settings.reconcileAfterSeconds * 1000),
@@ -95,12 +94,12 @@ async function sendPayout(ctx: MomoCtx, daraja: DarajaClient, payout: PayoutMode
     });
     await deps.db.prisma.payout.updateMany({
       where: { id: payout.id, conversationId: null },
-      data: { conversationId: ack.conversationId, updatedAt: deps.now() },
+      data: { conversationId: ack.conversationId, updatedAt: deps.clock.now() },
     });
     const current = await deps.db.prisma.payout.findUniqueOrThrow({ where: { id: payout.id } });
     return { conversationId: current.conversationId ?? ack.conversationId, originatorConversationId: payout.originatorConversationId, status: current.status as PayoutStatus };
   } catch (error) {
-    const now = deps.now();
+    const now = deps.clock.now();
     if (error instanceof DarajaError && certainlyNotActedOn(error)) {
       // Refused, or never sent: nothing was paid.
       await deps.db.prisma.payout.updateMany({
@@ -141,7 +140,7 @@ async function replay(ctx: MomoCtx, existing: PayoutModel, request: PayoutReques
   const row = await waitWhileInFlight(existing, {
     inFlight: requestInFlight,
     reload: () => deps.db.prisma.payout.findUniqueOrThrow({ where: { id: existing.id } }),
-    now: deps.now,
+    clock: deps.clock,
     inFlightSeconds: deps.momo.settings.promptInFlightSeconds,
   });
   // Refused, or never sent: the same error again.

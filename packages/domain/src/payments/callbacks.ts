@@ -93,7 +93,7 @@ async function store(
       kind: callback.kind,
       rawBody: storableText(callback.rawBody),
       sourceIp: callback.sourceIp,
-      receivedAt: deps.now(),
+      receivedAt: deps.clock.now(),
       outcome: fields.outcome,
       correlationId: fields.correlationId ?? null,
       flagReason: fields.flagReason ?? null,
@@ -293,7 +293,7 @@ export type StoredApplyResult = "applied" | "duplicate" | "flagged" | "accepted"
  * from the reconciler). Idempotent: a callback already applied is skipped.
  */
 export async function applyStoredStkCallback(deps: Deps, callbackId: string, callback: StkCallback): Promise<StoredApplyResult> {
-  const now = deps.now();
+  const now = deps.clock.now();
   const result = await deps.db.prisma.$transaction(async (tx) => {
     const stored = await lockUnapplied(tx, callbackId);
     if (!stored) return { result: "skipped" as const };
@@ -329,7 +329,7 @@ export async function applyStoredStkCallback(deps: Deps, callbackId: string, cal
 }
 
 async function applyStoredPayoutCallback(deps: Deps, callbackId: string, outcome: PayoutOutcome, ids: PayoutIds): Promise<StoredApplyResult> {
-  const now = deps.now();
+  const now = deps.clock.now();
   const result = await deps.db.prisma.$transaction(async (tx) => {
     if (!(await lockUnapplied(tx, callbackId))) return { result: "skipped" as const };
     if (!ids.originatorConversationId && !ids.conversationId) {

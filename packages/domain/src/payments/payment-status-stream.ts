@@ -72,17 +72,15 @@ async function* followPayment(ctx: MomoCtx, initial: PaymentModel, signal: Abort
   const unsubscribe = ctx.deps.momo.events.subscribe(payment.id, notify);
   const onAbort = () => wake?.();
   signal?.addEventListener("abort", onAbort);
-  const endAt = Date.now() + STATUS_STREAM_MAX_MS;
+  const { clock } = ctx.deps;
+  const endAt = clock.monotonicMs() + STATUS_STREAM_MAX_MS;
   try {
-    while (!signal?.aborted && Date.now() < endAt) {
-      await new Promise<void>((resolve) => {
-        if (changed) return resolve();
-        const timer = setTimeout(resolve, STATUS_RECHECK_MS);
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
+    while (!signal?.aborted && clock.monotonicMs() < endAt) {
+      if (!changed) {
+        const recheck = new AbortController();
+        wake = () => recheck.abort();
+        await clock.sleep(STATUS_RECHECK_MS, recheck.signal);
+      }
       wake = undefined;
       changed = false;
       if (signal?.aborted) return;

@@ -94,12 +94,13 @@ export function backoffSeconds(attempts: number, options: Pick<ReconcileOptions,
 
 export function createReconciler(getDeps: () => Deps, overrides: Partial<ReconcileOptions> = {}): Reconciler {
   const options: ReconcileOptions = { ...defaultReconcileOptions, ...overrides };
-  let lastCallAt = 0;
+  let lastCallAt: number | undefined;
 
   async function pace(): Promise<void> {
-    const wait = lastCallAt + options.paceMs - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    lastCallAt = Date.now();
+    const { clock } = getDeps();
+    const wait = lastCallAt === undefined ? 0 : lastCallAt + options.paceMs - clock.monotonicMs();
+    if (wait > 0) await clock.sleep(wait);
+    lastCallAt = clock.monotonicMs();
   }
 
   return {
@@ -139,7 +140,7 @@ export function createReconciler(getDeps: () => Deps, overrides: Partial<Reconci
 }
 
 async function sweepHeldCallbacks(deps: Deps, report: ReconcileReport): Promise<void> {
-  const now = deps.now();
+  const now = deps.clock.now();
   const cutoff = new Date(now.getTime() - deps.momo.settings.promptInFlightSeconds * 1000);
   const held = await deps.db.prisma.momoCallback.findMany({
     where: { kind: "stkpush", outcome: "accepted", paymentId: null },
@@ -174,7 +175,7 @@ async function sweepHeldCallbacks(deps: Deps, report: ReconcileReport): Promise<
  * window has passed (for a push never answered, once it cannot be in flight any more either).
  */
 async function timeOutPromptsWithoutId(deps: Deps, report: ReconcileReport): Promise<void> {
-  const now = deps.now();
+  const now = deps.clock.now();
   const { promptInFlightSeconds, unknownPromptWindowSeconds } = deps.momo.settings;
   const ago = (seconds: number) => new Date(now.getTime() - seconds * 1000);
   const due = await deps.db.prisma.payment.findMany({
@@ -218,7 +219,7 @@ async function reconcilePayments(
   clientFor: (tenantId: string) => Promise<DarajaClient | null>,
   pace: () => Promise<void>,
 ): Promise<void> {
-  const now = deps.now();
+  const now = deps.clock.now();
   const leaseEnd = new Date(now.getTime() + options.leaseSeconds * 1000);
   // One statement: the due rows are locked (other instances skip them) and leased.
   const claimed = await deps.db.prisma.$queryRaw<ClaimedPayment[]>`
@@ -237,7 +238,7 @@ async function reconcilePayments(
 
   for (const row of claimed) {
     const attempts = Number(row.query_attempts);
-    const expired = deps.now().getTime() - new Date(row.created_at).getTime() >= options.giveUpAfterSeconds * 1000;
+    const expired = deps.clock.now().getTime() - new Date(row.created_at).getTime() >= options.giveUpAfterSeconds * 1000;
     let lastAnswer: string;
     try {
       const client = await clientFor(row.tenant_id);
@@ -260,13 +261,13 @@ async function reconcilePayments(
       if (await exhaustPayment(deps, row.id, lastAnswer)) report.paymentsExhausted += 1;
       continue;
     }
-    const next = new Date(deps.now().getTime() + backoffSeconds(attempts, options) * 1000);
+    const next = new Date(deps.clock.now().getTime() + backoffSeconds(attempts, options) * 1000);
     await deps.db.prisma.payment.updateMany({ where: { id: row.id, status: "PENDING" }, data: { nextQueryAt: next, lastError: lastAnswer.slice(0, 500) } });
   }
 }
 
 async function exhaustPayment(deps: Deps, paymentId: string, lastAnswer: string): Promise<boolean> {
-  const now = deps.now();
+  const now = deps.clock.now();
   const payment = await deps.db.prisma.$transaction(async (tx) => {
     const locked = await lockPaymentById(tx, paymentId);
     if (!locked || locked.status !== "PENDING") return undefined;
@@ -296,7 +297,7 @@ async function reconcilePayouts(
 ): Promise<void> {
   const statusUrl = deps.momo.settings.b2cStatusUrl;
   if (!deps.momo.b2cEnabled || !statusUrl) return;
-  const now = deps.now();
+  const now = deps.clock.now();
   const leaseEnd = new Date(now.getTime() + options.leaseSeconds * 1000);
   const claimed = await deps.db.prisma.$queryRaw<ClaimedPayout[]>`
     WITH due AS (
@@ -314,11 +315,11 @@ async function reconcilePayouts(
 
   for (const row of claimed) {
     const attempts = Number(row.status_query_attempts);
-    const age = deps.now().getTime() - new Date(row.created_at).getTime();
+    const age = deps.clock.now().getTime() - new Date(row.created_at).getTime();
     if (age >= options.payoutGiveUpAfterSeconds * 1000) {
       const updated = await deps.db.prisma.payout.updateMany({
         where: { id: row.id, status: { in: ["PENDING", "UNKNOWN"] } },
-        data: { status: "UNKNOWN", nextStatusQueryAt: null, lastError: "status queries exhausted: the outcome is unknown; check it on the M-Pesa portal", updatedAt: deps.now() },
+        data: { status: "UNKNOWN", nextStatusQueryAt: null, lastError: "status queries exhausted: the outcome is unknown; check it on the M-Pesa portal", updatedAt: deps.clock.now() },
       });
       if (updated.count === 1) {
         report.payoutsGivenUp += 1;
@@ -343,7 +344,7 @@ async function reconcilePayouts(
       lastError = error instanceof DarajaError ? lastErrorOf(error) : String((error as Error)?.message ?? error);
       deps.logger.warn({ payoutId: row.id, error: lastError }, "Transaction Status query failed");
     }
-    const next = new Date(deps.now().getTime() + backoffSeconds(attempts, options) * 1000);
+    const next = new Date(deps.clock.now().getTime() + backoffSeconds(attempts, options) * 1000);
     await deps.db.prisma.payout.updateMany({
       where: { id: row.id, status: { in: ["PENDING", "UNKNOWN"] } },
       data: { nextStatusQueryAt: next, ...(lastError ? { lastError: lastError.slice(0, 500) } : {}) },

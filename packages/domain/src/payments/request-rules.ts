@@ -1,5 +1,6 @@
 /** Rules shared by stkPush and b2cPayout: the Idempotency-Key header and the tenant's amount bounds. */
 import type { Context } from "../context.js";
+import type { Clock } from "../shared/ports.js";
 import { DomainError } from "../errors.js";
 import type { Tenant } from "../tenants/directory.js";
 
@@ -34,16 +35,15 @@ function amountError(message: string): DomainError {
   return new DomainError("VALIDATION_ERROR", "The request is invalid.", { details: [{ path: "amount", message }] });
 }
 
-/** Real time, for waiting on another request's answer (not the service clock, which tests move by hand). */
-export function pause(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+/** How often a retry re-reads the first request's row while it waits. */
+export const inFlightPollMs = 100;
 
 export interface InFlightWait<Row extends { createdAt: Date }> {
   /** Still waiting for Daraja's answer to the first request. */
   inFlight(row: Row): boolean;
   reload(): Promise<Row>;
-  now: () => Date;
+  /** now() places the first request in its window; the wait itself is real time (tests move now() by hand). */
+  clock: Clock;
   /** How long the first request can be waiting for Daraja at worst (momo settings, derived from the client's timing). */
   inFlightSeconds: number;
 }
@@ -55,10 +55,10 @@ export interface InFlightWait<Row extends { createdAt: Date }> {
  */
 export async function waitWhileInFlight<Row extends { createdAt: Date }>(row: Row, wait: InFlightWait<Row>): Promise<Row> {
   let current = row;
-  const remainingMs = current.createdAt.getTime() + wait.inFlightSeconds * 1000 - wait.now().getTime();
-  const deadline = Date.now() + Math.max(remainingMs, 0);
-  while (wait.inFlight(current) && Date.now() < deadline) {
-    await pause(100);
+  const remainingMs = current.createdAt.getTime() + wait.inFlightSeconds * 1000 - wait.clock.now().getTime();
+  const deadline = wait.clock.monotonicMs() + Math.max(remainingMs, 0);
+  while (wait.inFlight(current) && wait.clock.monotonicMs() < deadline) {
+    await wait.clock.sleep(inFlightPollMs);
     current = await wait.reload();
   }
   return current;

@@ -69,7 +69,7 @@ export async function stkPush(ctx: MomoCtx, input: StkPushInput): Promise<StkPus
   // Counted only for requests that may prompt (a replay does not), before the row is stored.
   const counted = await countStkPrompt(ctx, { ...owner, phone: request.phone });
 
-  const now = deps.now();
+  const now = deps.clock.now();
   let payment: PaymentModel;
   try {
     payment = await deps.db.prisma.payment.create({
@@ -117,7 +117,7 @@ async function sendPrompt(ctx: MomoCtx, daraja: DarajaClient, payment: PaymentMo
 
   const stored = await deps.db.prisma.payment.updateMany({
     where: { id: payment.id, checkoutRequestId: null },
-    data: { checkoutRequestId: response.checkoutRequestId, merchantRequestId: response.merchantRequestId, updatedAt: deps.now() },
+    data: { checkoutRequestId: response.checkoutRequestId, merchantRequestId: response.merchantRequestId, updatedAt: deps.clock.now() },
   });
   // A callback that beat this answer was kept; it can be applied now that the id is known.
   await applyHeldStkCallbacks(deps, response.checkoutRequestId);
@@ -135,7 +135,7 @@ async function sendPrompt(ctx: MomoCtx, daraja: DarajaClient, payment: PaymentMo
 }
 
 async function markFailed(ctx: MomoCtx, paymentId: string, lastError: string): Promise<void> {
-  const now = ctx.deps.now();
+  const now = ctx.deps.clock.now();
   await ctx.deps.db.prisma.payment.updateMany({
     where: { id: paymentId, status: "PENDING", checkoutRequestId: null },
     data: { status: "FAILED", lastError, nextQueryAt: null, settledAt: now, updatedAt: now },
@@ -149,7 +149,7 @@ async function unknownOutcome(ctx: MomoCtx, payment: PaymentModel, error: unknow
   await deps.db.prisma.payment.updateMany({
     where: { id: payment.id, status: "PENDING", checkoutRequestId: null },
     // No CheckoutRequestID to query with: only a callback (or the unknown-prompt window) settles it.
-    data: { lastError, nextQueryAt: null, updatedAt: deps.now() },
+    data: { lastError, nextQueryAt: null, updatedAt: deps.clock.now() },
   });
   deps.logger.warn({ paymentId: payment.id, lastError }, "STK push outcome unknown: the payment stays PENDING until its callback or the unknown-prompt window");
   // A callback kept while this push was in flight may be this prompt's.
@@ -173,7 +173,7 @@ async function replay(ctx: MomoCtx, existing: PaymentModel, request: PromptReque
   const row = await waitWhileInFlight(existing, {
     inFlight: pushInFlight,
     reload: () => deps.db.prisma.payment.findUniqueOrThrow({ where: { id: existing.id } }),
-    now: deps.now,
+    clock: deps.clock,
     inFlightSeconds: deps.momo.settings.promptInFlightSeconds,
   });
   // Refused, or never sent: the same error again.

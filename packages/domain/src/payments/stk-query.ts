@@ -69,7 +69,7 @@ export function queryOutcome(result: StkQueryResult): StkOutcome {
 
 /** Settles a payment from an STK query answer (apply-once, under the row lock); returns the stored row. */
 export async function settleFromQuery(deps: Deps, paymentId: string, result: StkQueryResult): Promise<PaymentModel | undefined> {
-  const now = deps.now();
+  const now = deps.clock.now();
   const settlement = await deps.db.prisma.$transaction(async (tx) => {
     const payment = await lockPaymentById(tx, paymentId);
     if (!payment) return undefined;

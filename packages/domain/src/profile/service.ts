@@ -45,11 +45,11 @@ export async function changePassword(ctx: AuthedCtx, input: z.infer<typeof chang
   await attempt.stepPassed();
   const passwordHash = await deps.passwords.hash(input.new_password);
   await deps.db.prisma.$transaction(async (tx) => {
-    await tx.user.update({ where: { id: user.id }, data: { passwordHash, passwordChangedAt: deps.now() } });
+    await tx.user.update({ where: { id: user.id }, data: { passwordHash, passwordChangedAt: deps.clock.now() } });
     await revokeUserSessions(deps, tx, user.id, "password_changed", auth.sid);
     await tx.oneTimeToken.updateMany({
       where: { userId: user.id, purpose: "reset_password", usedAt: null },
-      data: { usedAt: deps.now() },
+      data: { usedAt: deps.clock.now() },
     });
     await enqueueSecurityNotice(ctx, tx, user, "passwordChanged");
   });

@@ -45,7 +45,7 @@ export async function writeMail<K extends MailKind>(
   data: Omit<MailDataByKind[K], "tenantName">,
 ): Promise<void> {
   const mail = newOutboxMail(kind, data, { tenantId: tenant.id, tenantName: tenantDisplayName(tenant), to: user.email });
-  await enqueueMail(tx, mail, ctx.deps.now());
+  await enqueueMail(tx, mail, ctx.deps.clock.now());
 }
 
 /** "5 verification or reset mails per account per hour" (docs/limits.md). */

@@ -26,17 +26,18 @@ export async function forgotPassword(ctx: TenantCtx, input: z.infer<typeof forgo
     select: { id: true, tenantId: true, email: true, name: true },
   });
   // Generated for unknown emails too, so both answers cost the same before they are sent.
-  const token = randomToken("hex");
+  const token = randomToken(deps.random, "hex");
   if (!user) return;
   // Written only once the answer is out: awaiting the cap check and the write for real accounts,
   // or even running them alongside the response (event loop, CPU, the embedded database's one
   // connection), made those answers measurably slower than for unknown emails.
-  setTimeout(() => {
-    writeResetMail(ctx, tenant, user, token).catch((error: unknown) => {
+  void deps.clock
+    .sleep(afterAnswerMs)
+    .then(() => writeResetMail(ctx, tenant, user, token))
+    .catch((error: unknown) => {
       // Only the error's name: a database error may quote the row, and the row holds the link.
       deps.logger.error({ tenantId: tenant.id, userId: user.id, error: error instanceof Error ? error.name : "unknown" }, "reset mail not written");
     });
-  }, afterAnswerMs);
 }
 
 async function writeResetMail(ctx: TenantCtx, tenant: Tenant, user: MailUser, token: string): Promise<void> {
@@ -67,12 +68,12 @@ export async function resetPassword(ctx: TenantCtx, input: z.infer<typeof resetP
     // Following the emailed link proves the address too.
     await tx.user.updateMany({
       where: { id: user.id, tenantId: tenant.id },
-      data: { passwordHash, passwordChangedAt: deps.now(), emailVerified: true },
+      data: { passwordHash, passwordChangedAt: deps.clock.now(), emailVerified: true },
     });
     // Every other reset link, and any sign-in half done (otp_token), ends with the old password.
     await tx.oneTimeToken.updateMany({
       where: { userId: user.id, tenantId: tenant.id, usedAt: null, purpose: { not: "verify_email" } },
-      data: { usedAt: deps.now() },
+      data: { usedAt: deps.clock.now() },
     });
     await revokeUserSessions(deps, tx, user.id, "password_reset");
     await enqueueSecurityNotice(ctx, tx, user, "passwordReset");

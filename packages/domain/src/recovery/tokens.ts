@@ -30,9 +30,9 @@ export async function createEmailToken(
   tx: Tx,
   user: { id: string; tenantId: string },
   purpose: EmailTokenPurpose,
-  token: string = randomToken("hex"),
+  token: string = randomToken(deps.random, "hex"),
 ): Promise<string> {
-  const now = deps.now();
+  const now = deps.clock.now();
   await tx.oneTimeToken.create({
     data: {
       tenantId: user.tenantId,
@@ -50,7 +50,7 @@ export async function createEmailToken(
 export async function revokeEmailTokens(deps: Deps, tx: Tx, user: { id: string; tenantId: string }, purpose: EmailTokenPurpose): Promise<void> {
   await tx.oneTimeToken.updateMany({
     where: { userId: user.id, tenantId: user.tenantId, purpose, usedAt: null },
-    data: { usedAt: deps.now() },
+    data: { usedAt: deps.clock.now() },
   });
 }
 
@@ -83,14 +83,14 @@ export async function findEmailToken(
       user: { select: { id: true, tenantId: true, email: true, name: true, emailVerified: true } },
     },
   });
-  if (!row || row.purpose !== query.purpose || row.usedAt !== null || row.expiresAt <= deps.now()) return undefined;
+  if (!row || row.purpose !== query.purpose || row.usedAt !== null || row.expiresAt <= deps.clock.now()) return undefined;
   if (row.tenantId !== query.tenantId || row.user.tenantId !== query.tenantId || row.user.email !== query.email) return undefined;
   return { id: row.id, user: row.user };
 }
 
 /** Marks the token used; false when a concurrent request spent it first (or it expired meanwhile). */
 export async function spendEmailToken(deps: Deps, tx: Tx, tokenId: string): Promise<boolean> {
-  const now = deps.now();
+  const now = deps.clock.now();
   const result = await tx.oneTimeToken.updateMany({
     where: { id: tokenId, usedAt: null, expiresAt: { gt: now } },
     data: { usedAt: now },

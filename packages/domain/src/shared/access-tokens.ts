@@ -1,6 +1,6 @@
 import jwt from "jsonwebtoken";
-import { randomUUID } from "node:crypto";
 import { DomainError } from "../errors.js";
+import type { Random } from "./ports.js";
 import type { SigningKeyRing } from "./signing-key-ring.js";
 
 export interface AccessClaims {
@@ -23,6 +23,7 @@ export interface AccessTokenOptions {
   audience: string;
   ttlSeconds: number;
   now: () => Date;
+  random: Random;
 }
 
 /**
@@ -43,7 +44,7 @@ export function createAccessTokens(options: AccessTokenOptions): AccessTokens {
         issuer: options.issuer,
         audience: options.audience,
         expiresIn: options.ttlSeconds,
-        jwtid: randomUUID(),
+        jwtid: options.random.uuid(),
       });
     },
     async verify(token) {

@@ -1,8 +1,9 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { Random } from "./ports.js";
 
 /** 32 random bytes; hex for emailed tokens, base64url for cookies and otp_tokens. */
-export function randomToken(encoding: "hex" | "base64url" = "base64url"): string {
-  return randomBytes(32).toString(encoding);
+export function randomToken(random: Random, encoding: "hex" | "base64url" = "base64url"): string {
+  return random.bytes(32).toString(encoding);
 }
 
 /** Tokens are stored only as this hash; they have 256 bits of entropy, so a fast hash is enough. */

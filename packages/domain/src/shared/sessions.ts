@@ -29,7 +29,7 @@ export async function createSession(
   user: SessionUser,
   client: { ip: string; userAgent: string | undefined },
 ): Promise<IssuedSession> {
-  const now = deps.now();
+  const now = deps.clock.now();
   const absoluteExpiresAt = addSeconds(now, deps.config.refreshAbsoluteSeconds);
   const idleExpiresAt = minDate(addSeconds(now, deps.config.refreshIdleSeconds), absoluteExpiresAt);
   const session = await tx.session.create({
@@ -44,7 +44,7 @@ export async function createSession(
       userAgent: client.userAgent?.slice(0, 512) ?? null,
     },
   });
-  const refreshToken = randomToken();
+  const refreshToken = randomToken(deps.random);
   await tx.refreshToken.create({ data: { sessionId: session.id, tokenHash: sha256(refreshToken), createdAt: now } });
   return { sessionId: session.id, refreshToken, refreshExpiresAt: idleExpiresAt };
 }
@@ -66,7 +66,7 @@ interface LockedToken {
 
 /** Rotates the presented refresh token. Runs inside a transaction; rows are locked so concurrent refreshes serialise. */
 export async function rotateRefreshToken(deps: Deps, tx: Tx, presented: string, tenantId: string): Promise<RefreshOutcome> {
-  const now = deps.now();
+  const now = deps.clock.now();
   const rows = await tx.$queryRaw<LockedToken[]>`
     SELECT t.id AS token_id, t.session_id, t.rotated_at, s.user_id, s.tenant_id, s.revoked_at,
            s.idle_expires_at, s.absolute_expires_at
@@ -120,7 +120,7 @@ export async function revokeSessionByRefreshToken(deps: Deps, presented: string,
   if (!token || token.session.tenantId !== tenantId) return;
   await deps.db.prisma.session.updateMany({
     where: { id: token.session.id, revokedAt: null },
-    data: { revokedAt: deps.now(), revokedReason: "logout" },
+    data: { revokedAt: deps.clock.now(), revokedReason: "logout" },
   });
 }
 
@@ -128,7 +128,7 @@ export async function revokeSessionByRefreshToken(deps: Deps, presented: string,
 export async function revokeUserSessions(deps: Deps, tx: Tx, userId: string, reason: string, keepSessionId?: string): Promise<number> {
   const result = await tx.session.updateMany({
     where: { userId, revokedAt: null, ...(keepSessionId ? { id: { not: keepSessionId } } : {}) },
-    data: { revokedAt: deps.now(), revokedReason: reason },
+    data: { revokedAt: deps.clock.now(), revokedReason: reason },
   });
   return result.count;
 }
@@ -140,7 +140,7 @@ export async function assertLiveSession(deps: Deps, auth: AccessClaims): Promise
 }
 
 export function sessionKey(deps: Deps, auth: AccessClaims): SessionKey {
-  return { userId: auth.sub, tenantId: auth.tid, sessionId: auth.sid, now: deps.now() };
+  return { userId: auth.sub, tenantId: auth.tid, sessionId: auth.sid, now: deps.clock.now() };
 }
 
 export function addSeconds(date: Date, seconds: number): Date {

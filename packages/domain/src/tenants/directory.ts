@@ -1,4 +1,5 @@
 import type { Database } from "@mteja/db";
+import type { Clock } from "../shared/ports.js";
 import { storedTenantSettingsSchema, type TenantSettings } from "./settings.js";
 
 export interface Tenant {
@@ -21,17 +22,17 @@ const slug = /^[a-z0-9][a-z0-9-]{1,62}$/;
  * Every request of the auth API resolves its tenant, so lookups are cached briefly in process.
  * An admin change invalidates this instance's cache at once and other instances' within ttlMs.
  */
-export function createTenantDirectory(db: Database, options: { ttlMs: number; now: () => number }): TenantDirectory {
+export function createTenantDirectory(db: Database, options: { ttlMs: number; clock: Pick<Clock, "monotonicMs"> }): TenantDirectory {
   const cache = new Map<string, { tenant: Tenant | undefined; expires: number }>();
   return {
     async find(id) {
       if (!slug.test(id)) return undefined;
       const hit = cache.get(id);
-      if (hit && hit.expires > options.now()) return hit.tenant;
+      if (hit && hit.expires > options.clock.monotonicMs()) return hit.tenant;
       const row = await db.prisma.tenant.findUnique({ where: { id } });
       const tenant = row && row.active ? toTenant(row) : undefined;
       if (cache.size > 10_000) cache.clear();
-      cache.set(id, { tenant, expires: options.now() + options.ttlMs });
+      cache.set(id, { tenant, expires: options.clock.monotonicMs() + options.ttlMs });
       return tenant;
     },
     invalidate(id) {
