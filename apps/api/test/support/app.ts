@@ -66,6 +66,8 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     rateLimitStore: services.rateLimitStore,
   });
   await app.listen({ port: 0, host: options.host ?? "127.0.0.1" });
+  // Created at once, as main.ts does: it must see every request to close their connections at the end.
+  const shutdown = createShutdown({ app, stopServices: () => services.close(), stopping: () => services.stopping(), logger: silent, timeoutMs: 8_000 });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : 0;
   return {
@@ -77,7 +79,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     // stop fails the test's hook with its name instead of hanging it.
     close: async () => {
       try {
-        await createShutdown({ app, stopServices: () => services.close(), stopping: () => services.stopping(), logger: silent, timeoutMs: 8_000 })("test finished");
+        await shutdown("test finished");
       } finally {
         if (ownsDatabase) await database.drop();
       }
