@@ -16,7 +16,9 @@ import {
   sealStoredMomoSecrets,
   tokenDefaults,
   unlimited,
+  unobservedEvents,
   type Deps,
+  type DomainEvents,
   type Logger,
 } from "@mteja/domain";
 import { Redis } from "ioredis";
@@ -48,6 +50,8 @@ export interface ServiceOverrides {
   now?: () => Date;
   /** The fetch of every Daraja client: main.ts passes metrics.instrumentDarajaFetch() (http/metrics.ts). */
   darajaFetch?: typeof fetch;
+  /** Where the domain reports sign-in outcomes: main.ts passes its metrics (http/metrics.ts); otherwise nobody counts. */
+  events?: DomainEvents;
 }
 
 export async function createServices(settings: Settings, logger: Logger, overrides: ServiceOverrides = {}): Promise<Services> {
@@ -111,6 +115,7 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       passwords: await createPasswordHasher({ concurrency: settings.PASSWORD_HASH_CONCURRENCY, maxQueue: settings.PASSWORD_HASH_QUEUE }),
       tenants: createTenantDirectory(db, { ttlMs: 30_000, now: () => Date.now() }),
       nudgeMail: () => mail.nudge(),
+      events: overrides.events ?? unobservedEvents,
       momo: payments.momo,
       config: {
         nodeEnv: settings.NODE_ENV,

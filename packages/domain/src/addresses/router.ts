@@ -58,6 +58,7 @@ export const addressesRouter = createTRPCRouter({
 
   create: protectedProcedure
     .meta({
+      successStatus: 201,
       openapi: {
         method: "POST",
         path: "/api/v1/addresses",

@@ -71,6 +71,8 @@ export const otpRouter = createTRPCRouter({
 
   validate: otpTenantProcedure
     .meta({
+      ipLimited: true,
+      signInStep: "otp",
       openapi: {
         method: "POST",
         path: "/api/v1/auth/otp/validate",

@@ -48,6 +48,8 @@ const providerErrors = {
 export const paymentsRouter = createTRPCRouter({
   stkPush: protectedProcedure
     .meta({
+      acceptedDescription:
+        "Accepted, outcome unknown: Daraja's answer proved nothing (a gateway error, a 5xx, a time-out after sending). The prompt may be on the phone; the payment stays PENDING with checkoutRequestId and merchantRequestId null and is settled by its callback, or becomes TIMEOUT. It is never sent again; a retry with the same Idempotency-Key answers this again.",
       openapi: {
         method: "POST",
         path: "/api/momo/stkpush",
@@ -83,6 +85,8 @@ export const paymentsRouter = createTRPCRouter({
 
   b2c: adminProcedure
     .meta({
+      acceptedDescription:
+        "Accepted, outcome unknown: Daraja's answer proved nothing (a gateway error, a 5xx, a time-out after sending). The payout is UNKNOWN (conversationId null) and is settled by a Transaction Status query. Never send it again: a retry with the same Idempotency-Key answers this again.",
       openapi: {
         method: "POST",
         path: "/api/momo/b2c",

@@ -19,6 +19,7 @@ const invalidLink = "INVALID_TOKEN (the token is wrong, expired, already used, o
 export const recoveryProcedures = {
   forgotPassword: tenantProcedure
     .meta({
+      ipLimited: true,
       openapi: {
         method: "POST",
         path: "/api/v1/auth/forgot-password",
@@ -39,6 +40,7 @@ export const recoveryProcedures = {
 
   resetPassword: tenantProcedure
     .meta({
+      ipLimited: true,
       openapi: {
         method: "POST",
         path: "/api/v1/auth/reset-password",
@@ -58,6 +60,7 @@ export const recoveryProcedures = {
 
   verifyEmail: tenantProcedure
     .meta({
+      ipLimited: true,
       openapi: {
         method: "POST",
         path: "/api/v1/auth/verify-email",
