@@ -1,9 +1,10 @@
 /**
  * The REST paths, served from the same tRPC procedures by trpc-to-openapi (mounted at "/*").
  *
- * Two things the library does not do our way (docs/errors.md) are wrapped here, not forked:
+ * What the library does not do our way (docs/errors.md) is wrapped here, not forked:
  * - its error body adds tRPC fields (`code`, `data`, `issues`); onSend reduces it to the envelope
  *   `{ success: false, message, error: { code, details } }`.
+ * - a body-less POST (logout, refresh) often comes without a content type; it is read as empty JSON.
  * - it reads DELETE input from the query string only; a JSON body on DELETE (otp/disable's password)
  *   is merged into the input so secrets never need to travel in URLs.
  * - its route handler resolves before the reply is written, so an asynchronous onSend hook would make
