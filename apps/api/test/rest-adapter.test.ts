@@ -22,17 +22,17 @@ const thing = z.object({ success: z.literal(true), data: z.object({ name: z.stri
 
 const router = createTRPCRouter({
   create: publicProcedure
-    .meta({ successStatus: 201, openapi: { method: "POST", path: "/v9/things", protect: false } })
+    .meta({ successStatus: 201, openapi: { method: "POST", path: "/v9/things" } })
     .input(z.object({ name: z.string() }))
     .output(thing)
     .mutation(({ input }) => ({ success: true as const, data: { name: input.name } })),
   remove: publicProcedure
-    .meta({ openapi: { method: "DELETE", path: "/v9/things/{id}", protect: false } })
+    .meta({ openapi: { method: "DELETE", path: "/v9/things/{id}" } })
     .input(z.object({ id: z.string(), password: z.string() }))
     .output(thing)
     .mutation(({ input }) => ({ success: true as const, data: { name: `${input.id}:${input.password}` } })),
   take: publicProcedure
-    .meta({ acceptedDescription: "Taken; the outcome follows later.", openapi: { method: "POST", path: "/v9/take", protect: false } })
+    .meta({ acceptedDescription: "Taken; the outcome follows later.", openapi: { method: "POST", path: "/v9/take" } })
     .input(z.object({}).strip().optional())
     .output(thing)
     .mutation(({ ctx }) => {
@@ -40,7 +40,7 @@ const router = createTRPCRouter({
       return { success: true as const, data: { name: "taken" } };
     }),
   clash: publicProcedure
-    .meta({ openapi: { method: "POST", path: "/v9/clash", protect: false } })
+    .meta({ openapi: { method: "POST", path: "/v9/clash" } })
     .input(z.object({}).strip().optional())
     .output(thing)
     .mutation(() => {

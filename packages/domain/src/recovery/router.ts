@@ -87,7 +87,6 @@ export const recoveryProcedures = {
         summary: "Send a new email verification link",
         description:
           "Earlier unused links stop working. When the email is already verified, no mail is sent and the message says so. At most 5 reset or verification mails per account per hour.",
-        protect: true,
         requestHeaders: tenantHeaders,
         errorResponses: { 401: "AUTH_REQUIRED or INVALID_TOKEN", 429: "RATE_LIMITED" },
       },

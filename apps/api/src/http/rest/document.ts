@@ -94,6 +94,7 @@ export function describeOperations(document: OpenAPIObject, router: AnyRouter): 
       const operation = item[method] as Json | undefined;
       if (!operation) continue;
       const meta = metaByOperation.get(`${method.toUpperCase()} ${path}`);
+      // The generator's own `protect` flag is not used: an operation's security is its builder's credential.
       if (typeof operation.operationId === "string") operation.security = securityOf[meta?.credential ?? "none"];
       if (meta?.successStatus === 201) answerCreated(operation);
       if (meta?.acceptedDescription) answerAcceptedToo(operation, meta.acceptedDescription);
