@@ -14,7 +14,7 @@ import { createMetrics, installMetrics, type Metrics } from "./http/metrics.js";
 import { installRequestScope, logSerializers, redactPaths } from "./http/request-log.js";
 import { devOutboxRoutes } from "./http/dev-outbox.js";
 import { defaultDemoDir, demoPlugin } from "./http/demo.js";
-import { momoCallbackPlugin } from "./http/momo-callbacks.js";
+import { momoCallbackOpenApiPaths, momoCallbackPlugin } from "./http/momo-callbacks.js";
 import { buildOpenApiDocument, createRestOperationMatcher, restMountPattern, restPlugin } from "./http/rest/index.js";
 import { systemRoutes } from "./http/system-routes.js";
 import { trpcPlugin } from "./http/trpc.js";
@@ -88,7 +88,8 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   installRequestScope(app);
   await installCors(app, { origins: settings.CORS_ORIGINS, db: deps.db, tenants: deps.tenants });
   const publicUrl = settings.PUBLIC_URL ?? settings.APP_URL;
-  const openApiDocument = buildOpenApiDocument(appRouter, publicUrl);
+  // Daraja's callbacks are plain routes (their bodies are Daraja's), documented by hand.
+  const openApiDocument = buildOpenApiDocument(appRouter, publicUrl, momoCallbackOpenApiPaths());
   const metrics = options.metrics ?? createMetrics();
   installMetrics(app, {
     metrics,

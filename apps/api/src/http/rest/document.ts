@@ -5,10 +5,12 @@
 import { operationMetas, type Credential, type OperationMeta } from "@mteja/domain";
 import type { AnyRouter } from "@trpc/server";
 import { generateOpenApiDocument, type OpenAPIObject, type OpenApiRouter } from "trpc-to-openapi";
-import { momoCallbackOpenApiPaths } from "../momo-callbacks.js";
 
-/** The OpenAPI 3 document of every REST operation, generated from the procedures' zod schemas. */
-export function buildOpenApiDocument(router: OpenApiRouter, baseUrl: string): OpenAPIObject {
+/**
+ * The OpenAPI 3 document of every REST operation, generated from the procedures' zod schemas, plus
+ * `plainRoutes`: routes outside the router documented by hand (Daraja's callbacks).
+ */
+export function buildOpenApiDocument(router: OpenApiRouter, baseUrl: string, plainRoutes: Record<string, unknown> = {}): OpenAPIObject {
   const document = generateOpenApiDocument(router, {
     title: "Mteja API",
     description:
@@ -17,8 +19,7 @@ export function buildOpenApiDocument(router: OpenApiRouter, baseUrl: string): Op
       "The auth API requires the `X-Tenant-ID` header.",
     version: "1.0.0",
     baseUrl,
-    // Daraja's callbacks are plain routes (their bodies are Daraja's), documented here by hand.
-    paths: momoCallbackOpenApiPaths() as never,
+    paths: plainRoutes as never,
     securitySchemes,
   });
   // Per-operation security, 201/202 answers, the error envelope, DELETE bodies.
