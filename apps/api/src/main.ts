@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   const metrics = createMetrics();
   let services, app;
   try {
-    services = await createServices(settings, logger, { darajaFetch: metrics.instrumentDarajaFetch() });
+    services = await createServices(settings, logger, { darajaFetch: metrics.instrumentDarajaFetch(), events: metrics });
     app = await buildServer({ settings, deps: services.deps, loggerInstance: logger, metrics, rateLimitStore: services.rateLimitStore });
     await app.listen({ port: settings.PORT, host: settings.HOST });
   } catch (error) {

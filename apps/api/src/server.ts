@@ -9,14 +9,13 @@ import { randomUUID } from "node:crypto";
 import { installCors } from "./http/cors.js";
 import { docsPlugin } from "./http/docs.js";
 import { clientErrorResponse, envelopeFor } from "./http/errors.js";
-import { jsonBodyProblem } from "./http/json-body.js";
+import { installJsonBodyParser } from "./http/json-body.js";
 import { createMetrics, installMetrics, type Metrics } from "./http/metrics.js";
 import { installRequestScope, logSerializers, redactPaths } from "./http/request-log.js";
-import { buildOpenApiDocument } from "./http/openapi.js";
 import { devOutboxRoutes } from "./http/dev-outbox.js";
 import { defaultDemoDir, demoPlugin } from "./http/demo.js";
-import { momoCallbackPlugin } from "./http/momo-callbacks.js";
-import { restPlugin } from "./http/rest.js";
+import { momoCallbackOpenApiPaths, momoCallbackPlugin } from "./http/momo-callbacks.js";
+import { buildOpenApiDocument, createRestOperationMatcher, restMountPattern, restPlugin } from "./http/rest/index.js";
 import { systemRoutes } from "./http/system-routes.js";
 import { trpcPlugin } from "./http/trpc.js";
 import type { RateLimitStore } from "./runtime/rate-limit-store.js";
@@ -81,17 +80,7 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
     },
   });
 
-  // Empty JSON bodies (POST /logout with a content type but nothing in it) are an empty input, not an error.
-  // Anything else must be an object of bounded depth before it is parsed (json-body.ts).
-  const defaultJsonParser = app.getDefaultJsonParser("error", "ignore");
-  app.removeContentTypeParser("application/json");
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
-    const text = body.toString();
-    if (text.trim() === "") return done(null, undefined);
-    const problem = jsonBodyProblem(text);
-    if (problem) return done(problem, undefined);
-    defaultJsonParser(request, text, done);
-  });
+  installJsonBodyParser(app);
 
   await app.register(cookie);
 
@@ -99,15 +88,15 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   installRequestScope(app);
   await installCors(app, { origins: settings.CORS_ORIGINS, db: deps.db, tenants: deps.tenants, clock: deps.clock });
   const publicUrl = settings.PUBLIC_URL ?? settings.APP_URL;
-  const openApiDocument = buildOpenApiDocument(appRouter, publicUrl);
+  // Daraja's callbacks are plain routes (their bodies are Daraja's), documented by hand.
+  const openApiDocument = buildOpenApiDocument(appRouter, publicUrl, momoCallbackOpenApiPaths());
   const metrics = options.metrics ?? createMetrics();
   installMetrics(app, {
     metrics,
     db: deps.db,
     token: settings.METRICS_TOKEN,
-    restOperations: Object.entries(openApiDocument.paths ?? {}).flatMap(([path, item]) =>
-      ["get", "post", "put", "patch", "delete"].filter((method) => method in (item ?? {})).map((method) => ({ method, path })),
-    ),
+    restOperation: createRestOperationMatcher(openApiDocument),
+    restMountPattern,
     procedures: new Set(Object.keys(appRouter._def.procedures)),
     rateLimitStore: options.rateLimitStore,
   });

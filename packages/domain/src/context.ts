@@ -8,6 +8,7 @@ import type { MomoDeps } from "./payments/momo-deps.js";
 import type { TenantDirectory } from "./tenants/directory.js";
 import type { DomainConfig } from "./config.js";
 import type { Clock, Random } from "./shared/ports.js";
+import type { DomainEvents } from "./events.js";
 
 export interface CookieOptions {
   httpOnly: boolean;
@@ -60,6 +61,8 @@ export interface Deps {
   /** Asks the mail worker to look at the outbox soon (after a commit that wrote mail). */
   nudgeMail: () => void;
   logger: Logger;
+  /** What the domain reports as it happens (sign-in outcomes), counted by the composition root. */
+  events: DomainEvents;
   /** M-Pesa (Daraja) clients, callback settings and payment status events. */
   momo: MomoDeps;
 }

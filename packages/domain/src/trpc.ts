@@ -8,11 +8,15 @@
  * - protectedProcedure  bearer token; tenant from the token; X-Tenant-ID optional but must match
  * - adminProcedure      protectedProcedure with role "admin"
  * - adminApiProcedure   Authorization: Bearer $ADMIN_API_KEY (the operator's admin API)
+ * - refreshCookieProcedure  tenantProcedure whose credential is the refresh cookie (read by the service)
+ *
+ * Each builder declares the credential it checks (`meta.credential`, operation-meta.ts); a router adds
+ * the rest of an operation's facts (`ipLimited`, `successStatus`, `signInStep`, `openapi`) in its `.meta()`.
  */
 import { initTRPC } from "@trpc/server";
-import type { OpenApiMeta } from "trpc-to-openapi";
 import type { Context } from "./context.js";
 import { DomainError, toErrorEnvelope, toTrpcError } from "./errors.js";
+import type { OperationMeta } from "./operation-meta.js";
 import type { AccessClaims } from "./shared/access-tokens.js";
 import { countAuthRequest } from "./shared/abuse-limits.js";
 import { equalsConstantTime } from "./shared/secrets.js";
@@ -21,7 +25,7 @@ import type { Tenant } from "./tenants/directory.js";
 
 const t = initTRPC
   .context<Context>()
-  .meta<OpenApiMeta>()
+  .meta<OperationMeta>()
   .create({
     errorFormatter({ shape, error }) {
       const envelope = toErrorEnvelope(error);
@@ -50,22 +54,43 @@ const domainErrors = t.middleware(async ({ next }) => {
 });
 
 /**
- * The per-IP request limit of the unauthenticated auth operations (docs/limits.md),
- * recognised by their REST path so both transports and tRPC batches count alike.
+ * The per-IP request limit of the unauthenticated auth operations (docs/limits.md), declared on the
+ * procedure (`ipLimited`) so both transports and tRPC batches count alike.
  */
 const authRequestsPerIp = t.middleware(async ({ ctx, meta, next }) => {
-  await countAuthRequest(ctx, meta?.openapi?.path);
+  if (meta?.ipLimited) await countAuthRequest(ctx);
   return next();
 });
 
-export const publicProcedure = t.procedure.use(domainErrors).use(authRequestsPerIp);
+/**
+ * Reports the outcome of a sign-in step (`signInStep`) through deps.events: success, requires_otp, or
+ * the error code the caller receives (tenant, input and limit errors included).
+ */
+const signInOutcomes = t.middleware(async ({ ctx, meta, next }) => {
+  const step = meta?.signInStep;
+  if (!step) return next();
+  const result = await next();
+  ctx.deps.events.signIn({ step, outcome: result.ok ? successOutcome(result.data) : errorOutcome(result.error) });
+  return result;
+});
+
+function successOutcome(data: unknown): string {
+  return (data as { data?: { requires_otp?: unknown } } | undefined)?.data?.requires_otp === true ? "requires_otp" : "success";
+}
+
+function errorOutcome(error: unknown): string {
+  const code = toErrorEnvelope(error).body.error.code;
+  return /^[A-Z_]{1,40}$/.test(code) ? code.toLowerCase() : "error";
+}
+
+export const publicProcedure = t.procedure.meta({ credential: "none" }).use(signInOutcomes).use(domainErrors).use(authRequestsPerIp);
 
 export const tenantProcedure = publicProcedure.use(async ({ ctx, next }) => {
   const tenant = await requireTenantHeader(ctx);
   return next({ ctx: { tenant } });
 });
 
-export const authProcedure = tenantProcedure.use(async ({ ctx, next }) => {
+export const authProcedure = tenantProcedure.meta({ credential: "bearer" }).use(async ({ ctx, next }) => {
   const auth = await verifyBearer(ctx);
   if (auth.tid !== ctx.tenant.id) throw new DomainError("INVALID_TOKEN", "The access token is not valid for this tenant.");
   await assertLiveSession(ctx.deps, auth);
@@ -73,13 +98,13 @@ export const authProcedure = tenantProcedure.use(async ({ ctx, next }) => {
 });
 
 /** Like authProcedure but leaves the session check to the procedure (GET /me joins it into its one query). */
-export const authTokenProcedure = tenantProcedure.use(async ({ ctx, next }) => {
+export const authTokenProcedure = tenantProcedure.meta({ credential: "bearer" }).use(async ({ ctx, next }) => {
   const auth = await verifyBearer(ctx);
   if (auth.tid !== ctx.tenant.id) throw new DomainError("INVALID_TOKEN", "The access token is not valid for this tenant.");
   return next({ ctx: { auth } });
 });
 
-export const protectedProcedure = publicProcedure.use(async ({ ctx, next }) => {
+export const protectedProcedure = publicProcedure.meta({ credential: "bearer" }).use(async ({ ctx, next }) => {
   const auth = await verifyBearer(ctx);
   const header = ctx.request.tenantHeader?.trim();
   if (header && header !== auth.tid) throw new DomainError("INVALID_TOKEN", "The access token is not valid for this tenant.");
@@ -94,7 +119,7 @@ export const adminProcedure = protectedProcedure.use(async ({ ctx, next }) => {
   return next();
 });
 
-export const adminApiProcedure = publicProcedure.use(async ({ ctx, next }) => {
+export const adminApiProcedure = publicProcedure.meta({ credential: "adminKey" }).use(async ({ ctx, next }) => {
   const key = ctx.deps.config.adminApiKey;
   // Without ADMIN_API_KEY the admin API does not exist (docs/tenants.md#admin-api); nor, for the network, with the dev start's known key.
   if (!key || (ctx.deps.config.adminApiKeyLoopbackOnly && !ctx.request.directLoopback)) throw new DomainError("NOT_FOUND", "Not found.");
@@ -103,6 +128,9 @@ export const adminApiProcedure = publicProcedure.use(async ({ ctx, next }) => {
   if (!equalsConstantTime(presented, key)) throw new DomainError("INVALID_TOKEN", "The admin API key is not valid.");
   return next();
 });
+
+/** The refresh cookie is read by the service (refresh, logout): nothing to check before it runs. */
+export const refreshCookieProcedure = tenantProcedure.meta({ credential: "refreshCookie" });
 
 async function requireTenantHeader(ctx: Context): Promise<Tenant> {
   const id = ctx.request.tenantHeader?.trim();

@@ -5,6 +5,7 @@
  * The Fastify JSON parser (REST) and a hook of the tRPC mount (which parses bodies itself) apply it.
  */
 import { DomainError } from "@mteja/domain";
+import type { FastifyInstance } from "fastify";
 
 export const maxJsonDepth = 32;
 
@@ -62,4 +63,21 @@ export function jsonBodyProblem(text: string): DomainError | undefined {
     return new DomainError("MALFORMED_REQUEST", "The request body must not use the key __proto__.");
   }
   return undefined;
+}
+
+/**
+ * The service's JSON body parser (every route but the tRPC mount, which reads bodies itself): empty
+ * JSON bodies (POST /logout with a content type but nothing in it) are an empty input, not an error;
+ * anything else must pass jsonBodyProblem before it is parsed.
+ */
+export function installJsonBodyParser(app: FastifyInstance): void {
+  const defaultJsonParser = app.getDefaultJsonParser("error", "ignore");
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    const text = body.toString();
+    if (text.trim() === "") return done(null, undefined);
+    const problem = jsonBodyProblem(text);
+    if (problem) return done(problem, undefined);
+    defaultJsonParser(request, text, done);
+  });
 }

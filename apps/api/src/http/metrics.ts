@@ -4,7 +4,8 @@
  *
  * - mteja_http_requests_total / mteja_http_request_duration_seconds by method, route pattern, status
  *   (REST operations by their OpenAPI path, tRPC calls by procedure; never the raw URL)
- * - mteja_auth_logins_total by step (password | otp) and outcome (success, requires_otp, or the error code)
+ * - mteja_auth_logins_total by step (password | otp) and outcome (success, requires_otp, or the error code),
+ *   reported by the domain through its events port (Metrics is the DomainEvents of deps.events)
  * - mteja_momo_callbacks_rejected_total by kind, reason and stored: callbacks without the right token
  * - mteja_payments / mteja_payouts by status, mteja_mail_outbox_backlog: read from the database on scrape
  * - mteja_daraja_request_duration_seconds / mteja_daraja_errors_total: fed by instrumentDarajaFetch
@@ -14,8 +15,8 @@
  * direct connections from the loopback interface (not through a proxy).
  */
 import type { Database } from "@mteja/db";
-import { equalsConstantTime } from "@mteja/domain";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { equalsConstantTime, type DomainEvents, type SignInReport } from "@mteja/domain";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { RateLimitStore } from "../runtime/rate-limit-store.js";
 import { isDirectLoopback } from "./loopback.js";
@@ -27,7 +28,7 @@ export interface DarajaCallObserver {
   observeDarajaCall(operation: string, outcome: DarajaOutcome, seconds: number): void;
 }
 
-export interface Metrics extends DarajaCallObserver {
+export interface Metrics extends DarajaCallObserver, DomainEvents {
   registry: Registry;
   /** The HTTP-layer instruments installMetrics feeds. */
   instruments: Instruments;
@@ -91,6 +92,7 @@ export function createMetrics(): Metrics {
     registry,
     instruments,
     observeDarajaCall,
+    signIn: ({ step, outcome }: SignInReport) => instruments.logins.inc({ step, outcome }),
     instrumentDarajaFetch(inner = globalThis.fetch) {
       return async (input, init) => {
         const operation = darajaOperation(typeof input === "string" ? input : input instanceof URL ? input.href : input.url);
@@ -129,87 +131,42 @@ export interface MetricsRoutesOptions {
   db: Database;
   /** METRICS_TOKEN; unset means loopback only. */
   token: string | undefined;
-  /** Method + OpenAPI path of every REST operation (label values come only from here). */
-  restOperations: Array<{ method: string; path: string }>;
-  /** Every tRPC procedure path ("auth.login"), for the same reason. */
+  /** The REST operation (its OpenAPI path) of a request to the REST mount (label values come only from here). */
+  restOperation: (method: string, path: string) => string | undefined;
+  /** The Fastify route pattern of the REST mount. */
+  restMountPattern: string;
+  /** Every tRPC procedure path ("auth.login"): label values of the tRPC mount come only from here. */
   procedures: ReadonlySet<string>;
   /** With REDIS_URL: whether the abuse-limit counters are shared right now (mteja_rate_limit_store_shared). */
   rateLimitStore?: RateLimitStore | undefined;
 }
 
-interface RouteInfo {
-  route: string;
-  /** The procedure per position of a tRPC batch, or the one REST operation. */
-  loginSteps: Array<"password" | "otp" | undefined>;
-  transport: "rest" | "trpc" | "other";
-}
-
-const loginSteps: Record<string, "password" | "otp"> = { "auth.login": "password", "otp.validate": "otp" };
-const restLoginSteps: Record<string, "password" | "otp"> = { "POST /api/v1/auth/login": "password", "POST /api/v1/auth/otp/validate": "otp" };
-
 /** Hooks on the root instance (so they see every route) plus the /metrics route. */
 export function installMetrics(app: FastifyInstance, options: MetricsRoutesOptions): void {
   const { instruments, registry } = options.metrics;
-  const rest = options.restOperations.map(({ method, path }) => ({
-    method: method.toUpperCase(),
-    path,
-    pattern: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "[^/]+")}/?$`),
-  }));
-  const routes = new WeakMap<FastifyRequest, RouteInfo>();
+  const routes = new WeakMap<FastifyRequest, string>();
 
-  const routeOf = (request: FastifyRequest): RouteInfo => {
+  const routeOf = (request: FastifyRequest): string => {
     const pattern = request.routeOptions.url;
     const path = request.url.split("?")[0] ?? "";
     if (pattern === "/trpc/:path") {
       const names = decodeURIComponent((request.params as { path?: string }).path ?? "").split(",");
       const known = names.every((name) => options.procedures.has(name));
-      const route = !known ? "/trpc/(unknown)" : names.length === 1 ? `/trpc/${names[0]}` : "/trpc/(batch)";
-      return { route, transport: "trpc", loginSteps: known ? names.map((name) => loginSteps[name]) : [] };
+      return !known ? "/trpc/(unknown)" : names.length === 1 ? `/trpc/${names[0]}` : "/trpc/(batch)";
     }
-    if (pattern === "/*") {
-      const match = rest.find((op) => op.method === request.method && op.pattern.test(path));
-      if (!match) return { route: "(unmatched)", transport: "other", loginSteps: [] };
-      return { route: match.path, transport: "rest", loginSteps: [restLoginSteps[`${match.method} ${match.path}`]] };
-    }
-    return { route: pattern ?? "(unmatched)", transport: "other", loginSteps: [] };
+    if (pattern === options.restMountPattern) return options.restOperation(request.method, path) ?? "(unmatched)";
+    return pattern ?? "(unmatched)";
   };
 
   app.addHook("onRequest", async (request) => {
     routes.set(request, routeOf(request));
   });
 
-  // Callback style, finishing synchronously unless a tRPC login answer must be read: the REST mount's
-  // handler resolves before its reply is written, so a slower onSend hook makes Fastify send twice.
-  app.addHook("onSend", (request, reply, payload, done) => {
-    const info = routes.get(request);
-    if (!info || !info.loginSteps.some(Boolean)) return done(null, payload);
-    const count = (text: string) => {
-      try {
-        countLogins(instruments.logins, info, reply, JSON.parse(text));
-      } catch {
-        // A body that is not JSON is not a login answer worth counting.
-      }
-    };
-    if (typeof payload === "string") {
-      count(payload);
-      return done(null, payload);
-    }
-    if (payload instanceof Response) {
-      payload
-        .clone()
-        .text()
-        .then(count, () => undefined)
-        .finally(() => done(null, payload));
-      return;
-    }
-    done(null, payload);
-  });
-
   app.addHook("onResponse", async (request, reply) => {
-    const route = routes.get(request)?.route ?? request.routeOptions.url ?? "(unmatched)";
+    const route = routes.get(request) ?? request.routeOptions.url ?? "(unmatched)";
     // The raw status: trpc-to-openapi redefines reply.statusCode on the REST mount.
     const status = reply.raw.statusCode;
-    const labels = { method: request.method, route: status === 404 && route === "/*" ? "(unmatched)" : route, status: String(status) };
+    const labels = { method: request.method, route: status === 404 && route === options.restMountPattern ? "(unmatched)" : route, status: String(status) };
     instruments.requests.inc(labels);
     instruments.duration.observe(labels, reply.elapsedTime / 1000);
   });
@@ -259,27 +216,6 @@ export function installMetrics(app: FastifyInstance, options: MetricsRoutesOptio
     void reply.header("Content-Type", registry.contentType).header("Cache-Control", "no-store");
     return registry.metrics();
   });
-}
-
-function countLogins(logins: Counter<"step" | "outcome">, info: RouteInfo, reply: FastifyReply, body: unknown): void {
-  if (info.transport === "rest") {
-    const step = info.loginSteps[0];
-    if (step) logins.inc({ step, outcome: outcomeOf(reply.statusCode < 400, body) });
-    return;
-  }
-  // tRPC: one result per procedure of the batch (or a single one without ?batch=1).
-  const results = Array.isArray(body) ? body : [body];
-  info.loginSteps.forEach((step, index) => {
-    const result = results[index] as { result?: { data?: unknown }; error?: unknown } | undefined;
-    if (!step || !result) return;
-    logins.inc({ step, outcome: result.error ? outcomeOf(false, result.error) : outcomeOf(true, result.result?.data) });
-  });
-}
-
-function outcomeOf(ok: boolean, body: unknown): string {
-  if (ok) return (body as { data?: { requires_otp?: unknown } } | undefined)?.data?.requires_otp === true ? "requires_otp" : "success";
-  const code = (body as { error?: { code?: unknown } } | undefined)?.error?.code;
-  return typeof code === "string" && /^[A-Z_]{1,40}$/.test(code) ? code.toLowerCase() : "error";
 }
 
 function allowed(request: FastifyRequest, token: string | undefined): boolean {

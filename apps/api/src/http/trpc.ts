@@ -4,7 +4,7 @@ import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from "@trpc/server/a
 import type { FastifyPluginAsync } from "fastify";
 import { createRequestContext } from "./context.js";
 import { jsonBodyProblem } from "./json-body.js";
-import { responseMeta } from "./response-meta.js";
+import { createResponseMeta } from "./response-meta.js";
 
 export interface TrpcMountOptions {
   router: AppRouter;
@@ -32,7 +32,7 @@ export const trpcPlugin: FastifyPluginAsync<TrpcMountOptions> = async (app, opts
         if (problem) throw new TRPCError({ code: "BAD_REQUEST", message: problem.message, cause: problem });
         return createRequestContext(opts.deps, req, res);
       },
-      responseMeta,
+      responseMeta: createResponseMeta(opts.router),
       onError: ({ error, path }) => opts.onError(error, path),
     },
   } satisfies FastifyTRPCPluginOptions<AppRouter>);

@@ -18,8 +18,10 @@ import {
   systemClock,
   tokenDefaults,
   unlimited,
+  unobservedEvents,
   type Clock,
   type Deps,
+  type DomainEvents,
   type Logger,
   type Random,
 } from "@mteja/domain";
@@ -55,6 +57,8 @@ export interface ServiceOverrides {
   random?: Random;
   /** The fetch of every Daraja client: main.ts passes metrics.instrumentDarajaFetch() (http/metrics.ts). */
   darajaFetch?: typeof fetch;
+  /** Where the domain reports sign-in outcomes: main.ts passes its metrics (http/metrics.ts); otherwise nobody counts. */
+  events?: DomainEvents;
 }
 
 export async function createServices(settings: Settings, logger: Logger, overrides: ServiceOverrides = {}): Promise<Services> {
@@ -122,6 +126,7 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       passwords: await createPasswordHasher({ concurrency: settings.PASSWORD_HASH_CONCURRENCY, maxQueue: settings.PASSWORD_HASH_QUEUE }),
       tenants: createTenantDirectory(db, { ttlMs: 30_000, clock }),
       nudgeMail: () => mail.nudge(),
+      events: overrides.events ?? unobservedEvents,
       momo: payments.momo,
       config: {
         nodeEnv: settings.NODE_ENV,

@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import type { Writable } from "node:stream";
 import pino from "pino";
-import type { Metrics } from "../../src/http/metrics.js";
+import { createMetrics, type Metrics } from "../../src/http/metrics.js";
 import { buildServer, loggerOptions } from "../../src/server.js";
 import { createServices } from "../../src/runtime/services.js";
 import { createShutdown } from "../../src/runtime/shutdown.js";
@@ -52,8 +52,11 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     ...env,
   });
   const logger = options.logStream ? pino(loggerOptions(settings) as pino.LoggerOptions, options.logStream) : undefined;
+  // The registry /metrics serves is also where the domain reports sign-ins, as main.ts wires it.
+  const metrics = options.metrics ?? createMetrics();
   const services = await createServices(settings, logger ?? silent, {
     db: database.db,
+    events: metrics,
     ...(options.now ? { now: options.now } : {}),
     ...(options.random ? { random: options.random } : {}),
     ...(options.metrics ? { darajaFetch: options.metrics.instrumentDarajaFetch() } : {}),
@@ -62,7 +65,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     settings,
     deps: services.deps,
     ...(logger ? { loggerInstance: logger } : { logger: false }),
-    ...(options.metrics ? { metrics: options.metrics } : {}),
+    metrics,
     rateLimitStore: services.rateLimitStore,
   });
   await app.listen({ port: 0, host: options.host ?? "127.0.0.1" });

@@ -47,7 +47,6 @@ export const addressesRouter = createTRPCRouter({
         path: "/api/v1/addresses",
         tags,
         summary: "The customer's addresses (default first, then newest first)",
-        protect: true,
         requestHeaders: optionalTenantHeader,
         errorResponses: authErrors,
       },
@@ -58,12 +57,12 @@ export const addressesRouter = createTRPCRouter({
 
   create: protectedProcedure
     .meta({
+      successStatus: 201,
       openapi: {
         method: "POST",
         path: "/api/v1/addresses",
         tags,
         summary: "Add an address (the first one becomes the default)",
-        protect: true,
         requestHeaders: optionalTenantHeader,
         errorResponses: { ...authErrors, 422: "VALIDATION_ERROR (including the 50-address limit)" },
       },
@@ -79,7 +78,6 @@ export const addressesRouter = createTRPCRouter({
         path: "/api/v1/addresses/{id}",
         tags,
         summary: "Replace an address's fields",
-        protect: true,
         requestHeaders: optionalTenantHeader,
         errorResponses: { ...withId, 422: "VALIDATION_ERROR" },
       },
@@ -98,7 +96,6 @@ export const addressesRouter = createTRPCRouter({
         path: "/api/v1/addresses/{id}",
         tags,
         summary: "Delete an address (deleting the default promotes the most recent remaining one)",
-        protect: true,
         requestHeaders: optionalTenantHeader,
         errorResponses: withId,
       },
@@ -117,7 +114,6 @@ export const addressesRouter = createTRPCRouter({
         path: "/api/v1/addresses/{id}/default",
         tags,
         summary: "Make an address the default (clears is_default on every other)",
-        protect: true,
         requestHeaders: optionalTenantHeader,
         errorResponses: withId,
       },

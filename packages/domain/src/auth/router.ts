@@ -1,4 +1,4 @@
-import { createTRPCRouter, tenantProcedure } from "../trpc.js";
+import { createTRPCRouter, refreshCookieProcedure, tenantProcedure } from "../trpc.js";
 import { done, ok } from "../shared/envelope.js";
 import { noInput, tenantHeaders } from "../shared/fields.js";
 import { loginInput, loginOutput, logoutOutput, refreshOutput, registerInput, registerOutput } from "./schemas.js";
@@ -12,6 +12,8 @@ export const authRouter = createTRPCRouter({
 
   register: tenantProcedure
     .meta({
+      ipLimited: true,
+      successStatus: 201,
       openapi: {
         method: "POST",
         path: "/api/v1/auth/register",
@@ -31,6 +33,8 @@ export const authRouter = createTRPCRouter({
 
   login: tenantProcedure
     .meta({
+      ipLimited: true,
+      signInStep: "password",
       openapi: {
         method: "POST",
         path: "/api/v1/auth/login",
@@ -46,7 +50,7 @@ export const authRouter = createTRPCRouter({
     .output(loginOutput)
     .mutation(async ({ ctx, input }) => ok(await auth.login(ctx, input))),
 
-  logout: tenantProcedure
+  logout: refreshCookieProcedure
     .meta({
       openapi: {
         method: "POST",
@@ -63,8 +67,9 @@ export const authRouter = createTRPCRouter({
       return done("Logged out successfully.");
     }),
 
-  refresh: tenantProcedure
+  refresh: refreshCookieProcedure
     .meta({
+      ipLimited: true,
       openapi: {
         method: "POST",
         path: "/api/v1/auth/refresh",

@@ -36,7 +36,6 @@ export const otpRouter = createTRPCRouter({
         description:
           "Returns a base32 secret, the otpauth:// URI for authenticator apps and the same URI as a PNG QR code (data URL). " +
           "While two-factor is not yet enabled, calling it again replaces the pending secret.",
-        protect: true,
         requestHeaders: tenantHeaders,
         errorResponses: { 401: "AUTH_REQUIRED or INVALID_TOKEN", 409: "OTP_ALREADY_ENABLED" },
       },
@@ -53,7 +52,6 @@ export const otpRouter = createTRPCRouter({
         tags,
         summary: "Confirm setup with a code and enable two-factor",
         description: "On success two-factor is enabled and 10 single-use recovery codes are returned, this once only.",
-        protect: true,
         requestHeaders: tenantHeaders,
         errorResponses: {
           401: "INVALID_OTP (wrong code), AUTH_REQUIRED or INVALID_TOKEN",
@@ -70,6 +68,8 @@ export const otpRouter = createTRPCRouter({
 
   validate: otpTenantProcedure
     .meta({
+      ipLimited: true,
+      signInStep: "otp",
       openapi: {
         method: "POST",
         path: "/api/v1/auth/otp/validate",
@@ -98,7 +98,6 @@ export const otpRouter = createTRPCRouter({
         tags,
         summary: "Disable two-factor (current password required)",
         description: "Takes `{ password }` as a JSON body. Deletes the secret and the recovery codes.",
-        protect: true,
         requestHeaders: tenantHeaders,
         errorResponses: {
           401: "INVALID_CREDENTIALS (wrong password), AUTH_REQUIRED or INVALID_TOKEN",

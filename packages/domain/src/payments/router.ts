@@ -48,6 +48,8 @@ const providerErrors = {
 export const paymentsRouter = createTRPCRouter({
   stkPush: protectedProcedure
     .meta({
+      acceptedDescription:
+        "Accepted, outcome unknown: Daraja's answer proved nothing (a gateway error, a 5xx, a time-out after sending). The prompt may be on the phone; the payment stays PENDING with checkoutRequestId and merchantRequestId null and is settled by its callback, or becomes TIMEOUT. It is never sent again; a retry with the same Idempotency-Key answers this again.",
       openapi: {
         method: "POST",
         path: "/api/momo/stkpush",
@@ -55,7 +57,6 @@ export const paymentsRouter = createTRPCRouter({
         summary: "Send a payment prompt (STK push) to the customer's phone",
         description:
           "The result arrives later through the payment callback; follow it with stkquery, GET /api/momo/payments/{checkoutRequestId} or the tRPC subscription payments.onStatus. At most 10 prompts per customer per minute, and 3 per minute and 10 per hour to one phone number of the shop (429 RATE_LIMITED). 202 (ids null, status PENDING): Daraja's answer proved nothing; the prompt may be on the phone and is settled by its callback or becomes TIMEOUT. It is never sent again.",
-        protect: true,
         requestHeaders: idempotentHeaders,
         errorResponses: { ...authErrors, 422: "VALIDATION_ERROR", 429: "RATE_LIMITED (Retry-After set)", ...providerErrors },
       },
@@ -72,7 +73,6 @@ export const paymentsRouter = createTRPCRouter({
         tags,
         summary: "A payment's status (asked of Daraja while it is pending)",
         description: "At most 30 queries per customer per minute (429 RATE_LIMITED).",
-        protect: true,
         requestHeaders: readHeaders,
         errorResponses: { ...authErrors, 404: "NOT_FOUND (no such payment, or another customer's)", 422: "VALIDATION_ERROR", 429: "RATE_LIMITED (Retry-After set)", ...providerErrors },
       },
@@ -83,6 +83,8 @@ export const paymentsRouter = createTRPCRouter({
 
   b2c: adminProcedure
     .meta({
+      acceptedDescription:
+        "Accepted, outcome unknown: Daraja's answer proved nothing (a gateway error, a 5xx, a time-out after sending). The payout is UNKNOWN (conversationId null) and is settled by a Transaction Status query. Never send it again: a retry with the same Idempotency-Key answers this again.",
       openapi: {
         method: "POST",
         path: "/api/momo/b2c",
@@ -90,7 +92,6 @@ export const paymentsRouter = createTRPCRouter({
         summary: "Send a payout (B2C) to a phone (admin only)",
         description:
           "The result and time-out arrive later through the B2C callbacks. 202 (status UNKNOWN): Daraja's answer proved nothing (a time-out after sending, a 5xx or gateway page); the payout is settled by a Transaction Status query and is never re-sent automatically.",
-        protect: true,
         requestHeaders: idempotentHeaders,
         errorResponses: { ...authErrors, 403: "FORBIDDEN (not an admin)", 422: "VALIDATION_ERROR", ...providerErrors },
       },
@@ -106,7 +107,6 @@ export const paymentsRouter = createTRPCRouter({
         path: "/api/momo/payments",
         tags,
         summary: "Payments, newest first (a customer's own; every payment of the tenant for an admin)",
-        protect: true,
         requestHeaders: readHeaders,
         errorResponses: { ...authErrors, 422: "VALIDATION_ERROR" },
       },
@@ -122,7 +122,6 @@ export const paymentsRouter = createTRPCRouter({
         path: "/api/momo/payments/{checkoutRequestId}",
         tags,
         summary: "One payment, from the store",
-        protect: true,
         requestHeaders: readHeaders,
         errorResponses: { ...authErrors, 404: "NOT_FOUND (no such payment, or another customer's)" },
       },
@@ -138,7 +137,6 @@ export const paymentsRouter = createTRPCRouter({
         path: "/api/momo/payouts",
         tags,
         summary: "Payouts (B2C) of the tenant, newest first (admin only)",
-        protect: true,
         requestHeaders: readHeaders,
         errorResponses: { ...authErrors, 403: "FORBIDDEN (not an admin)", 422: "VALIDATION_ERROR" },
       },
@@ -154,7 +152,6 @@ export const paymentsRouter = createTRPCRouter({
         path: "/api/momo/payouts/{originatorConversationId}",
         tags,
         summary: "One payout and its result, from the store (admin only)",
-        protect: true,
         requestHeaders: readHeaders,
         errorResponses: { ...authErrors, 403: "FORBIDDEN (not an admin)", 404: "NOT_FOUND (no such payout in this tenant)" },
       },

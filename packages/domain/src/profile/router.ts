@@ -14,7 +14,6 @@ export const profileRouter = createTRPCRouter({
         path: "/api/v1/auth/me",
         tags,
         summary: "The signed-in customer",
-        protect: true,
         requestHeaders: tenantHeaders,
         errorResponses: { 401: "AUTH_REQUIRED or INVALID_TOKEN" },
       },
@@ -30,7 +29,6 @@ export const profileRouter = createTRPCRouter({
         path: "/api/v1/auth/me",
         tags,
         summary: "Update name, phone or avatar_url",
-        protect: true,
         requestHeaders: tenantHeaders,
         errorResponses: { 401: "AUTH_REQUIRED or INVALID_TOKEN", 422: "VALIDATION_ERROR" },
       },
@@ -46,7 +44,6 @@ export const profileRouter = createTRPCRouter({
         path: "/api/v1/auth/me/password",
         tags,
         summary: "Change the password (ends every other session)",
-        protect: true,
         requestHeaders: tenantHeaders,
         errorResponses: {
           401: "INVALID_CREDENTIALS (wrong current password), AUTH_REQUIRED or INVALID_TOKEN",

@@ -18,6 +18,7 @@ const invalidLink = "INVALID_TOKEN (the token is wrong, expired, already used, o
 export const recoveryProcedures = {
   forgotPassword: tenantProcedure
     .meta({
+      ipLimited: true,
       openapi: {
         method: "POST",
         path: "/api/v1/auth/forgot-password",
@@ -38,6 +39,7 @@ export const recoveryProcedures = {
 
   resetPassword: tenantProcedure
     .meta({
+      ipLimited: true,
       openapi: {
         method: "POST",
         path: "/api/v1/auth/reset-password",
@@ -57,6 +59,7 @@ export const recoveryProcedures = {
 
   verifyEmail: tenantProcedure
     .meta({
+      ipLimited: true,
       openapi: {
         method: "POST",
         path: "/api/v1/auth/verify-email",
@@ -83,7 +86,6 @@ export const recoveryProcedures = {
         summary: "Send a new email verification link",
         description:
           "Earlier unused links stop working. When the email is already verified, no mail is sent and the message says so. At most 5 reset or verification mails per account per hour.",
-        protect: true,
         requestHeaders: tenantHeaders,
         errorResponses: { 401: "AUTH_REQUIRED or INVALID_TOKEN", 429: "RATE_LIMITED" },
       },

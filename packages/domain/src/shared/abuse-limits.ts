@@ -7,21 +7,6 @@ import type { Context } from "../context.js";
 import { DomainError } from "../errors.js";
 import type { LimitDecision, Limiter, LimitRule } from "./limiter.js";
 
-/**
- * The unauthenticated auth operations, by their REST path. The per-IP request limit applies to these
- * only: Kenyan customers often share one public IP (carrier-grade NAT), so authenticated calls are never
- * limited per IP. Matching on the operation (not on a URL) covers REST, tRPC and tRPC batches alike.
- */
-export const ipLimitedOperations: ReadonlySet<string> = new Set([
-  "/api/v1/auth/register",
-  "/api/v1/auth/login",
-  "/api/v1/auth/otp/validate",
-  "/api/v1/auth/refresh",
-  "/api/v1/auth/forgot-password",
-  "/api/v1/auth/reset-password",
-  "/api/v1/auth/verify-email",
-]);
-
 export function rateLimitedError(retryAfter: number): DomainError {
   return new DomainError("RATE_LIMITED", "Too many attempts; please wait before trying again.", {
     retryAfter: Math.max(1, Math.ceil(retryAfter)),
@@ -45,9 +30,12 @@ export function ipLimitKey(ip: string): string {
   return `${full.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(":")}::/64`;
 }
 
-/** Counts one request of an unauthenticated auth operation against the caller's IP (1,200 a minute). */
-export async function countAuthRequest(ctx: Context, operationPath: string | undefined): Promise<void> {
-  if (!operationPath || !ipLimitedOperations.has(operationPath)) return;
+/**
+ * Counts one request of an unauthenticated auth operation (`ipLimited` on the procedure) against the
+ * caller's IP (1,200 a minute). Only those: Kenyan customers often share one public IP (carrier-grade
+ * NAT), so authenticated calls are never limited per IP.
+ */
+export async function countAuthRequest(ctx: Context): Promise<void> {
   const decision = await ctx.deps.limiter.consume("auth_requests_per_ip", ipLimitKey(ctx.request.ip));
   if (!decision.allowed) throw rateLimitedError(decision.retryAfter);
 }

@@ -27,7 +27,7 @@ function view(row: { id: string; name: string; settings: unknown; active: boolea
 /** The operator's admin API (docs/tenants.md#admin-api), guarded by ADMIN_API_KEY. */
 export const adminRouter = createTRPCRouter({
   createTenant: adminApiProcedure
-    .meta({ openapi: { method: "POST", path: "/api/v1/admin/tenants", tags, summary: "Create a tenant (shop)", protect: true } })
+    .meta({ openapi: { method: "POST", path: "/api/v1/admin/tenants", tags, summary: "Create a tenant (shop)" } })
     .input(z.object({ id: tenantIdSchema, name: oneLineString().trim().min(1).max(100), settings: tenantSettingsSchema.optional() }))
     .output(envelope(z.object({ tenant: tenantView })))
     .mutation(async ({ ctx, input }) => {
@@ -53,7 +53,7 @@ export const adminRouter = createTRPCRouter({
     }),
 
   listTenants: adminApiProcedure
-    .meta({ openapi: { method: "GET", path: "/api/v1/admin/tenants", tags, summary: "List tenants", protect: true } })
+    .meta({ openapi: { method: "GET", path: "/api/v1/admin/tenants", tags, summary: "List tenants" } })
     .input(z.object({}).strip().optional())
     .output(envelope(z.object({ tenants: z.array(tenantView) })))
     .query(async ({ ctx }) => {
@@ -62,7 +62,7 @@ export const adminRouter = createTRPCRouter({
     }),
 
   updateTenant: adminApiProcedure
-    .meta({ openapi: { method: "PATCH", path: "/api/v1/admin/tenants/{id}", tags, summary: "Update a tenant", protect: true } })
+    .meta({ openapi: { method: "PATCH", path: "/api/v1/admin/tenants/{id}", tags, summary: "Update a tenant" } })
     .input(
       z.object({
         id: tenantIdSchema,
@@ -106,7 +106,6 @@ export const adminRouter = createTRPCRouter({
         path: "/api/v1/admin/users/{id}",
         tags,
         summary: "Set a user's role (admin or null); X-Tenant-ID names the user's tenant. A change ends the user's sessions.",
-        protect: true,
         requestHeaders: z.object({ "x-tenant-id": z.string() }),
       },
     })

@@ -1,22 +1,24 @@
 /**
- * The REST paths, served from the same tRPC procedures by trpc-to-openapi.
+ * The REST paths, served from the same tRPC procedures by trpc-to-openapi (mounted at "/*").
  *
- * Two things the library does not do our way (docs/errors.md) are wrapped here, not forked:
+ * What the library does not do our way (docs/errors.md) is wrapped here, not forked:
  * - its error body adds tRPC fields (`code`, `data`, `issues`); onSend reduces it to the envelope
  *   `{ success: false, message, error: { code, details } }`.
+ * - a body-less POST (logout, refresh) often comes without a content type; it is read as empty JSON.
  * - it reads DELETE input from the query string only; a JSON body on DELETE (otp/disable's password)
  *   is merged into the input so secrets never need to travel in URLs.
  * - its route handler resolves before the reply is written, so an asynchronous onSend hook would make
  *   Fastify send a second (empty) reply; the handler is wrapped to return the reply it used.
  */
-import type { AppRouter, Deps } from "@mteja/domain";
+import type { Deps } from "@mteja/domain";
+import type { AnyRouter } from "@trpc/server";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { fastifyTRPCOpenApiPlugin } from "trpc-to-openapi";
-import { createRequestContext } from "./context.js";
-import { responseMeta } from "./response-meta.js";
+import { createRequestContext } from "../context.js";
+import { createResponseMeta } from "../response-meta.js";
 
 export interface RestOptions {
-  router: AppRouter;
+  router: AnyRouter;
   deps: Deps;
   onError: (error: unknown, path: string | undefined) => void;
 }
@@ -60,7 +62,7 @@ export const restPlugin: FastifyPluginAsync<RestOptions> = async (app, opts) => 
     basePath: "/",
     router: opts.router,
     createContext: ({ req, res }: { req: FastifyRequest; res: FastifyReply }) => createRequestContext(opts.deps, req, res),
-    responseMeta,
+    responseMeta: createResponseMeta(opts.router),
     onError: ({ error, path }: { error: unknown; path?: string }) => opts.onError(error, path),
   } as never);
 };

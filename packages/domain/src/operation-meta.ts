@@ -1,0 +1,44 @@
+/**
+ * The facts of one operation, declared once on its procedure (`.meta({ ... })` or implied by the
+ * procedure builder of trpc.ts). The transports, the OpenAPI document, the abuse limits and the
+ * metrics read them from here; nothing keeps a table of operations by path or name.
+ */
+import type { AnyRouter } from "@trpc/server";
+import type { OpenApiMeta } from "trpc-to-openapi";
+
+/**
+ * What proves who is calling: nothing, an access token (`Authorization: Bearer`), the HttpOnly
+ * refresh cookie, or the operator's ADMIN_API_KEY. Set by the procedure builders (trpc.ts), so the
+ * documented credential cannot disagree with the middleware that checks it.
+ */
+export type Credential = "none" | "bearer" | "refreshCookie" | "adminKey";
+
+/** The two steps of a sign-in: email and password, then (with two-factor) the code. */
+export type SignInStep = "password" | "otp";
+
+export interface OperationMeta extends OpenApiMeta {
+  credential?: Credential;
+  /** Counted against the caller's IP (docs/limits.md): the unauthenticated auth operations only. */
+  ipLimited?: boolean;
+  /** A success answers 201 Created (the operation creates a resource) instead of 200. */
+  successStatus?: 201;
+  /**
+   * The operation may answer 202 Accepted (the domain calls `request.markAccepted()`): taken, outcome
+   * not known yet. The text describes that answer in the OpenAPI document.
+   */
+  acceptedDescription?: string;
+  /** The operation is a sign-in step; its outcome is reported through `deps.events.signIn`. */
+  signInStep?: SignInStep;
+}
+
+/** The declared facts of a procedure by its tRPC path ("auth.register"), if it exists. */
+export function operationMetaOf(router: AnyRouter, procedurePath: string): OperationMeta | undefined {
+  const procedures = router._def.procedures as Record<string, { _def?: { meta?: OperationMeta } } | undefined>;
+  return Object.hasOwn(procedures, procedurePath) ? procedures[procedurePath]?._def?.meta : undefined;
+}
+
+/** Every procedure of the router with its declared facts. */
+export function operationMetas(router: AnyRouter): Array<[procedurePath: string, meta: OperationMeta]> {
+  const procedures = router._def.procedures as Record<string, { _def?: { meta?: OperationMeta } }>;
+  return Object.entries(procedures).flatMap(([name, procedure]) => (procedure._def?.meta ? [[name, procedure._def.meta] as [string, OperationMeta]] : []));
+}

@@ -1,0 +1,103 @@
+/**
+ * An operation's facts are declared on its procedure: the credential by the builder it is made with,
+ * the per-IP limit (`ipLimited`) and the sign-in report (`signInStep`) by its meta, and the middleware
+ * of trpc.ts acts on them whatever the operation's REST path.
+ */
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import type { Context, Deps, RequestInfo } from "../src/context.js";
+import { DomainError } from "../src/errors.js";
+import type { SignInReport } from "../src/events.js";
+import { operationMetaOf } from "../src/operation-meta.js";
+import { appRouter } from "../src/router.js";
+import type { Limiter, LimitRule } from "../src/shared/limiter.js";
+import {
+  adminApiProcedure,
+  createCallerFactory,
+  createTRPCRouter,
+  publicProcedure,
+  refreshCookieProcedure,
+} from "../src/trpc.js";
+
+const path = { method: "POST", path: "/test/operation" } as const;
+
+const testRouter = createTRPCRouter({
+  limited: publicProcedure.meta({ ipLimited: true, openapi: path }).input(z.object({})).mutation(() => "ok"),
+  unlimited: publicProcedure.meta({ openapi: path }).input(z.object({})).mutation(() => "ok"),
+  signIn: publicProcedure
+    .meta({ signInStep: "password", openapi: path })
+    .input(z.object({ result: z.enum(["success", "second-factor", "wrong"]) }))
+    .mutation(({ input }) => {
+      if (input.result === "wrong") throw new DomainError("INVALID_CREDENTIALS", "Wrong email or password.");
+      return { success: true, data: { requires_otp: input.result === "second-factor" }, message: "" };
+    }),
+  adminOnly: adminApiProcedure.meta({ openapi: path }).query(() => "ok"),
+  cookie: refreshCookieProcedure.meta({ openapi: path }).query(() => "ok"),
+});
+
+function harness() {
+  const consumed: Array<[LimitRule, string]> = [];
+  const reports: SignInReport[] = [];
+  const limiter: Limiter = {
+    consume: async (rule: LimitRule, key: string) => {
+      consumed.push([rule, key]);
+      return { allowed: true, retryAfter: 0 };
+    },
+    refund: async () => undefined,
+    reset: async () => undefined,
+    peek: async () => ({ allowed: true, retryAfter: 0 }),
+  };
+  const deps = { limiter, events: { signIn: (report: SignInReport) => reports.push(report) } } as unknown as Deps;
+  const request = { ip: "::ffff:203.0.113.9", tenantHeader: undefined, authorization: undefined } as unknown as RequestInfo;
+  const caller = createCallerFactory(testRouter)({ deps, request } satisfies Context);
+  return { caller, consumed, reports };
+}
+
+describe("operation facts on the procedure", () => {
+  it("counts an operation against the caller's IP when its meta says ipLimited, whatever its path", async () => {
+    const { caller, consumed } = harness();
+    await caller.limited({});
+    expect(consumed).toEqual([["auth_requests_per_ip", "203.0.113.9"]]);
+    await caller.unlimited({});
+    expect(consumed).toHaveLength(1);
+  });
+
+  it("reports each outcome of a sign-in step through deps.events", async () => {
+    const { caller, reports } = harness();
+    await caller.signIn({ result: "success" });
+    await caller.signIn({ result: "second-factor" });
+    await expect(caller.signIn({ result: "wrong" })).rejects.toThrow();
+    await expect(caller.signIn({ result: "nonsense" } as never)).rejects.toThrow();
+    await caller.limited({});
+    expect(reports).toEqual([
+      { step: "password", outcome: "success" },
+      { step: "password", outcome: "requires_otp" },
+      { step: "password", outcome: "invalid_credentials" },
+      { step: "password", outcome: "validation_error" },
+    ]);
+  });
+
+  it("takes the credential from the builder, and a router's own meta keeps it", () => {
+    expect(operationMetaOf(testRouter, "unlimited")?.credential).toBe("none");
+    expect(operationMetaOf(testRouter, "adminOnly")?.credential).toBe("adminKey");
+    expect(operationMetaOf(testRouter, "cookie")?.credential).toBe("refreshCookie");
+    expect(operationMetaOf(testRouter, "adminOnly")?.openapi?.path).toBe("/test/operation");
+    expect(operationMetaOf(testRouter, "nothing.here")).toBeUndefined();
+    expect(operationMetaOf(testRouter, "__proto__")).toBeUndefined();
+  });
+
+  it("declares the credential of every REST operation of the app by its builder", () => {
+    const credentials = (names: string[]) => names.map((name) => operationMetaOf(appRouter, name)?.credential);
+    expect(credentials(["auth.login", "auth.register", "auth.forgotPassword", "addresses.counties"])).toEqual(["none", "none", "none", "none"]);
+    expect(credentials(["auth.refresh", "auth.logout"])).toEqual(["refreshCookie", "refreshCookie"]);
+    expect(credentials(["profile.me", "otp.setup", "payments.stkPush", "payments.b2c"])).toEqual(["bearer", "bearer", "bearer", "bearer"]);
+    expect(credentials(["admin.createTenant"])).toEqual(["adminKey"]);
+  });
+
+  it("marks the unauthenticated auth operations (and only those) as IP-limited", () => {
+    const limited = Object.keys(appRouter._def.procedures).filter((name) => operationMetaOf(appRouter, name)?.ipLimited);
+    expect(limited.sort()).toEqual(
+      ["auth.forgotPassword", "auth.login", "auth.refresh", "auth.register", "auth.resetPassword", "auth.verifyEmail", "otp.validate"].sort(),
+    );
+  });
+});
