@@ -86,7 +86,7 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
 
   // Observability and CORS first: their hooks must see every route registered below.
   installRequestScope(app);
-  await installCors(app, { origins: settings.CORS_ORIGINS, db: deps.db, tenants: deps.tenants, clock: deps.clock });
+  await installCors(app, { origins: settings.CORS_ORIGINS, tenants: deps.tenants });
   const publicUrl = settings.PUBLIC_URL ?? settings.APP_URL;
   // Daraja's callbacks are plain routes (their bodies are Daraja's), documented by hand.
   const openApiDocument = buildOpenApiDocument(appRouter, publicUrl, momoCallbackOpenApiPaths());

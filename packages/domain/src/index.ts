@@ -26,7 +26,7 @@ export {
   type VerificationKey,
 } from "./shared/signing-keys.js";
 export { createSigningKeyRing, type SigningKeyRing } from "./shared/signing-key-ring.js";
-export { createTenantDirectory, ensureDefaultTenant, type Tenant, type TenantDirectory } from "./tenants/directory.js";
+export { corsOriginsOf, createTenantDirectory, ensureDefaultTenant, normaliseOrigin, type Tenant, type TenantDirectory } from "./tenants/directory.js";
 export { createMomoAccounts, type DarajaAccount, type MomoAccounts, type PlatformMomoAccount } from "./tenants/momo-accounts.js";
 export { sealStoredMomoSecrets } from "./tenants/momo-secrets.js";
 export * from "./payments/index.js";

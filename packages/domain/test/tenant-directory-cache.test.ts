@@ -12,6 +12,13 @@ function countingDatabase() {
           reads.push(where.id);
           return { id: where.id, name: "Duka", settings: {}, active: true };
         },
+        findMany: async () => {
+          reads.push("*");
+          return [
+            { id: "duka", name: "Duka", settings: { corsOrigins: ["https://duka.example.co.ke/"] }, active: true },
+            { id: "soko", name: "Soko", settings: { corsOrigins: ["https://soko.example.co.ke"], displayName: 42 }, active: true },
+          ];
+        },
       },
     },
   } as unknown as Database;
@@ -40,5 +47,18 @@ describe("the tenant directory's cache", () => {
     await tenants.find("duka");
     expect(await tenants.find("Not A Slug")).toBeUndefined();
     expect(reads).toEqual(["duka", "duka"]);
+  });
+
+  it("knows every shop's CORS origins (normalised) for preflights, cached for ttlMs and dropped on invalidate", async () => {
+    const clock = fakeClock();
+    const { db, reads } = countingDatabase();
+    const tenants = createTenantDirectory(db, { ttlMs: 30_000, clock });
+    expect([...(await tenants.everyCorsOrigin())].sort()).toEqual(["https://duka.example.co.ke", "https://soko.example.co.ke"]);
+    clock.advance(29_999);
+    await tenants.everyCorsOrigin();
+    expect(reads).toEqual(["*"]);
+    tenants.invalidate("duka");
+    await tenants.everyCorsOrigin();
+    expect(reads).toEqual(["*", "*"]);
   });
 });

@@ -12,6 +12,8 @@ export interface Tenant {
 export interface TenantDirectory {
   /** The active tenant with this id, or undefined. */
   find(id: string): Promise<Tenant | undefined>;
+  /** The CORS origins of every active tenant (for a preflight, which names no tenant), cached like find(). */
+  everyCorsOrigin(): Promise<ReadonlySet<string>>;
   /** Forget cached entries after an admin change. */
   invalidate(id?: string): void;
 }
@@ -24,6 +26,7 @@ const slug = /^[a-z0-9][a-z0-9-]{1,62}$/;
  */
 export function createTenantDirectory(db: Database, options: { ttlMs: number; clock: Pick<Clock, "monotonicMs"> }): TenantDirectory {
   const cache = new Map<string, { tenant: Tenant | undefined; expires: number }>();
+  let everyOrigin: { origins: Set<string>; expires: number } | undefined;
   return {
     async find(id) {
       if (!slug.test(id)) return undefined;
@@ -35,7 +38,15 @@ export function createTenantDirectory(db: Database, options: { ttlMs: number; cl
       cache.set(id, { tenant, expires: options.clock.monotonicMs() + options.ttlMs });
       return tenant;
     },
+    async everyCorsOrigin() {
+      if (everyOrigin && everyOrigin.expires > options.clock.monotonicMs()) return everyOrigin.origins;
+      const rows = await db.prisma.tenant.findMany({ where: { active: true } });
+      const origins = new Set(rows.flatMap((row) => corsOriginsOf(toTenant(row))));
+      everyOrigin = { origins, expires: options.clock.monotonicMs() + options.ttlMs };
+      return origins;
+    },
     invalidate(id) {
+      everyOrigin = undefined;
       if (id) cache.delete(id);
       else cache.clear();
     },
@@ -45,6 +56,20 @@ export function createTenantDirectory(db: Database, options: { ttlMs: number; cl
 export function toTenant(row: { id: string; name: string; settings: unknown; active: boolean }): Tenant {
   const parsed = storedTenantSettingsSchema.safeParse(row.settings);
   return { id: row.id, name: row.name, active: row.active, settings: parsed.success ? parsed.data : {} };
+}
+
+/** "https://shop.example.com/" and "https://shop.example.com" are the same origin. */
+export function normaliseOrigin(origin: string): string {
+  try {
+    return new URL(origin).origin;
+  } catch {
+    return origin;
+  }
+}
+
+/** The origins a shop allows for its own requests, besides the process's CORS_ORIGINS (docs/http.md#cors). */
+export function corsOriginsOf(tenant: Tenant): string[] {
+  return (tenant.settings.corsOrigins ?? []).map(normaliseOrigin);
 }
 
 export function tenantDisplayName(tenant: Tenant): string {
