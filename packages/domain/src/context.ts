@@ -1,13 +1,13 @@
 import type { Database } from "@mteja/db";
-import type { AccessTokens } from "./shared/access-tokens.js";
-import type { DataCipher } from "./shared/data-cipher.js";
-import type { Limiter } from "./shared/limiter.js";
-import type { PasswordHasher } from "./shared/passwords.js";
-import type { RefreshSuccessor } from "./shared/refresh-successor.js";
+import type { AccessTokens } from "./auth/tokens/access-tokens.js";
+import type { DataCipher } from "./core/data-cipher.js";
+import type { Limiter } from "./core/limiter.js";
+import type { PasswordHasher } from "./auth/passwords.js";
+import type { RefreshSuccessor } from "./auth/sessions/refresh-successor.js";
 import type { MomoDeps } from "./payments/momo-deps.js";
 import type { TenantDirectory } from "./tenants/directory.js";
 import type { DomainConfig } from "./config.js";
-import type { Clock, Random } from "./shared/ports.js";
+import type { Clock, Random } from "./core/ports.js";
 import type { DomainEvents } from "./events.js";
 
 export interface CookieOptions {

@@ -7,14 +7,14 @@ export { unobservedEvents, type DomainEvents, type SignInReport } from "./events
 export type { Context, Deps, Logger, RequestInfo, CookieOptions } from "./context.js";
 export type { DomainConfig } from "./config.js";
 export { tokenDefaults } from "./config.js";
-export { systemClock, cryptoRandom, type Clock, type Random } from "./shared/ports.js";
+export { systemClock, cryptoRandom, type Clock, type Random } from "./core/ports.js";
 export { DomainError, toErrorEnvelope, errorStatus, type ErrorCode, type ErrorEnvelope } from "./errors.js";
-export { createAccessTokens, type AccessTokens, type AccessClaims } from "./shared/access-tokens.js";
-export { createDataCipher, type DataCipher } from "./shared/data-cipher.js";
-export { createRefreshSuccessor, type RefreshSuccessor } from "./shared/refresh-successor.js";
-export { createPasswordHasher, type PasswordHasher } from "./shared/passwords.js";
-export { equalsConstantTime } from "./shared/secrets.js";
-export { unlimited, type Limiter, type LimitRule, type LimitDecision } from "./shared/limiter.js";
+export { createAccessTokens, type AccessTokens, type AccessClaims } from "./auth/tokens/access-tokens.js";
+export { createDataCipher, type DataCipher } from "./core/data-cipher.js";
+export { createRefreshSuccessor, type RefreshSuccessor } from "./auth/sessions/refresh-successor.js";
+export { createPasswordHasher, type PasswordHasher } from "./auth/passwords.js";
+export { equalsConstantTime } from "./core/secrets.js";
+export { unlimited, type Limiter, type LimitRule, type LimitDecision } from "./core/limiter.js";
 export {
   configuredKeySet,
   loadStoredKeySet,
@@ -24,8 +24,8 @@ export {
   type SigningKeyPair,
   type SigningKeyRotation,
   type VerificationKey,
-} from "./shared/signing-keys.js";
-export { createSigningKeyRing, type SigningKeyRing } from "./shared/signing-key-ring.js";
+} from "./auth/tokens/signing-keys.js";
+export { createSigningKeyRing, type SigningKeyRing } from "./auth/tokens/signing-key-ring.js";
 export { corsOriginsOf, createTenantDirectory, ensureDefaultTenant, normaliseOrigin, type Tenant, type TenantDirectory } from "./tenants/directory.js";
 export { createMomoAccounts, type DarajaAccount, type MomoAccounts, type PlatformMomoAccount } from "./tenants/momo-accounts.js";
 export { sealStoredMomoSecrets } from "./tenants/momo-secrets.js";

@@ -17,10 +17,10 @@ import { initTRPC } from "@trpc/server";
 import type { Context } from "./context.js";
 import { DomainError, toErrorEnvelope, toTrpcError } from "./errors.js";
 import type { OperationMeta } from "./operation-meta.js";
-import type { AccessClaims } from "./shared/access-tokens.js";
-import { countAuthRequest } from "./shared/abuse-limits.js";
-import { equalsConstantTime } from "./shared/secrets.js";
-import { assertLiveSession } from "./shared/sessions.js";
+import type { AccessClaims } from "./auth/tokens/access-tokens.js";
+import { countAuthRequest } from "./core/abuse-limits.js";
+import { equalsConstantTime } from "./core/secrets.js";
+import { assertLiveSession } from "./auth/sessions/sessions.js";
 import type { Tenant } from "./tenants/directory.js";
 
 const t = initTRPC

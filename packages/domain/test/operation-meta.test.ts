@@ -10,7 +10,7 @@ import { DomainError } from "../src/errors.js";
 import type { SignInReport } from "../src/events.js";
 import { operationMetaOf } from "../src/operation-meta.js";
 import { appRouter } from "../src/router.js";
-import type { Limiter, LimitRule } from "../src/shared/limiter.js";
+import type { Limiter, LimitRule } from "../src/core/limiter.js";
 import {
   adminApiProcedure,
   createCallerFactory,

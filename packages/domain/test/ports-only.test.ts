@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 
 /** Time and chance reach domain code only through the Clock and Random ports (Deps.clock, Deps.random). */
 const srcDir = fileURLToPath(new URL("../src", import.meta.url));
-const portsFile = "shared/ports.ts";
+const portsFile = "core/ports.ts";
 const forbidden: { name: string; pattern: RegExp }[] = [
   { name: "Date.now", pattern: /\bDate\.now\b/ },
   { name: "new Date() without an argument", pattern: /\bnew Date\(\s*\)/ },
@@ -40,7 +40,7 @@ function portViolations(dir: string): string[] {
 }
 
 describe("domain code and the Clock and Random ports", () => {
-  it("finds no clock, timer or random call outside shared/ports.ts", () => {
+  it("finds no clock, timer or random call outside core/ports.ts", () => {
     expect(portViolations(srcDir)).toEqual([]);
   });
 

@@ -7,7 +7,7 @@
 import { Prisma } from "@mteja/db";
 import type { Context } from "../context.js";
 import { DomainError } from "../errors.js";
-import type { AccessClaims } from "../shared/access-tokens.js";
+import type { AccessClaims } from "../auth/tokens/access-tokens.js";
 import type { Tenant } from "../tenants/directory.js";
 import { maxAddressesPerUser, type AddressFields } from "./schemas.js";
 

@@ -2,13 +2,13 @@ import { Prisma } from "@mteja/db";
 import type { z } from "zod";
 import type { Context } from "../context.js";
 import { DomainError } from "../errors.js";
-import { issueOtpLoginToken } from "../otp/login-token.js";
-import { beginSignInAttempt } from "../shared/abuse-limits.js";
-import { createSession, revokeSessionByRefreshToken, rotateRefreshToken } from "../shared/sessions.js";
+import { issueOtpLoginToken } from "./tokens/otp-login-token.js";
+import { beginSignInAttempt } from "../core/abuse-limits.js";
+import { createSession, revokeSessionByRefreshToken, rotateRefreshToken } from "./sessions/sessions.js";
 import type { Tenant } from "../tenants/directory.js";
-import { clearRefreshCookie, noStore, readRefreshCookie, setRefreshCookie } from "./refresh-cookie.js";
+import { clearRefreshCookie, noStore, readRefreshCookie, setRefreshCookie } from "./sessions/refresh-cookie.js";
 import type { loginInput, registerInput } from "./schemas.js";
-import { enqueueVerificationMail } from "../recovery/email-verification.js";
+import { enqueueVerificationMail } from "./recovery/email-verification.js";
 
 type TenantCtx = Context & { tenant: Tenant };
 

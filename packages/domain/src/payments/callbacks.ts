@@ -27,7 +27,7 @@ import {
 } from "@mteja/daraja";
 import type { PaymentModel } from "@mteja/db";
 import type { Deps } from "../context.js";
-import { equalsConstantTime } from "../shared/secrets.js";
+import { equalsConstantTime } from "../core/secrets.js";
 import { lockPaymentByCheckoutId, lockPayout, type Tx } from "./payment-records.js";
 import { settlePayout, type PayoutOutcome } from "./payout-settlement.js";
 import { settleStkPayment, type CallbackOutcome, type StkOutcome } from "./stk-settlement.js";

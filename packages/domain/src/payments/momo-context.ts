@@ -1,5 +1,5 @@
 import type { Context } from "../context.js";
-import type { AccessClaims } from "../shared/access-tokens.js";
+import type { AccessClaims } from "../auth/tokens/access-tokens.js";
 import type { Tenant } from "../tenants/directory.js";
 
 /** A momo procedure's context: the tenant comes from the access token (docs/tenants.md#x-tenant-id). */

@@ -9,7 +9,7 @@
  */
 import type { PaymentModel } from "@mteja/db";
 import { DomainError, toTrpcError } from "../errors.js";
-import { assertLiveSession } from "../shared/sessions.js";
+import { assertLiveSession } from "../auth/sessions/sessions.js";
 import type { MomoCtx } from "./momo-context.js";
 import { isTerminalPayment } from "./payment-records.js";
 import type { PaymentStatus, PaymentStatusUpdate } from "./schemas.js";

@@ -1,6 +1,6 @@
 /** Rules shared by stkPush and b2cPayout: the Idempotency-Key header and the tenant's amount bounds. */
 import type { Context } from "../context.js";
-import type { Clock } from "../shared/ports.js";
+import type { Clock } from "../core/ports.js";
 import { DomainError } from "../errors.js";
 import type { Tenant } from "../tenants/directory.js";
 

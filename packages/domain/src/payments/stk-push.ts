@@ -10,7 +10,7 @@
  */
 import { Prisma, type PaymentModel } from "@mteja/db";
 import { DarajaError, type DarajaClient } from "@mteja/daraja";
-import { countStkPrompt } from "../shared/abuse-limits.js";
+import { countStkPrompt } from "../core/abuse-limits.js";
 import { tenantDisplayName } from "../tenants/directory.js";
 import type { Tenant } from "../tenants/directory.js";
 import { applyHeldStkCallbacks, applyHeldStkCallbacksSince } from "./callbacks.js";

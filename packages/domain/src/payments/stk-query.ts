@@ -7,7 +7,7 @@ import { DarajaError, type StkQueryResult } from "@mteja/daraja";
 import type { PaymentModel } from "@mteja/db";
 import type { Deps } from "../context.js";
 import { DomainError } from "../errors.js";
-import { countStkQuery } from "../shared/abuse-limits.js";
+import { countStkQuery } from "../core/abuse-limits.js";
 import { isAdmin, type MomoCtx } from "./momo-context.js";
 import { isTerminalPayment, lockPaymentById } from "./payment-records.js";
 import { providerUnavailable, toProviderError } from "./provider-errors.js";

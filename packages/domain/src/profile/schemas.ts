@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { envelope, messageOnly } from "../shared/envelope.js";
-import { kenyanPhoneField, newPasswordField, oneLineString, passwordField, personNameField } from "../shared/fields.js";
+import { envelope, messageOnly } from "../core/envelope.js";
+import { kenyanPhoneField, newPasswordField, oneLineString, passwordField, personNameField } from "../core/fields.js";
 
 export const meOutput = envelope(
   z.object({

@@ -2,11 +2,11 @@ import { findSessionUser } from "@mteja/db";
 import type { z } from "zod";
 import type { Context } from "../context.js";
 import { DomainError } from "../errors.js";
-import type { AccessClaims } from "../shared/access-tokens.js";
-import { beginSignInAttempt } from "../shared/abuse-limits.js";
-import { revokeUserSessions, sessionKey } from "../shared/sessions.js";
+import type { AccessClaims } from "../auth/tokens/access-tokens.js";
+import { beginSignInAttempt } from "../core/abuse-limits.js";
+import { revokeUserSessions, sessionKey } from "../auth/sessions/sessions.js";
 import type { Tenant } from "../tenants/directory.js";
-import { enqueueSecurityNotice } from "../recovery/security-notices.js";
+import { enqueueSecurityNotice } from "../auth/recovery/security-notices.js";
 import type { changePasswordInput, updateMeInput } from "./schemas.js";
 
 type AuthedCtx = Context & { tenant: Tenant; auth: AccessClaims };

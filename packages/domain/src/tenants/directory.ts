@@ -1,5 +1,5 @@
 import type { Database } from "@mteja/db";
-import type { Clock } from "../shared/ports.js";
+import type { Clock } from "../core/ports.js";
 import { storedTenantSettingsSchema, type TenantSettings } from "./settings.js";
 
 export interface Tenant {

@@ -12,7 +12,7 @@
  */
 import type { DarajaClient, DarajaClientConfig } from "@mteja/daraja";
 import type { Logger } from "../context.js";
-import type { DataCipher } from "../shared/data-cipher.js";
+import type { DataCipher } from "../core/data-cipher.js";
 import type { Tenant } from "./directory.js";
 import { revealSecret } from "./momo-secrets.js";
 import { MOMO_CREDENTIAL_GROUPS, type MomoTenantSettings } from "./settings.js";

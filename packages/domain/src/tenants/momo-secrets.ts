@@ -4,7 +4,7 @@
  */
 import type { Database } from "@mteja/db";
 import { Prisma } from "@mteja/db";
-import type { DataCipher } from "../shared/data-cipher.js";
+import type { DataCipher } from "../core/data-cipher.js";
 import { MASKED_SECRET, MOMO_SECRET_FIELDS, type TenantSettings } from "./settings.js";
 
 /** The data cipher's format (v1.iv.tag.ciphertext); no Daraja secret has this shape. */

@@ -1,8 +1,8 @@
 import { Prisma } from "@mteja/db";
 import { z } from "zod";
 import { DomainError } from "../errors.js";
-import { envelope, ok } from "../shared/envelope.js";
-import { oneLineString, uncoerced } from "../shared/fields.js";
+import { envelope, ok } from "../core/envelope.js";
+import { oneLineString, uncoerced } from "../core/fields.js";
 import { adminApiProcedure, createTRPCRouter } from "../trpc.js";
 import { toTenant } from "./directory.js";
 import { maskSecrets } from "./momo-secrets.js";

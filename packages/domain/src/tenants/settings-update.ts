@@ -3,8 +3,8 @@
  * JSON Merge Patch applied, secrets encrypted, and the credential rules checked on the result.
  */
 import { DomainError, type ErrorDetail } from "../errors.js";
-import type { DataCipher } from "../shared/data-cipher.js";
-import { applyMergePatch } from "../shared/merge-patch.js";
+import type { DataCipher } from "../core/data-cipher.js";
+import { applyMergePatch } from "../core/merge-patch.js";
 import {
   MASKED_SECRET,
   MOMO_CREDENTIAL_GROUPS,

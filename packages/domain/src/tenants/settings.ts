@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { oneLineString, uncoerced } from "../shared/fields.js";
+import { oneLineString, uncoerced } from "../core/fields.js";
 
 /** What the admin API shows, and accepts back, in place of a stored Daraja secret. */
 export const MASKED_SECRET = "set";

@@ -1,5 +1,5 @@
 import type { Deps } from "../context.js";
-import { revokeUserSessions } from "../shared/sessions.js";
+import { revokeUserSessions } from "../auth/sessions/sessions.js";
 
 export interface RoleChange {
   id: string;

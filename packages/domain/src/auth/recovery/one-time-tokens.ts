@@ -1,0 +1,99 @@
+/**
+ * Emailed one-time tokens (docs/sessions.md#emailed-tokens): 32 random bytes as hex in the link,
+ * stored only as SHA-256 in one_time_tokens, single use; reset 30 minutes, verification 24 hours.
+ */
+import type { Prisma } from "@mteja/db";
+import type { Deps } from "../../context.js";
+import { DomainError } from "../../errors.js";
+import { addSeconds } from "../sessions/sessions.js";
+import { randomToken, sha256 } from "../../core/secrets.js";
+
+type Tx = Prisma.TransactionClient;
+
+export type EmailTokenPurpose = "verify_email" | "reset_password";
+
+export const emailTokenLifetimeSeconds: Record<EmailTokenPurpose, number> = {
+  verify_email: 24 * 3600,
+  reset_password: 30 * 60,
+};
+
+const tokenShape = /^[0-9a-f]{64}$/;
+
+/** reset-password answers INVALID_TOKEN with 400 (docs/errors.md); verify-email answers the same way. */
+export function invalidEmailToken(): DomainError {
+  return new DomainError("INVALID_TOKEN", "This link is invalid or has expired. Please request a new one.", { status: 400 });
+}
+
+/** Stores a new token for the user and returns it in clear (for the link; never stored). */
+export async function createEmailToken(
+  deps: Deps,
+  tx: Tx,
+  user: { id: string; tenantId: string },
+  purpose: EmailTokenPurpose,
+  token: string = randomToken(deps.random, "hex"),
+): Promise<string> {
+  const now = deps.clock.now();
+  await tx.oneTimeToken.create({
+    data: {
+      tenantId: user.tenantId,
+      userId: user.id,
+      purpose,
+      tokenHash: sha256(token),
+      createdAt: now,
+      expiresAt: addSeconds(now, emailTokenLifetimeSeconds[purpose]),
+    },
+  });
+  return token;
+}
+
+/** Spends every unused token of this purpose (a newer link replaces them, or one was just used). */
+export async function revokeEmailTokens(deps: Deps, tx: Tx, user: { id: string; tenantId: string }, purpose: EmailTokenPurpose): Promise<void> {
+  await tx.oneTimeToken.updateMany({
+    where: { userId: user.id, tenantId: user.tenantId, purpose, usedAt: null },
+    data: { usedAt: deps.clock.now() },
+  });
+}
+
+export interface TokenOwner {
+  id: string;
+  tenantId: string;
+  email: string;
+  name: string;
+  emailVerified: boolean;
+}
+
+/**
+ * The token of the link, provided it has this purpose, is unused and unexpired, and belongs to the
+ * account with this email in this tenant; undefined otherwise (one answer for every reason).
+ */
+export async function findEmailToken(
+  deps: Deps,
+  db: Tx,
+  query: { tenantId: string; email: string; purpose: EmailTokenPurpose; token: string },
+): Promise<{ id: string; user: TokenOwner } | undefined> {
+  if (!tokenShape.test(query.token)) return undefined;
+  const row = await db.oneTimeToken.findUnique({
+    where: { tokenHash: sha256(query.token) },
+    select: {
+      id: true,
+      tenantId: true,
+      purpose: true,
+      usedAt: true,
+      expiresAt: true,
+      user: { select: { id: true, tenantId: true, email: true, name: true, emailVerified: true } },
+    },
+  });
+  if (!row || row.purpose !== query.purpose || row.usedAt !== null || row.expiresAt <= deps.clock.now()) return undefined;
+  if (row.tenantId !== query.tenantId || row.user.tenantId !== query.tenantId || row.user.email !== query.email) return undefined;
+  return { id: row.id, user: row.user };
+}
+
+/** Marks the token used; false when a concurrent request spent it first (or it expired meanwhile). */
+export async function spendEmailToken(deps: Deps, tx: Tx, tokenId: string): Promise<boolean> {
+  const now = deps.clock.now();
+  const result = await tx.oneTimeToken.updateMany({
+    where: { id: tokenId, usedAt: null, expiresAt: { gt: now } },
+    data: { usedAt: now },
+  });
+  return result.count === 1;
+}

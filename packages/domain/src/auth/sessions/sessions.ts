@@ -1,0 +1,152 @@
+/**
+ * Sessions and refresh tokens: opaque 256-bit refresh tokens stored as SHA-256, rotated on every
+ * refresh under a row lock, with reuse detection and a grace window for two tabs refreshing at once.
+ * A token's successor is derived from it (refresh-successor.ts), so every request that presents the
+ * same token within the window gets the same new one.
+ */
+import { isSessionLive, type Prisma, type SessionKey } from "@mteja/db";
+import type { Deps } from "../../context.js";
+import { DomainError } from "../../errors.js";
+import type { AccessClaims } from "../tokens/access-tokens.js";
+import { randomToken, sha256 } from "../../core/secrets.js";
+
+type Tx = Prisma.TransactionClient;
+
+export interface IssuedSession {
+  sessionId: string;
+  refreshToken: string;
+  refreshExpiresAt: Date;
+}
+
+export interface SessionUser {
+  id: string;
+  tenantId: string;
+}
+
+export async function createSession(
+  deps: Deps,
+  tx: Tx,
+  user: SessionUser,
+  client: { ip: string; userAgent: string | undefined },
+): Promise<IssuedSession> {
+  const now = deps.clock.now();
+  const absoluteExpiresAt = addSeconds(now, deps.config.refreshAbsoluteSeconds);
+  const idleExpiresAt = minDate(addSeconds(now, deps.config.refreshIdleSeconds), absoluteExpiresAt);
+  const session = await tx.session.create({
+    data: {
+      tenantId: user.tenantId,
+      userId: user.id,
+      createdAt: now,
+      lastRefreshedAt: now,
+      idleExpiresAt,
+      absoluteExpiresAt,
+      ip: client.ip,
+      userAgent: client.userAgent?.slice(0, 512) ?? null,
+    },
+  });
+  const refreshToken = randomToken(deps.random);
+  await tx.refreshToken.create({ data: { sessionId: session.id, tokenHash: sha256(refreshToken), createdAt: now } });
+  return { sessionId: session.id, refreshToken, refreshExpiresAt: idleExpiresAt };
+}
+
+export type RefreshOutcome =
+  | { kind: "rotated"; session: IssuedSession; userId: string; tenantId: string }
+  | { kind: "invalid"; reason: "unknown" | "expired" | "revoked" | "reused" | "tenant" };
+
+interface LockedToken {
+  token_id: string;
+  session_id: string;
+  rotated_at: Date | null;
+  user_id: string;
+  tenant_id: string;
+  revoked_at: Date | null;
+  idle_expires_at: Date;
+  absolute_expires_at: Date;
+}
+
+/** Rotates the presented refresh token. Runs inside a transaction; rows are locked so concurrent refreshes serialise. */
+export async function rotateRefreshToken(deps: Deps, tx: Tx, presented: string, tenantId: string): Promise<RefreshOutcome> {
+  const now = deps.clock.now();
+  const rows = await tx.$queryRaw<LockedToken[]>`
+    SELECT t.id AS token_id, t.session_id, t.rotated_at, s.user_id, s.tenant_id, s.revoked_at,
+           s.idle_expires_at, s.absolute_expires_at
+      FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id
+     WHERE t.token_hash = ${sha256(presented)}
+       FOR UPDATE OF s, t`;
+  const row = rows[0];
+  if (!row) return { kind: "invalid", reason: "unknown" };
+  if (row.tenant_id !== tenantId) return { kind: "invalid", reason: "tenant" };
+  if (row.revoked_at) return { kind: "invalid", reason: "revoked" };
+  if (row.idle_expires_at <= now || row.absolute_expires_at <= now) return { kind: "invalid", reason: "expired" };
+
+  const successor = deps.refreshSuccessor(presented);
+  if (row.rotated_at) {
+    const withinGrace = now.getTime() - row.rotated_at.getTime() <= deps.config.refreshReuseGraceSeconds * 1000;
+    if (!withinGrace || !(await isCurrentToken(tx, row.session_id, successor))) {
+      // Used again later than two tabs refreshing at once would, or after its successor moved on:
+      // the token has been copied, so the whole session ends.
+      await tx.session.update({ where: { id: row.session_id }, data: { revokedAt: now, revokedReason: "refresh_token_reuse" } });
+      deps.logger.warn({ sessionId: row.session_id, userId: row.user_id }, "refresh token reuse detected; session revoked");
+      return { kind: "invalid", reason: "reused" };
+    }
+    // Two requests presented this token at once: the later one gets the same successor as the first.
+  } else {
+    await tx.refreshToken.update({ where: { id: row.token_id }, data: { rotatedAt: now } });
+    const created = await tx.refreshToken.create({ data: { sessionId: row.session_id, tokenHash: sha256(successor), createdAt: now } });
+    await tx.refreshToken.update({ where: { id: row.token_id }, data: { replacedBy: created.id } });
+  }
+
+  const idleExpiresAt = minDate(addSeconds(now, deps.config.refreshIdleSeconds), row.absolute_expires_at);
+  await tx.session.update({ where: { id: row.session_id }, data: { lastRefreshedAt: now, idleExpiresAt } });
+  return {
+    kind: "rotated",
+    userId: row.user_id,
+    tenantId: row.tenant_id,
+    session: { sessionId: row.session_id, refreshToken: successor, refreshExpiresAt: idleExpiresAt },
+  };
+}
+
+async function isCurrentToken(tx: Tx, sessionId: string, token: string): Promise<boolean> {
+  const row = await tx.refreshToken.findUnique({ where: { tokenHash: sha256(token) }, select: { sessionId: true, rotatedAt: true } });
+  return row !== null && row.sessionId === sessionId && row.rotatedAt === null;
+}
+
+/** Revokes the session a refresh token belongs to (logout). Unknown tokens are ignored. */
+export async function revokeSessionByRefreshToken(deps: Deps, presented: string, tenantId: string): Promise<void> {
+  const token = await deps.db.prisma.refreshToken.findUnique({
+    where: { tokenHash: sha256(presented) },
+    select: { session: { select: { id: true, tenantId: true } } },
+  });
+  if (!token || token.session.tenantId !== tenantId) return;
+  await deps.db.prisma.session.updateMany({
+    where: { id: token.session.id, revokedAt: null },
+    data: { revokedAt: deps.clock.now(), revokedReason: "logout" },
+  });
+}
+
+/** Password change and reset end every other session of the user (all of them when keepSessionId is absent). */
+export async function revokeUserSessions(deps: Deps, tx: Tx, userId: string, reason: string, keepSessionId?: string): Promise<number> {
+  const result = await tx.session.updateMany({
+    where: { userId, revokedAt: null, ...(keepSessionId ? { id: { not: keepSessionId } } : {}) },
+    data: { revokedAt: deps.clock.now(), revokedReason: reason },
+  });
+  return result.count;
+}
+
+/** An access token stays usable only while its session lives (logout, reuse and password change end it). */
+export async function assertLiveSession(deps: Deps, auth: AccessClaims): Promise<void> {
+  const live = await isSessionLive(deps.db.sql, sessionKey(deps, auth));
+  if (!live) throw new DomainError("INVALID_TOKEN", "The access token is invalid or expired.");
+}
+
+export function sessionKey(deps: Deps, auth: AccessClaims): SessionKey {
+  return { userId: auth.sub, tenantId: auth.tid, sessionId: auth.sid, now: deps.clock.now() };
+}
+
+export function addSeconds(date: Date, seconds: number): Date {
+  return new Date(date.getTime() + seconds * 1000);
+}
+
+function minDate(a: Date, b: Date): Date {
+  return a <= b ? a : b;
+}
