@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { nullData, ok } from "../core/envelope.js";
 import { noInput } from "../core/fields.js";
 import { adminApiProcedure, createTRPCRouter, serverProcedure } from "../trpc.js";
@@ -71,6 +72,7 @@ export const apiKeysRouter = createTRPCRouter({
         path: "/api/v1/api-keys/current",
         tags: ["server"],
         summary: "The API key this request was made with, and its tenant (to check a backend's setup)",
+        requestHeaders: z.object({ "x-tenant-id": z.string().optional().describe("Optional: the key names its tenant; when sent, it must be that tenant.") }),
         errorResponses: {
           401: "AUTH_REQUIRED or INVALID_TOKEN (a wrong or revoked key, or X-Tenant-ID names another tenant)",
           403: "FORBIDDEN (an access token instead of an API key)",
