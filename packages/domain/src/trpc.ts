@@ -8,6 +8,7 @@
  * - protectedProcedure  bearer token; tenant from the token; X-Tenant-ID optional but must match
  * - adminProcedure      protectedProcedure with role "admin"
  * - adminApiProcedure   Authorization: Bearer $ADMIN_API_KEY (the operator's admin API)
+ * - serverProcedure     Authorization: Bearer mk_… (a tenant's API key: a shop's server); tenant from the key
  * - refreshCookieProcedure  tenantProcedure whose credential is the refresh cookie (read by the service)
  *
  * Each builder declares the credential it checks (`meta.credential`, operation-meta.ts); a router adds
@@ -22,6 +23,8 @@ import { countAuthRequest } from "./core/abuse-limits.js";
 import { equalsConstantTime } from "./core/secrets.js";
 import { assertLiveSession } from "./auth/sessions/sessions.js";
 import type { Tenant } from "./tenants/directory.js";
+import { authenticateApiKey } from "./api-keys/credential.js";
+import { looksLikeApiKey } from "./api-keys/keys.js";
 
 const t = initTRPC
   .context<Context>()
@@ -129,6 +132,17 @@ export const adminApiProcedure = publicProcedure.meta({ credential: "adminKey" }
   return next();
 });
 
+/**
+ * A shop's server: its API key names the tenant (X-Tenant-ID optional but must match). A customer's
+ * access token here answers 403, as an API key does on the bearer builders above.
+ */
+export const serverProcedure = publicProcedure.meta({ credential: "apiKey" }).use(async ({ ctx, next }) => {
+  const presented = bearerToken(ctx.request.authorization);
+  if (!presented) throw new DomainError("AUTH_REQUIRED", "An API key is required (Authorization: Bearer mk_…).");
+  const { tenant, apiKey } = await authenticateApiKey(ctx, presented);
+  return next({ ctx: { tenant, apiKey } });
+});
+
 /** The refresh cookie is read by the service (refresh, logout): nothing to check before it runs. */
 export const refreshCookieProcedure = tenantProcedure.meta({ credential: "refreshCookie" });
 
@@ -143,6 +157,7 @@ async function requireTenantHeader(ctx: Context): Promise<Tenant> {
 async function verifyBearer(ctx: Context): Promise<AccessClaims> {
   const token = bearerToken(ctx.request.authorization);
   if (!token) throw new DomainError("AUTH_REQUIRED", "An access token is required (Authorization: Bearer <token>).");
+  if (looksLikeApiKey(token)) throw new DomainError("FORBIDDEN", "This operation takes a customer's access token, not an API key.");
   return ctx.deps.tokens.verify(token);
 }
 
