@@ -5,6 +5,7 @@ import { createScratchDatabase } from "@mteja/db";
 import autocannon from "autocannon";
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 
@@ -20,8 +21,41 @@ export const conditions = pinned ? "server pinned to core 0 (argon2 included), l
 export const user = { email: "bench@example.com", password: "bench-password-123" };
 export const tenantHeaders = { "content-type": "application/json", "x-tenant-id": "default" };
 
+/** The servers compared: the hand-written one and Mteja with each PASSWORD_HASHER. */
+export const targets = [
+  { name: "hand-written", target: "hand-written" },
+  { name: "mteja threads", target: "mteja", hasher: "threads" },
+  { name: "mteja processes", target: "mteja", hasher: "processes" },
+];
+
+/** Runs `measure(url, name)` on each server in turn, each started alone, for every round; returns what it answered. */
+export async function eachServer(rounds, measure) {
+  const db = await prepare();
+  const results = [];
+  try {
+    for (let round = 1; round <= rounds; round++) {
+      for (const t of targets) {
+        const server = await startServer({ ...t, database: db.database, key: db.key });
+        try {
+          results.push({ round, name: t.name, ...(await measure(server.url, t.name)) });
+        } finally {
+          await server.stop();
+        }
+      }
+    }
+  } finally {
+    await db.drop();
+  }
+  return results;
+}
+
+export function writeResults(name, data) {
+  mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
+  writeFileSync(new URL(`./results/${name}.json`, import.meta.url), JSON.stringify({ at: new Date().toISOString(), conditions, ...data }, null, 2));
+}
+
 /** A scratch database, migrated by a first Mteja server, with the bench user registered. */
-export async function prepare() {
+async function prepare() {
   const scratch = await createScratchDatabase(adminUrl, "mteja_bench");
   const key = randomBytes(32).toString("hex");
   const first = await startServer({ target: "mteja", hasher: "threads", database: scratch.url, key });

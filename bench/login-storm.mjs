@@ -6,50 +6,35 @@
 // and no login waits more than 5 s (the excess is shed with 429).
 //
 //   node bench/login-storm.mjs [--seconds 10] [--connections 50] [--login-connections 50] [--rounds 1]
-import { writeFileSync, mkdirSync } from "node:fs";
-import { args, conditions, loginLoad, meLoad, prepare, signIn, startServer, statuses } from "./login-common.mjs";
+import { args, conditions, eachServer, loginLoad, meLoad, signIn, statuses, writeResults } from "./login-common.mjs";
 
 const seconds = Number(args.seconds ?? 10);
 const connections = Number(args.connections ?? 50);
 const loginConnections = Number(args["login-connections"] ?? 50);
 const rounds = Number(args.rounds ?? 1);
-const targets = [
-  { name: "hand-written", target: "hand-written" },
-  { name: "mteja threads", target: "mteja", hasher: "threads" },
-  { name: "mteja processes", target: "mteja", hasher: "processes" },
-];
 
-const db = await prepare();
-const results = [];
-for (let round = 1; round <= rounds; round++) {
-  for (const t of targets) {
-    const server = await startServer({ ...t, database: db.database, key: db.key });
-    const token = await signIn(server.url);
-    await meLoad(server.url, token, { connections, seconds: Math.min(3, seconds) }); // warm-up
-    const alone = await meLoad(server.url, token, { connections, seconds });
-    const [me, logins] = await Promise.all([meLoad(server.url, token, { connections, seconds }), loginLoad(server.url, { connections: loginConnections, seconds })]);
-    await server.stop();
-    const row = {
-      round,
-      name: t.name,
-      meAlone: alone.requests.average,
-      meAloneP99: alone.latency.p99,
-      meStorm: me.requests.average,
-      meStormP99: me.latency.p99,
-      kept: me.requests.average / alone.requests.average,
-      p99Factor: me.latency.p99 / alone.latency.p99,
-      loginsPerSecond: logins["2xx"] / seconds,
-      loginP99: logins.latency.p99,
-      loginMax: logins.latency.max,
-      logins: statuses(logins),
-    };
-    results.push(row);
-    console.log(
-      `round ${round} ${t.name.padEnd(16)} /me ${row.meAlone.toFixed(0)} req/s (p99 ${row.meAloneP99} ms) alone, ${row.meStorm.toFixed(0)} req/s (p99 ${row.meStormP99} ms) in the storm: kept ${(100 * row.kept).toFixed(0)} %, p99 x${row.p99Factor.toFixed(1)}; logins ${row.loginsPerSecond.toFixed(1)}/s p99 ${row.loginP99} ms max ${row.loginMax} ms ${JSON.stringify(row.logins)}`,
-    );
-  }
-}
+const results = await eachServer(rounds, async (url, name) => {
+  const token = await signIn(url);
+  await meLoad(url, token, { connections, seconds: Math.min(3, seconds) }); // warm-up
+  const alone = await meLoad(url, token, { connections, seconds });
+  const [me, logins] = await Promise.all([meLoad(url, token, { connections, seconds }), loginLoad(url, { connections: loginConnections, seconds })]);
+  const row = {
+    meAlone: alone.requests.average,
+    meAloneP99: alone.latency.p99,
+    meStorm: me.requests.average,
+    meStormP99: me.latency.p99,
+    kept: me.requests.average / alone.requests.average,
+    p99Factor: me.latency.p99 / alone.latency.p99,
+    loginsPerSecond: logins["2xx"] / seconds,
+    loginP99: logins.latency.p99,
+    loginMax: logins.latency.max,
+    logins: statuses(logins),
+  };
+  console.log(
+    `${name.padEnd(16)} /me ${row.meAlone.toFixed(0)} req/s (p99 ${row.meAloneP99} ms) alone, ${row.meStorm.toFixed(0)} req/s (p99 ${row.meStormP99} ms) in the storm: kept ${(100 * row.kept).toFixed(0)} %, p99 x${row.p99Factor.toFixed(1)}; logins ${row.loginsPerSecond.toFixed(1)}/s p99 ${row.loginP99} ms max ${row.loginMax} ms ${JSON.stringify(row.logins)}`,
+  );
+  return row;
+});
 console.log(`\n/me ${connections} connections + logins ${loginConnections} connections, ${seconds} s x ${rounds} rounds; ${conditions}`);
-mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
-writeFileSync(new URL("./results/login-storm.json", import.meta.url), JSON.stringify({ at: new Date().toISOString(), seconds, connections, loginConnections, rounds, conditions, results }, null, 2));
-await db.drop();
+for (const r of results) console.log(`round ${r.round} ${r.name.padEnd(16)} kept ${(100 * r.kept).toFixed(0)} %, p99 x${r.p99Factor.toFixed(1)}, login max ${r.loginMax} ms`);
+writeResults("login-storm", { seconds, connections, loginConnections, rounds, results });
