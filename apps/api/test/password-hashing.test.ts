@@ -78,6 +78,16 @@ describe.skipIf(target !== "embedded")("the pool of hashing processes", () => {
     expect(pool.pids()[0]).not.toBe(first);
   });
 
+  it("kills a child that does not answer in time, failing its hashes, and goes on with a new one", async () => {
+    pool = createProcessHashing({ size: 1, logger: { warn: (obj) => warnings.push(obj) }, answerTimeoutMs: 1_000 });
+    await pool.hash("warm up");
+    const [stuck] = pool.pids();
+    process.kill(stuck!, "SIGSTOP");
+    await expect(within(pool.hash("never answered"), 10_000, "the hash of a stopped child")).rejects.toThrow(/exited \(SIGKILL\)/);
+    expect(alive(stuck!)).toBe(false);
+    expect(await pool.verify(await pool.hash("after"), "after")).toBe(true);
+  });
+
   it("ends its children on close, and refuses hashes afterwards", async () => {
     pool = createProcessHashing({ size: 2, logger: { warn: (obj) => warnings.push(obj) } });
     await Promise.all([pool.hash("a"), pool.hash("b")]);

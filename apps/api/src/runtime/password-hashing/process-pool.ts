@@ -13,6 +13,8 @@ export interface ProcessHashingOptions {
   logger: Pick<Logger, "warn">;
   /** Added to the children's nice value: the kernel serves the service's event loop before them. */
   niceness?: number;
+  /** A child that has not answered a hash by then is killed (its hashes fail) rather than left hanging. */
+  answerTimeoutMs?: number;
 }
 
 export interface ProcessHashing extends PasswordHashing {
@@ -39,7 +41,7 @@ type Answer = { id: number; value: unknown } | { id: number; error: string };
  * loop leaves over instead of sharing it equally. A child that dies fails its hashes at once and is
  * replaced by the next hash that needs it.
  */
-export function createProcessHashing({ size, logger, niceness = 10 }: ProcessHashingOptions): ProcessHashing {
+export function createProcessHashing({ size, logger, niceness = 10, answerTimeoutMs = 30_000 }: ProcessHashingOptions): ProcessHashing {
   const slots: Slot[] = Array.from({ length: size }, () => ({ child: undefined, inFlight: new Map() }));
   let lastId = 0;
   let closed = false;
@@ -93,10 +95,22 @@ export function createProcessHashing({ size, logger, niceness = 10 }: ProcessHas
     const child = slot.child ?? start(slot);
     const id = ++lastId;
     return new Promise((resolve, reject) => {
-      slot.inFlight.set(id, { resolve, reject });
+      const stuck = setTimeout(() => {
+        logger.warn({ pid: child.pid, answerTimeoutMs }, "a password hashing process did not answer in time; killing it");
+        child.kill("SIGKILL");
+      }, answerTimeoutMs);
+      stuck.unref();
+      const settled = () => clearTimeout(stuck);
+      slot.inFlight.set(id, {
+        resolve: (value) => (settled(), resolve(value)),
+        reject: (error) => (settled(), reject(error)),
+      });
       (child.channel as { ref?(): void } | undefined)?.ref?.();
       child.send({ id, ...message }, (error) => {
-        if (error && slot.inFlight.delete(id)) reject(error);
+        if (error && slot.inFlight.delete(id)) {
+          clearTimeout(stuck);
+          reject(error);
+        }
       });
     });
   }
