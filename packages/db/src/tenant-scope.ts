@@ -73,10 +73,14 @@ export function scopeToTenant(prisma: PrismaClient, tenantId: string) {
   });
 }
 
-export type TenantDb = ReturnType<typeof scopeToTenant>;
+type ScopedClient = ReturnType<typeof scopeToTenant>;
+type ScopedTransaction = Parameters<Parameters<ScopedClient["$transaction"]>[0]>[0];
+
+/** One tenant's client (an interface, so types that mention it name it rather than spell it out). */
+export interface TenantDb extends ScopedClient {}
 
 /** The transaction client of a scoped client's interactive transaction: scoped like it. */
-export type TenantTx = Parameters<Parameters<TenantDb["$transaction"]>[0]>[0];
+export interface TenantTx extends ScopedTransaction {}
 
 export function scopeArgs(tenantId: string, model: string, operation: string, args: Args): Args {
   refuseNestedWrites(model, operation, args);
