@@ -1,15 +1,13 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { sourceFiles, srcDir } from "./support/source-files.js";
 
 /**
  * Tenant-owned data is reached through the scoped client on the context (`ctx.db`, docs/tenants.md#data-scoping).
  * The doors past it are named, and each is open only to the files listed here: a new cross-tenant
  * query has to be added to this list, where a reviewer sees it.
  */
-const srcDir = fileURLToPath(new URL("../src", import.meta.url));
-
 const doors: { name: string; pattern: RegExp; allowed: string[] }[] = [
   {
     name: "Database.unscoped",
@@ -46,24 +44,13 @@ const doors: { name: string; pattern: RegExp; allowed: string[] }[] = [
 /** payments/ is being reshaped elsewhere and moves to ctx.db and Database.unscoped after that lands. */
 const notYetConverted = "payments/";
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith(".ts") ? [path] : [];
-  });
-}
-
 function doorUses(dir: string): string[] {
   const found: string[] = [];
-  for (const file of sourceFiles(dir)) {
-    const name = relative(dir, file).split("\\").join("/");
+  for (const { name, lines } of sourceFiles(dir)) {
     if (name.startsWith(notYetConverted)) continue;
-    readFileSync(file, "utf8")
-      .split("\n")
-      .forEach((line, index) => {
-        for (const door of doors) if (door.pattern.test(line) && !door.allowed.includes(name)) found.push(`${name}:${index + 1} uses ${door.name}`);
-      });
+    lines.forEach((line, index) => {
+      for (const door of doors) if (door.pattern.test(line) && !door.allowed.includes(name)) found.push(`${name}:${index + 1} uses ${door.name}`);
+    });
   }
   return found;
 }
