@@ -82,7 +82,7 @@ export interface TenantDb extends ScopedClient {}
 /** The transaction client of a scoped client's interactive transaction: scoped like it. */
 export interface TenantTx extends ScopedTransaction {}
 
-export function scopeArgs(tenantId: string, model: string, operation: string, args: Args): Args {
+function scopeArgs(tenantId: string, model: string, operation: string, args: Args): Args {
   refuseNestedWrites(model, operation, args);
   if (tenantOwned.has(model)) return scopeOwned(tenantId, model, operation, args);
   const parent = scopedThroughParent[model];
