@@ -11,10 +11,14 @@
  * - serverProcedure     Authorization: Bearer mk_… (a tenant's API key: a shop's server); tenant from the key
  * - refreshCookieProcedure  tenantProcedure whose credential is the refresh cookie (read by the service)
  *
+ * Every builder with a tenant also puts that tenant's scoped data client on the context (`ctx.db`,
+ * docs/tenants.md#data-scoping): procedures read and write tenant-owned rows through it only.
+ *
  * Each builder declares the credential it checks (`meta.credential`, operation-meta.ts); a router adds
  * the rest of an operation's facts (`ipLimited`, `successStatus`, `signInStep`, `openapi`) in its `.meta()`.
  */
 import { initTRPC } from "@trpc/server";
+import type { TenantDb } from "@mteja/db";
 import type { Context } from "./context.js";
 import { DomainError, toErrorEnvelope, toTrpcError } from "./errors.js";
 import type { OperationMeta } from "./operation-meta.js";
@@ -25,6 +29,12 @@ import { assertLiveSession } from "./auth/sessions/sessions.js";
 import type { Tenant } from "./tenants/directory.js";
 import { authenticateApiKey } from "./api-keys/credential.js";
 import { looksLikeApiKey } from "./api-keys/keys.js";
+
+/** The context of a procedure with a tenant: the tenant and its scoped data client. */
+export type TenantCtx = Context & { tenant: Tenant; db: TenantDb };
+
+/** The context of a procedure with a tenant and a verified access token of it. */
+export type AuthedCtx = TenantCtx & { auth: AccessClaims };
 
 const t = initTRPC
   .context<Context>()
@@ -90,7 +100,7 @@ export const publicProcedure = t.procedure.meta({ credential: "none" }).use(sign
 
 export const tenantProcedure = publicProcedure.use(async ({ ctx, next }) => {
   const tenant = await requireTenantHeader(ctx);
-  return next({ ctx: { tenant } });
+  return next({ ctx: withTenant(ctx, tenant) });
 });
 
 export const authProcedure = tenantProcedure.meta({ credential: "bearer" }).use(async ({ ctx, next }) => {
@@ -114,7 +124,7 @@ export const protectedProcedure = publicProcedure.meta({ credential: "bearer" })
   const tenant = await ctx.deps.tenants.find(auth.tid);
   if (!tenant) throw new DomainError("INVALID_TOKEN", "The access token is not valid for this tenant.");
   await assertLiveSession(ctx.deps, auth);
-  return next({ ctx: { auth, tenant } });
+  return next({ ctx: { auth, ...withTenant(ctx, tenant) } });
 });
 
 export const adminProcedure = protectedProcedure.use(async ({ ctx, next }) => {
@@ -145,6 +155,10 @@ export const serverProcedure = publicProcedure.meta({ credential: "apiKey" }).us
 
 /** The refresh cookie is read by the service (refresh, logout): nothing to check before it runs. */
 export const refreshCookieProcedure = tenantProcedure.meta({ credential: "refreshCookie" });
+
+function withTenant(ctx: Context, tenant: Tenant): Pick<TenantCtx, "tenant" | "db"> {
+  return { tenant, db: ctx.deps.db.forTenant(tenant.id) };
+}
 
 async function requireTenantHeader(ctx: Context): Promise<Tenant> {
   const id = ctx.request.tenantHeader?.trim();
