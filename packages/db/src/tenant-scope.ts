@@ -8,14 +8,14 @@
 import { PrismaClient } from "./generated/prisma/client.js";
 
 /** Models with a `tenant_id` column of their own. */
-const tenantOwned = new Set(["User", "Session", "OneTimeToken", "MailOutbox", "Address", "Payment", "Payout"]);
+const tenantOwned = new Set(["User", "Session", "OneTimeToken", "MailOutbox", "Address", "Payment", "Payout", "ApiKey"]);
 
 /** Models without `tenant_id`, scoped through the relation to their tenant-owned parent. */
 const scopedThroughParent: Record<string, string> = { RefreshToken: "session", RecoveryCode: "user" };
 
 /** Every relation field, per model: the scoped client refuses nested writes through them. */
 const relationFields: Record<string, readonly string[]> = {
-  Tenant: ["users", "sessions", "addresses", "payments", "payouts"],
+  Tenant: ["users", "sessions", "addresses", "payments", "payouts", "apiKeys"],
   User: ["tenant", "sessions", "oneTimeTokens", "recoveryCodes", "addresses", "payments", "payouts"],
   Session: ["tenant", "user", "refreshTokens"],
   RefreshToken: ["session"],
@@ -25,6 +25,7 @@ const relationFields: Record<string, readonly string[]> = {
   Payment: ["tenant", "user"],
   Payout: ["tenant", "user"],
   MailOutbox: [],
+  ApiKey: ["tenant"],
 };
 
 /**

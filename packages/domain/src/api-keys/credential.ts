@@ -44,7 +44,7 @@ async function noteUse(ctx: Context, row: ApiKeyRow): Promise<void> {
   const now = ctx.deps.clock.now();
   const staleBefore = new Date(now.getTime() - lastUsedResolutionMs);
   if (row.lastUsedAt && row.lastUsedAt >= staleBefore) return;
-  await markApiKeyUsed(ctx.deps.db, row.id, now, staleBefore);
+  await markApiKeyUsed(ctx.deps.db, row, now, staleBefore);
 }
 
 function invalidKey(): DomainError {
