@@ -51,7 +51,7 @@ export async function login(ctx: TenantCtx, input: z.infer<typeof loginInput>): 
 
   const user = await ctx.db.user.findUnique({ where: { tenantId_email: { tenantId: tenant.id, email: input.email } } });
   // Unknown emails are verified against a decoy hash: same work, same time, same answer.
-  const valid = await deps.passwords.verify(user?.passwordHash, input.password);
+  const valid = await attempt.check(() => deps.passwords.verify(user?.passwordHash, input.password));
   if (!user || !valid) throw invalidCredentials();
   // With two-factor on, earlier failures stay counted until the code is right too (otp/validate).
   if (user.otpEnabled) await attempt.stepPassed();

@@ -134,7 +134,7 @@ export async function disable(ctx: AuthedCtx, input: z.infer<typeof otpDisableIn
   // A wrong password here is a password guess like a failed login (counted per account, not per IP:
   // the caller is authenticated).
   const attempt = await beginSignInAttempt(ctx, { tenantId: tenant.id, email: user.email }, { ip: false });
-  const valid = await deps.passwords.verify(user.passwordHash, input.password);
+  const valid = await attempt.check(() => deps.passwords.verify(user.passwordHash, input.password));
   if (!valid) throw new DomainError("INVALID_CREDENTIALS", "The password is incorrect.");
   await attempt.stepPassed();
   if (!user.otpEnabled) throw new DomainError("OTP_NOT_SETUP", "Two-factor authentication is not enabled.");

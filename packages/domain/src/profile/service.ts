@@ -36,7 +36,7 @@ export async function changePassword(ctx: AuthedCtx, input: z.infer<typeof chang
   // A wrong current password is a password guess like a failed login (counted per account, not per
   // IP: the caller is authenticated), so a stolen access token cannot be used to test passwords.
   const attempt = await beginSignInAttempt(ctx, { tenantId: user.tenantId, email: user.email }, { ip: false });
-  const valid = await deps.passwords.verify(user.passwordHash, input.current_password);
+  const valid = await attempt.check(() => deps.passwords.verify(user.passwordHash, input.current_password));
   if (!valid) throw new DomainError("INVALID_CREDENTIALS", "The current password is incorrect.");
   await attempt.stepPassed();
   const passwordHash = await deps.passwords.hash(input.new_password);
