@@ -21,6 +21,7 @@
  * `payoutGiveUpAfterSeconds` it stays UNKNOWN, is no longer queried, and is logged for review.
  */
 import { DarajaError, type DarajaClient, type StkQueryResult } from "@mteja/daraja";
+import { backoffAfter } from "@mteja/kernel";
 import type { Deps } from "../context.js";
 import { toTenant, type Tenant } from "../tenants/directory.js";
 import { applyStoredStkCallback, parseStoredStkCallback } from "./callbacks.js";
@@ -88,8 +89,7 @@ interface ClaimedPayout {
 }
 
 export function backoffSeconds(attempts: number, options: Pick<ReconcileOptions, "baseBackoffSeconds" | "maxBackoffSeconds">): number {
-  const exponent = Math.min(Math.max(attempts - 1, 0), 30);
-  return Math.min(options.baseBackoffSeconds * 2 ** exponent, options.maxBackoffSeconds);
+  return backoffAfter(attempts, { base: options.baseBackoffSeconds, max: options.maxBackoffSeconds }).delay;
 }
 
 export function createReconciler(getDeps: () => Deps, overrides: Partial<ReconcileOptions> = {}): Reconciler {
