@@ -29,9 +29,9 @@ import type { PaymentModel } from "@mteja/db";
 import type { Deps } from "../context.js";
 import { equalsConstantTime } from "../core/secrets.js";
 import { lockPaymentByCheckoutId, lockPayout, type Tx } from "./payment-records.js";
-import { settlePayout, type PayoutOutcome } from "./payout-settlement.js";
-import { settleStkPayment, type CallbackOutcome, type StkOutcome } from "./stk-settlement.js";
-import { claimForCallback, lockPromptMatching, referenceFromParameter, withoutDarajaIds } from "./unknown-prompts.js";
+import { settlePayout, type PayoutOutcome } from "./payouts/payout-settlement.js";
+import { settleStkPayment, type CallbackOutcome, type StkOutcome } from "./stk/stk-settlement.js";
+import { claimForCallback, lockPromptMatching, referenceFromParameter, withoutDarajaIds } from "./stk/unknown-prompts.js";
 
 export type CallbackKind = "stkpush" | "b2c_result" | "b2c_timeout" | "b2c_status";
 

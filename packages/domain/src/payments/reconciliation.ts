@@ -27,8 +27,8 @@ import { toTenant, type Tenant } from "../tenants/directory.js";
 import { applyStoredStkCallback, parseStoredStkCallback } from "./callbacks.js";
 import { isTerminalPayment, lockPaymentById } from "./payment-records.js";
 import { lastErrorOf } from "./provider-errors.js";
-import { settleFromQuery } from "./stk-query.js";
-import { withoutDarajaIds } from "./unknown-prompts.js";
+import { settleFromQuery } from "./stk/stk-query.js";
+import { withoutDarajaIds } from "./stk/unknown-prompts.js";
 
 export interface ReconcileOptions {
   /** Rows claimed per kind per run. */

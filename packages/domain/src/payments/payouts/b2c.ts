@@ -10,11 +10,11 @@
  */
 import { Prisma, type PayoutModel } from "@mteja/db";
 import { DarajaError, type DarajaClient } from "@mteja/daraja";
-import type { MomoCtx } from "./momo-context.js";
-import { certainlyNotActedOn, lastErrorOf, providerUnavailable, replayedError, toProviderError, unknownOutcomeNote } from "./provider-errors.js";
+import type { MomoCtx } from "../momo-context.js";
+import { certainlyNotActedOn, lastErrorOf, providerUnavailable, replayedError, toProviderError, unknownOutcomeNote } from "../provider-errors.js";
 import { authorizePayout, storePayoutWithinDailyLimit } from "./payout-limits.js";
-import { checkTenantAmount, idempotencyKeyOf, keyReusedError, waitWhileInFlight } from "./request-rules.js";
-import type { B2cInput, PayoutStatus } from "./schemas.js";
+import { checkTenantAmount, idempotencyKeyOf, keyReusedError, waitWhileInFlight } from "../request-rules.js";
+import type { B2cInput, PayoutStatus } from "../schemas.js";
 
 export const DEFAULT_REMARKS = "Payout";
 

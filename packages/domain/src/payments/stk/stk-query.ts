@@ -5,13 +5,13 @@
  */
 import { DarajaError, type StkQueryResult } from "@mteja/daraja";
 import type { PaymentModel } from "@mteja/db";
-import type { Deps } from "../context.js";
-import { DomainError } from "../errors.js";
-import { countStkQuery } from "../core/abuse-limits.js";
-import { isAdmin, type MomoCtx } from "./momo-context.js";
-import { isTerminalPayment, lockPaymentById } from "./payment-records.js";
-import { providerUnavailable, toProviderError } from "./provider-errors.js";
-import type { PaymentStatus } from "./schemas.js";
+import type { Deps } from "../../context.js";
+import { DomainError } from "../../errors.js";
+import { countStkQuery } from "./stk-limits.js";
+import { isAdmin, type MomoCtx } from "../momo-context.js";
+import { isTerminalPayment, lockPaymentById } from "../payment-records.js";
+import { providerUnavailable, toProviderError } from "../provider-errors.js";
+import type { PaymentStatus } from "../schemas.js";
 import { settleStkPayment, type StkOutcome } from "./stk-settlement.js";
 
 export interface StkQueryAnswer {

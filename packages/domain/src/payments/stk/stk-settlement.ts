@@ -9,7 +9,7 @@
  */
 import type { PaymentModel, Prisma } from "@mteja/db";
 import type { StkStatus } from "@mteja/daraja";
-import { isTerminalPayment, type Tx } from "./payment-records.js";
+import { isTerminalPayment, type Tx } from "../payment-records.js";
 
 /** What Daraja said about a prompt, from a callback or an STK query. */
 export interface StkOutcome {

@@ -10,14 +10,14 @@
  */
 import { Prisma, type PaymentModel } from "@mteja/db";
 import { DarajaError, type DarajaClient } from "@mteja/daraja";
-import { countStkPrompt } from "../core/abuse-limits.js";
-import { tenantDisplayName } from "../tenants/directory.js";
-import type { Tenant } from "../tenants/directory.js";
-import { applyHeldStkCallbacks, applyHeldStkCallbacksSince } from "./callbacks.js";
-import type { MomoCtx } from "./momo-context.js";
-import { certainlyNotActedOn, lastErrorOf, providerUnavailable, replayedError, toProviderError, unknownOutcomeNote } from "./provider-errors.js";
-import { checkTenantAmount, idempotencyKeyOf, keyReusedError, waitWhileInFlight } from "./request-rules.js";
-import type { PaymentStatus, StkPushInput } from "./schemas.js";
+import { countStkPrompt } from "./stk-limits.js";
+import { tenantDisplayName } from "../../tenants/directory.js";
+import type { Tenant } from "../../tenants/directory.js";
+import { applyHeldStkCallbacks, applyHeldStkCallbacksSince } from "../callbacks.js";
+import type { MomoCtx } from "../momo-context.js";
+import { certainlyNotActedOn, lastErrorOf, providerUnavailable, replayedError, toProviderError, unknownOutcomeNote } from "../provider-errors.js";
+import { checkTenantAmount, idempotencyKeyOf, keyReusedError, waitWhileInFlight } from "../request-rules.js";
+import type { PaymentStatus, StkPushInput } from "../schemas.js";
 import { promptCallbackUrl } from "./unknown-prompts.js";
 
 export const DEFAULT_DESCRIPTION = "Payment";

@@ -9,8 +9,8 @@
  * money may have moved, and only Daraja's own answer settles it.
  */
 import type { PayoutModel, Prisma } from "@mteja/db";
-import type { Tx } from "./payment-records.js";
-import type { SettlementDecision } from "./stk-settlement.js";
+import type { Tx } from "../payment-records.js";
+import type { SettlementDecision } from "../stk/stk-settlement.js";
 
 export interface PayoutOutcome {
   source: "result" | "timeout" | "status";
