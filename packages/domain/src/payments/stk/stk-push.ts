@@ -8,15 +8,16 @@
  * then stays PENDING without a CheckoutRequestID and is answered 202; its callback is matched by
  * phone, amount and reference (unknown-prompts.ts), or it becomes TIMEOUT. It is never sent again.
  */
-import { Prisma, type PaymentModel } from "@mteja/db";
-import { DarajaError, type DarajaClient } from "@mteja/daraja";
+import type { PaymentModel } from "@mteja/db";
+import type { DarajaClient, StkPushResponse } from "@mteja/daraja";
 import { countStkPrompt } from "./stk-limits.js";
 import { tenantDisplayName } from "../../tenants/directory.js";
 import type { Tenant } from "../../tenants/directory.js";
-import { applyHeldStkCallbacks, applyHeldStkCallbacksSince } from "../callbacks.js";
+import { applyHeldStkCallbacks, applyHeldStkCallbacksSince } from "./stk-callbacks.js";
 import type { MomoCtx } from "../momo-context.js";
-import { certainlyNotActedOn, lastErrorOf, providerUnavailable, replayedError, toProviderError, unknownOutcomeNote } from "../provider-errors.js";
-import { checkTenantAmount, idempotencyKeyOf, keyReusedError, waitWhileInFlight } from "../request-rules.js";
+import { requestOnce, type ProviderRequest } from "../kernel/provider-request.js";
+import { providerUnavailable } from "../provider-errors.js";
+import { checkTenantAmount, idempotencyKeyOf } from "../request-rules.js";
 import type { PaymentStatus, StkPushInput } from "../schemas.js";
 import { promptCallbackUrl } from "./unknown-prompts.js";
 
@@ -59,62 +60,70 @@ export async function stkPush(ctx: MomoCtx, input: StkPushInput): Promise<StkPus
     reference: input.reference ?? defaultReference(ctx.tenant),
     description: input.description ?? DEFAULT_DESCRIPTION,
   };
-  const owner = { tenantId: ctx.tenant.id, userId: ctx.auth.sub };
-  const idempotencyKey = idempotencyKeyOf(ctx);
-  if (idempotencyKey) {
-    const existing = await deps.db.prisma.payment.findUnique({ where: { tenantId_userId_idempotencyKey: { ...owner, idempotencyKey } } });
-    if (existing) return replay(ctx, existing, request);
-  }
-
-  // Counted only for requests that may prompt (a replay does not), before the row is stored.
-  const counted = await countStkPrompt(ctx, { ...owner, phone: request.phone });
-
-  const now = deps.clock.now();
-  let payment: PaymentModel;
-  try {
-    payment = await deps.db.prisma.payment.create({
-      data: {
-        ...owner,
-        ...request,
-        idempotencyKey: idempotencyKey ?? null,
-        nextQueryAt: new Date(now.getTime() + deps.momo.settings.reconcileAfterSeconds * 1000),
-        createdAt: now,
-        updatedAt: now,
-      },
-    });
-  } catch (error) {
-    // Two requests with one key at once: the second answers what the first did.
-    if (idempotencyKey && error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
-      const existing = await deps.db.prisma.payment.findUnique({ where: { tenantId_userId_idempotencyKey: { ...owner, idempotencyKey } } });
-      if (existing) {
-        await counted.refund();
-        return replay(ctx, existing, request);
-      }
-    }
-    throw error;
-  }
-  return sendPrompt(ctx, daraja, payment, callbackUrl);
+  return requestOnce(promptOnce(ctx, daraja, callbackUrl, request), { clock: deps.clock, inFlightSeconds: deps.momo.settings.promptInFlightSeconds });
 }
 
-async function sendPrompt(ctx: MomoCtx, daraja: DarajaClient, payment: PaymentModel, callbackUrl: string): Promise<StkPushAnswer> {
+/** The STK push as a request made at most once: the payment row is the request's record. */
+function promptOnce(ctx: MomoCtx, daraja: DarajaClient, callbackUrl: string, request: PromptRequest): ProviderRequest<PaymentModel, StkPushResponse, StkPushAnswer> {
   const { deps } = ctx;
-  let response;
-  try {
-    response = await daraja.stkPush({
-      phone: payment.phone,
-      amount: payment.amount,
-      accountReference: payment.reference,
-      transactionDesc: payment.description,
-      callbackUrl: promptCallbackUrl(callbackUrl, payment.reference),
-    });
-  } catch (error) {
-    if (error instanceof DarajaError && certainlyNotActedOn(error)) {
-      await markFailed(ctx, payment.id, lastErrorOf(error));
-      throw toProviderError(error);
-    }
-    return unknownOutcome(ctx, payment, error);
-  }
+  const prisma = deps.db.prisma;
+  const owner = { tenantId: ctx.tenant.id, userId: ctx.auth.sub };
+  const idempotencyKey = idempotencyKeyOf(ctx);
+  return {
+    idempotencyKey,
+    findByKey: (key) => prisma.payment.findUnique({ where: { tenantId_userId_idempotencyKey: { ...owner, idempotencyKey: key } } }),
+    // Counted only for requests that may prompt (a replay does not), before the row is stored.
+    count: () => countStkPrompt(ctx, { ...owner, phone: request.phone }),
+    store() {
+      const now = deps.clock.now();
+      return prisma.payment.create({
+        data: {
+          ...owner,
+          ...request,
+          idempotencyKey: idempotencyKey ?? null,
+          nextQueryAt: new Date(now.getTime() + deps.momo.settings.reconcileAfterSeconds * 1000),
+          createdAt: now,
+          updatedAt: now,
+        },
+      });
+    },
+    sameRequest: (row) => row.phone === request.phone && row.amount === request.amount && row.reference === request.reference && row.description === request.description,
+    // Still waiting for Daraja's answer to its push (an unknown outcome has a last_error).
+    inFlight: (row) => row.status === "PENDING" && row.checkoutRequestId === null && row.lastError === null,
+    reload: (row) => prisma.payment.findUniqueOrThrow({ where: { id: row.id } }),
+    refusedOrNeverSent: (row) => row.status === "FAILED" && row.checkoutRequestId === null,
+    storedAnswer: (row) => storedAnswer(ctx, row),
+    call: (payment) =>
+      daraja.stkPush({
+        phone: payment.phone,
+        amount: payment.amount,
+        accountReference: payment.reference,
+        transactionDesc: payment.description,
+        callbackUrl: promptCallbackUrl(callbackUrl, payment.reference),
+      }),
+    accepted: (payment, response) => promptAccepted(ctx, payment, response),
+    async markFailed(payment, lastError) {
+      const now = deps.clock.now();
+      await prisma.payment.updateMany({
+        where: { id: payment.id, status: "PENDING", checkoutRequestId: null },
+        data: { status: "FAILED", lastError, nextQueryAt: null, settledAt: now, updatedAt: now },
+      });
+    },
+    async markUnknown(payment, lastError) {
+      await prisma.payment.updateMany({
+        where: { id: payment.id, status: "PENDING", checkoutRequestId: null },
+        // No CheckoutRequestID to query with: only a callback (or the unknown-prompt window) settles it.
+        data: { lastError, nextQueryAt: null, updatedAt: deps.clock.now() },
+      });
+      deps.logger.warn({ paymentId: payment.id, lastError }, "STK push outcome unknown: the payment stays PENDING until its callback or the unknown-prompt window");
+      // A callback kept while this push was in flight may be this prompt's.
+      await applyHeldStkCallbacksSince(deps, payment.createdAt);
+    },
+  };
+}
 
+async function promptAccepted(ctx: MomoCtx, payment: PaymentModel, response: StkPushResponse): Promise<StkPushAnswer> {
+  const { deps } = ctx;
   const stored = await deps.db.prisma.payment.updateMany({
     where: { id: payment.id, checkoutRequestId: null },
     data: { checkoutRequestId: response.checkoutRequestId, merchantRequestId: response.merchantRequestId, updatedAt: deps.clock.now() },
@@ -134,55 +143,8 @@ async function sendPrompt(ctx: MomoCtx, daraja: DarajaClient, payment: PaymentMo
   };
 }
 
-async function markFailed(ctx: MomoCtx, paymentId: string, lastError: string): Promise<void> {
-  const now = ctx.deps.clock.now();
-  await ctx.deps.db.prisma.payment.updateMany({
-    where: { id: paymentId, status: "PENDING", checkoutRequestId: null },
-    data: { status: "FAILED", lastError, nextQueryAt: null, settledAt: now, updatedAt: now },
-  });
-}
-
-/** The push may have reached Daraja: PENDING without ids, answered 202, settled by its callback or TIMEOUT. */
-async function unknownOutcome(ctx: MomoCtx, payment: PaymentModel, error: unknown): Promise<StkPushAnswer> {
-  const { deps } = ctx;
-  const lastError = unknownOutcomeNote(error);
-  await deps.db.prisma.payment.updateMany({
-    where: { id: payment.id, status: "PENDING", checkoutRequestId: null },
-    // No CheckoutRequestID to query with: only a callback (or the unknown-prompt window) settles it.
-    data: { lastError, nextQueryAt: null, updatedAt: deps.clock.now() },
-  });
-  deps.logger.warn({ paymentId: payment.id, lastError }, "STK push outcome unknown: the payment stays PENDING until its callback or the unknown-prompt window");
-  // A callback kept while this push was in flight may be this prompt's.
-  await applyHeldStkCallbacksSince(deps, payment.createdAt);
-  return replayAnswer(await deps.db.prisma.payment.findUniqueOrThrow({ where: { id: payment.id } }), ctx);
-}
-
-function sameRequest(row: PaymentModel, request: PromptRequest): boolean {
-  return row.phone === request.phone && row.amount === request.amount && row.reference === request.reference && row.description === request.description;
-}
-
-/** Still waiting for Daraja's answer to its push (an unknown outcome has a last_error). */
-function pushInFlight(row: PaymentModel): boolean {
-  return row.status === "PENDING" && row.checkoutRequestId === null && row.lastError === null;
-}
-
-/** A retry with a used Idempotency-Key: the first request's answer (or error), never a second prompt. */
-async function replay(ctx: MomoCtx, existing: PaymentModel, request: PromptRequest): Promise<StkPushAnswer> {
-  if (!sameRequest(existing, request)) throw keyReusedError();
-  const { deps } = ctx;
-  const row = await waitWhileInFlight(existing, {
-    inFlight: pushInFlight,
-    reload: () => deps.db.prisma.payment.findUniqueOrThrow({ where: { id: existing.id } }),
-    clock: deps.clock,
-    inFlightSeconds: deps.momo.settings.promptInFlightSeconds,
-  });
-  // Refused, or never sent: the same error again.
-  if (row.status === "FAILED" && row.checkoutRequestId === null) throw replayedError(row.lastError);
-  return replayAnswer(row, ctx);
-}
-
 /** The stored answer for a payment; without Daraja's ids (outcome unknown) it is a 202. */
-function replayAnswer(row: PaymentModel, ctx: MomoCtx): StkPushAnswer {
+function storedAnswer(ctx: MomoCtx, row: PaymentModel): StkPushAnswer {
   if (row.checkoutRequestId === null) {
     ctx.request.markAccepted();
     return { id: row.id, checkoutRequestId: null, merchantRequestId: null, status: row.status as PaymentStatus };

@@ -9,6 +9,7 @@
  */
 import type { PaymentModel, Prisma } from "@mteja/db";
 import type { StkStatus } from "@mteja/daraja";
+import type { AppliedOutcome } from "../kernel/stored-callback.js";
 import { isTerminalPayment, type Tx } from "../payment-records.js";
 
 /** What Daraja said about a prompt, from a callback or an STK query. */
@@ -24,11 +25,8 @@ export interface StkOutcome {
   transactionDate?: string | undefined;
 }
 
-/** momo_callbacks.outcome (the audit trail of what a callback did). */
-export type CallbackOutcome = "accepted" | "applied" | "duplicate" | "flagged" | "malformed" | "rejected";
-
 export interface SettlementDecision {
-  outcome: Exclude<CallbackOutcome, "malformed" | "rejected">;
+  outcome: AppliedOutcome;
   flagReason?: string;
   /** Columns to write; absent when the payment stays as it is. */
   changes?: Prisma.PaymentUpdateInput;
