@@ -1,6 +1,6 @@
 /**
  * A request to Daraja that must happen at most once: the STK push and the B2C payout
- * (docs/mpesa.md "Idempotency" and "Unknown outcomes").
+ * (docs/mpesa.md "Idempotency-Key" and "Unknown outcomes").
  *
  * The row is stored, under the Idempotency-Key when there is one, before Daraja is called. A retry
  * with a used key replays that row: it waits while the first request is still in flight and never
