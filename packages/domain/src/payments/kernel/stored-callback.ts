@@ -16,6 +16,16 @@ export type AppliedOutcome = Exclude<CallbackOutcome, "malformed" | "rejected">;
 
 export type StoredApplyResult = AppliedOutcome | "held" | "skipped";
 
+/** What a state machine (payment or payout) decides an outcome does to its row. */
+export interface SettlementDecision<Changes> {
+  outcome: AppliedOutcome;
+  flagReason?: string;
+  /** Columns to write; absent when the row stays as it is. */
+  changes?: Changes;
+  /** The row's status changed (a payment's subscribers are told). */
+  statusChanged: boolean;
+}
+
 export interface UnappliedCallback {
   receivedAt: Date;
   accountReference: string | null;
