@@ -107,7 +107,7 @@ export async function createServices(settings: Settings, logger: Logger, overrid
     }
     const limiter = settings.RATE_LIMITS === "on" ? createLimiter({ redis, rules: settings.RATE_LIMIT_RULES, keyPrefix: settings.REDIS_KEY_PREFIX }) : unlimited;
 
-    const mail = createMailRuntime(settings, db, logger, now);
+    const mail = createMailRuntime(settings, db, logger, now, random);
     closers.add("mail outbox worker", () => mail.close());
 
     // The reconciler reads deps when it runs, after they are built below.

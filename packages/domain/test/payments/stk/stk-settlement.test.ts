@@ -1,6 +1,6 @@
 import type { PaymentModel } from "@mteja/db";
 import { describe, expect, it } from "vitest";
-import { decideStkOutcome, type StkOutcome } from "../../src/payments/stk-settlement.js";
+import { decideStkOutcome, type StkOutcome } from "../../../src/payments/stk/stk-settlement.js";
 
 const now = new Date("2026-11-25T08:00:00.000Z");
 

@@ -1,6 +1,6 @@
 import type { PayoutModel } from "@mteja/db";
 import { describe, expect, it } from "vitest";
-import { decidePayoutOutcome, type PayoutOutcome } from "../../src/payments/payout-settlement.js";
+import { decidePayoutOutcome, type PayoutOutcome } from "../../../src/payments/payouts/payout-settlement.js";
 
 const now = new Date("2026-11-25T08:00:00.000Z");
 

@@ -5,13 +5,14 @@
  */
 import { DarajaError, type StkQueryResult } from "@mteja/daraja";
 import type { PaymentModel } from "@mteja/db";
-import type { Deps } from "../context.js";
-import { DomainError } from "../errors.js";
-import { countStkQuery } from "../core/abuse-limits.js";
-import { isAdmin, type MomoCtx } from "./momo-context.js";
-import { isTerminalPayment, lockPaymentById } from "./payment-records.js";
-import { providerUnavailable, toProviderError } from "./provider-errors.js";
-import type { PaymentStatus } from "./schemas.js";
+import type { Deps } from "../../context.js";
+import { DomainError } from "../../errors.js";
+import { countStkQuery } from "./stk-limits.js";
+import { publishPaymentStatus } from "../kernel/status-publisher.js";
+import { isAdmin, type MomoCtx } from "../momo-context.js";
+import { isTerminalPayment, lockPaymentById } from "../payment-records.js";
+import { providerUnavailable, toProviderError } from "../provider-errors.js";
+import type { PaymentStatus } from "../schemas.js";
 import { settleStkPayment, type StkOutcome } from "./stk-settlement.js";
 
 export interface StkQueryAnswer {
@@ -78,9 +79,6 @@ export async function settleFromQuery(deps: Deps, paymentId: string, result: Stk
   if (settlement?.decision.outcome === "flagged") {
     deps.logger.warn({ paymentId, flagReason: settlement.decision.flagReason }, "STK query answer contradicts the stored payment; not applied");
   }
-  if (settlement?.decision.statusChanged) {
-    const p = settlement.payment;
-    deps.momo.events.emit({ paymentId: p.id, tenantId: p.tenantId, checkoutRequestId: p.checkoutRequestId, status: p.status });
-  }
+  if (settlement?.decision.statusChanged) publishPaymentStatus(deps, settlement.payment);
   return settlement?.payment;
 }

@@ -3,11 +3,11 @@
  * checked before a payout is stored (docs/mpesa.md "Payouts per shop").
  */
 import { Prisma, type PayoutModel } from "@mteja/db";
-import { DomainError } from "../errors.js";
-import type { Tenant } from "../tenants/directory.js";
-import type { MomoCtx } from "./momo-context.js";
+import { DomainError } from "../../errors.js";
+import type { Tenant } from "../../tenants/directory.js";
+import type { MomoCtx } from "../momo-context.js";
 import { nairobiDayStart } from "./nairobi-day.js";
-import { providerUnavailable } from "./provider-errors.js";
+import { providerUnavailable } from "../provider-errors.js";
 
 function payoutSettingsOf(tenant: Tenant) {
   return tenant.settings.momo?.b2c ?? {};

@@ -2,10 +2,10 @@
  * Reading payments (an addition to stkpush/stkquery/b2c): GET /api/momo/payments and /api/momo/payments/{checkoutRequestId}.
  * A customer sees their own payments; an admin sees every payment of the tenant.
  */
-import { readKeysetPage } from "./keyset-page.js";
-import { isAdmin, type MomoCtx } from "./momo-context.js";
-import { paymentView } from "./payment-records.js";
-import type { ListPaymentsInput, PaymentView } from "./schemas.js";
+import { readKeysetPage } from "../keyset-page.js";
+import { isAdmin, type MomoCtx } from "../momo-context.js";
+import { paymentView } from "../payment-records.js";
+import type { ListPaymentsInput, PaymentView } from "../schemas.js";
 import { findVisiblePayment } from "./stk-query.js";
 
 /** Newest first, keyset-paginated on (created_at, id). */

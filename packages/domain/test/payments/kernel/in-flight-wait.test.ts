@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { inFlightPollMs, waitWhileInFlight } from "../../src/payments/request-rules.js";
-import { fakeClock } from "../support/fake-ports.js";
+import { inFlightPollMs, waitWhileInFlight } from "../../../src/payments/kernel/in-flight-wait.js";
+import { fakeClock } from "../../support/fake-ports.js";
 
 interface Row {
   createdAt: Date;

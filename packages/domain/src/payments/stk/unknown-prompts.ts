@@ -11,7 +11,7 @@
  */
 import type { PaymentModel } from "@mteja/db";
 import type { StkCallback } from "@mteja/daraja";
-import type { Tx } from "./payment-records.js";
+import type { Tx } from "../payment-records.js";
 
 export const REFERENCE_PARAMETER = "ref";
 

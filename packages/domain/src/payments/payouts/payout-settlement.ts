@@ -9,8 +9,8 @@
  * money may have moved, and only Daraja's own answer settles it.
  */
 import type { PayoutModel, Prisma } from "@mteja/db";
-import type { Tx } from "./payment-records.js";
-import type { SettlementDecision } from "./stk-settlement.js";
+import type { Tx } from "../payment-records.js";
+import type { SettlementDecision } from "../kernel/stored-callback.js";
 
 export interface PayoutOutcome {
   source: "result" | "timeout" | "status";
@@ -23,7 +23,7 @@ export interface PayoutOutcome {
   receiverName?: string | undefined;
 }
 
-export type PayoutDecision = Omit<SettlementDecision, "changes"> & { changes?: Prisma.PayoutUpdateInput };
+export type PayoutDecision = SettlementDecision<Prisma.PayoutUpdateInput>;
 
 export function decidePayoutOutcome(payout: PayoutModel, outcome: PayoutOutcome, now: Date): PayoutDecision {
   // Whatever the payout's status: never applied.

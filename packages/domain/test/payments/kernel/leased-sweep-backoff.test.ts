@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { backoffSeconds, defaultReconcileOptions } from "../../src/payments/reconciliation.js";
+import { backoffSeconds, defaultReconcileOptions } from "../../../src/payments/kernel/leased-sweep.js";
 
 describe("the reconciler's query backoff", () => {
   const policy = { baseBackoffSeconds: 10, maxBackoffSeconds: 300 };

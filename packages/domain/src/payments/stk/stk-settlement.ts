@@ -9,7 +9,8 @@
  */
 import type { PaymentModel, Prisma } from "@mteja/db";
 import type { StkStatus } from "@mteja/daraja";
-import { isTerminalPayment, type Tx } from "./payment-records.js";
+import type { SettlementDecision } from "../kernel/stored-callback.js";
+import { isTerminalPayment, type Tx } from "../payment-records.js";
 
 /** What Daraja said about a prompt, from a callback or an STK query. */
 export interface StkOutcome {
@@ -24,24 +25,14 @@ export interface StkOutcome {
   transactionDate?: string | undefined;
 }
 
-/** momo_callbacks.outcome (the audit trail of what a callback did). */
-export type CallbackOutcome = "accepted" | "applied" | "duplicate" | "flagged" | "malformed" | "rejected";
-
-export interface SettlementDecision {
-  outcome: Exclude<CallbackOutcome, "malformed" | "rejected">;
-  flagReason?: string;
-  /** Columns to write; absent when the payment stays as it is. */
-  changes?: Prisma.PaymentUpdateInput;
-  /** The payment's status changed (subscribers are told). */
-  statusChanged: boolean;
-}
+export type PaymentDecision = SettlementDecision<Prisma.PaymentUpdateInput>;
 
 function describeCode(outcome: StkOutcome): string {
   return `ResultCode ${outcome.resultCode ?? "(none)"}${outcome.resultDesc ? ` (${outcome.resultDesc})` : ""}`;
 }
 
 /** The pure rule: what an outcome does to a payment. The receipt's uniqueness is checked by the caller. */
-export function decideStkOutcome(payment: PaymentModel, outcome: StkOutcome, now: Date): SettlementDecision {
+export function decideStkOutcome(payment: PaymentModel, outcome: StkOutcome, now: Date): PaymentDecision {
   const settled = outcome.status === "SUCCESS" || outcome.status === "CANCELLED" || outcome.status === "FAILED" || outcome.status === "TIMEOUT";
 
   // Whatever the payment's status (a success after a query-settled success too): never applied.
@@ -114,7 +105,7 @@ function receiptColumns(outcome: StkOutcome): Prisma.PaymentUpdateInput {
 }
 
 export interface Settlement {
-  decision: SettlementDecision;
+  decision: PaymentDecision;
   payment: PaymentModel;
 }
 

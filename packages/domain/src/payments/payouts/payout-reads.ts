@@ -3,11 +3,11 @@
  * /api/momo/payouts/{originatorConversationId}. An admin sees every payout of their tenant, nothing of another's.
  */
 import type { PayoutModel } from "@mteja/db";
-import { DomainError } from "../errors.js";
-import { readKeysetPage } from "./keyset-page.js";
-import type { MomoCtx } from "./momo-context.js";
-import { payoutStatus } from "./payment-records.js";
-import type { ListPayoutsInput, PayoutView } from "./schemas.js";
+import { DomainError } from "../../errors.js";
+import { readKeysetPage } from "../keyset-page.js";
+import type { MomoCtx } from "../momo-context.js";
+import { payoutStatus } from "../payment-records.js";
+import type { ListPayoutsInput, PayoutView } from "../schemas.js";
 
 export function payoutView(row: PayoutModel): PayoutView {
   return {
