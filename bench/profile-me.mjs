@@ -1,19 +1,17 @@
 #!/usr/bin/env node
 // Where does a /me request spend its time? Starts one target in this process (Mteja over REST or tRPC,
-// or the hand-written route), warms it up, then loads it from a separate autocannon process (pinned to
-// another core when `taskset` exists) and records, over the measured phase only:
+// or the hand-written route) pinned to one core, warms it up, then loads it from a separate autocannon
+// process on the other core (when `taskset` exists) and records, over the measured phase only:
 // - a V8 CPU profile of this process (bench/results/me-<target>-<time>.cpuprofile; summarise it with
 //   `node bench/profile-summary.mjs <file>`),
 // - the event-loop delay histogram (perf_hooks.monitorEventLoopDelay) and every GC pause, which
 //   explain the p99: a long pause delays every request waiting behind it.
 //
-//   taskset -c 0 node bench/profile-me.mjs [--target rest|trpc|baseline] [--seconds 10] [--connections 50] [--rate <req/s>] [--no-profile]
-import { spawn, spawnSync } from "node:child_process";
+//   node bench/profile-me.mjs [--target rest|trpc|baseline] [--seconds 10] [--connections 50] [--rate <req/s>] [--no-profile]
 import { mkdirSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
-import { createRequire } from "node:module";
 import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
-import { mePaths, startBaseline, startMteja } from "./targets.mjs";
+import { load as loadFrom, mePaths, pinServerCore, startBaseline, startMteja } from "./targets.mjs";
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -35,22 +33,9 @@ const url = `${(baseline ?? mteja).base}${mePaths[target]}`;
 const check = await fetch(url, { headers: mteja.headers });
 if (check.status !== 200) throw new Error(`${url} answered ${check.status}: ${await check.text()}`);
 
-const autocannonBin = createRequire(import.meta.url).resolve("autocannon/autocannon.js");
-const hasTaskset = spawnSync("taskset", ["-V"]).status === 0;
-const otherCore = (process.env.LOAD_CORE ?? "1").toString();
+const load = (duration) => loadFrom(url, mteja.headers, { connections, seconds: duration, rate });
 
-function load(duration) {
-  const command = [process.execPath, autocannonBin, "--json", "-c", String(connections), "-d", String(duration), ...(rate ? ["-R", rate] : []), "-H", `authorization=${mteja.headers.authorization}`, "-H", "x-tenant-id=default", url];
-  const [file, ...rest] = hasTaskset ? ["taskset", "-c", otherCore, ...command] : command;
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, rest, { stdio: ["ignore", "pipe", "ignore"] });
-    let out = "";
-    child.stdout.on("data", (chunk) => (out += chunk));
-    child.on("error", reject);
-    child.on("exit", () => resolve(JSON.parse(out)));
-  });
-}
-
+pinServerCore();
 await load(3); // warm-up: JIT, pools, caches
 
 const delay = monitorEventLoopDelay({ resolution: 1 });

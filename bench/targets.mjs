@@ -1,12 +1,15 @@
 // What the /me benchmarks load: Mteja on a scratch PostgreSQL database (production settings, limits
 // off, silent logs) with one registered user, and the hand-written route doing the same work by hand
 // (verify the same ES256 JWT with a KeyObject, read the same row with the same SQL through `pg`, send
-// the same body). Shared by me.mjs (throughput ratio) and profile-me.mjs (CPU profile of one target).
+// the same body), and the load generator: autocannon in a process of its own. Shared by me.mjs
+// (throughput ratios) and profile-me.mjs (CPU profile of one target).
 import { buildServer, createServices, readSettings } from "@mteja/api";
 import { createScratchDatabase, openDatabase } from "@mteja/db";
 import Fastify from "fastify";
 import jwt from "jsonwebtoken";
+import { spawn, spawnSync } from "node:child_process";
 import { createPublicKey, randomBytes } from "node:crypto";
+import { createRequire } from "node:module";
 import pg from "pg";
 
 export const adminUrl = process.env.MTEJA_BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -88,4 +91,29 @@ export async function startBaseline(mteja) {
       await pool.end();
     },
   };
+}
+
+const autocannonBin = createRequire(import.meta.url).resolve("autocannon/autocannon.js");
+const hasTaskset = spawnSync("taskset", ["-V"]).status === 0;
+
+/**
+ * Pins this process (the servers) to one core, so the load generator gets the other; a no-op where
+ * `taskset` does not exist. LOAD_CORE / SERVER_CORE pick the cores (default 1 and 0).
+ */
+export function pinServerCore() {
+  if (hasTaskset) spawnSync("taskset", ["-a", "-cp", process.env.SERVER_CORE ?? "0", String(process.pid)], { stdio: "ignore" });
+}
+
+/** Loads `url` from a separate autocannon process (on LOAD_CORE when `taskset` exists); its JSON result. */
+export function load(url, headers, { connections, seconds, rate }) {
+  const headerArgs = Object.entries(headers).flatMap(([name, value]) => ["-H", `${name}=${value}`]);
+  const command = [process.execPath, autocannonBin, "--json", "-c", String(connections), "-d", String(seconds), ...(rate ? ["-R", String(rate)] : []), ...headerArgs, url];
+  const [file, ...rest] = hasTaskset ? ["taskset", "-c", process.env.LOAD_CORE ?? "1", ...command] : command;
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, rest, { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    child.stdout.on("data", (chunk) => (out += chunk));
+    child.on("error", reject);
+    child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`autocannon exited with ${code}`))));
+  });
 }
