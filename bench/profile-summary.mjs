@@ -95,35 +95,32 @@ print("self time by package", byPackage, 30);
 print("self time by function", selfByFn);
 print("inclusive time by function", inclusiveByFn, top * 2);
 
-if (focus) {
-  // What the focused function spends its time on: inclusive time of its direct callees.
-  const callees = new Map();
-  let focusTotal = 0;
+/**
+ * Busy time of the samples whose stack holds `name`, keyed by the frame next to its outermost frame:
+ * the callee (what it spends its time on) or the caller (who calls it).
+ */
+function around(name, side) {
+  const keyed = new Map();
+  let inside = 0;
   for (const [id, t] of selfTime) {
     if (idleIds.has(id)) continue;
-    const chain = [];
+    const chain = []; // leaf first
     for (let at = id; at !== undefined; at = parent.get(at)) chain.push(at);
-    const i = chain.findLastIndex((at) => nodes.get(at).callFrame.functionName === focus);
+    const i = chain.findLastIndex((at) => nodes.get(at).callFrame.functionName === name);
     if (i === -1) continue;
-    focusTotal += t;
-    const key = i === 0 ? "(self)" : label(nodes.get(chain[i - 1]));
-    callees.set(key, (callees.get(key) ?? 0) + t);
+    inside += t;
+    const next = side === "callee" ? chain[i - 1] : chain[i + 1];
+    const key = next === undefined ? (side === "callee" ? "(self)" : "(root)") : label(nodes.get(next));
+    keyed.set(key, (keyed.get(key) ?? 0) + t);
   }
-  print(`under ${focus} (${pct(focusTotal).trim()} of busy)`, callees, top);
+  return { keyed, inside };
 }
 
+if (focus) {
+  const { keyed, inside } = around(focus, "callee");
+  print(`under ${focus} (${pct(inside).trim()} of busy)`, keyed, top);
+}
 if (callersOf) {
-  const callers = new Map();
-  let calledTotal = 0;
-  for (const [id, t] of selfTime) {
-    if (idleIds.has(id)) continue;
-    const chain = [];
-    for (let at = id; at !== undefined; at = parent.get(at)) chain.push(at);
-    const i = chain.findLastIndex((at) => nodes.get(at).callFrame.functionName === callersOf);
-    if (i === -1) continue;
-    calledTotal += t;
-    const key = i + 1 < chain.length ? label(nodes.get(chain[i + 1])) : "(root)";
-    callers.set(key, (callers.get(key) ?? 0) + t);
-  }
-  print(`callers of ${callersOf} (${pct(calledTotal).trim()} of busy)`, callers, top);
+  const { keyed, inside } = around(callersOf, "caller");
+  print(`callers of ${callersOf} (${pct(inside).trim()} of busy)`, keyed, top);
 }

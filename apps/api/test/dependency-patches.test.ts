@@ -9,12 +9,12 @@ import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { createOpenApiNodeHttpHandler, type OpenApiMeta } from "trpc-to-openapi";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { RestRequest, RestResponse } from "../src/http/rest/node-pair.js";
 
 describe("patched dependencies", () => {
-  it("trpc-to-openapi makes a request's AbortSignal only when it is read (no WHATWG Request per call)", async () => {
+  it("trpc-to-openapi makes a request's AbortSignal only when it is read (no WHATWG Request per call) and calls the procedure without a caller per request", async () => {
     const t = initTRPC.context<{ info: unknown }>().meta<OpenApiMeta>().create();
     const router = t.router({
       ping: t.procedure
@@ -23,6 +23,7 @@ describe("patched dependencies", () => {
         .output(z.object({ pong: z.boolean() }))
         .query(() => ({ pong: true })),
     });
+    const createCaller = vi.spyOn(router, "createCaller");
     let info: { signal?: AbortSignal } | undefined;
     const handle = createOpenApiNodeHttpHandler({
       router,
@@ -41,6 +42,7 @@ describe("patched dependencies", () => {
     expect(res.json()).toEqual({ pong: true });
     expect(typeof Object.getOwnPropertyDescriptor(info, "signal")?.get).toBe("function");
     expect(info?.signal).toBeInstanceOf(AbortSignal);
+    expect(createCaller).not.toHaveBeenCalled();
   });
 
   it("@trpc/server copies spread objects with Object.assign instead of a defineProperty per key", () => {

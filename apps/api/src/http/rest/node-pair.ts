@@ -8,12 +8,39 @@
  * one shape for all requests and nothing is allocated but the two views.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
+import type { EventEmitter } from "node:events";
 
 type Listener = (...args: unknown[]) => void;
 
+/** The events of the view are those of the raw Node object underneath. */
+abstract class RawEvents {
+  constructor(protected readonly raw: EventEmitter) {}
+  once(event: string, listener: Listener): this {
+    this.raw.once(event, listener);
+    return this;
+  }
+  on(event: string, listener: Listener): this {
+    this.raw.on(event, listener);
+    return this;
+  }
+  off(event: string, listener: Listener): this {
+    this.raw.off(event, listener);
+    return this;
+  }
+  removeListener(event: string, listener: Listener): this {
+    this.raw.removeListener(event, listener);
+    return this;
+  }
+  emit(event: string, ...args: unknown[]): boolean {
+    return this.raw.emit(event, ...args);
+  }
+}
+
 /** What the handler reads of a request (method, url, headers, body, query, socket, abort events). */
-export class RestRequest {
-  constructor(readonly fastify: FastifyRequest) {}
+export class RestRequest extends RawEvents {
+  constructor(readonly fastify: FastifyRequest) {
+    super(fastify.raw);
+  }
   get method(): string {
     return this.fastify.method;
   }
@@ -41,26 +68,16 @@ export class RestRequest {
   get readableEnded(): boolean {
     return this.fastify.raw.readableEnded;
   }
-  once(event: string, listener: Listener): this {
-    this.fastify.raw.once(event, listener);
-    return this;
-  }
-  on(event: string, listener: Listener): this {
-    this.fastify.raw.on(event, listener);
-    return this;
-  }
-  off(event: string, listener: Listener): this {
-    this.fastify.raw.off(event, listener);
-    return this;
-  }
   destroy(error?: Error): void {
     this.fastify.raw.destroy(error);
   }
 }
 
 /** What the handler does to a response: status, headers, one JSON body; plus the events of the raw one. */
-export class RestResponse {
-  constructor(readonly reply: FastifyReply) {}
+export class RestResponse extends RawEvents {
+  constructor(readonly reply: FastifyReply) {
+    super(reply.raw);
+  }
   get statusCode(): number {
     return this.reply.raw.statusCode;
   }
@@ -81,24 +98,5 @@ export class RestResponse {
   }
   get socket(): FastifyReply["raw"]["socket"] {
     return this.reply.raw.socket;
-  }
-  once(event: string, listener: Listener): this {
-    this.reply.raw.once(event, listener);
-    return this;
-  }
-  on(event: string, listener: Listener): this {
-    this.reply.raw.on(event, listener);
-    return this;
-  }
-  off(event: string, listener: Listener): this {
-    this.reply.raw.off(event, listener);
-    return this;
-  }
-  removeListener(event: string, listener: Listener): this {
-    this.reply.raw.removeListener(event, listener);
-    return this;
-  }
-  emit(event: string, ...args: unknown[]): boolean {
-    return this.reply.raw.emit(event, ...args);
   }
 }
