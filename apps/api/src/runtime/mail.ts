@@ -28,7 +28,7 @@ export function createMailRuntime(settings: Settings, db: Database, logger: Logg
     now,
   });
   // Outside production the bodies stay, so the dev outbox (GET /dev/outbox) can show the links.
-  const store = createMailOutboxStore(db.prisma, { isKind: isMailKind, scrubBodiesOnSend: production });
+  const store = createMailOutboxStore(db.unscoped, { isKind: isMailKind, scrubBodiesOnSend: production });
   const worker = createOutboxWorker({ store, transport, logger, now });
   worker.start();
   return {

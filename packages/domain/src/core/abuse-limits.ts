@@ -46,6 +46,12 @@ export function accountKey(tenantId: string, email: string): string {
 }
 
 export interface SignInAttempt {
+  /**
+   * Runs the check (a password or code verification) and answers its result. A check that cannot be
+   * made (the hashing was shed under load, or failed) is no failure: its points come back and the
+   * error goes on to the caller, so a login storm cannot lock the accounts it slows down.
+   */
+  check<T>(verify: () => Promise<T>): Promise<T>;
   /** The password (or code) was right but a second factor is still due: this attempt is not a failure. */
   stepPassed(): Promise<void>;
   /** Fully authenticated: the account's failures are forgotten and this attempt is not a failure. */
@@ -84,10 +90,17 @@ export async function beginSignInAttempt(
     ]);
     throw rateLimitedError(Math.max(perAccount.allowed ? 0 : perAccount.retryAfter, perIp.allowed ? 0 : perIp.retryAfter));
   }
+  const refundBoth = () => Promise.all([limiter.refund("login_failures_per_account", key), refundIp()]).then(() => undefined);
   return {
-    async stepPassed() {
-      await Promise.all([limiter.refund("login_failures_per_account", key), refundIp()]);
+    async check(verify) {
+      try {
+        return await verify();
+      } catch (error) {
+        await refundBoth();
+        throw error;
+      }
     },
+    stepPassed: refundBoth,
     async succeeded() {
       await Promise.all([limiter.reset("login_failures_per_account", key), refundIp()]);
     },
