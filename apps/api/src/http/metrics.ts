@@ -164,7 +164,7 @@ export function installMetrics(app: FastifyInstance, options: MetricsRoutesOptio
 
   app.addHook("onResponse", async (request, reply) => {
     const route = routes.get(request) ?? request.routeOptions.url ?? "(unmatched)";
-    // The raw status: trpc-to-openapi redefines reply.statusCode on the REST mount.
+    // The status the response went out with (the raw one).
     const status = reply.raw.statusCode;
     const labels = { method: request.method, route: status === 404 && route === options.restMountPattern ? "(unmatched)" : route, status: String(status) };
     instruments.requests.inc(labels);

@@ -7,15 +7,19 @@
  * - a body-less POST (logout, refresh) often comes without a content type; it is read as empty JSON.
  * - it reads DELETE input from the query string only; a JSON body on DELETE (otp/disable's password)
  *   is merged into the input so secrets never need to travel in URLs.
- * - its route handler resolves before the reply is written, so an asynchronous onSend hook would make
- *   Fastify send a second (empty) reply; the handler is wrapped to return the reply it used.
+ * - its Fastify adapter reshapes Fastify's request and reply on every request and aborts a signal after
+ *   every answer (node-pair.ts); the mount below hands the library's Node handler thin views instead,
+ *   and returns the reply it used (the handler resolves before the reply is written, so an
+ *   asynchronous onSend hook would otherwise make Fastify send a second, empty reply).
  */
 import type { Deps } from "@mteja/domain";
 import type { AnyRouter } from "@trpc/server";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import { fastifyTRPCOpenApiPlugin } from "trpc-to-openapi";
+import { createOpenApiNodeHttpHandler } from "trpc-to-openapi";
 import { createRequestContext } from "../context.js";
 import { createResponseMeta } from "../response-meta.js";
+import { RestRequest, RestResponse } from "./node-pair.js";
+import { restMountPattern } from "./route-label.js";
 
 export interface RestOptions {
   router: AnyRouter;
@@ -26,14 +30,6 @@ export interface RestOptions {
 const bodyMethods = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
 export const restPlugin: FastifyPluginAsync<RestOptions> = async (app, opts) => {
-  app.addHook("onRoute", (route) => {
-    const handler = route.handler;
-    route.handler = async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-      await (handler as (this: unknown, request: FastifyRequest, reply: FastifyReply) => unknown).call(this, request, reply);
-      return reply;
-    } as typeof route.handler;
-  });
-
   app.addHook("onRequest", async (request) => {
     // Body-less POSTs (logout, refresh) often come without a content type; treat them as an empty JSON body.
     if (bodyMethods.has(request.method) && !request.headers["content-type"] && !Number(request.headers["content-length"] ?? 0)) {
@@ -58,11 +54,19 @@ export const restPlugin: FastifyPluginAsync<RestOptions> = async (app, opts) => 
     }
   });
 
-  await app.register(fastifyTRPCOpenApiPlugin, {
-    basePath: "/",
+  const handle = createOpenApiNodeHttpHandler({
     router: opts.router,
-    createContext: ({ req, res }: { req: FastifyRequest; res: FastifyReply }) => createRequestContext(opts.deps, req, res),
+    createContext: ({ req, res }: { req: RestRequest; res: RestResponse }) => createRequestContext(opts.deps, req.fastify, res.reply),
     responseMeta: createResponseMeta(opts.router),
     onError: ({ error, path }: { error: unknown; path?: string }) => opts.onError(error, path),
-  } as never);
+  } as never) as unknown as (req: RestRequest, res: RestResponse) => Promise<void>;
+
+  app.route({
+    method: ["GET", "POST", "PATCH", "PUT", "DELETE"],
+    url: restMountPattern,
+    handler: async (request: FastifyRequest, reply: FastifyReply) => {
+      await handle(new RestRequest(request), new RestResponse(reply));
+      return reply;
+    },
+  });
 };
