@@ -8,24 +8,25 @@
 import { PrismaClient } from "./generated/prisma/client.js";
 
 /** Models with a `tenant_id` column of their own. */
-const tenantOwned = new Set(["User", "Session", "OneTimeToken", "MailOutbox", "Address", "Payment", "Payout", "ApiKey"]);
+const tenantOwned = new Set(["User", "Session", "OneTimeToken", "MailOutbox", "Address", "Payment", "Payout", "ApiKey", "PaymentIntent"]);
 
 /** Models without `tenant_id`, scoped through the relation to their tenant-owned parent. */
 const scopedThroughParent: Record<string, string> = { RefreshToken: "session", RecoveryCode: "user" };
 
 /** Every relation field, per model: the scoped client refuses nested writes through them. */
 const relationFields: Record<string, readonly string[]> = {
-  Tenant: ["users", "sessions", "addresses", "payments", "payouts", "apiKeys"],
+  Tenant: ["users", "sessions", "addresses", "payments", "payouts", "apiKeys", "paymentIntents"],
   User: ["tenant", "sessions", "oneTimeTokens", "recoveryCodes", "addresses", "payments", "payouts"],
   Session: ["tenant", "user", "refreshTokens"],
   RefreshToken: ["session"],
   OneTimeToken: ["user"],
   RecoveryCode: ["user"],
   Address: ["tenant", "user"],
-  Payment: ["tenant", "user"],
+  Payment: ["tenant", "user", "intent"],
   Payout: ["tenant", "user"],
   MailOutbox: [],
   ApiKey: ["tenant"],
+  PaymentIntent: ["tenant", "payments"],
 };
 
 /**
