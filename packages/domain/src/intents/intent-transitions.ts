@@ -1,0 +1,71 @@
+/**
+ * The payment intent state machine (docs/payment-intents.md#statuses), a pure rule beside the
+ * payment's (payments/stk/stk-settlement.ts):
+ *
+ *   requires_payment → processing        a prompt was sent for it
+ *   processing       → succeeded         its payment succeeded
+ *   processing       → requires_payment  its prompt failed, was cancelled or timed out: it can be paid again
+ *   requires_payment → cancelled         the shop cancelled it
+ *   requires_payment → expired           expires_at passed (never while processing)
+ *
+ * succeeded, cancelled and expired never change. The database applies each step as a conditional
+ * update whose `WHERE status IN (...)` is `statusesAllowing(event)`, so a terminal intent cannot change
+ * there either.
+ */
+
+export const intentStatuses = ["requires_payment", "processing", "succeeded", "cancelled", "expired"] as const;
+export type IntentStatus = (typeof intentStatuses)[number];
+
+export type IntentEvent = "prompt_started" | "payment_succeeded" | "prompt_ended" | "cancel" | "expire";
+
+/** A payment's settled status, as the payment state machine names it. */
+export type SettledPaymentStatus = "SUCCESS" | "CANCELLED" | "FAILED" | "TIMEOUT";
+
+const transitions: Record<IntentStatus, Partial<Record<IntentEvent, IntentStatus>>> = {
+  // A success while requires_payment cannot come from a prompt (one is pending while processing), but
+  // money that arrived for an open intent pays it.
+  requires_payment: { prompt_started: "processing", payment_succeeded: "succeeded", cancel: "cancelled", expire: "expired" },
+  processing: { payment_succeeded: "succeeded", prompt_ended: "requires_payment" },
+  succeeded: {},
+  cancelled: {},
+  expired: {},
+};
+
+export function isIntentStatus(value: string): value is IntentStatus {
+  return (intentStatuses as readonly string[]).includes(value);
+}
+
+export function isTerminalIntent(status: IntentStatus): boolean {
+  return status === "succeeded" || status === "cancelled" || status === "expired";
+}
+
+/** The status an event takes the intent to; undefined when the event does not apply in this status. */
+export function nextIntentStatus(status: IntentStatus, event: IntentEvent): IntentStatus | undefined {
+  return transitions[status][event];
+}
+
+/** The statuses from which `event` moves an intent: the `WHERE status IN (...)` of its update. */
+export function statusesAllowing(event: IntentEvent): IntentStatus[] {
+  return intentStatuses.filter((status) => transitions[status][event] !== undefined);
+}
+
+/** What a payment settling does to its intent, and whether the payment is a duplicate that does not count. */
+export interface IntentSettlement {
+  event: IntentEvent;
+  next: IntentStatus | undefined;
+  /** A success that finds the intent already paid (or closed): stored, never applied to the intent. */
+  duplicate: boolean;
+}
+
+export function settleIntentWithPayment(status: IntentStatus, payment: SettledPaymentStatus): IntentSettlement {
+  if (payment === "SUCCESS") {
+    const next = nextIntentStatus(status, "payment_succeeded");
+    return { event: "payment_succeeded", next, duplicate: next === undefined };
+  }
+  return { event: "prompt_ended", next: nextIntentStatus(status, "prompt_ended"), duplicate: false };
+}
+
+/** An intent still waiting for payment past its expires_at reads as (and becomes) expired. */
+export function isDueToExpire(intent: { status: IntentStatus; expiresAt: Date }, now: Date): boolean {
+  return intent.status === "requires_payment" && intent.expiresAt.getTime() <= now.getTime();
+}

@@ -1,0 +1,67 @@
+/** The payment intent state machine (src/intents/intent-transitions.ts). */
+import { describe, expect, it } from "vitest";
+import {
+  intentStatuses,
+  isDueToExpire,
+  nextIntentStatus,
+  settleIntentWithPayment,
+  statusesAllowing,
+  type IntentEvent,
+} from "../../src/intents/intent-transitions.js";
+
+const events: IntentEvent[] = ["prompt_started", "payment_succeeded", "prompt_ended", "cancel", "expire"];
+
+describe("payment intent transitions", () => {
+  it("takes an intent through a failed prompt, a second prompt and its success", () => {
+    expect(nextIntentStatus("requires_payment", "prompt_started")).toBe("processing");
+    expect(nextIntentStatus("processing", "prompt_ended")).toBe("requires_payment");
+    expect(nextIntentStatus("requires_payment", "prompt_started")).toBe("processing");
+    expect(nextIntentStatus("processing", "payment_succeeded")).toBe("succeeded");
+  });
+
+  it("never changes a succeeded, cancelled or expired intent", () => {
+    for (const status of ["succeeded", "cancelled", "expired"] as const) {
+      for (const event of events) expect(nextIntentStatus(status, event)).toBeUndefined();
+    }
+  });
+
+  it("cancels and expires only an intent that requires payment (never one that is processing)", () => {
+    expect(nextIntentStatus("requires_payment", "cancel")).toBe("cancelled");
+    expect(nextIntentStatus("requires_payment", "expire")).toBe("expired");
+    expect(nextIntentStatus("processing", "cancel")).toBeUndefined();
+    expect(nextIntentStatus("processing", "expire")).toBeUndefined();
+    expect(nextIntentStatus("processing", "prompt_started")).toBeUndefined();
+  });
+
+  it("derives each update's WHERE status IN (...) from the same table", () => {
+    expect(statusesAllowing("prompt_started")).toEqual(["requires_payment"]);
+    expect(statusesAllowing("payment_succeeded")).toEqual(["requires_payment", "processing"]);
+    expect(statusesAllowing("prompt_ended")).toEqual(["processing"]);
+    expect(statusesAllowing("cancel")).toEqual(["requires_payment"]);
+    expect(statusesAllowing("expire")).toEqual(["requires_payment"]);
+    for (const event of events) {
+      for (const status of intentStatuses) expect(statusesAllowing(event).includes(status)).toBe(nextIntentStatus(status, event) !== undefined);
+    }
+  });
+
+  it("marks a success that finds the intent already paid or closed as a duplicate and leaves the intent", () => {
+    expect(settleIntentWithPayment("processing", "SUCCESS")).toEqual({ event: "payment_succeeded", next: "succeeded", duplicate: false });
+    for (const status of ["succeeded", "cancelled", "expired"] as const) {
+      expect(settleIntentWithPayment(status, "SUCCESS")).toEqual({ event: "payment_succeeded", next: undefined, duplicate: true });
+    }
+  });
+
+  it("returns a processing intent to requires_payment when its prompt fails, is cancelled or times out", () => {
+    for (const payment of ["FAILED", "CANCELLED", "TIMEOUT"] as const) {
+      expect(settleIntentWithPayment("processing", payment)).toEqual({ event: "prompt_ended", next: "requires_payment", duplicate: false });
+      expect(settleIntentWithPayment("succeeded", payment)).toEqual({ event: "prompt_ended", next: undefined, duplicate: false });
+    }
+  });
+
+  it("is due to expire only while it requires payment, from expires_at on", () => {
+    const expiresAt = new Date("2026-11-25T12:00:00.000Z");
+    expect(isDueToExpire({ status: "requires_payment", expiresAt }, new Date("2026-11-25T11:59:59.999Z"))).toBe(false);
+    expect(isDueToExpire({ status: "requires_payment", expiresAt }, expiresAt)).toBe(true);
+    expect(isDueToExpire({ status: "processing", expiresAt }, new Date("2026-11-26T00:00:00.000Z"))).toBe(false);
+  });
+});
