@@ -1,6 +1,7 @@
 import { addressesRouter } from "./addresses/router.js";
 import { apiKeysRouter } from "./api-keys/router.js";
 import { authRouter } from "./auth/router.js";
+import { intentsRouter } from "./intents/router.js";
 import { otpRouter } from "./otp/router.js";
 import { paymentsRouter } from "./payments/router.js";
 import { profileRouter } from "./profile/router.js";
@@ -16,6 +17,7 @@ export const appRouter = createTRPCRouter({
   addresses: addressesRouter,
   payments: paymentsRouter,
   apiKeys: apiKeysRouter,
+  paymentIntents: intentsRouter,
 });
 
 export type AppRouter = typeof appRouter;

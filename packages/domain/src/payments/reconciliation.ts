@@ -8,7 +8,8 @@
  *     service stopped while waiting for Daraja) and that no callback matched within
  *     MOMO_UNKNOWN_PROMPT_WINDOW_SECONDS: TIMEOUT, never FAILED-and-resent;
  *  3. STK-queries due PENDING payments and settles them from the answer (apply-once path);
- *  4. sends a Transaction Status query for due PENDING/UNKNOWN payouts (the result callback settles them).
+ *  4. sends a Transaction Status query for due PENDING/UNKNOWN payouts (the result callback settles them);
+ *  5. expires payment intents still waiting for payment past expires_at (intents/intent-expiry-sweep.ts).
  *
  * Steps 1-3 are stk/stk-reconciliation.ts, step 4 payouts/payout-reconciliation.ts; the claiming,
  * leasing, backoff and pacing they share are kernel/leased-sweep.ts.
@@ -23,6 +24,7 @@ import type { DarajaClient } from "@mteja/daraja";
 import type { Deps } from "../context.js";
 import { toTenant, type Tenant } from "../tenants/directory.js";
 import { defaultReconcileOptions, type ReconcileOptions, type ReconcileReport, type SweepRun } from "./kernel/leased-sweep.js";
+import { sweepExpiredIntents } from "../intents/intent-expiry-sweep.js";
 import { queryDuePayouts } from "./payouts/payout-reconciliation.js";
 import { queryDuePayments, sweepHeldCallbacks, timeOutPromptsWithoutId } from "./stk/stk-reconciliation.js";
 
@@ -75,6 +77,7 @@ export function createReconciler(getDeps: () => Deps, overrides: Partial<Reconci
       await timeOutPromptsWithoutId(run);
       await queryDuePayments(run);
       await queryDuePayouts(run);
+      await sweepExpiredIntents(run); // payment intents past expires_at
       return report;
     },
   };

@@ -15,6 +15,7 @@ import {
 import { z } from "zod";
 import { envelope } from "../core/envelope.js";
 import { kenyanPhoneField, oneLineString, uncoerced } from "../core/fields.js";
+import { intentIdField } from "../intents/intent-id.js";
 
 export const paymentStatuses = ["PENDING", "SUCCESS", "CANCELLED", "FAILED", "TIMEOUT"] as const;
 export type PaymentStatus = (typeof paymentStatuses)[number];
@@ -25,7 +26,7 @@ export const b2cCommandIds = ["BusinessPayment", "SalaryPayment", "PromotionPaym
 export const paymentStatusField = z.enum(paymentStatuses);
 
 /** Whole shillings, strictly a JSON number (`uncoerced`: "100" or true never pass as an amount). */
-function wholeShillings(min: number, max: number) {
+export function wholeShillings(min: number, max: number) {
   return uncoerced(
     z
       .number({ error: "amount must be a whole number of shillings" })
@@ -52,13 +53,24 @@ export const checkoutRequestIdField = oneLineString({ error: "checkoutRequestId 
 
 export const stkPushInput = z.object({
   phone: kenyanPhoneField,
-  amount: wholeShillings(STK_AMOUNT_MIN, STK_AMOUNT_MAX),
+  // Optional only with intent_id (the intent fixes it): see the refinement below.
+  amount: wholeShillings(STK_AMOUNT_MIN, STK_AMOUNT_MAX)
+    .optional()
+    .describe("Whole shillings; required unless intent_id is sent (then it may be left out, and must equal the intent's amount when sent)."),
   reference: optionalText("reference", STK_ACCOUNT_REFERENCE_MAX_LENGTH).describe(
     `Daraja AccountReference, shown in the prompt; at most ${STK_ACCOUNT_REFERENCE_MAX_LENGTH} characters (default: the shop's name).`,
   ),
   description: optionalText("description", STK_TRANSACTION_DESC_MAX_LENGTH).describe(
     `Daraja TransactionDesc; at most ${STK_TRANSACTION_DESC_MAX_LENGTH} characters (default: "Payment").`,
   ),
+  intent_id: intentIdField
+    .optional()
+    .describe("A payment intent of the shop (pi_…; docs/payment-intents.md): amount, reference and description are the intent's."),
+}).refine((input) => typeof input !== "object" || input === null || input.amount !== undefined || input.intent_id !== undefined, {
+  path: ["amount"],
+  message: "amount must be a whole number of shillings",
+  // Checked beside the field errors, as when amount was a plain required field.
+  when: () => true,
 });
 export type StkPushInput = z.infer<typeof stkPushInput>;
 

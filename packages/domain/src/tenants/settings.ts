@@ -37,6 +37,8 @@ const momoFields = {
   tillNumber: shortcode,
   minAmount: uncoerced(z.number().int().min(1)),
   maxAmount: uncoerced(z.number().int().max(250_000)),
+  /** STK push only for a payment intent (docs/payment-intents.md#requireintent). */
+  requireIntent: uncoerced(z.boolean()),
   b2cShortcode: shortcode,
   initiatorName: oneLineString().min(1).max(100),
   securityCredential: z.string().min(1).max(2000).regex(/^[A-Za-z0-9+/]+={0,2}$/, "must be base64 (Daraja's encrypted initiator password)"),

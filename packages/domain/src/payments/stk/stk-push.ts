@@ -20,6 +20,8 @@ import { providerUnavailable } from "../provider-errors.js";
 import { checkTenantAmount, idempotencyKeyOf } from "../request-rules.js";
 import type { PaymentStatus, StkPushInput } from "../schemas.js";
 import { promptCallbackUrl } from "./unknown-prompts.js";
+import { intentTermsForPrompt, storePromptForIntent } from "../../intents/intent-prompt.js";
+import { settleIntentOf } from "../../intents/intent-settlement.js";
 
 export const DEFAULT_DESCRIPTION = "Payment";
 /** Daraja's usual CustomerMessage, for answers replayed from the store (the text itself is not stored). */
@@ -52,19 +54,23 @@ export async function stkPush(ctx: MomoCtx, input: StkPushInput): Promise<StkPus
   const daraja = deps.momo.darajaFor(ctx.tenant);
   const callbackUrl = deps.momo.settings.stkCallbackUrl;
   if (!daraja || !callbackUrl) throw providerUnavailable("M-Pesa payments are not configured on this service.");
-  checkTenantAmount(ctx.tenant, input.amount);
+  // --- payment intents (intents/intent-prompt.ts): the intent's terms replace the customer's.
+  const intent = await intentTermsForPrompt({ ...ctx, db: deps.db.forTenant(ctx.tenant.id) }, input);
+  const amount = intent?.amount ?? input.amount!;
+  // ---
+  checkTenantAmount(ctx.tenant, amount);
 
   const request: PromptRequest = {
     phone: input.phone,
-    amount: input.amount,
-    reference: input.reference ?? defaultReference(ctx.tenant),
-    description: input.description ?? DEFAULT_DESCRIPTION,
+    amount,
+    reference: intent?.reference ?? input.reference ?? defaultReference(ctx.tenant),
+    description: intent?.description ?? input.description ?? DEFAULT_DESCRIPTION,
   };
-  return requestOnce(promptOnce(ctx, daraja, callbackUrl, request), { clock: deps.clock, inFlightSeconds: deps.momo.settings.promptInFlightSeconds });
+  return requestOnce(promptOnce(ctx, daraja, callbackUrl, request, intent?.intentId), { clock: deps.clock, inFlightSeconds: deps.momo.settings.promptInFlightSeconds });
 }
 
 /** The STK push as a request made at most once: the payment row is the request's record. */
-function promptOnce(ctx: MomoCtx, daraja: DarajaClient, callbackUrl: string, request: PromptRequest): ProviderRequest<PaymentModel, StkPushResponse, StkPushAnswer> {
+function promptOnce(ctx: MomoCtx, daraja: DarajaClient, callbackUrl: string, request: PromptRequest, intentId?: string): ProviderRequest<PaymentModel, StkPushResponse, StkPushAnswer> {
   const { deps } = ctx;
   const prisma = deps.db.prisma;
   const owner = { tenantId: ctx.tenant.id, userId: ctx.auth.sub };
@@ -76,18 +82,19 @@ function promptOnce(ctx: MomoCtx, daraja: DarajaClient, callbackUrl: string, req
     count: () => countStkPrompt(ctx, { ...owner, phone: request.phone }),
     store() {
       const now = deps.clock.now();
-      return prisma.payment.create({
-        data: {
-          ...owner,
-          ...request,
-          idempotencyKey: idempotencyKey ?? null,
-          nextQueryAt: new Date(now.getTime() + deps.momo.settings.reconcileAfterSeconds * 1000),
-          createdAt: now,
-          updatedAt: now,
-        },
-      });
+      const data = {
+        ...owner,
+        ...request,
+        idempotencyKey: idempotencyKey ?? null,
+        nextQueryAt: new Date(now.getTime() + deps.momo.settings.reconcileAfterSeconds * 1000),
+        createdAt: now,
+        updatedAt: now,
+      };
+      if (intentId) return storePromptForIntent(deps.db.forTenant(ctx.tenant.id), intentId, now, (tx) => tx.payment.create({ data: { ...data, intentId } }));
+      return prisma.payment.create({ data });
     },
-    sameRequest: (row) => row.phone === request.phone && row.amount === request.amount && row.reference === request.reference && row.description === request.description,
+    sameRequest: (row) =>
+      row.phone === request.phone && row.amount === request.amount && row.reference === request.reference && row.description === request.description && row.intentId === (intentId ?? null),
     // Still waiting for Daraja's answer to its push (an unknown outcome has a last_error).
     inFlight: (row) => row.status === "PENDING" && row.checkoutRequestId === null && row.lastError === null,
     reload: (row) => prisma.payment.findUniqueOrThrow({ where: { id: row.id } }),
@@ -104,9 +111,12 @@ function promptOnce(ctx: MomoCtx, daraja: DarajaClient, callbackUrl: string, req
     accepted: (payment, response) => promptAccepted(ctx, payment, response),
     async markFailed(payment, lastError) {
       const now = deps.clock.now();
-      await prisma.payment.updateMany({
-        where: { id: payment.id, status: "PENDING", checkoutRequestId: null },
-        data: { status: "FAILED", lastError, nextQueryAt: null, settledAt: now, updatedAt: now },
+      await prisma.$transaction(async (tx) => {
+        const failed = await tx.payment.updateMany({
+          where: { id: payment.id, status: "PENDING", checkoutRequestId: null },
+          data: { status: "FAILED", lastError, nextQueryAt: null, settledAt: now, updatedAt: now },
+        });
+        if (failed.count === 1) await settleIntentOf(tx, payment, "FAILED", now); // payment intents: back to requires_payment
       });
     },
     async markUnknown(payment, lastError) {

@@ -15,6 +15,7 @@ import { isTerminalPayment, lockPaymentById } from "../payment-records.js";
 import { applyStoredStkCallback, parseStoredStkCallback } from "./stk-callbacks.js";
 import { settleFromQuery } from "./stk-query.js";
 import { withoutDarajaIds } from "./unknown-prompts.js";
+import { settleIntentOf } from "../../intents/intent-settlement.js";
 
 interface ClaimedPayment {
   id: string;
@@ -88,6 +89,7 @@ export async function timeOutPromptsWithoutId({ deps, report }: SweepRun): Promi
           nextQueryAt: null,
           settledAt: now,
           updatedAt: now,
+          ...(await settleIntentOf(tx, locked, "TIMEOUT", now)), // payment intents: back to requires_payment
         },
       });
     });
@@ -159,6 +161,7 @@ async function exhaustPayment(deps: Deps, paymentId: string, lastAnswer: string)
         nextQueryAt: null,
         settledAt: now,
         updatedAt: now,
+        ...(await settleIntentOf(tx, locked, "FAILED", now)), // payment intents: back to requires_payment
       },
     });
   });

@@ -11,6 +11,7 @@ import type { PaymentModel, Prisma } from "@mteja/db";
 import type { StkStatus } from "@mteja/daraja";
 import type { SettlementDecision } from "../kernel/stored-callback.js";
 import { isTerminalPayment, type Tx } from "../payment-records.js";
+import { settleIntentOf } from "../../intents/intent-settlement.js";
 
 /** What Daraja said about a prompt, from a callback or an STK query. */
 export interface StkOutcome {
@@ -118,6 +119,7 @@ export async function settleStkPayment(tx: Tx, payment: PaymentModel, outcome: S
     if (other) decision = { outcome: "flagged", flagReason: `MpesaReceiptNumber ${receipt} is already recorded on another payment`, statusChanged: false };
   }
   if (!decision.changes) return { decision, payment };
-  const updated = await tx.payment.update({ where: { id: payment.id }, data: decision.changes });
+  const intentColumns = await settleIntentOf(tx, payment, decision.changes.status, now); // payment intents follow their payment
+  const updated = await tx.payment.update({ where: { id: payment.id }, data: { ...decision.changes, ...intentColumns } });
   return { decision, payment: updated };
 }

@@ -29,6 +29,8 @@ function payment(overrides: Partial<PaymentModel> = {}): PaymentModel {
     settledAt: null,
     createdAt: new Date("2026-11-25T07:59:00.000Z"),
     updatedAt: new Date("2026-11-25T07:59:00.000Z"),
+    intentId: null,
+    duplicate: false,
     ...overrides,
   };
 }

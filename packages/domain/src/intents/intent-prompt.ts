@@ -1,0 +1,53 @@
+/**
+ * Paying an intent with an STK prompt (docs/payment-intents.md#paying-an-intent): stkpush
+ * `{ phone, intent_id }` takes amount, reference and description from the intent, and the intent goes to
+ * `processing` in the transaction that stores the payment, before Daraja is called.
+ */
+import type { PaymentModel, TenantDb, TenantTx } from "@mteja/db";
+import { DomainError } from "../errors.js";
+import type { MomoCtx } from "../payments/momo-context.js";
+import type { TenantCtx } from "../trpc.js";
+import { expireDueIntents, findIntent, transitionIntent } from "./intent-store.js";
+import { intentNotFound } from "./service.js";
+
+/** What a prompt for an intent asks for (the intent's terms, not the customer's). */
+export interface IntentTerms {
+  intentId: string;
+  amount: number;
+  reference: string;
+  description: string | null;
+}
+
+function invalid(path: string, message: string): DomainError {
+  return new DomainError("VALIDATION_ERROR", "The request is invalid.", { details: [{ path, message }] });
+}
+
+/**
+ * The intent a prompt pays, or undefined for a prompt without one (refused when the shop requires
+ * intents). Its status is checked when the payment is stored (storePromptForIntent), so a retry with
+ * the same Idempotency-Key still replays its first answer.
+ */
+export async function intentTermsForPrompt(ctx: MomoCtx & Pick<TenantCtx, "db">, input: { intent_id?: string | undefined; amount?: number | undefined }): Promise<IntentTerms | undefined> {
+  if (input.intent_id === undefined) {
+    if (ctx.tenant.settings.momo?.requireIntent === true) throw invalid("intent_id", "intent_id is required: this shop takes payments for payment intents only");
+    return undefined;
+  }
+  await expireDueIntents(ctx.db, ctx.deps.clock.now());
+  const intent = await findIntent(ctx.db, input.intent_id);
+  // An intent bound to another customer is not theirs to see.
+  if (!intent || (intent.userId !== null && intent.userId !== ctx.auth.sub)) throw intentNotFound();
+  if (input.amount !== undefined && input.amount !== intent.amount) throw invalid("amount", `amount must be the payment intent's amount (${intent.amount}) or left out`);
+  return { intentId: intent.id, amount: intent.amount, reference: intent.reference, description: intent.description };
+}
+
+/**
+ * Stores the prompt's payment and takes the intent to `processing` in one transaction; an intent
+ * that is not `requires_payment` (or is past expires_at) is 409 INTENT_NOT_PAYABLE and nothing is stored.
+ */
+export async function storePromptForIntent(db: TenantDb, intentId: string, now: Date, store: (tx: TenantTx) => Promise<PaymentModel>): Promise<PaymentModel> {
+  return db.$transaction(async (tx) => {
+    const started = await transitionIntent(tx, intentId, "prompt_started", "processing", now, { expiresAt: { gt: now } });
+    if (!started) throw new DomainError("INTENT_NOT_PAYABLE", "This payment intent cannot be paid now: a payment is pending, or it is paid, cancelled or expired.");
+    return store(tx);
+  });
+}

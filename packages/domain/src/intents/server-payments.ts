@@ -1,0 +1,11 @@
+/** GET /api/v1/payments/{id}: one payment of the shop, as the server API shows it (docs/payment-intents.md#objects). */
+import { DomainError } from "../errors.js";
+import type { TenantCtx } from "../trpc.js";
+import type { ServerPaymentView } from "./schemas.js";
+import { toServerPaymentView } from "./views.js";
+
+export async function getServerPayment(ctx: TenantCtx, id: string): Promise<ServerPaymentView> {
+  const row = await ctx.db.payment.findFirst({ where: { id } });
+  if (!row) throw new DomainError("NOT_FOUND", "No payment of this shop has this id.");
+  return toServerPaymentView(row);
+}

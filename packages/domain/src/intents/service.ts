@@ -1,0 +1,116 @@
+/**
+ * The payment intent operations of a shop's server (docs/payment-intents.md): create (idempotent
+ * with Idempotency-Key), read, list and cancel. Due intents are expired before each of them
+ * (transition on read), so an intent past expires_at never reads as payable; the reconciler's sweep
+ * expires the rest.
+ */
+import { Prisma } from "@mteja/db";
+import { sha256 } from "../core/secrets.js";
+import { DomainError } from "../errors.js";
+import { checkTenantAmount, idempotencyKeyOf, keyReusedError } from "../payments/request-rules.js";
+import type { TenantCtx } from "../trpc.js";
+import {
+  expireDueIntents,
+  findIntent,
+  findIntentByIdempotencyKey,
+  insertIntent,
+  listIntentPage,
+  openIntentWithReference,
+  transitionIntent,
+  type IntentWithPayments,
+} from "./intent-store.js";
+import { EXPIRES_IN_DEFAULT_SECONDS, type CreateIntentInput, type IntentView, type ListIntentsInput } from "./schemas.js";
+import { toIntentView } from "./views.js";
+
+const INTENT_ID_BYTES = 18;
+
+export const intentNotFound = () => new DomainError("NOT_FOUND", "No payment intent of this shop has this id.");
+
+function referenceInUse(reference: string): DomainError {
+  return new DomainError("REFERENCE_IN_USE", "Another open payment intent of this shop has this reference.", {
+    details: [{ path: "reference", message: `${reference} is the reference of an intent that requires payment or is processing` }],
+  });
+}
+
+export async function createIntent(ctx: TenantCtx, input: CreateIntentInput): Promise<IntentView> {
+  const { deps, db } = ctx;
+  const now = deps.clock.now();
+  const idempotencyKey = idempotencyKeyOf(ctx) ?? null;
+  const requestHash = sha256(JSON.stringify(canonicalRequest(input)));
+  if (idempotencyKey) {
+    const earlier = await findIntentByIdempotencyKey(db, idempotencyKey);
+    if (earlier) return replayed(earlier, requestHash);
+  }
+  checkTenantAmount(ctx.tenant, input.amount);
+  if (input.user_id !== undefined && (await db.user.count({ where: { id: input.user_id } })) === 0) {
+    throw new DomainError("VALIDATION_ERROR", "The request is invalid.", { details: [{ path: "user_id", message: "user_id is not a customer of this shop" }] });
+  }
+  await expireDueIntents(db, now);
+  if (await openIntentWithReference(db, input.reference)) throw referenceInUse(input.reference);
+  const expiresInSeconds = input.expires_in_seconds ?? EXPIRES_IN_DEFAULT_SECONDS;
+  try {
+    const row = await insertIntent(db, {
+      id: `pi_${deps.random.bytes(INTENT_ID_BYTES).toString("base64url")}`,
+      tenantId: ctx.tenant.id,
+      amount: input.amount,
+      reference: input.reference,
+      description: input.description ?? null,
+      userId: input.user_id ?? null,
+      metadata: input.metadata ?? {},
+      idempotencyKey,
+      requestHash: idempotencyKey ? requestHash : null,
+      expiresAt: new Date(now.getTime() + expiresInSeconds * 1000),
+      createdAt: now,
+    });
+    return toIntentView(row);
+  } catch (error) {
+    if (!(error instanceof Prisma.PrismaClientKnownRequestError) || error.code !== "P2002") throw error;
+    // Lost a race: the same Idempotency-Key (replay it) or the same open reference.
+    const earlier = idempotencyKey ? await findIntentByIdempotencyKey(db, idempotencyKey) : null;
+    if (earlier) return replayed(earlier, requestHash);
+    throw referenceInUse(input.reference);
+  }
+}
+
+/** The fields that make two create requests the same request (defaults filled in). */
+function canonicalRequest(input: CreateIntentInput) {
+  const metadata = Object.fromEntries(Object.entries(input.metadata ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return [input.amount, input.reference, input.description ?? null, input.user_id ?? null, metadata, input.expires_in_seconds ?? EXPIRES_IN_DEFAULT_SECONDS];
+}
+
+function replayed(earlier: IntentWithPayments, requestHash: string): IntentView {
+  if (earlier.requestHash !== requestHash) throw keyReusedError();
+  return toIntentView(earlier);
+}
+
+export async function getIntent(ctx: TenantCtx, id: string): Promise<IntentView> {
+  await expireDueIntents(ctx.db, ctx.deps.clock.now());
+  const row = await findIntent(ctx.db, id);
+  if (!row) throw intentNotFound();
+  return toIntentView(row);
+}
+
+export async function listIntents(ctx: TenantCtx, input: ListIntentsInput): Promise<{ payment_intents: IntentView[]; next_cursor: string | null }> {
+  await expireDueIntents(ctx.db, ctx.deps.clock.now());
+  const rows = await listIntentPage(ctx.db, { status: input.status, take: input.limit + 1, afterId: input.cursor });
+  if (!rows) throw new DomainError("VALIDATION_ERROR", "The request is invalid.", { details: [{ path: "cursor", message: "cursor is not a next_cursor of this list" }] });
+  const shown = rows.slice(0, input.limit);
+  const last = shown[shown.length - 1];
+  return { payment_intents: shown.map(toIntentView), next_cursor: rows.length > input.limit && last ? last.id : null };
+}
+
+/**
+ * Cancels an intent that requires payment. One already cancelled or expired is answered as it is
+ * (a retried cancel succeeds); one that is processing or succeeded is 409 INTENT_NOT_CANCELLABLE.
+ */
+export async function cancelIntent(ctx: TenantCtx, id: string): Promise<IntentView> {
+  const now = ctx.deps.clock.now();
+  await expireDueIntents(ctx.db, now);
+  await transitionIntent(ctx.db, id, "cancel", "cancelled", now);
+  const row = await findIntent(ctx.db, id);
+  if (!row) throw intentNotFound();
+  if (row.status === "processing" || row.status === "succeeded") {
+    throw new DomainError("INTENT_NOT_CANCELLABLE", `This payment intent is ${row.status}: it can no longer be cancelled.`);
+  }
+  return toIntentView(row);
+}

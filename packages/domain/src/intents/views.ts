@@ -1,0 +1,51 @@
+/** How the server API shows a payment intent and a payment (docs/payment-intents.md#objects). */
+import type { PaymentModel } from "@mteja/db";
+import type { PaymentStatus } from "../payments/schemas.js";
+import { isIntentStatus, type IntentStatus } from "./intent-transitions.js";
+import type { IntentWithPayments } from "./intent-store.js";
+import type { IntentView, ServerPaymentView } from "./schemas.js";
+
+export function toServerPaymentView(row: PaymentModel): ServerPaymentView {
+  return {
+    id: row.id,
+    channel: "stk",
+    status: row.status as PaymentStatus,
+    amount: row.amount,
+    phone: row.phone,
+    mpesa_receipt: row.mpesaReceipt,
+    checkout_request_id: row.checkoutRequestId,
+    trans_id: null,
+    intent_id: row.intentId,
+    duplicate: row.duplicate,
+    reversal: null,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+export function toIntentView(row: IntentWithPayments): IntentView {
+  return {
+    id: row.id,
+    amount: row.amount,
+    reference: row.reference,
+    description: row.description,
+    user_id: row.userId,
+    metadata: stringRecord(row.metadata),
+    status: intentStatusOf(row.status),
+    created_at: row.createdAt.toISOString(),
+    expires_at: row.expiresAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+    payments: row.payments.map(toServerPaymentView),
+  };
+}
+
+function intentStatusOf(status: string): IntentStatus {
+  if (!isIntentStatus(status)) throw new Error(`payment intent with an unknown status ${status}`);
+  return status;
+}
+
+/** metadata is written only as validated string values; anything else would be a bug upstream. */
+function stringRecord(value: unknown): Record<string, string> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return {};
+  return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+}
