@@ -58,7 +58,14 @@ export const paymentsRouter = createTRPCRouter({
         description:
           "The result arrives later through the payment callback; follow it with stkquery, GET /api/momo/payments/{checkoutRequestId} or the tRPC subscription payments.onStatus. At most 10 prompts per customer per minute, and 3 per minute and 10 per hour to one phone number of the shop (429 RATE_LIMITED). 202 (ids null, status PENDING): Daraja's answer proved nothing; the prompt may be on the phone and is settled by its callback or becomes TIMEOUT. It is never sent again.",
         requestHeaders: idempotentHeaders,
-        errorResponses: { ...authErrors, 422: "VALIDATION_ERROR", 429: "RATE_LIMITED (Retry-After set)", ...providerErrors },
+        errorResponses: {
+          ...authErrors,
+          404: "NOT_FOUND (intent_id names no payment intent of the shop, or one bound to another customer)",
+          409: "INTENT_NOT_PAYABLE (the payment intent is processing, succeeded, cancelled or expired)",
+          422: "VALIDATION_ERROR (also an amount that differs from the intent's, or no intent_id while the shop requires one)",
+          429: "RATE_LIMITED (Retry-After set)",
+          ...providerErrors,
+        },
       },
     })
     .input(stkPushInput)
