@@ -8,7 +8,19 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { adminKey, RestClient, type HttpResult } from "./support/app.js";
 import { testClock } from "./support/clock.js";
 import { skipThisTarget } from "./support/database.js";
-import { gatewayPage, postCallback, startFakeDaraja, startMomoApp, stkCallbackBody, uniqueReceipt, type FakeDaraja, type MomoApp } from "./support/fake-daraja.js";
+import {
+  gatewayPage,
+  postCallback,
+  startFakeDaraja,
+  startMomoApp,
+  startSimulator,
+  stkCallbackBody,
+  uniqueReceipt,
+  waitFor,
+  type FakeDaraja,
+  type MomoApp,
+  type Simulator,
+} from "./support/fake-daraja.js";
 
 const WINDOW_SECONDS = 300;
 let referenceCounter = 0;
@@ -360,5 +372,50 @@ describe.skipIf(skipThisTarget)("payment intents", () => {
     }
     expect((await pay({ amount: 100 })).status).toBe(200);
     expectError(await pay({}), 422, "VALIDATION_ERROR", "amount");
+  });
+});
+
+describe.skipIf(skipThisTarget)("payment intents (Daraja simulator)", () => {
+  let sim: Simulator;
+  let t: MomoApp;
+  let key: string;
+  beforeAll(async () => {
+    sim = await startSimulator({ callbackDelayMs: 100 });
+    t = await startMomoApp({ darajaUrl: sim.url });
+    const created = await new RestClient(t.url, "").request("POST", "/api/v1/admin/tenants/default/api-keys", { body: { name: "Shop backend" }, headers: { authorization: `Bearer ${adminKey}` } });
+    key = created.body.data.key;
+  });
+  afterAll(async () => {
+    await t?.close();
+    await sim?.close();
+  });
+
+  const intentOf = async (id: string) => (await t.rest.request("GET", `/api/v1/payment-intents/${id}`, { token: key })).body.data;
+
+  it("a server creates an intent, a customer pays it and it succeeds once under a duplicated callback; a cancelled prompt lets it be paid again", async () => {
+    const customer = await t.customer();
+    const created = await t.rest.request("POST", "/api/v1/payment-intents", { body: { amount: 700, reference: newReference(), user_id: customer.id }, token: key });
+    expect(created.status).toBe(201);
+    const id = created.body.data.id as string;
+
+    await sim.nextOutcome("cancelled");
+    const first = await t.rest.request("POST", "/api/momo/stkpush", { body: { phone: "0712345678", intent_id: id }, token: customer.accessToken });
+    expect(first.status).toBe(200);
+    await waitFor(async () => ((await intentOf(id)).status === "requires_payment" ? true : undefined));
+
+    // The simulator delivers this prompt's success callback twice.
+    await sim.nextOutcome("duplicate_callback");
+    const second = await t.rest.request("POST", "/api/momo/stkpush", { body: { phone: "0712345678", intent_id: id }, token: customer.accessToken });
+    expect(second.status).toBe(200);
+    await waitFor(async () => {
+      const stored = await t.deps.db.unscoped.momoCallback.findMany({ where: { correlationId: second.body.data.checkoutRequestId } });
+      return stored.length === 2 && stored.every((c) => c.outcome !== "accepted") ? stored : undefined;
+    });
+    const paid = await intentOf(id);
+    expect(paid.status).toBe("succeeded");
+    expect(paid.payments).toMatchObject([
+      { id: first.body.data.id, status: "CANCELLED", duplicate: false },
+      { id: second.body.data.id, status: "SUCCESS", amount: 700, mpesa_receipt: expect.stringMatching(/^[A-Z0-9]{10}$/), duplicate: false },
+    ]);
   });
 });
