@@ -157,7 +157,8 @@ describe.skipIf(skipThisTarget)("payment intents", () => {
 
   it("is paid by the customer: the intent's terms are sent, it is processing while the prompt is pending, and succeeds with the callback", async () => {
     const created = await createIntent({ amount: 250, description: "Shoes" });
-    const pushed = await pay({ intent_id: created.id });
+    // The customer's reference and description do not replace the intent's.
+    const pushed = await pay({ intent_id: created.id, reference: "OTHER", description: "Other" });
     expect(pushed.status).toBe(200);
     const sent = fake.requests.filter((r) => r.endpoint === "stkpush").at(-1)!;
     expect(sent.body).toMatchObject({ Amount: 250, AccountReference: created.reference, TransactionDesc: "Shoes" });
@@ -260,8 +261,9 @@ describe.skipIf(skipThisTarget)("payment intents", () => {
     const created = await createIntent({ amount: 290 });
     expectError(await pay({ intent_id: created.id, amount: 291 }), 422, "VALIDATION_ERROR", "amount");
     expect((await intent(created.id)).status).toBe("requires_payment");
-    const pushed = await pay({ intent_id: created.id, amount: 290 });
+    const pushed = await pay({ intent_id: created.id, amount: 290, description: "Mine" });
     expect(pushed.status).toBe(200);
+    expect(fake.requests.filter((r) => r.endpoint === "stkpush").at(-1)!.body).toMatchObject({ Amount: 290, TransactionDesc: "Payment" });
     expect((await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id: pushed.body.data.id } })).intentId).toBe(created.id);
   });
 

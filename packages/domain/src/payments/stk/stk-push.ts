@@ -54,18 +54,18 @@ export async function stkPush(ctx: MomoCtx, input: StkPushInput): Promise<StkPus
   const daraja = deps.momo.darajaFor(ctx.tenant);
   const callbackUrl = deps.momo.settings.stkCallbackUrl;
   if (!daraja || !callbackUrl) throw providerUnavailable("M-Pesa payments are not configured on this service.");
-  // --- payment intents (intents/intent-prompt.ts): the intent's terms replace the customer's.
+  // Payment intents (intents/intent-prompt.ts): the intent's terms replace the customer's.
   const intent = await intentTermsForPrompt({ ...ctx, db: deps.db.forTenant(ctx.tenant.id) }, input);
-  const amount = intent?.amount ?? input.amount!;
-  // ---
-  checkTenantAmount(ctx.tenant, amount);
-
-  const request: PromptRequest = {
-    phone: input.phone,
-    amount,
-    reference: intent?.reference ?? input.reference ?? defaultReference(ctx.tenant),
-    description: intent?.description ?? input.description ?? DEFAULT_DESCRIPTION,
-  };
+  const request: PromptRequest = intent
+    ? { phone: input.phone, amount: intent.amount, reference: intent.reference, description: intent.description ?? DEFAULT_DESCRIPTION }
+    : {
+        phone: input.phone,
+        // stkPushInput requires amount when there is no intent_id.
+        amount: input.amount!,
+        reference: input.reference ?? defaultReference(ctx.tenant),
+        description: input.description ?? DEFAULT_DESCRIPTION,
+      };
+  checkTenantAmount(ctx.tenant, request.amount);
   return requestOnce(promptOnce(ctx, daraja, callbackUrl, request, intent?.intentId), { clock: deps.clock, inFlightSeconds: deps.momo.settings.promptInFlightSeconds });
 }
 
