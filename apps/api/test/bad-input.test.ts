@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerUser, RestClient, startTestApp, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import { postCallback, startMomoApp, type MomoApp } from "./support/fake-daraja.js";
+import { postCallback, startMomoApp, type MomoApp } from "./support/momo.js";
 
 const address = { label: "Home", recipient_name: "Wanjiku Kamau", phone: "0712345678", street: "Moi Avenue 1", county: "nairobi" };
 

@@ -11,7 +11,8 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerUser, RestClient, startTestApp, uniqueEmail } from "./support/app.js";
 import { skipThisTarget, target } from "./support/database.js";
-import { startMomoApp, startSimulator, type MomoApp, type Simulator } from "./support/fake-daraja.js";
+import { startMomoApp, type MomoApp } from "./support/momo.js";
+import { startSimulator, type Simulator } from "./support/simulator.js";
 import { totpAt } from "./support/totp.js";
 
 const chromiumPath = "/usr/bin/chromium";

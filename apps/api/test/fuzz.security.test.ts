@@ -16,7 +16,8 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminKey } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import { callbackSecret, startMomoApp, startSimulator, type MomoApp, type Simulator } from "./support/fake-daraja.js";
+import { callbackSecret, startMomoApp, type MomoApp } from "./support/momo.js";
+import { startSimulator, type Simulator } from "./support/simulator.js";
 
 const seed = 20_261_125;
 const runsPerOperation = 30;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMetrics } from "../src/http/metrics.js";
 import { registerUser, RestClient, startTestApp, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import { CONSUMER_KEY, CONSUMER_SECRET, PASSKEY, SHORTCODE, startSimulator, type Simulator } from "./support/fake-daraja.js";
+import { CONSUMER_KEY, CONSUMER_SECRET, PASSKEY, SHORTCODE, startSimulator, type Simulator } from "./support/simulator.js";
 import { sample } from "./support/metrics.js";
 
 describe.skipIf(skipThisTarget)("Daraja metrics in the running service", () => {

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMetrics } from "../src/http/metrics.js";
 import { testClock } from "./support/clock.js";
 import { skipThisTarget } from "./support/database.js";
-import { postCallback, startFakeDaraja, startMomoApp, stkCallbackBody, uniqueReceipt, type FakeDaraja, type MomoApp } from "./support/fake-daraja.js";
+import { startFakeDaraja, type FakeDaraja } from "./support/fake-daraja.js";
+import { postCallback, startMomoApp, stkCallbackBody, uniqueReceipt, type MomoApp } from "./support/momo.js";
 import { sample } from "./support/metrics.js";
 
 describe.skipIf(skipThisTarget)("momo callbacks without the right token", () => {

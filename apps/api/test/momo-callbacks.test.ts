@@ -6,7 +6,8 @@
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { skipThisTarget } from "./support/database.js";
-import { postCallback, startFakeDaraja, startMomoApp, stkCallbackBody, uniqueReceipt, type FakeDaraja, type MomoApp } from "./support/fake-daraja.js";
+import { startFakeDaraja, type FakeDaraja } from "./support/fake-daraja.js";
+import { postCallback, startMomoApp, stkCallbackBody, uniqueReceipt, type MomoApp } from "./support/momo.js";
 
 const ACCEPTED = { ResultCode: 0, ResultDesc: "Accepted" };
 

@@ -6,7 +6,10 @@ import { TRPCClientError } from "@trpc/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminKey, trpcClient } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import { postCallback, startFakeDaraja, startMomoApp, startSimulator, waitFor, type FakeDaraja, type MomoApp, type Simulator } from "./support/fake-daraja.js";
+import { startFakeDaraja, type FakeDaraja } from "./support/fake-daraja.js";
+import { postCallback, startMomoApp, type MomoApp } from "./support/momo.js";
+import { startSimulator, type Simulator } from "./support/simulator.js";
+import { waitFor } from "./support/wait.js";
 
 describe.skipIf(skipThisTarget)("B2C payouts (simulator)", () => {
   let sim: Simulator;

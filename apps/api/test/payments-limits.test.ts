@@ -7,7 +7,8 @@ import { TRPCClientError } from "@trpc/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminKey, registerUser, RestClient, trpcClient, type HttpResult } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import { startFakeDaraja, startMomoApp, type FakeDaraja, type MomoApp } from "./support/fake-daraja.js";
+import { startFakeDaraja, type FakeDaraja } from "./support/fake-daraja.js";
+import { startMomoApp, type MomoApp } from "./support/momo.js";
 
 function expectRateLimited(result: HttpResult, maxSeconds: number) {
   expect(result.status).toBe(429);

@@ -7,7 +7,9 @@ import { TRPCClientError } from "@trpc/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminKey, registerUser, RestClient, trpcClient } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import { startMomoApp, startSimulator, waitFor, type MomoApp, type Simulator } from "./support/fake-daraja.js";
+import { startMomoApp, type MomoApp } from "./support/momo.js";
+import { startSimulator, type Simulator } from "./support/simulator.js";
+import { waitFor } from "./support/wait.js";
 
 const shopB = "payout-shop-b";
 const viewKeys = [

@@ -8,7 +8,8 @@ import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, registerUser, RestClient, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import { postCallback, startFakeDaraja, startMomoApp, stkCallbackBody, uniqueReceipt, type FakeDaraja, type MomoApp } from "./support/fake-daraja.js";
+import { startFakeDaraja, type FakeDaraja } from "./support/fake-daraja.js";
+import { postCallback, startMomoApp, stkCallbackBody, uniqueReceipt, type MomoApp } from "./support/momo.js";
 
 async function closedPort(): Promise<number> {
   const server = createServer();

@@ -7,7 +7,9 @@ import { createReconciler } from "@mteja/domain";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { testClock } from "./support/clock.js";
 import { skipThisTarget } from "./support/database.js";
-import { postCallback, startMomoApp, startSimulator, stkCallbackBody, uniqueReceipt, waitFor, type MomoApp, type Simulator } from "./support/fake-daraja.js";
+import { postCallback, startMomoApp, stkCallbackBody, uniqueReceipt, type MomoApp } from "./support/momo.js";
+import { startSimulator, type Simulator } from "./support/simulator.js";
+import { waitFor } from "./support/wait.js";
 
 describe.skipIf(skipThisTarget)("payment reconciliation", () => {
   let sim: Simulator;

@@ -6,7 +6,9 @@ import { TRPCClientError } from "@trpc/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { trpcClient } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import { startMomoApp, startSimulator, waitFor, type MomoApp, type Simulator } from "./support/fake-daraja.js";
+import { startMomoApp, type MomoApp } from "./support/momo.js";
+import { startSimulator, type Simulator } from "./support/simulator.js";
+import { waitFor } from "./support/wait.js";
 
 describe.skipIf(skipThisTarget)("STK push and query (simulator)", () => {
   let sim: Simulator;

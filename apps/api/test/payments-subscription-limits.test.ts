@@ -6,7 +6,9 @@ import { TRPCClientError } from "@trpc/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminKey, registerUser, RestClient } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import { startFakeDaraja, startMomoApp, waitFor, type FakeDaraja, type MomoApp } from "./support/fake-daraja.js";
+import { startFakeDaraja, type FakeDaraja } from "./support/fake-daraja.js";
+import { startMomoApp, type MomoApp } from "./support/momo.js";
+import { waitFor } from "./support/wait.js";
 import { subscriptionClient } from "./support/subscriptions.js";
 
 interface OpenSubscription {

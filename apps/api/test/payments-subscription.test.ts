@@ -5,7 +5,8 @@
 import { TRPCClientError } from "@trpc/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { skipThisTarget } from "./support/database.js";
-import { startMomoApp, startSimulator, type MomoApp, type Simulator } from "./support/fake-daraja.js";
+import { startMomoApp, type MomoApp } from "./support/momo.js";
+import { startSimulator, type Simulator } from "./support/simulator.js";
 import { subscriptionClient } from "./support/subscriptions.js";
 
 describe.skipIf(skipThisTarget)("payments.onStatus subscription", () => {

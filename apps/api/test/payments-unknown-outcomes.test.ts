@@ -9,17 +9,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { testClock } from "./support/clock.js";
 import { skipThisTarget } from "./support/database.js";
-import {
-  gatewayPage,
-  postCallback,
-  startFakeDaraja,
-  startMomoApp,
-  stkCallbackBody,
-  uniqueReceipt,
-  type FakeDaraja,
-  type FakeRequest,
-  type MomoApp,
-} from "./support/fake-daraja.js";
+import { startFakeDaraja, type FakeDaraja, type FakeRequest } from "./support/fake-daraja.js";
+import { postCallback, startMomoApp, stkCallbackBody, uniqueReceipt, type MomoApp } from "./support/momo.js";
+import { gatewayPage } from "./support/simulator.js";
 
 const ACCEPTED = { ResultCode: 0, ResultDesc: "Accepted" };
 const WINDOW_SECONDS = 300;

@@ -7,7 +7,8 @@ import { TRPCClientError } from "@trpc/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { RestClient, trpcClient, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import { B2C_SHORTCODE, INITIATOR_NAME, startFakeDaraja, type FakeDaraja } from "./support/fake-daraja.js";
+import { startFakeDaraja, type FakeDaraja } from "./support/fake-daraja.js";
+import { B2C_SHORTCODE, INITIATOR_NAME } from "./support/simulator.js";
 import { adminApi, createShop, OWN_B2C, OWN_STK, PLATFORM, shopAdmin, startShopApp } from "./support/shop-momo.js";
 
 describe.skipIf(skipThisTarget)("payouts per shop", () => {

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, vi } from "vitest";
 import { it } from "./support/fixture.js";
 import { registerUser, RestClient, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import { waitFor } from "./support/fake-daraja.js";
+import { waitFor } from "./support/wait.js";
 import { sample } from "./support/metrics.js";
 import { freePort } from "./support/ports.js";
 

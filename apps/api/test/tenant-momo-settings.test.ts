@@ -7,7 +7,8 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RestClient, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import { PASSKEY, SHORTCODE, startFakeDaraja, type FakeDaraja } from "./support/fake-daraja.js";
+import { startFakeDaraja, type FakeDaraja } from "./support/fake-daraja.js";
+import { PASSKEY, SHORTCODE } from "./support/simulator.js";
 import { adminApi, createShop, OWN_B2C, OWN_STK, PLATFORM, shopCustomer, startShopApp } from "./support/shop-momo.js";
 
 describe.skipIf(skipThisTarget)("per-shop M-Pesa settings", () => {

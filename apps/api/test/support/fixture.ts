@@ -13,7 +13,8 @@
  */
 import { test as base } from "vitest";
 import { startTestApp, type TestApp, type TestAppOptions } from "./app.js";
-import { startMomoApp, startSimulator, type MomoApp, type MomoAppOptions, type Simulator } from "./fake-daraja.js";
+import { startMomoApp, type MomoApp, type MomoAppOptions } from "./momo.js";
+import { startSimulator, type Simulator } from "./simulator.js";
 
 /** The momo app's options; `b2c: true` pays out with the simulator's SecurityCredential. */
 export type MomoOptions = Omit<MomoAppOptions, "darajaUrl" | "b2c"> & { b2c?: boolean };

@@ -6,7 +6,8 @@
 import { randomBytes } from "node:crypto";
 import { adminKey, registerUser, RestClient, startTestApp, type HttpResult, type TestApp } from "./app.js";
 import type { TestDatabase } from "./database.js";
-import { B2C_SHORTCODE, callbackSecret, CONSUMER_KEY, CONSUMER_SECRET, INITIATOR_NAME, PASSKEY, SHORTCODE } from "./fake-daraja.js";
+import { callbackSecret } from "./momo.js";
+import { B2C_SHORTCODE, CONSUMER_KEY, CONSUMER_SECRET, INITIATOR_NAME, PASSKEY, SHORTCODE } from "./simulator.js";
 
 export const PLATFORM = { shortcode: "600000", passkey: "platform-passkey", b2cShortcode: "600001", initiatorName: "platform-initiator" };
 
