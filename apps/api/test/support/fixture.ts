@@ -30,6 +30,11 @@ export const test = base
   .extend("appOptions", { scope: "file" }, {} as TestAppOptions)
   .extend("simOptions", { scope: "file" }, {} as SimulatorOptions)
   .extend("momoOptions", { scope: "file" }, {} as MomoOptions)
+  .extend("sim", { scope: "file" }, async ({ simOptions }, { onCleanup }): Promise<Simulator> => {
+    const sim = await startSimulator(simOptions);
+    onCleanup(() => sim.close());
+    return sim;
+  })
   .extend("launch", { scope: "file" }, async ({}, { onCleanup }): Promise<Launcher> => {
     const started: { close(): Promise<void> }[] = [];
     onCleanup(async () => {
@@ -42,11 +47,6 @@ export const test = base
     };
   })
   .extend("app", { scope: "file" }, async ({ appEnv, appOptions, launch }): Promise<TestApp> => launch.app(appEnv, appOptions))
-  .extend("sim", { scope: "file" }, async ({ simOptions }, { onCleanup }): Promise<Simulator> => {
-    const sim = await startSimulator(simOptions);
-    onCleanup(() => sim.close());
-    return sim;
-  })
   // Closed before the simulator it calls (fixtures are torn down in the reverse order of their set-up).
   .extend("momo", { scope: "file" }, async ({ sim, momoOptions }, { onCleanup }): Promise<MomoApp> => {
     const { b2c, ...options } = momoOptions;
