@@ -9,7 +9,8 @@
  *     let t: TestApp;
  *     it.beforeAll(({ app }) => { t = app; });
  *
- * `launch` starts further instances on demand (a second service, a restart) and closes them at the end.
+ * `launch` starts further instances on demand (a second service, a second simulator, a restart) and
+ * closes them at the end, the last started first.
  */
 import { test as base } from "vitest";
 import { startTestApp, type TestApp, type TestAppOptions } from "./app.js";
@@ -23,6 +24,7 @@ export type SimulatorOptions = NonNullable<Parameters<typeof startSimulator>[0]>
 export interface Launcher {
   app(env?: Record<string, string>, options?: TestAppOptions): Promise<TestApp>;
   momo(options: MomoAppOptions): Promise<MomoApp>;
+  sim(options?: SimulatorOptions): Promise<Simulator>;
 }
 
 export const test = base
@@ -44,6 +46,7 @@ export const test = base
     return {
       app: async (env = {}, options = {}) => kept(await startTestApp(env, options)),
       momo: async (options) => kept(await startMomoApp(options)),
+      sim: async (options = {}) => kept(await startSimulator(options)),
     };
   })
   .extend("app", { scope: "file" }, async ({ appEnv, appOptions, launch }): Promise<TestApp> => launch.app(appEnv, appOptions))
