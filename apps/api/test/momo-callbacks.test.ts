@@ -1,7 +1,7 @@
 /**
- * Daraja's callbacks (docs/mpesa.md#callbacks), driven by hand against a fake Daraja: the secret token, raw
- * storage before anything else, apply-exactly-once, flagged mismatches, malformed bodies, duplicates,
- * out-of-order delivery, and a callback that beats the stkpush response.
+ * Daraja's callbacks (docs/mpesa.md#callbacks), driven by hand against a simulator that never calls
+ * back: the secret token, raw storage before anything else, apply-exactly-once, flagged mismatches,
+ * malformed bodies, duplicates, out-of-order delivery, and a callback that beats the stkpush response.
  */
 import { request as httpRequest } from "node:http";
 import { afterAll, describe, expect } from "vitest";

@@ -24,7 +24,7 @@ describe.skipIf(skipThisTarget)("per-shop M-Pesa settings", () => {
 
   const patch = (id: string, body: unknown) => adminApi(t, "PATCH", `/api/v1/admin/tenants/${id}`, body);
   const storedMomo = async (id: string) => ((await t.deps.db.prisma.tenant.findUniqueOrThrow({ where: { id } })).settings as any).momo;
-  /** Pushes a prompt as a customer of the shop; answers what the fake Daraja received. */
+  /** Pushes a prompt as a customer of the shop; answers what the simulator received. */
   const pushAsCustomerOf = async (tenantId: string) => {
     const customer = await shopCustomer(t, tenantId);
     const before = fake.count("stkpush");
