@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clientOf, createServiceDeps, type Client, type ServiceDeps } from "../support/caller.js";
+import { clientOf, createServiceDeps, signedInCustomer, type Client, type ServiceDeps } from "../support/caller.js";
 
 const address = { label: "Home", recipient_name: "Wanjiku Kamau", phone: "0712345678", street: "Moi Avenue 12" };
 
@@ -8,9 +8,7 @@ describe("addresses service (createCaller)", () => {
   let customer: Client;
   beforeAll(async () => {
     service = await createServiceDeps();
-    customer = clientOf(service.deps);
-    const registered = await customer.call.auth.register({ name: "Wanjiku Kamau", email: "addresses@example.com", password: "correct horse battery" });
-    customer.accessToken = registered.data.access_token;
+    customer = await signedInCustomer(service.deps, "addresses@example.com");
   });
   afterAll(() => service?.close());
 
@@ -37,8 +35,7 @@ describe("addresses service (createCaller)", () => {
   });
 
   it("lists nothing of another customer's", async () => {
-    const other = clientOf(service.deps);
-    other.accessToken = (await other.call.auth.register({ name: "Otieno", email: "other-addresses@example.com", password: "correct horse battery" })).data.access_token;
+    const other = await signedInCustomer(service.deps, "other-addresses@example.com");
     expect((await other.call.addresses.list()).data.addresses).toEqual([]);
   });
 

@@ -1,14 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clientOf, createServiceDeps, type Client, type ServiceDeps } from "../support/caller.js";
+import { createServiceDeps, signedInCustomer, type Client, type ServiceDeps } from "../support/caller.js";
 
 describe("profile service (createCaller)", () => {
   let service: ServiceDeps;
   let customer: Client;
   beforeAll(async () => {
     service = await createServiceDeps();
-    customer = clientOf(service.deps);
-    const registered = await customer.call.auth.register({ name: "Wanjiku Kamau", email: "profile@example.com", password: "correct horse battery" });
-    customer.accessToken = registered.data.access_token;
+    customer = await signedInCustomer(service.deps, "profile@example.com");
   });
   afterAll(() => service?.close());
 
@@ -29,8 +27,7 @@ describe("profile service (createCaller)", () => {
   });
 
   it("ends with the session: after logout the access token is refused (INVALID_TOKEN)", async () => {
-    const client = clientOf(service.deps);
-    client.accessToken = (await client.call.auth.register({ name: "Otieno", email: "profile-logout@example.com", password: "correct horse battery" })).data.access_token;
+    const client = await signedInCustomer(service.deps, "profile-logout@example.com");
     await client.call.auth.logout();
     await expect(client.call.profile.updateMe({ name: "Otieno O." })).rejects.toMatchObject({ code: "UNAUTHORIZED", cause: { code: "INVALID_TOKEN" } });
   });

@@ -145,3 +145,11 @@ export function clientOf(deps: Deps, options: { tenant?: string | undefined } = 
   client.call = createCaller({ deps, request });
   return client;
 }
+
+/** A client signed in as a newly registered customer of the default tenant. */
+export async function signedInCustomer(deps: Deps, email: string): Promise<Client> {
+  const client = clientOf(deps);
+  const registered = await client.call.auth.register({ name: "Wanjiku Kamau", email, password: "correct horse battery" });
+  client.accessToken = registered.data.access_token;
+  return client;
+}
