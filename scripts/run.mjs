@@ -44,7 +44,7 @@ function install() {
   step("installing dependencies (pnpm install)");
   run("pnpm", ["install", "--frozen-lockfile", "--prefer-offline", "--reporter=append-only"]);
   // argon2's prebuilt binary crashes on some machines; the install builds it from source. Check it loads.
-  run("node", ["-e", "require('argon2')"], { cwd: path.join(root, "packages", "domain") });
+  run("node", ["-e", "require('argon2')"], { cwd: path.join(root, "apps", "api") });
 }
 
 function build() {

@@ -110,7 +110,7 @@ describe("REST adapter", () => {
     expect(operation("/v9/take", "post").responses["202"].description).toBe("Taken; the outcome follows later.");
     expect(operation("/v9/rotate", "post").security).toEqual([{ refreshCookie: [] }]);
     expect(operation("/v9/operate", "get").security).toEqual([{ adminApiKey: [] }]);
-    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(["Authorization", "adminApiKey", "refreshCookie"]);
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(["Authorization", "adminApiKey", "apiKey", "refreshCookie"]);
     expect(operation("/v9/things/{id}", "delete").requestBody.content["application/json"].schema.properties).toHaveProperty("password");
   });
 });

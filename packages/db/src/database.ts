@@ -5,6 +5,8 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "./generated/prisma/client.js";
 import { openEmbeddedDirectory, type EmbeddedDirectory } from "./embedded.js";
 import { applyMigrations, listPendingMigrations, type MigrationReport, type SqlRunner } from "./migrator.js";
+import { createTenantClients } from "./tenant-clients.js";
+import type { TenantDb } from "./tenant-scope.js";
 
 export type DatabaseKind = "postgres" | "embedded";
 
@@ -19,6 +21,17 @@ export interface DatabaseOptions {
 
 export interface Database {
   kind: DatabaseKind;
+  /**
+   * One tenant's view of the data (docs/tenants.md#data-scoping): the tenant is added to every query
+   * of tenant-owned rows, and a query naming another tenant is refused. Built once per tenant.
+   */
+  forTenant(tenantId: string): TenantDb;
+  /**
+   * Every tenant's rows, unchecked: only for code that crosses tenants by design (the admin API,
+   * start-up tasks, workers, payment callbacks). A structural test lists the files allowed to use it.
+   */
+  unscoped: PrismaClient;
+  /** @deprecated The same client as `unscoped`, kept until payments moves to `forTenant`/`unscoped`. */
   prisma: PrismaClient;
   /** Raw SQL outside Prisma (migrator, health checks, drift test). */
   sql: SqlRunner;
@@ -58,7 +71,7 @@ async function openPostgres(url: string, poolMax: number): Promise<Database> {
   };
   return {
     kind: "postgres",
-    prisma,
+    ...clientsOf(prisma),
     sql,
     migrate: () => applyMigrations(sql),
     pendingMigrations: () => listPendingMigrations(sql),
@@ -84,7 +97,7 @@ async function openEmbedded(dataDir: string | undefined): Promise<Database> {
   };
   return {
     kind: "embedded",
-    prisma,
+    ...clientsOf(prisma),
     sql,
     migrate: () => applyMigrations(sql),
     pendingMigrations: () => listPendingMigrations(sql),
@@ -95,4 +108,9 @@ async function openEmbedded(dataDir: string | undefined): Promise<Database> {
       await directory?.release();
     },
   };
+}
+
+function clientsOf(prisma: PrismaClient): Pick<Database, "forTenant" | "unscoped" | "prisma"> {
+  const tenants = createTenantClients(prisma);
+  return { forTenant: (tenantId) => tenants.forTenant(tenantId), unscoped: prisma, prisma };
 }

@@ -1,5 +1,7 @@
 export { openDatabase, type Database, type DatabaseKind, type DatabaseOptions } from "./database.js";
 export { applyMigrations, listPendingMigrations, readMigrations, defaultMigrationsDir, type MigrationReport, type SqlRunner } from "./migrator.js";
+export { scopeToTenant, TenantScopeViolation, tenantScopeOfModel, type TenantDb, type TenantTx } from "./tenant-scope.js";
+export { createTenantClients, type TenantClients } from "./tenant-clients.js";
 export { PrismaClient, Prisma } from "./generated/prisma/client.js";
 export type * from "./generated/prisma/models.js";
 export {

@@ -12,7 +12,7 @@ export { DomainError, toErrorEnvelope, errorStatus, type ErrorCode, type ErrorEn
 export { createAccessTokens, type AccessTokens, type AccessClaims } from "./auth/tokens/access-tokens.js";
 export { createDataCipher, type DataCipher } from "./core/data-cipher.js";
 export { createRefreshSuccessor, type RefreshSuccessor } from "./auth/sessions/refresh-successor.js";
-export { createPasswordHasher, type PasswordHasher } from "./auth/passwords.js";
+export { createPasswordHasher, type PasswordHasher, type PasswordHashing } from "./auth/passwords.js";
 export { equalsConstantTime } from "./core/secrets.js";
 export { unlimited, type Limiter, type LimitRule, type LimitDecision } from "./core/limiter.js";
 export {

@@ -1,4 +1,5 @@
 import { addressesRouter } from "./addresses/router.js";
+import { apiKeysRouter } from "./api-keys/router.js";
 import { authRouter } from "./auth/router.js";
 import { otpRouter } from "./otp/router.js";
 import { paymentsRouter } from "./payments/router.js";
@@ -14,6 +15,7 @@ export const appRouter = createTRPCRouter({
   admin: adminRouter,
   addresses: addressesRouter,
   payments: paymentsRouter,
+  apiKeys: apiKeysRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -8,12 +8,17 @@
  * - protectedProcedure  bearer token; tenant from the token; X-Tenant-ID optional but must match
  * - adminProcedure      protectedProcedure with role "admin"
  * - adminApiProcedure   Authorization: Bearer $ADMIN_API_KEY (the operator's admin API)
+ * - serverProcedure     Authorization: Bearer mk_… (a tenant's API key: a shop's server); tenant from the key
  * - refreshCookieProcedure  tenantProcedure whose credential is the refresh cookie (read by the service)
+ *
+ * Every builder with a tenant also puts that tenant's scoped data client on the context (`ctx.db`,
+ * docs/tenants.md#data-scoping): procedures read and write tenant-owned rows through it only.
  *
  * Each builder declares the credential it checks (`meta.credential`, operation-meta.ts); a router adds
  * the rest of an operation's facts (`ipLimited`, `successStatus`, `signInStep`, `openapi`) in its `.meta()`.
  */
 import { initTRPC } from "@trpc/server";
+import type { TenantDb } from "@mteja/db";
 import type { Context } from "./context.js";
 import { DomainError, toErrorEnvelope, toTrpcError } from "./errors.js";
 import type { OperationMeta } from "./operation-meta.js";
@@ -22,6 +27,14 @@ import { countAuthRequest } from "./core/abuse-limits.js";
 import { equalsConstantTime } from "./core/secrets.js";
 import { assertLiveSession } from "./auth/sessions/sessions.js";
 import type { Tenant } from "./tenants/directory.js";
+import { authenticateApiKey } from "./api-keys/credential.js";
+import { looksLikeApiKey } from "./api-keys/keys.js";
+
+/** The context of a procedure with a tenant: the tenant and its scoped data client. */
+export type TenantCtx = Context & { tenant: Tenant; db: TenantDb };
+
+/** The context of a procedure with a tenant and a verified access token of it. */
+export type AuthedCtx = TenantCtx & { auth: AccessClaims };
 
 const t = initTRPC
   .context<Context>()
@@ -87,7 +100,7 @@ export const publicProcedure = t.procedure.meta({ credential: "none" }).use(sign
 
 export const tenantProcedure = publicProcedure.use(async ({ ctx, next }) => {
   const tenant = await requireTenantHeader(ctx);
-  return next({ ctx: { tenant } });
+  return next({ ctx: withTenant(ctx, tenant) });
 });
 
 export const authProcedure = tenantProcedure.meta({ credential: "bearer" }).use(async ({ ctx, next }) => {
@@ -111,7 +124,7 @@ export const protectedProcedure = publicProcedure.meta({ credential: "bearer" })
   const tenant = await ctx.deps.tenants.find(auth.tid);
   if (!tenant) throw new DomainError("INVALID_TOKEN", "The access token is not valid for this tenant.");
   await assertLiveSession(ctx.deps, auth);
-  return next({ ctx: { auth, tenant } });
+  return next({ ctx: { auth, ...withTenant(ctx, tenant) } });
 });
 
 export const adminProcedure = protectedProcedure.use(async ({ ctx, next }) => {
@@ -129,8 +142,23 @@ export const adminApiProcedure = publicProcedure.meta({ credential: "adminKey" }
   return next();
 });
 
+/**
+ * A shop's server: its API key names the tenant (X-Tenant-ID optional but must match). A customer's
+ * access token here answers 403, as an API key does on the bearer builders above.
+ */
+export const serverProcedure = publicProcedure.meta({ credential: "apiKey" }).use(async ({ ctx, next }) => {
+  const presented = bearerToken(ctx.request.authorization);
+  if (!presented) throw new DomainError("AUTH_REQUIRED", "An API key is required (Authorization: Bearer mk_…).");
+  const { tenant, apiKey } = await authenticateApiKey(ctx, presented);
+  return next({ ctx: { tenant, apiKey } });
+});
+
 /** The refresh cookie is read by the service (refresh, logout): nothing to check before it runs. */
 export const refreshCookieProcedure = tenantProcedure.meta({ credential: "refreshCookie" });
+
+function withTenant(ctx: Context, tenant: Tenant): Pick<TenantCtx, "tenant" | "db"> {
+  return { tenant, db: ctx.deps.db.forTenant(tenant.id) };
+}
 
 async function requireTenantHeader(ctx: Context): Promise<Tenant> {
   const id = ctx.request.tenantHeader?.trim();
@@ -143,6 +171,7 @@ async function requireTenantHeader(ctx: Context): Promise<Tenant> {
 async function verifyBearer(ctx: Context): Promise<AccessClaims> {
   const token = bearerToken(ctx.request.authorization);
   if (!token) throw new DomainError("AUTH_REQUIRED", "An access token is required (Authorization: Bearer <token>).");
+  if (looksLikeApiKey(token)) throw new DomainError("FORBIDDEN", "This operation takes a customer's access token, not an API key.");
   return ctx.deps.tokens.verify(token);
 }
 

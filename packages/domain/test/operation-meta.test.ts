@@ -17,6 +17,7 @@ import {
   createTRPCRouter,
   publicProcedure,
   refreshCookieProcedure,
+  serverProcedure,
 } from "../src/trpc.js";
 
 const path = { method: "POST", path: "/test/operation" } as const;
@@ -33,6 +34,7 @@ const testRouter = createTRPCRouter({
     }),
   adminOnly: adminApiProcedure.meta({ openapi: path }).query(() => "ok"),
   cookie: refreshCookieProcedure.meta({ openapi: path }).query(() => "ok"),
+  server: serverProcedure.meta({ openapi: path }).query(() => "ok"),
 });
 
 function harness() {
@@ -81,6 +83,7 @@ describe("operation facts on the procedure", () => {
     expect(operationMetaOf(testRouter, "unlimited")?.credential).toBe("none");
     expect(operationMetaOf(testRouter, "adminOnly")?.credential).toBe("adminKey");
     expect(operationMetaOf(testRouter, "cookie")?.credential).toBe("refreshCookie");
+    expect(operationMetaOf(testRouter, "server")?.credential).toBe("apiKey");
     expect(operationMetaOf(testRouter, "adminOnly")?.openapi?.path).toBe("/test/operation");
     expect(operationMetaOf(testRouter, "nothing.here")).toBeUndefined();
     expect(operationMetaOf(testRouter, "__proto__")).toBeUndefined();
@@ -91,7 +94,8 @@ describe("operation facts on the procedure", () => {
     expect(credentials(["auth.login", "auth.register", "auth.forgotPassword", "addresses.counties"])).toEqual(["none", "none", "none", "none"]);
     expect(credentials(["auth.refresh", "auth.logout"])).toEqual(["refreshCookie", "refreshCookie"]);
     expect(credentials(["profile.me", "otp.setup", "payments.stkPush", "payments.b2c"])).toEqual(["bearer", "bearer", "bearer", "bearer"]);
-    expect(credentials(["admin.createTenant"])).toEqual(["adminKey"]);
+    expect(credentials(["admin.createTenant", "apiKeys.create", "apiKeys.list", "apiKeys.revoke"])).toEqual(["adminKey", "adminKey", "adminKey", "adminKey"]);
+    expect(credentials(["apiKeys.current"])).toEqual(["apiKey"]);
   });
 
   it("marks the unauthenticated auth operations (and only those) as IP-limited", () => {

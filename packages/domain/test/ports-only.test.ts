@@ -1,10 +1,9 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { sourceFiles, srcDir } from "./support/source-files.js";
 
 /** Time and chance reach domain code only through the Clock and Random ports (Deps.clock, Deps.random). */
-const srcDir = fileURLToPath(new URL("../src", import.meta.url));
 const portsFile = "core/ports.ts";
 const forbidden: { name: string; pattern: RegExp }[] = [
   { name: "Date.now", pattern: /\bDate\.now\b/ },
@@ -17,24 +16,13 @@ const forbidden: { name: string; pattern: RegExp }[] = [
   { name: "node:crypto randomness", pattern: /\b(randomUUID|randomBytes|randomInt|getRandomValues)\b/ },
 ];
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith(".ts") ? [path] : [];
-  });
-}
-
 function portViolations(dir: string): string[] {
   const found: string[] = [];
-  for (const file of sourceFiles(dir)) {
-    const name = relative(dir, file).split("\\").join("/");
+  for (const { name, lines } of sourceFiles(dir)) {
     if (name === portsFile) continue;
-    readFileSync(file, "utf8")
-      .split("\n")
-      .forEach((line, index) => {
-        for (const { name: call, pattern } of forbidden) if (pattern.test(line)) found.push(`${name}:${index + 1} uses ${call}`);
-      });
+    lines.forEach((line, index) => {
+      for (const { name: call, pattern } of forbidden) if (pattern.test(line)) found.push(`${name}:${index + 1} uses ${call}`);
+    });
   }
   return found;
 }

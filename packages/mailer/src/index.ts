@@ -8,7 +8,6 @@ export {
   type OutboxWorker,
   type OutboxWorkerOptions,
 } from "./worker.js";
-export { backoffAfter, type Backoff, type BackoffPolicy } from "./backoff.js";
 export { describeError, MailDeliveryError } from "./delivery-error.js";
 export type { MailLogger } from "./logger.js";
 export { parseSender, type Sender } from "./sender.js";

@@ -1,4 +1,4 @@
-import { backoffAfter } from "./backoff.js";
+import { backoffAfter, type Random } from "@mteja/kernel";
 import { describeError, MailDeliveryError } from "./delivery-error.js";
 import type { MailLogger } from "./logger.js";
 import type { OutboxMail, OutboxStore } from "./outbox.js";
@@ -21,8 +21,8 @@ export interface OutboxWorkerOptions {
   maxBackoffMs?: number;
   /** Mails of one batch sent at the same time (default 4). */
   concurrency?: number;
-  /** Source of backoff jitter, in [0, 1). */
-  random?: () => number;
+  /** Source of the backoff's jitter (the composition root passes the service's). */
+  random: Pick<Random, "int">;
 }
 
 export interface OutboxRunResult {
@@ -53,9 +53,10 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   const intervalMs = options.intervalMs ?? 1_000;
   const batchSize = options.batchSize ?? 20;
   const leaseMs = options.leaseMs ?? 60_000;
-  const backoffPolicy = { baseMs: options.baseBackoffMs ?? 2_000, maxMs: options.maxBackoffMs ?? 15 * 60_000 };
+  const backoffPolicy = { base: options.baseBackoffMs ?? 2_000, max: options.maxBackoffMs ?? 15 * 60_000 };
   const concurrency = Math.max(1, options.concurrency ?? 4);
-  const random = options.random ?? Math.random;
+  // Up to a quarter off, so mails that failed together (an outage) do not all retry at once.
+  const jitter = { share: 0.25, random: options.random };
 
   let started = false;
   let ticking = false;
@@ -137,8 +138,8 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
 
   async function recordFailure(mail: OutboxMail, error: string): Promise<void> {
     const attempts = mail.attempts + 1;
-    const backoff = backoffAfter(attempts, backoffPolicy, random);
-    const nextAttemptAt = new Date(now().getTime() + backoff.delayMs);
+    const backoff = backoffAfter(attempts, backoffPolicy, jitter);
+    const nextAttemptAt = new Date(now().getTime() + backoff.delay);
     const fields = {
       mailId: mail.id,
       tenantId: mail.tenantId,

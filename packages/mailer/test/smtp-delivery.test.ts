@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createMailTransport, createOutboxWorker, newOutboxMail, type MailTransport } from "../src/index.js";
 import { captureLogger } from "./support/capture-logger.js";
+import { noJitter } from "./support/no-jitter.js";
 import { MemoryOutboxStore } from "./support/memory-outbox-store.js";
 import { startSmtpReceiver, type SmtpReceiver } from "./support/smtp-receiver.js";
 
@@ -45,7 +46,7 @@ describe("delivery over SMTP", () => {
     const store = new MemoryOutboxStore();
     const row = queueVerification(store);
     const logger = captureLogger();
-    const worker = createOutboxWorker({ store, transport, logger, now, random: () => 0 });
+    const worker = createOutboxWorker({ store, transport, logger, now, random: noJitter });
 
     expect(await worker.runOnce()).toEqual({ sent: 1, failed: 0 });
 
@@ -76,7 +77,7 @@ describe("delivery over SMTP", () => {
     const store = new MemoryOutboxStore();
     const row = queueVerification(store);
     const logger = captureLogger();
-    const worker = createOutboxWorker({ store, transport, logger, now, random: () => 0 });
+    const worker = createOutboxWorker({ store, transport, logger, now, random: noJitter });
 
     await receiver.stop();
     expect(await worker.runOnce()).toEqual({ sent: 0, failed: 1 });
@@ -115,7 +116,7 @@ describe("delivery over SMTP", () => {
       logger: captureLogger(),
       intervalMs: 20,
       baseBackoffMs: 50,
-      random: () => 0,
+      random: noJitter,
     });
     await receiver.stop();
     worker.start();

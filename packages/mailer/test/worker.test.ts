@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import {
-  backoffAfter,
   createOutboxWorker,
   describeError,
   MailDeliveryError,
@@ -9,6 +8,7 @@ import {
   type OutboxMail,
 } from "../src/index.js";
 import { captureLogger } from "./support/capture-logger.js";
+import { noJitter } from "./support/no-jitter.js";
 import { MemoryOutboxStore } from "./support/memory-outbox-store.js";
 
 const token = "ab".repeat(32);
@@ -58,26 +58,6 @@ function deferred() {
   return { promise, resolve };
 }
 
-describe("backoff", () => {
-  it("doubles from the base and stops at the cap", () => {
-    const policy = { baseMs: 2_000, maxMs: 15 * 60_000 };
-    const delays = Array.from({ length: 14 }, (_, i) => backoffAfter(i + 1, policy, () => 0).delayMs);
-    expect(delays).toEqual([
-      2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 128_000, 256_000, 512_000, 900_000, 900_000, 900_000, 900_000,
-      900_000,
-    ]);
-    expect(backoffAfter(9, policy, () => 0).capped).toBe(false);
-    expect(backoffAfter(10, policy, () => 0).capped).toBe(true);
-    expect(backoffAfter(10_000, policy, () => 0)).toEqual({ delayMs: 900_000, capped: true });
-  });
-
-  it("jitters down by at most a quarter, never above the cap", () => {
-    const policy = { baseMs: 2_000, maxMs: 15 * 60_000 };
-    expect(backoffAfter(1, policy, () => 0.999_999).delayMs).toBe(1_500);
-    expect(backoffAfter(30, policy, () => 0.5).delayMs).toBe(787_500);
-  });
-});
-
 describe("outbox worker", () => {
   it("backs off exponentially up to the cap, keeps retrying there, and raises the log level", async () => {
     const time = clock();
@@ -87,7 +67,7 @@ describe("outbox worker", () => {
     const transport = fakeTransport(async () => {
       throw new MailDeliveryError("ESOCKET: connect ECONNREFUSED 127.0.0.1:2525", { serverUnavailable: true });
     });
-    const worker = createOutboxWorker({ store, transport, logger, now: time.now, random: () => 0 });
+    const worker = createOutboxWorker({ store, transport, logger, now: time.now, random: noJitter });
 
     const delays: number[] = [];
     for (let attempt = 1; attempt <= 13; attempt++) {
@@ -109,6 +89,21 @@ describe("outbox worker", () => {
     expect(row!.sentAt).toBeUndefined();
   });
 
+  it("takes up to a quarter off each delay, drawn from the random source it was given", async () => {
+    const time = clock();
+    const store = new MemoryOutboxStore();
+    const [row] = queue(store, time.now());
+    const transport = fakeTransport(async () => {
+      throw new MailDeliveryError("ESOCKET: connect ECONNREFUSED 127.0.0.1:2525", { serverUnavailable: true });
+    });
+    const asked: number[] = [];
+    const mostOff = { int: (max: number) => (asked.push(max), max - 1) };
+    const worker = createOutboxWorker({ store, transport, logger: captureLogger(), now: time.now, random: mostOff });
+    await worker.runOnce();
+    expect(row!.nextAttemptAt.getTime() - time.now().getTime()).toBe(1_500);
+    expect(asked).toEqual([501]);
+  });
+
   it("survives any transport failure, even a non-Error or a synchronous throw", async () => {
     const time = clock();
     const store = new MemoryOutboxStore();
@@ -122,7 +117,7 @@ describe("outbox worker", () => {
       },
       async close() {},
     };
-    const worker = createOutboxWorker({ store, transport, logger: captureLogger(), now: time.now, concurrency: 1 });
+    const worker = createOutboxWorker({ store, transport, logger: captureLogger(), now: time.now, concurrency: 1, random: noJitter });
     expect(await worker.runOnce()).toEqual({ sent: 0, failed: 2 });
     expect(store.rows.map((row) => row.lastError)).toEqual([expect.stringContaining("[redacted]"), "Unknown error"]);
     expect(store.rows.every((row) => !row.lastError?.includes(token))).toBe(true);
@@ -135,7 +130,7 @@ describe("outbox worker", () => {
     const transport = fakeTransport(async () => {
       throw new MailDeliveryError("ETIMEDOUT: Connection timeout", { serverUnavailable: true });
     });
-    const worker = createOutboxWorker({ store, transport, logger: captureLogger(), now: time.now, concurrency: 1 });
+    const worker = createOutboxWorker({ store, transport, logger: captureLogger(), now: time.now, concurrency: 1, random: noJitter });
     expect(await worker.runOnce()).toEqual({ sent: 0, failed: 3 });
     expect(transport.sent).toHaveLength(1);
     expect(store.rows.map((row) => row.attempts)).toEqual([1, 1, 1]);
@@ -149,7 +144,7 @@ describe("outbox worker", () => {
     const transport = fakeTransport(async (mail) => {
       if (mail.id === rows[0]!.id) throw new MailDeliveryError("EENVELOPE 550: Recipient rejected", { serverUnavailable: false });
     });
-    const worker = createOutboxWorker({ store, transport, logger: captureLogger(), now: time.now, concurrency: 1 });
+    const worker = createOutboxWorker({ store, transport, logger: captureLogger(), now: time.now, concurrency: 1, random: noJitter });
     expect(await worker.runOnce()).toEqual({ sent: 2, failed: 1 });
   });
 
@@ -158,7 +153,7 @@ describe("outbox worker", () => {
     const store = new MemoryOutboxStore();
     queue(store, time.now(), 5);
     const transport = fakeTransport(async () => {});
-    const worker = createOutboxWorker({ store, transport, logger: captureLogger(), now: time.now, batchSize: 2 });
+    const worker = createOutboxWorker({ store, transport, logger: captureLogger(), now: time.now, batchSize: 2, random: noJitter });
     expect(await worker.runOnce()).toEqual({ sent: 2, failed: 0 });
     expect(await worker.runOnce()).toEqual({ sent: 2, failed: 0 });
     expect(await worker.runOnce()).toEqual({ sent: 1, failed: 0 });
@@ -170,7 +165,7 @@ describe("outbox worker", () => {
     const store = new MemoryOutboxStore();
     queue(store, time.now(), 10);
     const transport = fakeTransport(() => new Promise((resolve) => setTimeout(resolve, 5)));
-    const options = { store, transport, logger: captureLogger(), now: time.now, batchSize: 3 };
+    const options = { store, transport, logger: captureLogger(), now: time.now, batchSize: 3, random: noJitter };
     const first = createOutboxWorker(options);
     const second = createOutboxWorker(options);
     const results = await Promise.all([first.runOnce(), second.runOnce(), first.runOnce(), second.runOnce()]);
@@ -188,7 +183,7 @@ describe("outbox worker", () => {
           signal?.addEventListener("abort", () => reject(new MailDeliveryError("EABORT: aborted", { serverUnavailable: false })));
         }),
     );
-    const worker = createOutboxWorker({ store, transport, logger: captureLogger(), leaseMs: 200 });
+    const worker = createOutboxWorker({ store, transport, logger: captureLogger(), leaseMs: 200, random: noJitter });
     const started = Date.now();
     expect(await worker.runOnce()).toEqual({ sent: 0, failed: 1 });
     expect(Date.now() - started).toBeLessThan(1_000);
@@ -203,7 +198,7 @@ describe("outbox worker", () => {
       throw new Error("connection terminated");
     };
     const logger = captureLogger();
-    const worker = createOutboxWorker({ store, transport: fakeTransport(async () => {}), logger, now: time.now });
+    const worker = createOutboxWorker({ store, transport: fakeTransport(async () => {}), logger, now: time.now, random: noJitter });
     expect(await worker.runOnce()).toEqual({ sent: 1, failed: 0 });
     expect(logger.entries).toEqual([
       expect.objectContaining({ level: "error", fields: expect.objectContaining({ error: "Error: connection terminated" }) }),
@@ -219,7 +214,7 @@ describe("outbox worker", () => {
       sendStarted.resolve();
       await releaseSend.promise;
     });
-    const worker = createOutboxWorker({ store, transport, logger: captureLogger() });
+    const worker = createOutboxWorker({ store, transport, logger: captureLogger(), random: noJitter });
     worker.start();
     await sendStarted.promise;
 
@@ -237,7 +232,7 @@ describe("outbox worker", () => {
 
   it("does not run again after stop()", async () => {
     const store = new MemoryOutboxStore();
-    const worker = createOutboxWorker({ store, transport: fakeTransport(async () => {}), logger: captureLogger(), intervalMs: 5 });
+    const worker = createOutboxWorker({ store, transport: fakeTransport(async () => {}), logger: captureLogger(), intervalMs: 5, random: noJitter });
     worker.start();
     await expect.poll(() => store.calls.claimDue).toBeGreaterThan(0);
     await worker.stop();
@@ -250,7 +245,7 @@ describe("outbox worker", () => {
   it("nudge() runs soon instead of waiting for the interval, and coalesces", async () => {
     const store = new MemoryOutboxStore();
     const transport = fakeTransport(async () => {});
-    const worker = createOutboxWorker({ store, transport, logger: captureLogger(), intervalMs: 60_000 });
+    const worker = createOutboxWorker({ store, transport, logger: captureLogger(), intervalMs: 60_000, random: noJitter });
     worker.start();
     await expect.poll(() => store.calls.claimDue).toBe(1);
 
@@ -266,7 +261,7 @@ describe("outbox worker", () => {
     const store = new MemoryOutboxStore();
     queue(store, new Date(), 7);
     const transport = fakeTransport(async () => {});
-    const worker = createOutboxWorker({ store, transport, logger: captureLogger(), intervalMs: 60_000, batchSize: 2 });
+    const worker = createOutboxWorker({ store, transport, logger: captureLogger(), intervalMs: 60_000, batchSize: 2, random: noJitter });
     worker.start();
     await expect.poll(() => transport.sent.length).toBe(7);
     await worker.stop();
@@ -283,7 +278,7 @@ describe("outbox worker", () => {
     queue(store, new Date());
     const logger = captureLogger();
     const transport = fakeTransport(async () => {});
-    const worker = createOutboxWorker({ store, transport, logger, intervalMs: 10 });
+    const worker = createOutboxWorker({ store, transport, logger, intervalMs: 10, random: noJitter });
     await expect(worker.runOnce()).rejects.toThrow("database unavailable");
     failures = 1;
     worker.start();

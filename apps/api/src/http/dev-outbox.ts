@@ -23,7 +23,7 @@ export const devOutboxRoutes: FastifyPluginAsync<DevOutboxOptions> = async (app,
     if (!isDirectLoopback(request)) return reply.callNotFound();
     const { to, tenant } = request.query;
     const limit = Math.min(Math.max(Number(request.query.limit) || 50, 1), 200);
-    const rows = await opts.db.prisma.mailOutbox.findMany({
+    const rows = await opts.db.unscoped.mailOutbox.findMany({
       where: {
         ...(typeof to === "string" && to ? { toAddress: to.trim().toLowerCase() } : {}),
         ...(typeof tenant === "string" && tenant ? { tenantId: tenant } : {}),

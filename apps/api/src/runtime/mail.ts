@@ -4,7 +4,7 @@
  * to the outbox. See docs/mail.md.
  */
 import { createMailOutboxStore, type Database } from "@mteja/db";
-import type { Logger } from "@mteja/domain";
+import type { Logger, Random } from "@mteja/domain";
 import { createMailTransport, createOutboxWorker, isMailKind, type OutboxRunResult } from "@mteja/mailer";
 import type { Settings } from "../settings.js";
 
@@ -17,7 +17,7 @@ export interface MailRuntime {
   close(): Promise<void>;
 }
 
-export function createMailRuntime(settings: Settings, db: Database, logger: Logger, now: () => Date): MailRuntime {
+export function createMailRuntime(settings: Settings, db: Database, logger: Logger, now: () => Date, random: Random): MailRuntime {
   const production = settings.NODE_ENV === "production";
   const transport = createMailTransport({
     smtpUrl: settings.SMTP_URL,
@@ -28,8 +28,8 @@ export function createMailRuntime(settings: Settings, db: Database, logger: Logg
     now,
   });
   // Outside production the bodies stay, so the dev outbox (GET /dev/outbox) can show the links.
-  const store = createMailOutboxStore(db.prisma, { isKind: isMailKind, scrubBodiesOnSend: production });
-  const worker = createOutboxWorker({ store, transport, logger, now });
+  const store = createMailOutboxStore(db.unscoped, { isKind: isMailKind, scrubBodiesOnSend: production });
+  const worker = createOutboxWorker({ store, transport, logger, now, random });
   worker.start();
   return {
     nudge: () => worker.nudge(),

@@ -33,6 +33,7 @@ import { watchRateLimitStore, type RateLimitStore } from "./rate-limit-store.js"
 import { createMailRuntime, type MailRuntime } from "./mail.js";
 import { createClosers } from "./closers.js";
 import { createPaymentsRuntime, type PaymentsRuntime } from "./payments.js";
+import { createPasswordHashing } from "./password-hashing/index.js";
 import { resolveDataEncryptionKey } from "./secrets.js";
 
 export interface Services {
@@ -106,13 +107,15 @@ export async function createServices(settings: Settings, logger: Logger, overrid
     }
     const limiter = settings.RATE_LIMITS === "on" ? createLimiter({ redis, rules: settings.RATE_LIMIT_RULES, keyPrefix: settings.REDIS_KEY_PREFIX }) : unlimited;
 
-    const mail = createMailRuntime(settings, db, logger, now);
+    const mail = createMailRuntime(settings, db, logger, now, random);
     closers.add("mail outbox worker", () => mail.close());
 
     // The reconciler reads deps when it runs, after they are built below.
     const payments = await createPaymentsRuntime(settings, logger, () => deps, { cipher, ...(overrides.darajaFetch ? { darajaFetch: overrides.darajaFetch } : {}) });
     closers.add("payment reconciliation", () => payments.close());
 
+    const passwordHashing = createPasswordHashing(settings, logger);
+    closers.add("password hashing", () => passwordHashing.close());
     const adminApiKey = adminApiKeyOf(settings);
     const deps: Deps = {
       db,
@@ -123,7 +126,12 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       tokens,
       limiter,
       logger,
-      passwords: await createPasswordHasher({ concurrency: settings.PASSWORD_HASH_CONCURRENCY, maxQueue: settings.PASSWORD_HASH_QUEUE }),
+      passwords: await createPasswordHasher({
+        hashing: passwordHashing,
+        clock,
+        concurrency: settings.PASSWORD_HASH_CONCURRENCY,
+        maxWaitMs: settings.PASSWORD_HASH_MAX_WAIT_MS,
+      }),
       tenants: createTenantDirectory(db, { ttlMs: 30_000, clock }),
       nudgeMail: () => mail.nudge(),
       events: overrides.events ?? unobservedEvents,

@@ -5,6 +5,7 @@
  * structurally so this package does not depend on the mailer.
  */
 import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
+import type { TenantTx } from "../tenant-scope.js";
 
 /** A mail to write to the outbox (what the mailer's `newOutboxMail` returns). */
 export interface OutboxInsert {
@@ -45,8 +46,12 @@ export interface MailOutboxStoreOptions<K extends string> {
  * mail, so the mail exists exactly when that change committed. `now` is the service clock (the
  * worker compares against the same clock).
  */
-export async function enqueueMail(tx: Prisma.TransactionClient, mail: OutboxInsert, now: Date = new Date()): Promise<string> {
-  const row = await tx.mailOutbox.create({
+export async function enqueueMail(tx: Prisma.TransactionClient, mail: OutboxInsert, now?: Date): Promise<string>;
+export async function enqueueMail(tx: TenantTx, mail: OutboxInsert, now?: Date): Promise<string>;
+export async function enqueueMail(tx: TenantTx | Prisma.TransactionClient, mail: OutboxInsert, now: Date = new Date()): Promise<string> {
+  // Both clients have the same mailOutbox API; the scoped one also checks mail.tenantId is its tenant.
+  const writer = tx as Prisma.TransactionClient;
+  const row = await writer.mailOutbox.create({
     data: {
       tenantId: mail.tenantId,
       kind: mail.kind,

@@ -4,15 +4,13 @@
  * changes of one customer serialise: a customer with addresses always has exactly one default.
  * The partial unique index `addresses_one_default_per_user` backs this up in the database.
  */
-import { Prisma } from "@mteja/db";
-import type { Context } from "../context.js";
+import { Prisma, type TenantTx } from "@mteja/db";
 import { DomainError } from "../errors.js";
-import type { AccessClaims } from "../auth/tokens/access-tokens.js";
-import type { Tenant } from "../tenants/directory.js";
+import type { AuthedCtx } from "../trpc.js";
 import { maxAddressesPerUser, type AddressFields } from "./schemas.js";
 
-type AddressCtx = Context & { tenant: Tenant; auth: AccessClaims };
-type Tx = Prisma.TransactionClient;
+type AddressCtx = AuthedCtx;
+type Tx = TenantTx;
 
 interface Owner {
   tenantId: string;
@@ -83,7 +81,7 @@ function editableColumns(input: AddressFields) {
 }
 
 export async function listAddresses(ctx: AddressCtx) {
-  const rows = await ctx.deps.db.prisma.address.findMany({ where: ownerOf(ctx), select: addressColumns, orderBy: listOrder });
+  const rows = await ctx.db.address.findMany({ where: ownerOf(ctx), select: addressColumns, orderBy: listOrder });
   return { addresses: rows.map(summaryView) };
 }
 
@@ -174,8 +172,9 @@ const attempts = 4;
 async function underOwnerLock<T>(ctx: AddressCtx, owner: Owner, work: (tx: Tx) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await ctx.deps.db.prisma.$transaction(
+      return await ctx.db.$transaction(
         async (tx) => {
+          // Raw SQL is not scoped by the client: the tenant is named here.
           const locked = await tx.$queryRaw<{ id: string }[]>`
             SELECT id FROM users WHERE tenant_id = ${owner.tenantId} AND id = ${owner.userId}::uuid FOR NO KEY UPDATE`;
           if (locked.length === 0) throw new DomainError("INVALID_TOKEN", "The access token is invalid or expired.");

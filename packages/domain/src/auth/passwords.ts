@@ -1,51 +1,61 @@
-import argon2 from "argon2";
+import type { Clock } from "../core/ports.js";
 import { DomainError } from "../errors.js";
 
+/** What the procedures ask of password hashing. */
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
   /** False for a wrong password; unknown users are verified against a decoy so timing matches. */
   verify(hash: string | undefined, password: string): Promise<boolean>;
 }
 
-export interface PasswordHasherOptions {
-  /** Hashes running at once; the rest wait in line. */
-  concurrency: number;
-  /** Hashes allowed to wait; past this the request is shed with RATE_LIMITED. */
-  maxQueue: number;
+/**
+ * Where argon2id actually runs (apps/api provides libuv's threads or a pool of processes). verify answers
+ * false for a hash it cannot read and rejects only when the hashing itself failed.
+ */
+export interface PasswordHashing {
+  hash(password: string): Promise<string>;
+  verify(hash: string, password: string): Promise<boolean>;
 }
 
-// OWASP Password Storage Cheat Sheet, argon2id first option.
-const owasp = { type: argon2.argon2id, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
+export interface PasswordHasherOptions {
+  hashing: PasswordHashing;
+  clock: Pick<Clock, "monotonicMs">;
+  /** Hashes running at once; the rest wait in line. */
+  concurrency: number;
+  /** The longest expected wait in line a hash is admitted to; beyond it the request is shed with RATE_LIMITED. */
+  maxWaitMs: number;
+}
 
-/**
- * argon2id runs on libuv's thread pool, which competes with the event loop for the same cores; a
- * bounded queue keeps a login storm from starving every other request (stack-notes.md).
- */
+/** How much each finished hash moves the mean hash time (an exponentially weighted mean). */
+const meanWeight = 0.2;
+
 export async function createPasswordHasher(options: PasswordHasherOptions): Promise<PasswordHasher> {
-  const gate = createGate(options.concurrency, options.maxQueue);
-  const decoy = await argon2.hash("decoy-password-for-unknown-users", owasp);
+  const admit = createAdmission(options);
+  // Made with the same parameters as real hashes, so an unknown user costs what a known one does.
+  const decoy = await admit(() => options.hashing.hash("decoy-password-for-unknown-users"));
   return {
-    hash: (password) => gate(() => argon2.hash(password, owasp)),
-    verify: (hash, password) =>
-      gate(async () => {
-        try {
-          const ok = await argon2.verify(hash ?? decoy, password);
-          return hash !== undefined && ok;
-        } catch {
-          return false;
-        }
-      }),
+    hash: (password) => admit(() => options.hashing.hash(password)),
+    verify: async (hash, password) => {
+      const ok = await admit(() => options.hashing.verify(hash ?? decoy, password));
+      return hash !== undefined && ok;
+    },
   };
 }
 
-function createGate(concurrency: number, maxQueue: number) {
+/**
+ * Admits a hash only if its expected wait (its place in line × the recent mean hash time ÷ concurrency)
+ * stays within the budget: a login storm is shed with 429 instead of queueing sign-ins for minutes.
+ */
+export function createAdmission({ clock, concurrency, maxWaitMs }: Omit<PasswordHasherOptions, "hashing">) {
   let running = 0;
+  let meanMs: number | undefined;
   const waiting: Array<() => void> = [];
-  return async function run<T>(task: () => Promise<T>): Promise<T> {
+  return async function admit<T>(task: () => Promise<T>): Promise<T> {
     if (running >= concurrency) {
-      if (waiting.length >= maxQueue) {
+      const expectedWaitMs = ((waiting.length + 1) * (meanMs ?? 0)) / concurrency;
+      if (expectedWaitMs > maxWaitMs) {
         throw new DomainError("RATE_LIMITED", "Too many sign-in attempts are being processed; try again shortly.", {
-          retryAfter: 1,
+          retryAfter: Math.max(1, Math.ceil(expectedWaitMs / 1000)),
         });
       }
       // The finishing task hands its slot straight to the next in line.
@@ -53,8 +63,12 @@ function createGate(concurrency: number, maxQueue: number) {
     } else {
       running++;
     }
+    const started = clock.monotonicMs();
     try {
-      return await task();
+      const result = await task();
+      const tookMs = clock.monotonicMs() - started;
+      meanMs = meanMs === undefined ? tookMs : meanMs + meanWeight * (tookMs - meanMs);
+      return result;
     } finally {
       const next = waiting.shift();
       if (next) next();

@@ -1,16 +1,14 @@
 import { Prisma } from "@mteja/db";
 import type { z } from "zod";
-import type { Context } from "../context.js";
 import { DomainError } from "../errors.js";
 import { issueOtpLoginToken } from "./tokens/otp-login-token.js";
 import { beginSignInAttempt } from "../core/abuse-limits.js";
 import { createSession, revokeSessionByRefreshToken, rotateRefreshToken } from "./sessions/sessions.js";
 import type { Tenant } from "../tenants/directory.js";
+import type { TenantCtx } from "../trpc.js";
 import { clearRefreshCookie, noStore, readRefreshCookie, setRefreshCookie } from "./sessions/refresh-cookie.js";
 import type { loginInput, registerInput } from "./schemas.js";
 import { enqueueVerificationMail } from "./recovery/email-verification.js";
-
-type TenantCtx = Context & { tenant: Tenant };
 
 const invalidCredentials = () => new DomainError("INVALID_CREDENTIALS", "The email or password is incorrect.");
 
@@ -18,7 +16,7 @@ export async function register(ctx: TenantCtx, input: z.infer<typeof registerInp
   const { deps, tenant, request } = ctx;
   const passwordHash = await deps.passwords.hash(input.password);
   try {
-    const result = await deps.db.prisma.$transaction(async (tx) => {
+    const result = await ctx.db.$transaction(async (tx) => {
       const user = await tx.user.create({
         data: { tenantId: tenant.id, email: input.email, name: input.name, phone: input.phone ?? null, passwordHash },
       });
@@ -51,9 +49,9 @@ export async function login(ctx: TenantCtx, input: z.infer<typeof loginInput>): 
   // Counted as a failure up front (per account and per IP), given back below once the password is right.
   const attempt = await beginSignInAttempt(ctx, { tenantId: tenant.id, email: input.email }, { ip: true });
 
-  const user = await deps.db.prisma.user.findUnique({ where: { tenantId_email: { tenantId: tenant.id, email: input.email } } });
+  const user = await ctx.db.user.findUnique({ where: { tenantId_email: { tenantId: tenant.id, email: input.email } } });
   // Unknown emails are verified against a decoy hash: same work, same time, same answer.
-  const valid = await deps.passwords.verify(user?.passwordHash, input.password);
+  const valid = await attempt.check(() => deps.passwords.verify(user?.passwordHash, input.password));
   if (!user || !valid) throw invalidCredentials();
   // With two-factor on, earlier failures stay counted until the code is right too (otp/validate).
   if (user.otpEnabled) await attempt.stepPassed();
@@ -80,7 +78,7 @@ export async function startSession(
   user: { id: string; tenantId: string; name: string; email: string; role: string | null },
 ) {
   const { deps, request } = ctx;
-  const session = await deps.db.prisma.$transaction((tx) =>
+  const session = await ctx.db.$transaction((tx) =>
     createSession(deps, tx, user, { ip: request.ip, userAgent: request.userAgent }),
   );
   setRefreshCookie(ctx, session.refreshToken, session.refreshExpiresAt);
@@ -95,7 +93,7 @@ export async function refresh(ctx: TenantCtx) {
   const { deps, tenant } = ctx;
   const presented = readRefreshCookie(ctx);
   if (!presented) throw new DomainError("AUTH_REQUIRED", "No refresh cookie was sent.");
-  const outcome = await deps.db.prisma.$transaction(async (tx) => {
+  const outcome = await ctx.db.$transaction(async (tx) => {
     const rotated = await rotateRefreshToken(deps, tx, presented, tenant.id);
     if (rotated.kind !== "rotated") return { rotated, user: null };
     const user = await tx.user.findUnique({ where: { id: rotated.userId }, select: { id: true, role: true, emailVerified: true } });
@@ -117,6 +115,6 @@ export async function refresh(ctx: TenantCtx) {
 
 export async function logout(ctx: TenantCtx): Promise<void> {
   const presented = readRefreshCookie(ctx);
-  if (presented) await revokeSessionByRefreshToken(ctx.deps, presented, ctx.tenant.id);
+  if (presented) await revokeSessionByRefreshToken(ctx.deps, ctx.db, presented);
   clearRefreshCookie(ctx);
 }

@@ -46,6 +46,12 @@ export function accountKey(tenantId: string, email: string): string {
 }
 
 export interface SignInAttempt {
+  /**
+   * Runs the check (a password or code verification) and answers its result. A check that cannot be
+   * made (the hashing was shed under load, or failed) is no failure: its points come back and the
+   * error goes on to the caller, so a login storm cannot lock the accounts it slows down.
+   */
+  check<T>(verify: () => Promise<T>): Promise<T>;
   /** The password (or code) was right but a second factor is still due: this attempt is not a failure. */
   stepPassed(): Promise<void>;
   /** Fully authenticated: the account's failures are forgotten and this attempt is not a failure. */
@@ -84,10 +90,17 @@ export async function beginSignInAttempt(
     ]);
     throw rateLimitedError(Math.max(perAccount.allowed ? 0 : perAccount.retryAfter, perIp.allowed ? 0 : perIp.retryAfter));
   }
+  const refundBoth = () => Promise.all([limiter.refund("login_failures_per_account", key), refundIp()]).then(() => undefined);
   return {
-    async stepPassed() {
-      await Promise.all([limiter.refund("login_failures_per_account", key), refundIp()]);
+    async check(verify) {
+      try {
+        return await verify();
+      } catch (error) {
+        await refundBoth();
+        throw error;
+      }
     },
+    stepPassed: refundBoth,
     async succeeded() {
       await Promise.all([limiter.reset("login_failures_per_account", key), refundIp()]);
     },
@@ -103,7 +116,8 @@ export async function clearSignInFailures(ctx: Context, account: { tenantId: str
   await ctx.deps.limiter.reset("login_failures_per_account", accountKey(account.tenantId, account.email));
 }
 
-type Count = readonly [rule: LimitRule, key: string];
+/** One point under one rule, for one key. */
+export type Count = readonly [rule: LimitRule, key: string];
 
 /** Points consumed together, to give back together (a request that turned out not to need them). */
 export interface CountedPoints {
@@ -115,7 +129,7 @@ export interface CountedPoints {
  * back (a refused request does nothing, so it uses up no other budget) and RATE_LIMITED is thrown with
  * the longest wait.
  */
-async function consumeAll(limiter: Limiter, counts: readonly Count[]): Promise<CountedPoints> {
+export async function consumeAll(limiter: Limiter, counts: readonly Count[]): Promise<CountedPoints> {
   const decisions = await Promise.all(counts.map(([rule, key]) => limiter.consume(rule, key)));
   const refund = async (which: (decision: LimitDecision) => boolean) => {
     await Promise.all(counts.map(([rule, key], i) => (which(decisions[i]!) ? limiter.refund(rule, key) : undefined)));
@@ -126,23 +140,4 @@ async function consumeAll(limiter: Limiter, counts: readonly Count[]): Promise<C
     throw rateLimitedError(Math.max(...refused.map((decision) => decision.retryAfter)));
   }
   return { refund: () => refund(() => true) };
-}
-
-/**
- * Counts an STK prompt before Daraja is called: per customer (10 a minute) and per phone number of the
- * shop (3 a minute, 10 an hour), so that no one can flood a subscriber's phone with prompts or lock
- * its M-Pesa menu. The phone is the normalised 2547… form, so every spelling of a number counts alike.
- */
-export async function countStkPrompt(ctx: Context, prompt: { tenantId: string; userId: string; phone: string }): Promise<CountedPoints> {
-  const phoneKey = `${prompt.tenantId}:${prompt.phone}`;
-  return consumeAll(ctx.deps.limiter, [
-    ["stkpush_per_user", `${prompt.tenantId}:${prompt.userId}`],
-    ["stk_prompts_per_phone_minute", phoneKey],
-    ["stk_prompts_per_phone_hour", phoneKey],
-  ]);
-}
-
-/** Counts one stkquery of a customer (30 a minute): a pending payment's query is a call to Daraja. */
-export async function countStkQuery(ctx: Context, owner: { tenantId: string; userId: string }): Promise<void> {
-  await consumeAll(ctx.deps.limiter, [["stkquery_per_user", `${owner.tenantId}:${owner.userId}`]]);
 }

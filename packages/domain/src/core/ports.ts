@@ -4,23 +4,10 @@
  * packages/domain/test/ports-only.test.ts keeps it that way.
  */
 import { randomBytes, randomInt, randomUUID } from "node:crypto";
+import type { Clock, Random } from "@mteja/kernel";
 
-export interface Clock {
-  /** The service's time: what is stored and compared with stored dates (tests move it by hand). */
-  now(): Date;
-  /** Milliseconds of real elapsed time, never going back: for cache lifetimes and the deadlines of real waits. */
-  monotonicMs(): number;
-  /** Waits ms of real time; ends early, without error, when the signal aborts. */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
-
-export interface Random {
-  /** n bytes from a cryptographically secure generator (tokens, keys, IVs depend on it). */
-  bytes(n: number): Buffer;
-  uuid(): string;
-  /** A uniformly chosen integer in [0, max). */
-  int(max: number): number;
-}
+// The port types are shared with the packages the domain does not own (the mailer): @mteja/kernel.
+export type { Clock, Random };
 
 function sleepFor(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {

@@ -5,19 +5,15 @@
 import QRCode from "qrcode";
 import type { z } from "zod";
 import { startSession } from "../auth/service.js";
-import type { Context } from "../context.js";
 import { DomainError } from "../errors.js";
 import { enqueueSecurityNotice } from "../auth/recovery/security-notices.js";
-import type { AccessClaims } from "../auth/tokens/access-tokens.js";
 import { beginSignInAttempt } from "../core/abuse-limits.js";
-import { tenantDisplayName, type Tenant } from "../tenants/directory.js";
+import { tenantDisplayName } from "../tenants/directory.js";
+import type { AuthedCtx, TenantCtx } from "../trpc.js";
 import { findLiveOtpToken, invalidOtpToken, otpMaxAttempts, reserveOtpAttempt, spendOtpToken } from "../auth/tokens/otp-login-token.js";
 import { hashRecoveryCode, newRecoveryCodes } from "./recovery-codes.js";
 import type { otpDisableInput, otpValidateInput, otpVerifyInput } from "./schemas.js";
 import { matchTotp, newTotpSecret, totpUri } from "./totp.js";
-
-type TenantCtx = Context & { tenant: Tenant };
-type AuthedCtx = TenantCtx & { auth: AccessClaims };
 
 const invalidOtp = () => new DomainError("INVALID_OTP", "The code is incorrect.");
 const alreadyEnabled = () => new DomainError("OTP_ALREADY_ENABLED", "Two-factor authentication is already enabled.");
@@ -25,7 +21,7 @@ const notSetUp = () => new DomainError("OTP_NOT_SETUP", "Set up two-factor authe
 const invalidAccessToken = () => new DomainError("INVALID_TOKEN", "The access token is invalid or expired.");
 
 async function currentUser(ctx: AuthedCtx) {
-  const user = await ctx.deps.db.prisma.user.findFirst({ where: { id: ctx.auth.sub, tenantId: ctx.tenant.id } });
+  const user = await ctx.db.user.findFirst({ where: { id: ctx.auth.sub } });
   if (!user) throw invalidAccessToken();
   return user;
 }
@@ -36,8 +32,8 @@ export async function setup(ctx: AuthedCtx) {
   const user = await currentUser(ctx);
   if (user.otpEnabled) throw alreadyEnabled();
   const secret = newTotpSecret(deps.random);
-  const stored = await deps.db.prisma.user.updateMany({
-    where: { id: user.id, tenantId: tenant.id, otpEnabled: false },
+  const stored = await ctx.db.user.updateMany({
+    where: { id: user.id, otpEnabled: false },
     data: { otpPendingSecretEnc: deps.cipher.encrypt(secret) },
   });
   if (stored.count !== 1) throw alreadyEnabled();
@@ -51,7 +47,7 @@ export async function setup(ctx: AuthedCtx) {
 
 /** Confirms the pending secret with a code from the app: two-factor on, recovery codes issued once. */
 export async function verify(ctx: AuthedCtx, input: z.infer<typeof otpVerifyInput>) {
-  const { deps, tenant } = ctx;
+  const { deps } = ctx;
   const user = await currentUser(ctx);
   if (user.otpEnabled) throw alreadyEnabled();
   const pending = user.otpPendingSecretEnc;
@@ -60,13 +56,12 @@ export async function verify(ctx: AuthedCtx, input: z.infer<typeof otpVerifyInpu
   if (step === undefined) throw invalidOtp();
 
   const recoveryCodes = newRecoveryCodes(deps.random);
-  await deps.db.prisma.$transaction(async (tx) => {
+  await ctx.db.$transaction(async (tx) => {
     // One conditional UPDATE: the secret confirmed is the one just checked, and the code's step is
     // claimed so that it can never sign in (nor confirm again).
     const enabled = await tx.user.updateMany({
       where: {
         id: user.id,
-        tenantId: tenant.id,
         otpEnabled: false,
         otpPendingSecretEnc: pending,
         OR: [{ otpLastStep: null }, { otpLastStep: { lt: step } }],
@@ -87,8 +82,8 @@ export async function verify(ctx: AuthedCtx, input: z.infer<typeof otpVerifyInpu
 /** Step 2 of a two-factor login: the otp_token from login plus a TOTP code or a recovery code. */
 export async function validate(ctx: TenantCtx, input: z.infer<typeof otpValidateInput>) {
   const { deps, tenant } = ctx;
-  const token = await findLiveOtpToken(ctx, tenant.id, input.otp_token);
-  const user = await deps.db.prisma.user.findFirst({ where: { id: token.userId, tenantId: tenant.id } });
+  const token = await findLiveOtpToken(ctx, input.otp_token);
+  const user = await ctx.db.user.findFirst({ where: { id: token.userId } });
   if (!user || !user.otpEnabled || !user.otpSecretEnc) {
     // Two-factor was turned off (or the account removed) since login: this sign-in cannot finish.
     await spendOtpToken(ctx, undefined, token.id);
@@ -103,12 +98,12 @@ export async function validate(ctx: TenantCtx, input: z.infer<typeof otpValidate
   const isTotp = /^\d{6}$/.test(code);
   const step = isTotp ? await matchTotp(deps.cipher.decrypt(user.otpSecretEnc), code, deps.clock.now(), user.otpLastStep) : undefined;
 
-  const accepted = await deps.db.prisma.$transaction(async (tx) => {
+  const accepted = await ctx.db.$transaction(async (tx) => {
     if (isTotp) {
       if (step === undefined) return false;
       // Compare-and-set: a step is accepted once per user, whichever request gets there first.
       const claimed = await tx.user.updateMany({
-        where: { id: user.id, tenantId: tenant.id, otpEnabled: true, OR: [{ otpLastStep: null }, { otpLastStep: { lt: step } }] },
+        where: { id: user.id, otpEnabled: true, OR: [{ otpLastStep: null }, { otpLastStep: { lt: step } }] },
         data: { otpLastStep: BigInt(step) },
       });
       if (claimed.count !== 1) return false;
@@ -139,14 +134,14 @@ export async function disable(ctx: AuthedCtx, input: z.infer<typeof otpDisableIn
   // A wrong password here is a password guess like a failed login (counted per account, not per IP:
   // the caller is authenticated).
   const attempt = await beginSignInAttempt(ctx, { tenantId: tenant.id, email: user.email }, { ip: false });
-  const valid = await deps.passwords.verify(user.passwordHash, input.password);
+  const valid = await attempt.check(() => deps.passwords.verify(user.passwordHash, input.password));
   if (!valid) throw new DomainError("INVALID_CREDENTIALS", "The password is incorrect.");
   await attempt.stepPassed();
   if (!user.otpEnabled) throw new DomainError("OTP_NOT_SETUP", "Two-factor authentication is not enabled.");
 
-  await deps.db.prisma.$transaction(async (tx) => {
+  await ctx.db.$transaction(async (tx) => {
     await tx.user.updateMany({
-      where: { id: user.id, tenantId: tenant.id },
+      where: { id: user.id },
       data: { otpEnabled: false, otpSecretEnc: null, otpPendingSecretEnc: null, otpLastStep: null },
     });
     await tx.recoveryCode.deleteMany({ where: { userId: user.id } });

@@ -14,7 +14,7 @@ import type { MomoCtx } from "./momo-context.js";
 import { isTerminalPayment } from "./payment-records.js";
 import type { PaymentStatus, PaymentStatusUpdate } from "./schemas.js";
 import { MAX_OPEN_STATUS_STREAMS_PER_USER, type StatusStreamSlot } from "./status-stream-slots.js";
-import { findVisiblePayment } from "./stk-query.js";
+import { findVisiblePayment } from "./stk/stk-query.js";
 
 export const STATUS_RECHECK_MS = 2_000;
 /** A subscription ends after this long even if the payment is still pending (the client may resubscribe). */

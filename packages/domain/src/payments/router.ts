@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { ok } from "../core/envelope.js";
 import { adminProcedure, createTRPCRouter, protectedProcedure } from "../trpc.js";
-import { b2cPayout } from "./b2c.js";
-import { getPayment, listPayments } from "./payment-reads.js";
+import { b2cPayout } from "./payouts/b2c.js";
+import { getPayment, listPayments } from "./stk/payment-reads.js";
 import { openPaymentStatusStream } from "./payment-status-stream.js";
-import { getPayout, listPayouts } from "./payout-reads.js";
+import { getPayout, listPayouts } from "./payouts/payout-reads.js";
 import {
   b2cInput,
   b2cOutput,
@@ -21,8 +21,8 @@ import {
   stkQueryInput,
   stkQueryOutput,
 } from "./schemas.js";
-import { stkPush } from "./stk-push.js";
-import { stkQuery } from "./stk-query.js";
+import { stkPush } from "./stk/stk-push.js";
+import { stkQuery } from "./stk/stk-query.js";
 
 const tags = ["momo"];
 

@@ -1,15 +1,11 @@
 import { findSessionUser } from "@mteja/db";
 import type { z } from "zod";
-import type { Context } from "../context.js";
 import { DomainError } from "../errors.js";
-import type { AccessClaims } from "../auth/tokens/access-tokens.js";
 import { beginSignInAttempt } from "../core/abuse-limits.js";
 import { revokeUserSessions, sessionKey } from "../auth/sessions/sessions.js";
-import type { Tenant } from "../tenants/directory.js";
+import type { AuthedCtx } from "../trpc.js";
 import { enqueueSecurityNotice } from "../auth/recovery/security-notices.js";
 import type { changePasswordInput, updateMeInput } from "./schemas.js";
-
-type AuthedCtx = Context & { tenant: Tenant; auth: AccessClaims };
 
 const invalidToken = () => new DomainError("INVALID_TOKEN", "The access token is invalid or expired.");
 
@@ -21,8 +17,8 @@ export async function getMe(ctx: AuthedCtx) {
 }
 
 export async function updateMe(ctx: AuthedCtx, input: z.infer<typeof updateMeInput>) {
-  const { deps, auth } = ctx;
-  const user = await deps.db.prisma.user.update({
+  const { auth } = ctx;
+  const user = await ctx.db.user.update({
     where: { id: auth.sub },
     data: {
       ...(input.name !== undefined ? { name: input.name } : {}),
@@ -35,16 +31,16 @@ export async function updateMe(ctx: AuthedCtx, input: z.infer<typeof updateMeInp
 
 export async function changePassword(ctx: AuthedCtx, input: z.infer<typeof changePasswordInput>): Promise<void> {
   const { deps, auth } = ctx;
-  const user = await deps.db.prisma.user.findFirst({ where: { id: auth.sub, tenantId: auth.tid } });
+  const user = await ctx.db.user.findFirst({ where: { id: auth.sub } });
   if (!user) throw invalidToken();
   // A wrong current password is a password guess like a failed login (counted per account, not per
   // IP: the caller is authenticated), so a stolen access token cannot be used to test passwords.
   const attempt = await beginSignInAttempt(ctx, { tenantId: user.tenantId, email: user.email }, { ip: false });
-  const valid = await deps.passwords.verify(user.passwordHash, input.current_password);
+  const valid = await attempt.check(() => deps.passwords.verify(user.passwordHash, input.current_password));
   if (!valid) throw new DomainError("INVALID_CREDENTIALS", "The current password is incorrect.");
   await attempt.stepPassed();
   const passwordHash = await deps.passwords.hash(input.new_password);
-  await deps.db.prisma.$transaction(async (tx) => {
+  await ctx.db.$transaction(async (tx) => {
     await tx.user.update({ where: { id: user.id }, data: { passwordHash, passwordChangedAt: deps.clock.now() } });
     await revokeUserSessions(deps, tx, user.id, "password_changed", auth.sid);
     await tx.oneTimeToken.updateMany({

@@ -32,7 +32,7 @@ export function createTenantDirectory(db: Database, options: { ttlMs: number; cl
       if (!slug.test(id)) return undefined;
       const hit = cache.get(id);
       if (hit && hit.expires > options.clock.monotonicMs()) return hit.tenant;
-      const row = await db.prisma.tenant.findUnique({ where: { id } });
+      const row = await db.unscoped.tenant.findUnique({ where: { id } });
       const tenant = row && row.active ? toTenant(row) : undefined;
       if (cache.size > 10_000) cache.clear();
       cache.set(id, { tenant, expires: options.clock.monotonicMs() + options.ttlMs });
@@ -40,7 +40,7 @@ export function createTenantDirectory(db: Database, options: { ttlMs: number; cl
     },
     async everyCorsOrigin() {
       if (everyOrigin && everyOrigin.expires > options.clock.monotonicMs()) return everyOrigin.origins;
-      const rows = await db.prisma.tenant.findMany({ where: { active: true } });
+      const rows = await db.unscoped.tenant.findMany({ where: { active: true } });
       const origins = new Set(rows.flatMap((row) => corsOriginsOf(toTenant(row))));
       everyOrigin = { origins, expires: options.clock.monotonicMs() + options.ttlMs };
       return origins;
@@ -81,5 +81,5 @@ export function tenantDisplayName(tenant: Tenant): string {
  * instances starting at once on an empty database must not fail on each other's row.
  */
 export async function ensureDefaultTenant(db: Database, id: string, name: string): Promise<void> {
-  await db.prisma.tenant.createMany({ data: [{ id, name }], skipDuplicates: true });
+  await db.unscoped.tenant.createMany({ data: [{ id, name }], skipDuplicates: true });
 }

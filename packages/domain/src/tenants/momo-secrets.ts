@@ -54,11 +54,11 @@ function sealed(cipher: DataCipher, settings: Record<string, unknown>): Record<s
  * never see a secret encrypted twice or an update lost.
  */
 export async function sealStoredMomoSecrets(db: Database, cipher: DataCipher): Promise<string[]> {
-  const rows = await db.prisma.tenant.findMany({ select: { id: true, settings: true } });
+  const rows = await db.unscoped.tenant.findMany({ select: { id: true, settings: true } });
   const changed: string[] = [];
   for (const candidate of rows) {
     if (!isRecord(candidate.settings) || !sealed(cipher, candidate.settings)) continue;
-    await db.prisma.$transaction(async (tx) => {
+    await db.unscoped.$transaction(async (tx) => {
       const [row] = await tx.$queryRaw<{ settings: unknown }[]>`SELECT settings FROM tenants WHERE id = ${candidate.id} FOR UPDATE`;
       const next = row && isRecord(row.settings) ? sealed(cipher, row.settings) : undefined;
       if (!next) return;

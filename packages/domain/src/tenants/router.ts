@@ -36,7 +36,7 @@ export const adminRouter = createTRPCRouter({
         isDefaultTenant: input.id === ctx.deps.config.defaultTenantId,
       });
       try {
-        const row = await ctx.deps.db.prisma.tenant.create({
+        const row = await ctx.deps.db.unscoped.tenant.create({
           data: { id: input.id, name: input.name, settings: settings as Prisma.InputJsonValue },
         });
         ctx.deps.tenants.invalidate(row.id);
@@ -57,7 +57,7 @@ export const adminRouter = createTRPCRouter({
     .input(z.object({}).strip().optional())
     .output(envelope(z.object({ tenants: z.array(tenantView) })))
     .query(async ({ ctx }) => {
-      const rows = await ctx.deps.db.prisma.tenant.findMany({ orderBy: { createdAt: "asc" } });
+      const rows = await ctx.deps.db.unscoped.tenant.findMany({ orderBy: { createdAt: "asc" } });
       return ok({ tenants: rows.map(view) });
     }),
 
@@ -74,7 +74,7 @@ export const adminRouter = createTRPCRouter({
     )
     .output(envelope(z.object({ tenant: tenantView })))
     .mutation(async ({ ctx, input }) => {
-      const row = await ctx.deps.db.prisma.$transaction(async (tx) => {
+      const row = await ctx.deps.db.unscoped.$transaction(async (tx) => {
         // Locked, so two updates at once each merge into the other's result rather than overwrite it.
         const [existing] = await tx.$queryRaw<{ id: string; name: string; settings: unknown; active: boolean }[]>`
           SELECT id, name, settings, active FROM tenants WHERE id = ${input.id} FOR UPDATE`;

@@ -6,7 +6,7 @@ import { fakeClock } from "../support/fake-ports.js";
 function countingDatabase() {
   const reads: string[] = [];
   const db = {
-    prisma: {
+    unscoped: {
       tenant: {
         findUnique: async ({ where }: { where: { id: string } }) => {
           reads.push(where.id);

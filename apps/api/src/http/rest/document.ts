@@ -36,6 +36,12 @@ const securitySchemes = {
     description: "HttpOnly refresh cookie set by register, login and otp/validate (Path=/api/v1/auth, SameSite=Strict); rotated by every refresh.",
   },
   adminApiKey: { type: "http", scheme: "bearer", description: "The operator's ADMIN_API_KEY (the admin API answers 404 when it is not set)." },
+  apiKey: {
+    type: "http",
+    scheme: "bearer",
+    bearerFormat: "mk_…",
+    description: "A tenant's API key (mk_…), for a shop's servers; created with the admin API, it names its tenant (X-Tenant-ID optional, must match).",
+  },
 } as const;
 
 /** The security requirement of an operation, from the credential its procedure builder declares. */
@@ -44,6 +50,7 @@ const securityOf: Record<Credential, Array<Record<string, string[]>>> = {
   bearer: [{ Authorization: [] }],
   refreshCookie: [{ refreshCookie: [] }],
   adminKey: [{ adminApiKey: [] }],
+  apiKey: [{ apiKey: [] }],
 };
 
 /** Example values by field name, for request bodies (cheap, and they make "try it" useful). */

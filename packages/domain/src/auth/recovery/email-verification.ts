@@ -3,19 +3,17 @@
  * in its own transaction; POST verify-email spends the token and sets email_verified; resend
  * replaces any unused link with a new one.
  */
-import type { Prisma } from "@mteja/db";
+import type { TenantTx } from "@mteja/db";
 import type { z } from "zod";
 import type { Context } from "../../context.js";
+import type { AuthedCtx, TenantCtx } from "../../trpc.js";
 import { DomainError } from "../../errors.js";
-import type { AccessClaims } from "../tokens/access-tokens.js";
 import type { Tenant } from "../../tenants/directory.js";
 import { accountLink, mailCapAllows, mailTenant, writeMail, type MailContext, type MailUser } from "./mail.js";
 import type { verifyEmailInput } from "./schemas.js";
 import { createEmailToken, emailTokenLifetimeSeconds, findEmailToken, invalidEmailToken, revokeEmailTokens, spendEmailToken } from "./one-time-tokens.js";
 
-type Tx = Prisma.TransactionClient;
-type TenantCtx = Context & { tenant: Tenant };
-type AuthedCtx = TenantCtx & { auth: AccessClaims };
+type Tx = TenantTx;
 
 /**
  * Called by register inside its transaction. Not counted against the mail cap: an address can be
@@ -37,10 +35,10 @@ async function writeVerificationMail(ctx: Context, tx: Tx, tenant: Tenant, user:
 
 export async function verifyEmail(ctx: TenantCtx, input: z.infer<typeof verifyEmailInput>): Promise<void> {
   const { deps, tenant } = ctx;
-  await deps.db.prisma.$transaction(async (tx) => {
+  await ctx.db.$transaction(async (tx) => {
     const found = await findEmailToken(deps, tx, { tenantId: tenant.id, email: input.email, purpose: "verify_email", token: input.token });
     if (!found || !(await spendEmailToken(deps, tx, found.id))) throw invalidEmailToken();
-    await tx.user.updateMany({ where: { id: found.user.id, tenantId: tenant.id }, data: { emailVerified: true } });
+    await tx.user.updateMany({ where: { id: found.user.id }, data: { emailVerified: true } });
     await revokeEmailTokens(deps, tx, found.user, "verify_email");
   });
 }
@@ -50,14 +48,14 @@ export type ResendOutcome = "sent" | "already_verified";
 /** Sends a new link (the previous unused ones stop working). Over the mail cap: same answer, no mail. */
 export async function resendVerificationMail(ctx: AuthedCtx): Promise<ResendOutcome> {
   const { deps, tenant, auth } = ctx;
-  const user = await deps.db.prisma.user.findFirst({
-    where: { id: auth.sub, tenantId: tenant.id },
+  const user = await ctx.db.user.findFirst({
+    where: { id: auth.sub },
     select: { id: true, tenantId: true, email: true, name: true, emailVerified: true },
   });
   if (!user) throw new DomainError("INVALID_TOKEN", "The access token is invalid or expired.");
   if (user.emailVerified) return "already_verified";
   if (!(await mailCapAllows(ctx, user))) return "sent";
-  await deps.db.prisma.$transaction(async (tx) => {
+  await ctx.db.$transaction(async (tx) => {
     await revokeEmailTokens(deps, tx, user, "verify_email");
     await writeVerificationMail(ctx, tx, tenant, user);
   });

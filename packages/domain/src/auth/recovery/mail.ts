@@ -2,12 +2,12 @@
  * Writing account mail to the outbox, inside the transaction of the change that causes it
  * (packages/mailer README). The worker in apps/api sends it after commit; callers nudge it.
  */
-import { enqueueMail, type Prisma } from "@mteja/db";
+import { enqueueMail, type TenantTx } from "@mteja/db";
 import { newOutboxMail, type MailDataByKind, type MailKind } from "@mteja/mailer";
 import type { Context } from "../../context.js";
 import { tenantDisplayName, toTenant, type Tenant } from "../../tenants/directory.js";
 
-type Tx = Prisma.TransactionClient;
+type Tx = TenantTx;
 
 /** The account a mail goes to. */
 export interface MailUser {

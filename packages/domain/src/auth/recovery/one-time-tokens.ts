@@ -2,13 +2,13 @@
  * Emailed one-time tokens (docs/sessions.md#emailed-tokens): 32 random bytes as hex in the link,
  * stored only as SHA-256 in one_time_tokens, single use; reset 30 minutes, verification 24 hours.
  */
-import type { Prisma } from "@mteja/db";
+import type { TenantTx } from "@mteja/db";
 import type { Deps } from "../../context.js";
 import { DomainError } from "../../errors.js";
 import { addSeconds } from "../sessions/sessions.js";
 import { randomToken, sha256 } from "../../core/secrets.js";
 
-type Tx = Prisma.TransactionClient;
+type Tx = TenantTx;
 
 export type EmailTokenPurpose = "verify_email" | "reset_password";
 

@@ -4,24 +4,22 @@
  * and the same work before answering (the write for a known account is not awaited).
  */
 import type { z } from "zod";
-import type { Context } from "../../context.js";
 import { clearRefreshCookie, noStore } from "../sessions/refresh-cookie.js";
 import { randomToken } from "../../core/secrets.js";
 import { revokeUserSessions } from "../sessions/sessions.js";
 import type { Tenant } from "../../tenants/directory.js";
+import type { TenantCtx } from "../../trpc.js";
 import { accountLink, mailCapAllows, writeMail, type MailUser } from "./mail.js";
 import type { forgotPasswordInput, resetPasswordInput } from "./schemas.js";
 import { enqueueSecurityNotice } from "./security-notices.js";
 import { createEmailToken, emailTokenLifetimeSeconds, findEmailToken, invalidEmailToken, spendEmailToken } from "./one-time-tokens.js";
-
-type TenantCtx = Context & { tenant: Tenant };
 
 /** Long enough for the answer to leave the process first (measured: 0 ms still showed a difference). */
 const afterAnswerMs = 10;
 
 export async function forgotPassword(ctx: TenantCtx, input: z.infer<typeof forgotPasswordInput>): Promise<void> {
   const { deps, tenant } = ctx;
-  const user = await deps.db.prisma.user.findUnique({
+  const user = await ctx.db.user.findUnique({
     where: { tenantId_email: { tenantId: tenant.id, email: input.email } },
     select: { id: true, tenantId: true, email: true, name: true },
   });
@@ -43,7 +41,7 @@ export async function forgotPassword(ctx: TenantCtx, input: z.infer<typeof forgo
 async function writeResetMail(ctx: TenantCtx, tenant: Tenant, user: MailUser, token: string): Promise<void> {
   const { deps } = ctx;
   if (!(await mailCapAllows(ctx, user))) return;
-  await deps.db.prisma.$transaction(async (tx) => {
+  await ctx.db.$transaction(async (tx) => {
     await createEmailToken(deps, tx, user, "reset_password", token);
     await writeMail(ctx, tx, tenant, user, "resetPassword", {
       userName: user.name,
@@ -59,20 +57,20 @@ export async function resetPassword(ctx: TenantCtx, input: z.infer<typeof resetP
   const query = { tenantId: tenant.id, email: input.email, purpose: "reset_password" as const, token: input.token };
   // Checked before hashing, so a wrong token costs no argon2 work; spent again under the
   // transaction below, so two requests with the same token cannot both succeed.
-  const found = await findEmailToken(deps, deps.db.prisma, query);
+  const found = await findEmailToken(deps, ctx.db, query);
   if (!found) throw invalidEmailToken();
   const passwordHash = await deps.passwords.hash(input.new_password);
   const user = found.user;
-  await deps.db.prisma.$transaction(async (tx) => {
+  await ctx.db.$transaction(async (tx) => {
     if (!(await spendEmailToken(deps, tx, found.id))) throw invalidEmailToken();
     // Following the emailed link proves the address too.
     await tx.user.updateMany({
-      where: { id: user.id, tenantId: tenant.id },
+      where: { id: user.id },
       data: { passwordHash, passwordChangedAt: deps.clock.now(), emailVerified: true },
     });
     // Every other reset link, and any sign-in half done (otp_token), ends with the old password.
     await tx.oneTimeToken.updateMany({
-      where: { userId: user.id, tenantId: tenant.id, usedAt: null, purpose: { not: "verify_email" } },
+      where: { userId: user.id, usedAt: null, purpose: { not: "verify_email" } },
       data: { usedAt: deps.clock.now() },
     });
     await revokeUserSessions(deps, tx, user.id, "password_reset");

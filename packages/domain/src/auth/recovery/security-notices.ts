@@ -3,14 +3,14 @@
  * Written through `tx`, in the transaction of the change itself, so a notice exists exactly when
  * the change committed. The caller nudges the mail worker after commit.
  */
-import type { Prisma } from "@mteja/db";
+import type { TenantTx } from "@mteja/db";
 import { mailTenant, writeMail, type MailContext, type MailUser } from "./mail.js";
 
 export type SecurityNotice = "passwordChanged" | "passwordReset" | "twoFactorEnabled" | "twoFactorDisabled";
 
 export async function enqueueSecurityNotice(
   ctx: MailContext,
-  tx: Prisma.TransactionClient,
+  tx: TenantTx,
   user: MailUser,
   notice: SecurityNotice,
 ): Promise<void> {

@@ -4,13 +4,13 @@
  * A token's successor is derived from it (refresh-successor.ts), so every request that presents the
  * same token within the window gets the same new one.
  */
-import { isSessionLive, type Prisma, type SessionKey } from "@mteja/db";
+import { isSessionLive, type SessionKey, type TenantDb, type TenantTx } from "@mteja/db";
 import type { Deps } from "../../context.js";
 import { DomainError } from "../../errors.js";
 import type { AccessClaims } from "../tokens/access-tokens.js";
 import { randomToken, sha256 } from "../../core/secrets.js";
 
-type Tx = Prisma.TransactionClient;
+type Tx = TenantTx;
 
 export interface IssuedSession {
   sessionId: string;
@@ -111,15 +111,12 @@ async function isCurrentToken(tx: Tx, sessionId: string, token: string): Promise
   return row !== null && row.sessionId === sessionId && row.rotatedAt === null;
 }
 
-/** Revokes the session a refresh token belongs to (logout). Unknown tokens are ignored. */
-export async function revokeSessionByRefreshToken(deps: Deps, presented: string, tenantId: string): Promise<void> {
-  const token = await deps.db.prisma.refreshToken.findUnique({
-    where: { tokenHash: sha256(presented) },
-    select: { session: { select: { id: true, tenantId: true } } },
-  });
-  if (!token || token.session.tenantId !== tenantId) return;
-  await deps.db.prisma.session.updateMany({
-    where: { id: token.session.id, revokedAt: null },
+/** Revokes the session a refresh token belongs to (logout). Unknown tokens, and other tenants', are ignored. */
+export async function revokeSessionByRefreshToken(deps: Deps, db: TenantDb, presented: string): Promise<void> {
+  const token = await db.refreshToken.findUnique({ where: { tokenHash: sha256(presented) }, select: { sessionId: true } });
+  if (!token) return;
+  await db.session.updateMany({
+    where: { id: token.sessionId, revokedAt: null },
     data: { revokedAt: deps.clock.now(), revokedReason: "logout" },
   });
 }

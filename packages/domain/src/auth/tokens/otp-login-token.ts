@@ -3,8 +3,8 @@
  * use, 5 minutes, bound to the user and tenant, stored only as its SHA-256 in one_time_tokens
  * (purpose otp_login). `attempts` counts the codes tried with it; the fifth wrong one spends it.
  */
-import type { Prisma } from "@mteja/db";
-import type { Context } from "../../context.js";
+import type { TenantTx } from "@mteja/db";
+import type { TenantCtx } from "../../trpc.js";
 import { DomainError } from "../../errors.js";
 import { randomToken, sha256 } from "../../core/secrets.js";
 
@@ -16,11 +16,11 @@ export const invalidOtpToken = () =>
   new DomainError("INVALID_TOKEN", "The sign-in step has expired or is no longer valid; please sign in again.");
 
 /** Called by login once the password is right and the account has two-factor on. */
-export async function issueOtpLoginToken(ctx: Context, user: { id: string; tenantId: string }): Promise<string> {
+export async function issueOtpLoginToken(ctx: TenantCtx, user: { id: string; tenantId: string }): Promise<string> {
   const { deps } = ctx;
   const token = randomToken(deps.random);
   const now = deps.clock.now();
-  await deps.db.prisma.oneTimeToken.create({
+  await ctx.db.oneTimeToken.create({
     data: {
       tenantId: user.tenantId,
       userId: user.id,
@@ -39,12 +39,11 @@ export interface LiveOtpToken {
 }
 
 /** The live otp_token of this tenant with this value, or INVALID_TOKEN. Reads only. */
-export async function findLiveOtpToken(ctx: Context, tenantId: string, token: string): Promise<LiveOtpToken> {
+export async function findLiveOtpToken(ctx: TenantCtx, token: string): Promise<LiveOtpToken> {
   const { deps } = ctx;
-  const row = await deps.db.prisma.oneTimeToken.findFirst({
+  const row = await ctx.db.oneTimeToken.findFirst({
     where: {
       tokenHash: sha256(token),
-      tenantId,
       purpose: otpLoginPurpose,
       usedAt: null,
       expiresAt: { gt: deps.clock.now() },
@@ -61,11 +60,12 @@ export async function findLiveOtpToken(ctx: Context, tenantId: string, token: st
  * many requests race with one token, at most five codes are ever checked against it.
  * Returns how many attempts the token has used, this one included.
  */
-export async function reserveOtpAttempt(ctx: Context, tokenId: string): Promise<number> {
+export async function reserveOtpAttempt(ctx: TenantCtx, tokenId: string): Promise<number> {
   const { deps } = ctx;
-  const rows = await deps.db.prisma.$queryRaw<{ attempts: number }[]>`
+  // Raw SQL is not scoped by the client: the tenant is named here.
+  const rows = await ctx.db.$queryRaw<{ attempts: number }[]>`
     UPDATE one_time_tokens SET attempts = attempts + 1
-     WHERE id = ${tokenId}::uuid AND used_at IS NULL AND expires_at > ${deps.clock.now()} AND attempts < ${otpMaxAttempts}
+     WHERE id = ${tokenId}::uuid AND tenant_id = ${ctx.tenant.id} AND used_at IS NULL AND expires_at > ${deps.clock.now()} AND attempts < ${otpMaxAttempts}
      RETURNING attempts`;
   const row = rows[0];
   if (!row) throw invalidOtpToken();
@@ -73,8 +73,8 @@ export async function reserveOtpAttempt(ctx: Context, tokenId: string): Promise<
 }
 
 /** Marks the token used; false when another request spent it first. */
-export async function spendOtpToken(ctx: Context, tx: Prisma.TransactionClient | undefined, tokenId: string): Promise<boolean> {
-  const client = tx ?? ctx.deps.db.prisma;
+export async function spendOtpToken(ctx: TenantCtx, tx: TenantTx | undefined, tokenId: string): Promise<boolean> {
+  const client = tx ?? ctx.db;
   const spent = await client.oneTimeToken.updateMany({ where: { id: tokenId, usedAt: null }, data: { usedAt: ctx.deps.clock.now() } });
   return spent.count === 1;
 }

@@ -79,7 +79,7 @@ export async function rotateSigningKey(
   const { now } = options;
   const notAfter = new Date(now.getTime() + (options.accessTokenTtlSeconds + retiredKeyMarginSeconds) * 1000);
   const next = newStoredKey(cipher, now);
-  return db.prisma.$transaction(async (tx) => {
+  return db.unscoped.$transaction(async (tx) => {
     // Rotations and first-key creation take turns, so there is never a second current key.
     await tx.$executeRawUnsafe(`LOCK TABLE signing_keys IN EXCLUSIVE MODE`);
     const current = await tx.signingKey.findFirst({ where: { algorithm, retiredAt: null }, select: { kid: true } });
@@ -90,7 +90,7 @@ export async function rotateSigningKey(
 }
 
 async function readUsableKeys(db: Database, now: Date) {
-  return db.prisma.signingKey.findMany({
+  return db.unscoped.signingKey.findMany({
     where: { algorithm, OR: [{ retiredAt: null }, { notAfter: { gt: now } }] },
     orderBy: { createdAt: "desc" },
   });
@@ -98,7 +98,7 @@ async function readUsableKeys(db: Database, now: Date) {
 
 async function createFirstKey(db: Database, cipher: DataCipher, now: Date): Promise<void> {
   const first = newStoredKey(cipher, now);
-  await db.prisma.$transaction(async (tx) => {
+  await db.unscoped.$transaction(async (tx) => {
     // Instances starting at once on an empty database: the first to take the lock creates the key,
     // the others find it (and the unique index would refuse a second current key anyway).
     await tx.$executeRawUnsafe(`LOCK TABLE signing_keys IN EXCLUSIVE MODE`);

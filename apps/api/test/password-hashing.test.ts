@@ -1,0 +1,150 @@
+/**
+ * Where argon2id runs (apps/api/src/runtime/password-hashing): the pool of hashing processes on its own
+ * (a dead child fails its hashes at once and is replaced, children run at nice 10, close ends them), then
+ * sign-ins over HTTP with each PASSWORD_HASHER, with a hashing process killed mid-login, and shed with 429
+ * once the expected wait passes PASSWORD_HASH_MAX_WAIT_MS.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { createProcessHashing, type ProcessHashing } from "../src/runtime/password-hashing/process-pool.js";
+import { registerUser, RestClient, startTestApp, type TestApp } from "./support/app.js";
+import { skipThisTarget, target } from "./support/database.js";
+
+/** The fields of /proc/<pid>/stat after the command name: [0] is the state, [1] the parent, [16] the nice value. */
+function statOf(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return undefined;
+  }
+}
+
+const alive = (pid: number) => {
+  const state = statOf(pid)?.[0];
+  return state !== undefined && state !== "Z";
+};
+
+/** The hashing processes this test process started, found the way an operator would: by parent and command line. */
+function hashingChildren(): number[] {
+  return readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((pid) => {
+      if (statOf(pid)?.[1] !== String(process.pid)) return false;
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("argon2-child");
+      } catch {
+        return false;
+      }
+    });
+}
+
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+describe.skipIf(target !== "embedded")("the pool of hashing processes", () => {
+  let pool: ProcessHashing | undefined;
+  const warnings: object[] = [];
+  afterEach(async () => pool?.close());
+
+  it("hashes and verifies in children at nice 10; an unreadable hash matches nothing", async () => {
+    pool = createProcessHashing({ size: 2, logger: { warn: (obj) => warnings.push(obj) } });
+    const hash = await pool.hash("correct horse");
+    expect(hash).toMatch(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
+    expect(await pool.verify(hash, "correct horse")).toBe(true);
+    expect(await pool.verify(hash, "wrong horse")).toBe(false);
+    expect(await pool.verify("not-a-hash", "correct horse")).toBe(false);
+    const pids = pool.pids();
+    expect(pids.length).toBeGreaterThanOrEqual(1);
+    for (const pid of pids) expect(statOf(pid)?.[16]).toBe("10");
+  });
+
+  it("fails the hashes of a child that dies at once, and starts another for the next hash", async () => {
+    pool = createProcessHashing({ size: 1, logger: { warn: (obj) => warnings.push(obj) } });
+    await pool.hash("warm up");
+    const [first] = pool.pids();
+    const inFlight = pool.hash("being hashed when the child dies");
+    process.kill(first!, "SIGKILL");
+    await expect(within(inFlight, 5_000, "the hash of a killed child")).rejects.toThrow(/password hashing process exited \(SIGKILL\)/);
+    expect(warnings).toContainEqual(expect.objectContaining({ pid: first }));
+
+    const hash = await pool.hash("after the crash");
+    expect(await pool.verify(hash, "after the crash")).toBe(true);
+    expect(pool.pids()).toHaveLength(1);
+    expect(pool.pids()[0]).not.toBe(first);
+  });
+
+  it("kills a child that does not answer in time, failing its hashes, and goes on with a new one", async () => {
+    pool = createProcessHashing({ size: 1, logger: { warn: (obj) => warnings.push(obj) }, answerTimeoutMs: 1_000 });
+    await pool.hash("warm up");
+    const [stuck] = pool.pids();
+    process.kill(stuck!, "SIGSTOP");
+    await expect(within(pool.hash("never answered"), 10_000, "the hash of a stopped child")).rejects.toThrow(/exited \(SIGKILL\)/);
+    expect(alive(stuck!)).toBe(false);
+    expect(await pool.verify(await pool.hash("after"), "after")).toBe(true);
+  });
+
+  it("ends its children on close, and refuses hashes afterwards", async () => {
+    pool = createProcessHashing({ size: 2, logger: { warn: (obj) => warnings.push(obj) } });
+    await Promise.all([pool.hash("a"), pool.hash("b")]);
+    const pids = pool.pids();
+    expect(pids).toHaveLength(2);
+    await pool.close();
+    for (const pid of pids) expect(alive(pid)).toBe(false);
+    await expect(pool.hash("c")).rejects.toThrow(/closed/);
+  });
+});
+
+describe.skipIf(skipThisTarget)("sign-ins and where the hashing runs", () => {
+  let t: TestApp | undefined;
+  afterEach(async () => {
+    await t?.close();
+    t = undefined;
+  });
+
+  async function signIn(c: RestClient, user: { email: string; password: string }) {
+    return c.post("/api/v1/auth/login", { email: user.email, password: user.password });
+  }
+
+  for (const hasher of ["processes", "threads"] as const) {
+    it(`registers and signs in with PASSWORD_HASHER=${hasher}, and refuses a wrong password or an unknown email`, async () => {
+      t = await startTestApp({ PASSWORD_HASHER: hasher });
+      const c = new RestClient(t.url);
+      const user = await registerUser(c);
+      expect((await signIn(c, user)).status).toBe(200);
+      expect((await signIn(c, { ...user, password: "not the password" })).status).toBe(401);
+      expect((await signIn(c, { ...user, email: "nobody@example.com" })).status).toBe(401);
+      expect(hashingChildren().length > 0).toBe(hasher === "processes");
+    });
+  }
+
+  it("answers every sign-in when the hashing processes are killed under them, and signs in again afterwards", async () => {
+    t = await startTestApp({ PASSWORD_HASHER: "processes", PASSWORD_HASH_CONCURRENCY: "2" });
+    const c = new RestClient(t.url);
+    const user = await registerUser(c);
+    const logins = Array.from({ length: 4 }, () => signIn(new RestClient(t!.url), user));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    for (const pid of hashingChildren()) process.kill(pid, "SIGKILL");
+    const answers = await within(Promise.all(logins), 15_000, "sign-ins during the crash");
+    for (const answer of answers) expect([200, 500]).toContain(answer.status);
+    expect((await signIn(c, user)).status).toBe(200);
+  });
+
+  it("sheds sign-ins with 429 RATE_LIMITED and Retry-After once their expected wait passes PASSWORD_HASH_MAX_WAIT_MS", async () => {
+    t = await startTestApp({ PASSWORD_HASH_CONCURRENCY: "1", PASSWORD_HASH_MAX_WAIT_MS: "0" });
+    const c = new RestClient(t.url);
+    const user = await registerUser(c);
+    const answers = await Promise.all(Array.from({ length: 6 }, () => signIn(new RestClient(t!.url), user)));
+    const shed = answers.filter((answer) => answer.status === 429);
+    expect(answers.some((answer) => answer.status === 200)).toBe(true);
+    expect(shed.length).toBeGreaterThan(0);
+    for (const answer of shed) {
+      expect(answer.body.error.code).toBe("RATE_LIMITED");
+      expect(Number(answer.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    }
+  });
+});

@@ -1,0 +1,112 @@
+// What bench/login.mjs and bench/login-storm.mjs share: a scratch PostgreSQL database, servers started as
+// separate processes (bench/login-server.mjs) pinned to core 0 while this process and its load generator
+// run on core 1 (when taskset exists and there are 2 cores or more), a registered user, and autocannon.
+import { createScratchDatabase } from "@mteja/db";
+import autocannon from "autocannon";
+import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { fileURLToPath } from "node:url";
+
+export const args = Object.fromEntries(
+  process.argv.slice(2).reduce((pairs, arg, i, all) => (arg.startsWith("--") ? [...pairs, [arg.slice(2), all[i + 1]]] : pairs), []),
+);
+const adminUrl = process.env.MTEJA_BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const serverEntry = fileURLToPath(new URL("./login-server.mjs", import.meta.url));
+const pinned = availableParallelism() >= 2 && spawnSync("taskset", ["-V"]).status === 0;
+if (pinned) spawnSync("taskset", ["-p", "-c", "1", String(process.pid)], { stdio: "ignore" });
+export const conditions = pinned ? "server pinned to core 0 (argon2 included), load generator on core 1" : "not pinned (no taskset or one core)";
+
+export const user = { email: "bench@example.com", password: "bench-password-123" };
+export const tenantHeaders = { "content-type": "application/json", "x-tenant-id": "default" };
+
+/** The servers compared: the hand-written one and Mteja with each PASSWORD_HASHER. */
+export const targets = [
+  { name: "hand-written", target: "hand-written" },
+  { name: "mteja threads", target: "mteja", hasher: "threads" },
+  { name: "mteja processes", target: "mteja", hasher: "processes" },
+];
+
+/** Runs `measure(url, name)` on each server in turn, each started alone, for every round; returns what it answered. */
+export async function eachServer(rounds, measure) {
+  const db = await prepare();
+  const results = [];
+  try {
+    for (let round = 1; round <= rounds; round++) {
+      for (const t of targets) {
+        const server = await startServer({ ...t, database: db.database, key: db.key });
+        try {
+          results.push({ round, name: t.name, ...(await measure(server.url, t.name)) });
+        } finally {
+          await server.stop();
+        }
+      }
+    }
+  } finally {
+    await db.drop();
+  }
+  return results;
+}
+
+export function writeResults(name, data) {
+  mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
+  writeFileSync(new URL(`./results/${name}.json`, import.meta.url), JSON.stringify({ at: new Date().toISOString(), conditions, ...data }, null, 2));
+}
+
+/** A scratch database, migrated by a first Mteja server, with the bench user registered. */
+async function prepare() {
+  const scratch = await createScratchDatabase(adminUrl, "mteja_bench");
+  const key = randomBytes(32).toString("hex");
+  const first = await startServer({ target: "mteja", hasher: "threads", database: scratch.url, key });
+  const registered = await fetch(`${first.url}/api/v1/auth/register`, { method: "POST", headers: tenantHeaders, body: JSON.stringify({ name: "Bench User", ...user }) });
+  if (registered.status !== 201) throw new Error(`register answered ${registered.status}`);
+  await first.stop();
+  return { database: scratch.url, key, drop: () => scratch.drop() };
+}
+
+/** Starts bench/login-server.mjs (pinned to core 0) and resolves once it listens. */
+export function startServer({ target, hasher = "processes", database, key, env = {} }) {
+  const command = pinned ? "taskset" : process.execPath;
+  const argv = [...(pinned ? ["-c", "0", process.execPath] : []), serverEntry, "--target", target, "--hasher", hasher, "--database", database, "--key", key];
+  const child = spawn(command, argv, { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...env } });
+  return new Promise((resolve, reject) => {
+    let output = "";
+    child.stdout.on("data", (chunk) => {
+      output += chunk;
+      const url = /listening (\S+)/.exec(output)?.[1];
+      if (url) resolve({ url, stop: () => stop(child) });
+    });
+    child.once("exit", (code) => reject(new Error(`${target} server exited with ${code} before listening`)));
+  });
+}
+
+function stop(child) {
+  return new Promise((resolve) => {
+    child.once("exit", resolve);
+    child.kill("SIGTERM");
+  });
+}
+
+export async function signIn(url) {
+  const response = await fetch(`${url}/api/v1/auth/login`, { method: "POST", headers: tenantHeaders, body: JSON.stringify(user) });
+  if (response.status !== 200) throw new Error(`${url} login answered ${response.status}`);
+  return (await response.json()).data.access_token;
+}
+
+export function load(options) {
+  return new Promise((resolve, reject) => autocannon(options, (error, result) => (error ? reject(error) : resolve(result))));
+}
+
+export function loginLoad(url, { connections, seconds }) {
+  return load({ url: `${url}/api/v1/auth/login`, method: "POST", headers: tenantHeaders, body: JSON.stringify(user), connections, duration: seconds, timeout: 30 });
+}
+
+export function meLoad(url, token, { connections, seconds }) {
+  return load({ url: `${url}/api/v1/auth/me`, headers: { authorization: `Bearer ${token}`, "x-tenant-id": "default" }, connections, duration: seconds });
+}
+
+/** Counts by status class, so shed logins (429) are told apart from failures. */
+export function statuses(result) {
+  return { "2xx": result["2xx"], "429": result.statusCodeStats?.["429"]?.count ?? 0, other: result.non2xx - (result.statusCodeStats?.["429"]?.count ?? 0), errors: result.errors, timeouts: result.timeouts };
+}

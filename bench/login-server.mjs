@@ -1,0 +1,110 @@
+#!/usr/bin/env node
+// One server for the login benchmarks, in its own process so that the load generator does not share its
+// event loop (bench/login.mjs and bench/login-storm.mjs start it, pinned to one core with taskset):
+//   mteja         Mteja (PASSWORD_HASHER from --hasher)
+//   hand-written  Fastify + pg + argon2 verify (same argon2id parameters) + jsonwebtoken ES256: POST /api/v1/auth/login
+//                 (find the user, verify, insert the session and its refresh token, sign) and GET /api/v1/auth/me
+// Prints "listening <url>" once it accepts requests; stops on SIGTERM.
+//   node bench/login-server.mjs --target mteja|hand-written [--hasher processes|threads] --database <url> --key <hex>
+import { buildServer, createServices, readSettings } from "@mteja/api";
+import { openDatabase } from "@mteja/db";
+import argon2 from "argon2";
+import Fastify from "fastify";
+import jwt from "jsonwebtoken";
+import { createHash, generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
+import pg from "pg";
+
+const args = Object.fromEntries(
+  process.argv.slice(2).reduce((pairs, arg, i, all) => (arg.startsWith("--") ? [...pairs, [arg.slice(2), all[i + 1]]] : pairs), []),
+);
+const silent = { info() {}, warn() {}, error() {}, debug() {} };
+const settings = readSettings({
+  NODE_ENV: "production",
+  LOG_LEVEL: "silent",
+  DATABASE_URL: args.database,
+  DATA_ENCRYPTION_KEY: args.key,
+  RATE_LIMITS: "off",
+  DATA_DIR: "/tmp/mteja-bench",
+  PASSWORD_HASHER: args.hasher ?? "processes",
+  ...(process.env.PASSWORD_HASH_CONCURRENCY ? { PASSWORD_HASH_CONCURRENCY: process.env.PASSWORD_HASH_CONCURRENCY } : {}),
+  ...(process.env.PASSWORD_HASH_MAX_WAIT_MS ? { PASSWORD_HASH_MAX_WAIT_MS: process.env.PASSWORD_HASH_MAX_WAIT_MS } : {}),
+});
+
+// Unknown emails cost a verify too, as in Mteja (same argon2id parameters: OWASP's first option).
+const argon2Options = { type: argon2.argon2id, memoryCost: 19456, timeCost: 2, parallelism: 1 };
+const decoy = await argon2.hash("decoy-password-for-unknown-users", argon2Options);
+const stops = [];
+let app;
+if (args.target === "mteja") {
+  const db = await openDatabase({ url: settings.DATABASE_URL, poolMax: settings.DATABASE_POOL_MAX });
+  const services = await createServices(settings, silent, { db });
+  app = await buildServer({ settings, deps: services.deps, logger: false });
+  stops.push(() => services.close(), () => db.close());
+} else {
+  app = handWritten();
+}
+await app.listen({ port: 0, host: "127.0.0.1" });
+console.log(`listening http://127.0.0.1:${app.server.address().port}`);
+process.once("SIGTERM", async () => {
+  await app.close();
+  for (const stop of stops) await stop();
+  process.exit(0);
+});
+
+function handWritten() {
+  const pool = new pg.Pool({ connectionString: settings.DATABASE_URL, max: settings.DATABASE_POOL_MAX });
+  stops.push(() => pool.end());
+  const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+  const day = 24 * 3600 * 1000;
+  const server = Fastify({ logger: false });
+  server.post("/api/v1/auth/login", async (request, reply) => {
+    const { email, password } = request.body ?? {};
+    if (typeof email !== "string" || typeof password !== "string") return reply.code(422).send({ success: false });
+    const tenantId = request.headers["x-tenant-id"];
+    const { rows } = await pool.query("SELECT id, name, email, role, password_hash FROM users WHERE tenant_id = $1 AND email = $2", [tenantId, email.toLowerCase()]);
+    const user = rows[0];
+    const ok = await argon2.verify(user?.password_hash ?? decoy, password).catch(() => false);
+    if (!user || !ok) return reply.code(401).send({ success: false });
+    const sessionId = randomUUID();
+    const refresh = randomBytes(32).toString("base64url");
+    const client = await pool.connect();
+    try {
+      await client.query("BEGIN");
+      await client.query(
+        "INSERT INTO sessions (id, tenant_id, user_id, idle_expires_at, absolute_expires_at, user_agent, ip) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        [sessionId, tenantId, user.id, new Date(Date.now() + 30 * day), new Date(Date.now() + 90 * day), request.headers["user-agent"] ?? null, request.ip],
+      );
+      await client.query("INSERT INTO refresh_tokens (id, session_id, token_hash) VALUES ($1, $2, $3)", [randomUUID(), sessionId, createHash("sha256").update(refresh).digest("hex")]);
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK");
+      throw error;
+    } finally {
+      client.release();
+    }
+    reply.header("set-cookie", `refresh_token=${refresh}; Path=/api/v1/auth; HttpOnly; SameSite=Strict; Max-Age=${(30 * day) / 1000}`);
+    const access_token = jwt.sign({ tid: tenantId, sid: sessionId, role: user.role }, privateKey, { algorithm: "ES256", subject: user.id, issuer: "mteja", audience: "mteja", expiresIn: 900, jwtid: randomUUID() });
+    return { success: true, data: { access_token, user: { id: user.id, name: user.name, email: user.email, role: user.role } } };
+  });
+  server.get("/api/v1/auth/me", async (request, reply) => {
+    const bearer = /^Bearer (\S+)$/.exec(request.headers.authorization ?? "")?.[1];
+    let claims;
+    try {
+      claims = jwt.verify(bearer, publicKey, { algorithms: ["ES256"], issuer: "mteja", audience: "mteja" });
+    } catch {
+      return reply.code(401).send({ success: false });
+    }
+    const { rows } = await pool.query(
+      `SELECT u.id, u.name, u.email, u.phone, u.avatar_url, u.email_verified, u.otp_enabled, u.role, u.preferences
+         FROM users u
+        WHERE u.id = $1 AND u.tenant_id = $2
+          AND EXISTS (SELECT 1 FROM sessions s WHERE s.user_id = u.id AND s.id = $3 AND s.revoked_at IS NULL AND s.absolute_expires_at > now())
+        LIMIT 1`,
+      [claims.sub, claims.tid, claims.sid],
+    );
+    const u = rows[0];
+    if (!u) return reply.code(401).send({ success: false });
+    return { success: true, data: { id: u.id, name: u.name, email: u.email, phone: u.phone, avatar_url: u.avatar_url, email_verified: u.email_verified, otp_enabled: u.otp_enabled, role: u.role, preferences: u.preferences } };
+  });
+  return server;
+}

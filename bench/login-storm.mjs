@@ -1,0 +1,40 @@
+#!/usr/bin/env node
+// GET /api/v1/auth/me alone, then during a storm of logins (autocannon, --login-connections on
+// POST /api/v1/auth/login at once), for the hand-written server and Mteja with argon2id on libuv's
+// threads and in the pool of nice-10 processes (bench/login-server.mjs, pinned to one core).
+// Goals (issue 12): /me keeps >= 70 % of its unloaded requests/s, its p99 stays <= 3x the unloaded p99,
+// and no login waits more than 5 s (the excess is shed with 429).
+//
+//   node bench/login-storm.mjs [--seconds 10] [--connections 50] [--login-connections 50] [--rounds 1]
+import { args, conditions, eachServer, loginLoad, meLoad, signIn, statuses, writeResults } from "./login-common.mjs";
+
+const seconds = Number(args.seconds ?? 10);
+const connections = Number(args.connections ?? 50);
+const loginConnections = Number(args["login-connections"] ?? 50);
+const rounds = Number(args.rounds ?? 1);
+
+const results = await eachServer(rounds, async (url, name) => {
+  const token = await signIn(url);
+  await meLoad(url, token, { connections, seconds: Math.min(3, seconds) }); // warm-up
+  const alone = await meLoad(url, token, { connections, seconds });
+  const [me, logins] = await Promise.all([meLoad(url, token, { connections, seconds }), loginLoad(url, { connections: loginConnections, seconds })]);
+  const row = {
+    meAlone: alone.requests.average,
+    meAloneP99: alone.latency.p99,
+    meStorm: me.requests.average,
+    meStormP99: me.latency.p99,
+    kept: me.requests.average / alone.requests.average,
+    p99Factor: me.latency.p99 / alone.latency.p99,
+    loginsPerSecond: logins["2xx"] / seconds,
+    loginP99: logins.latency.p99,
+    loginMax: logins.latency.max,
+    logins: statuses(logins),
+  };
+  console.log(
+    `${name.padEnd(16)} /me ${row.meAlone.toFixed(0)} req/s (p99 ${row.meAloneP99} ms) alone, ${row.meStorm.toFixed(0)} req/s (p99 ${row.meStormP99} ms) in the storm: kept ${(100 * row.kept).toFixed(0)} %, p99 x${row.p99Factor.toFixed(1)}; logins ${row.loginsPerSecond.toFixed(1)}/s p99 ${row.loginP99} ms max ${row.loginMax} ms ${JSON.stringify(row.logins)}`,
+  );
+  return row;
+});
+console.log(`\n/me ${connections} connections + logins ${loginConnections} connections, ${seconds} s x ${rounds} rounds; ${conditions}`);
+for (const r of results) console.log(`round ${r.round} ${r.name.padEnd(16)} kept ${(100 * r.kept).toFixed(0)} %, p99 x${r.p99Factor.toFixed(1)}, login max ${r.loginMax} ms`);
+writeResults("login-storm", { seconds, connections, loginConnections, rounds, results });

@@ -1,0 +1,170 @@
+/**
+ * The tenant-scoped client (docs/tenants.md#data-scoping): one tenant's view of the database, so a
+ * query of tenant-owned rows cannot be written without the tenant. A Prisma query extension adds
+ * the tenant to the `where` of every read, update and delete and to the `data` of every create, and
+ * refuses a query that names another tenant. Everything crossing tenants uses the plainly named
+ * `Database.unscoped` instead.
+ */
+import { PrismaClient } from "./generated/prisma/client.js";
+
+/** Models with a `tenant_id` column of their own. */
+const tenantOwned = new Set(["User", "Session", "OneTimeToken", "MailOutbox", "Address", "Payment", "Payout", "ApiKey"]);
+
+/** Models without `tenant_id`, scoped through the relation to their tenant-owned parent. */
+const scopedThroughParent: Record<string, string> = { RefreshToken: "session", RecoveryCode: "user" };
+
+/** Every relation field, per model: the scoped client refuses nested writes through them. */
+const relationFields: Record<string, readonly string[]> = {
+  Tenant: ["users", "sessions", "addresses", "payments", "payouts", "apiKeys"],
+  User: ["tenant", "sessions", "oneTimeTokens", "recoveryCodes", "addresses", "payments", "payouts"],
+  Session: ["tenant", "user", "refreshTokens"],
+  RefreshToken: ["session"],
+  OneTimeToken: ["user"],
+  RecoveryCode: ["user"],
+  Address: ["tenant", "user"],
+  Payment: ["tenant", "user"],
+  Payout: ["tenant", "user"],
+  MailOutbox: [],
+  ApiKey: ["tenant"],
+};
+
+/**
+ * How each model is reached through a scoped client. SigningKey and MomoCallback are not tenant data
+ * (the key ring is shared, callbacks are matched to a tenant by the payment they name): refused.
+ */
+export const tenantScopeOfModel = { tenantOwned, scopedThroughParent, relationFields } as const;
+
+export class TenantScopeViolation extends Error {
+  override name = "TenantScopeViolation";
+}
+
+const whereOperations = new Set([
+  "findUnique",
+  "findUniqueOrThrow",
+  "findFirst",
+  "findFirstOrThrow",
+  "findMany",
+  "count",
+  "aggregate",
+  "groupBy",
+  "update",
+  "updateMany",
+  "updateManyAndReturn",
+  "delete",
+  "deleteMany",
+  "upsert",
+]);
+const createOperations = new Set(["create", "createMany", "createManyAndReturn"]);
+const dataOperations = new Set(["update", "updateMany", "updateManyAndReturn"]);
+
+type Args = Record<string, unknown>;
+
+/** Builds the scoped client of one tenant (callers cache it: see createTenantClients). */
+export function scopeToTenant(prisma: PrismaClient, tenantId: string) {
+  if (!tenantId) throw new TenantScopeViolation("A tenant-scoped client needs a tenant id.");
+  return prisma.$extends({
+    name: `tenant:${tenantId}`,
+    query: {
+      $allModels: {
+        $allOperations({ model, operation, args, query }) {
+          return query(scopeArgs(tenantId, model, operation, (args ?? {}) as Args) as typeof args);
+        },
+      },
+    },
+  });
+}
+
+type ScopedClient = ReturnType<typeof scopeToTenant>;
+type ScopedTransaction = Parameters<Parameters<ScopedClient["$transaction"]>[0]>[0];
+
+/** One tenant's client (an interface, so types that mention it name it rather than spell it out). */
+export interface TenantDb extends ScopedClient {}
+
+/** The transaction client of a scoped client's interactive transaction: scoped like it. */
+export interface TenantTx extends ScopedTransaction {}
+
+function scopeArgs(tenantId: string, model: string, operation: string, args: Args): Args {
+  refuseNestedWrites(model, operation, args);
+  if (tenantOwned.has(model)) return scopeOwned(tenantId, model, operation, args);
+  const parent = scopedThroughParent[model];
+  if (parent) return whereOperations.has(operation) ? { ...args, where: withParentScope(args.where as Args | undefined, parent, tenantId) } : args;
+  if (model === "Tenant") return scopeTenantRow(tenantId, operation, args);
+  throw new TenantScopeViolation(`${model} is not tenant data: use Database.unscoped for it.`);
+}
+
+function scopeOwned(tenantId: string, model: string, operation: string, args: Args): Args {
+  const scoped: Args = { ...args };
+  if (whereOperations.has(operation)) scoped.where = withTenant(args.where as Args | undefined, tenantId, model);
+  if (createOperations.has(operation)) scoped.data = mapRows(args.data, (row) => withTenantData(row, tenantId, model));
+  if (dataOperations.has(operation)) refuseForeignData(args.data as Args | undefined, tenantId, model);
+  if (operation === "upsert") {
+    scoped.create = withTenantData(args.create as Args, tenantId, model);
+    refuseForeignData(args.update as Args | undefined, tenantId, model);
+  }
+  return scoped;
+}
+
+function withTenant(where: Args | undefined, tenantId: string, model: string): Args {
+  const given = where ?? {};
+  if ("tenantId" in given && given.tenantId !== tenantId) throw foreign(model, "where");
+  // Compound unique keys that include the tenant (tenantId_email, tenantId_id, …) must name it too.
+  for (const [key, value] of Object.entries(given)) {
+    if (key.startsWith("tenantId_") && isRecord(value) && value.tenantId !== tenantId) throw foreign(model, "where");
+  }
+  return { ...given, tenantId };
+}
+
+function withTenantData(row: Args, tenantId: string, model: string): Args {
+  if ("tenantId" in row && row.tenantId !== tenantId) throw foreign(model, "data");
+  return { ...row, tenantId };
+}
+
+function refuseForeignData(data: Args | undefined, tenantId: string, model: string): void {
+  if (data && "tenantId" in data && data.tenantId !== tenantId) throw foreign(model, "data");
+}
+
+function withParentScope(where: Args | undefined, parent: string, tenantId: string): Args {
+  const given = where ?? {};
+  const and = given.AND === undefined ? [] : Array.isArray(given.AND) ? given.AND : [given.AND];
+  return { ...given, AND: [...and, { [parent]: { tenantId } }] };
+}
+
+/** Through a scoped client the tenants table holds one row: the tenant's own, read or updated. */
+function scopeTenantRow(tenantId: string, operation: string, args: Args): Args {
+  if (!whereOperations.has(operation) || operation === "upsert" || operation.startsWith("delete")) {
+    throw new TenantScopeViolation(`Tenant.${operation} is not a tenant's own operation: use Database.unscoped for it.`);
+  }
+  const where = (args.where ?? {}) as Args;
+  if ("id" in where && where.id !== tenantId) throw foreign("Tenant", "where");
+  refuseForeignData(args.data as Args | undefined, tenantId, "Tenant");
+  return { ...args, where: { ...where, id: tenantId } };
+}
+
+/** Nested writes would reach other models past this extension, which only sees the top-level query. */
+function refuseNestedWrites(model: string, operation: string, args: Args): void {
+  const relations = relationFields[model] ?? [];
+  const rows = [...listRows(args.data), ...(operation === "upsert" ? [args.create, args.update] : [])];
+  for (const row of rows) {
+    if (!isRecord(row)) continue;
+    const nested = relations.find((field) => field in row);
+    if (nested) {
+      throw new TenantScopeViolation(`${model}.${operation} writes through the relation "${nested}": write each model with its own query (foreign keys as plain ids).`);
+    }
+  }
+}
+
+function mapRows(data: unknown, fn: (row: Args) => Args): unknown {
+  return Array.isArray(data) ? data.map((row) => fn(row as Args)) : fn((data ?? {}) as Args);
+}
+
+function listRows(data: unknown): unknown[] {
+  return Array.isArray(data) ? data : data === undefined ? [] : [data];
+}
+
+function isRecord(value: unknown): value is Args {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function foreign(model: string, part: "where" | "data"): TenantScopeViolation {
+  return new TenantScopeViolation(`${model}: the ${part} names another tenant than this client's.`);
+}

@@ -1,0 +1,52 @@
+/**
+ * The server credential (docs/api-keys.md): `Authorization: Bearer mk_…` names its tenant. Checked on
+ * every request by one indexed lookup, never cached, so a revocation holds from the next request on.
+ */
+import type { Context } from "../context.js";
+import { DomainError } from "../errors.js";
+import type { Tenant } from "../tenants/directory.js";
+import { hashApiKey, looksLikeApiKey } from "./keys.js";
+import { findApiKeyByHash, markApiKeyUsed, type ApiKeyRow } from "./store.js";
+
+/** The key a server operation was called with, as the procedure sees it (`ctx.apiKey`). */
+export interface ApiKeyIdentity {
+  id: string;
+  name: string;
+  prefix: string;
+}
+
+/** last_used_at is a hint for operators, written at most once a minute per key (not a write per request). */
+const lastUsedResolutionMs = 60_000;
+
+export async function authenticateApiKey(ctx: Context, presented: string): Promise<{ tenant: Tenant; apiKey: ApiKeyIdentity }> {
+  if (!looksLikeApiKey(presented)) return refuseOtherCredential(ctx, presented);
+  const row = await findApiKeyByHash(ctx.deps.db, hashApiKey(presented));
+  if (!row || row.revokedAt) throw invalidKey();
+  const header = ctx.request.tenantHeader?.trim();
+  if (header && header !== row.tenantId) throw invalidKey();
+  const tenant = await ctx.deps.tenants.find(row.tenantId);
+  if (!tenant) throw invalidKey();
+  await noteUse(ctx, row);
+  return { tenant, apiKey: { id: row.id, name: row.name, prefix: row.prefix } };
+}
+
+/** A customer's access token is the wrong kind of credential here (403); anything else proves nothing (401). */
+async function refuseOtherCredential(ctx: Context, presented: string): Promise<never> {
+  const isAccessToken = await ctx.deps.tokens.verify(presented).then(
+    () => true,
+    () => false,
+  );
+  if (isAccessToken) throw new DomainError("FORBIDDEN", "This operation takes an API key (Authorization: Bearer mk_…), not an access token.");
+  throw invalidKey();
+}
+
+async function noteUse(ctx: Context, row: ApiKeyRow): Promise<void> {
+  const now = ctx.deps.clock.now();
+  const staleBefore = new Date(now.getTime() - lastUsedResolutionMs);
+  if (row.lastUsedAt && row.lastUsedAt >= staleBefore) return;
+  await markApiKeyUsed(ctx.deps.db, row, now, staleBefore);
+}
+
+function invalidKey(): DomainError {
+  return new DomainError("INVALID_TOKEN", "The API key is not valid for this tenant, or has been revoked.");
+}

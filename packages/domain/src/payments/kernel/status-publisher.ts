@@ -1,0 +1,10 @@
+import type { PaymentModel } from "@mteja/db";
+import type { Deps } from "../../context.js";
+
+/**
+ * Tells this instance's payments.onStatus subscribers that a payment's status changed; called after
+ * the change committed, whichever path settled it (callback, query, reconciler).
+ */
+export function publishPaymentStatus(deps: Deps, payment: Pick<PaymentModel, "id" | "tenantId" | "checkoutRequestId" | "status">): void {
+  deps.momo.events.emit({ paymentId: payment.id, tenantId: payment.tenantId, checkoutRequestId: payment.checkoutRequestId, status: payment.status });
+}

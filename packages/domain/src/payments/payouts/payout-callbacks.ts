@@ -1,0 +1,102 @@
+/**
+ * B2C results, B2C timeouts and Transaction Status results (docs/mpesa.md#callbacks): read into the
+ * outcome they bring and the ids of the payout they name, then applied once to that payout.
+ */
+import {
+  classifyB2cResultCode,
+  classifyTransactionStatusResult,
+  parseB2cResult,
+  parseB2cTimeout,
+  parseTransactionStatusResult,
+} from "@mteja/daraja";
+import type { Deps } from "../../context.js";
+import { applyStoredCallback, type StoredApplyResult } from "../kernel/stored-callback.js";
+import { lockPayout } from "../payment-records.js";
+import { settlePayout, type PayoutOutcome } from "./payout-settlement.js";
+
+export type PayoutCallbackKind = "b2c_result" | "b2c_timeout" | "b2c_status";
+
+export interface PayoutIds {
+  originatorConversationId?: string | undefined;
+  conversationId?: string | undefined;
+}
+
+export interface PayoutCallback {
+  kind: PayoutCallbackKind;
+  outcome: PayoutOutcome;
+  ids: PayoutIds;
+  correlationId: string | null;
+}
+
+/** The two ids Daraja names a payout by (for a status result: the queried transaction's, not the query's). */
+function idsOf(named: PayoutIds): PayoutIds {
+  return { originatorConversationId: named.originatorConversationId, conversationId: named.conversationId };
+}
+
+type Read = { ok: true; value: Pick<PayoutCallback, "ids" | "outcome"> } | { ok: false; error: string };
+
+function readPayoutCallback(kind: PayoutCallbackKind, body: unknown): Read {
+  switch (kind) {
+    case "b2c_result": {
+      const parsed = parseB2cResult(body);
+      if (!parsed.ok) return parsed;
+      const r = parsed.value;
+      const outcome: PayoutOutcome = {
+        source: "result",
+        status: classifyB2cResultCode(r.resultCode),
+        resultCode: r.resultCode,
+        resultDesc: r.resultDesc,
+        conversationId: r.conversationId,
+        transactionId: r.receipt ?? r.transactionId ?? undefined,
+        amount: r.amount,
+        receiverName: r.receiverName,
+      };
+      return { ok: true, value: { ids: idsOf(r), outcome } };
+    }
+    case "b2c_timeout": {
+      const parsed = parseB2cTimeout(body);
+      if (!parsed.ok) return parsed;
+      const r = parsed.value;
+      return { ok: true, value: { ids: idsOf(r), outcome: { source: "timeout", status: "UNKNOWN", resultCode: r.resultCode, resultDesc: r.resultDesc, conversationId: r.conversationId } } };
+    }
+    case "b2c_status": {
+      const parsed = parseTransactionStatusResult(body);
+      if (!parsed.ok) return parsed;
+      const r = parsed.value;
+      const t = r.transaction;
+      const outcome: PayoutOutcome = {
+        source: "status",
+        status: classifyTransactionStatusResult(r),
+        resultCode: r.resultCode,
+        resultDesc: t.status ? `${r.resultDesc} Transaction status: ${t.status}.` : r.resultDesc,
+        conversationId: t.conversationId,
+        transactionId: t.receiptNo,
+        amount: t.amount,
+      };
+      // The top-level ids are the status query's own; the queried payout is named in the parameters.
+      return { ok: true, value: { ids: idsOf(t), outcome } };
+    }
+  }
+}
+
+export function parsePayoutCallback(kind: PayoutCallbackKind, body: unknown): { ok: true; value: PayoutCallback } | { ok: false; error: string } {
+  const read = readPayoutCallback(kind, body);
+  if (!read.ok) return read;
+  const { ids, outcome } = read.value;
+  return { ok: true, value: { kind, ids, outcome, correlationId: ids.originatorConversationId ?? ids.conversationId ?? null } };
+}
+
+/** Applies a stored payout callback once, under the payout's row lock. */
+export async function applyStoredPayoutCallback(deps: Deps, callbackId: string, outcome: PayoutOutcome, ids: PayoutIds): Promise<StoredApplyResult> {
+  const { result } = await applyStoredCallback(deps, callbackId, ids, async (tx, _stored, now) => {
+    if (!ids.originatorConversationId && !ids.conversationId) {
+      // A status query that failed or timed out names no payout: nothing to apply, the reconciler asks again.
+      return { recorded: false, result: "accepted" };
+    }
+    const payout = await lockPayout(tx, ids);
+    if (!payout) return { recorded: true, outcome: "flagged", flagReason: "unknown OriginatorConversationID / ConversationID", link: {} };
+    const { decision } = await settlePayout(tx, payout, outcome, now);
+    return { recorded: true, outcome: decision.outcome, flagReason: decision.flagReason, link: { payoutId: payout.id } };
+  });
+  return result;
+}

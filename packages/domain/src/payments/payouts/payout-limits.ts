@@ -1,0 +1,69 @@
+/**
+ * Each tenant's payout switch and limits (settings.momo.b2c = { enabled, maxAmount, dailyLimit }),
+ * checked before a payout is stored (docs/mpesa.md "Payouts per shop").
+ */
+import { Prisma, type PayoutModel } from "@mteja/db";
+import { DomainError } from "../../errors.js";
+import type { Tenant } from "../../tenants/directory.js";
+import type { MomoCtx } from "../momo-context.js";
+import { nairobiDayStart } from "./nairobi-day.js";
+import { providerUnavailable } from "../provider-errors.js";
+
+function payoutSettingsOf(tenant: Tenant) {
+  return tenant.settings.momo?.b2c ?? {};
+}
+
+/**
+ * Off unless switched on, except for the default tenant, which pays out by default when it has an
+ * account to pay out from (the platform's B2C settings, or its own).
+ */
+function payoutsSwitchedOn(ctx: MomoCtx): boolean {
+  const { deps, tenant } = ctx;
+  const enabled = payoutSettingsOf(tenant).enabled;
+  if (enabled !== undefined) return enabled;
+  return tenant.id === deps.config.defaultTenantId && deps.momo.b2cEnabled && deps.momo.hasPayoutAccount(tenant);
+}
+
+function amountError(message: string): DomainError {
+  return new DomainError("VALIDATION_ERROR", "The request is invalid.", { details: [{ path: "amount", message }] });
+}
+
+/** The checks that need no database: the switch (403), an account to pay from (503), maxAmount (422). */
+export function authorizePayout(ctx: MomoCtx, amount: number): void {
+  if (!payoutsSwitchedOn(ctx)) {
+    const reason = payoutSettingsOf(ctx.tenant).enabled === false ? "switched off" : "not switched on";
+    throw new DomainError("FORBIDDEN", `Payouts are ${reason} for this shop (settings.momo.b2c.enabled).`);
+  }
+  if (!ctx.deps.momo.hasPayoutAccount(ctx.tenant)) throw providerUnavailable("M-Pesa payouts (B2C) are not configured for this shop.");
+  const { maxAmount } = payoutSettingsOf(ctx.tenant);
+  if (maxAmount !== undefined && amount > maxAmount) throw amountError(`amount must be at most ${maxAmount} for a payout from this shop`);
+}
+
+type PayoutRow = Prisma.PayoutUncheckedCreateInput & { tenantId: string; requestedBy: string; amount: number; createdAt: Date };
+
+/**
+ * Stores a new payout row, within the tenant's daily limit: shillings of its payouts that are not
+ * FAILED, per Nairobi day. The tenant's row is locked while summing and storing, so payouts at once
+ * are counted one after the other and cannot both pass the limit.
+ */
+export async function storePayoutWithinDailyLimit(ctx: MomoCtx, { data }: { data: PayoutRow }): Promise<PayoutModel> {
+  const { dailyLimit } = payoutSettingsOf(ctx.tenant);
+  const prisma = ctx.deps.db.prisma;
+  if (dailyLimit === undefined) return prisma.payout.create({ data });
+  return prisma.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT id FROM tenants WHERE id = ${data.tenantId} FOR UPDATE`;
+    // A retry with the same Idempotency-Key is not a new payout: its create fails on the key and is replayed.
+    const retried = data.idempotencyKey
+      ? await tx.payout.findUnique({ where: { tenantId_requestedBy_idempotencyKey: { tenantId: data.tenantId, requestedBy: data.requestedBy, idempotencyKey: data.idempotencyKey } } })
+      : null;
+    if (!retried) {
+      const today = await tx.payout.aggregate({
+        _sum: { amount: true },
+        where: { tenantId: data.tenantId, status: { not: "FAILED" }, createdAt: { gte: nairobiDayStart(data.createdAt) } },
+      });
+      const left = dailyLimit - (today._sum.amount ?? 0);
+      if (data.amount > left) throw amountError(`amount is over this shop's daily payout limit of ${dailyLimit} (${Math.max(0, left)} left today)`);
+    }
+    return tx.payout.create({ data });
+  });
+}

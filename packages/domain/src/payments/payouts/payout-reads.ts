@@ -1,0 +1,45 @@
+/**
+ * Reading payouts (an addition to stkpush/stkquery/b2c, admin only): GET /api/momo/payouts and
+ * /api/momo/payouts/{originatorConversationId}. An admin sees every payout of their tenant, nothing of another's.
+ */
+import type { PayoutModel } from "@mteja/db";
+import { DomainError } from "../../errors.js";
+import { readKeysetPage } from "../keyset-page.js";
+import type { MomoCtx } from "../momo-context.js";
+import { payoutStatus } from "../payment-records.js";
+import type { ListPayoutsInput, PayoutView } from "../schemas.js";
+
+export function payoutView(row: PayoutModel): PayoutView {
+  return {
+    id: row.id,
+    originatorConversationId: row.originatorConversationId,
+    conversationId: row.conversationId,
+    transactionId: row.transactionId,
+    requestedBy: row.requestedBy,
+    phone: row.phone,
+    amount: row.amount,
+    commandId: row.commandId,
+    remarks: row.remarks,
+    occasion: row.occasion,
+    status: payoutStatus(row),
+    resultCode: row.resultCode,
+    resultDesc: row.resultDesc,
+    receiverName: row.receiverName,
+    createdAt: row.createdAt.toISOString(),
+    settledAt: row.settledAt ? row.settledAt.toISOString() : null,
+  };
+}
+
+/** Newest first, keyset-paginated on (created_at, id). */
+export async function listPayouts(ctx: MomoCtx, input: ListPayoutsInput): Promise<{ payouts: PayoutView[]; nextCursor: string | null }> {
+  const { rows, nextCursor } = await readKeysetPage(input, ({ conditions, orderBy, take }) =>
+    ctx.deps.db.prisma.payout.findMany({ where: { AND: [{ tenantId: ctx.tenant.id }, ...conditions] }, orderBy: [...orderBy], take }),
+  );
+  return { payouts: rows.map(payoutView), nextCursor };
+}
+
+export async function getPayout(ctx: MomoCtx, originatorConversationId: string): Promise<{ payout: PayoutView }> {
+  const payout = await ctx.deps.db.prisma.payout.findFirst({ where: { originatorConversationId, tenantId: ctx.tenant.id } });
+  if (!payout) throw new DomainError("NOT_FOUND", "No payout with this originatorConversationId.");
+  return { payout: payoutView(payout) };
+}

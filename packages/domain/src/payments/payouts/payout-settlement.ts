@@ -1,0 +1,103 @@
+/**
+ * The payout (B2C) state machine, applied exactly once:
+ *
+ *   PENDING → SUCCESS | FAILED           (Result callback, or a Transaction Status result)
+ *   PENDING → UNKNOWN                    (timeout callback, an unrecognised ResultCode, or no answer to the request)
+ *   UNKNOWN → SUCCESS | FAILED           (a late Result, or a Transaction Status result)
+ *
+ * SUCCESS and FAILED never change again. A payout is never re-sent automatically: UNKNOWN means the
+ * money may have moved, and only Daraja's own answer settles it.
+ */
+import type { PayoutModel, Prisma } from "@mteja/db";
+import type { Tx } from "../payment-records.js";
+import type { SettlementDecision } from "../kernel/stored-callback.js";
+
+export interface PayoutOutcome {
+  source: "result" | "timeout" | "status";
+  status: "SUCCESS" | "FAILED" | "UNKNOWN";
+  resultCode: string | null;
+  resultDesc: string;
+  conversationId?: string | undefined;
+  transactionId?: string | undefined;
+  amount?: number | undefined;
+  receiverName?: string | undefined;
+}
+
+export type PayoutDecision = SettlementDecision<Prisma.PayoutUpdateInput>;
+
+export function decidePayoutOutcome(payout: PayoutModel, outcome: PayoutOutcome, now: Date): PayoutDecision {
+  // Whatever the payout's status: never applied.
+  if (outcome.amount !== undefined && outcome.amount !== payout.amount) {
+    return { outcome: "flagged", flagReason: `amount mismatch: the payout is for ${payout.amount}, Daraja says ${outcome.amount}`, statusChanged: false };
+  }
+
+  const terminal = payout.status === "SUCCESS" || payout.status === "FAILED";
+  if (terminal) {
+    if (outcome.source === "timeout" || outcome.status === "UNKNOWN" || outcome.status === payout.status) {
+      return { outcome: "duplicate", statusChanged: false };
+    }
+    return {
+      outcome: "flagged",
+      flagReason: `conflicts with the settled status ${payout.status}: ResultCode ${outcome.resultCode ?? "(none)"} says ${outcome.status}`,
+      statusChanged: false,
+    };
+  }
+
+  if (outcome.source === "result" && payout.conversationId && outcome.conversationId && outcome.conversationId !== payout.conversationId) {
+    return { outcome: "flagged", flagReason: `ConversationID mismatch: stored ${payout.conversationId}, callback ${outcome.conversationId}`, statusChanged: false };
+  }
+
+  if (outcome.source === "timeout") {
+    if (payout.status === "UNKNOWN") return { outcome: "duplicate", statusChanged: false };
+    return {
+      outcome: "applied",
+      statusChanged: true,
+      changes: { status: "UNKNOWN", lastError: `timed out at Daraja: ${outcome.resultDesc}`, nextStatusQueryAt: now, updatedAt: now, ...conversation(payout, outcome) },
+    };
+  }
+
+  if (outcome.status === "UNKNOWN") {
+    return {
+      outcome: "accepted",
+      statusChanged: payout.status !== "UNKNOWN",
+      changes: {
+        status: "UNKNOWN",
+        lastError: `unrecognised ResultCode ${outcome.resultCode ?? "(none)"} (${outcome.resultDesc})`,
+        // A status query is due now, unless one is already scheduled.
+        ...(payout.status === "UNKNOWN" ? {} : { nextStatusQueryAt: now }),
+        updatedAt: now,
+        ...conversation(payout, outcome),
+      },
+    };
+  }
+
+  return {
+    outcome: "applied",
+    statusChanged: true,
+    changes: {
+      status: outcome.status,
+      resultCode: outcome.resultCode,
+      resultDesc: outcome.resultDesc,
+      ...(outcome.transactionId ? { transactionId: outcome.transactionId } : {}),
+      ...(outcome.receiverName ? { receiverName: outcome.receiverName } : {}),
+      ...conversation(payout, outcome),
+      lastError: null,
+      nextStatusQueryAt: null,
+      settledAt: now,
+      updatedAt: now,
+    },
+  };
+}
+
+function conversation(payout: PayoutModel, outcome: PayoutOutcome): Prisma.PayoutUpdateInput {
+  // Callers pass the payout's own ConversationID (for a status result: the queried transaction's, not the query's).
+  return payout.conversationId === null && outcome.conversationId ? { conversationId: outcome.conversationId } : {};
+}
+
+/** Applies an outcome to a payout whose row lock the transaction holds. */
+export async function settlePayout(tx: Tx, payout: PayoutModel, outcome: PayoutOutcome, now: Date): Promise<{ decision: PayoutDecision; payout: PayoutModel }> {
+  const decision = decidePayoutOutcome(payout, outcome, now);
+  if (!decision.changes) return { decision, payout };
+  const updated = await tx.payout.update({ where: { id: payout.id }, data: decision.changes });
+  return { decision, payout: updated };
+}

@@ -1,0 +1,121 @@
+/**
+ * Applying STK callbacks (docs/mpesa.md#callbacks). An STK callback can arrive before the stkpush
+ * response has stored its CheckoutRequestID. While a prompt is in flight such a callback is kept
+ * ('accepted', no payment yet): stkPush applies it right after storing the ids, and the reconciler
+ * flags it if no payment claims it within the hold window. A callback for a CheckoutRequestID that was
+ * never stored (the push's outcome was unknown) settles the one payment without ids that its phone,
+ * amount and reference match (unknown-prompts.ts).
+ */
+import { classifyStkResultCode, parseStkCallback, type StkCallback } from "@mteja/daraja";
+import type { PaymentModel } from "@mteja/db";
+import type { Deps } from "../../context.js";
+import { publishPaymentStatus } from "../kernel/status-publisher.js";
+import { applyStoredCallback, type CallbackVerdict, type StoredApplyResult, type UnappliedCallback } from "../kernel/stored-callback.js";
+import { lockPaymentByCheckoutId, type Tx } from "../payment-records.js";
+import { settleStkPayment, type Settlement, type StkOutcome } from "./stk-settlement.js";
+import { claimForCallback, lockPromptMatching, withoutDarajaIds } from "./unknown-prompts.js";
+
+export function stkOutcomeOf(callback: StkCallback): StkOutcome {
+  return {
+    source: "callback",
+    status: classifyStkResultCode(callback.resultCode),
+    resultCode: callback.resultCode,
+    resultDesc: callback.resultDesc,
+    amount: callback.amount,
+    receipt: callback.mpesaReceiptNumber,
+    phone: callback.phoneNumber,
+    transactionDate: callback.transactionDate,
+  };
+}
+
+/** A push still waiting for Daraja's answer (one whose outcome is unknown has a last_error). */
+async function promptsInFlight(tx: Tx, now: Date, inFlightSeconds: number): Promise<boolean> {
+  const since = new Date(now.getTime() - inFlightSeconds * 1000);
+  const count = await tx.payment.count({ where: { ...withoutDarajaIds, lastError: null, createdAt: { gte: since } } });
+  return count > 0;
+}
+
+type StkTarget = { kind: "payment"; payment: PaymentModel } | { kind: "held" } | { kind: "flagged"; flagReason: string };
+
+/**
+ * The payment a callback settles, locked. Prompts in flight are counted BEFORE the lookup: a push
+ * that stores its ids in between is then either found or still counted (the callback is held and
+ * applied by that push), never missed and flagged for good.
+ */
+async function stkTarget(tx: Tx, deps: Deps, callback: StkCallback, stored: UnappliedCallback, now: Date): Promise<StkTarget> {
+  const { promptInFlightSeconds, unknownPromptWindowSeconds } = deps.momo.settings;
+  const inFlight = await promptsInFlight(tx, now, promptInFlightSeconds);
+  const payment = await lockPaymentByCheckoutId(tx, callback.checkoutRequestId);
+  if (payment) return { kind: "payment", payment };
+  const match = await lockPromptMatching(tx, callback, stored.accountReference ?? undefined, {
+    since: new Date(stored.receivedAt.getTime() - unknownPromptWindowSeconds * 1000),
+    receivedAt: stored.receivedAt,
+    inFlightSince: new Date(now.getTime() - promptInFlightSeconds * 1000),
+  });
+  if (match.kind === "one") return { kind: "payment", payment: await claimForCallback(tx, match.payment, callback, now) };
+  if (inFlight) return { kind: "held" };
+  if (match.kind === "ambiguous") return { kind: "flagged", flagReason: `unknown CheckoutRequestID; phone, amount and reference match ${match.count} payments` };
+  return { kind: "flagged", flagReason: "unknown CheckoutRequestID" };
+}
+
+async function stkVerdict(tx: Tx, deps: Deps, callback: StkCallback, stored: UnappliedCallback, now: Date): Promise<CallbackVerdict<Settlement>> {
+  const target = await stkTarget(tx, deps, callback, stored, now);
+  if (target.kind === "held") return { recorded: false, result: "held" };
+  if (target.kind === "flagged") return { recorded: true, outcome: "flagged", flagReason: target.flagReason, link: {} };
+  const { payment } = target;
+  const link = { paymentId: payment.id };
+  if (payment.merchantRequestId !== null && payment.merchantRequestId !== callback.merchantRequestId) {
+    return { recorded: true, outcome: "flagged", flagReason: `MerchantRequestID mismatch: stored ${payment.merchantRequestId}, callback ${callback.merchantRequestId}`, link };
+  }
+  const settlement = await settleStkPayment(tx, payment, stkOutcomeOf(callback), now);
+  return { recorded: true, outcome: settlement.decision.outcome, flagReason: settlement.decision.flagReason, link, settled: settlement };
+}
+
+/**
+ * Applies a stored STK callback (from the callback route, from stkPush after it stored the ids, or
+ * from the reconciler). Idempotent: a callback already applied is skipped.
+ */
+export async function applyStoredStkCallback(deps: Deps, callbackId: string, callback: StkCallback): Promise<StoredApplyResult> {
+  const { result, settled } = await applyStoredCallback(deps, callbackId, { checkoutRequestId: callback.checkoutRequestId }, (tx, stored, now) =>
+    stkVerdict(tx, deps, callback, stored, now),
+  );
+  if (settled?.decision.statusChanged) publishPaymentStatus(deps, settled.payment);
+  return result;
+}
+
+/** Re-reads a stored STK callback (it parsed when it was received). */
+export function parseStoredStkCallback(rawBody: string): StkCallback | undefined {
+  try {
+    const parsed = parseStkCallback(JSON.parse(rawBody) as unknown);
+    return parsed.ok ? parsed.value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Applies the STK callbacks that arrived before their CheckoutRequestID was stored. */
+export function applyHeldStkCallbacks(deps: Deps, checkoutRequestId: string): Promise<number> {
+  return applyHeld(deps, { correlationId: checkoutRequestId });
+}
+
+/** Applies the STK callbacks kept since `since` (a push whose outcome turned out unknown may be theirs). */
+export function applyHeldStkCallbacksSince(deps: Deps, since: Date): Promise<number> {
+  return applyHeld(deps, { receivedAt: { gte: since } });
+}
+
+async function applyHeld(deps: Deps, where: { correlationId?: string; receivedAt?: { gte: Date } }): Promise<number> {
+  const held = await deps.db.prisma.momoCallback.findMany({
+    where: { kind: "stkpush", outcome: "accepted", paymentId: null, ...where },
+    orderBy: { receivedAt: "asc" },
+    take: 200,
+    select: { id: true, rawBody: true },
+  });
+  let applied = 0;
+  for (const row of held) {
+    const parsed = parseStoredStkCallback(row.rawBody);
+    if (!parsed) continue;
+    const result = await applyStoredStkCallback(deps, row.id, parsed);
+    if (result !== "skipped" && result !== "held") applied += 1;
+  }
+  return applied;
+}

@@ -1,0 +1,159 @@
+/**
+ * POST /api/momo/stkpush: a payment prompt on the customer's phone (docs/mpesa.md).
+ *
+ * The payment row is written PENDING before Daraja is called, and Daraja's ids are stored as soon as
+ * it answers. Daraja refusing the push, or the push never leaving (no connection, no OAuth token),
+ * leaves the row FAILED (502 / 503). Any other failure (a gateway page, a 5xx, a time-out after
+ * sending, a body that does not parse) proves nothing: the prompt may be on the phone. The payment
+ * then stays PENDING without a CheckoutRequestID and is answered 202; its callback is matched by
+ * phone, amount and reference (unknown-prompts.ts), or it becomes TIMEOUT. It is never sent again.
+ */
+import type { PaymentModel } from "@mteja/db";
+import type { DarajaClient, StkPushResponse } from "@mteja/daraja";
+import { countStkPrompt } from "./stk-limits.js";
+import { tenantDisplayName } from "../../tenants/directory.js";
+import type { Tenant } from "../../tenants/directory.js";
+import { applyHeldStkCallbacks, applyHeldStkCallbacksSince } from "./stk-callbacks.js";
+import type { MomoCtx } from "../momo-context.js";
+import { requestOnce, type ProviderRequest } from "../kernel/provider-request.js";
+import { providerUnavailable } from "../provider-errors.js";
+import { checkTenantAmount, idempotencyKeyOf } from "../request-rules.js";
+import type { PaymentStatus, StkPushInput } from "../schemas.js";
+import { promptCallbackUrl } from "./unknown-prompts.js";
+
+export const DEFAULT_DESCRIPTION = "Payment";
+/** Daraja's usual CustomerMessage, for answers replayed from the store (the text itself is not stored). */
+const REPLAYED_CUSTOMER_MESSAGE = "Success. Request accepted for processing";
+
+/** Daraja's ids are null (and the answer 202) while the push's outcome is unknown. */
+export interface StkPushAnswer {
+  id: string;
+  checkoutRequestId: string | null;
+  merchantRequestId: string | null;
+  customerMessage?: string;
+  status: PaymentStatus;
+}
+
+interface PromptRequest {
+  phone: string;
+  amount: number;
+  reference: string;
+  description: string;
+}
+
+/** AccountReference when the caller sends none: the shop's name (letters and digits), else its id. */
+export function defaultReference(tenant: Tenant): string {
+  const name = tenantDisplayName(tenant).replace(/[^A-Za-z0-9]/g, "").slice(0, 12);
+  return name || tenant.id.slice(0, 12);
+}
+
+export async function stkPush(ctx: MomoCtx, input: StkPushInput): Promise<StkPushAnswer> {
+  const { deps } = ctx;
+  const daraja = deps.momo.darajaFor(ctx.tenant);
+  const callbackUrl = deps.momo.settings.stkCallbackUrl;
+  if (!daraja || !callbackUrl) throw providerUnavailable("M-Pesa payments are not configured on this service.");
+  checkTenantAmount(ctx.tenant, input.amount);
+
+  const request: PromptRequest = {
+    phone: input.phone,
+    amount: input.amount,
+    reference: input.reference ?? defaultReference(ctx.tenant),
+    description: input.description ?? DEFAULT_DESCRIPTION,
+  };
+  return requestOnce(promptOnce(ctx, daraja, callbackUrl, request), { clock: deps.clock, inFlightSeconds: deps.momo.settings.promptInFlightSeconds });
+}
+
+/** The STK push as a request made at most once: the payment row is the request's record. */
+function promptOnce(ctx: MomoCtx, daraja: DarajaClient, callbackUrl: string, request: PromptRequest): ProviderRequest<PaymentModel, StkPushResponse, StkPushAnswer> {
+  const { deps } = ctx;
+  const prisma = deps.db.prisma;
+  const owner = { tenantId: ctx.tenant.id, userId: ctx.auth.sub };
+  const idempotencyKey = idempotencyKeyOf(ctx);
+  return {
+    idempotencyKey,
+    findByKey: (key) => prisma.payment.findUnique({ where: { tenantId_userId_idempotencyKey: { ...owner, idempotencyKey: key } } }),
+    // Counted only for requests that may prompt (a replay does not), before the row is stored.
+    count: () => countStkPrompt(ctx, { ...owner, phone: request.phone }),
+    store() {
+      const now = deps.clock.now();
+      return prisma.payment.create({
+        data: {
+          ...owner,
+          ...request,
+          idempotencyKey: idempotencyKey ?? null,
+          nextQueryAt: new Date(now.getTime() + deps.momo.settings.reconcileAfterSeconds * 1000),
+          createdAt: now,
+          updatedAt: now,
+        },
+      });
+    },
+    sameRequest: (row) => row.phone === request.phone && row.amount === request.amount && row.reference === request.reference && row.description === request.description,
+    // Still waiting for Daraja's answer to its push (an unknown outcome has a last_error).
+    inFlight: (row) => row.status === "PENDING" && row.checkoutRequestId === null && row.lastError === null,
+    reload: (row) => prisma.payment.findUniqueOrThrow({ where: { id: row.id } }),
+    refusedOrNeverSent: (row) => row.status === "FAILED" && row.checkoutRequestId === null,
+    storedAnswer: (row) => storedAnswer(ctx, row),
+    call: (payment) =>
+      daraja.stkPush({
+        phone: payment.phone,
+        amount: payment.amount,
+        accountReference: payment.reference,
+        transactionDesc: payment.description,
+        callbackUrl: promptCallbackUrl(callbackUrl, payment.reference),
+      }),
+    accepted: (payment, response) => promptAccepted(ctx, payment, response),
+    async markFailed(payment, lastError) {
+      const now = deps.clock.now();
+      await prisma.payment.updateMany({
+        where: { id: payment.id, status: "PENDING", checkoutRequestId: null },
+        data: { status: "FAILED", lastError, nextQueryAt: null, settledAt: now, updatedAt: now },
+      });
+    },
+    async markUnknown(payment, lastError) {
+      await prisma.payment.updateMany({
+        where: { id: payment.id, status: "PENDING", checkoutRequestId: null },
+        // No CheckoutRequestID to query with: only a callback (or the unknown-prompt window) settles it.
+        data: { lastError, nextQueryAt: null, updatedAt: deps.clock.now() },
+      });
+      deps.logger.warn({ paymentId: payment.id, lastError }, "STK push outcome unknown: the payment stays PENDING until its callback or the unknown-prompt window");
+      // A callback kept while this push was in flight may be this prompt's.
+      await applyHeldStkCallbacksSince(deps, payment.createdAt);
+    },
+  };
+}
+
+async function promptAccepted(ctx: MomoCtx, payment: PaymentModel, response: StkPushResponse): Promise<StkPushAnswer> {
+  const { deps } = ctx;
+  const stored = await deps.db.prisma.payment.updateMany({
+    where: { id: payment.id, checkoutRequestId: null },
+    data: { checkoutRequestId: response.checkoutRequestId, merchantRequestId: response.merchantRequestId, updatedAt: deps.clock.now() },
+  });
+  // A callback that beat this answer was kept; it can be applied now that the id is known.
+  await applyHeldStkCallbacks(deps, response.checkoutRequestId);
+  const current = await deps.db.prisma.payment.findUniqueOrThrow({ where: { id: payment.id } });
+  if (stored.count !== 1 && current.checkoutRequestId !== response.checkoutRequestId) {
+    deps.logger.error({ paymentId: payment.id, checkoutRequestId: response.checkoutRequestId, stored: current.checkoutRequestId }, "could not store the CheckoutRequestID of an accepted STK push");
+  }
+  return {
+    id: payment.id,
+    checkoutRequestId: response.checkoutRequestId,
+    merchantRequestId: response.merchantRequestId,
+    customerMessage: response.customerMessage || REPLAYED_CUSTOMER_MESSAGE,
+    status: current.status as PaymentStatus,
+  };
+}
+
+/** The stored answer for a payment; without Daraja's ids (outcome unknown) it is a 202. */
+function storedAnswer(ctx: MomoCtx, row: PaymentModel): StkPushAnswer {
+  if (row.checkoutRequestId === null) {
+    ctx.request.markAccepted();
+    return { id: row.id, checkoutRequestId: null, merchantRequestId: null, status: row.status as PaymentStatus };
+  }
+  return {
+    id: row.id,
+    checkoutRequestId: row.checkoutRequestId,
+    merchantRequestId: row.merchantRequestId,
+    customerMessage: REPLAYED_CUSTOMER_MESSAGE,
+    status: row.status as PaymentStatus,
+  };
+}

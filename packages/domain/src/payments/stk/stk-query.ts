@@ -1,0 +1,84 @@
+/**
+ * POST /api/momo/stkquery: a payment's status. A settled payment is answered from the store; a
+ * pending one is asked of Daraja and settled from its answer through the same apply-once path as
+ * callbacks. A customer sees only their own payments (an admin: every payment of the tenant).
+ */
+import { DarajaError, type StkQueryResult } from "@mteja/daraja";
+import type { PaymentModel } from "@mteja/db";
+import type { Deps } from "../../context.js";
+import { DomainError } from "../../errors.js";
+import { countStkQuery } from "./stk-limits.js";
+import { publishPaymentStatus } from "../kernel/status-publisher.js";
+import { isAdmin, type MomoCtx } from "../momo-context.js";
+import { isTerminalPayment, lockPaymentById } from "../payment-records.js";
+import { providerUnavailable, toProviderError } from "../provider-errors.js";
+import type { PaymentStatus } from "../schemas.js";
+import { settleStkPayment, type StkOutcome } from "./stk-settlement.js";
+
+export interface StkQueryAnswer {
+  checkoutRequestId: string;
+  resultCode: string | null;
+  resultDesc: string;
+  status: PaymentStatus;
+}
+
+export function notFound(): DomainError {
+  return new DomainError("NOT_FOUND", "No payment with this checkoutRequestId.");
+}
+
+/** The payment with this CheckoutRequestID that the caller may see, or NOT_FOUND. */
+export async function findVisiblePayment(ctx: MomoCtx, checkoutRequestId: string): Promise<PaymentModel> {
+  const payment = await ctx.deps.db.prisma.payment.findFirst({
+    where: { checkoutRequestId, tenantId: ctx.tenant.id, ...(isAdmin(ctx) ? {} : { userId: ctx.auth.sub }) },
+  });
+  if (!payment) throw notFound();
+  return payment;
+}
+
+function storedAnswer(payment: PaymentModel): StkQueryAnswer {
+  return {
+    checkoutRequestId: payment.checkoutRequestId ?? "",
+    resultCode: payment.resultCode,
+    resultDesc: payment.resultDesc ?? payment.lastError ?? (payment.status === "PENDING" ? "The payment is being processed." : ""),
+    status: payment.status as PaymentStatus,
+  };
+}
+
+export async function stkQuery(ctx: MomoCtx, checkoutRequestId: string): Promise<StkQueryAnswer> {
+  await countStkQuery(ctx, { tenantId: ctx.tenant.id, userId: ctx.auth.sub });
+  const payment = await findVisiblePayment(ctx, checkoutRequestId);
+  if (isTerminalPayment(payment.status)) return storedAnswer(payment);
+
+  const daraja = ctx.deps.momo.darajaFor(ctx.tenant);
+  if (!daraja) throw providerUnavailable("M-Pesa payments are not configured on this service.");
+  let result: StkQueryResult;
+  try {
+    result = await daraja.stkQuery({ checkoutRequestId });
+  } catch (error) {
+    if (error instanceof DarajaError) throw toProviderError(error);
+    throw error;
+  }
+  const settled = await settleFromQuery(ctx.deps, payment.id, result);
+  if (settled && isTerminalPayment(settled.status)) return storedAnswer(settled);
+  // Still pending (or a code this service does not know): Daraja's own words, the payment unchanged.
+  return { checkoutRequestId, resultCode: result.resultCode, resultDesc: result.resultDesc, status: "PENDING" };
+}
+
+export function queryOutcome(result: StkQueryResult): StkOutcome {
+  return { source: "query", status: result.status, resultCode: result.resultCode, resultDesc: result.resultDesc };
+}
+
+/** Settles a payment from an STK query answer (apply-once, under the row lock); returns the stored row. */
+export async function settleFromQuery(deps: Deps, paymentId: string, result: StkQueryResult): Promise<PaymentModel | undefined> {
+  const now = deps.clock.now();
+  const settlement = await deps.db.prisma.$transaction(async (tx) => {
+    const payment = await lockPaymentById(tx, paymentId);
+    if (!payment) return undefined;
+    return settleStkPayment(tx, payment, queryOutcome(result), now);
+  });
+  if (settlement?.decision.outcome === "flagged") {
+    deps.logger.warn({ paymentId, flagReason: settlement.decision.flagReason }, "STK query answer contradicts the stored payment; not applied");
+  }
+  if (settlement?.decision.statusChanged) publishPaymentStatus(deps, settlement.payment);
+  return settlement?.payment;
+}

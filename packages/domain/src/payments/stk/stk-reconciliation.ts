@@ -1,0 +1,170 @@
+/**
+ * The STK sweeps of a reconciler run (../reconciliation.ts): held callbacks, prompts without a
+ * CheckoutRequestID, and STK queries of due PENDING payments.
+ *
+ * Giving up: Daraja ends every prompt within minutes (1037 / 1019 are terminal), so a payment that
+ * Daraja still cannot settle 24 hours after it was created is marked FAILED ("reconciliation
+ * exhausted"); FAILED means "not confirmed paid", and a late success callback for it is flagged for
+ * review.
+ */
+import type { StkQueryResult } from "@mteja/daraja";
+import type { Deps } from "../../context.js";
+import { leaseEnd, nextAttemptAt, queryErrorNote, type SweepRun } from "../kernel/leased-sweep.js";
+import { publishPaymentStatus } from "../kernel/status-publisher.js";
+import { isTerminalPayment, lockPaymentById } from "../payment-records.js";
+import { applyStoredStkCallback, parseStoredStkCallback } from "./stk-callbacks.js";
+import { settleFromQuery } from "./stk-query.js";
+import { withoutDarajaIds } from "./unknown-prompts.js";
+
+interface ClaimedPayment {
+  id: string;
+  tenant_id: string;
+  checkout_request_id: string;
+  query_attempts: number;
+  created_at: Date;
+}
+
+/** Applies STK callbacks kept for a CheckoutRequestID that is now stored; flags those no payment claimed within the in-flight window. */
+export async function sweepHeldCallbacks({ deps, report }: SweepRun): Promise<void> {
+  const now = deps.clock.now();
+  const cutoff = new Date(now.getTime() - deps.momo.settings.promptInFlightSeconds * 1000);
+  const held = await deps.db.prisma.momoCallback.findMany({
+    where: { kind: "stkpush", outcome: "accepted", paymentId: null },
+    orderBy: { receivedAt: "asc" },
+    take: 200,
+    select: { id: true, rawBody: true, receivedAt: true, correlationId: true },
+  });
+  for (const row of held) {
+    const parsed = parseStoredStkCallback(row.rawBody);
+    if (!parsed) continue;
+    const result = await applyStoredStkCallback(deps, row.id, parsed);
+    if (result === "held" && row.receivedAt < cutoff) {
+      const flagReason = "unknown CheckoutRequestID (no payment claimed it while prompts were in flight)";
+      const flagged = await deps.db.prisma.momoCallback.updateMany({
+        where: { id: row.id, outcome: "accepted", paymentId: null },
+        data: { outcome: "flagged", flagReason },
+      });
+      if (flagged.count === 1) {
+        report.heldCallbacksFlagged += 1;
+        deps.logger.warn({ callbackId: row.id, checkoutRequestId: row.correlationId, flagReason }, "momo callback flagged for review");
+      }
+    } else if (result === "flagged") {
+      report.heldCallbacksFlagged += 1;
+    } else if (result !== "held" && result !== "skipped") {
+      report.heldCallbacksApplied += 1;
+    }
+  }
+}
+
+/**
+ * Payments without a CheckoutRequestID that no callback claimed: TIMEOUT once the unknown-prompt
+ * window has passed (for a push never answered, once it cannot be in flight any more either).
+ */
+export async function timeOutPromptsWithoutId({ deps, report }: SweepRun): Promise<void> {
+  const now = deps.clock.now();
+  const { promptInFlightSeconds, unknownPromptWindowSeconds } = deps.momo.settings;
+  const ago = (seconds: number) => new Date(now.getTime() - seconds * 1000);
+  const due = await deps.db.prisma.payment.findMany({
+    where: {
+      ...withoutDarajaIds,
+      OR: [
+        { lastError: { not: null }, createdAt: { lt: ago(unknownPromptWindowSeconds) } },
+        { lastError: null, createdAt: { lt: ago(Math.max(unknownPromptWindowSeconds, promptInFlightSeconds)) } },
+      ],
+    },
+    orderBy: { createdAt: "asc" },
+    take: 200,
+    select: { id: true },
+  });
+  for (const { id } of due) {
+    const payment = await deps.db.prisma.$transaction(async (tx) => {
+      const locked = await lockPaymentById(tx, id);
+      if (!locked || locked.status !== "PENDING" || locked.checkoutRequestId !== null) return undefined;
+      return tx.payment.update({
+        where: { id },
+        data: {
+          status: "TIMEOUT",
+          resultDesc: "No callback matched this prompt, whose CheckoutRequestID was never known, within the unknown-prompt window.",
+          nextQueryAt: null,
+          settledAt: now,
+          updatedAt: now,
+        },
+      });
+    });
+    if (!payment) continue;
+    report.paymentsTimedOut += 1;
+    deps.logger.warn({ paymentId: id, lastError: payment.lastError }, "payment without a CheckoutRequestID timed out");
+    publishPaymentStatus(deps, payment);
+  }
+}
+
+/** STK-queries due PENDING payments and settles them from the answer (the apply-once path). */
+export async function queryDuePayments(run: SweepRun): Promise<void> {
+  const { deps, options, report } = run;
+  const now = deps.clock.now();
+  // One statement: the due rows are locked (other instances skip them) and leased.
+  const claimed = await deps.db.prisma.$queryRaw<ClaimedPayment[]>`
+    WITH due AS (
+      SELECT id FROM payments
+       WHERE status = 'PENDING' AND checkout_request_id IS NOT NULL AND (next_query_at IS NULL OR next_query_at <= ${now})
+       ORDER BY next_query_at NULLS FIRST
+       LIMIT ${options.batchSize}::int
+         FOR UPDATE SKIP LOCKED
+    )
+    UPDATE payments p
+       SET next_query_at = ${leaseEnd(run, now)}, query_attempts = p.query_attempts + 1
+      FROM due
+     WHERE p.id = due.id
+    RETURNING p.id::text AS id, p.tenant_id, p.checkout_request_id, p.query_attempts, p.created_at`;
+
+  for (const row of claimed) {
+    const attempts = Number(row.query_attempts);
+    const expired = deps.clock.now().getTime() - new Date(row.created_at).getTime() >= options.giveUpAfterSeconds * 1000;
+    let lastAnswer: string;
+    try {
+      const client = await run.clientFor(row.tenant_id);
+      if (!client) throw new Error("M-Pesa is not configured for this tenant");
+      await run.pace();
+      report.paymentsQueried += 1;
+      const result: StkQueryResult = await client.stkQuery({ checkoutRequestId: row.checkout_request_id });
+      const settled = await settleFromQuery(deps, row.id, result);
+      if (!settled || isTerminalPayment(settled.status)) {
+        if (settled) report.paymentsSettled += 1;
+        continue;
+      }
+      lastAnswer = `ResultCode ${result.resultCode ?? "(none)"} ${result.resultDesc}`.trim();
+    } catch (error) {
+      report.errors += 1;
+      lastAnswer = queryErrorNote(error);
+      deps.logger.warn({ paymentId: row.id, error: lastAnswer }, "STK query for reconciliation failed");
+    }
+    if (expired) {
+      if (await exhaustPayment(deps, row.id, lastAnswer)) report.paymentsExhausted += 1;
+      continue;
+    }
+    await deps.db.prisma.payment.updateMany({ where: { id: row.id, status: "PENDING" }, data: { nextQueryAt: nextAttemptAt(run, attempts), lastError: lastAnswer.slice(0, 500) } });
+  }
+}
+
+async function exhaustPayment(deps: Deps, paymentId: string, lastAnswer: string): Promise<boolean> {
+  const now = deps.clock.now();
+  const payment = await deps.db.prisma.$transaction(async (tx) => {
+    const locked = await lockPaymentById(tx, paymentId);
+    if (!locked || locked.status !== "PENDING") return undefined;
+    return tx.payment.update({
+      where: { id: paymentId },
+      data: {
+        status: "FAILED",
+        lastError: `reconciliation exhausted: Daraja could not settle the payment within 24 hours (last answer: ${lastAnswer})`.slice(0, 500),
+        nextQueryAt: null,
+        settledAt: now,
+        updatedAt: now,
+      },
+    });
+  });
+  if (!payment) return false;
+  deps.logger.error({ paymentId, checkoutRequestId: payment.checkoutRequestId, lastAnswer }, "payment reconciliation exhausted: marked FAILED");
+  publishPaymentStatus(deps, payment);
+  return true;
+}
+

@@ -1,0 +1,123 @@
+/**
+ * The payment state machine, applied exactly once (docs/mpesa.md#state-machines and
+ * docs/daraja-wire-format.md#stk-result-codes fix it):
+ *
+ *   PENDING → SUCCESS | CANCELLED | FAILED | TIMEOUT, and a terminal state never changes again.
+ *
+ * Callbacks, STK queries (the stkquery operation and the reconciler) all settle a payment through
+ * `settleStkPayment`, inside a transaction that holds the payment's row lock.
+ */
+import type { PaymentModel, Prisma } from "@mteja/db";
+import type { StkStatus } from "@mteja/daraja";
+import type { SettlementDecision } from "../kernel/stored-callback.js";
+import { isTerminalPayment, type Tx } from "../payment-records.js";
+
+/** What Daraja said about a prompt, from a callback or an STK query. */
+export interface StkOutcome {
+  source: "callback" | "query";
+  /** classifyStkResultCode of the ResultCode; PENDING/UNKNOWN settle nothing. */
+  status: StkStatus;
+  resultCode: string | null;
+  resultDesc: string;
+  amount?: number | undefined;
+  receipt?: string | undefined;
+  phone?: string | undefined;
+  transactionDate?: string | undefined;
+}
+
+export type PaymentDecision = SettlementDecision<Prisma.PaymentUpdateInput>;
+
+function describeCode(outcome: StkOutcome): string {
+  return `ResultCode ${outcome.resultCode ?? "(none)"}${outcome.resultDesc ? ` (${outcome.resultDesc})` : ""}`;
+}
+
+/** The pure rule: what an outcome does to a payment. The receipt's uniqueness is checked by the caller. */
+export function decideStkOutcome(payment: PaymentModel, outcome: StkOutcome, now: Date): PaymentDecision {
+  const settled = outcome.status === "SUCCESS" || outcome.status === "CANCELLED" || outcome.status === "FAILED" || outcome.status === "TIMEOUT";
+
+  // Whatever the payment's status (a success after a query-settled success too): never applied.
+  if (outcome.amount !== undefined && outcome.amount !== payment.amount) {
+    return { outcome: "flagged", flagReason: amountMismatch(payment, outcome), statusChanged: false };
+  }
+
+  if (isTerminalPayment(payment.status)) {
+    if (!settled || outcome.status === payment.status) {
+      // A success callback after a query-settled success brings the receipt the query could not.
+      if (
+        outcome.status === "SUCCESS" &&
+        outcome.source === "callback" &&
+        payment.mpesaReceipt === null &&
+        outcome.receipt !== undefined &&
+        outcome.amount === payment.amount
+      ) {
+        return { outcome: "applied", statusChanged: false, changes: receiptColumns(outcome) };
+      }
+      return { outcome: "duplicate", statusChanged: false };
+    }
+    return {
+      outcome: "flagged",
+      flagReason: `conflicts with the settled status ${payment.status}: ${describeCode(outcome)} says ${outcome.status}`,
+      statusChanged: false,
+    };
+  }
+
+  if (!settled) {
+    // An unrecognised code (or Daraja still processing): the payment stays PENDING for reconciliation.
+    return {
+      outcome: "accepted",
+      statusChanged: false,
+      changes: outcome.status === "UNKNOWN" ? { lastError: `unrecognised ${describeCode(outcome)}`, updatedAt: now } : undefined,
+    };
+  }
+
+  if (outcome.status === "SUCCESS" && outcome.source === "callback") {
+    if (outcome.receipt === undefined) return { outcome: "flagged", flagReason: "ResultCode 0 without MpesaReceiptNumber", statusChanged: false };
+    if (outcome.amount !== payment.amount) return { outcome: "flagged", flagReason: amountMismatch(payment, outcome), statusChanged: false };
+  }
+
+  return {
+    outcome: "applied",
+    statusChanged: true,
+    changes: {
+      status: outcome.status,
+      resultCode: outcome.resultCode,
+      resultDesc: outcome.resultDesc,
+      ...(outcome.status === "SUCCESS" && outcome.source === "callback" ? receiptColumns(outcome) : {}),
+      lastError: null,
+      nextQueryAt: null,
+      settledAt: now,
+      updatedAt: now,
+    },
+  };
+}
+
+function amountMismatch(payment: PaymentModel, outcome: StkOutcome): string {
+  return `amount mismatch: the payment is for ${payment.amount}, the ${outcome.source} says ${outcome.amount ?? "(none)"}`;
+}
+
+function receiptColumns(outcome: StkOutcome): Prisma.PaymentUpdateInput {
+  return {
+    mpesaReceipt: outcome.receipt ?? null,
+    paidAmount: outcome.amount ?? null,
+    paidPhone: outcome.phone ?? null,
+    transactionDate: outcome.transactionDate ?? null,
+  };
+}
+
+export interface Settlement {
+  decision: PaymentDecision;
+  payment: PaymentModel;
+}
+
+/** Applies an outcome to a payment whose row lock the transaction holds. */
+export async function settleStkPayment(tx: Tx, payment: PaymentModel, outcome: StkOutcome, now: Date): Promise<Settlement> {
+  let decision = decideStkOutcome(payment, outcome, now);
+  const receipt = decision.changes?.mpesaReceipt;
+  if (typeof receipt === "string") {
+    const other = await tx.payment.findFirst({ where: { mpesaReceipt: receipt, NOT: { id: payment.id } }, select: { id: true } });
+    if (other) decision = { outcome: "flagged", flagReason: `MpesaReceiptNumber ${receipt} is already recorded on another payment`, statusChanged: false };
+  }
+  if (!decision.changes) return { decision, payment };
+  const updated = await tx.payment.update({ where: { id: payment.id }, data: decision.changes });
+  return { decision, payment: updated };
+}

@@ -1,0 +1,74 @@
+/**
+ * Prompts whose CheckoutRequestID was never stored (docs/mpesa.md "Unknown outcomes"): the STK push
+ * may have reached Daraja, but its answer proved nothing (a gateway page, a time-out after sending),
+ * so the payment stays PENDING without Daraja's ids.
+ *
+ * Daraja's callback does not carry the AccountReference, so each prompt's CallBackURL does: the
+ * service's callback URL with `ref=` (the reference, hex-encoded so it can never spell a word Daraja
+ * refuses in URLs). A callback for an unknown CheckoutRequestID whose phone, amount and reference
+ * match exactly one such payment created within MOMO_UNKNOWN_PROMPT_WINDOW_SECONDS settles it; one
+ * that has none after the window becomes TIMEOUT (the reconciler).
+ */
+import type { PaymentModel } from "@mteja/db";
+import type { StkCallback } from "@mteja/daraja";
+import type { Tx } from "../payment-records.js";
+
+export const REFERENCE_PARAMETER = "ref";
+
+/** The CallBackURL of one prompt: the service's, with the prompt's AccountReference. */
+export function promptCallbackUrl(callbackUrl: string, reference: string): string {
+  const url = new URL(callbackUrl);
+  url.searchParams.set(REFERENCE_PARAMETER, Buffer.from(reference, "utf8").toString("hex"));
+  return url.toString();
+}
+
+/** The AccountReference a callback's `ref=` carries; undefined when absent or not ours. */
+export function referenceFromParameter(value: string | undefined): string | undefined {
+  if (!value || !/^(?:[0-9a-f]{2}){1,64}$/i.test(value)) return undefined;
+  return Buffer.from(value, "hex").toString("utf8");
+}
+
+/** A payment without Daraja's ids: its push is in flight, or its outcome is unknown. */
+export const withoutDarajaIds = { status: "PENDING", checkoutRequestId: null } as const;
+
+export type PromptMatch = { kind: "one"; payment: PaymentModel } | { kind: "none" } | { kind: "ambiguous"; count: number };
+
+export interface MatchWindow {
+  /** Payments created before this are too old to match. */
+  since: Date;
+  /** When the callback arrived: a payment created later cannot be its prompt. */
+  receivedAt: Date;
+  /** A push created before this that still has no answer is not in flight any more (its service stopped). */
+  inFlightSince: Date;
+}
+
+/**
+ * Locks the one payment whose push had an unknown outcome (or was never answered), created within the
+ * window, whose phone, amount and AccountReference are the callback's. A push still in flight is not
+ * a candidate: its own answer stores its ids and applies the callback. Failure callbacks carry no
+ * phone or amount: they match none.
+ */
+export async function lockPromptMatching(tx: Tx, callback: StkCallback, reference: string | undefined, window: MatchWindow): Promise<PromptMatch> {
+  const { phoneNumber, amount } = callback;
+  if (reference === undefined || phoneNumber === undefined || amount === undefined || !Number.isInteger(amount)) return { kind: "none" };
+  const rows = await tx.$queryRaw<{ id: string }[]>`
+    SELECT id::text AS id FROM payments
+     WHERE status = 'PENDING' AND checkout_request_id IS NULL
+       AND phone = ${phoneNumber} AND amount = ${amount}::int AND reference = ${reference}
+       AND created_at >= ${window.since} AND created_at <= ${window.receivedAt}
+       AND (last_error IS NOT NULL OR created_at < ${window.inFlightSince})
+     ORDER BY created_at
+       FOR UPDATE`;
+  if (rows.length === 0) return { kind: "none" };
+  if (rows.length > 1) return { kind: "ambiguous", count: rows.length };
+  const payment = await tx.payment.findUnique({ where: { id: rows[0]!.id } });
+  return payment ? { kind: "one", payment } : { kind: "none" };
+}
+
+/** Gives the matched payment the callback's ids, so later callbacks and queries find it as usual. */
+export function claimForCallback(tx: Tx, payment: PaymentModel, callback: StkCallback, now: Date): Promise<PaymentModel> {
+  return tx.payment.update({
+    where: { id: payment.id },
+    data: { checkoutRequestId: callback.checkoutRequestId, merchantRequestId: callback.merchantRequestId, updatedAt: now },
+  });
+}

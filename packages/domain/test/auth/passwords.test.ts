@@ -1,0 +1,141 @@
+import { describe, expect, it } from "vitest";
+import { createAdmission, createPasswordHasher, type PasswordHashing } from "../../src/auth/passwords.js";
+import { DomainError } from "../../src/errors.js";
+import { fakeClock } from "../support/fake-ports.js";
+
+/** Hashing that finishes only when the test says so, on a clock the test moves. */
+function heldHashing() {
+  const pending: Array<{ password: string; hash?: string; finish: () => void }> = [];
+  const hold = <T>(entry: { password: string; hash?: string }, value: () => T) =>
+    new Promise<T>((resolve) => pending.push({ ...entry, finish: () => resolve(value()) }));
+  const hashing: PasswordHashing = {
+    hash: (password) => hold({ password }, () => `hashed:${password}`),
+    verify: (hash, password) => hold({ password, hash }, () => hash === `hashed:${password}`),
+  };
+  return { hashing, pending };
+}
+
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+async function shedError(promise: Promise<unknown>): Promise<DomainError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(DomainError);
+  return error as DomainError;
+}
+
+describe("admission by expected wait", () => {
+  /** Runs `count` tasks of `ms` each, one after the other, so the mean hash time is `ms`. */
+  async function teach(admit: ReturnType<typeof createAdmission>, clock: ReturnType<typeof fakeClock>, ms: number, count = 1) {
+    for (let i = 0; i < count; i++) await admit(async () => clock.advance(ms));
+  }
+
+  it("admits while place in line × mean hash time ÷ concurrency stays within the budget, sheds the next with Retry-After", async () => {
+    const clock = fakeClock();
+    const admit = createAdmission({ clock, concurrency: 2, maxWaitMs: 4_000 });
+    await teach(admit, clock, 1_000);
+
+    const never = () => new Promise<never>(() => {});
+    admit(never);
+    admit(never); // both slots busy
+    // In line: the k-th waits about k × 1000 / 2 ms, so 8 fit in 4 s.
+    for (let k = 1; k <= 8; k++) void admit(never);
+    const shed = await shedError(admit(never));
+    expect(shed.code).toBe("RATE_LIMITED");
+    // The 9th would have waited 4.5 s.
+    expect(shed.retryAfter).toBe(5);
+  });
+
+  it("learns the hash time: slower hashes shorten the line it admits", async () => {
+    const clock = fakeClock();
+    const admit = createAdmission({ clock, concurrency: 1, maxWaitMs: 1_000 });
+    await teach(admit, clock, 100);
+    const never = () => new Promise<never>(() => {});
+    void admit(never);
+    for (let k = 1; k <= 10; k++) void admit(never); // 10 × 100 ms = 1 s: all admitted
+    await shedError(admit(never));
+
+    const slower = createAdmission({ clock, concurrency: 1, maxWaitMs: 1_000 });
+    await teach(slower, clock, 100);
+    await teach(slower, clock, 600, 10); // the mean moves towards 600 ms
+    void slower(never);
+    void slower(never);
+    const shed = await shedError(slower(never));
+    expect(shed.retryAfter).toBeGreaterThanOrEqual(1);
+  });
+
+  it("always admits a hash when a slot is free, whatever the budget", async () => {
+    const clock = fakeClock();
+    const admit = createAdmission({ clock, concurrency: 1, maxWaitMs: 0 });
+    await teach(admit, clock, 10_000);
+    await expect(admit(async () => "ran")).resolves.toBe("ran");
+  });
+
+  it("hands a finished slot to the next in line, and a failed hash frees its slot too", async () => {
+    const clock = fakeClock();
+    const admit = createAdmission({ clock, concurrency: 1, maxWaitMs: 60_000 });
+    const order: string[] = [];
+    let fail!: (error: Error) => void;
+    const first = admit(() => new Promise((_, reject) => (fail = reject)));
+    const second = admit(async () => order.push("second"));
+    await settle();
+    expect(order).toEqual([]);
+    fail(new Error("the hashing process exited"));
+    await expect(first).rejects.toThrow("the hashing process exited");
+    await second;
+    expect(order).toEqual(["second"]);
+  });
+});
+
+describe("the password hasher", () => {
+  it("verifies an unknown user against a decoy made like a real hash, and answers false", async () => {
+    const clock = fakeClock();
+    const { hashing, pending } = heldHashing();
+    const created = createPasswordHasher({ hashing, clock, concurrency: 2, maxWaitMs: 4_000 });
+    await settle();
+    pending.shift()!.finish(); // the decoy
+    const hasher = await created;
+
+    const unknown = hasher.verify(undefined, "decoy-password-for-unknown-users");
+    await settle();
+    const decoyCheck = pending.shift()!;
+    expect(decoyCheck.hash).toBe("hashed:decoy-password-for-unknown-users");
+    decoyCheck.finish();
+    expect(await unknown).toBe(false);
+
+    const known = hasher.verify("hashed:right", "right");
+    await settle();
+    pending.shift()!.finish();
+    expect(await known).toBe(true);
+  });
+
+  it("lets a hashing failure through instead of answering 'wrong password'", async () => {
+    const clock = fakeClock();
+    const broken: PasswordHashing = {
+      hash: async () => "hashed",
+      verify: async () => {
+        throw new Error("the hashing process exited");
+      },
+    };
+    const hasher = await createPasswordHasher({ hashing: broken, clock, concurrency: 1, maxWaitMs: 4_000 });
+    await expect(hasher.verify("hashed", "pw")).rejects.toThrow("the hashing process exited");
+  });
+
+  it("sheds sign-ins with RATE_LIMITED once the expected wait passes the budget", async () => {
+    const clock = fakeClock();
+    const { hashing, pending } = heldHashing();
+    const created = createPasswordHasher({ hashing, clock, concurrency: 1, maxWaitMs: 100 });
+    await settle();
+    clock.advance(60);
+    pending.shift()!.finish(); // the decoy took 60 ms
+    const hasher = await created;
+
+    void hasher.verify("hashed:a", "a"); // running
+    void hasher.verify("hashed:b", "b"); // waits ~60 ms
+    const shed = await shedError(hasher.verify("hashed:c", "c")); // would wait ~120 ms
+    expect(shed.code).toBe("RATE_LIMITED");
+    expect(shed.retryAfter).toBe(1);
+  });
+});

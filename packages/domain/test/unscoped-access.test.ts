@@ -1,0 +1,76 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { sourceFiles, srcDir } from "./support/source-files.js";
+
+/**
+ * Tenant-owned data is reached through the scoped client on the context (`ctx.db`, docs/tenants.md#data-scoping).
+ * The doors past it are named, and each is open only to the files listed here: a new cross-tenant
+ * query has to be added to this list, where a reviewer sees it.
+ */
+const doors: { name: string; pattern: RegExp; allowed: string[] }[] = [
+  {
+    name: "Database.unscoped",
+    pattern: /\.unscoped\b/,
+    allowed: [
+      // The tenant directory resolves tenants; the admin API creates, lists and updates them.
+      "tenants/directory.ts",
+      "tenants/router.ts",
+      // Start-up task over every tenant's settings.
+      "tenants/momo-secrets.ts",
+      // The signing keys are shared by every tenant.
+      "auth/tokens/signing-keys.ts",
+      // An API key names its tenant: the lookup by the key's hash is the one that cannot be scoped.
+      "api-keys/store.ts",
+    ],
+  },
+  {
+    name: "Database.sql (raw SQL outside Prisma)",
+    pattern: /\bdb\.sql\b/,
+    // The live-session reads of every authenticated request and GET /me; they name the tenant themselves.
+    allowed: ["auth/sessions/sessions.ts", "profile/service.ts"],
+  },
+  {
+    name: "Database.forTenant",
+    pattern: /\.forTenant\(/,
+    // The procedure ladder builds ctx.db; the admin API's role change names its tenant in a header.
+    allowed: ["trpc.ts", "tenants/user-roles.ts", "api-keys/store.ts"],
+  },
+  {
+    name: "Database.prisma (deprecated: unscoped without saying so)",
+    pattern: /\bdb\.prisma\b|\.prisma\.\$?\w/,
+    allowed: [],
+  },
+];
+
+/** payments/ is being reshaped elsewhere and moves to ctx.db and Database.unscoped after that lands. */
+const notYetConverted = "payments/";
+
+function doorUses(dir: string): string[] {
+  const found: string[] = [];
+  for (const { name, lines } of sourceFiles(dir)) {
+    if (name.startsWith(notYetConverted)) continue;
+    lines.forEach((line, index) => {
+      for (const door of doors) if (door.pattern.test(line) && !door.allowed.includes(name)) found.push(`${name}:${index + 1} uses ${door.name}`);
+    });
+  }
+  return found;
+}
+
+describe("domain code and the unscoped database", () => {
+  it("reaches past the tenant scope only in the files allowed to", () => {
+    expect(doorUses(srcDir)).toEqual([]);
+  });
+
+  it("would notice a use elsewhere", () => {
+    const samples = ["await ctx.deps.db.unscoped.user.findMany()", "isSessionLive(deps.db.sql, key)", "deps.db.forTenant(id)", "deps.db.prisma.user.findFirst()"];
+    for (const [index, door] of doors.entries()) expect(door.pattern.test(samples[index]!)).toBe(true);
+    expect(doors.every((door) => !door.pattern.test("await ctx.db.user.findMany()"))).toBe(true);
+  });
+
+  it("lists only files that exist and still use their door", () => {
+    for (const door of doors) {
+      for (const name of door.allowed) expect([name, door.pattern.test(readFileSync(join(srcDir, name), "utf8"))]).toEqual([name, true]);
+    }
+  });
+});

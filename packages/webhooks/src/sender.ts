@@ -1,0 +1,111 @@
+/**
+ * Sends one webhook delivery: a POST that never follows a redirect, ends after the time-out, connects
+ * only to addresses the guard allows, and reports what happened instead of throwing.
+ */
+import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import http from "node:http";
+import https from "node:https";
+import type { LookupFunction } from "node:net";
+import { createAddressGuard, type AddressGuard } from "./address-guard.js";
+
+export interface WebhookRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A 2xx acknowledges; anything else (a status, or an error before one) is a failed attempt. */
+export interface WebhookResponse {
+  statusCode: number | null;
+  error: string | null;
+  acknowledged: boolean;
+}
+
+export interface WebhookSender {
+  send(request: WebhookRequest): Promise<WebhookResponse>;
+}
+
+export interface WebhookSenderOptions {
+  /** Outside production, loopback and private addresses are allowed (WEBHOOK_ALLOW_PRIVATE_URLS). */
+  allowPrivateAddresses: boolean;
+  /** The whole attempt, connection included (default 10 s). */
+  timeoutMs?: number;
+  /** Sent as User-Agent. */
+  userAgent?: string;
+}
+
+const maxResponseBytes = 16 * 1024;
+
+export class RefusedAddressError extends Error {
+  constructor(readonly address: string) {
+    super(`refused: ${address} is not a public address`);
+    this.name = "RefusedAddressError";
+  }
+}
+
+/** A dns.lookup that fails the connection when any resolved address is refused by the guard. */
+export function guardedLookup(guard: AddressGuard): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, "", 0);
+      const refused = addresses.find((entry) => !guard.allows(entry.address));
+      if (refused) return callback(new RefusedAddressError(refused.address), "", 0);
+      if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      const first = addresses[0]!;
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+export function createWebhookSender(options: WebhookSenderOptions): WebhookSender {
+  const guard = createAddressGuard({ allowPrivate: options.allowPrivateAddresses });
+  const lookup = guardedLookup(guard);
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  return {
+    send(request) {
+      return new Promise((resolve) => {
+        let settled = false;
+        let timer: NodeJS.Timeout | undefined;
+        const finish = (response: Omit<WebhookResponse, "acknowledged">) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          const ok = response.statusCode !== null && response.statusCode >= 200 && response.statusCode < 300;
+          resolve({ ...response, acknowledged: ok });
+        };
+        let url: URL;
+        try {
+          url = new URL(request.url);
+        } catch {
+          return finish({ statusCode: null, error: "invalid URL" });
+        }
+        if (url.protocol !== "https:" && url.protocol !== "http:") return finish({ statusCode: null, error: "unsupported protocol" });
+        // A literal IP address skips dns.lookup, so the guard is asked directly.
+        const literal = url.hostname.replace(/^\[|\]$/g, "");
+        if (/^[\d.]+$|:/.test(literal) && !guard.allows(literal)) return finish({ statusCode: null, error: new RefusedAddressError(literal).message });
+        const transport = url.protocol === "https:" ? https : http;
+        const outgoing = transport.request(url, {
+          method: "POST",
+          lookup,
+          agent: false,
+          headers: { ...request.headers, "content-length": String(Buffer.byteLength(request.body)), "user-agent": options.userAgent ?? "Mteja-Webhooks/1" },
+        });
+        timer = setTimeout(() => {
+          outgoing.destroy(new Error(`timed out after ${timeoutMs} ms`));
+        }, timeoutMs);
+        outgoing.on("error", (error) => finish({ statusCode: null, error: error.message }));
+        outgoing.on("response", (response) => {
+          // Redirects are answers like any other: a 3xx is not followed and does not acknowledge.
+          let received = 0;
+          response.on("data", (chunk: Buffer) => {
+            received += chunk.length;
+            if (received > maxResponseBytes) response.destroy();
+          });
+          response.on("close", () => finish({ statusCode: response.statusCode ?? null, error: null }));
+          response.on("error", () => finish({ statusCode: response.statusCode ?? null, error: null }));
+        });
+        outgoing.end(request.body);
+      });
+    },
+  };
+}
