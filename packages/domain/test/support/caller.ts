@@ -1,8 +1,8 @@
 /**
  * The domain's procedures called in process (appRouter's createCaller) on deps assembled once per test
  * file: an embedded database (PGlite, migrated, default tenant), the fake Clock and Random, real
- * tokens, passwords and tenants, and M-Pesa not configured. A caller is one client: it keeps the
- * refresh cookie the service sets, as a browser would.
+ * tokens and tenants, password hashing without argon2id's cost, and M-Pesa not configured. A caller
+ * is one client: it keeps the refresh cookie the service sets, as a browser would.
  */
 import { randomBytes } from "node:crypto";
 import { openDatabase } from "@mteja/db";
@@ -23,6 +23,7 @@ import {
   unlimited,
   unobservedEvents,
   type Deps,
+  type PasswordHashing,
   type RequestInfo,
 } from "../../src/index.js";
 import { fakeClock, sequenceRandom } from "./fake-ports.js";
@@ -32,6 +33,12 @@ export const defaultTenantId = "default";
 const silent = { info() {}, warn() {}, error() {}, debug() {} };
 
 const createCaller = createCallerFactory(appRouter);
+
+/** Hashing without argon2id's cost (apps/api provides the real one): these tests are about what the procedures do with a hash. */
+const plainHashing: PasswordHashing = {
+  hash: async (password) => `plain:${password}`,
+  verify: async (hash, password) => hash === `plain:${password}`,
+};
 
 export interface ServiceDeps {
   deps: Deps;
@@ -78,7 +85,7 @@ export async function createServiceDeps(): Promise<ServiceDeps> {
     cipher,
     refreshSuccessor: createRefreshSuccessor(dataKey),
     tokens: createAccessTokens({ keys, issuer: config.issuer, audience: config.audience, ttlSeconds: config.accessTokenTtlSeconds, now, random }),
-    passwords: await createPasswordHasher({ concurrency: 2, maxQueue: 100 }),
+    passwords: await createPasswordHasher({ hashing: plainHashing, clock, concurrency: 2, maxWaitMs: 60_000 }),
     tenants: createTenantDirectory(db, { ttlMs: 30_000, clock }),
     limiter: unlimited,
     nudgeMail: () => {},
