@@ -4,13 +4,13 @@
  * or one customer is reachable from another (404, the same answer as an id that does not exist).
  */
 import { TRPCClientError } from "@trpc/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { adminKey, registerUser, RestClient, trpcClient, type HttpResult } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import { startFakeDaraja, startMomoApp, type FakeDaraja, type MomoApp } from "./support/fake-daraja.js";
+import { it } from "./support/fixture.js";
+import type { MomoApp } from "./support/momo.js";
 
 describe.skipIf(skipThisTarget)("payment intents: credentials and isolation", () => {
-  let fake: FakeDaraja;
   let t: MomoApp;
   let key: string;
   let keyB: string;
@@ -33,16 +33,12 @@ describe.skipIf(skipThisTarget)("payment intents: credentials and isolation", ()
     return created.body.data as { id: string };
   };
 
-  beforeAll(async () => {
-    fake = await startFakeDaraja();
-    t = await startMomoApp({ darajaUrl: fake.url, env: { RATE_LIMITS: "off" } });
+  it.beforeAll(async ({ launch }) => {
+    const sim = await launch.sim({ callbacks: false });
+    t = await launch.momo({ darajaUrl: sim.url, env: { RATE_LIMITS: "off" } });
     expect((await admin("POST", "/api/v1/admin/tenants", { id: "shop-b", name: "Shop B" })).status).toBe(200);
     key = (await createKey("default")).key;
     keyB = (await createKey("shop-b")).key;
-  });
-  afterAll(async () => {
-    await t?.close();
-    await fake?.close();
   });
 
   it("answers 403 FORBIDDEN to a customer's access token on every intent operation, over REST and tRPC", async () => {

@@ -4,38 +4,30 @@
  * through the same apply-once path (callbacks, the reconciler) — succeeding once and only once.
  * Callbacks are sent by hand to a fake Daraja's prompts, so duplicates and their order are the test's.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeEach, describe, expect } from "vitest";
 import { adminKey, RestClient, type HttpResult } from "./support/app.js";
 import { testClock } from "./support/clock.js";
 import { skipThisTarget } from "./support/database.js";
-import {
-  gatewayPage,
-  postCallback,
-  startFakeDaraja,
-  startMomoApp,
-  startSimulator,
-  stkCallbackBody,
-  uniqueReceipt,
-  waitFor,
-  type FakeDaraja,
-  type MomoApp,
-  type Simulator,
-} from "./support/fake-daraja.js";
+import { it } from "./support/fixture.js";
+import { postCallback, stkCallbackBody, uniqueReceipt, type MomoApp } from "./support/momo.js";
+import { gatewayPage, type Simulator } from "./support/simulator.js";
+import { waitFor } from "./support/wait.js";
 
 const WINDOW_SECONDS = 300;
 let referenceCounter = 0;
 const newReference = () => `ORD${Date.now().toString(36).slice(-5)}${(referenceCounter += 1)}`.slice(0, 12);
 
 describe.skipIf(skipThisTarget)("payment intents", () => {
-  let fake: FakeDaraja;
+  let fake: Simulator;
   let t: MomoApp;
   let key: string;
   const clock = testClock();
   let customer: { id: string; accessToken: string };
 
-  beforeAll(async () => {
-    fake = await startFakeDaraja();
-    t = await startMomoApp({
+  it.beforeAll(async ({ launch }) => {
+    // Prompts never settle by themselves: the test posts each callback.
+    fake = await launch.sim({ callbacks: false });
+    t = await launch.momo({
       darajaUrl: fake.url,
       now: clock.now,
       env: { MOMO_TIMEOUT_MS: "400", MOMO_UNKNOWN_PROMPT_WINDOW_SECONDS: String(WINDOW_SECONDS), RATE_LIMITS: "off" },
@@ -48,9 +40,7 @@ describe.skipIf(skipThisTarget)("payment intents", () => {
   beforeEach(async () => {
     customer = await t.customer();
   });
-  afterAll(async () => {
-    await t?.close();
-    await fake?.close();
+  afterAll(() => {
     expect(fake.violations).toEqual([]);
   });
 
@@ -160,7 +150,7 @@ describe.skipIf(skipThisTarget)("payment intents", () => {
     // The customer's reference and description do not replace the intent's.
     const pushed = await pay({ intent_id: created.id, reference: "OTHER", description: "Other" });
     expect(pushed.status).toBe(200);
-    const sent = fake.requests.filter((r) => r.endpoint === "stkpush").at(-1)!;
+    const sent = fake.received.filter((r) => r.operation === "stkpush").at(-1)!;
     expect(sent.body).toMatchObject({ Amount: 250, AccountReference: created.reference, TransactionDesc: "Shoes" });
     const processing = await intent(created.id);
     expect(processing.status).toBe("processing");
@@ -263,7 +253,7 @@ describe.skipIf(skipThisTarget)("payment intents", () => {
     expect((await intent(created.id)).status).toBe("requires_payment");
     const pushed = await pay({ intent_id: created.id, amount: 290, description: "Mine" });
     expect(pushed.status).toBe(200);
-    expect(fake.requests.filter((r) => r.endpoint === "stkpush").at(-1)!.body).toMatchObject({ Amount: 290, TransactionDesc: "Payment" });
+    expect(fake.received.filter((r) => r.operation === "stkpush").at(-1)!.body).toMatchObject({ Amount: 290, TransactionDesc: "Payment" });
     expect((await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id: pushed.body.data.id } })).intentId).toBe(created.id);
   });
 
@@ -381,15 +371,11 @@ describe.skipIf(skipThisTarget)("payment intents (Daraja simulator)", () => {
   let sim: Simulator;
   let t: MomoApp;
   let key: string;
-  beforeAll(async () => {
-    sim = await startSimulator({ callbackDelayMs: 100 });
-    t = await startMomoApp({ darajaUrl: sim.url });
+  it.beforeAll(async ({ launch }) => {
+    sim = await launch.sim({ callbackDelayMs: 100 });
+    t = await launch.momo({ darajaUrl: sim.url });
     const created = await new RestClient(t.url, "").request("POST", "/api/v1/admin/tenants/default/api-keys", { body: { name: "Shop backend" }, headers: { authorization: `Bearer ${adminKey}` } });
     key = created.body.data.key;
-  });
-  afterAll(async () => {
-    await t?.close();
-    await sim?.close();
   });
 
   const intentOf = async (id: string) => (await t.rest.request("GET", `/api/v1/payment-intents/${id}`, { token: key })).body.data;

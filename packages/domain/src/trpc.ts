@@ -17,7 +17,7 @@
  * Each builder declares the credential it checks (`meta.credential`, operation-meta.ts); a router adds
  * the rest of an operation's facts (`ipLimited`, `successStatus`, `signInStep`, `openapi`) in its `.meta()`.
  */
-import { initTRPC } from "@trpc/server";
+import { getTRPCErrorFromUnknown, initTRPC, type TRPCError } from "@trpc/server";
 import type { TenantDb } from "@mteja/db";
 import type { Context } from "./context.js";
 import { DomainError, toErrorEnvelope, toTrpcError } from "./errors.js";
@@ -56,36 +56,40 @@ export const createTRPCRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
 export const mergeRouters = t.mergeRouters;
 
-/** DomainErrors leave as TRPCErrors whose tRPC code matches their HTTP status. */
-const domainErrors = t.middleware(async ({ next }) => {
-  const result = await next();
-  if (!result.ok && result.error.cause instanceof DomainError) {
-    const error = toTrpcError(result.error.cause);
-    return { ...result, error };
-  }
-  return result;
-});
-
 /**
- * The per-IP request limit of the unauthenticated auth operations (docs/limits.md), declared on the
- * procedure (`ipLimited`) so both transports and tRPC batches count alike.
+ * The facts an operation declares in its meta, applied by one middleware (each tRPC middleware costs a
+ * copy of the call options and a promise hop, and every request runs this one):
+ * - the per-IP request limit of the unauthenticated auth operations (`ipLimited`, docs/limits.md),
+ *   declared on the procedure so both transports and tRPC batches count alike;
+ * - DomainErrors leave as TRPCErrors whose tRPC code matches their HTTP status;
+ * - the outcome of a sign-in step (`signInStep`) is reported through deps.events: success,
+ *   requires_otp, or the error code the caller receives (tenant, input and limit errors included).
  */
-const authRequestsPerIp = t.middleware(async ({ ctx, meta, next }) => {
-  if (meta?.ipLimited) await countAuthRequest(ctx);
-  return next();
-});
-
-/**
- * Reports the outcome of a sign-in step (`signInStep`) through deps.events: success, requires_otp, or
- * the error code the caller receives (tenant, input and limit errors included).
- */
-const signInOutcomes = t.middleware(async ({ ctx, meta, next }) => {
+const operationFacts = t.middleware(async ({ ctx, meta, next }) => {
   const step = meta?.signInStep;
-  if (!step) return next();
+  const reportError = (error: TRPCError) => {
+    if (step) ctx.deps.events.signIn({ step, outcome: errorOutcome(error) });
+    return error;
+  };
+  if (meta?.ipLimited) {
+    try {
+      await countAuthRequest(ctx);
+    } catch (cause) {
+      throw reportError(leavingError(getTRPCErrorFromUnknown(cause)));
+    }
+  }
   const result = await next();
-  ctx.deps.events.signIn({ step, outcome: result.ok ? successOutcome(result.data) : errorOutcome(result.error) });
-  return result;
+  if (result.ok) {
+    if (step) ctx.deps.events.signIn({ step, outcome: successOutcome(result.data) });
+    return result;
+  }
+  const error = reportError(leavingError(result.error));
+  return error === result.error ? result : { ...result, error };
 });
+
+function leavingError(error: TRPCError): TRPCError {
+  return error.cause instanceof DomainError ? toTrpcError(error.cause) : error;
+}
 
 function successOutcome(data: unknown): string {
   return (data as { data?: { requires_otp?: unknown } } | undefined)?.data?.requires_otp === true ? "requires_otp" : "success";
@@ -96,40 +100,37 @@ function errorOutcome(error: unknown): string {
   return /^[A-Z_]{1,40}$/.test(code) ? code.toLowerCase() : "error";
 }
 
-export const publicProcedure = t.procedure.meta({ credential: "none" }).use(signInOutcomes).use(domainErrors).use(authRequestsPerIp);
+// Each builder below checks its whole credential in one middleware after operationFacts, so no
+// operation runs more than two of ours.
+
+export const publicProcedure = t.procedure.meta({ credential: "none" }).use(operationFacts);
 
 export const tenantProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  return next({ ctx: withTenant(ctx, await requireTenantHeader(ctx)) });
+});
+
+export const authProcedure = publicProcedure.meta({ credential: "bearer" }).use(async ({ ctx, next }) => {
   const tenant = await requireTenantHeader(ctx);
-  return next({ ctx: withTenant(ctx, tenant) });
-});
-
-export const authProcedure = tenantProcedure.meta({ credential: "bearer" }).use(async ({ ctx, next }) => {
-  const auth = await verifyBearer(ctx);
-  if (auth.tid !== ctx.tenant.id) throw new DomainError("INVALID_TOKEN", "The access token is not valid for this tenant.");
-  await assertLiveSession(ctx.deps, auth);
-  return next({ ctx: { auth } });
-});
-
-/** Like authProcedure but leaves the session check to the procedure (GET /me joins it into its one query). */
-export const authTokenProcedure = tenantProcedure.meta({ credential: "bearer" }).use(async ({ ctx, next }) => {
-  const auth = await verifyBearer(ctx);
-  if (auth.tid !== ctx.tenant.id) throw new DomainError("INVALID_TOKEN", "The access token is not valid for this tenant.");
-  return next({ ctx: { auth } });
-});
-
-export const protectedProcedure = publicProcedure.meta({ credential: "bearer" }).use(async ({ ctx, next }) => {
-  const auth = await verifyBearer(ctx);
-  const header = ctx.request.tenantHeader?.trim();
-  if (header && header !== auth.tid) throw new DomainError("INVALID_TOKEN", "The access token is not valid for this tenant.");
-  const tenant = await ctx.deps.tenants.find(auth.tid);
-  if (!tenant) throw new DomainError("INVALID_TOKEN", "The access token is not valid for this tenant.");
+  const auth = await verifyBearerOf(ctx, tenant);
   await assertLiveSession(ctx.deps, auth);
   return next({ ctx: { auth, ...withTenant(ctx, tenant) } });
 });
 
-export const adminProcedure = protectedProcedure.use(async ({ ctx, next }) => {
-  if (ctx.auth.role !== "admin") throw new DomainError("FORBIDDEN", "This operation needs the admin role.");
-  return next();
+/** Like authProcedure but leaves the session check to the procedure (GET /me joins it into its one query). */
+export const authTokenProcedure = publicProcedure.meta({ credential: "bearer" }).use(async ({ ctx, next }) => {
+  const tenant = await requireTenantHeader(ctx);
+  const auth = await verifyBearerOf(ctx, tenant);
+  return next({ ctx: { auth, ...withTenant(ctx, tenant) } });
+});
+
+export const protectedProcedure = publicProcedure.meta({ credential: "bearer" }).use(async ({ ctx, next }) => {
+  return next({ ctx: await bearerWithItsTenant(ctx) });
+});
+
+export const adminProcedure = publicProcedure.meta({ credential: "bearer" }).use(async ({ ctx, next }) => {
+  const authed = await bearerWithItsTenant(ctx);
+  if (authed.auth.role !== "admin") throw new DomainError("FORBIDDEN", "This operation needs the admin role.");
+  return next({ ctx: authed });
 });
 
 export const adminApiProcedure = publicProcedure.meta({ credential: "adminKey" }).use(async ({ ctx, next }) => {
@@ -155,6 +156,24 @@ export const serverProcedure = publicProcedure.meta({ credential: "apiKey" }).us
 
 /** The refresh cookie is read by the service (refresh, logout): nothing to check before it runs. */
 export const refreshCookieProcedure = tenantProcedure.meta({ credential: "refreshCookie" });
+
+/** The bearer token of the X-Tenant-ID tenant. */
+async function verifyBearerOf(ctx: Context, tenant: Tenant): Promise<AccessClaims> {
+  const auth = await verifyBearer(ctx);
+  if (auth.tid !== tenant.id) throw new DomainError("INVALID_TOKEN", "The access token is not valid for this tenant.");
+  return auth;
+}
+
+/** A bearer token with a live session; the tenant is the token's (X-Tenant-ID optional but must match). */
+async function bearerWithItsTenant(ctx: Context): Promise<Pick<AuthedCtx, "auth" | "tenant" | "db">> {
+  const auth = await verifyBearer(ctx);
+  const header = ctx.request.tenantHeader?.trim();
+  if (header && header !== auth.tid) throw new DomainError("INVALID_TOKEN", "The access token is not valid for this tenant.");
+  const tenant = await ctx.deps.tenants.find(auth.tid);
+  if (!tenant) throw new DomainError("INVALID_TOKEN", "The access token is not valid for this tenant.");
+  await assertLiveSession(ctx.deps, auth);
+  return { auth, ...withTenant(ctx, tenant) };
+}
 
 function withTenant(ctx: Context, tenant: Tenant): Pick<TenantCtx, "tenant" | "db"> {
   return { tenant, db: ctx.deps.db.forTenant(tenant.id) };

@@ -6,18 +6,24 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { Context, Deps, RequestInfo } from "../src/context.js";
-import { DomainError } from "../src/errors.js";
+import { DomainError, toTrpcError } from "../src/errors.js";
+import { TRPCError, type AnyRouter } from "@trpc/server";
 import type { SignInReport } from "../src/events.js";
 import { operationMetaOf } from "../src/operation-meta.js";
 import { appRouter } from "../src/router.js";
-import type { Limiter, LimitRule } from "../src/core/limiter.js";
+import type { LimitDecision, Limiter, LimitRule } from "../src/core/limiter.js";
 import {
   adminApiProcedure,
+  adminProcedure,
+  authProcedure,
+  authTokenProcedure,
   createCallerFactory,
   createTRPCRouter,
+  protectedProcedure,
   publicProcedure,
   refreshCookieProcedure,
   serverProcedure,
+  tenantProcedure,
 } from "../src/trpc.js";
 
 const path = { method: "POST", path: "/test/operation" } as const;
@@ -25,6 +31,10 @@ const path = { method: "POST", path: "/test/operation" } as const;
 const testRouter = createTRPCRouter({
   limited: publicProcedure.meta({ ipLimited: true, openapi: path }).input(z.object({})).mutation(() => "ok"),
   unlimited: publicProcedure.meta({ openapi: path }).input(z.object({})).mutation(() => "ok"),
+  limitedSignIn: publicProcedure
+    .meta({ signInStep: "password", ipLimited: true, openapi: path })
+    .input(z.object({}))
+    .mutation(() => ({ success: true, data: { requires_otp: false }, message: "" })),
   signIn: publicProcedure
     .meta({ signInStep: "password", openapi: path })
     .input(z.object({ result: z.enum(["success", "second-factor", "wrong"]) }))
@@ -37,13 +47,13 @@ const testRouter = createTRPCRouter({
   server: serverProcedure.meta({ openapi: path }).query(() => "ok"),
 });
 
-function harness() {
+function harness(limit: () => Promise<LimitDecision> = async () => ({ allowed: true, retryAfter: 0 })) {
   const consumed: Array<[LimitRule, string]> = [];
   const reports: SignInReport[] = [];
   const limiter: Limiter = {
     consume: async (rule: LimitRule, key: string) => {
       consumed.push([rule, key]);
-      return { allowed: true, retryAfter: 0 };
+      return limit();
     },
     refund: async () => undefined,
     reset: async () => undefined,
@@ -77,6 +87,55 @@ describe("operation facts on the procedure", () => {
       { step: "password", outcome: "invalid_credentials" },
       { step: "password", outcome: "validation_error" },
     ]);
+  });
+
+  it("answers a sign-in refused by the per-IP limit with RATE_LIMITED, and reports it", async () => {
+    const { caller, reports } = harness(async () => ({ allowed: false, retryAfter: 30 }));
+    const refused = await caller.limitedSignIn({}).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    const expected = toTrpcError(new DomainError("RATE_LIMITED", "x", { retryAfter: 30 }));
+    expect(refused).toBeInstanceOf(TRPCError);
+    expect((refused as TRPCError).code).toBe(expected.code);
+    expect(((refused as TRPCError).cause as DomainError).code).toBe("RATE_LIMITED");
+    expect(((refused as TRPCError).cause as DomainError).retryAfter).toBe(30);
+    expect(reports).toEqual([{ step: "password", outcome: "rate_limited" }]);
+  });
+
+  it("lets a limiter outage through as an internal error, and reports it", async () => {
+    const outage = new Error("redis unreachable");
+    const { caller, reports } = harness(async () => {
+      throw outage;
+    });
+    const failed = await caller.limitedSignIn({}).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failed).toBeInstanceOf(TRPCError);
+    expect((failed as TRPCError).code).toBe("INTERNAL_SERVER_ERROR");
+    expect((failed as TRPCError).cause).toBe(outage);
+    expect(reports).toEqual([{ step: "password", outcome: "internal_error" }]);
+  });
+
+  it("runs at most two middlewares of the ladder (operation facts, credential) per operation", () => {
+    const middlewares = (router: AnyRouter, name: string) =>
+      (router._def.procedures as Record<string, { _def: { middlewares: unknown[] } }>)[name]!._def.middlewares.length;
+    const builders = {
+      publicProcedure,
+      tenantProcedure,
+      authProcedure,
+      authTokenProcedure,
+      protectedProcedure,
+      adminProcedure,
+      adminApiProcedure,
+      serverProcedure,
+      refreshCookieProcedure,
+    };
+    const bare = createTRPCRouter(Object.fromEntries(Object.entries(builders).map(([name, builder]) => [name, builder.query(() => "ok")])));
+    for (const name of Object.keys(builders)) expect(middlewares(bare, name) - 1, name).toBeLessThanOrEqual(2); // less the resolver
+    // GET /me: the two, then tRPC's input, output and resolver.
+    expect(middlewares(appRouter, "profile.me")).toBe(5);
   });
 
   it("takes the credential from the builder, and a router's own meta keeps it", () => {

@@ -6,6 +6,11 @@ export interface PasswordHasher {
   hash(password: string): Promise<string>;
   /** False for a wrong password; unknown users are verified against a decoy so timing matches. */
   verify(hash: string | undefined, password: string): Promise<boolean>;
+  /**
+   * Throws the RATE_LIMITED a hash started now would be shed with, so a sign-in can be shed before any
+   * other work. Admitting here reserves nothing: hash and verify still apply the admission themselves.
+   */
+  assertAdmits(): void;
 }
 
 /**
@@ -39,6 +44,7 @@ export async function createPasswordHasher(options: PasswordHasherOptions): Prom
       const ok = await admit(() => options.hashing.verify(hash ?? decoy, password));
       return hash !== undefined && ok;
     },
+    assertAdmits: admit.assertAdmits,
   };
 }
 
@@ -50,14 +56,19 @@ export function createAdmission({ clock, concurrency, maxWaitMs }: Omit<Password
   let running = 0;
   let meanMs: number | undefined;
   const waiting: Array<() => void> = [];
-  return async function admit<T>(task: () => Promise<T>): Promise<T> {
+  /** Throws RATE_LIMITED when a hash started now would wait in line longer than the budget. */
+  const assertAdmits = () => {
+    if (running < concurrency) return;
+    const expectedWaitMs = ((waiting.length + 1) * (meanMs ?? 0)) / concurrency;
+    if (expectedWaitMs > maxWaitMs) {
+      throw new DomainError("RATE_LIMITED", "Too many sign-in attempts are being processed; try again shortly.", {
+        retryAfter: Math.max(1, Math.ceil(expectedWaitMs / 1000)),
+      });
+    }
+  };
+  async function admit<T>(task: () => Promise<T>): Promise<T> {
     if (running >= concurrency) {
-      const expectedWaitMs = ((waiting.length + 1) * (meanMs ?? 0)) / concurrency;
-      if (expectedWaitMs > maxWaitMs) {
-        throw new DomainError("RATE_LIMITED", "Too many sign-in attempts are being processed; try again shortly.", {
-          retryAfter: Math.max(1, Math.ceil(expectedWaitMs / 1000)),
-        });
-      }
+      assertAdmits();
       // The finishing task hands its slot straight to the next in line.
       await new Promise<void>((resolve) => waiting.push(resolve));
     } else {
@@ -74,5 +85,6 @@ export function createAdmission({ clock, concurrency, maxWaitMs }: Omit<Password
       if (next) next();
       else running--;
     }
-  };
+  }
+  return Object.assign(admit, { assertAdmits });
 }

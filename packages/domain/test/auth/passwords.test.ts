@@ -132,8 +132,13 @@ describe("the password hasher", () => {
     pending.shift()!.finish(); // the decoy took 60 ms
     const hasher = await created;
 
+    hasher.assertAdmits(); // a free slot
     void hasher.verify("hashed:a", "a"); // running
+    hasher.assertAdmits(); // would wait ~60 ms
     void hasher.verify("hashed:b", "b"); // waits ~60 ms
+    // The check a login makes first answers what the next verify answers.
+    const asked = await shedError(Promise.resolve().then(() => hasher.assertAdmits()));
+    expect([asked.code, asked.retryAfter]).toEqual(["RATE_LIMITED", 1]);
     const shed = await shedError(hasher.verify("hashed:c", "c")); // would wait ~120 ms
     expect(shed.code).toBe("RATE_LIMITED");
     expect(shed.retryAfter).toBe(1);

@@ -48,26 +48,34 @@ export function createAccessTokens(options: AccessTokenOptions): AccessTokens {
       });
     },
     async verify(token) {
-      const decoded = jwt.decode(token, { complete: true });
-      // The kid must name one of our keys; jku/x5u/jwk headers are never consulted.
-      const kid = decoded?.header.kid;
-      if (!kid || decoded?.header.alg !== "ES256") throw invalid();
-      const key = await options.keys.verificationKey(kid);
-      if (!key) throw invalid();
-      try {
-        const payload = jwt.verify(token, key, {
-          algorithms: ["ES256"],
-          issuer: options.issuer,
-          audience: options.audience,
-          clockTimestamp: Math.floor(options.now().getTime() / 1000),
-        }) as jwt.JwtPayload;
-        if (typeof payload.sub !== "string" || typeof payload.tid !== "string" || typeof payload.sid !== "string") {
-          throw invalid();
-        }
-        return { sub: payload.sub, tid: payload.tid, sid: payload.sid, role: typeof payload.role === "string" ? payload.role : null };
-      } catch {
+      let lookupFailure: { error: unknown } | undefined;
+      // One decode: jsonwebtoken hands the header it parsed to the key look-up instead of us decoding first.
+      const findKey: jwt.GetPublicKeyOrSecret = (header, callback) => {
+        // The kid must name one of our keys; jku/x5u/jwk headers are never consulted.
+        if (!header.kid || header.alg !== "ES256") return callback(invalid());
+        options.keys.verificationKey(header.kid).then(
+          (key) => callback(key ? null : invalid(), key),
+          (error: unknown) => {
+            lookupFailure = { error };
+            callback(invalid());
+          },
+        );
+      };
+      const verifyOptions: jwt.VerifyOptions & { complete?: false } = {
+        algorithms: ["ES256"],
+        issuer: options.issuer,
+        audience: options.audience,
+        clockTimestamp: Math.floor(options.now().getTime() / 1000),
+      };
+      const payload = await new Promise<jwt.JwtPayload | undefined>((resolve) =>
+        jwt.verify(token, findKey, verifyOptions, (error, decoded) => resolve(error ? undefined : (decoded as jwt.JwtPayload))),
+      );
+      // A key store that cannot answer is an outage, not a bad token.
+      if (lookupFailure) throw lookupFailure.error;
+      if (!payload || typeof payload.sub !== "string" || typeof payload.tid !== "string" || typeof payload.sid !== "string") {
         throw invalid();
       }
+      return { sub: payload.sub, tid: payload.tid, sid: payload.sid, role: typeof payload.role === "string" ? payload.role : null };
     },
     async jwks() {
       const keys = await options.keys.publishedKeys();

@@ -1,0 +1,111 @@
+import { generateKeyPairSync, type KeyObject } from "node:crypto";
+import jwt from "jsonwebtoken";
+import { describe, expect, it } from "vitest";
+import { createAccessTokens } from "../../src/auth/tokens/access-tokens.js";
+import type { SigningKeyRing } from "../../src/auth/tokens/signing-key-ring.js";
+import { DomainError } from "../../src/errors.js";
+import { fakeClock, sequenceRandom } from "../support/fake-ports.js";
+
+const claims = { sub: "user-1", tid: "shop", sid: "session-1", role: null };
+
+/** One signing key "k1" and a ring that counts its look-ups; "broken" makes the look-up itself fail. */
+function setup() {
+  const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+  const clock = fakeClock();
+  const lookups: string[] = [];
+  const keys: SigningKeyRing = {
+    signingKey: async () => ({ kid: "k1", privateKey, publicKey, publicJwk: {} }),
+    verificationKey: async (kid) => {
+      lookups.push(kid);
+      if (kid === "broken") throw new Error("key store unreachable");
+      return kid === "k1" ? publicKey : undefined;
+    },
+    publishedKeys: async () => [],
+  };
+  const tokens = createAccessTokens({ keys, issuer: "mteja", audience: "mteja", ttlSeconds: 900, now: clock.now, random: sequenceRandom() });
+  /** A token like the service's, with `payload` and `options` changed (an undefined option is left out). */
+  const sign = (payload: object, options: jwt.SignOptions, key: KeyObject | string = privateKey) => {
+    const merged = { algorithm: "ES256", keyid: "k1", subject: "user-1", issuer: "mteja", audience: "mteja", expiresIn: 900, ...options };
+    const given = Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined)) as jwt.SignOptions;
+    return jwt.sign({ tid: "shop", sid: "session-1", role: null, iat: Math.floor(clock.now().getTime() / 1000), ...payload }, key, given);
+  };
+  return { tokens, clock, lookups, sign };
+}
+
+async function invalid(promise: Promise<unknown>): Promise<void> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(DomainError);
+  expect((error as DomainError).code).toBe("INVALID_TOKEN");
+}
+
+describe("access tokens", () => {
+  it("verifies what it signed, with the key its kid names, and answers the claims", async () => {
+    const { tokens, lookups } = setup();
+    const token = await tokens.sign({ ...claims, role: "admin" });
+    expect(jwt.decode(token, { complete: true })?.header).toMatchObject({ alg: "ES256", kid: "k1" });
+    expect(await tokens.verify(token)).toEqual({ ...claims, role: "admin" });
+    expect(lookups).toEqual(["k1"]);
+  });
+
+  it("answers a missing or non-string role as null", async () => {
+    const { tokens, sign } = setup();
+    expect(await tokens.verify(sign({ role: 7 }, {}))).toEqual(claims);
+    expect(await tokens.verify(sign({ role: undefined }, {}))).toEqual(claims);
+  });
+
+  it("refuses an expired token, and one not yet valid", async () => {
+    const { tokens, clock, sign } = setup();
+    const token = await tokens.sign(claims);
+    clock.advance(899_000);
+    await expect(tokens.verify(token)).resolves.toEqual(claims);
+    clock.advance(1_000);
+    await invalid(tokens.verify(token));
+    await invalid(tokens.verify(sign({}, { notBefore: 60 })));
+  });
+
+  it("refuses another issuer or audience", async () => {
+    const { tokens, sign } = setup();
+    await invalid(tokens.verify(sign({}, { issuer: "someone-else" })));
+    await invalid(tokens.verify(sign({}, { audience: "someone-else" })));
+  });
+
+  it("refuses a token without the subject, tenant or session claim", async () => {
+    const { tokens, sign } = setup();
+    await invalid(tokens.verify(sign({ tid: undefined }, {})));
+    await invalid(tokens.verify(sign({ sid: 5 }, {})));
+    await invalid(tokens.verify(sign({}, { subject: undefined })));
+  });
+
+  it("consults the key ring only for an ES256 token with a kid, and refuses unknown kids", async () => {
+    const { tokens, lookups, sign } = setup();
+    await invalid(tokens.verify(sign({}, { keyid: undefined })));
+    await invalid(tokens.verify(sign({}, { algorithm: "HS256" }, "a-shared-secret")));
+    const [, payload] = (await tokens.sign(claims)).split(".");
+    const none = `${Buffer.from(JSON.stringify({ alg: "none", kid: "k1", typ: "JWT" })).toString("base64url")}.${payload}.`;
+    await invalid(tokens.verify(none));
+    expect(lookups).toEqual([]);
+    await invalid(tokens.verify(sign({}, { keyid: "k2" })));
+    expect(lookups).toEqual(["k2"]);
+  });
+
+  it("refuses a tampered payload, a foreign signature and garbage", async () => {
+    const { tokens, sign } = setup();
+    const token = await tokens.sign(claims);
+    const [header, payload, signature] = token.split(".");
+    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, "base64url").toString()), role: "admin" })).toString("base64url");
+    await invalid(tokens.verify(`${header}.${forged}.${signature}`));
+    const stranger = generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey;
+    await invalid(tokens.verify(sign({}, {}, stranger)));
+    for (const garbage of ["", "not.a.jwt", "a.b", `${header}.${payload}`, `${header}.${payload}.${signature}.x`]) {
+      await invalid(tokens.verify(garbage));
+    }
+  });
+
+  it("lets a failing key look-up through instead of calling the token invalid", async () => {
+    const { tokens, sign } = setup();
+    await expect(tokens.verify(sign({}, { keyid: "broken" }))).rejects.toThrow("key store unreachable");
+  });
+});
