@@ -150,7 +150,7 @@ export const serverProcedure = publicProcedure.meta({ credential: "apiKey" }).us
   const presented = bearerToken(ctx.request.authorization);
   if (!presented) throw new DomainError("AUTH_REQUIRED", "An API key is required (Authorization: Bearer mk_…).");
   const { tenant, apiKey } = await authenticateApiKey(ctx, presented);
-  return next({ ctx: { tenant, apiKey } });
+  return next({ ctx: { ...withTenant(ctx, tenant), apiKey } });
 });
 
 /** The refresh cookie is read by the service (refresh, logout): nothing to check before it runs. */

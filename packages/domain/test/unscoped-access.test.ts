@@ -22,6 +22,8 @@ const doors: { name: string; pattern: RegExp; allowed: string[] }[] = [
       "auth/tokens/signing-keys.ts",
       // An API key names its tenant: the lookup by the key's hash is the one that cannot be scoped.
       "api-keys/store.ts",
+      // The webhook delivery worker claims due deliveries of every tenant.
+      "webhooks/delivery-worker.ts",
     ],
   },
   {

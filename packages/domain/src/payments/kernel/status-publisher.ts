@@ -6,5 +6,6 @@ import type { Deps } from "../../context.js";
  * the change committed, whichever path settled it (callback, query, reconciler).
  */
 export function publishPaymentStatus(deps: Deps, payment: Pick<PaymentModel, "id" | "tenantId" | "checkoutRequestId" | "status">): void {
+  deps.webhooks.nudge();
   deps.momo.events.emit({ paymentId: payment.id, tenantId: payment.tenantId, checkoutRequestId: payment.checkoutRequestId, status: payment.status });
 }

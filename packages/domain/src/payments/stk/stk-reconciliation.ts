@@ -10,6 +10,7 @@
 import type { StkQueryResult } from "@mteja/daraja";
 import type { Deps } from "../../context.js";
 import { leaseEnd, nextAttemptAt, queryErrorNote, type SweepRun } from "../kernel/leased-sweep.js";
+import { recordPaymentSettled } from "../kernel/settled-events.js";
 import { publishPaymentStatus } from "../kernel/status-publisher.js";
 import { isTerminalPayment, lockPaymentById } from "../payment-records.js";
 import { applyStoredStkCallback, parseStoredStkCallback } from "./stk-callbacks.js";
@@ -80,7 +81,7 @@ export async function timeOutPromptsWithoutId({ deps, report }: SweepRun): Promi
     const payment = await deps.db.prisma.$transaction(async (tx) => {
       const locked = await lockPaymentById(tx, id);
       if (!locked || locked.status !== "PENDING" || locked.checkoutRequestId !== null) return undefined;
-      return tx.payment.update({
+      const timedOut = await tx.payment.update({
         where: { id },
         data: {
           status: "TIMEOUT",
@@ -90,6 +91,8 @@ export async function timeOutPromptsWithoutId({ deps, report }: SweepRun): Promi
           updatedAt: now,
         },
       });
+      await recordPaymentSettled(tx, timedOut, now);
+      return timedOut;
     });
     if (!payment) continue;
     report.paymentsTimedOut += 1;
@@ -151,7 +154,7 @@ async function exhaustPayment(deps: Deps, paymentId: string, lastAnswer: string)
   const payment = await deps.db.prisma.$transaction(async (tx) => {
     const locked = await lockPaymentById(tx, paymentId);
     if (!locked || locked.status !== "PENDING") return undefined;
-    return tx.payment.update({
+    const exhausted = await tx.payment.update({
       where: { id: paymentId },
       data: {
         status: "FAILED",
@@ -161,6 +164,8 @@ async function exhaustPayment(deps: Deps, paymentId: string, lastAnswer: string)
         updatedAt: now,
       },
     });
+    await recordPaymentSettled(tx, exhausted, now);
+    return exhausted;
   });
   if (!payment) return false;
   deps.logger.error({ paymentId, checkoutRequestId: payment.checkoutRequestId, lastAnswer }, "payment reconciliation exhausted: marked FAILED");

@@ -1,0 +1,271 @@
+/**
+ * Signed webhooks through HTTP (docs/webhooks.md): endpoints managed with an API key, events written
+ * with the payment's settlement and delivered by the worker to real HTTP receivers, signed, retried on
+ * WEBHOOK_RETRY_SCHEDULE, never following redirects.
+ */
+import { verifyWebhook } from "@mteja/webhooks";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { adminKey, RestClient, startTestApp } from "./support/app.js";
+import { skipThisTarget } from "./support/database.js";
+import { startMomoApp, startSimulator, waitFor, type MomoApp, type Simulator } from "./support/fake-daraja.js";
+import { startReceiver, type Receiver, type ReceivedDelivery } from "./support/webhook-receiver.js";
+
+const allEventTypes = [
+  "payment.succeeded",
+  "payment.failed",
+  "payment.reversed",
+  "payment_intent.succeeded",
+  "payment_intent.expired",
+  "payout.succeeded",
+  "payout.failed",
+  "callback.flagged",
+  "c2b_payment.unmatched",
+];
+
+async function createApiKey(url: string, tenantId = "default"): Promise<string> {
+  const res = await new RestClient(url, "").request("POST", `/api/v1/admin/tenants/${tenantId}/api-keys`, { body: { name: "Shop backend" }, headers: { authorization: `Bearer ${adminKey}` } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.data.key as string;
+}
+
+describe.skipIf(skipThisTarget)("webhooks", () => {
+  let sim: Simulator;
+  let t: MomoApp;
+  let key: string;
+  const receivers: Receiver[] = [];
+  const server = () => new RestClient(t.url, "");
+  const call = (method: string, path: string, body?: unknown) => server().request(method, path, { ...(body !== undefined ? { body } : {}), token: key });
+
+  beforeAll(async () => {
+    sim = await startSimulator({ callbackDelayMs: 50 });
+    t = await startMomoApp({ darajaUrl: sim.url, env: { WEBHOOK_RETRY_SCHEDULE: "0,0,0" } });
+    key = await createApiKey(t.url);
+  });
+  afterEach(async () => {
+    // Each test starts without endpoints: every event goes to every endpoint subscribed.
+    const list = await call("GET", "/api/v1/webhook-endpoints?limit=100");
+    for (const endpoint of list.body.data.webhook_endpoints) expect((await call("DELETE", `/api/v1/webhook-endpoints/${endpoint.id}`)).status).toBe(200);
+    await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
+  });
+  afterAll(async () => {
+    await t?.close();
+    await sim?.close();
+  });
+
+  async function receiver(answer?: Parameters<typeof startReceiver>[0]): Promise<Receiver> {
+    const started = await startReceiver(answer);
+    receivers.push(started);
+    return started;
+  }
+
+  async function addEndpoint(url: string, events?: string[]): Promise<{ id: string; secret: string }> {
+    const res = await call("POST", "/api/v1/webhook-endpoints", { url, ...(events ? { events } : {}) });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body.data;
+  }
+
+  /** A customer pays through the simulator (amount 1 succeeds); answers the payment's uuid. */
+  async function pay(amount = 1): Promise<string> {
+    const user = await t.customer();
+    const pushed = await t.rest.request("POST", "/api/momo/stkpush", { body: { phone: "0712345678", amount }, token: user.accessToken });
+    expect(pushed.status, JSON.stringify(pushed.body)).toBe(200);
+    const payment = await t.deps.db.prisma.payment.findUniqueOrThrow({ where: { checkoutRequestId: pushed.body.data.checkoutRequestId } });
+    return payment.id;
+  }
+
+  const forPayment = (paymentId: string) => (delivery: ReceivedDelivery) => delivery.event.data.payment?.id === paymentId;
+
+  it("creates (201, secret once, no-store), lists without the secret, updates and deletes endpoints", async () => {
+    const res = await call("POST", "/api/v1/webhook-endpoints", { url: "http://127.0.0.1:9/hooks" });
+    expect(res.status).toBe(201);
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    const created = res.body.data;
+    expect(Object.keys(created).sort()).toEqual(["created_at", "events", "id", "secret", "url"]);
+    expect(created).toMatchObject({ url: "http://127.0.0.1:9/hooks", events: allEventTypes });
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+
+    const stored = await t.deps.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: created.id } });
+    expect(JSON.stringify(stored)).not.toContain(created.secret.slice(6));
+
+    const list = await call("GET", "/api/v1/webhook-endpoints");
+    expect(list.status).toBe(200);
+    expect(list.body.data).toEqual({
+      webhook_endpoints: [{ id: created.id, url: created.url, events: allEventTypes, enabled: true, created_at: created.created_at, updated_at: expect.any(String) }],
+      next_cursor: null,
+    });
+    expect(JSON.stringify(list.body)).not.toContain(created.secret);
+
+    const patched = await call("PATCH", `/api/v1/webhook-endpoints/${created.id}`, { enabled: false, events: ["payment.succeeded"] });
+    expect(patched.status).toBe(200);
+    expect(patched.body.data).toMatchObject({ id: created.id, enabled: false, events: ["payment.succeeded"] });
+    expect(JSON.stringify(patched.body)).not.toContain(created.secret);
+
+    const bad = await call("POST", "/api/v1/webhook-endpoints", { url: "ftp://example.com/x", events: ["payment.nonsense"] });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.details.map((d: { path: string }) => d.path).sort()).toEqual(["events.0", "url"]);
+
+    const deleted = await call("DELETE", `/api/v1/webhook-endpoints/${created.id}`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body.data).toBeNull();
+    expect((await call("DELETE", `/api/v1/webhook-endpoints/${created.id}`)).status).toBe(404);
+    expect((await call("GET", "/api/v1/webhook-endpoints")).body.data.webhook_endpoints).toEqual([]);
+  });
+
+  it("takes API keys only: a customer token is 403, no credential 401; endpoints are limited per tenant (422)", async () => {
+    const user = await t.customer();
+    for (const [method, path] of [
+      ["GET", "/api/v1/webhook-endpoints"],
+      ["POST", "/api/v1/webhook-endpoints"],
+      ["GET", "/api/v1/webhook-events"],
+    ] as const) {
+      const asCustomer = await t.rest.request(method, path, { token: user.accessToken, ...(method === "POST" ? { body: { url: "http://127.0.0.1:9/x" } } : {}) });
+      expect(asCustomer.status, `${method} ${path}`).toBe(403);
+      expect(asCustomer.body.error.code).toBe("FORBIDDEN");
+      expect((await server().request(method, path)).status).toBe(401);
+    }
+    // An API key on a customer operation: 403.
+    expect((await t.rest.request("POST", "/api/momo/stkpush", { body: { phone: "0712345678", amount: 1 }, token: key })).status).toBe(403);
+
+    for (let i = 0; i < 16; i += 1) await addEndpoint(`http://127.0.0.1:9/hooks/${i}`);
+    const over = await call("POST", "/api/v1/webhook-endpoints", { url: "http://127.0.0.1:9/one-too-many" });
+    expect(over.status).toBe(422);
+    expect(over.body.error.code).toBe("VALIDATION_ERROR");
+  });
+
+  it("delivers payment.succeeded to the receiver with a signature verifyWebhook accepts", async () => {
+    const hooks = await receiver();
+    const endpoint = await addEndpoint(hooks.url);
+    const paymentId = await pay();
+    const [delivery] = await hooks.waitFor(forPayment(paymentId));
+    expect(delivery!.headers["content-type"]).toBe("application/json");
+    expect(delivery!.headers["mteja-event-type"]).toBe("payment.succeeded");
+    const event = verifyWebhook<{ payment: Record<string, unknown> }>(delivery!.body, delivery!.headers["mteja-signature"], endpoint.secret);
+    expect(delivery!.headers["mteja-event-id"]).toBe(event.id);
+    expect(event).toMatchObject({ id: expect.stringMatching(/^evt_[0-9a-f]{32}$/), type: "payment.succeeded", tenant_id: "default" });
+    const stored = await t.deps.db.prisma.payment.findUniqueOrThrow({ where: { id: paymentId } });
+    expect(event.data.payment).toEqual({
+      id: paymentId,
+      channel: "stk",
+      status: "SUCCESS",
+      amount: 1,
+      phone: "254712345678",
+      mpesa_receipt: stored.mpesaReceipt,
+      checkout_request_id: stored.checkoutRequestId,
+      trans_id: null,
+      intent_id: null,
+      duplicate: false,
+      reversal: null,
+      created_at: stored.createdAt.toISOString(),
+      updated_at: stored.updatedAt.toISOString(),
+    });
+    expect(() => verifyWebhook(delivery!.body, delivery!.headers["mteja-signature"], "whsec_wrong")).toThrow(/signature mismatch/);
+  });
+
+  it("sends payment.failed for a cancelled prompt, only to endpoints subscribed to it", async () => {
+    const failures = await receiver();
+    const successes = await receiver();
+    await addEndpoint(failures.url, ["payment.failed"]);
+    await addEndpoint(successes.url, ["payment.succeeded"]);
+    const paymentId = await pay(2);
+    const [delivery] = await failures.waitFor(forPayment(paymentId));
+    expect(delivery!.event).toMatchObject({ type: "payment.failed", data: { payment: { id: paymentId, status: "CANCELLED" } } });
+    const succeeded = await pay();
+    await successes.waitFor(forPayment(succeeded));
+    expect(successes.received.filter(forPayment(paymentId))).toEqual([]);
+    expect(failures.received.filter(forPayment(succeeded))).toEqual([]);
+  });
+
+  it("retries a receiver that answers 500 twice, and lists the three attempts", async () => {
+    const hooks = await receiver((n) => ({ status: n <= 2 ? 500 : 200 }));
+    const endpoint = await addEndpoint(hooks.url);
+    const paymentId = await pay();
+    const deliveries = await hooks.waitFor(forPayment(paymentId), 3);
+    expect(new Set(deliveries.map((d) => d.event.id)).size).toBe(1);
+    const eventId = deliveries[0]!.event.id;
+    const listed = await waitFor(async () => {
+      const res = await call("GET", "/api/v1/webhook-events?limit=100");
+      const event = res.body.data.webhook_events.find((e: { id: string }) => e.id === eventId);
+      return event?.attempts.length === 3 ? event : undefined;
+    });
+    expect(listed).toMatchObject({ id: eventId, type: "payment.succeeded", tenant_id: "default", data: { payment: { id: paymentId } } });
+    expect(listed.attempts.map((a: { status_code: number }) => a.status_code)).toEqual([500, 500, 200]);
+    for (const attempt of listed.attempts) expect(attempt).toEqual({ endpoint_id: endpoint.id, attempted_at: expect.any(String), status_code: expect.any(Number), error: null });
+    const delivery = await t.deps.db.prisma.webhookDelivery.findFirstOrThrow({ where: { eventId } });
+    expect(delivery).toMatchObject({ status: "delivered", attempts: 3 });
+  });
+
+  it("gives up after the schedule is used up (status failed), and never follows a redirect", async () => {
+    const target = await receiver();
+    const redirecting = await receiver(() => ({ status: 302, headers: { location: target.url } }));
+    await addEndpoint(redirecting.url);
+    const paymentId = await pay();
+    await redirecting.waitFor(forPayment(paymentId), 4);
+    const eventId = redirecting.received.find(forPayment(paymentId))!.event.id;
+    const delivery = await waitFor(() => t.deps.db.prisma.webhookDelivery.findFirst({ where: { eventId, status: "failed" } }));
+    expect(delivery.attempts).toBe(4);
+    expect(target.received).toEqual([]);
+    const attempts = await t.deps.db.prisma.webhookAttempt.findMany({ where: { eventId } });
+    expect(attempts.map((a) => a.statusCode)).toEqual([302, 302, 302, 302]);
+  });
+
+  it("signs with the new and the old secret for a day after a rotation, and redelivers an event on request", async () => {
+    const hooks = await receiver();
+    const endpoint = await addEndpoint(hooks.url);
+    const paymentId = await pay();
+    const [first] = await hooks.waitFor(forPayment(paymentId));
+    expect(String(first!.headers["mteja-signature"]).match(/v1=/g)).toHaveLength(1);
+
+    const rotated = await call("POST", `/api/v1/webhook-endpoints/${endpoint.id}/rotate-secret`);
+    expect(rotated.status).toBe(200);
+    expect(rotated.headers.get("cache-control")).toBe("no-store");
+    expect(rotated.body.data.secret).toMatch(/^whsec_/);
+    expect(rotated.body.data.secret).not.toBe(endpoint.secret);
+
+    const redelivered = await call("POST", `/api/v1/webhook-events/${first!.event.id}/redeliver`);
+    expect(redelivered.status).toBe(200);
+    expect(redelivered.body.data).toEqual({ id: first!.event.id, deliveries: 1 });
+    const [, again] = await hooks.waitFor(forPayment(paymentId), 2);
+    expect(again!.body).toBe(first!.body);
+    const header = String(again!.headers["mteja-signature"]);
+    expect(header.match(/v1=/g)).toHaveLength(2);
+    const [, newV1, oldV1] = header.split(",");
+    expect(verifyWebhook(again!.body, header, rotated.body.data.secret).id).toBe(first!.event.id);
+    expect(verifyWebhook(again!.body, header, endpoint.secret).id).toBe(first!.event.id);
+    // New first, then old.
+    expect(() => verifyWebhook(again!.body, `${header.split(",")[0]},${newV1}`, endpoint.secret)).toThrow();
+    expect(verifyWebhook(again!.body, `${header.split(",")[0]},${oldV1}`, endpoint.secret).id).toBe(first!.event.id);
+
+    expect((await call("POST", "/api/v1/webhook-events/evt_00000000000000000000000000000000/redeliver")).status).toBe(404);
+  });
+});
+
+describe.skipIf(skipThisTarget)("webhook endpoint URLs in production", () => {
+  it("refuses http and private addresses at creation; WEBHOOK_ALLOW_PRIVATE_URLS lifts it", async () => {
+    const production = await startTestApp({ NODE_ENV: "production" });
+    const lifted = await startTestApp({ NODE_ENV: "production", WEBHOOK_ALLOW_PRIVATE_URLS: "true" });
+    try {
+      const key = await createApiKey(production.url);
+      const create = (url: string) => new RestClient(production.url, "").request("POST", "/api/v1/webhook-endpoints", { body: { url }, token: key });
+      for (const [url, message] of [
+        ["http://shop.example.com/hooks", "url must be https"],
+        ["https://127.0.0.1/hooks", "127.0.0.1"],
+        ["https://10.1.2.3/hooks", "10.1.2.3"],
+        ["https://[::1]/hooks", "::1"],
+        ["https://169.254.169.254/latest", "169.254.169.254"],
+        ["https://localhost/hooks", "a loopback, private or link-local address"],
+      ] as const) {
+        const res = await create(url);
+        expect(res.status, url).toBe(422);
+        expect(res.body.error.details).toEqual([{ path: "url", message: expect.stringContaining(message) }]);
+      }
+      expect((await create("https://93.184.215.14/hooks")).status).toBe(201);
+
+      const liftedKey = await createApiKey(lifted.url);
+      const allowed = await new RestClient(lifted.url, "").request("POST", "/api/v1/webhook-endpoints", { body: { url: "http://127.0.0.1:9/hooks" }, token: liftedKey });
+      expect(allowed.status).toBe(201);
+    } finally {
+      await production.close();
+      await lifted.close();
+    }
+  });
+});
