@@ -72,7 +72,7 @@ const settingsSchema = z
     METRICS_TOKEN: z.string().min(16, "METRICS_TOKEN must be at least 16 characters").optional(),
     /** The demo app's built files, served at /demo/ outside production; default apps/demo/dist. */
     DEMO_DIR: z.string().min(1).optional(),
-    /** Seconds before each retry of a webhook delivery, comma-separated; once used up the delivery has failed (docs/webhooks.md#retries). */
+    /** Seconds before each retry of a webhook delivery, comma-separated; once used up the delivery has failed (docs/webhooks.md#delivery-and-retries). */
     WEBHOOK_RETRY_SCHEDULE: z
       .string()
       .regex(/^\s*\d{1,6}\s*(,\s*\d{1,6}\s*){0,199}$/, "WEBHOOK_RETRY_SCHEDULE must be 1-200 whole numbers of seconds, comma-separated")

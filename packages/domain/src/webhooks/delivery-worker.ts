@@ -1,5 +1,5 @@
 /**
- * The delivery worker's run (docs/webhooks.md#delivery): claims due deliveries of every tenant with
+ * The delivery worker's run (docs/webhooks.md#how-delivery-works): claims due deliveries of every tenant with
  * FOR UPDATE SKIP LOCKED and leases them by pushing next_attempt_at past the send's time-out (the
  * reconciler's pattern, payments/kernel/leased-sweep.ts), so several instances never send one
  * delivery at once; signs each with the endpoint's secrets; records every attempt; schedules the retry.

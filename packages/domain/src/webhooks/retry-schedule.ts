@@ -1,5 +1,5 @@
 /**
- * When a failed delivery is tried again (docs/webhooks.md#retries): the n-th retry waits the n-th
+ * When a failed delivery is tried again (docs/webhooks.md#delivery-and-retries): the n-th retry waits the n-th
  * delay of the schedule; once the schedule is used up the delivery has failed for good. The default
  * is about 30 s, 2 min, 10 min, 1 h, then hourly, for 3 days (WEBHOOK_RETRY_SCHEDULE replaces it).
  *
