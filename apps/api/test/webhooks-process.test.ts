@@ -4,46 +4,23 @@
  * process is killed while its event is still owed to the receiver; after a restart the event arrives.
  * Embedded project only; needs `apps/api/dist` (the test command builds it).
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { verifyWebhook } from "@mteja/webhooks";
 import { afterAll, describe, expect, it } from "vitest";
 import { registerUser, RestClient } from "./support/app.js";
 import { target } from "./support/database.js";
 import { waitFor } from "./support/fake-daraja.js";
 import { freePort } from "./support/ports.js";
+import { serviceBuilt as built, startServiceProcess } from "./support/service-process.js";
 import { startReceiver } from "./support/webhook-receiver.js";
 
-const main = fileURLToPath(new URL("../dist/main.js", import.meta.url));
-const built = existsSync(main);
 const adminKey = "process-admin-key-0123456789";
 
-function start(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [main], {
-    env: { ...process.env, HOST: "127.0.0.1", DATABASE_URL: "", NODE_ENV: "development", MTEJA_DEV_START: "1", LOG_LEVEL: "info", ADMIN_API_KEY: adminKey, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 30 s:\n${output}`)), 30_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, url: match[1]! });
-      }
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code} before listening:\n${output}`));
-    });
-  });
+function start(env: Record<string, string>) {
+  return startServiceProcess({ HOST: "127.0.0.1", DATABASE_URL: "", NODE_ENV: "development", MTEJA_DEV_START: "1", LOG_LEVEL: "info", ADMIN_API_KEY: adminKey, ...env });
 }
 
 describe.skipIf(target !== "embedded" || !built)("webhook delivery across a kill -9", () => {

@@ -5,6 +5,7 @@
  */
 import { verifyWebhook } from "@mteja/webhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { readSettings } from "../src/settings.js";
 import { adminKey, RestClient, startTestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 import { startMomoApp, startSimulator, waitFor, type MomoApp, type Simulator } from "./support/fake-daraja.js";
@@ -267,5 +268,16 @@ describe.skipIf(skipThisTarget)("webhook endpoint URLs in production", () => {
       await production.close();
       await lifted.close();
     }
+  });
+});
+
+describe("webhook settings", () => {
+  it("reads WEBHOOK_RETRY_SCHEDULE as seconds and refuses anything else at start", () => {
+    expect(readSettings({}).WEBHOOK_RETRY_SCHEDULE.slice(0, 4)).toEqual([30, 120, 600, 3600]);
+    expect(readSettings({ WEBHOOK_RETRY_SCHEDULE: "0, 0,5" }).WEBHOOK_RETRY_SCHEDULE).toEqual([0, 0, 5]);
+    for (const bad of ["30s", "1,,2", "-1", "1.5", "999999999"]) {
+      expect(() => readSettings({ WEBHOOK_RETRY_SCHEDULE: bad }), bad).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
+    }
+    expect(readSettings({}).WEBHOOK_ALLOW_PRIVATE_URLS).toBe(false);
   });
 });
