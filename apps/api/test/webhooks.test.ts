@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { readSettings } from "../src/settings.js";
 import { adminKey, RestClient, startTestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import { startMomoApp, startSimulator, waitFor, type MomoApp, type Simulator } from "./support/fake-daraja.js";
+import { postCallback, startMomoApp, startSimulator, stkCallbackBody, waitFor, type MomoApp, type Simulator } from "./support/fake-daraja.js";
 import { startReceiver, type Receiver, type ReceivedDelivery } from "./support/webhook-receiver.js";
 
 const allEventTypes = [
@@ -39,7 +39,7 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
 
   beforeAll(async () => {
     sim = await startSimulator({ callbackDelayMs: 50 });
-    t = await startMomoApp({ darajaUrl: sim.url, env: { WEBHOOK_RETRY_SCHEDULE: "0,0,0" } });
+    t = await startMomoApp({ darajaUrl: sim.url, b2c: { securityCredential: sim.securityCredential }, env: { WEBHOOK_RETRY_SCHEDULE: "0,0,0" } });
     key = await createApiKey(t.url);
   });
   afterEach(async () => {
@@ -207,6 +207,43 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
     expect(target.received).toEqual([]);
     const attempts = await t.deps.db.prisma.webhookAttempt.findMany({ where: { eventId } });
     expect(attempts.map((a) => a.statusCode)).toEqual([302, 302, 302, 302]);
+  });
+
+  it("sends payout.succeeded and payout.failed as payouts settle", async () => {
+    const hooks = await receiver();
+    await addEndpoint(hooks.url, ["payout.succeeded", "payout.failed"]);
+    const admin = await t.admin();
+    const payout = async (amount: number) => {
+      const res = await t.rest.request("POST", "/api/momo/b2c", { body: { phone: "0712345678", amount }, token: admin.accessToken });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return (await t.deps.db.prisma.payout.findFirstOrThrow({ where: { requestedBy: admin.id, amount } })).id;
+    };
+    const succeeded = await payout(100);
+    const failed = await payout(11);
+    const [success] = await hooks.waitFor((d) => d.event.data.payout?.id === succeeded);
+    const [failure] = await hooks.waitFor((d) => d.event.data.payout?.id === failed);
+    expect(success!.event).toMatchObject({ type: "payout.succeeded", data: { payout: { id: succeeded, status: "SUCCESS", amount: 100, transaction_id: expect.any(String) } } });
+    expect(failure!.event).toMatchObject({ type: "payout.failed", data: { payout: { id: failed, status: "FAILED", amount: 11, result_code: "1" } } });
+    expect(Object.keys(success!.event.data.payout)).toContain("updated_at");
+  });
+
+  it("sends callback.flagged when a callback contradicts a settled payment", async () => {
+    const hooks = await receiver();
+    await addEndpoint(hooks.url, ["callback.flagged"]);
+    const paymentId = await pay();
+    const payment = await waitFor(async () => {
+      const row = await t.deps.db.prisma.payment.findUniqueOrThrow({ where: { id: paymentId } });
+      return row.status === "SUCCESS" ? row : undefined;
+    });
+    const ids = { checkoutRequestId: payment.checkoutRequestId!, merchantRequestId: payment.merchantRequestId! };
+    expect((await postCallback(t.callbackUrl("stkpush"), stkCallbackBody(ids, 0, { amount: 500, receipt: "FLAGGED001", phone: "254712345678" }))).status).toBe(200);
+    const [flagged] = await hooks.waitFor((d) => d.event.data.callback?.payment_id === paymentId);
+    expect(flagged!.event).toMatchObject({
+      type: "callback.flagged",
+      tenant_id: "default",
+      data: { callback: { id: expect.any(String), kind: "stkpush", payment_id: paymentId, payout_id: null, flag_reason: expect.stringContaining("amount mismatch") } },
+    });
+    expect(hooks.received.every((d) => d.event.type === "callback.flagged")).toBe(true);
   });
 
   it("signs with the new and the old secret for a day after a rotation, and redelivers an event on request", async () => {
