@@ -7,6 +7,7 @@ import { verifyWebhook } from "@mteja/webhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { readSettings } from "../src/settings.js";
 import { adminKey, RestClient, startTestApp } from "./support/app.js";
+import { testClock } from "./support/clock.js";
 import { skipThisTarget } from "./support/database.js";
 import { postCallback, startMomoApp, startSimulator, stkCallbackBody, waitFor, type MomoApp, type Simulator } from "./support/fake-daraja.js";
 import { startReceiver, type Receiver, type ReceivedDelivery } from "./support/webhook-receiver.js";
@@ -275,6 +276,33 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
 
     expect((await call("POST", "/api/v1/webhook-events/evt_00000000000000000000000000000000/redeliver")).status).toBe(404);
   });
+});
+
+describe.skipIf(skipThisTarget)("webhooks of the reconciler", () => {
+  it("sends payment.failed when the reconciler times out a prompt whose outcome was unknown", async () => {
+    const clock = testClock();
+    const sim = await startSimulator();
+    const t = await startMomoApp({ darajaUrl: sim.url, now: clock.now, env: { MOMO_TIMEOUT_MS: "400", MOMO_UNKNOWN_PROMPT_WINDOW_SECONDS: "300" } });
+    const hooks = await startReceiver();
+    try {
+      const key = await createApiKey(t.url);
+      const endpoint = await new RestClient(t.url, "").request("POST", "/api/v1/webhook-endpoints", { body: { url: hooks.url }, token: key });
+      expect(endpoint.status).toBe(201);
+      const user = await t.customer();
+      // Amount 8: the simulator refuses the push with a 5xx, which proves nothing: 202 PENDING.
+      const pushed = await t.rest.request("POST", "/api/momo/stkpush", { body: { phone: "0712345678", amount: 8 }, token: user.accessToken });
+      expect(pushed.status, JSON.stringify(pushed.body)).toBe(202);
+      clock.advance(301);
+      expect((await t.reconciler.runOnce()).paymentsTimedOut).toBe(1);
+      const [delivery] = await hooks.waitFor((d) => d.event.data.payment?.id === pushed.body.data.id);
+      const event = verifyWebhook<{ payment: { status: string } }>(delivery!.body, delivery!.headers["mteja-signature"], endpoint.body.data.secret, { now: () => clock.now().getTime() });
+      expect(event).toMatchObject({ type: "payment.failed", data: { payment: { status: "TIMEOUT", checkout_request_id: null } } });
+    } finally {
+      await hooks.close();
+      await t.close();
+      await sim.close();
+    }
+  }, 60_000);
 });
 
 describe.skipIf(skipThisTarget)("webhook endpoint URLs in production", () => {
