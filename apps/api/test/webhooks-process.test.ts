@@ -12,7 +12,7 @@ import { verifyWebhook } from "@mteja/webhooks";
 import { afterAll, describe, expect, it } from "vitest";
 import { registerUser, RestClient } from "./support/app.js";
 import { target } from "./support/database.js";
-import { waitFor } from "./support/fake-daraja.js";
+import { waitFor } from "./support/wait.js";
 import { freePort } from "./support/ports.js";
 import { serviceBuilt as built, startServiceProcess } from "./support/service-process.js";
 import { startReceiver } from "./support/webhook-receiver.js";

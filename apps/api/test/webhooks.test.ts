@@ -4,12 +4,14 @@
  * WEBHOOK_RETRY_SCHEDULE, never following redirects.
  */
 import { verifyWebhook } from "@mteja/webhooks";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect } from "vitest";
 import { readSettings } from "../src/settings.js";
-import { adminKey, RestClient, startTestApp } from "./support/app.js";
+import { adminKey, RestClient } from "./support/app.js";
 import { testClock } from "./support/clock.js";
 import { skipThisTarget } from "./support/database.js";
-import { postCallback, startMomoApp, startSimulator, stkCallbackBody, waitFor, type MomoApp, type Simulator } from "./support/fake-daraja.js";
+import { it } from "./support/fixture.js";
+import { postCallback, stkCallbackBody, type MomoApp } from "./support/momo.js";
+import { waitFor } from "./support/wait.js";
 import { startReceiver, type Receiver, type ReceivedDelivery } from "./support/webhook-receiver.js";
 
 const allEventTypes = [
@@ -30,17 +32,17 @@ async function createApiKey(url: string, tenantId = "default"): Promise<string> 
   return res.body.data.key as string;
 }
 
+it.override({ simOptions: { callbackDelayMs: 50 }, momoOptions: { b2c: true, env: { WEBHOOK_RETRY_SCHEDULE: "0,0,0" } } });
+
 describe.skipIf(skipThisTarget)("webhooks", () => {
-  let sim: Simulator;
   let t: MomoApp;
   let key: string;
   const receivers: Receiver[] = [];
   const server = () => new RestClient(t.url, "");
   const call = (method: string, path: string, body?: unknown) => server().request(method, path, { ...(body !== undefined ? { body } : {}), token: key });
 
-  beforeAll(async () => {
-    sim = await startSimulator({ callbackDelayMs: 50 });
-    t = await startMomoApp({ darajaUrl: sim.url, b2c: { securityCredential: sim.securityCredential }, env: { WEBHOOK_RETRY_SCHEDULE: "0,0,0" } });
+  it.beforeAll(async ({ momo }) => {
+    t = momo;
     key = await createApiKey(t.url);
   });
   afterEach(async () => {
@@ -49,11 +51,6 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
     for (const endpoint of list.body.data.webhook_endpoints) expect((await call("DELETE", `/api/v1/webhook-endpoints/${endpoint.id}`)).status).toBe(200);
     await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
   });
-  afterAll(async () => {
-    await t?.close();
-    await sim?.close();
-  });
-
   async function receiver(answer?: Parameters<typeof startReceiver>[0]): Promise<Receiver> {
     const started = await startReceiver(answer);
     receivers.push(started);
@@ -279,10 +276,10 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
 });
 
 describe.skipIf(skipThisTarget)("webhooks of the reconciler", () => {
-  it("sends payment.failed when the reconciler times out a prompt whose outcome was unknown", async () => {
+  it("sends payment.failed when the reconciler times out a prompt whose outcome was unknown", async ({ launch }) => {
     const clock = testClock();
-    const sim = await startSimulator();
-    const t = await startMomoApp({ darajaUrl: sim.url, now: clock.now, env: { MOMO_TIMEOUT_MS: "400", MOMO_UNKNOWN_PROMPT_WINDOW_SECONDS: "300" } });
+    const sim = await launch.sim();
+    const t = await launch.momo({ darajaUrl: sim.url, now: clock.now, env: { MOMO_TIMEOUT_MS: "400", MOMO_UNKNOWN_PROMPT_WINDOW_SECONDS: "300" } });
     const hooks = await startReceiver();
     try {
       const key = await createApiKey(t.url);
@@ -299,40 +296,33 @@ describe.skipIf(skipThisTarget)("webhooks of the reconciler", () => {
       expect(event).toMatchObject({ type: "payment.failed", data: { payment: { status: "TIMEOUT", checkout_request_id: null } } });
     } finally {
       await hooks.close();
-      await t.close();
-      await sim.close();
     }
   }, 60_000);
 });
 
 describe.skipIf(skipThisTarget)("webhook endpoint URLs in production", () => {
-  it("refuses http and private addresses at creation; WEBHOOK_ALLOW_PRIVATE_URLS lifts it", async () => {
-    const production = await startTestApp({ NODE_ENV: "production" });
-    const lifted = await startTestApp({ NODE_ENV: "production", WEBHOOK_ALLOW_PRIVATE_URLS: "true" });
-    try {
-      const key = await createApiKey(production.url);
-      const create = (url: string) => new RestClient(production.url, "").request("POST", "/api/v1/webhook-endpoints", { body: { url }, token: key });
-      for (const [url, message] of [
-        ["http://shop.example.com/hooks", "url must be https"],
-        ["https://127.0.0.1/hooks", "127.0.0.1"],
-        ["https://10.1.2.3/hooks", "10.1.2.3"],
-        ["https://[::1]/hooks", "::1"],
-        ["https://169.254.169.254/latest", "169.254.169.254"],
-        ["https://localhost/hooks", "a loopback, private or link-local address"],
-      ] as const) {
-        const res = await create(url);
-        expect(res.status, url).toBe(422);
-        expect(res.body.error.details).toEqual([{ path: "url", message: expect.stringContaining(message) }]);
-      }
-      expect((await create("https://93.184.215.14/hooks")).status).toBe(201);
-
-      const liftedKey = await createApiKey(lifted.url);
-      const allowed = await new RestClient(lifted.url, "").request("POST", "/api/v1/webhook-endpoints", { body: { url: "http://127.0.0.1:9/hooks" }, token: liftedKey });
-      expect(allowed.status).toBe(201);
-    } finally {
-      await production.close();
-      await lifted.close();
+  it("refuses http and private addresses at creation; WEBHOOK_ALLOW_PRIVATE_URLS lifts it", async ({ launch }) => {
+    const production = await launch.app({ NODE_ENV: "production" });
+    const lifted = await launch.app({ NODE_ENV: "production", WEBHOOK_ALLOW_PRIVATE_URLS: "true" });
+    const key = await createApiKey(production.url);
+    const create = (url: string) => new RestClient(production.url, "").request("POST", "/api/v1/webhook-endpoints", { body: { url }, token: key });
+    for (const [url, message] of [
+      ["http://shop.example.com/hooks", "url must be https"],
+      ["https://127.0.0.1/hooks", "127.0.0.1"],
+      ["https://10.1.2.3/hooks", "10.1.2.3"],
+      ["https://[::1]/hooks", "::1"],
+      ["https://169.254.169.254/latest", "169.254.169.254"],
+      ["https://localhost/hooks", "a loopback, private or link-local address"],
+    ] as const) {
+      const res = await create(url);
+      expect(res.status, url).toBe(422);
+      expect(res.body.error.details).toEqual([{ path: "url", message: expect.stringContaining(message) }]);
     }
+    expect((await create("https://93.184.215.14/hooks")).status).toBe(201);
+
+    const liftedKey = await createApiKey(lifted.url);
+    const allowed = await new RestClient(lifted.url, "").request("POST", "/api/v1/webhook-endpoints", { body: { url: "http://127.0.0.1:9/hooks" }, token: liftedKey });
+    expect(allowed.status).toBe(201);
   });
 });
 
