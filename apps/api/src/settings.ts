@@ -2,6 +2,7 @@
  * Every process setting, read from the environment once at start and validated with zod.
  * A bad value stops the start with a message naming the setting (README "Settings").
  */
+import { defaultWebhookRetrySchedule } from "@mteja/domain";
 import { parseSender } from "@mteja/mailer";
 import { z } from "zod";
 import { parseLimitRules } from "./runtime/limiter.js";
@@ -71,6 +72,15 @@ const settingsSchema = z
     METRICS_TOKEN: z.string().min(16, "METRICS_TOKEN must be at least 16 characters").optional(),
     /** The demo app's built files, served at /demo/ outside production; default apps/demo/dist. */
     DEMO_DIR: z.string().min(1).optional(),
+    /** Seconds before each retry of a webhook delivery, comma-separated; once used up the delivery has failed (docs/webhooks.md#delivery-and-retries). */
+    WEBHOOK_RETRY_SCHEDULE: z
+      .string()
+      .regex(/^\s*\d{1,6}\s*(,\s*\d{1,6}\s*){0,199}$/, "WEBHOOK_RETRY_SCHEDULE must be 1-200 whole numbers of seconds, comma-separated")
+      .transform((value) => value.split(",").map(Number))
+      .pipe(z.array(z.number().int().min(0).max(7 * 24 * 3600, "WEBHOOK_RETRY_SCHEDULE delays must be at most 604800 seconds")))
+      .default([...defaultWebhookRetrySchedule]),
+    /** Production refuses http endpoints and ones resolving to internal addresses unless this is true. */
+    WEBHOOK_ALLOW_PRIVATE_URLS: bool("WEBHOOK_ALLOW_PRIVATE_URLS").default(false),
     ...momoSettingsShape,
   })
   .superRefine((s, ctx) => {

@@ -3,47 +3,18 @@
  * and a kill -9, a second process cannot open the same embedded database, and SIGTERM stops it cleanly.
  * Embedded project only; needs `apps/api/dist` (the test command builds it).
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { target } from "./support/database.js";
+import { serviceBuilt as built, startServiceProcess, type RunningService } from "./support/service-process.js";
 
-const main = fileURLToPath(new URL("../dist/main.js", import.meta.url));
-const built = existsSync(main);
 if (!built && process.env.CI === "true" && target === "embedded") throw new Error("apps/api/dist/main.js is missing: build before testing");
 
-interface Running {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-}
-
-function start(dataDir: string): Promise<Running> {
-  const child = spawn(process.execPath, [main], {
-    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, DATABASE_URL: "", NODE_ENV: "development", LOG_LEVEL: "info", MOMO_SIMULATOR: "off", MTEJA_DEV_START: "", ADMIN_API_KEY: "" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 30 s:\n${output}`)), 30_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, url: match[1]!, output: () => output });
-      }
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code} before listening:\n${output}`));
-    });
-  });
+function start(dataDir: string): Promise<RunningService> {
+  return startServiceProcess({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, DATABASE_URL: "", NODE_ENV: "development", LOG_LEVEL: "info", MOMO_SIMULATOR: "off", MTEJA_DEV_START: "", ADMIN_API_KEY: "" });
 }
 
 function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {

@@ -183,5 +183,6 @@ describe("the unsafe-production-settings list", () => {
     };
     expect(settings(momo)).toEqual(["MOMO_CALLBACK_ALLOWED_IPS", "MOMO_BASE_URL"]);
     expect(settings({ ...momo, MOMO_BASE_URL: "https://api.safaricom.co.ke", MOMO_CALLBACK_ALLOWED_IPS: "196.201.214.200" })).toEqual([]);
+    expect(settings({ WEBHOOK_ALLOW_PRIVATE_URLS: "true" })).toEqual(["WEBHOOK_ALLOW_PRIVATE_URLS"]);
   });
 });

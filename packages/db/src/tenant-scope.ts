@@ -8,14 +8,14 @@
 import { PrismaClient } from "./generated/prisma/client.js";
 
 /** Models with a `tenant_id` column of their own. */
-const tenantOwned = new Set(["User", "Session", "OneTimeToken", "MailOutbox", "Address", "Payment", "Payout", "ApiKey", "PaymentIntent"]);
+const tenantOwned = new Set(["User", "Session", "OneTimeToken", "MailOutbox", "Address", "Payment", "Payout", "ApiKey", "PaymentIntent", "WebhookEndpoint", "WebhookEvent", "WebhookDelivery", "WebhookAttempt"]);
 
 /** Models without `tenant_id`, scoped through the relation to their tenant-owned parent. */
 const scopedThroughParent: Record<string, string> = { RefreshToken: "session", RecoveryCode: "user" };
 
 /** Every relation field, per model: the scoped client refuses nested writes through them. */
 const relationFields: Record<string, readonly string[]> = {
-  Tenant: ["users", "sessions", "addresses", "payments", "payouts", "apiKeys", "paymentIntents"],
+  Tenant: ["users", "sessions", "addresses", "payments", "payouts", "apiKeys", "paymentIntents", "webhookEndpoints", "webhookEvents"],
   User: ["tenant", "sessions", "oneTimeTokens", "recoveryCodes", "addresses", "payments", "payouts"],
   Session: ["tenant", "user", "refreshTokens"],
   RefreshToken: ["session"],
@@ -27,6 +27,10 @@ const relationFields: Record<string, readonly string[]> = {
   MailOutbox: [],
   ApiKey: ["tenant"],
   PaymentIntent: ["tenant", "payments"],
+  WebhookEndpoint: ["tenant", "deliveries"],
+  WebhookEvent: ["tenant", "deliveries", "attempts"],
+  WebhookDelivery: ["event", "endpoint"],
+  WebhookAttempt: ["event"],
 };
 
 /**

@@ -9,6 +9,7 @@ import type { TenantDirectory } from "./tenants/directory.js";
 import type { DomainConfig } from "./config.js";
 import type { Clock, Random } from "./core/ports.js";
 import type { DomainEvents } from "./events.js";
+import type { WebhookDeps } from "./webhooks/webhook-deps.js";
 
 export interface CookieOptions {
   httpOnly: boolean;
@@ -65,6 +66,8 @@ export interface Deps {
   events: DomainEvents;
   /** M-Pesa (Daraja) clients, callback settings and payment status events. */
   momo: MomoDeps;
+  /** Endpoint URL checks and the delivery worker's nudge. */
+  webhooks: WebhookDeps;
 }
 
 export interface Context {

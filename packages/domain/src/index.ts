@@ -30,3 +30,9 @@ export { corsOriginsOf, createTenantDirectory, ensureDefaultTenant, normaliseOri
 export { createMomoAccounts, type DarajaAccount, type MomoAccounts, type PlatformMomoAccount } from "./tenants/momo-accounts.js";
 export { sealStoredMomoSecrets } from "./tenants/momo-secrets.js";
 export * from "./payments/index.js";
+export { webhookEventTypes, type WebhookEventType } from "./webhooks/event-types.js";
+export { recordEvent, type NewEvent } from "./webhooks/events.js";
+export { deliverDueWebhooks, type DeliveryOptions, type DeliveryReport, type WebhookPoster } from "./webhooks/delivery-worker.js";
+export { defaultWebhookRetrySchedule } from "./webhooks/retry-schedule.js";
+export type { WebhookDeps } from "./webhooks/webhook-deps.js";
+export { paymentObject, type PaymentObject } from "./payments/payment-object.js";

@@ -7,6 +7,7 @@ import { paymentsRouter } from "./payments/router.js";
 import { profileRouter } from "./profile/router.js";
 import { adminRouter } from "./tenants/router.js";
 import { createTRPCRouter } from "./trpc.js";
+import { webhooksRouter } from "./webhooks/router.js";
 
 /** One router per area of the API. */
 export const appRouter = createTRPCRouter({
@@ -18,6 +19,7 @@ export const appRouter = createTRPCRouter({
   payments: paymentsRouter,
   apiKeys: apiKeysRouter,
   paymentIntents: intentsRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -24,6 +24,8 @@ const doors: { name: string; pattern: RegExp; allowed: string[] }[] = [
       "api-keys/store.ts",
       // The reconciler expires every tenant's due payment intents in one statement.
       "intents/intent-expiry-sweep.ts",
+      // The webhook delivery worker claims due deliveries of every tenant.
+      "webhooks/delivery-worker.ts",
     ],
   },
   {

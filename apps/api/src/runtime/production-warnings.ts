@@ -64,6 +64,13 @@ const checks: Array<[setting: string, check: Check]> = [
         : undefined,
   ],
   [
+    "WEBHOOK_ALLOW_PRIVATE_URLS",
+    (s) =>
+      s.WEBHOOK_ALLOW_PRIVATE_URLS
+        ? "WEBHOOK_ALLOW_PRIVATE_URLS=true: a shop's webhook endpoint may be plain http or reach this service's own network (loopback, private addresses)"
+        : undefined,
+  ],
+  [
     "MOMO_BASE_URL",
     (s) => (s.MOMO_BASE_URL && new URL(s.MOMO_BASE_URL).hostname === "sandbox.safaricom.co.ke" ? "MOMO_BASE_URL is Daraja's sandbox: payments are not real" : undefined),
   ],

@@ -33,6 +33,7 @@ import { watchRateLimitStore, type RateLimitStore } from "./rate-limit-store.js"
 import { createMailRuntime, type MailRuntime } from "./mail.js";
 import { createClosers } from "./closers.js";
 import { createPaymentsRuntime, type PaymentsRuntime } from "./payments.js";
+import { createWebhooksRuntime, type WebhooksRuntime } from "./webhooks.js";
 import { createPasswordHashing } from "./password-hashing/index.js";
 import { resolveDataEncryptionKey } from "./secrets.js";
 
@@ -42,6 +43,8 @@ export interface Services {
   mail: MailRuntime;
   /** M-Pesa: Daraja clients, the reconciliation worker (started here; stopped by close()), the dev simulator. */
   payments: PaymentsRuntime;
+  /** The webhook delivery worker (started here; stopped by close()). */
+  webhooks: WebhooksRuntime;
   /** The Redis that shares the abuse-limit counters, when REDIS_URL is set: its state for /readyz and /metrics. */
   rateLimitStore: RateLimitStore | undefined;
   close(): Promise<void>;
@@ -113,6 +116,8 @@ export async function createServices(settings: Settings, logger: Logger, overrid
     // The reconciler reads deps when it runs, after they are built below.
     const payments = await createPaymentsRuntime(settings, logger, () => deps, { cipher, ...(overrides.darajaFetch ? { darajaFetch: overrides.darajaFetch } : {}) });
     closers.add("payment reconciliation", () => payments.close());
+    const webhooks = createWebhooksRuntime(settings, logger, () => deps);
+    closers.add("webhook delivery worker", () => webhooks.close());
 
     const passwordHashing = createPasswordHashing(settings, logger);
     closers.add("password hashing", () => passwordHashing.close());
@@ -136,6 +141,7 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       nudgeMail: () => mail.nudge(),
       events: overrides.events ?? unobservedEvents,
       momo: payments.momo,
+      webhooks: webhooks.deps,
       config: {
         nodeEnv: settings.NODE_ENV,
         defaultTenantId: settings.DEFAULT_TENANT_ID,
@@ -153,10 +159,12 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       },
     };
     payments.start();
+    webhooks.start();
     return {
       deps,
       mail,
       payments,
+      webhooks,
       rateLimitStore,
       close: () => closers.closeAll(),
       stopping: () => closers.stopping(),

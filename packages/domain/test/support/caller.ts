@@ -109,6 +109,7 @@ export async function createServiceDeps(): Promise<ServiceDeps> {
       events: createPaymentEvents(),
       statusStreams: createStatusStreamSlots(),
     },
+    webhooks: { urlProblem: async () => null, nudge: () => {} },
   };
   return { deps, clock, close: () => db.close() };
 }

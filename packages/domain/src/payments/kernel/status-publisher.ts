@@ -3,8 +3,10 @@ import type { Deps } from "../../context.js";
 
 /**
  * Tells this instance's payments.onStatus subscribers that a payment's status changed; called after
- * the change committed, whichever path settled it (callback, query, reconciler).
+ * the change committed, whichever path settled it (callback, query, reconciler); and nudges the webhook
+ * worker, since the change wrote its event in the same transaction.
  */
 export function publishPaymentStatus(deps: Deps, payment: Pick<PaymentModel, "id" | "tenantId" | "checkoutRequestId" | "status">): void {
+  deps.webhooks.nudge();
   deps.momo.events.emit({ paymentId: payment.id, tenantId: payment.tenantId, checkoutRequestId: payment.checkoutRequestId, status: payment.status });
 }

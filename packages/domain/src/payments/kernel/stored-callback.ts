@@ -7,6 +7,7 @@
  */
 import type { Deps } from "../../context.js";
 import type { Tx } from "../payment-records.js";
+import { recordCallbackFlagged } from "./settled-events.js";
 
 /** momo_callbacks.outcome (the audit trail of what a callback did). */
 export type CallbackOutcome = "accepted" | "applied" | "duplicate" | "flagged" | "malformed" | "rejected";
@@ -65,11 +66,13 @@ export async function applyStoredCallback<Settled>(
     if (!stored) return undefined;
     const decided = await decide(tx, stored, now);
     if (decided.recorded) {
-      await tx.momoCallback.update({ where: { id: callbackId }, data: { outcome: decided.outcome, flagReason: decided.flagReason ?? null, ...decided.link } });
+      const recorded = await tx.momoCallback.update({ where: { id: callbackId }, data: { outcome: decided.outcome, flagReason: decided.flagReason ?? null, ...decided.link } });
+      if (decided.outcome === "flagged") await recordCallbackFlagged(tx, recorded, now);
     }
     return decided;
   });
   if (!verdict) return { result: "skipped" };
+  if (verdict.recorded) deps.webhooks.nudge();
   if (!verdict.recorded) return { result: verdict.result };
   if (verdict.outcome === "flagged") deps.logger.warn({ callbackId, ...logFields, flagReason: verdict.flagReason }, "momo callback flagged for review");
   return { result: verdict.outcome, settled: verdict.settled };

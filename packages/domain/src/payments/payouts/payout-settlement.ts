@@ -10,6 +10,7 @@
  */
 import type { PayoutModel, Prisma } from "@mteja/db";
 import type { Tx } from "../payment-records.js";
+import { recordPayoutSettled } from "../kernel/settled-events.js";
 import type { SettlementDecision } from "../kernel/stored-callback.js";
 
 export interface PayoutOutcome {
@@ -99,5 +100,6 @@ export async function settlePayout(tx: Tx, payout: PayoutModel, outcome: PayoutO
   const decision = decidePayoutOutcome(payout, outcome, now);
   if (!decision.changes) return { decision, payout };
   const updated = await tx.payout.update({ where: { id: payout.id }, data: decision.changes });
+  if (decision.statusChanged) await recordPayoutSettled(tx, updated, now);
   return { decision, payout: updated };
 }

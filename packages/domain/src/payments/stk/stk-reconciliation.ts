@@ -10,6 +10,7 @@
 import type { StkQueryResult } from "@mteja/daraja";
 import type { Deps } from "../../context.js";
 import { leaseEnd, nextAttemptAt, queryErrorNote, type SweepRun } from "../kernel/leased-sweep.js";
+import { recordPaymentSettled } from "../kernel/settled-events.js";
 import { publishPaymentStatus } from "../kernel/status-publisher.js";
 import { isTerminalPayment, lockPaymentById } from "../payment-records.js";
 import { applyStoredStkCallback, parseStoredStkCallback } from "./stk-callbacks.js";
@@ -81,7 +82,7 @@ export async function timeOutPromptsWithoutId({ deps, report }: SweepRun): Promi
     const payment = await deps.db.prisma.$transaction(async (tx) => {
       const locked = await lockPaymentById(tx, id);
       if (!locked || locked.status !== "PENDING" || locked.checkoutRequestId !== null) return undefined;
-      return tx.payment.update({
+      const timedOut = await tx.payment.update({
         where: { id },
         data: {
           status: "TIMEOUT",
@@ -92,6 +93,8 @@ export async function timeOutPromptsWithoutId({ deps, report }: SweepRun): Promi
           ...(await settleIntentOf(tx, locked, "TIMEOUT", now)), // payment intents: back to requires_payment
         },
       });
+      await recordPaymentSettled(tx, timedOut, now);
+      return timedOut;
     });
     if (!payment) continue;
     report.paymentsTimedOut += 1;
@@ -153,7 +156,7 @@ async function exhaustPayment(deps: Deps, paymentId: string, lastAnswer: string)
   const payment = await deps.db.prisma.$transaction(async (tx) => {
     const locked = await lockPaymentById(tx, paymentId);
     if (!locked || locked.status !== "PENDING") return undefined;
-    return tx.payment.update({
+    const exhausted = await tx.payment.update({
       where: { id: paymentId },
       data: {
         status: "FAILED",
@@ -164,6 +167,8 @@ async function exhaustPayment(deps: Deps, paymentId: string, lastAnswer: string)
         ...(await settleIntentOf(tx, locked, "FAILED", now)), // payment intents: back to requires_payment
       },
     });
+    await recordPaymentSettled(tx, exhausted, now);
+    return exhausted;
   });
   if (!payment) return false;
   deps.logger.error({ paymentId, checkoutRequestId: payment.checkoutRequestId, lastAnswer }, "payment reconciliation exhausted: marked FAILED");

@@ -9,6 +9,7 @@
  */
 import type { PaymentModel, Prisma } from "@mteja/db";
 import type { StkStatus } from "@mteja/daraja";
+import { recordPaymentSettled } from "../kernel/settled-events.js";
 import type { SettlementDecision } from "../kernel/stored-callback.js";
 import { isTerminalPayment, type Tx } from "../payment-records.js";
 import { settleIntentOf } from "../../intents/intent-settlement.js";
@@ -121,5 +122,6 @@ export async function settleStkPayment(tx: Tx, payment: PaymentModel, outcome: S
   if (!decision.changes) return { decision, payment };
   const intentColumns = await settleIntentOf(tx, payment, decision.changes.status, now); // payment intents follow their payment
   const updated = await tx.payment.update({ where: { id: payment.id }, data: { ...decision.changes, ...intentColumns } });
+  if (decision.statusChanged) await recordPaymentSettled(tx, updated, now);
   return { decision, payment: updated };
 }

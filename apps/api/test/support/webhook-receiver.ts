@@ -1,0 +1,58 @@
+/** A real HTTP receiver for webhook tests: records each delivery and answers as the test scripts it. */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface ReceivedDelivery {
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  event: { id: string; type: string; created_at: string; tenant_id: string; data: Record<string, any> };
+}
+
+export interface ReceiverAnswer {
+  status: number;
+  headers?: Record<string, string>;
+}
+
+export interface Receiver {
+  url: string;
+  received: ReceivedDelivery[];
+  /** Waits until `count` deliveries matching `match` arrived; answers them. */
+  waitFor(match: (delivery: ReceivedDelivery) => boolean, count?: number, timeoutMs?: number): Promise<ReceivedDelivery[]>;
+  close(): Promise<void>;
+}
+
+/** `answer(n)` is the answer to the n-th delivery (from 1); 200 by default. */
+export async function startReceiver(answer: (n: number, delivery: ReceivedDelivery) => ReceiverAnswer = () => ({ status: 200 })): Promise<Receiver> {
+  const received: ReceivedDelivery[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      const delivery = { headers: request.headers, body, event: JSON.parse(body) as ReceivedDelivery["event"] };
+      received.push(delivery);
+      const { status, headers = {} } = answer(received.length, delivery);
+      response.writeHead(status, headers).end("ok");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    received,
+    async waitFor(match, count = 1, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = received.filter(match);
+        if (found.length >= count) return found;
+        if (Date.now() > deadline) throw new Error(`receiver got ${found.length} of ${count} matching deliveries (${received.length} in all)`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * The events a settlement writes (docs/webhooks.md#events), inside the transaction that changes the
+ * status, so the feed and the rows can never disagree. Every path that settles a payment or a payout
+ * (callback, STK query, reconciler) calls one of these with the row it wrote.
+ */
+import type { MomoCallbackModel, PaymentModel, PayoutModel } from "@mteja/db";
+import { recordEvent } from "../../webhooks/events.js";
+import { paymentObject } from "../payment-object.js";
+import type { Tx } from "../payment-records.js";
+import { payoutObject } from "../payouts/payout-object.js";
+
+const failedPaymentStatuses = new Set(["CANCELLED", "FAILED", "TIMEOUT"]);
+
+/**
+ * A payment whose status just changed: SUCCESS → payment.succeeded; CANCELLED, FAILED, TIMEOUT →
+ * payment.failed. The intents engineer's hook: an intent transition settled in the same transaction
+ * adds its own payment_intent.* event beside this one.
+ */
+export async function recordPaymentSettled(tx: Tx, payment: PaymentModel, at: Date): Promise<void> {
+  const type = payment.status === "SUCCESS" ? "payment.succeeded" : failedPaymentStatuses.has(payment.status) ? "payment.failed" : undefined;
+  if (!type) return;
+  await recordEvent(tx, { tenantId: payment.tenantId, type, data: { payment: paymentObject(payment) }, at });
+}
+
+/** A payout whose status just became SUCCESS or FAILED (UNKNOWN is not an outcome: nothing is sent). */
+export async function recordPayoutSettled(tx: Tx, payout: PayoutModel, at: Date): Promise<void> {
+  const type = payout.status === "SUCCESS" ? "payout.succeeded" : payout.status === "FAILED" ? "payout.failed" : undefined;
+  if (!type) return;
+  await recordEvent(tx, { tenantId: payout.tenantId, type, data: { payout: payoutObject(payout) }, at });
+}
+
+/** A flagged callback that names a payment or payout (one that names nothing has no tenant to tell). */
+export async function recordCallbackFlagged(tx: Tx, callback: MomoCallbackModel, at: Date): Promise<void> {
+  const owner = callback.paymentId
+    ? await tx.payment.findUnique({ where: { id: callback.paymentId }, select: { tenantId: true } })
+    : callback.payoutId
+      ? await tx.payout.findUnique({ where: { id: callback.payoutId }, select: { tenantId: true } })
+      : null;
+  if (!owner) return;
+  await recordEvent(tx, {
+    tenantId: owner.tenantId,
+    type: "callback.flagged",
+    data: {
+      callback: {
+        id: callback.id,
+        kind: callback.kind,
+        received_at: callback.receivedAt.toISOString(),
+        flag_reason: callback.flagReason,
+        payment_id: callback.paymentId,
+        payout_id: callback.payoutId,
+      },
+    },
+    at,
+  });
+}

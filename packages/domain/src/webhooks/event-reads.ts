@@ -1,0 +1,47 @@
+/** The event feed as the shop reads it (GET /api/v1/webhook-events) and sends it again (redeliver). */
+import { DomainError } from "../errors.js";
+import type { TenantCtx } from "../trpc.js";
+import type { WebhookEventType } from "./event-types.js";
+import { subscribes } from "./subscriptions.js";
+
+const badCursor = () =>
+  new DomainError("VALIDATION_ERROR", "The request is invalid.", { details: [{ path: "cursor", message: "cursor is not a next_cursor of this list" }] });
+
+/** Newest first, keyset on (created_at, id); the cursor is the id of the last event shown. */
+export async function listEvents(ctx: TenantCtx, page: { limit: number; cursor?: string | undefined }) {
+  const after = page.cursor ? await ctx.db.webhookEvent.findFirst({ where: { id: page.cursor } }) : null;
+  if (page.cursor && !after) throw badCursor();
+  const rows = await ctx.db.webhookEvent.findMany({
+    where: after ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] } : {},
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: page.limit + 1,
+  });
+  const shown = rows.slice(0, page.limit);
+  const attempts = await ctx.db.webhookAttempt.findMany({ where: { eventId: { in: shown.map((row) => row.id) } }, orderBy: [{ attemptedAt: "asc" }, { id: "asc" }] });
+  const last = shown[shown.length - 1];
+  return {
+    webhook_events: shown.map((row) => ({
+      ...(JSON.parse(row.body) as { id: string; type: string; created_at: string; tenant_id: string; data: Record<string, unknown> }),
+      attempts: attempts
+        .filter((attempt) => attempt.eventId === row.id)
+        .map((attempt) => ({ endpoint_id: attempt.endpointId, attempted_at: attempt.attemptedAt.toISOString(), status_code: attempt.statusCode, error: attempt.error })),
+    })),
+    next_cursor: rows.length > page.limit && last ? last.id : null,
+  };
+}
+
+/** Sends the event again, now, to every enabled endpoint subscribed to its type (with the same id and body). */
+export async function redeliverEvent(ctx: TenantCtx, id: string) {
+  const event = await ctx.db.webhookEvent.findFirst({ where: { id } });
+  if (!event) throw new DomainError("NOT_FOUND", "No webhook event with this id.");
+  const endpoints = await ctx.db.webhookEndpoint.findMany({ where: { enabled: true, deletedAt: null }, select: { id: true, events: true } });
+  const subscribed = endpoints.filter((endpoint) => subscribes(endpoint.events, event.type as WebhookEventType));
+  const now = ctx.deps.clock.now();
+  if (subscribed.length > 0) {
+    await ctx.db.webhookDelivery.createMany({
+      data: subscribed.map((endpoint) => ({ id: ctx.deps.random.uuid(), tenantId: ctx.tenant.id, eventId: event.id, endpointId: endpoint.id, nextAttemptAt: now, createdAt: now })),
+    });
+    ctx.deps.webhooks.nudge();
+  }
+  return { id: event.id, deliveries: subscribed.length };
+}

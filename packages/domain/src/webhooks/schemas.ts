@@ -1,0 +1,70 @@
+import { z } from "zod";
+import { envelope } from "../core/envelope.js";
+import { oneLineString } from "../core/fields.js";
+import { webhookEventTypes } from "./event-types.js";
+
+/** At most this many endpoints per tenant that are not deleted (422 beyond): every event is sent to each. */
+export const maxEndpointsPerTenant = 16;
+
+const endpointUrl = oneLineString({ error: "url is required" })
+  .trim()
+  .max(2048, "url must be at most 2048 characters")
+  .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), "url must be an http or https URL");
+
+const eventList = z
+  .array(z.enum(webhookEventTypes, { error: `each event must be one of ${webhookEventTypes.join(", ")}` }))
+  .min(1, "events must name at least one event type (omit it for all)")
+  .transform((events) => [...new Set(events)])
+  .describe("The event types sent to this endpoint; omitted: all of them.");
+
+const endpointId = z.uuid("id must be a webhook endpoint id");
+
+export const createEndpointInput = z.object({ url: endpointUrl, events: eventList.optional() });
+export const endpointIdInput = z.object({ id: endpointId });
+export const updateEndpointInput = z.object({ id: endpointId, enabled: z.boolean().optional(), events: eventList.optional() });
+
+export const pageInput = z.object({
+  limit: z.number().int().min(1).max(100).default(20),
+  cursor: oneLineString().max(200).optional().describe("next_cursor of the previous page."),
+});
+export const eventIdInput = z.object({ id: oneLineString().regex(/^evt_[0-9a-f]{32}$/, "id must be an event id (evt_…)") });
+
+export const endpointView = z.object({
+  id: z.string(),
+  url: z.string(),
+  events: z.array(z.string()),
+  enabled: z.boolean(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export const createEndpointOutput = envelope(
+  z.object({
+    id: z.string(),
+    url: z.string(),
+    events: z.array(z.string()),
+    secret: z.string().describe("The signing secret (whsec_…), shown only in this answer."),
+    created_at: z.string(),
+  }),
+);
+export const endpointOutput = envelope(endpointView);
+export const listEndpointsOutput = envelope(z.object({ webhook_endpoints: z.array(endpointView), next_cursor: z.string().nullable() }));
+export const rotateSecretOutput = envelope(
+  z.object({
+    id: z.string(),
+    secret: z.string().describe("The new signing secret (whsec_…), shown only in this answer."),
+    previous_secret_expires_at: z.string().describe("Until then each delivery carries a second v1 signature made with the previous secret."),
+  }),
+);
+
+const attemptView = z.object({ endpoint_id: z.string(), attempted_at: z.string(), status_code: z.number().nullable(), error: z.string().nullable() });
+const eventView = z.object({
+  id: z.string(),
+  type: z.string(),
+  created_at: z.string(),
+  tenant_id: z.string(),
+  data: z.record(z.string(), z.unknown()),
+  attempts: z.array(attemptView),
+});
+export const listEventsOutput = envelope(z.object({ webhook_events: z.array(eventView), next_cursor: z.string().nullable() }));
+export const redeliverOutput = envelope(z.object({ id: z.string(), deliveries: z.number().int().describe("How many endpoints it is sent to again.") }));

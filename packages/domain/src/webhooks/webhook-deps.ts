@@ -1,0 +1,11 @@
+/** What the webhooks area needs from the composition root (docs/webhooks.md). */
+export interface WebhookDeps {
+  /**
+   * Why this URL cannot be an endpoint, or null when it can. In production: https only, and the name
+   * must not resolve to a loopback, private or link-local address (unless WEBHOOK_ALLOW_PRIVATE_URLS).
+   * The sender checks every resolved address again when it connects.
+   */
+  urlProblem(url: string): Promise<string | null>;
+  /** Asks the delivery worker to look at the outbox soon (after a commit that wrote events). */
+  nudge(): void;
+}
