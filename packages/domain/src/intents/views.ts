@@ -1,26 +1,12 @@
 /** How the server API shows a payment intent and a payment (docs/payment-intents.md#objects). */
-import type { PaymentModel } from "@mteja/db";
-import type { PaymentStatus } from "../payments/schemas.js";
+import { paymentObject } from "../payments/payment-object.js";
 import { isIntentStatus, type IntentStatus } from "./intent-transitions.js";
 import type { IntentWithPayments } from "./intent-store.js";
 import type { IntentView, ServerPaymentView } from "./schemas.js";
 
-export function toServerPaymentView(row: PaymentModel): ServerPaymentView {
-  return {
-    id: row.id,
-    channel: "stk",
-    status: row.status as PaymentStatus,
-    amount: row.amount,
-    phone: row.phone,
-    mpesa_receipt: row.mpesaReceipt,
-    checkout_request_id: row.checkoutRequestId,
-    trans_id: null,
-    intent_id: row.intentId,
-    duplicate: row.duplicate,
-    reversal: null,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
+/** The one payment serialiser, typed as the server API's schema declares it. */
+export function toServerPaymentView(row: Parameters<typeof paymentObject>[0]): ServerPaymentView {
+  return paymentObject(row) as ServerPaymentView;
 }
 
 export function toIntentView(row: IntentWithPayments): IntentView {

@@ -1,7 +1,7 @@
 /**
  * A payment as the server API shows it (`GET /api/v1/payments/:id`, an intent's `payments`, the
- * `data.payment` of events): one serialiser, so the three can never differ. Until intents and C2B
- * land, every payment is an STK push of its own: channel "stk", no intent, no trans_id, no reversal.
+ * `data.payment` of events): one serialiser, so the three can never differ. Until C2B and reversals
+ * land, every payment is an STK push: channel "stk", no trans_id, no reversal.
  */
 import type { PaymentModel } from "@mteja/db";
 
@@ -31,8 +31,8 @@ export function paymentObject(payment: PaymentModel): PaymentObject {
     mpesa_receipt: payment.mpesaReceipt,
     checkout_request_id: payment.checkoutRequestId,
     trans_id: null,
-    intent_id: null,
-    duplicate: false,
+    intent_id: payment.intentId,
+    duplicate: payment.duplicate,
     reversal: null,
     created_at: payment.createdAt.toISOString(),
     updated_at: payment.updatedAt.toISOString(),
