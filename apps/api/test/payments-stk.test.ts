@@ -4,9 +4,10 @@
  */
 import { TRPCClientError } from "@trpc/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { trpcClient } from "./support/app.js";
+import { RestClient, trpcClient } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 import { startMomoApp, startSimulator, waitFor, type MomoApp, type Simulator } from "./support/fake-daraja.js";
+import { createShop, shopAdmin } from "./support/shop-momo.js";
 
 describe.skipIf(skipThisTarget)("STK push and query (simulator)", () => {
   let sim: Simulator;
@@ -232,6 +233,21 @@ describe.skipIf(skipThisTarget)("STK push and query (simulator)", () => {
     const admin = await t.admin();
     expect((await t.rest.get(`/api/momo/payments/${checkoutRequestId}`, admin.accessToken)).body.data.payment.userId).toBe(owner.id);
     expect((await t.rest.post("/api/momo/stkquery", { checkoutRequestId }, admin.accessToken)).status).toBe(200);
+  });
+
+  it("shows another shop's admin none of this shop's payments: NOT_FOUND by checkoutRequestId (read and stkquery), an empty list", async () => {
+    const owner = await t.customer();
+    const { checkoutRequestId } = (await push(owner.accessToken, { phone: "0712345678", amount: 16 })).body.data;
+    await createShop(t, "stk-shop-b");
+    const foreignAdmin = await shopAdmin(t, "stk-shop-b");
+    const shopB = new RestClient(t.url, "stk-shop-b");
+    const read = await shopB.get(`/api/momo/payments/${checkoutRequestId}`, foreignAdmin.accessToken);
+    expect(read.status).toBe(404);
+    expect(read.body.error.code).toBe("NOT_FOUND");
+    const query = await shopB.post("/api/momo/stkquery", { checkoutRequestId }, foreignAdmin.accessToken);
+    expect(query.status).toBe(404);
+    expect(query.body.error.code).toBe("NOT_FOUND");
+    expect((await shopB.get("/api/momo/payments", foreignAdmin.accessToken)).body.data).toEqual({ payments: [], nextCursor: null });
   });
 
   it("needs an access token, and X-Tenant-ID (when sent) must be the token's tenant", async () => {
