@@ -3,8 +3,9 @@
  * by the database; the first address is default; deleting the default promotes another). Whatever
  * the interleaving, a customer with addresses ends with exactly one default and never a 500.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RestClient, registerUser, startTestApp, type TestApp } from "./support/app.js";
+import { describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
+import { RestClient, registerUser, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 
 const base = "/api/v1/addresses";
@@ -17,11 +18,10 @@ describe.skipIf(skipThisTarget)("addresses: concurrency", () => {
   let t: TestApp;
   let client: RestClient;
 
-  beforeAll(async () => {
-    t = await startTestApp();
+  it.beforeAll(async ({ app }) => {
+    t = app;
     client = new RestClient(t.url);
   });
-  afterAll(async () => t?.close());
 
   async function create(token: string, overrides: Record<string, unknown> = {}) {
     const result = await client.post(base, addressBody(overrides), token);

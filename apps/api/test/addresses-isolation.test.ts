@@ -3,8 +3,9 @@
  * own addresses in their own tenant; any other id answers NOT_FOUND, never revealing which.
  */
 import { TRPCClientError } from "@trpc/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RestClient, adminKey, registerUser, startTestApp, trpcClient, type TestApp } from "./support/app.js";
+import { describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
+import { RestClient, adminKey, registerUser, trpcClient, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 
 const base = "/api/v1/addresses";
@@ -17,8 +18,8 @@ describe.skipIf(skipThisTarget)("addresses: ownership and tenants", () => {
   let t: TestApp;
   const shopB = "duka-la-pili";
 
-  beforeAll(async () => {
-    t = await startTestApp();
+  it.beforeAll(async ({ app }) => {
+    t = app;
     const admin = new RestClient(t.url, "");
     const created = await admin.request("POST", "/api/v1/admin/tenants", {
       body: { id: shopB, name: "Duka la Pili" },
@@ -26,7 +27,6 @@ describe.skipIf(skipThisTarget)("addresses: ownership and tenants", () => {
     });
     expect(created.status, JSON.stringify(created.body)).toBeLessThan(300);
   });
-  afterAll(async () => t?.close());
 
   async function setup() {
     const clientA = new RestClient(t.url, "default");

@@ -3,8 +3,9 @@
  * shapes, validation, default rules, the counties list and authentication, over REST and tRPC.
  */
 import { TRPCClientError } from "@trpc/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RestClient, registerUser, startTestApp, trpcClient, type TestApp } from "./support/app.js";
+import { describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
+import { RestClient, registerUser, trpcClient, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 
 const base = "/api/v1/addresses";
@@ -35,11 +36,10 @@ describe.skipIf(skipThisTarget)("addresses", () => {
   let t: TestApp;
   let client: RestClient;
 
-  beforeAll(async () => {
-    t = await startTestApp();
+  it.beforeAll(async ({ app }) => {
+    t = app;
     client = new RestClient(t.url);
   });
-  afterAll(async () => t?.close());
 
   async function newCustomer() {
     return registerUser(client);

@@ -1,16 +1,16 @@
 /** The operator's admin API (docs/tenants.md#admin-api): tenants and roles, guarded by ADMIN_API_KEY. */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminKey, registerUser, RestClient, startTestApp, type TestApp } from "./support/app.js";
+import { describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
+import { adminKey, registerUser, RestClient, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 
 describe.skipIf(skipThisTarget)("admin API", () => {
   let t: TestApp;
   const admin = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
     new RestClient(t.url, "").request(method, path, { ...(body !== undefined ? { body } : {}), headers: { authorization: `Bearer ${adminKey}`, ...headers } });
-  beforeAll(async () => {
-    t = await startTestApp();
+  it.beforeAll(async ({ launch }) => {
+    t = await launch.app();
   });
-  afterAll(async () => t?.close());
 
   it("creates, lists and updates tenants; a new tenant serves the auth API at once", async () => {
     const created = await admin("POST", "/api/v1/admin/tenants", { id: "duka-la-mama", name: "Duka la Mama", settings: { displayName: "Mama's Duka" } });
@@ -98,10 +98,9 @@ describe.skipIf(skipThisTarget)("admin API", () => {
 
 describe.skipIf(skipThisTarget)("admin API without ADMIN_API_KEY", () => {
   let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ ADMIN_API_KEY: "" });
+  it.beforeAll(async ({ launch }) => {
+    t = await launch.app({ ADMIN_API_KEY: "" });
   });
-  afterAll(async () => t?.close());
 
   it("does not exist (404)", async () => {
     const res = await new RestClient(t.url, "").request("GET", "/api/v1/admin/tenants", { headers: { authorization: "Bearer anything-at-all-here" } });

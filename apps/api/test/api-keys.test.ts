@@ -4,15 +4,18 @@
  */
 import { createHash } from "node:crypto";
 import { TRPCClientError } from "@trpc/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminKey, RestClient, startTestApp, trpcClient, type TestApp } from "./support/app.js";
+import { describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
+import { adminKey, RestClient, trpcClient, type TestApp } from "./support/app.js";
 import { testClock } from "./support/clock.js";
 import { skipThisTarget } from "./support/database.js";
 
 const keyPattern = /^mk_[A-Za-z0-9_-]{43}$/;
 
+const clock = testClock();
+it.override({ appOptions: { now: clock.now } });
+
 describe.skipIf(skipThisTarget)("API keys", () => {
-  const clock = testClock();
   let t: TestApp;
   const admin = (method: string, path: string, body?: unknown) =>
     new RestClient(t.url, "").request(method, path, { ...(body !== undefined ? { body } : {}), headers: { authorization: `Bearer ${adminKey}` } });
@@ -30,10 +33,9 @@ describe.skipIf(skipThisTarget)("API keys", () => {
     return res.body.data as { id: string; name: string; key: string; prefix: string; created_at: string };
   }
 
-  beforeAll(async () => {
-    t = await startTestApp({}, { now: clock.now });
+  it.beforeAll(async ({ app }) => {
+    t = app;
   });
-  afterAll(async () => t?.close());
 
   it("creates a key shown once (201, no-store), lists it without the key, and the key calls a server operation", async () => {
     const tenantId = await newTenant();

@@ -1,17 +1,19 @@
 /** Accounts over REST: register, login, refresh (rotation, reuse, grace), logout — docs/sessions.md. */
 import { createHash } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registerUser, RestClient, startTestApp, uniqueEmail, type TestApp } from "./support/app.js";
+import { describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
+import { registerUser, RestClient, uniqueEmail, type TestApp } from "./support/app.js";
 import { testClock } from "./support/clock.js";
 import { skipThisTarget } from "./support/database.js";
 
+const clock = testClock();
+it.override({ appOptions: { now: clock.now } });
+
 describe.skipIf(skipThisTarget)("auth API", () => {
   let t: TestApp;
-  const clock = testClock();
-  beforeAll(async () => {
-    t = await startTestApp({}, { now: clock.now });
+  it.beforeAll(async ({ app }) => {
+    t = app;
   });
-  afterAll(async () => t?.close());
 
   describe("POST /api/v1/auth/register", () => {
     it("creates the account, returns user + access token, sets the refresh cookie", async () => {

@@ -5,10 +5,11 @@
  * tab and newline allowed in free text only; list cursors and dates that do not parse or are out of
  * range are 422. Runs on both databases: PostgreSQL refuses NUL in text (22021), PGlite does too.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registerUser, RestClient, startTestApp, type TestApp } from "./support/app.js";
+import { describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
+import { registerUser, RestClient, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import { postCallback, startMomoApp, type MomoApp } from "./support/fake-daraja.js";
+import { postCallback, type MomoApp } from "./support/momo.js";
 
 const address = { label: "Home", recipient_name: "Wanjiku Kamau", phone: "0712345678", street: "Moi Avenue 1", county: "nairobi" };
 
@@ -40,12 +41,11 @@ describe.skipIf(skipThisTarget)("bad input", () => {
   let t: TestApp;
   let c: RestClient;
   let token: string;
-  beforeAll(async () => {
-    t = await startTestApp({ RATE_LIMITS: "off" });
+  it.beforeAll(async ({ launch }) => {
+    t = await launch.app({ RATE_LIMITS: "off" });
     c = new RestClient(t.url);
     token = (await registerUser(c)).accessToken;
   });
-  afterAll(async () => t?.close());
 
   describe("JSON nesting", () => {
     it("a body nested a few thousand levels is 400 MALFORMED_REQUEST on REST and tRPC, not a stack overflow", async () => {
@@ -177,10 +177,9 @@ describe.skipIf(skipThisTarget)("bad input", () => {
 describe.skipIf(skipThisTarget)("bad input: Daraja callbacks holding NUL", () => {
   let t: MomoApp;
   // Daraja is never called here: only callbacks are posted.
-  beforeAll(async () => {
-    t = await startMomoApp({ darajaUrl: "http://127.0.0.1:9" });
+  it.beforeAll(async ({ launch }) => {
+    t = await launch.momo({ darajaUrl: "http://127.0.0.1:9" });
   });
-  afterAll(async () => t?.close());
 
   const stkCallback = (checkoutRequestId: string) =>
     JSON.stringify({ Body: { stkCallback: { MerchantRequestID: "m-1", CheckoutRequestID: checkoutRequestId, ResultCode: 1032, ResultDesc: "Request cancelled by user" } } });

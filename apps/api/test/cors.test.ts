@@ -1,6 +1,7 @@
 /** CORS: only origins in CORS_ORIGINS (or a shop's own corsOrigins) get CORS headers, with credentials. */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminKey, startTestApp, type TestApp } from "./support/app.js";
+import { describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
+import { adminKey, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 
 const shopFront = "https://shop.example.co.ke";
@@ -13,10 +14,12 @@ function preflight(url: string, path: string, origin: string) {
   });
 }
 
+it.override({ appEnv: { CORS_ORIGINS: `${shopFront}, https://admin.example.co.ke/` } });
+
 describe.skipIf(skipThisTarget)("CORS", () => {
   let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ CORS_ORIGINS: `${shopFront}, https://admin.example.co.ke/` });
+  it.beforeAll(async ({ app }) => {
+    t = app;
     const created = await fetch(`${t.url}/api/v1/admin/tenants`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${adminKey}` },
@@ -24,7 +27,6 @@ describe.skipIf(skipThisTarget)("CORS", () => {
     });
     expect(created.status).toBeLessThan(300);
   });
-  afterAll(async () => t?.close());
 
   it("answers a preflight from a listed origin with that origin, credentials and the API's headers", async () => {
     for (const path of ["/api/v1/auth/login", "/trpc/auth.login"]) {

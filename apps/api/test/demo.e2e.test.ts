@@ -8,10 +8,12 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
 import { registerUser, RestClient, startTestApp, uniqueEmail } from "./support/app.js";
 import { skipThisTarget, target } from "./support/database.js";
-import { startMomoApp, startSimulator, type MomoApp, type Simulator } from "./support/fake-daraja.js";
+import type { MomoApp } from "./support/momo.js";
+import type { Simulator } from "./support/simulator.js";
 import { totpAt } from "./support/totp.js";
 
 const chromiumPath = "/usr/bin/chromium";
@@ -30,13 +32,13 @@ describe.skipIf(skipThisTarget || target !== "embedded" || !haveChromium)("demo 
   const pageErrors: string[] = [];
   const demoDir = mkdtempSync(path.join(tmpdir(), "mteja-demo-"));
 
-  beforeAll(async () => {
+  it.beforeAll(async ({ launch }) => {
     // Always a fresh build, never a stale apps/demo/dist.
     const { buildDemo } = await import("@mteja/demo/build");
     await buildDemo(demoDir);
     // Callbacks 1.5 s after the prompt, so the page is already subscribed when the payment settles.
-    sim = await startSimulator({ callbackDelayMs: 1_500 });
-    t = await startMomoApp({ darajaUrl: sim.url, env: { DEMO_DIR: demoDir } });
+    sim = await launch.sim({ callbackDelayMs: 1_500 });
+    t = await launch.momo({ darajaUrl: sim.url, env: { DEMO_DIR: demoDir } });
     browser = await chromium.launch({
       executablePath: chromiumPath,
       args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
@@ -48,8 +50,6 @@ describe.skipIf(skipThisTarget || target !== "embedded" || !haveChromium)("demo 
 
   afterAll(async () => {
     await browser?.close();
-    await t?.close();
-    await sim?.close();
     rmSync(demoDir, { recursive: true, force: true });
   });
 

@@ -5,10 +5,11 @@
  * loopback connections — not the network, not requests relayed by a proxy.
  */
 import { networkInterfaces } from "node:os";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
 import { devAdminApiKey } from "../src/runtime/admin-key.js";
 import { readSettings } from "../src/settings.js";
-import { registerUser, RestClient, startTestApp, trpcClient, type TestApp } from "./support/app.js";
+import { registerUser, RestClient, trpcClient, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 
 /** An address of this machine that is not loopback: connections to it arrive from the network interface. */
@@ -34,10 +35,9 @@ describe("defaults of NODE_ENV and HOST", () => {
 
 describe.skipIf(skipThisTarget || !networkAddress)("dev conveniences on a dev start that listens on the network", () => {
   let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ NODE_ENV: "development", MTEJA_DEV_START: "1", MOMO_SIMULATOR: "off", ADMIN_API_KEY: "" }, { host: "0.0.0.0" });
+  it.beforeAll(async ({ launch }) => {
+    t = await launch.app({ NODE_ENV: "development", MTEJA_DEV_START: "1", MOMO_SIMULATOR: "off", ADMIN_API_KEY: "" }, { host: "0.0.0.0" });
   });
-  afterAll(async () => t?.close());
 
   it("shows the dev outbox to loopback only: the network and proxied requests get 404", async () => {
     const user = await registerUser(new RestClient(t.url));
@@ -76,10 +76,9 @@ describe.skipIf(skipThisTarget || !networkAddress)("dev conveniences on a dev st
 describe.skipIf(skipThisTarget || !networkAddress)("an ADMIN_API_KEY the operator chose, on the dev start", () => {
   let t: TestApp;
   const operatorKey = "operator-chosen-key-0123456789";
-  beforeAll(async () => {
-    t = await startTestApp({ NODE_ENV: "development", MTEJA_DEV_START: "1", MOMO_SIMULATOR: "off", ADMIN_API_KEY: operatorKey }, { host: "0.0.0.0" });
+  it.beforeAll(async ({ launch }) => {
+    t = await launch.app({ NODE_ENV: "development", MTEJA_DEV_START: "1", MOMO_SIMULATOR: "off", ADMIN_API_KEY: operatorKey }, { host: "0.0.0.0" });
   });
-  afterAll(async () => t?.close());
 
   it("works from the network, and the dev key does not exist", async () => {
     const admin = (key: string) => new RestClient(overNetwork(t), "").request("GET", "/api/v1/admin/tenants", { headers: { authorization: `Bearer ${key}` } });

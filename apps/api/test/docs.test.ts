@@ -6,8 +6,9 @@
 import { existsSync } from "node:fs";
 import { appRouter } from "@mteja/domain";
 import { chromium, type Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RestClient, startTestApp, type TestApp } from "./support/app.js";
+import { afterAll, beforeAll, describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
+import { RestClient, type TestApp } from "./support/app.js";
 import { skipThisTarget, target } from "./support/database.js";
 
 type Json = Record<string, any>;
@@ -22,11 +23,10 @@ function operations(doc: Json): Array<{ method: string; path: string; op: Json }
 describe.skipIf(skipThisTarget)("API documentation", () => {
   let t: TestApp;
   let doc: Json;
-  beforeAll(async () => {
-    t = await startTestApp();
+  it.beforeAll(async ({ app }) => {
+    t = app;
     doc = (await new RestClient(t.url).get("/openapi.json")).body;
   });
-  afterAll(async () => t?.close());
 
   describe("GET /openapi.json", () => {
     it("documents every procedure that has a REST path, plus Daraja's callbacks", () => {

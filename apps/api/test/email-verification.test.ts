@@ -4,9 +4,10 @@
  * tenant-specific links and sender names, over REST and tRPC.
  */
 import { TRPCClientError } from "@trpc/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
 import { startSmtpReceiver, type ReceivedMail, type SmtpReceiver } from "../../../packages/mailer/test/support/smtp-receiver.js";
-import { adminKey, RestClient, registerUser, startTestApp, trpcClient, uniqueEmail, type TestApp } from "./support/app.js";
+import { adminKey, RestClient, registerUser, trpcClient, uniqueEmail, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 
 const appUrl = "https://shop.example.co.ke/app";
@@ -27,13 +28,12 @@ describe.skipIf(skipThisTarget)("email verification", () => {
   let client: RestClient;
   let offsetMs = 0;
 
-  beforeAll(async () => {
+  it.beforeAll(async ({ launch }) => {
     receiver = await startSmtpReceiver();
-    t = await startTestApp({ SMTP_URL: receiver.url, APP_URL: appUrl, MAIL_FROM: "hello@mteja.test" }, { now: () => new Date(Date.now() + offsetMs) });
+    t = await launch.app({ SMTP_URL: receiver.url, APP_URL: appUrl, MAIL_FROM: "hello@mteja.test" }, { now: () => new Date(Date.now() + offsetMs) });
     client = new RestClient(t.url);
   });
   afterAll(async () => {
-    await t?.close();
     await receiver?.stop();
   });
 

@@ -13,10 +13,12 @@
  */
 import { errorStatus } from "@mteja/domain";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
 import { adminKey } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import { callbackSecret, startMomoApp, startSimulator, type MomoApp, type Simulator } from "./support/fake-daraja.js";
+import { callbackSecret, type MomoApp } from "./support/momo.js";
+import type { Simulator } from "./support/simulator.js";
 
 const seed = 20_261_125;
 const runsPerOperation = 30;
@@ -193,18 +195,14 @@ describe.skipIf(skipThisTarget)("fuzz: hostile requests to every REST operation"
   let operations: Operation[];
   let bearers: string[];
 
-  beforeAll(async () => {
-    sim = await startSimulator();
-    t = await startMomoApp({ darajaUrl: sim.url, b2c: { securityCredential: sim.securityCredential }, env: { RATE_LIMITS: "off" } });
+  it.beforeAll(async ({ launch }) => {
+    sim = await launch.sim();
+    t = await launch.momo({ darajaUrl: sim.url, b2c: { securityCredential: sim.securityCredential }, env: { RATE_LIMITS: "off" } });
     const document = await (await fetch(`${t.url}/openapi.json`)).json();
     operations = operationsOf(document);
     const [customer, admin] = await Promise.all([t.customer(), t.admin()]);
     bearers = [customer.accessToken, admin.accessToken, adminKey];
   }, 60_000);
-  afterAll(async () => {
-    await t?.close();
-    await sim?.close();
-  });
 
   it("reads the operations from /openapi.json", () => {
     expect(operations.length).toBeGreaterThan(20);

@@ -3,7 +3,8 @@
  * Redis), and the client address taken only from proxies named in TRUST_PROXY.
  */
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
 import { registerUser, RestClient, startTestApp, uniqueEmail, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 import {
@@ -24,10 +25,9 @@ const randomAddress = () => `${1 + (randomBytes(1)[0]! % 220)}.${randomBytes(1)[
 describe.skipIf(skipThisTarget)("per-IP limits without a trusted proxy (TRUST_PROXY unset)", () => {
   describe("requests", () => {
     let t: TestApp;
-    beforeAll(async () => {
-      t = await startTestApp({ RATE_LIMIT_RULES: "auth_requests_per_ip=6/60" });
+    it.beforeAll(async ({ launch }) => {
+      t = await launch.app({ RATE_LIMIT_RULES: "auth_requests_per_ip=6/60" });
     });
-    afterAll(async () => t?.close());
 
     it("a different X-Forwarded-For on every request does not escape the count of the socket's address", async () => {
       const spoofing = () => new IpClient(t.url, randomAddress());
@@ -45,10 +45,9 @@ describe.skipIf(skipThisTarget)("per-IP limits without a trusted proxy (TRUST_PR
 
   describe("failed logins", () => {
     let t: TestApp;
-    beforeAll(async () => {
-      t = await startTestApp({ RATE_LIMIT_RULES: "login_failures_per_ip=3/60" });
+    it.beforeAll(async ({ launch }) => {
+      t = await launch.app({ RATE_LIMIT_RULES: "login_failures_per_ip=3/60" });
     });
-    afterAll(async () => t?.close());
 
     it("a different X-Forwarded-For on every guess does not escape the failed-login count", async () => {
       const user = await registerUser(new RestClient(t.url));
@@ -64,10 +63,9 @@ describe.skipIf(skipThisTarget)("per-IP limits without a trusted proxy (TRUST_PR
 
 describe.skipIf(skipThisTarget)("per-IP limits behind a trusted proxy (TRUST_PROXY=127.0.0.1)", () => {
   let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ TRUST_PROXY: "127.0.0.1", RATE_LIMIT_RULES: "auth_requests_per_ip=4/60" });
+  it.beforeAll(async ({ launch }) => {
+    t = await launch.app({ TRUST_PROXY: "127.0.0.1", RATE_LIMIT_RULES: "auth_requests_per_ip=4/60" });
   });
-  afterAll(async () => t?.close());
 
   it("counts the address the trusted proxy saw; addresses the client prepends change nothing", async () => {
     const client = "10.200.0.7";

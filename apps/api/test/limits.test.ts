@@ -3,10 +3,11 @@
  * The windows are shortened with RATE_LIMIT_RULES so recovery takes seconds; a trusted proxy
  * (TRUST_PROXY=127.0.0.1) lets each test present client addresses of its own.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
 import { createLimiter, limitRules, parseLimitRules } from "../src/runtime/limiter.js";
 import { readSettings } from "../src/settings.js";
-import { registerUser, RestClient, startTestApp, uniqueEmail, type TestApp } from "./support/app.js";
+import { registerUser, RestClient, uniqueEmail, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 import { IpClient, trpcMutation, uniqueIp, waitRetryAfter } from "./support/limits.js";
 
@@ -22,13 +23,12 @@ async function resetToken(t: TestApp, email: string): Promise<string> {
 
 describe.skipIf(skipThisTarget)("abuse limits", () => {
   let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({
+  it.beforeAll(async ({ launch }) => {
+    t = await launch.app({
       TRUST_PROXY: "127.0.0.1",
       RATE_LIMIT_RULES: "login_failures_per_account=3/3,login_failures_per_ip=4/3,auth_requests_per_ip=9/3",
     });
   });
-  afterAll(async () => t?.close());
 
   const as = (ip: string) => new IpClient(t.url, ip);
 
@@ -221,10 +221,9 @@ describe.skipIf(skipThisTarget)("abuse limits", () => {
 
 describe.skipIf(skipThisTarget)("RATE_LIMITS=off", () => {
   let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ RATE_LIMITS: "off", RATE_LIMIT_RULES: "login_failures_per_account=1/60,login_failures_per_ip=1/60,auth_requests_per_ip=1/60" });
+  it.beforeAll(async ({ launch }) => {
+    t = await launch.app({ RATE_LIMITS: "off", RATE_LIMIT_RULES: "login_failures_per_account=1/60,login_failures_per_ip=1/60,auth_requests_per_ip=1/60" });
   });
-  afterAll(async () => t?.close());
 
   it("turns every limit off", async () => {
     const c = new RestClient(t.url);
@@ -236,10 +235,9 @@ describe.skipIf(skipThisTarget)("RATE_LIMITS=off", () => {
 
 describe.skipIf(skipThisTarget)("default limits", () => {
   let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
+  it.beforeAll(async ({ launch }) => {
+    t = await launch.app();
   });
-  afterAll(async () => t?.close());
 
   it("are the numbers of docs/limits.md", () => {
     expect(limitRules).toEqual({

@@ -4,8 +4,9 @@
  */
 import { randomBytes } from "node:crypto";
 import { Writable } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RestClient, startTestApp, trpcClient, uniqueEmail, type TestApp } from "./support/app.js";
+import { describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
+import { RestClient, trpcClient, uniqueEmail, type TestApp } from "./support/app.js";
 import { testClock } from "./support/clock.js";
 import { skipThisTarget } from "./support/database.js";
 
@@ -18,17 +19,16 @@ describe.skipIf(skipThisTarget)("request logs", () => {
   let t: TestApp;
   let url: string;
 
-  beforeAll(async () => {
+  it.beforeAll(async ({ launch }) => {
     const stream = new Writable({
       write(chunk, _encoding, callback) {
         raw.push(...String(chunk).split("\n").filter(Boolean));
         callback();
       },
     });
-    t = await startTestApp({ LOG_LEVEL: "trace", ADMIN_API_KEY: "" }, { now: clock.now, logStream: stream });
+    t = await launch.app({ LOG_LEVEL: "trace", ADMIN_API_KEY: "" }, { now: clock.now, logStream: stream });
     url = t.url;
   });
-  afterAll(async () => t?.close());
 
   it("writes no password, token, cookie or authorization header in any line", async () => {
     const client = new RestClient(url);

@@ -3,10 +3,11 @@
  * and `"Name, Inc." <addr@x>` all start the service, and mails still go out under the shop's name, at
  * MAIL_FROM's address. Anything that is not one address still stops the start, naming the setting.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
 import { startSmtpReceiver, type SmtpReceiver } from "../../../packages/mailer/test/support/smtp-receiver.js";
 import { readSettings } from "../src/settings.js";
-import { adminKey, registerUser, RestClient, startTestApp, type TestApp } from "./support/app.js";
+import { adminKey, registerUser, RestClient, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 
 describe("MAIL_FROM forms", () => {
@@ -26,12 +27,11 @@ describe("MAIL_FROM forms", () => {
 describe.skipIf(skipThisTarget)("mail sent with a display name in MAIL_FROM", () => {
   let t: TestApp;
   let receiver: SmtpReceiver;
-  beforeAll(async () => {
+  it.beforeAll(async ({ launch }) => {
     receiver = await startSmtpReceiver();
-    t = await startTestApp({ SMTP_URL: receiver.url, MAIL_FROM: `"Shop, Inc." <no-reply@shop.co.ke>` });
+    t = await launch.app({ SMTP_URL: receiver.url, MAIL_FROM: `"Shop, Inc." <no-reply@shop.co.ke>` });
   });
   afterAll(async () => {
-    await t?.close();
     await receiver?.stop();
   });
 

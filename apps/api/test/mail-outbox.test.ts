@@ -5,9 +5,10 @@
  */
 import { createMailOutboxStore, enqueueMail, type Database } from "@mteja/db";
 import { isMailKind, newOutboxMail } from "@mteja/mailer";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
 import { startSmtpReceiver, type SmtpReceiver } from "../../../packages/mailer/test/support/smtp-receiver.js";
-import { RestClient, registerUser, startTestApp, type TestApp } from "./support/app.js";
+import { RestClient, registerUser, type TestApp } from "./support/app.js";
 import { createTestDatabase, skipThisTarget, type TestDatabase } from "./support/database.js";
 
 async function until<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 15_000): Promise<T> {
@@ -119,12 +120,11 @@ describe.skipIf(skipThisTarget)("mail delivery through an SMTP outage", () => {
   let t: TestApp;
   let receiver: SmtpReceiver;
 
-  beforeAll(async () => {
+  it.beforeAll(async ({ launch }) => {
     receiver = await startSmtpReceiver();
-    t = await startTestApp({ SMTP_URL: receiver.url });
+    t = await launch.app({ SMTP_URL: receiver.url });
   });
   afterAll(async () => {
-    await t?.close();
     await receiver?.stop();
   });
 
@@ -167,10 +167,9 @@ describe.skipIf(skipThisTarget)("mail delivery through an SMTP outage", () => {
 
 describe.skipIf(skipThisTarget)("dev outbox (no SMTP_URL, not production)", () => {
   let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
+  it.beforeAll(async ({ launch }) => {
+    t = await launch.app();
   });
-  afterAll(async () => t?.close());
 
   it("lists recent mails with their text, so the verification link can be followed", async () => {
     const client = new RestClient(t.url);
@@ -204,10 +203,9 @@ describe.skipIf(skipThisTarget)("dev outbox (no SMTP_URL, not production)", () =
 
 describe.skipIf(skipThisTarget)("production: no dev outbox, bodies scrubbed once sent", () => {
   let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ NODE_ENV: "production" });
+  it.beforeAll(async ({ launch }) => {
+    t = await launch.app({ NODE_ENV: "production" });
   });
-  afterAll(async () => t?.close());
 
   it("answers 404 for /dev/outbox and keeps no live link after sending", async () => {
     const client = new RestClient(t.url);

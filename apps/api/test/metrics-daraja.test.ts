@@ -3,11 +3,12 @@
  * given to the services (every Daraja client), the same registry given to the server's /metrics.
  */
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
 import { createMetrics } from "../src/http/metrics.js";
-import { registerUser, RestClient, startTestApp, type TestApp } from "./support/app.js";
+import { registerUser, RestClient, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import { CONSUMER_KEY, CONSUMER_SECRET, PASSKEY, SHORTCODE, startSimulator, type Simulator } from "./support/fake-daraja.js";
+import { CONSUMER_KEY, CONSUMER_SECRET, PASSKEY, SHORTCODE, type Simulator } from "./support/simulator.js";
 import { sample } from "./support/metrics.js";
 
 describe.skipIf(skipThisTarget)("Daraja metrics in the running service", () => {
@@ -15,9 +16,9 @@ describe.skipIf(skipThisTarget)("Daraja metrics in the running service", () => {
   let t: TestApp;
   let url: string;
 
-  beforeAll(async () => {
-    sim = await startSimulator();
-    t = await startTestApp({
+  it.beforeAll(async ({ launch }) => {
+    sim = await launch.sim();
+    t = await launch.app({
       MOMO_BASE_URL: sim.url,
       MOMO_CONSUMER_KEY: CONSUMER_KEY,
       MOMO_CONSUMER_SECRET: CONSUMER_SECRET,
@@ -30,10 +31,6 @@ describe.skipIf(skipThisTarget)("Daraja metrics in the running service", () => {
       MOMO_TIMEOUT_MS: "2000",
     }, { metrics: createMetrics() });
     url = t.url;
-  });
-  afterAll(async () => {
-    await t?.close();
-    await sim?.close();
   });
 
   it("times the OAuth and STK push calls an stkpush makes, by operation and outcome", async () => {

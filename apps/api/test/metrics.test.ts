@@ -1,5 +1,6 @@
 /** GET /metrics: who may read it, HTTP counts by route pattern, login outcomes, database figures, Daraja calls. */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
 import { createMetrics } from "../src/http/metrics.js";
 import { RestClient, registerUser, startTestApp, trpcClient, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
@@ -17,10 +18,9 @@ describe.skipIf(skipThisTarget)("GET /metrics", () => {
     return res.text();
   };
 
-  beforeAll(async () => {
-    t = await startTestApp({ METRICS_TOKEN: metricsToken }, { now: clock.now });
+  it.beforeAll(async ({ launch }) => {
+    t = await launch.app({ METRICS_TOKEN: metricsToken }, { now: clock.now });
   });
-  afterAll(async () => t?.close());
 
   describe("access", () => {
     it("asks for METRICS_TOKEN when it is set, and compares it exactly", async () => {

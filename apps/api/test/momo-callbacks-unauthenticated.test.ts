@@ -4,38 +4,38 @@
  * logged as one line a minute (log volume). The limit is lowered through RATE_LIMIT_RULES.
  */
 import { Writable } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
+import type { Simulator } from "./support/simulator.js";
 import { createMetrics } from "../src/http/metrics.js";
 import { testClock } from "./support/clock.js";
 import { skipThisTarget } from "./support/database.js";
-import { postCallback, startFakeDaraja, startMomoApp, stkCallbackBody, uniqueReceipt, type FakeDaraja, type MomoApp } from "./support/fake-daraja.js";
+import { postCallback, stkCallbackBody, uniqueReceipt, type MomoApp } from "./support/momo.js";
 import { sample } from "./support/metrics.js";
+
+it.override({ simOptions: { callbacks: false } });
 
 describe.skipIf(skipThisTarget)("momo callbacks without the right token", () => {
   const logLines: Array<Record<string, any>> = [];
   const clock = testClock();
   const metrics = createMetrics();
-  let fake: FakeDaraja;
+  let fake: Simulator;
   let t: MomoApp;
-  beforeAll(async () => {
-    fake = await startFakeDaraja();
+  it.beforeAll(async ({ sim, launch }) => {
+    fake = sim;
     const logStream = new Writable({
       write(chunk, _encoding, callback) {
         for (const line of String(chunk).split("\n").filter(Boolean)) logLines.push(JSON.parse(line));
         callback();
       },
     });
-    t = await startMomoApp({
+    t = await launch.momo({
       darajaUrl: fake.url,
       now: clock.now,
       logStream,
       metrics,
       env: { LOG_LEVEL: "warn", RATE_LIMIT_RULES: "unauthenticated_callbacks_stored=3/60" },
     });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await fake?.close();
   });
 
   const rejectedLines = () => logLines.filter((line) => String(line.msg).startsWith("momo callback rejected"));

@@ -1,26 +1,28 @@
 /**
- * Daraja's callbacks (docs/mpesa.md#callbacks), driven by hand against a fake Daraja: the secret token, raw
- * storage before anything else, apply-exactly-once, flagged mismatches, malformed bodies, duplicates,
- * out-of-order delivery, and a callback that beats the stkpush response.
+ * Daraja's callbacks (docs/mpesa.md#callbacks), driven by hand against a simulator that never calls
+ * back: the secret token, raw storage before anything else, apply-exactly-once, flagged mismatches,
+ * malformed bodies, duplicates, out-of-order delivery, and a callback that beats the stkpush response.
  */
 import { request as httpRequest } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
+import type { Simulator } from "./support/simulator.js";
 import { skipThisTarget } from "./support/database.js";
-import { postCallback, startFakeDaraja, startMomoApp, stkCallbackBody, uniqueReceipt, type FakeDaraja, type MomoApp } from "./support/fake-daraja.js";
+import { postCallback, stkCallbackBody, uniqueReceipt, type MomoApp } from "./support/momo.js";
 
 const ACCEPTED = { ResultCode: 0, ResultDesc: "Accepted" };
 
+it.override({ simOptions: { callbacks: false } });
+
 describe.skipIf(skipThisTarget)("momo callbacks", () => {
-  let fake: FakeDaraja;
+  let fake: Simulator;
   let t: MomoApp;
-  beforeAll(async () => {
-    fake = await startFakeDaraja();
+  it.beforeAll(async ({ sim, launch }) => {
+    fake = sim;
     // The allowlist is log-only: callbacks from 127.0.0.1 must still be processed.
-    t = await startMomoApp({ darajaUrl: fake.url, env: { MOMO_CALLBACK_ALLOWED_IPS: "196.201.214.200,196.201.214.206" } });
+    t = await launch.momo({ darajaUrl: fake.url, env: { MOMO_CALLBACK_ALLOWED_IPS: "196.201.214.200,196.201.214.206" } });
   });
   afterAll(async () => {
-    await t?.close();
-    await fake?.close();
     expect(fake.violations).toEqual([]);
   });
 

@@ -2,19 +2,21 @@
  * Two-factor under attack: code replay, drift window, otp_token lifetime, single use, binding and
  * the five-guess budget, including concurrent guesses (docs/two-factor.md, docs/sessions.md#otp-token).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminKey, RestClient, startTestApp, type TestApp } from "./support/app.js";
+import { describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
+import { adminKey, RestClient, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 import { totpAt, wrongCodeAt } from "./support/totp.js";
 import { enrolledUser, otpToken, step, totpClock } from "./support/two-factor.js";
 
+const clock = totpClock();
+it.override({ appOptions: { now: clock.now } });
+
 describe.skipIf(skipThisTarget)("two-factor security", () => {
   let t: TestApp;
-  const clock = totpClock();
-  beforeAll(async () => {
-    t = await startTestApp({}, { now: clock.now });
+  it.beforeAll(async ({ app }) => {
+    t = app;
   });
-  afterAll(async () => t?.close());
 
   const validate = (otp_token: string, code: string, tenant = "default") =>
     new RestClient(t.url, tenant).post("/api/v1/auth/otp/validate", { otp_token, code });

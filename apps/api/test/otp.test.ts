@@ -3,8 +3,9 @@
  * every error code of these operations (docs/two-factor.md).
  */
 import { TRPCClientError } from "@trpc/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminKey, registerUser, RestClient, startTestApp, trpcClient, type TestApp } from "./support/app.js";
+import { describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
+import { adminKey, registerUser, RestClient, trpcClient, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 import { totpAt, wrongCodeAt } from "./support/totp.js";
 import { enrolledUser, otpToken, step, totpClock } from "./support/two-factor.js";
@@ -21,13 +22,14 @@ async function trpcError(promise: Promise<unknown>): Promise<{ code: string; sta
   throw new Error("expected the call to fail");
 }
 
+const clock = totpClock();
+it.override({ appOptions: { now: clock.now } });
+
 describe.skipIf(skipThisTarget)("two-factor (TOTP)", () => {
   let t: TestApp;
-  const clock = totpClock();
-  beforeAll(async () => {
-    t = await startTestApp({}, { now: clock.now });
+  it.beforeAll(async ({ app }) => {
+    t = app;
   });
-  afterAll(async () => t?.close());
 
   describe("POST /api/v1/auth/otp/setup", () => {
     it("returns a 32-character base32 secret, its otpauth:// URI and a PNG QR code, uncached", async () => {

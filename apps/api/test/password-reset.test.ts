@@ -5,9 +5,10 @@
  * cap, over REST and tRPC.
  */
 import { TRPCClientError } from "@trpc/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
 import { startSmtpReceiver, type ReceivedMail, type SmtpReceiver } from "../../../packages/mailer/test/support/smtp-receiver.js";
-import { adminKey, RestClient, registerUser, startTestApp, trpcClient, uniqueEmail, type TestApp } from "./support/app.js";
+import { adminKey, RestClient, registerUser, trpcClient, uniqueEmail, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 
 const forgotAnswer = { success: true, message: "If an account exists for this email, a reset link has been sent." };
@@ -26,13 +27,12 @@ describe.skipIf(skipThisTarget)("password reset", () => {
   let client: RestClient;
   let offsetMs = 0;
 
-  beforeAll(async () => {
+  it.beforeAll(async ({ launch }) => {
     receiver = await startSmtpReceiver();
-    t = await startTestApp({ SMTP_URL: receiver.url, APP_URL: "https://shop.example.co.ke" }, { now: () => new Date(Date.now() + offsetMs) });
+    t = await launch.app({ SMTP_URL: receiver.url, APP_URL: "https://shop.example.co.ke" }, { now: () => new Date(Date.now() + offsetMs) });
     client = new RestClient(t.url);
   });
   afterAll(async () => {
-    await t?.close();
     await receiver?.stop();
   });
 

@@ -1,25 +1,26 @@
 /**
  * B2C payouts (admin only): every outcome of the simulator, the UNKNOWN → Transaction Status → settled
- * path, and the "no answer" case on a fake Daraja (UNKNOWN, never re-sent).
+ * path, and the "no answer" case on a scripted simulator (UNKNOWN, never re-sent).
  */
 import { TRPCClientError } from "@trpc/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
 import { adminKey, trpcClient } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import { postCallback, startFakeDaraja, startMomoApp, startSimulator, waitFor, type FakeDaraja, type MomoApp, type Simulator } from "./support/fake-daraja.js";
+import { postCallback, type MomoApp } from "./support/momo.js";
+import type { Simulator } from "./support/simulator.js";
+import { waitFor } from "./support/wait.js";
+
+it.override({ momoOptions: { b2c: true, env: { MOMO_RECONCILE_AFTER_SECONDS: "0" } } });
 
 describe.skipIf(skipThisTarget)("B2C payouts (simulator)", () => {
   let sim: Simulator;
   let t: MomoApp;
   let admin: { id: string; accessToken: string };
-  beforeAll(async () => {
-    sim = await startSimulator();
-    t = await startMomoApp({ darajaUrl: sim.url, b2c: { securityCredential: sim.securityCredential }, env: { MOMO_RECONCILE_AFTER_SECONDS: "0" } });
+  it.beforeAll(async ({ sim: simulator, momo }) => {
+    sim = simulator;
+    t = momo;
     admin = await t.admin();
-  });
-  afterAll(async () => {
-    await t?.close();
-    await sim?.close();
   });
 
   const payout = (body: Record<string, unknown>, token = admin.accessToken, headers: Record<string, string> = {}) =>
@@ -164,18 +165,16 @@ describe.skipIf(skipThisTarget)("B2C payouts (simulator)", () => {
   });
 });
 
-describe.skipIf(skipThisTarget)("B2C when Daraja fails (fake Daraja)", () => {
-  let fake: FakeDaraja;
+describe.skipIf(skipThisTarget)("B2C when Daraja fails (scripted simulator)", () => {
+  let fake: Simulator;
   let t: MomoApp;
   let admin: { id: string; accessToken: string };
-  beforeAll(async () => {
-    fake = await startFakeDaraja();
-    t = await startMomoApp({ darajaUrl: fake.url, b2c: { securityCredential: Buffer.from("credential").toString("base64") }, env: { MOMO_TIMEOUT_MS: "400" } });
+  it.beforeAll(async ({ launch }) => {
+    fake = await launch.sim({ callbacks: false });
+    t = await launch.momo({ darajaUrl: fake.url, b2c: { securityCredential: Buffer.from("credential").toString("base64") }, env: { MOMO_TIMEOUT_MS: "400" } });
     admin = await t.admin();
   });
   afterAll(async () => {
-    await t?.close();
-    await fake?.close();
     expect(fake.violations).toEqual([]);
   });
 
@@ -210,7 +209,7 @@ describe.skipIf(skipThisTarget)("B2C when Daraja fails (fake Daraja)", () => {
 
     const report = await t.reconciler.runOnce();
     expect(report.payoutsQueried).toBe(1);
-    const query = fake.requests.filter((r) => r.endpoint === "transactionstatus").at(-1)!;
+    const query = fake.received.filter((r) => r.operation === "transactionstatus").at(-1)!;
     expect(query.body).toMatchObject({ OriginatorConversationID: ocid, CommandID: "TransactionStatusQuery", IdentifierType: "4" });
     expect(query.body.ResultURL).toContain("/api/momo/callback/b2c/status?token=");
 

@@ -13,7 +13,7 @@ import { createServices, type Services } from "../src/runtime/services.js";
 import { readSettings } from "../src/settings.js";
 import { registerUser, RestClient } from "./support/app.js";
 import { createTestDatabase, skipThisTarget, type TestDatabase } from "./support/database.js";
-import { waitFor } from "./support/fake-daraja.js";
+import { waitFor } from "./support/wait.js";
 import { freePort } from "./support/ports.js";
 
 const silent = { info() {}, warn() {}, error() {}, debug() {} };

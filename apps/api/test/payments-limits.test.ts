@@ -4,10 +4,12 @@
  * by prompts). Low rules through RATE_LIMIT_RULES; both transports.
  */
 import { TRPCClientError } from "@trpc/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
+import type { Simulator } from "./support/simulator.js";
 import { adminKey, registerUser, RestClient, trpcClient, type HttpResult } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import { startFakeDaraja, startMomoApp, type FakeDaraja, type MomoApp } from "./support/fake-daraja.js";
+import type { MomoApp } from "./support/momo.js";
 
 function expectRateLimited(result: HttpResult, maxSeconds: number) {
   expect(result.status).toBe(429);
@@ -26,25 +28,25 @@ function expectTrpcRateLimited(error: unknown) {
   expect(e.data.retryAfter).toBeGreaterThan(0);
 }
 
+it.override({ simOptions: { callbacks: false } });
+
 describe.skipIf(skipThisTarget)("payment request limits", () => {
-  let fake: FakeDaraja;
-  beforeAll(async () => {
-    fake = await startFakeDaraja();
+  let fake: Simulator;
+  it.beforeAll(async ({ sim }) => {
+    fake = sim;
   });
   afterAll(async () => {
-    await fake?.close();
     expect(fake.violations).toEqual([]);
   });
 
   describe("per customer and per phone per minute", () => {
     let t: MomoApp;
-    beforeAll(async () => {
-      t = await startMomoApp({
+    it.beforeAll(async ({ launch }) => {
+      t = await launch.momo({
         darajaUrl: fake.url,
         env: { RATE_LIMIT_RULES: "stkquery_per_user=3/60,stk_prompts_per_phone_minute=2/60,stkpush_per_user=3/60" },
       });
     });
-    afterAll(async () => t?.close());
 
     const push = (token: string, phone: string) => t.rest.post("/api/momo/stkpush", { phone, amount: 100 }, token);
 
@@ -113,10 +115,9 @@ describe.skipIf(skipThisTarget)("payment request limits", () => {
 
   describe("per phone per hour", () => {
     let t: MomoApp;
-    beforeAll(async () => {
-      t = await startMomoApp({ darajaUrl: fake.url, env: { RATE_LIMIT_RULES: "stk_prompts_per_phone_minute=100/60,stk_prompts_per_phone_hour=3/3600" } });
+    it.beforeAll(async ({ launch }) => {
+      t = await launch.momo({ darajaUrl: fake.url, env: { RATE_LIMIT_RULES: "stk_prompts_per_phone_minute=100/60,stk_prompts_per_phone_hour=3/3600" } });
     });
-    afterAll(async () => t?.close());
 
     it("a phone gets at most 3 (here) prompts an hour; the wait is the rest of the hour", async () => {
       const user = await t.customer();

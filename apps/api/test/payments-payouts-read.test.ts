@@ -4,10 +4,13 @@
  * keyset pagination; customers are FORBIDDEN; another tenant's admin sees nothing (NOT_FOUND by id).
  */
 import { TRPCClientError } from "@trpc/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
 import { adminKey, registerUser, RestClient, trpcClient } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import { startMomoApp, startSimulator, waitFor, type MomoApp, type Simulator } from "./support/fake-daraja.js";
+import type { MomoApp } from "./support/momo.js";
+import type { Simulator } from "./support/simulator.js";
+import { waitFor } from "./support/wait.js";
 
 const shopB = "payout-shop-b";
 const viewKeys = [
@@ -60,9 +63,9 @@ describe.skipIf(skipThisTarget)("payout reads (simulator)", () => {
   };
   const ids = (page: { payouts: { originatorConversationId: string }[] }) => page.payouts.map((p) => p.originatorConversationId);
 
-  beforeAll(async () => {
-    sim = await startSimulator();
-    t = await startMomoApp({ darajaUrl: sim.url, b2c: { securityCredential: sim.securityCredential } });
+  it.beforeAll(async ({ launch }) => {
+    sim = await launch.sim();
+    t = await launch.momo({ darajaUrl: sim.url, b2c: { securityCredential: sim.securityCredential } });
     admin = await t.admin();
     customer = await t.customer();
 
@@ -86,10 +89,6 @@ describe.skipIf(skipThisTarget)("payout reads (simulator)", () => {
     failed = await send({ phone: "0722000111", amount: 11 });
     await settled(failed);
     sentAfter = new Date();
-  });
-  afterAll(async () => {
-    await t?.close();
-    await sim?.close();
   });
 
   it("answers a settled payout by id with its result (SUCCESS: receipt and receiver)", async () => {

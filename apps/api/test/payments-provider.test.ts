@@ -5,10 +5,12 @@
  * never sent). Otherwise its outcome is unknown: 202, PENDING until its callback or TIMEOUT.
  */
 import { createServer } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, registerUser, RestClient, type TestApp } from "./support/app.js";
+import { afterAll, describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
+import type { Simulator } from "./support/simulator.js";
+import { registerUser, RestClient, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import { postCallback, startFakeDaraja, startMomoApp, stkCallbackBody, uniqueReceipt, type FakeDaraja, type MomoApp } from "./support/fake-daraja.js";
+import { postCallback, stkCallbackBody, uniqueReceipt, type MomoApp } from "./support/momo.js";
 
 async function closedPort(): Promise<number> {
   const server = createServer();
@@ -22,10 +24,9 @@ const daraja = (status: number, errorCode: string, errorMessage: string) => ({ s
 
 describe.skipIf(skipThisTarget)("Daraja down", () => {
   let t: MomoApp;
-  beforeAll(async () => {
-    t = await startMomoApp({ darajaUrl: `http://127.0.0.1:${await closedPort()}` });
+  it.beforeAll(async ({ launch }) => {
+    t = await launch.momo({ darajaUrl: `http://127.0.0.1:${await closedPort()}` });
   });
-  afterAll(async () => t?.close());
 
   it("answers 503 and leaves the stored payment FAILED; a retry with the key answers the same", async () => {
     const user = await t.customer();
@@ -47,10 +48,9 @@ describe.skipIf(skipThisTarget)("Daraja down", () => {
 
 describe.skipIf(skipThisTarget)("M-Pesa not configured", () => {
   let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
+  it.beforeAll(async ({ launch }) => {
+    t = await launch.app();
   });
-  afterAll(async () => t?.close());
 
   it("answers PAYMENT_PROVIDER_UNAVAILABLE and stores nothing; callbacks are rejected (no secret)", async () => {
     const rest = new RestClient(t.url);
@@ -63,16 +63,14 @@ describe.skipIf(skipThisTarget)("M-Pesa not configured", () => {
   });
 });
 
-describe.skipIf(skipThisTarget)("Daraja errors and slowness (fake Daraja)", () => {
-  let fake: FakeDaraja;
+describe.skipIf(skipThisTarget)("Daraja errors and slowness (scripted simulator)", () => {
+  let fake: Simulator;
   let t: MomoApp;
-  beforeAll(async () => {
-    fake = await startFakeDaraja();
-    t = await startMomoApp({ darajaUrl: fake.url, env: { MOMO_TIMEOUT_MS: "400" } });
+  it.beforeAll(async ({ launch }) => {
+    fake = await launch.sim({ callbacks: false });
+    t = await launch.momo({ darajaUrl: fake.url, env: { MOMO_TIMEOUT_MS: "400" } });
   });
   afterAll(async () => {
-    await t?.close();
-    await fake?.close();
     expect(fake.violations).toEqual([]);
   });
 
@@ -162,10 +160,10 @@ describe.skipIf(skipThisTarget)("Daraja errors and slowness (fake Daraja)", () =
     expect(fake.count("stkquery")).toBe(queriesBefore);
   });
 
-  it("sends Daraja exactly what it checks (the fake found no violation)", async () => {
+  it("sends Daraja exactly what it checks (the simulator found no violation)", async () => {
     const user = await t.customer();
     expect((await push(user.accessToken, { phone: "0112345678", amount: 250_000, reference: "INV 2026/11", description: "Order 42" })).status).toBe(200);
-    const sent = fake.requests.filter((r) => r.endpoint === "stkpush").at(-1)!.body;
+    const sent = fake.received.filter((r) => r.operation === "stkpush").at(-1)!.body;
     expect(sent).toMatchObject({ BusinessShortCode: "174379", TransactionType: "CustomerPayBillOnline", Amount: 250_000, PartyA: "254112345678", PartyB: "174379", PhoneNumber: "254112345678", AccountReference: "INV 2026/11", TransactionDesc: "Order 42" });
     expect(fake.violations).toEqual([]);
   });

@@ -4,27 +4,26 @@
  * several reconcilers at once, and pacing. The service clock is driven by hand.
  */
 import { createReconciler } from "@mteja/domain";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
 import { testClock } from "./support/clock.js";
 import { skipThisTarget } from "./support/database.js";
-import { postCallback, startMomoApp, startSimulator, stkCallbackBody, uniqueReceipt, waitFor, type MomoApp, type Simulator } from "./support/fake-daraja.js";
+import { postCallback, stkCallbackBody, uniqueReceipt, type MomoApp } from "./support/momo.js";
+import type { Simulator } from "./support/simulator.js";
+import { waitFor } from "./support/wait.js";
 
 describe.skipIf(skipThisTarget)("payment reconciliation", () => {
   let sim: Simulator;
   let t: MomoApp;
   const clock = testClock();
   let user: { id: string; accessToken: string };
-  beforeAll(async () => {
-    sim = await startSimulator({ callbackDelayMs: 30 });
-    t = await startMomoApp({ darajaUrl: sim.url, now: clock.now, b2c: { securityCredential: sim.securityCredential }, env: { RATE_LIMITS: "off" } });
+  it.beforeAll(async ({ launch }) => {
+    sim = await launch.sim({ callbackDelayMs: 30 });
+    t = await launch.momo({ darajaUrl: sim.url, now: clock.now, b2c: { securityCredential: sim.securityCredential }, env: { RATE_LIMITS: "off" } });
   });
   // Access tokens follow the service clock, which these tests move by days: a fresh customer per test.
   beforeEach(async () => {
     user = await t.customer();
-  });
-  afterAll(async () => {
-    await t?.close();
-    await sim?.close();
   });
 
   async function push(amount: number): Promise<string> {

@@ -3,23 +3,22 @@
  * outcome the simulator can produce, each settled by its real callback (docs/mpesa.md).
  */
 import { TRPCClientError } from "@trpc/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
 import { RestClient, trpcClient } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import { startMomoApp, startSimulator, waitFor, type MomoApp, type Simulator } from "./support/fake-daraja.js";
+import type { MomoApp } from "./support/momo.js";
 import { createShop, shopAdmin } from "./support/shop-momo.js";
+import type { Simulator } from "./support/simulator.js";
+import { waitFor } from "./support/wait.js";
 
 describe.skipIf(skipThisTarget)("STK push and query (simulator)", () => {
   let sim: Simulator;
   let t: MomoApp;
-  beforeAll(async () => {
+  it.beforeAll(async ({ launch }) => {
     // Long enough for "still open at Daraja" to be observable under load.
-    sim = await startSimulator({ callbackDelayMs: 400 });
-    t = await startMomoApp({ darajaUrl: sim.url });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await sim?.close();
+    sim = await launch.sim({ callbackDelayMs: 400 });
+    t = await launch.momo({ darajaUrl: sim.url });
   });
 
   async function push(token: string, body: Record<string, unknown>, headers: Record<string, string> = {}) {

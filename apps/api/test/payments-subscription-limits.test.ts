@@ -3,10 +3,12 @@
  * subscription ends when the session it was opened in ends (logout, password change, role change).
  */
 import { TRPCClientError } from "@trpc/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
 import { adminKey, registerUser, RestClient } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import { startFakeDaraja, startMomoApp, waitFor, type FakeDaraja, type MomoApp } from "./support/fake-daraja.js";
+import type { MomoApp } from "./support/momo.js";
+import { waitFor } from "./support/wait.js";
 import { subscriptionClient } from "./support/subscriptions.js";
 
 interface OpenSubscription {
@@ -17,17 +19,13 @@ interface OpenSubscription {
   unsubscribe(): void;
 }
 
+// The simulator accepts prompts and never calls back: payments stay PENDING and streams stay open.
+it.override({ simOptions: { callbacks: false } });
+
 describe.skipIf(skipThisTarget)("payments.onStatus limits", () => {
-  let fake: FakeDaraja;
   let t: MomoApp;
-  beforeAll(async () => {
-    // The fake Daraja accepts prompts and never calls back: payments stay PENDING and streams stay open.
-    fake = await startFakeDaraja();
-    t = await startMomoApp({ darajaUrl: fake.url });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await fake?.close();
+  it.beforeAll(async ({ momo }) => {
+    t = momo;
   });
 
   function subscribe(token: string, checkoutRequestId: string): OpenSubscription {

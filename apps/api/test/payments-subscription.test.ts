@@ -3,21 +3,19 @@
  * status changes until it is terminal.
  */
 import { TRPCClientError } from "@trpc/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
 import { skipThisTarget } from "./support/database.js";
-import { startMomoApp, startSimulator, type MomoApp, type Simulator } from "./support/fake-daraja.js";
+import type { MomoApp } from "./support/momo.js";
+import type { Simulator } from "./support/simulator.js";
 import { subscriptionClient } from "./support/subscriptions.js";
 
 describe.skipIf(skipThisTarget)("payments.onStatus subscription", () => {
   let sim: Simulator;
   let t: MomoApp;
-  beforeAll(async () => {
-    sim = await startSimulator({ callbackDelayMs: 400 });
-    t = await startMomoApp({ darajaUrl: sim.url });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await sim?.close();
+  it.beforeAll(async ({ launch }) => {
+    sim = await launch.sim({ callbackDelayMs: 400 });
+    t = await launch.momo({ darajaUrl: sim.url });
   });
 
   it("delivers PENDING, then SUCCESS when the callback lands, then ends", async () => {

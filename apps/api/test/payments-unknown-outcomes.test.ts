@@ -6,33 +6,25 @@
  * phone, amount and reference match, or becomes TIMEOUT. Only "never sent" (no connection, no OAuth
  * token) is 503, and only Daraja's own refusal is 502.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeEach, describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
 import { testClock } from "./support/clock.js";
 import { skipThisTarget } from "./support/database.js";
-import {
-  gatewayPage,
-  postCallback,
-  startFakeDaraja,
-  startMomoApp,
-  stkCallbackBody,
-  uniqueReceipt,
-  type FakeDaraja,
-  type FakeRequest,
-  type MomoApp,
-} from "./support/fake-daraja.js";
+import { postCallback, stkCallbackBody, uniqueReceipt, type MomoApp } from "./support/momo.js";
+import { gatewayPage, type ReceivedRequest, type Simulator } from "./support/simulator.js";
 
 const ACCEPTED = { ResultCode: 0, ResultDesc: "Accepted" };
 const WINDOW_SECONDS = 300;
 
-describe.skipIf(skipThisTarget)("unknown outcomes (fake Daraja)", () => {
-  let fake: FakeDaraja;
+describe.skipIf(skipThisTarget)("unknown outcomes (scripted simulator)", () => {
+  let fake: Simulator;
   let t: MomoApp;
   const clock = testClock();
   let user: { id: string; accessToken: string };
   let admin: { id: string; accessToken: string };
-  beforeAll(async () => {
-    fake = await startFakeDaraja();
-    t = await startMomoApp({
+  it.beforeAll(async ({ launch }) => {
+    fake = await launch.sim({ callbacks: false });
+    t = await launch.momo({
       darajaUrl: fake.url,
       now: clock.now,
       b2c: { securityCredential: Buffer.from("credential").toString("base64") },
@@ -45,17 +37,15 @@ describe.skipIf(skipThisTarget)("unknown outcomes (fake Daraja)", () => {
     admin = await t.admin();
   });
   afterAll(async () => {
-    await t?.close();
-    await fake?.close();
     expect(fake.violations).toEqual([]);
   });
 
   const push = (body: Record<string, unknown>, headers: Record<string, string> = {}) => t.rest.request("POST", "/api/momo/stkpush", { body, token: user.accessToken, headers });
   const payout = (body: Record<string, unknown>, headers: Record<string, string> = {}) => t.rest.request("POST", "/api/momo/b2c", { body, token: admin.accessToken, headers });
   const paymentById = (id: string) => t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id } });
-  const lastPush = (): FakeRequest => fake.requests.filter((r) => r.endpoint === "stkpush").at(-1)!;
+  const lastPush = (): ReceivedRequest => fake.received.filter((r) => r.operation === "stkpush").at(-1)!;
   /** The callback Daraja would send for a prompt it did start, to the CallBackURL the push carried. */
-  const darajaCallback = (request: FakeRequest, resultCode: number, metadata: { amount?: number; phone?: string; receipt?: string }) => {
+  const darajaCallback = (request: ReceivedRequest, resultCode: number, metadata: { amount?: number; phone?: string; receipt?: string }) => {
     const ids = { checkoutRequestId: `ws_CO_unknown${Date.now()}${Math.floor(Math.random() * 1e6)}`, merchantRequestId: `mr-${Date.now()}` };
     return { ids, send: () => postCallback(request.body.CallBackURL, stkCallbackBody(ids, resultCode, metadata)) };
   };
@@ -291,7 +281,7 @@ describe.skipIf(skipThisTarget)("unknown outcomes (fake Daraja)", () => {
       expect(fake.count("b2c")).toBe(payoutsBefore + 1);
 
       await t.reconciler.runOnce();
-      const query = fake.requests.filter((r) => r.endpoint === "transactionstatus").at(-1)!;
+      const query = fake.received.filter((r) => r.operation === "transactionstatus").at(-1)!;
       expect(query.body.OriginatorConversationID).toBe(ocid);
       expect(fake.count("b2c")).toBe(payoutsBefore + 1);
     });
@@ -316,17 +306,13 @@ describe.skipIf(skipThisTarget)("unknown outcomes (fake Daraja)", () => {
 });
 
 describe.skipIf(skipThisTarget)("the in-flight window follows the Daraja client's worst case", () => {
-  let fake: FakeDaraja;
+  let fake: Simulator;
   let t: MomoApp;
   const clock = testClock();
-  beforeAll(async () => {
-    fake = await startFakeDaraja();
+  it.beforeAll(async ({ launch }) => {
+    fake = await launch.sim({ callbacks: false });
     // Worst case of one push with a 60 s timeout: 2 × (3 OAuth attempts + 1 s of pauses + the push) = 482 s.
-    t = await startMomoApp({ darajaUrl: fake.url, now: clock.now, b2c: { securityCredential: Buffer.from("credential").toString("base64") }, env: { MOMO_TIMEOUT_MS: "60000" } });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await fake?.close();
+    t = await launch.momo({ darajaUrl: fake.url, now: clock.now, b2c: { securityCredential: Buffer.from("credential").toString("base64") }, env: { MOMO_TIMEOUT_MS: "60000" } });
   });
 
   it("neither times out a push that may still be waiting for Daraja nor flags a callback kept for it", async () => {
@@ -361,7 +347,7 @@ describe.skipIf(skipThisTarget)("the in-flight window follows the Daraja client'
       data: { tenantId: "default", requestedBy: admin.id, phone: "254712345678", amount: 660, commandId: "BusinessPayment", remarks: "Payout", originatorConversationId: `stale-${Date.now()}`, idempotencyKey: "stale-payout", createdAt: now, updatedAt: now },
     });
     clock.advance(483);
-    const calls = fake.requests.length;
+    const calls = fake.received.length;
     const started = Date.now();
     const push = await t.rest.request("POST", "/api/momo/stkpush", { body: { phone: "0712345678", amount: 66, reference: "K66" }, token: user.accessToken, headers: { "idempotency-key": "stale-push" } });
     expect(push.status).toBe(202);
@@ -370,20 +356,16 @@ describe.skipIf(skipThisTarget)("the in-flight window follows the Daraja client'
     expect(paid.status).toBe(202);
     expect(paid.body.data).toEqual({ conversationId: null, originatorConversationId: payout.originatorConversationId, status: "PENDING" });
     expect(Date.now() - started).toBeLessThan(3_000);
-    expect(fake.requests.length).toBe(calls);
+    expect(fake.received.length).toBe(calls);
   });
 });
 
 describe.skipIf(skipThisTarget)("a push storing its ids while its callback is being applied", () => {
-  let fake: FakeDaraja;
+  let fake: Simulator;
   let t: MomoApp;
-  beforeAll(async () => {
-    fake = await startFakeDaraja();
-    t = await startMomoApp({ darajaUrl: fake.url });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await fake?.close();
+  it.beforeAll(async ({ launch }) => {
+    fake = await launch.sim({ callbacks: false });
+    t = await launch.momo({ darajaUrl: fake.url });
   });
 
   it("never flags the callback for good (prompts in flight are counted before the CheckoutRequestID lookup)", async () => {

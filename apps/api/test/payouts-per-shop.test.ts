@@ -4,32 +4,31 @@
  * Nairobi day (422 on amount), also when payouts are requested at once.
  */
 import { TRPCClientError } from "@trpc/client";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
 import { RestClient, trpcClient, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import { B2C_SHORTCODE, INITIATOR_NAME, startFakeDaraja, type FakeDaraja } from "./support/fake-daraja.js";
-import { adminApi, createShop, OWN_B2C, OWN_STK, PLATFORM, shopAdmin, startShopApp } from "./support/shop-momo.js";
+import { B2C_SHORTCODE, INITIATOR_NAME, type Simulator } from "./support/simulator.js";
+import { adminApi, createShop, OWN_B2C, OWN_STK, PLATFORM, platformEnv, shopAdmin } from "./support/shop-momo.js";
+
+it.override({ simOptions: { callbacks: false } });
 
 describe.skipIf(skipThisTarget)("payouts per shop", () => {
-  let fake: FakeDaraja;
+  let fake: Simulator;
   let t: TestApp;
   // 23:50 in Nairobi (UTC+3): ten minutes before a new Nairobi day.
   let clock = new Date("2026-11-24T20:50:00.000Z");
-  beforeAll(async () => {
-    fake = await startFakeDaraja();
-    t = await startShopApp(fake.url, { now: () => clock });
+  it.beforeAll(async ({ sim, launch }) => {
+    fake = sim;
+    t = await launch.app(platformEnv(sim.url), { now: () => clock });
   });
   beforeEach(() => {
     clock = new Date("2026-11-24T20:50:00.000Z");
   });
-  afterAll(async () => {
-    await t?.close();
-    await fake?.close();
-  });
 
   const payout = (tenantId: string, token: string, amount: number, headers: Record<string, string> = {}) =>
     new RestClient(t.url, tenantId).request("POST", "/api/momo/b2c", { body: { phone: "0712345678", amount }, token, headers });
-  const sentB2c = (since: number) => fake.requests.filter((r) => r.endpoint === "b2c").slice(since);
+  const sentB2c = (since: number) => fake.received.filter((r) => r.operation === "b2c").slice(since);
   const payoutsOf = (tenantId: string) => t.deps.db.unscoped.payout.count({ where: { tenantId } });
   /** A shop with its own STK and B2C accounts and the given payout settings. */
   const shopWithPayouts = async (id: string, b2c: Record<string, unknown>) => {

@@ -1,7 +1,8 @@
 /** Time and chance come from the injected Clock and Random ports (Deps.clock, Deps.random), so a test can drive them. */
 import { cryptoRandom, type Random } from "@mteja/domain";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registerUser, RestClient, startTestApp, type TestApp } from "./support/app.js";
+import { describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
+import { registerUser, RestClient, type TestApp } from "./support/app.js";
 import { testClock } from "./support/clock.js";
 import { skipThisTarget } from "./support/database.js";
 
@@ -29,14 +30,15 @@ function jwtClaims(token: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString("utf8"));
 }
 
+const clock = testClock(Date.parse("2031-01-01T00:00:00.000Z"));
+const recorded = recordingRandom();
+it.override({ appOptions: { now: clock.now, random: recorded.random } });
+
 describe.skipIf(skipThisTarget)("the Clock and Random ports", () => {
   let t: TestApp;
-  const clock = testClock(Date.parse("2031-01-01T00:00:00.000Z"));
-  const recorded = recordingRandom();
-  beforeAll(async () => {
-    t = await startTestApp({}, { now: clock.now, random: recorded.random });
+  it.beforeAll(async ({ app }) => {
+    t = app;
   });
-  afterAll(async () => t?.close());
 
   it("makes the refresh token and the access token's id from the Random port, and dates from the Clock", async () => {
     const c = new RestClient(t.url);

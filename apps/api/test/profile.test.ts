@@ -1,23 +1,25 @@
 /** GET/PUT /me and PUT /me/password, token/tenant checks (docs/tenants.md), JWKS verification. */
 import jwt from "jsonwebtoken";
 import { createPublicKey } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminKey, registerUser, RestClient, startTestApp, type TestApp } from "./support/app.js";
+import { describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
+import { adminKey, registerUser, RestClient, type TestApp } from "./support/app.js";
 import { testClock } from "./support/clock.js";
 import { skipThisTarget } from "./support/database.js";
 
+const clock = testClock();
+it.override({ appOptions: { now: clock.now } });
+
 describe.skipIf(skipThisTarget)("profile API", () => {
   let t: TestApp;
-  const clock = testClock();
-  beforeAll(async () => {
-    t = await startTestApp({}, { now: clock.now });
+  it.beforeAll(async ({ app }) => {
+    t = app;
     const created = await new RestClient(t.url).request("POST", "/api/v1/admin/tenants", {
       body: { id: "second-shop", name: "Second Shop" },
       headers: { authorization: `Bearer ${adminKey}` },
     });
     expect(created.status).toBe(200);
   });
-  afterAll(async () => t?.close());
 
   it("GET /me returns exactly the documented fields", async () => {
     const c = new RestClient(t.url);

@@ -7,10 +7,11 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { Writable } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { registerUser, RestClient, startTestApp, type TestApp } from "./support/app.js";
+import { afterAll, describe, expect, vi } from "vitest";
+import { it } from "./support/fixture.js";
+import { registerUser, RestClient, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import { waitFor } from "./support/fake-daraja.js";
+import { waitFor } from "./support/wait.js";
 import { sample } from "./support/metrics.js";
 import { freePort } from "./support/ports.js";
 
@@ -60,7 +61,7 @@ describe.skipIf(skipThisTarget || !haveRedisServer)("a Redis outage", () => {
   };
   const shared = async () => sample(await (await fetch(`${t.url}/metrics`)).text(), "mteja_rate_limit_store_shared");
 
-  beforeAll(async () => {
+  it.beforeAll(async ({ launch }) => {
     port = await freePort();
     redis = await startRedis(port);
     const logStream = new Writable({
@@ -69,10 +70,9 @@ describe.skipIf(skipThisTarget || !haveRedisServer)("a Redis outage", () => {
         callback();
       },
     });
-    t = await startTestApp({ REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_KEY_PREFIX: `outage-${port}`, LOG_LEVEL: "debug" }, { logStream });
+    t = await launch.app({ REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_KEY_PREFIX: `outage-${port}`, LOG_LEVEL: "debug" }, { logStream });
   });
   afterAll(async () => {
-    await t?.close();
     if (redis && redis.exitCode === null) await stopRedis(redis);
     consoleError.mockRestore();
   });

@@ -3,23 +3,23 @@
  * (docs/tenants.md#data-scoping) rather than a tenant filter written into each query: a credential
  * of one shop presented to another changes nothing there or at home.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminKey, registerUser, RestClient, startTestApp, type TestApp } from "./support/app.js";
+import { describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
+import { adminKey, registerUser, RestClient, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 
 describe.skipIf(skipThisTarget)("tenant isolation of account operations", () => {
   let t: TestApp;
   const otherShop = "isolation-other";
 
-  beforeAll(async () => {
-    t = await startTestApp();
+  it.beforeAll(async ({ app }) => {
+    t = app;
     const created = await new RestClient(t.url, "").request("POST", "/api/v1/admin/tenants", {
       body: { id: otherShop, name: "Other shop" },
       headers: { authorization: `Bearer ${adminKey}` },
     });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
   });
-  afterAll(async () => t?.close());
 
   it("logout at another shop with this shop's refresh cookie ends no session", async () => {
     const home = new RestClient(t.url);

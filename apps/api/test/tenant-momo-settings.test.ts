@@ -4,33 +4,32 @@
  * is always paid into it, never into the platform's.
  */
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
 import { RestClient, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import { PASSKEY, SHORTCODE, startFakeDaraja, type FakeDaraja } from "./support/fake-daraja.js";
-import { adminApi, createShop, OWN_B2C, OWN_STK, PLATFORM, shopCustomer, startShopApp } from "./support/shop-momo.js";
+import { PASSKEY, SHORTCODE, type Simulator } from "./support/simulator.js";
+import { adminApi, createShop, OWN_B2C, OWN_STK, PLATFORM, platformEnv, shopCustomer, startShopApp } from "./support/shop-momo.js";
+
+it.override({ simOptions: { callbacks: false } });
 
 describe.skipIf(skipThisTarget)("per-shop M-Pesa settings", () => {
-  let fake: FakeDaraja;
+  let fake: Simulator;
   let t: TestApp;
   const dataKey = randomBytes(32).toString("hex");
-  beforeAll(async () => {
-    fake = await startFakeDaraja();
-    t = await startShopApp(fake.url, { dataKey });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await fake?.close();
+  it.beforeAll(async ({ sim, launch }) => {
+    fake = sim;
+    t = await launch.app(platformEnv(sim.url, dataKey));
   });
 
   const patch = (id: string, body: unknown) => adminApi(t, "PATCH", `/api/v1/admin/tenants/${id}`, body);
   const storedMomo = async (id: string) => ((await t.deps.db.unscoped.tenant.findUniqueOrThrow({ where: { id } })).settings as any).momo;
-  /** Pushes a prompt as a customer of the shop; answers what the fake Daraja received. */
+  /** Pushes a prompt as a customer of the shop; answers what the simulator received. */
   const pushAsCustomerOf = async (tenantId: string) => {
     const customer = await shopCustomer(t, tenantId);
     const before = fake.count("stkpush");
     const answer = await new RestClient(t.url, tenantId).post("/api/momo/stkpush", { phone: "0712345678", amount: 100 }, customer.accessToken);
-    const sent = fake.requests.filter((r) => r.endpoint === "stkpush").slice(before);
+    const sent = fake.received.filter((r) => r.operation === "stkpush").slice(before);
     return { status: answer.status, sent };
   };
   const passwordFor = (shortcode: string, passkey: string, timestamp: string) => Buffer.from(`${shortcode}${passkey}${timestamp}`).toString("base64");
@@ -144,7 +143,7 @@ describe.skipIf(skipThisTarget)("per-shop M-Pesa settings", () => {
       const before = fake.count("stkpush");
       const pushed = await new RestClient(restarted.url, "duka-legacy").post("/api/momo/stkpush", { phone: "0712345678", amount: 100 }, customer.accessToken);
       expect(pushed.status).toBe(200);
-      const sent = fake.requests.filter((r) => r.endpoint === "stkpush").slice(before);
+      const sent = fake.received.filter((r) => r.operation === "stkpush").slice(before);
       expect(sent[0]!.body.Password).toBe(passwordFor(SHORTCODE, PASSKEY, sent[0]!.body.Timestamp));
     } finally {
       await restarted.close();

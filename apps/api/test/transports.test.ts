@@ -1,8 +1,9 @@
 /** One procedure, two transports: tRPC (/trpc) and REST (trpc-to-openapi) give the same results. */
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { TRPCClientError } from "@trpc/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registerUser, RestClient, startTestApp, trpcClient, uniqueEmail, type TestApp } from "./support/app.js";
+import { describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
+import { registerUser, RestClient, trpcClient, uniqueEmail, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 
 async function trpcError(promise: Promise<unknown>) {
@@ -17,10 +18,9 @@ async function trpcError(promise: Promise<unknown>) {
 
 describe.skipIf(skipThisTarget)("tRPC and REST", () => {
   let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
+  it.beforeAll(async ({ app }) => {
+    t = app;
   });
-  afterAll(async () => t?.close());
 
   it("register over tRPC, then the same account over REST, and /me is identical on both", async () => {
     const client = trpcClient(t.url, () => ({ "x-tenant-id": "default" }));

@@ -2,8 +2,9 @@
  * tRPC batches: at most 10 calls in one request. A larger batch answers 400 MALFORMED_REQUEST and none
  * of its calls run (GET queries and POST mutations alike).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registerUser, RestClient, startTestApp, type TestApp } from "./support/app.js";
+import { describe, expect } from "vitest";
+import { it } from "./support/fixture.js";
+import { registerUser, RestClient, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 
 const address = {
@@ -17,10 +18,9 @@ const address = {
 
 describe.skipIf(skipThisTarget)("tRPC batch size", () => {
   let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
+  it.beforeAll(async ({ app }) => {
+    t = app;
   });
-  afterAll(async () => t?.close());
 
   async function createAddressesInOneBatch(token: string, calls: number) {
     const paths = Array.from({ length: calls }, () => "addresses.create").join(",");

@@ -20,3 +20,5 @@ export type { SimulatorKeyFiles, SimulatorKeyPair } from "./credentials.js";
 export type { CallbackKind, LoggedCallback, LoggedRequest, QueuedOutcome } from "./state.js";
 export { simulatorSettingsFromEnv } from "./env.js";
 export type { SimulatorSettings } from "./env.js";
+export { createSimScripts } from "./scripts.js";
+export type { ReceivedRequest, SimAnswer, SimOperation, SimScript, SimScriptBook, SimScripts } from "./scripts.js";

@@ -1,6 +1,7 @@
 import type { KeyObject } from "node:crypto";
 import type { FastifyServerOptions } from "fastify";
 import { simulatorDefaults } from "./defaults.js";
+import type { SimScriptBook } from "./scripts.js";
 
 export type QueryPendingMode = "classic" | "4999";
 
@@ -44,6 +45,8 @@ export interface DarajaSimulatorOptions {
   /** How many requests/callbacks GET /sim/requests keeps. Default 200. */
   logLimit?: number;
   logger?: FastifyServerOptions["logger"];
+  /** Answers scripted by the process that runs the simulator (createSimScripts); none by default. */
+  scripts?: SimScriptBook;
 }
 
 export interface ResolvedSimulatorOptions {

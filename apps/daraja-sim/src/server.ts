@@ -10,6 +10,7 @@ import { registerOAuthRoute } from "./routes/oauth.js";
 import { registerStkRoutes } from "./routes/stk.js";
 import { registerTransactionStatusRoute } from "./routes/transaction-status.js";
 import { createSimulatorState, pushBounded } from "./state.js";
+import { registerSimScripts } from "./scripts.js";
 
 const KNOWN_PATHS = new Set([
   "/oauth/v1/generate",
@@ -68,6 +69,8 @@ export function buildDarajaSimulator(options: DarajaSimulatorOptions = {}): Fast
       ? sendDarajaError(reply, 500, "500.003.1001", "Internal Server Error")
       : sendDarajaError(reply, status, "400.002.02", "Bad Request");
   });
+
+  if (options.scripts) registerSimScripts(app, options.scripts);
 
   registerOAuthRoute(app, resolved, state);
   registerStkRoutes(app, resolved, state, callbacks);

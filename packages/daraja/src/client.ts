@@ -127,12 +127,23 @@ export function createDarajaClient(config: DarajaClientConfig): DarajaClient {
     return { BusinessShortCode: config.shortcode, Password: stkPassword(config.shortcode, config.passkey, timestamp), Timestamp: timestamp };
   }
 
-  function acknowledgement(path: string, response: DarajaHttpResponse): DarajaAcknowledgement {
+  /** The body of an answer that accepted the request; any other answer fails with its classification. */
+  function acceptedBody<T extends { ResponseCode: string; ResponseDescription: string }>(
+    path: string,
+    response: DarajaHttpResponse,
+    schema: z.ZodType<T>,
+    what: string,
+  ): T {
     if (!isSuccess(response.status)) fail(path, darajaErrorFromResponse(response.status, response.body));
-    const parsed = acknowledgementSchema.safeParse(response.body);
-    if (!parsed.success) fail(path, unexpectedAnswer(response.status, path));
+    const parsed = schema.safeParse(response.body);
+    if (!parsed.success) fail(path, unexpectedAnswer(response.status, what));
     const body = parsed.data;
     if (body.ResponseCode !== "0") fail(path, refusedByResponseCode(response.status, body.ResponseCode, body.ResponseDescription));
+    return body;
+  }
+
+  function acknowledgement(path: string, response: DarajaHttpResponse): DarajaAcknowledgement {
+    const body = acceptedBody(path, response, acknowledgementSchema, path);
     return {
       conversationId: body.ConversationID,
       originatorConversationId: body.OriginatorConversationID,
@@ -156,11 +167,7 @@ export function createDarajaClient(config: DarajaClientConfig): DarajaClient {
         AccountReference: request.accountReference,
         TransactionDesc: request.transactionDesc,
       });
-      if (!isSuccess(response.status)) fail(path, darajaErrorFromResponse(response.status, response.body));
-      const parsed = stkPushResponseSchema.safeParse(response.body);
-      if (!parsed.success) fail(path, unexpectedAnswer(response.status, "STK push"));
-      const body = parsed.data;
-      if (body.ResponseCode !== "0") fail(path, refusedByResponseCode(response.status, body.ResponseCode, body.ResponseDescription));
+      const body = acceptedBody(path, response, stkPushResponseSchema, "STK push");
       return {
         merchantRequestId: body.MerchantRequestID,
         checkoutRequestId: body.CheckoutRequestID,

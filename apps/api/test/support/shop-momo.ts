@@ -1,16 +1,17 @@
 /**
- * Support for the per-shop M-Pesa tests: the service on the fake Daraja with a platform account the
- * fake does NOT know (short codes 600000 / 600001), so a shop paying through its own account (the
- * fake's: 174379 / 600992) succeeds, and any fall-back to the platform's shows in what the fake got.
+ * Support for the per-shop M-Pesa tests: the service on the Daraja simulator with a platform account
+ * the simulator does NOT know (short codes 600000 / 600001), so a shop paying through its own account
+ * (the simulator's: 174379 / 600992) succeeds, and any fall-back to the platform's shows in what it received.
  */
 import { randomBytes } from "node:crypto";
 import { adminKey, registerUser, RestClient, startTestApp, type HttpResult, type TestApp } from "./app.js";
 import type { TestDatabase } from "./database.js";
-import { B2C_SHORTCODE, callbackSecret, CONSUMER_KEY, CONSUMER_SECRET, INITIATOR_NAME, PASSKEY, SHORTCODE } from "./fake-daraja.js";
+import { callbackSecret } from "./momo.js";
+import { B2C_SHORTCODE, CONSUMER_KEY, CONSUMER_SECRET, INITIATOR_NAME, PASSKEY, SHORTCODE } from "./simulator.js";
 
 export const PLATFORM = { shortcode: "600000", passkey: "platform-passkey", b2cShortcode: "600001", initiatorName: "platform-initiator" };
 
-/** A shop's own complete credentials: the fake Daraja's account. */
+/** A shop's own complete credentials: the simulator's account. */
 export const OWN_STK = { shortcode: SHORTCODE, consumerKey: CONSUMER_KEY, consumerSecret: CONSUMER_SECRET, passkey: PASSKEY };
 export const OWN_B2C = { b2cShortcode: B2C_SHORTCODE, initiatorName: INITIATOR_NAME, securityCredential: "c2hvcC1pbml0aWF0b3ItY3JlZGVudGlhbA==" };
 

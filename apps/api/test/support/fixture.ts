@@ -1,0 +1,61 @@
+/**
+ * The one setup of the API tests, as vitest fixtures scoped to the file: a file names what it needs
+ * (`app`, `momo`, `sim`) in a hook or a test, and gets it started once, on its own database, and
+ * closed after its last test. A file sets the options of its fixtures once, at its top level:
+ *
+ *   const clock = testClock();
+ *   it.override({ appOptions: { now: clock.now } });
+ *   describe.skipIf(skipThisTarget)("...", () => {
+ *     let t: TestApp;
+ *     it.beforeAll(({ app }) => { t = app; });
+ *
+ * `launch` starts further instances on demand (a second service, a second simulator, a restart) and
+ * closes them at the end, the last started first.
+ */
+import { test as base } from "vitest";
+import { startTestApp, type TestApp, type TestAppOptions } from "./app.js";
+import { startMomoApp, type MomoApp, type MomoAppOptions } from "./momo.js";
+import { startSimulator, type Simulator } from "./simulator.js";
+
+/** The momo app's options; `b2c: true` pays out with the simulator's SecurityCredential. */
+export type MomoOptions = Omit<MomoAppOptions, "darajaUrl" | "b2c"> & { b2c?: boolean };
+export type SimulatorOptions = NonNullable<Parameters<typeof startSimulator>[0]>;
+
+export interface Launcher {
+  app(env?: Record<string, string>, options?: TestAppOptions): Promise<TestApp>;
+  momo(options: MomoAppOptions): Promise<MomoApp>;
+  sim(options?: SimulatorOptions): Promise<Simulator>;
+}
+
+export const test = base
+  .extend("appEnv", { scope: "file" }, {} as Record<string, string>)
+  .extend("appOptions", { scope: "file" }, {} as TestAppOptions)
+  .extend("simOptions", { scope: "file" }, {} as SimulatorOptions)
+  .extend("momoOptions", { scope: "file" }, {} as MomoOptions)
+  .extend("sim", { scope: "file" }, async ({ simOptions }, { onCleanup }): Promise<Simulator> => {
+    const sim = await startSimulator(simOptions);
+    onCleanup(() => sim.close());
+    return sim;
+  })
+  .extend("launch", { scope: "file" }, async ({}, { onCleanup }): Promise<Launcher> => {
+    const started: { close(): Promise<void> }[] = [];
+    onCleanup(async () => {
+      for (const instance of started.reverse()) await instance.close();
+    });
+    const kept = <T extends { close(): Promise<void> }>(instance: T) => (started.push(instance), instance);
+    return {
+      app: async (env = {}, options = {}) => kept(await startTestApp(env, options)),
+      momo: async (options) => kept(await startMomoApp(options)),
+      sim: async (options = {}) => kept(await startSimulator(options)),
+    };
+  })
+  .extend("app", { scope: "file" }, async ({ appEnv, appOptions, launch }): Promise<TestApp> => launch.app(appEnv, appOptions))
+  // Closed before the simulator it calls (fixtures are torn down in the reverse order of their set-up).
+  .extend("momo", { scope: "file" }, async ({ sim, momoOptions }, { onCleanup }): Promise<MomoApp> => {
+    const { b2c, ...options } = momoOptions;
+    const momo = await startMomoApp({ ...options, darajaUrl: sim.url, ...(b2c ? { b2c: { securityCredential: sim.securityCredential } } : {}) });
+    onCleanup(() => momo.close());
+    return momo;
+  });
+
+export const it = test;

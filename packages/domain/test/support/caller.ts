@@ -1,0 +1,162 @@
+/**
+ * The domain's procedures called in process (appRouter's createCaller) on deps assembled once per test
+ * file: an embedded database (PGlite, migrated, default tenant), the fake Clock and Random, real
+ * tokens and tenants, password hashing without argon2id's cost, and M-Pesa not configured. A caller
+ * is one client: it keeps the refresh cookie the service sets, as a browser would.
+ */
+import { randomBytes } from "node:crypto";
+import { openDatabase } from "@mteja/db";
+import {
+  appRouter,
+  createAccessTokens,
+  createCallerFactory,
+  createDataCipher,
+  createPasswordHasher,
+  createPaymentEvents,
+  createRefreshSuccessor,
+  createSigningKeyRing,
+  createStatusStreamSlots,
+  createTenantDirectory,
+  ensureDefaultTenant,
+  loadStoredKeySet,
+  tokenDefaults,
+  unlimited,
+  unobservedEvents,
+  type Deps,
+  type PasswordHashing,
+  type RequestInfo,
+} from "../../src/index.js";
+import { fakeClock, sequenceRandom } from "./fake-ports.js";
+
+export const defaultTenantId = "default";
+
+const silent = { info() {}, warn() {}, error() {}, debug() {} };
+
+const createCaller = createCallerFactory(appRouter);
+
+/** Hashing without argon2id's cost (apps/api provides the real one): these tests are about what the procedures do with a hash. */
+const plainHashing: PasswordHashing = {
+  hash: async (password) => `plain:${password}`,
+  verify: async (hash, password) => hash === `plain:${password}`,
+};
+
+export interface ServiceDeps {
+  deps: Deps;
+  clock: ReturnType<typeof fakeClock>;
+  close(): Promise<void>;
+}
+
+export async function createServiceDeps(): Promise<ServiceDeps> {
+  const db = await openDatabase({});
+  await db.migrate();
+  await ensureDefaultTenant(db, defaultTenantId, "Default shop");
+  const clock = fakeClock();
+  const random = sequenceRandom();
+  const now = () => clock.now();
+  const dataKey = randomBytes(32);
+  const cipher = createDataCipher(dataKey, random);
+  const keys = await createSigningKeyRing({
+    load: () => loadStoredKeySet(db, cipher, now()),
+    now,
+    maxAgeSeconds: tokenDefaults.signingKeysMaxAgeSeconds,
+    unknownKidReloadSeconds: tokenDefaults.unknownKidReloadSeconds,
+    onReloadError: () => {},
+  });
+  const config: Deps["config"] = {
+    nodeEnv: "test",
+    defaultTenantId,
+    appUrl: "http://shop.test",
+    cookieSecure: false,
+    adminApiKey: undefined,
+    adminApiKeyLoopbackOnly: false,
+    rateLimits: false,
+    accessTokenTtlSeconds: tokenDefaults.accessTokenTtlSeconds,
+    refreshIdleSeconds: tokenDefaults.refreshIdleSeconds,
+    refreshAbsoluteSeconds: tokenDefaults.refreshAbsoluteSeconds,
+    refreshReuseGraceSeconds: tokenDefaults.refreshReuseGraceSeconds,
+    issuer: "mteja-test",
+    audience: "mteja-test",
+  };
+  const deps: Deps = {
+    db,
+    config,
+    clock,
+    random,
+    cipher,
+    refreshSuccessor: createRefreshSuccessor(dataKey),
+    tokens: createAccessTokens({ keys, issuer: config.issuer, audience: config.audience, ttlSeconds: config.accessTokenTtlSeconds, now, random }),
+    passwords: await createPasswordHasher({ hashing: plainHashing, clock, concurrency: 2, maxWaitMs: 60_000 }),
+    tenants: createTenantDirectory(db, { ttlMs: 30_000, clock }),
+    limiter: unlimited,
+    nudgeMail: () => {},
+    logger: silent,
+    events: unobservedEvents,
+    momo: {
+      darajaFor: () => null,
+      hasPayoutAccount: () => false,
+      b2cEnabled: false,
+      settings: {
+        stkCallbackUrl: null,
+        b2cResultUrl: null,
+        b2cTimeoutUrl: null,
+        b2cStatusUrl: null,
+        callbackSecret: null,
+        reconcileAfterSeconds: 60,
+        promptInFlightSeconds: 30,
+        unknownPromptWindowSeconds: 300,
+        callbackAllowedIps: [],
+      },
+      events: createPaymentEvents(),
+      statusStreams: createStatusStreamSlots(),
+    },
+  };
+  return { deps, clock, close: () => db.close() };
+}
+
+/** What one client sends with every call: its tenant header, its bearer token, its cookies. */
+export interface Client {
+  tenantHeader: string | undefined;
+  accessToken: string | undefined;
+  cookies: Map<string, string>;
+  call: ReturnType<typeof createCaller>;
+}
+
+export function clientOf(deps: Deps, options: { tenant?: string | undefined } = {}): Client {
+  const client: Client = {
+    tenantHeader: "tenant" in options ? options.tenant : defaultTenantId,
+    accessToken: undefined,
+    cookies: new Map(),
+    call: undefined as unknown as Client["call"],
+  };
+  let accepted = false;
+  const request: RequestInfo = {
+    get tenantHeader() {
+      return client.tenantHeader;
+    },
+    get authorization() {
+      return client.accessToken ? `Bearer ${client.accessToken}` : undefined;
+    },
+    idempotencyKey: undefined,
+    ip: "203.0.113.7",
+    directLoopback: false,
+    userAgent: "service-test",
+    getCookie: (name) => client.cookies.get(name),
+    setCookie: (name, value) => void client.cookies.set(name, value),
+    clearCookie: (name) => void client.cookies.delete(name),
+    setHeader: () => {},
+    markAccepted: () => {
+      accepted = true;
+    },
+    isAccepted: () => accepted,
+  };
+  client.call = createCaller({ deps, request });
+  return client;
+}
+
+/** A client signed in as a newly registered customer of the default tenant. */
+export async function signedInCustomer(deps: Deps, email: string): Promise<Client> {
+  const client = clientOf(deps);
+  const registered = await client.call.auth.register({ name: "Wanjiku Kamau", email, password: "correct horse battery" });
+  client.accessToken = registered.data.access_token;
+  return client;
+}
