@@ -15,10 +15,10 @@ const url = new URL(scratch.url);
 
 const db = await openDatabase({ url: url.toString() });
 await db.migrate();
-await db.prisma.tenant.create({ data: { id: "default", name: "Bench" } });
-const user = await db.prisma.user.create({ data: { tenantId: "default", email: "q@example.com", name: "Q", passwordHash: "x" } });
+await db.unscoped.tenant.create({ data: { id: "default", name: "Bench" } });
+const user = await db.unscoped.user.create({ data: { tenantId: "default", email: "q@example.com", name: "Q", passwordHash: "x" } });
 const far = new Date(Date.now() + 1e10);
-const session = await db.prisma.session.create({ data: { tenantId: "default", userId: user.id, idleExpiresAt: far, absoluteExpiresAt: far } });
+const session = await db.unscoped.session.create({ data: { tenantId: "default", userId: user.id, idleExpiresAt: far, absoluteExpiresAt: far } });
 const pool = new pg.Pool({ connectionString: url.toString(), max: 10 });
 const now = new Date();
 const sql = `SELECT u.id, u.name, u.email, u.phone, u.avatar_url, u.email_verified, u.otp_enabled, u.role, u.preferences
@@ -28,8 +28,8 @@ const select = { id: true, name: true, email: true, phone: true, avatarUrl: true
 
 const variants = {
   "prisma findFirst with relation filter": () =>
-    db.prisma.user.findFirst({ where: { id: user.id, tenantId: "default", sessions: { some: { id: session.id, revokedAt: null, absoluteExpiresAt: { gt: now } } } }, select }),
-  "prisma $queryRawUnsafe (same SQL)": () => db.prisma.$queryRawUnsafe(sql, user.id, "default", session.id, now),
+    db.unscoped.user.findFirst({ where: { id: user.id, tenantId: "default", sessions: { some: { id: session.id, revokedAt: null, absoluteExpiresAt: { gt: now } } } }, select }),
+  "prisma $queryRawUnsafe (same SQL)": () => db.unscoped.$queryRawUnsafe(sql, user.id, "default", session.id, now),
   "db.sql.query (pg, what Mteja uses)": () => db.sql.query(sql, [user.id, "default", session.id, now]),
   "pg pool.query (the hand-written route)": () => pool.query(sql, [user.id, "default", session.id, now]),
 };

@@ -65,20 +65,20 @@ describe.skipIf(skipThisTarget)("dev start with the in-process simulator", () =>
     expect(pushed.status).toBe(200);
     const payment = await waitFor(
       async () => {
-        const row = await services.deps.db.prisma.payment.findUnique({ where: { checkoutRequestId: pushed.body.data.checkoutRequestId } });
+        const row = await services.deps.db.unscoped.payment.findUnique({ where: { checkoutRequestId: pushed.body.data.checkoutRequestId } });
         return row?.status === "SUCCESS" ? row : undefined;
       },
       { timeoutMs: 8_000 },
     );
     expect(payment.mpesaReceipt).toBeTruthy();
 
-    await services.deps.db.prisma.user.update({ where: { id: user.id }, data: { role: "admin" } });
+    await services.deps.db.unscoped.user.update({ where: { id: user.id }, data: { role: "admin" } });
     const login = await rest.post("/api/v1/auth/login", { email: user.email, password: user.password });
     const paid = await rest.post("/api/momo/b2c", { phone: "0712345678", amount: 500 }, login.body.data.access_token);
     expect(paid.status).toBe(200);
     const payout = await waitFor(
       async () => {
-        const row = await services.deps.db.prisma.payout.findUnique({ where: { originatorConversationId: paid.body.data.originatorConversationId } });
+        const row = await services.deps.db.unscoped.payout.findUnique({ where: { originatorConversationId: paid.body.data.originatorConversationId } });
         return row && row.status !== "PENDING" ? row : undefined;
       },
       { timeoutMs: 8_000 },

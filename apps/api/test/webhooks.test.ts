@@ -68,7 +68,7 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
     const user = await t.customer();
     const pushed = await t.rest.request("POST", "/api/momo/stkpush", { body: { phone: "0712345678", amount }, token: user.accessToken });
     expect(pushed.status, JSON.stringify(pushed.body)).toBe(200);
-    const payment = await t.deps.db.prisma.payment.findUniqueOrThrow({ where: { checkoutRequestId: pushed.body.data.checkoutRequestId } });
+    const payment = await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { checkoutRequestId: pushed.body.data.checkoutRequestId } });
     return payment.id;
   }
 
@@ -83,7 +83,7 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
     expect(created).toMatchObject({ url: "http://127.0.0.1:9/hooks", events: allEventTypes });
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
 
-    const stored = await t.deps.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: created.id } });
+    const stored = await t.deps.db.unscoped.webhookEndpoint.findUniqueOrThrow({ where: { id: created.id } });
     expect(JSON.stringify(stored)).not.toContain(created.secret.slice(6));
 
     const list = await call("GET", "/api/v1/webhook-endpoints");
@@ -141,7 +141,7 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
     const event = verifyWebhook<{ payment: Record<string, unknown> }>(delivery!.body, delivery!.headers["mteja-signature"], endpoint.secret);
     expect(delivery!.headers["mteja-event-id"]).toBe(event.id);
     expect(event).toMatchObject({ id: expect.stringMatching(/^evt_[0-9a-f]{32}$/), type: "payment.succeeded", tenant_id: "default" });
-    const stored = await t.deps.db.prisma.payment.findUniqueOrThrow({ where: { id: paymentId } });
+    const stored = await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id: paymentId } });
     expect(event.data.payment).toEqual({
       id: paymentId,
       channel: "stk",
@@ -189,7 +189,7 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
     expect(listed).toMatchObject({ id: eventId, type: "payment.succeeded", tenant_id: "default", data: { payment: { id: paymentId } } });
     expect(listed.attempts.map((a: { status_code: number }) => a.status_code)).toEqual([500, 500, 200]);
     for (const attempt of listed.attempts) expect(attempt).toEqual({ endpoint_id: endpoint.id, attempted_at: expect.any(String), status_code: expect.any(Number), error: null });
-    const delivery = await t.deps.db.prisma.webhookDelivery.findFirstOrThrow({ where: { eventId } });
+    const delivery = await t.deps.db.unscoped.webhookDelivery.findFirstOrThrow({ where: { eventId } });
     expect(delivery).toMatchObject({ status: "delivered", attempts: 3 });
   });
 
@@ -200,10 +200,10 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
     const paymentId = await pay();
     await redirecting.waitFor(forPayment(paymentId), 4);
     const eventId = redirecting.received.find(forPayment(paymentId))!.event.id;
-    const delivery = await waitFor(() => t.deps.db.prisma.webhookDelivery.findFirst({ where: { eventId, status: "failed" } }));
+    const delivery = await waitFor(() => t.deps.db.unscoped.webhookDelivery.findFirst({ where: { eventId, status: "failed" } }));
     expect(delivery.attempts).toBe(4);
     expect(target.received).toEqual([]);
-    const attempts = await t.deps.db.prisma.webhookAttempt.findMany({ where: { eventId } });
+    const attempts = await t.deps.db.unscoped.webhookAttempt.findMany({ where: { eventId } });
     expect(attempts.map((a) => a.statusCode)).toEqual([302, 302, 302, 302]);
   });
 
@@ -214,7 +214,7 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
     const payout = async (amount: number) => {
       const res = await t.rest.request("POST", "/api/momo/b2c", { body: { phone: "0712345678", amount }, token: admin.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
-      return (await t.deps.db.prisma.payout.findFirstOrThrow({ where: { requestedBy: admin.id, amount } })).id;
+      return (await t.deps.db.unscoped.payout.findFirstOrThrow({ where: { requestedBy: admin.id, amount } })).id;
     };
     const succeeded = await payout(100);
     const failed = await payout(11);
@@ -230,7 +230,7 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
     await addEndpoint(hooks.url, ["callback.flagged"]);
     const paymentId = await pay();
     const payment = await waitFor(async () => {
-      const row = await t.deps.db.prisma.payment.findUniqueOrThrow({ where: { id: paymentId } });
+      const row = await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id: paymentId } });
       return row.status === "SUCCESS" ? row : undefined;
     });
     const ids = { checkoutRequestId: payment.checkoutRequestId!, merchantRequestId: payment.merchantRequestId! };

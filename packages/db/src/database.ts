@@ -31,8 +31,6 @@ export interface Database {
    * start-up tasks, workers, payment callbacks). A structural test lists the files allowed to use it.
    */
   unscoped: PrismaClient;
-  /** @deprecated The same client as `unscoped`, kept until payments moves to `forTenant`/`unscoped`. */
-  prisma: PrismaClient;
   /** Raw SQL outside Prisma (migrator, health checks, drift test). */
   sql: SqlRunner;
   migrate(): Promise<MigrationReport>;
@@ -110,7 +108,7 @@ async function openEmbedded(dataDir: string | undefined): Promise<Database> {
   };
 }
 
-function clientsOf(prisma: PrismaClient): Pick<Database, "forTenant" | "unscoped" | "prisma"> {
+function clientsOf(prisma: PrismaClient): Pick<Database, "forTenant" | "unscoped"> {
   const tenants = createTenantClients(prisma);
-  return { forTenant: (tenantId) => tenants.forTenant(tenantId), unscoped: prisma, prisma };
+  return { forTenant: (tenantId) => tenants.forTenant(tenantId), unscoped: prisma };
 }

@@ -33,7 +33,7 @@ describe(`migration ${migration}`, () => {
 
       const report = await db.migrate();
       expect(report.applied).toContain(migration);
-      const rows = await db.prisma.signingKey.findMany({ orderBy: { createdAt: "asc" } });
+      const rows = await db.unscoped.signingKey.findMany({ orderBy: { createdAt: "asc" } });
       expect(rows.map((r) => [r.kid, r.retiredAt === null, r.notAfter === null])).toEqual([
         ["older", false, false],
         ["newer", true, true],

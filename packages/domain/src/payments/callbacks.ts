@@ -75,7 +75,7 @@ async function store(
   callback: InboundCallback,
   fields: { outcome: CallbackOutcome; correlationId?: string | null; flagReason?: string | null; accountReference?: string | undefined },
 ): Promise<string> {
-  const row = await deps.db.prisma.momoCallback.create({
+  const row = await deps.db.unscoped.momoCallback.create({
     data: {
       kind: callback.kind,
       rawBody: storableText(callback.rawBody),

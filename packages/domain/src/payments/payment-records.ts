@@ -1,8 +1,27 @@
 /** Reading and locking payment and payout rows, and the views the API returns. */
-import type { PaymentModel, PayoutModel, Prisma } from "@mteja/db";
+import type { PaymentModel, PayoutModel, Prisma, TenantTx } from "@mteja/db";
 import type { PaymentStatus, PaymentView, PayoutStatus } from "./schemas.js";
 
+/** An unscoped transaction: callbacks find the payment or payout Daraja names across tenants. */
 export type Tx = Prisma.TransactionClient;
+
+/**
+ * What settling a locked payment writes, offered by both kinds of transaction: a tenant's (stkquery,
+ * the reconciler's queries) and the unscoped one of callbacks (Prisma's two client types do not
+ * assign to each other).
+ */
+export interface SettlementTx {
+  payment: {
+    findFirst(args: { where: Prisma.PaymentWhereInput; select: { id: true } }): PromiseLike<{ id: string } | null>;
+    update(args: { where: { id: string }; data: Prisma.PaymentUpdateInput }): PromiseLike<PaymentModel>;
+  };
+}
+
+/** A payment named with its tenant, for raw SQL on a tenant's transaction (which the scope does not reach). */
+export interface PaymentKey {
+  id: string;
+  tenantId: string;
+}
 
 export const terminalPaymentStatuses: ReadonlySet<string> = new Set(["SUCCESS", "CANCELLED", "FAILED", "TIMEOUT"]);
 export const terminalPayoutStatuses: ReadonlySet<string> = new Set(["SUCCESS", "FAILED"]);
@@ -19,8 +38,8 @@ export async function lockPaymentByCheckoutId(tx: Tx, checkoutRequestId: string)
   return id ? ((await tx.payment.findUnique({ where: { id } })) ?? undefined) : undefined;
 }
 
-export async function lockPaymentById(tx: Tx, id: string): Promise<PaymentModel | undefined> {
-  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id::text AS id FROM payments WHERE id = ${id}::uuid FOR UPDATE`;
+export async function lockPaymentById(tx: TenantTx, { id, tenantId }: PaymentKey): Promise<PaymentModel | undefined> {
+  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id::text AS id FROM payments WHERE id = ${id}::uuid AND tenant_id = ${tenantId} FOR UPDATE`;
   return rows[0] ? ((await tx.payment.findUnique({ where: { id } })) ?? undefined) : undefined;
 }
 

@@ -10,7 +10,7 @@
 import type { PaymentModel } from "@mteja/db";
 import { DomainError, toTrpcError } from "../errors.js";
 import { assertLiveSession } from "../auth/sessions/sessions.js";
-import type { MomoCtx } from "./momo-context.js";
+import type { AuthedCtx } from "../trpc.js";
 import { isTerminalPayment } from "./payment-records.js";
 import type { PaymentStatus, PaymentStatusUpdate } from "./schemas.js";
 import { MAX_OPEN_STATUS_STREAMS_PER_USER, type StatusStreamSlot } from "./status-stream-slots.js";
@@ -36,7 +36,7 @@ function tooManyStreams(): DomainError {
 }
 
 /** Checks access and takes one of the user's slots first (so NOT_FOUND and RATE_LIMITED are ordinary errors), then streams. */
-export async function openPaymentStatusStream(ctx: MomoCtx, checkoutRequestId: string, signal: AbortSignal | undefined): Promise<AsyncGenerator<PaymentStatusUpdate>> {
+export async function openPaymentStatusStream(ctx: AuthedCtx, checkoutRequestId: string, signal: AbortSignal | undefined): Promise<AsyncGenerator<PaymentStatusUpdate>> {
   const payment = await findVisiblePayment(ctx, checkoutRequestId);
   const slot = ctx.deps.momo.statusStreams.take(`${ctx.tenant.id}:${ctx.auth.sub}`);
   if (!slot) throw tooManyStreams();
@@ -45,7 +45,7 @@ export async function openPaymentStatusStream(ctx: MomoCtx, checkoutRequestId: s
   return paymentStatusStream(ctx, payment, signal, slot);
 }
 
-async function* paymentStatusStream(ctx: MomoCtx, initial: PaymentModel, signal: AbortSignal | undefined, slot: StatusStreamSlot): AsyncGenerator<PaymentStatusUpdate> {
+async function* paymentStatusStream(ctx: AuthedCtx, initial: PaymentModel, signal: AbortSignal | undefined, slot: StatusStreamSlot): AsyncGenerator<PaymentStatusUpdate> {
   try {
     yield* followPayment(ctx, initial, signal);
   } catch (error) {
@@ -57,7 +57,7 @@ async function* paymentStatusStream(ctx: MomoCtx, initial: PaymentModel, signal:
   }
 }
 
-async function* followPayment(ctx: MomoCtx, initial: PaymentModel, signal: AbortSignal | undefined): AsyncGenerator<PaymentStatusUpdate> {
+async function* followPayment(ctx: AuthedCtx, initial: PaymentModel, signal: AbortSignal | undefined): AsyncGenerator<PaymentStatusUpdate> {
   let payment = initial;
   yield update(payment);
   if (isTerminalPayment(payment.status)) return;
@@ -86,7 +86,7 @@ async function* followPayment(ctx: MomoCtx, initial: PaymentModel, signal: Abort
       if (signal?.aborted) return;
       // The stream lives no longer than the session it was opened in.
       await assertLiveSession(ctx.deps, ctx.auth);
-      const current = await ctx.deps.db.prisma.payment.findUnique({ where: { id: payment.id } });
+      const current = await ctx.db.payment.findUnique({ where: { id: payment.id } });
       if (!current) return;
       if (current.status !== payment.status) {
         payment = current;

@@ -62,7 +62,7 @@ export function createReconciler(getDeps: () => Deps, overrides: Partial<Reconci
       const tenants = new Map<string, Tenant | undefined>();
       const tenantOf = async (id: string) => {
         if (!tenants.has(id)) {
-          const row = await deps.db.prisma.tenant.findUnique({ where: { id } });
+          const row = await deps.db.unscoped.tenant.findUnique({ where: { id } });
           tenants.set(id, row ? toTenant(row) : undefined);
         }
         return tenants.get(id);

@@ -61,7 +61,7 @@ export async function applyStoredCallback<Settled>(
   decide: (tx: Tx, stored: UnappliedCallback, now: Date) => Promise<CallbackVerdict<Settled>>,
 ): Promise<{ result: StoredApplyResult; settled?: Settled | undefined }> {
   const now = deps.clock.now();
-  const verdict = await deps.db.prisma.$transaction(async (tx): Promise<CallbackVerdict<Settled> | undefined> => {
+  const verdict = await deps.db.unscoped.$transaction(async (tx): Promise<CallbackVerdict<Settled> | undefined> => {
     const stored = await lockUnapplied(tx, callbackId);
     if (!stored) return undefined;
     const decided = await decide(tx, stored, now);

@@ -10,8 +10,8 @@
  */
 import type { PayoutModel } from "@mteja/db";
 import type { DarajaClient } from "@mteja/daraja";
+import type { AuthedCtx } from "../../trpc.js";
 import { requestOnce, type ProviderRequest } from "../kernel/provider-request.js";
-import type { MomoCtx } from "../momo-context.js";
 import { providerUnavailable } from "../provider-errors.js";
 import { authorizePayout, storePayoutWithinDailyLimit } from "./payout-limits.js";
 import { checkTenantAmount, idempotencyKeyOf } from "../request-rules.js";
@@ -33,7 +33,7 @@ interface PayoutRequest {
   occasion: string | null;
 }
 
-export async function b2cPayout(ctx: MomoCtx, input: B2cInput): Promise<B2cAnswer> {
+export async function b2cPayout(ctx: AuthedCtx, input: B2cInput): Promise<B2cAnswer> {
   const { deps } = ctx;
   authorizePayout(ctx, input.amount);
   const daraja = deps.momo.darajaFor(ctx.tenant);
@@ -53,14 +53,14 @@ export async function b2cPayout(ctx: MomoCtx, input: B2cInput): Promise<B2cAnswe
 }
 
 /** The B2C payment request as a request made at most once: the payout row is the request's record. */
-function payoutOnce(ctx: MomoCtx, daraja: DarajaClient, urls: { resultUrl: string; queueTimeoutUrl: string }, request: PayoutRequest): ProviderRequest<PayoutModel, B2cAnswer, B2cAnswer> {
+function payoutOnce(ctx: AuthedCtx, daraja: DarajaClient, urls: { resultUrl: string; queueTimeoutUrl: string }, request: PayoutRequest): ProviderRequest<PayoutModel, B2cAnswer, B2cAnswer> {
   const { deps } = ctx;
-  const prisma = deps.db.prisma;
+  const { db } = ctx;
   const owner = { tenantId: ctx.tenant.id, requestedBy: ctx.auth.sub };
   const idempotencyKey = idempotencyKeyOf(ctx);
   return {
     idempotencyKey,
-    findByKey: (key) => prisma.payout.findUnique({ where: { tenantId_requestedBy_idempotencyKey: { ...owner, idempotencyKey: key } } }),
+    findByKey: (key) => db.payout.findUnique({ where: { tenantId_requestedBy_idempotencyKey: { ...owner, idempotencyKey: key } } }),
     store() {
       const now = deps.clock.now();
       return storePayoutWithinDailyLimit(ctx, {
@@ -84,7 +84,7 @@ function payoutOnce(ctx: MomoCtx, daraja: DarajaClient, urls: { resultUrl: strin
       (row.occasion ?? null) === request.occasion,
     // Still waiting for Daraja's answer to the payment request.
     inFlight: (row) => row.status === "PENDING" && row.conversationId === null && row.lastError === null,
-    reload: (row) => prisma.payout.findUniqueOrThrow({ where: { id: row.id } }),
+    reload: (row) => db.payout.findUniqueOrThrow({ where: { id: row.id } }),
     refusedOrNeverSent: (row) => row.conversationId === null && row.status === "FAILED" && row.resultCode === null,
     storedAnswer: (row) => storedAnswer(ctx, row),
     // The acknowledgement is stored inside the call: if storing it fails, the payout's outcome is unknown.
@@ -98,18 +98,18 @@ function payoutOnce(ctx: MomoCtx, daraja: DarajaClient, urls: { resultUrl: strin
         ...(payout.occasion ? { occasion: payout.occasion } : {}),
         ...urls,
       });
-      await prisma.payout.updateMany({
+      await db.payout.updateMany({
         where: { id: payout.id, conversationId: null },
         data: { conversationId: ack.conversationId, updatedAt: deps.clock.now() },
       });
-      const current = await prisma.payout.findUniqueOrThrow({ where: { id: payout.id } });
+      const current = await db.payout.findUniqueOrThrow({ where: { id: payout.id } });
       return { conversationId: current.conversationId ?? ack.conversationId, originatorConversationId: payout.originatorConversationId, status: current.status as PayoutStatus };
     },
     accepted: async (_payout, answer) => answer,
     async markFailed(payout, lastError) {
       // Refused, or never sent: nothing was paid.
       const now = deps.clock.now();
-      await prisma.payout.updateMany({
+      await db.payout.updateMany({
         where: { id: payout.id, status: "PENDING" },
         data: { status: "FAILED", lastError, nextStatusQueryAt: null, settledAt: now, updatedAt: now },
       });
@@ -117,7 +117,7 @@ function payoutOnce(ctx: MomoCtx, daraja: DarajaClient, urls: { resultUrl: strin
     async markUnknown(payout, lastError) {
       // It may have been accepted. Never re-sent; queried instead.
       const now = deps.clock.now();
-      await prisma.payout.updateMany({
+      await db.payout.updateMany({
         where: { id: payout.id, status: "PENDING" },
         data: { status: "UNKNOWN", lastError, nextStatusQueryAt: now, updatedAt: now },
       });
@@ -127,7 +127,7 @@ function payoutOnce(ctx: MomoCtx, daraja: DarajaClient, urls: { resultUrl: strin
 }
 
 /** The payout as stored; one Daraja has not acknowledged (outcome unknown) is a 202. */
-function storedAnswer(ctx: MomoCtx, row: PayoutModel): B2cAnswer {
+function storedAnswer(ctx: AuthedCtx, row: PayoutModel): B2cAnswer {
   if (row.conversationId === null && (row.status === "UNKNOWN" || row.status === "PENDING")) ctx.request.markAccepted();
   return { conversationId: row.conversationId, originatorConversationId: row.originatorConversationId, status: row.status as PayoutStatus };
 }

@@ -5,7 +5,7 @@
 import { Prisma, type PayoutModel } from "@mteja/db";
 import { DomainError } from "../../errors.js";
 import type { Tenant } from "../../tenants/directory.js";
-import type { MomoCtx } from "../momo-context.js";
+import type { AuthedCtx } from "../../trpc.js";
 import { nairobiDayStart } from "./nairobi-day.js";
 import { providerUnavailable } from "../provider-errors.js";
 
@@ -17,7 +17,7 @@ function payoutSettingsOf(tenant: Tenant) {
  * Off unless switched on, except for the default tenant, which pays out by default when it has an
  * account to pay out from (the platform's B2C settings, or its own).
  */
-function payoutsSwitchedOn(ctx: MomoCtx): boolean {
+function payoutsSwitchedOn(ctx: AuthedCtx): boolean {
   const { deps, tenant } = ctx;
   const enabled = payoutSettingsOf(tenant).enabled;
   if (enabled !== undefined) return enabled;
@@ -29,7 +29,7 @@ function amountError(message: string): DomainError {
 }
 
 /** The checks that need no database: the switch (403), an account to pay from (503), maxAmount (422). */
-export function authorizePayout(ctx: MomoCtx, amount: number): void {
+export function authorizePayout(ctx: AuthedCtx, amount: number): void {
   if (!payoutsSwitchedOn(ctx)) {
     const reason = payoutSettingsOf(ctx.tenant).enabled === false ? "switched off" : "not switched on";
     throw new DomainError("FORBIDDEN", `Payouts are ${reason} for this shop (settings.momo.b2c.enabled).`);
@@ -46,11 +46,11 @@ type PayoutRow = Prisma.PayoutUncheckedCreateInput & { tenantId: string; request
  * FAILED, per Nairobi day. The tenant's row is locked while summing and storing, so payouts at once
  * are counted one after the other and cannot both pass the limit.
  */
-export async function storePayoutWithinDailyLimit(ctx: MomoCtx, { data }: { data: PayoutRow }): Promise<PayoutModel> {
+export async function storePayoutWithinDailyLimit(ctx: AuthedCtx, { data }: { data: PayoutRow }): Promise<PayoutModel> {
   const { dailyLimit } = payoutSettingsOf(ctx.tenant);
-  const prisma = ctx.deps.db.prisma;
-  if (dailyLimit === undefined) return prisma.payout.create({ data });
-  return prisma.$transaction(async (tx) => {
+  const { db } = ctx;
+  if (dailyLimit === undefined) return db.payout.create({ data });
+  return db.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT id FROM tenants WHERE id = ${data.tenantId} FOR UPDATE`;
     // A retry with the same Idempotency-Key is not a new payout: its create fails on the key and is replayed.
     const retried = data.idempotencyKey

@@ -4,8 +4,8 @@
  */
 import type { PayoutModel } from "@mteja/db";
 import { DomainError } from "../../errors.js";
+import type { AuthedCtx } from "../../trpc.js";
 import { readKeysetPage } from "../keyset-page.js";
-import type { MomoCtx } from "../momo-context.js";
 import { payoutStatus } from "../payment-records.js";
 import type { ListPayoutsInput, PayoutView } from "../schemas.js";
 
@@ -31,15 +31,15 @@ export function payoutView(row: PayoutModel): PayoutView {
 }
 
 /** Newest first, keyset-paginated on (created_at, id). */
-export async function listPayouts(ctx: MomoCtx, input: ListPayoutsInput): Promise<{ payouts: PayoutView[]; nextCursor: string | null }> {
+export async function listPayouts(ctx: AuthedCtx, input: ListPayoutsInput): Promise<{ payouts: PayoutView[]; nextCursor: string | null }> {
   const { rows, nextCursor } = await readKeysetPage(input, ({ conditions, orderBy, take }) =>
-    ctx.deps.db.prisma.payout.findMany({ where: { AND: [{ tenantId: ctx.tenant.id }, ...conditions] }, orderBy: [...orderBy], take }),
+    ctx.db.payout.findMany({ where: { AND: [{ tenantId: ctx.tenant.id }, ...conditions] }, orderBy: [...orderBy], take }),
   );
   return { payouts: rows.map(payoutView), nextCursor };
 }
 
-export async function getPayout(ctx: MomoCtx, originatorConversationId: string): Promise<{ payout: PayoutView }> {
-  const payout = await ctx.deps.db.prisma.payout.findFirst({ where: { originatorConversationId, tenantId: ctx.tenant.id } });
+export async function getPayout(ctx: AuthedCtx, originatorConversationId: string): Promise<{ payout: PayoutView }> {
+  const payout = await ctx.db.payout.findFirst({ where: { originatorConversationId, tenantId: ctx.tenant.id } });
   if (!payout) throw new DomainError("NOT_FOUND", "No payout with this originatorConversationId.");
   return { payout: payoutView(payout) };
 }

@@ -20,7 +20,7 @@ export async function queryDuePayouts(run: SweepRun): Promise<void> {
   const statusUrl = deps.momo.settings.b2cStatusUrl;
   if (!deps.momo.b2cEnabled || !statusUrl) return;
   const now = deps.clock.now();
-  const claimed = await deps.db.prisma.$queryRaw<ClaimedPayout[]>`
+  const claimed = await deps.db.unscoped.$queryRaw<ClaimedPayout[]>`
     WITH due AS (
       SELECT id FROM payouts
        WHERE status IN ('PENDING', 'UNKNOWN') AND next_status_query_at <= ${now}
@@ -35,10 +35,11 @@ export async function queryDuePayouts(run: SweepRun): Promise<void> {
     RETURNING p.id::text AS id, p.tenant_id, p.originator_conversation_id, p.status, p.status_query_attempts, p.created_at`;
 
   for (const row of claimed) {
+    const db = deps.db.forTenant(row.tenant_id);
     const attempts = Number(row.status_query_attempts);
     const age = deps.clock.now().getTime() - new Date(row.created_at).getTime();
     if (age >= options.payoutGiveUpAfterSeconds * 1000) {
-      const updated = await deps.db.prisma.payout.updateMany({
+      const updated = await db.payout.updateMany({
         where: { id: row.id, status: { in: ["PENDING", "UNKNOWN"] } },
         data: { status: "UNKNOWN", nextStatusQueryAt: null, lastError: "status queries exhausted: the outcome is unknown; check it on the M-Pesa portal", updatedAt: deps.clock.now() },
       });
@@ -65,7 +66,7 @@ export async function queryDuePayouts(run: SweepRun): Promise<void> {
       lastError = queryErrorNote(error);
       deps.logger.warn({ payoutId: row.id, error: lastError }, "Transaction Status query failed");
     }
-    await deps.db.prisma.payout.updateMany({
+    await db.payout.updateMany({
       where: { id: row.id, status: { in: ["PENDING", "UNKNOWN"] } },
       data: { nextStatusQueryAt: nextAttemptAt(run, attempts), ...(lastError ? { lastError: lastError.slice(0, 500) } : {}) },
     });

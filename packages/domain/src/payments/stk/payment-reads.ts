@@ -3,20 +3,21 @@
  * A customer sees their own payments; an admin sees every payment of the tenant.
  */
 import { readKeysetPage } from "../keyset-page.js";
-import { isAdmin, type MomoCtx } from "../momo-context.js";
+import type { AuthedCtx } from "../../trpc.js";
+import { isAdmin } from "../visibility.js";
 import { paymentView } from "../payment-records.js";
 import type { ListPaymentsInput, PaymentView } from "../schemas.js";
 import { findVisiblePayment } from "./stk-query.js";
 
 /** Newest first, keyset-paginated on (created_at, id). */
-export async function listPayments(ctx: MomoCtx, input: ListPaymentsInput): Promise<{ payments: PaymentView[]; nextCursor: string | null }> {
+export async function listPayments(ctx: AuthedCtx, input: ListPaymentsInput): Promise<{ payments: PaymentView[]; nextCursor: string | null }> {
   const scope = { tenantId: ctx.tenant.id, ...(isAdmin(ctx) ? {} : { userId: ctx.auth.sub }) };
   const { rows, nextCursor } = await readKeysetPage(input, ({ conditions, orderBy, take }) =>
-    ctx.deps.db.prisma.payment.findMany({ where: { AND: [scope, ...conditions] }, orderBy: [...orderBy], take }),
+    ctx.db.payment.findMany({ where: { AND: [scope, ...conditions] }, orderBy: [...orderBy], take }),
   );
   return { payments: rows.map(paymentView), nextCursor };
 }
 
-export async function getPayment(ctx: MomoCtx, checkoutRequestId: string): Promise<{ payment: PaymentView }> {
+export async function getPayment(ctx: AuthedCtx, checkoutRequestId: string): Promise<{ payment: PaymentView }> {
   return { payment: paymentView(await findVisiblePayment(ctx, checkoutRequestId)) };
 }

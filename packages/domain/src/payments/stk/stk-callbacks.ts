@@ -104,7 +104,7 @@ export function applyHeldStkCallbacksSince(deps: Deps, since: Date): Promise<num
 }
 
 async function applyHeld(deps: Deps, where: { correlationId?: string; receivedAt?: { gte: Date } }): Promise<number> {
-  const held = await deps.db.prisma.momoCallback.findMany({
+  const held = await deps.db.unscoped.momoCallback.findMany({
     where: { kind: "stkpush", outcome: "accepted", paymentId: null, ...where },
     orderBy: { receivedAt: "asc" },
     take: 200,

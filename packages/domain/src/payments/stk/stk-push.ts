@@ -13,8 +13,8 @@ import type { DarajaClient, StkPushResponse } from "@mteja/daraja";
 import { countStkPrompt } from "./stk-limits.js";
 import { tenantDisplayName } from "../../tenants/directory.js";
 import type { Tenant } from "../../tenants/directory.js";
+import type { AuthedCtx } from "../../trpc.js";
 import { applyHeldStkCallbacks, applyHeldStkCallbacksSince } from "./stk-callbacks.js";
-import type { MomoCtx } from "../momo-context.js";
 import { requestOnce, type ProviderRequest } from "../kernel/provider-request.js";
 import { providerUnavailable } from "../provider-errors.js";
 import { checkTenantAmount, idempotencyKeyOf } from "../request-rules.js";
@@ -49,7 +49,7 @@ export function defaultReference(tenant: Tenant): string {
   return name || tenant.id.slice(0, 12);
 }
 
-export async function stkPush(ctx: MomoCtx, input: StkPushInput): Promise<StkPushAnswer> {
+export async function stkPush(ctx: AuthedCtx, input: StkPushInput): Promise<StkPushAnswer> {
   const { deps } = ctx;
   const daraja = deps.momo.darajaFor(ctx.tenant);
   const callbackUrl = deps.momo.settings.stkCallbackUrl;
@@ -70,14 +70,14 @@ export async function stkPush(ctx: MomoCtx, input: StkPushInput): Promise<StkPus
 }
 
 /** The STK push as a request made at most once: the payment row is the request's record. */
-function promptOnce(ctx: MomoCtx, daraja: DarajaClient, callbackUrl: string, request: PromptRequest, intentId?: string): ProviderRequest<PaymentModel, StkPushResponse, StkPushAnswer> {
+function promptOnce(ctx: AuthedCtx, daraja: DarajaClient, callbackUrl: string, request: PromptRequest, intentId?: string): ProviderRequest<PaymentModel, StkPushResponse, StkPushAnswer> {
   const { deps } = ctx;
-  const prisma = deps.db.prisma;
+  const { db } = ctx;
   const owner = { tenantId: ctx.tenant.id, userId: ctx.auth.sub };
   const idempotencyKey = idempotencyKeyOf(ctx);
   return {
     idempotencyKey,
-    findByKey: (key) => prisma.payment.findUnique({ where: { tenantId_userId_idempotencyKey: { ...owner, idempotencyKey: key } } }),
+    findByKey: (key) => db.payment.findUnique({ where: { tenantId_userId_idempotencyKey: { ...owner, idempotencyKey: key } } }),
     // Counted only for requests that may prompt (a replay does not), before the row is stored.
     count: () => countStkPrompt(ctx, { ...owner, phone: request.phone }),
     store() {
@@ -90,14 +90,14 @@ function promptOnce(ctx: MomoCtx, daraja: DarajaClient, callbackUrl: string, req
         createdAt: now,
         updatedAt: now,
       };
-      if (intentId) return storePromptForIntent(deps.db.forTenant(ctx.tenant.id), intentId, now, (tx) => tx.payment.create({ data: { ...data, intentId } }));
-      return prisma.payment.create({ data });
+      if (intentId) return storePromptForIntent(db, intentId, now, (tx) => tx.payment.create({ data: { ...data, intentId } }));
+      return db.payment.create({ data });
     },
     sameRequest: (row) =>
       row.phone === request.phone && row.amount === request.amount && row.reference === request.reference && row.description === request.description && row.intentId === (intentId ?? null),
     // Still waiting for Daraja's answer to its push (an unknown outcome has a last_error).
     inFlight: (row) => row.status === "PENDING" && row.checkoutRequestId === null && row.lastError === null,
-    reload: (row) => prisma.payment.findUniqueOrThrow({ where: { id: row.id } }),
+    reload: (row) => db.payment.findUniqueOrThrow({ where: { id: row.id } }),
     refusedOrNeverSent: (row) => row.status === "FAILED" && row.checkoutRequestId === null,
     storedAnswer: (row) => storedAnswer(ctx, row),
     call: (payment) =>
@@ -111,7 +111,7 @@ function promptOnce(ctx: MomoCtx, daraja: DarajaClient, callbackUrl: string, req
     accepted: (payment, response) => promptAccepted(ctx, payment, response),
     async markFailed(payment, lastError) {
       const now = deps.clock.now();
-      await prisma.$transaction(async (tx) => {
+      await db.$transaction(async (tx) => {
         const failed = await tx.payment.updateMany({
           where: { id: payment.id, status: "PENDING", checkoutRequestId: null },
           data: { status: "FAILED", lastError, nextQueryAt: null, settledAt: now, updatedAt: now },
@@ -120,7 +120,7 @@ function promptOnce(ctx: MomoCtx, daraja: DarajaClient, callbackUrl: string, req
       });
     },
     async markUnknown(payment, lastError) {
-      await prisma.payment.updateMany({
+      await db.payment.updateMany({
         where: { id: payment.id, status: "PENDING", checkoutRequestId: null },
         // No CheckoutRequestID to query with: only a callback (or the unknown-prompt window) settles it.
         data: { lastError, nextQueryAt: null, updatedAt: deps.clock.now() },
@@ -132,15 +132,15 @@ function promptOnce(ctx: MomoCtx, daraja: DarajaClient, callbackUrl: string, req
   };
 }
 
-async function promptAccepted(ctx: MomoCtx, payment: PaymentModel, response: StkPushResponse): Promise<StkPushAnswer> {
+async function promptAccepted(ctx: AuthedCtx, payment: PaymentModel, response: StkPushResponse): Promise<StkPushAnswer> {
   const { deps } = ctx;
-  const stored = await deps.db.prisma.payment.updateMany({
+  const stored = await ctx.db.payment.updateMany({
     where: { id: payment.id, checkoutRequestId: null },
     data: { checkoutRequestId: response.checkoutRequestId, merchantRequestId: response.merchantRequestId, updatedAt: deps.clock.now() },
   });
   // A callback that beat this answer was kept; it can be applied now that the id is known.
   await applyHeldStkCallbacks(deps, response.checkoutRequestId);
-  const current = await deps.db.prisma.payment.findUniqueOrThrow({ where: { id: payment.id } });
+  const current = await ctx.db.payment.findUniqueOrThrow({ where: { id: payment.id } });
   if (stored.count !== 1 && current.checkoutRequestId !== response.checkoutRequestId) {
     deps.logger.error({ paymentId: payment.id, checkoutRequestId: response.checkoutRequestId, stored: current.checkoutRequestId }, "could not store the CheckoutRequestID of an accepted STK push");
   }
@@ -154,7 +154,7 @@ async function promptAccepted(ctx: MomoCtx, payment: PaymentModel, response: Stk
 }
 
 /** The stored answer for a payment; without Daraja's ids (outcome unknown) it is a 202. */
-function storedAnswer(ctx: MomoCtx, row: PaymentModel): StkPushAnswer {
+function storedAnswer(ctx: AuthedCtx, row: PaymentModel): StkPushAnswer {
   if (row.checkoutRequestId === null) {
     ctx.request.markAccepted();
     return { id: row.id, checkoutRequestId: null, merchantRequestId: null, status: row.status as PaymentStatus };

@@ -4,13 +4,14 @@
  * callbacks. A customer sees only their own payments (an admin: every payment of the tenant).
  */
 import { DarajaError, type StkQueryResult } from "@mteja/daraja";
-import type { PaymentModel } from "@mteja/db";
+import type { PaymentModel, TenantDb } from "@mteja/db";
 import type { Deps } from "../../context.js";
 import { DomainError } from "../../errors.js";
+import type { AuthedCtx } from "../../trpc.js";
 import { countStkQuery } from "./stk-limits.js";
 import { publishPaymentStatus } from "../kernel/status-publisher.js";
-import { isAdmin, type MomoCtx } from "../momo-context.js";
-import { isTerminalPayment, lockPaymentById } from "../payment-records.js";
+import { isAdmin } from "../visibility.js";
+import { isTerminalPayment, lockPaymentById, type PaymentKey } from "../payment-records.js";
 import { providerUnavailable, toProviderError } from "../provider-errors.js";
 import type { PaymentStatus } from "../schemas.js";
 import { settleStkPayment, type StkOutcome } from "./stk-settlement.js";
@@ -27,8 +28,8 @@ export function notFound(): DomainError {
 }
 
 /** The payment with this CheckoutRequestID that the caller may see, or NOT_FOUND. */
-export async function findVisiblePayment(ctx: MomoCtx, checkoutRequestId: string): Promise<PaymentModel> {
-  const payment = await ctx.deps.db.prisma.payment.findFirst({
+export async function findVisiblePayment(ctx: AuthedCtx, checkoutRequestId: string): Promise<PaymentModel> {
+  const payment = await ctx.db.payment.findFirst({
     where: { checkoutRequestId, tenantId: ctx.tenant.id, ...(isAdmin(ctx) ? {} : { userId: ctx.auth.sub }) },
   });
   if (!payment) throw notFound();
@@ -44,7 +45,7 @@ function storedAnswer(payment: PaymentModel): StkQueryAnswer {
   };
 }
 
-export async function stkQuery(ctx: MomoCtx, checkoutRequestId: string): Promise<StkQueryAnswer> {
+export async function stkQuery(ctx: AuthedCtx, checkoutRequestId: string): Promise<StkQueryAnswer> {
   await countStkQuery(ctx, { tenantId: ctx.tenant.id, userId: ctx.auth.sub });
   const payment = await findVisiblePayment(ctx, checkoutRequestId);
   if (isTerminalPayment(payment.status)) return storedAnswer(payment);
@@ -58,7 +59,7 @@ export async function stkQuery(ctx: MomoCtx, checkoutRequestId: string): Promise
     if (error instanceof DarajaError) throw toProviderError(error);
     throw error;
   }
-  const settled = await settleFromQuery(ctx.deps, payment.id, result);
+  const settled = await settleFromQuery(ctx.deps, ctx.db, payment, result);
   if (settled && isTerminalPayment(settled.status)) return storedAnswer(settled);
   // Still pending (or a code this service does not know): Daraja's own words, the payment unchanged.
   return { checkoutRequestId, resultCode: result.resultCode, resultDesc: result.resultDesc, status: "PENDING" };
@@ -68,11 +69,11 @@ export function queryOutcome(result: StkQueryResult): StkOutcome {
   return { source: "query", status: result.status, resultCode: result.resultCode, resultDesc: result.resultDesc };
 }
 
-/** Settles a payment from an STK query answer (apply-once, under the row lock); returns the stored row. */
-export async function settleFromQuery(deps: Deps, paymentId: string, result: StkQueryResult): Promise<PaymentModel | undefined> {
+/** Settles a payment from an STK query answer (apply-once, under the row lock) through its tenant's client; returns the stored row. */
+export async function settleFromQuery(deps: Deps, db: TenantDb, { id: paymentId, tenantId }: PaymentKey, result: StkQueryResult): Promise<PaymentModel | undefined> {
   const now = deps.clock.now();
-  const settlement = await deps.db.prisma.$transaction(async (tx) => {
-    const payment = await lockPaymentById(tx, paymentId);
+  const settlement = await db.$transaction(async (tx) => {
+    const payment = await lockPaymentById(tx, { id: paymentId, tenantId });
     if (!payment) return undefined;
     return settleStkPayment(tx, payment, queryOutcome(result), now);
   });

@@ -8,11 +8,12 @@
  * review.
  */
 import type { StkQueryResult } from "@mteja/daraja";
+import type { TenantDb } from "@mteja/db";
 import type { Deps } from "../../context.js";
 import { leaseEnd, nextAttemptAt, queryErrorNote, type SweepRun } from "../kernel/leased-sweep.js";
 import { recordPaymentSettled } from "../kernel/settled-events.js";
 import { publishPaymentStatus } from "../kernel/status-publisher.js";
-import { isTerminalPayment, lockPaymentById } from "../payment-records.js";
+import { isTerminalPayment, lockPaymentById, type PaymentKey } from "../payment-records.js";
 import { applyStoredStkCallback, parseStoredStkCallback } from "./stk-callbacks.js";
 import { settleFromQuery } from "./stk-query.js";
 import { withoutDarajaIds } from "./unknown-prompts.js";
@@ -30,7 +31,7 @@ interface ClaimedPayment {
 export async function sweepHeldCallbacks({ deps, report }: SweepRun): Promise<void> {
   const now = deps.clock.now();
   const cutoff = new Date(now.getTime() - deps.momo.settings.promptInFlightSeconds * 1000);
-  const held = await deps.db.prisma.momoCallback.findMany({
+  const held = await deps.db.unscoped.momoCallback.findMany({
     where: { kind: "stkpush", outcome: "accepted", paymentId: null },
     orderBy: { receivedAt: "asc" },
     take: 200,
@@ -42,7 +43,7 @@ export async function sweepHeldCallbacks({ deps, report }: SweepRun): Promise<vo
     const result = await applyStoredStkCallback(deps, row.id, parsed);
     if (result === "held" && row.receivedAt < cutoff) {
       const flagReason = "unknown CheckoutRequestID (no payment claimed it while prompts were in flight)";
-      const flagged = await deps.db.prisma.momoCallback.updateMany({
+      const flagged = await deps.db.unscoped.momoCallback.updateMany({
         where: { id: row.id, outcome: "accepted", paymentId: null },
         data: { outcome: "flagged", flagReason },
       });
@@ -66,7 +67,7 @@ export async function timeOutPromptsWithoutId({ deps, report }: SweepRun): Promi
   const now = deps.clock.now();
   const { promptInFlightSeconds, unknownPromptWindowSeconds } = deps.momo.settings;
   const ago = (seconds: number) => new Date(now.getTime() - seconds * 1000);
-  const due = await deps.db.prisma.payment.findMany({
+  const due = await deps.db.unscoped.payment.findMany({
     where: {
       ...withoutDarajaIds,
       OR: [
@@ -76,11 +77,11 @@ export async function timeOutPromptsWithoutId({ deps, report }: SweepRun): Promi
     },
     orderBy: { createdAt: "asc" },
     take: 200,
-    select: { id: true },
+    select: { id: true, tenantId: true },
   });
-  for (const { id } of due) {
-    const payment = await deps.db.prisma.$transaction(async (tx) => {
-      const locked = await lockPaymentById(tx, id);
+  for (const { id, tenantId } of due) {
+    const payment = await deps.db.forTenant(tenantId).$transaction(async (tx) => {
+      const locked = await lockPaymentById(tx, { id, tenantId });
       if (!locked || locked.status !== "PENDING" || locked.checkoutRequestId !== null) return undefined;
       const timedOut = await tx.payment.update({
         where: { id },
@@ -108,7 +109,7 @@ export async function queryDuePayments(run: SweepRun): Promise<void> {
   const { deps, options, report } = run;
   const now = deps.clock.now();
   // One statement: the due rows are locked (other instances skip them) and leased.
-  const claimed = await deps.db.prisma.$queryRaw<ClaimedPayment[]>`
+  const claimed = await deps.db.unscoped.$queryRaw<ClaimedPayment[]>`
     WITH due AS (
       SELECT id FROM payments
        WHERE status = 'PENDING' AND checkout_request_id IS NOT NULL AND (next_query_at IS NULL OR next_query_at <= ${now})
@@ -123,6 +124,8 @@ export async function queryDuePayments(run: SweepRun): Promise<void> {
     RETURNING p.id::text AS id, p.tenant_id, p.checkout_request_id, p.query_attempts, p.created_at`;
 
   for (const row of claimed) {
+    const key = { id: row.id, tenantId: row.tenant_id };
+    const db = deps.db.forTenant(row.tenant_id);
     const attempts = Number(row.query_attempts);
     const expired = deps.clock.now().getTime() - new Date(row.created_at).getTime() >= options.giveUpAfterSeconds * 1000;
     let lastAnswer: string;
@@ -132,7 +135,7 @@ export async function queryDuePayments(run: SweepRun): Promise<void> {
       await run.pace();
       report.paymentsQueried += 1;
       const result: StkQueryResult = await client.stkQuery({ checkoutRequestId: row.checkout_request_id });
-      const settled = await settleFromQuery(deps, row.id, result);
+      const settled = await settleFromQuery(deps, db, key, result);
       if (!settled || isTerminalPayment(settled.status)) {
         if (settled) report.paymentsSettled += 1;
         continue;
@@ -144,17 +147,18 @@ export async function queryDuePayments(run: SweepRun): Promise<void> {
       deps.logger.warn({ paymentId: row.id, error: lastAnswer }, "STK query for reconciliation failed");
     }
     if (expired) {
-      if (await exhaustPayment(deps, row.id, lastAnswer)) report.paymentsExhausted += 1;
+      if (await exhaustPayment(deps, db, key, lastAnswer)) report.paymentsExhausted += 1;
       continue;
     }
-    await deps.db.prisma.payment.updateMany({ where: { id: row.id, status: "PENDING" }, data: { nextQueryAt: nextAttemptAt(run, attempts), lastError: lastAnswer.slice(0, 500) } });
+    await db.payment.updateMany({ where: { id: row.id, status: "PENDING" }, data: { nextQueryAt: nextAttemptAt(run, attempts), lastError: lastAnswer.slice(0, 500) } });
   }
 }
 
-async function exhaustPayment(deps: Deps, paymentId: string, lastAnswer: string): Promise<boolean> {
+async function exhaustPayment(deps: Deps, db: TenantDb, key: PaymentKey, lastAnswer: string): Promise<boolean> {
+  const paymentId = key.id;
   const now = deps.clock.now();
-  const payment = await deps.db.prisma.$transaction(async (tx) => {
-    const locked = await lockPaymentById(tx, paymentId);
+  const payment = await db.$transaction(async (tx) => {
+    const locked = await lockPaymentById(tx, key);
     if (!locked || locked.status !== "PENDING") return undefined;
     const exhausted = await tx.payment.update({
       where: { id: paymentId },

@@ -11,7 +11,7 @@ import type { PaymentModel, Prisma } from "@mteja/db";
 import type { StkStatus } from "@mteja/daraja";
 import { recordPaymentSettled } from "../kernel/settled-events.js";
 import type { SettlementDecision } from "../kernel/stored-callback.js";
-import { isTerminalPayment, type Tx } from "../payment-records.js";
+import { isTerminalPayment, type SettlementTx } from "../payment-records.js";
 import { settleIntentOf } from "../../intents/intent-settlement.js";
 
 /** What Daraja said about a prompt, from a callback or an STK query. */
@@ -112,10 +112,11 @@ export interface Settlement {
 }
 
 /** Applies an outcome to a payment whose row lock the transaction holds. */
-export async function settleStkPayment(tx: Tx, payment: PaymentModel, outcome: StkOutcome, now: Date): Promise<Settlement> {
+export async function settleStkPayment(tx: SettlementTx, payment: PaymentModel, outcome: StkOutcome, now: Date): Promise<Settlement> {
   let decision = decideStkOutcome(payment, outcome, now);
   const receipt = decision.changes?.mpesaReceipt;
   if (typeof receipt === "string") {
+    // Only callbacks bring a receipt, on the unscoped transaction: the check spans every tenant, as the unique index does.
     const other = await tx.payment.findFirst({ where: { mpesaReceipt: receipt, NOT: { id: payment.id } }, select: { id: true } });
     if (other) decision = { outcome: "flagged", flagReason: `MpesaReceiptNumber ${receipt} is already recorded on another payment`, statusChanged: false };
   }
