@@ -5,8 +5,7 @@
  */
 import type { PaymentModel, TenantDb, TenantTx } from "@mteja/db";
 import { DomainError } from "../errors.js";
-import type { MomoCtx } from "../payments/momo-context.js";
-import type { TenantCtx } from "../trpc.js";
+import type { AuthedCtx } from "../trpc.js";
 import { expireDueIntents, findIntent, transitionIntent } from "./intent-store.js";
 import { intentNotFound } from "./service.js";
 
@@ -27,7 +26,7 @@ function invalid(path: string, message: string): DomainError {
  * intents). Its status is checked when the payment is stored (storePromptForIntent), so a retry with
  * the same Idempotency-Key still replays its first answer.
  */
-export async function intentTermsForPrompt(ctx: MomoCtx & Pick<TenantCtx, "db">, input: { intent_id?: string | undefined; amount?: number | undefined }): Promise<IntentTerms | undefined> {
+export async function intentTermsForPrompt(ctx: AuthedCtx, input: { intent_id?: string | undefined; amount?: number | undefined }): Promise<IntentTerms | undefined> {
   if (input.intent_id === undefined) {
     if (ctx.tenant.settings.momo?.requireIntent === true) throw invalid("intent_id", "intent_id is required: this shop takes payments for payment intents only");
     return undefined;

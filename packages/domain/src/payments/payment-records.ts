@@ -6,6 +6,15 @@ import type { PaymentStatus, PaymentView, PayoutStatus } from "./schemas.js";
 export type Tx = Prisma.TransactionClient;
 
 /**
+ * Either kind of transaction, seen as the unscoped type, for writes that name their tenant themselves
+ * (settling an intent, recording an event): at run time both are Prisma transactions and the scoped
+ * one only adds the tenant filter, but Prisma's two client types do not assign to each other.
+ */
+export function asTransaction(tx: Tx | TenantTx | SettlementTx): Tx {
+  return tx as Tx;
+}
+
+/**
  * What settling a locked payment writes, offered by both kinds of transaction: a tenant's (stkquery,
  * the reconciler's queries) and the unscoped one of callbacks (Prisma's two client types do not
  * assign to each other).

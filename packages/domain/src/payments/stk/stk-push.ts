@@ -17,6 +17,7 @@ import type { AuthedCtx } from "../../trpc.js";
 import { applyHeldStkCallbacks, applyHeldStkCallbacksSince } from "./stk-callbacks.js";
 import { requestOnce, type ProviderRequest } from "../kernel/provider-request.js";
 import { providerUnavailable } from "../provider-errors.js";
+import { asTransaction } from "../payment-records.js";
 import { checkTenantAmount, idempotencyKeyOf } from "../request-rules.js";
 import type { PaymentStatus, StkPushInput } from "../schemas.js";
 import { promptCallbackUrl } from "./unknown-prompts.js";
@@ -116,7 +117,7 @@ function promptOnce(ctx: AuthedCtx, daraja: DarajaClient, callbackUrl: string, r
           where: { id: payment.id, status: "PENDING", checkoutRequestId: null },
           data: { status: "FAILED", lastError, nextQueryAt: null, settledAt: now, updatedAt: now },
         });
-        if (failed.count === 1) await settleIntentOf(tx, payment, "FAILED", now); // payment intents: back to requires_payment
+        if (failed.count === 1) await settleIntentOf(asTransaction(tx), payment, "FAILED", now); // payment intents: back to requires_payment
       });
     },
     async markUnknown(payment, lastError) {

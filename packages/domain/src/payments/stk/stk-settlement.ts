@@ -11,7 +11,7 @@ import type { PaymentModel, Prisma } from "@mteja/db";
 import type { StkStatus } from "@mteja/daraja";
 import { recordPaymentSettled } from "../kernel/settled-events.js";
 import type { SettlementDecision } from "../kernel/stored-callback.js";
-import { isTerminalPayment, type SettlementTx } from "../payment-records.js";
+import { asTransaction, isTerminalPayment, type SettlementTx } from "../payment-records.js";
 import { settleIntentOf } from "../../intents/intent-settlement.js";
 
 /** What Daraja said about a prompt, from a callback or an STK query. */
@@ -121,8 +121,8 @@ export async function settleStkPayment(tx: SettlementTx, payment: PaymentModel, 
     if (other) decision = { outcome: "flagged", flagReason: `MpesaReceiptNumber ${receipt} is already recorded on another payment`, statusChanged: false };
   }
   if (!decision.changes) return { decision, payment };
-  const intentColumns = await settleIntentOf(tx, payment, decision.changes.status, now); // payment intents follow their payment
+  const intentColumns = await settleIntentOf(asTransaction(tx), payment, decision.changes.status, now); // payment intents follow their payment
   const updated = await tx.payment.update({ where: { id: payment.id }, data: { ...decision.changes, ...intentColumns } });
-  if (decision.statusChanged) await recordPaymentSettled(tx, updated, now);
+  if (decision.statusChanged) await recordPaymentSettled(asTransaction(tx), updated, now);
   return { decision, payment: updated };
 }
