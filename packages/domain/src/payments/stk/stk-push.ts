@@ -56,7 +56,7 @@ export async function stkPush(ctx: AuthedCtx, input: StkPushInput): Promise<StkP
   const callbackUrl = deps.momo.settings.stkCallbackUrl;
   if (!daraja || !callbackUrl) throw providerUnavailable("M-Pesa payments are not configured on this service.");
   // Payment intents (intents/intent-prompt.ts): the intent's terms replace the customer's.
-  const intent = await intentTermsForPrompt({ ...ctx, db: deps.db.forTenant(ctx.tenant.id) }, input);
+  const intent = await intentTermsForPrompt(ctx, input);
   const request: PromptRequest = intent
     ? { phone: input.phone, amount: intent.amount, reference: intent.reference, description: intent.description ?? DEFAULT_DESCRIPTION }
     : {
