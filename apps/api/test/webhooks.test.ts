@@ -131,6 +131,26 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
     expect(over.body.error.code).toBe("VALIDATION_ERROR");
   });
 
+  it("delivers payment.succeeded and payment_intent.succeeded once when a customer pays an intent", async () => {
+    const hooks = await receiver();
+    const endpoint = await addEndpoint(hooks.url);
+    const created = await call("POST", "/api/v1/payment-intents", { amount: 1, reference: `ORD${Date.now() % 1_000_000_000}` });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const intentId = created.body.data.id as string;
+    const user = await t.customer();
+    const pushed = await t.rest.request("POST", "/api/momo/stkpush", { body: { phone: "0712345678", intent_id: intentId }, token: user.accessToken });
+    expect(pushed.status, JSON.stringify(pushed.body)).toBe(200);
+    const [intentEvent] = await hooks.waitFor((delivery) => delivery.event.type === "payment_intent.succeeded" && delivery.event.data.payment_intent?.id === intentId);
+    const event = verifyWebhook<{ payment_intent: Record<string, any> }>(intentEvent!.body, intentEvent!.headers["mteja-signature"], endpoint.secret);
+    expect(event.data.payment_intent).toMatchObject({ id: intentId, status: "succeeded", amount: 1 });
+    expect(event.data.payment_intent.payments).toEqual([expect.objectContaining({ status: "SUCCESS", intent_id: intentId, duplicate: false })]);
+    const paymentId = event.data.payment_intent.payments[0].id as string;
+    await hooks.waitFor(forPayment(paymentId));
+    // Once only: the worker has nothing more to send for this intent.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(hooks.received.filter((delivery) => delivery.event.type === "payment_intent.succeeded" && delivery.event.data.payment_intent?.id === intentId)).toHaveLength(1);
+  });
+
   it("delivers payment.succeeded to the receiver with a signature verifyWebhook accepts", async () => {
     const hooks = await receiver();
     const endpoint = await addEndpoint(hooks.url);

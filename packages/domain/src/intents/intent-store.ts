@@ -9,7 +9,7 @@ import { statusesAllowing, type IntentEvent, type IntentStatus } from "./intent-
 
 export type IntentWithPayments = PaymentIntentModel & { payments: PaymentModel[] };
 
-const withPayments = { payments: { orderBy: [{ createdAt: "asc" as const }, { id: "asc" as const }] } };
+export const withPayments = { payments: { orderBy: [{ createdAt: "asc" as const }, { id: "asc" as const }] } };
 
 export interface NewIntentRow {
   id: string;

@@ -4,6 +4,8 @@
  * (callback, STK query, reconciler) calls one of these with the row it wrote.
  */
 import type { MomoCallbackModel, PaymentModel, PayoutModel } from "@mteja/db";
+import { withPayments } from "../../intents/intent-store.js";
+import { toIntentView } from "../../intents/views.js";
 import { recordEvent } from "../../webhooks/events.js";
 import { paymentObject } from "../payment-object.js";
 import type { Tx } from "../payment-records.js";
@@ -13,13 +15,23 @@ const failedPaymentStatuses = new Set(["CANCELLED", "FAILED", "TIMEOUT"]);
 
 /**
  * A payment whose status just changed: SUCCESS → payment.succeeded; CANCELLED, FAILED, TIMEOUT →
- * payment.failed. The intents engineer's hook: an intent transition settled in the same transaction
- * adds its own payment_intent.* event beside this one.
+ * payment.failed. A success that paid its intent (not a duplicate) also reports
+ * payment_intent.succeeded, with the intent as the read API shows it; the payment's SUCCESS is applied
+ * once, so is this event.
  */
 export async function recordPaymentSettled(tx: Tx, payment: PaymentModel, at: Date): Promise<void> {
   const type = payment.status === "SUCCESS" ? "payment.succeeded" : failedPaymentStatuses.has(payment.status) ? "payment.failed" : undefined;
   if (!type) return;
   await recordEvent(tx, { tenantId: payment.tenantId, type, data: { payment: paymentObject(payment) }, at });
+  if (type === "payment.succeeded" && payment.intentId && !payment.duplicate) await recordIntentSucceeded(tx, payment, at);
+}
+
+async function recordIntentSucceeded(tx: Tx, payment: PaymentModel, at: Date): Promise<void> {
+  const intent = await tx.paymentIntent.findFirst({
+    where: { id: payment.intentId!, tenantId: payment.tenantId, status: "succeeded" },
+    include: withPayments,
+  });
+  if (intent) await recordEvent(tx, { tenantId: payment.tenantId, type: "payment_intent.succeeded", data: { payment_intent: toIntentView(intent) }, at });
 }
 
 /** A payout whose status just became SUCCESS or FAILED (UNKNOWN is not an outcome: nothing is sent). */
