@@ -13,6 +13,7 @@ import Fastify from "fastify";
 import jwt from "jsonwebtoken";
 import { createHash, generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
 import pg from "pg";
+import { handWrittenMe } from "./hand-written-me.mjs";
 
 const args = Object.fromEntries(
   process.argv.slice(2).reduce((pairs, arg, i, all) => (arg.startsWith("--") ? [...pairs, [arg.slice(2), all[i + 1]]] : pairs), []),
@@ -86,25 +87,6 @@ function handWritten() {
     const access_token = jwt.sign({ tid: tenantId, sid: sessionId, role: user.role }, privateKey, { algorithm: "ES256", subject: user.id, issuer: "mteja", audience: "mteja", expiresIn: 900, jwtid: randomUUID() });
     return { success: true, data: { access_token, user: { id: user.id, name: user.name, email: user.email, role: user.role } } };
   });
-  server.get("/api/v1/auth/me", async (request, reply) => {
-    const bearer = /^Bearer (\S+)$/.exec(request.headers.authorization ?? "")?.[1];
-    let claims;
-    try {
-      claims = jwt.verify(bearer, publicKey, { algorithms: ["ES256"], issuer: "mteja", audience: "mteja" });
-    } catch {
-      return reply.code(401).send({ success: false });
-    }
-    const { rows } = await pool.query(
-      `SELECT u.id, u.name, u.email, u.phone, u.avatar_url, u.email_verified, u.otp_enabled, u.role, u.preferences
-         FROM users u
-        WHERE u.id = $1 AND u.tenant_id = $2
-          AND EXISTS (SELECT 1 FROM sessions s WHERE s.user_id = u.id AND s.id = $3 AND s.revoked_at IS NULL AND s.absolute_expires_at > now())
-        LIMIT 1`,
-      [claims.sub, claims.tid, claims.sid],
-    );
-    const u = rows[0];
-    if (!u) return reply.code(401).send({ success: false });
-    return { success: true, data: { id: u.id, name: u.name, email: u.email, phone: u.phone, avatar_url: u.avatar_url, email_verified: u.email_verified, otp_enabled: u.otp_enabled, role: u.role, preferences: u.preferences } };
-  });
+  server.get("/api/v1/auth/me", handWrittenMe(pool, publicKey));
   return server;
 }

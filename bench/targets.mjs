@@ -6,11 +6,11 @@
 import { buildServer, createServices, readSettings } from "@mteja/api";
 import { createScratchDatabase, openDatabase } from "@mteja/db";
 import Fastify from "fastify";
-import jwt from "jsonwebtoken";
 import { spawn, spawnSync } from "node:child_process";
 import { createPublicKey, randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import pg from "pg";
+import { handWrittenMe } from "./hand-written-me.mjs";
 
 export const adminUrl = process.env.MTEJA_BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
@@ -62,27 +62,7 @@ export async function startBaseline(mteja) {
   const publicKey = createPublicKey({ key: jwks.keys[0], format: "jwk" });
   const pool = new pg.Pool({ connectionString: mteja.url, max: mteja.poolMax });
   const baseline = Fastify({ logger: false });
-  baseline.get("/api/v1/auth/me", async (request, reply) => {
-    if (request.headers["x-tenant-id"] !== "default") return reply.code(400).send({ success: false });
-    const bearer = /^Bearer (\S+)$/.exec(request.headers.authorization ?? "")?.[1];
-    let claims;
-    try {
-      claims = jwt.verify(bearer, publicKey, { algorithms: ["ES256"], issuer: "mteja", audience: "mteja" });
-    } catch {
-      return reply.code(401).send({ success: false });
-    }
-    const { rows } = await pool.query(
-      `SELECT u.id, u.name, u.email, u.phone, u.avatar_url, u.email_verified, u.otp_enabled, u.role, u.preferences
-         FROM users u
-        WHERE u.id = $1 AND u.tenant_id = $2
-          AND EXISTS (SELECT 1 FROM sessions s WHERE s.user_id = u.id AND s.id = $3 AND s.revoked_at IS NULL AND s.absolute_expires_at > now())
-        LIMIT 1`,
-      [claims.sub, claims.tid, claims.sid],
-    );
-    const u = rows[0];
-    if (!u) return reply.code(401).send({ success: false });
-    return { success: true, data: { id: u.id, name: u.name, email: u.email, phone: u.phone, avatar_url: u.avatar_url, email_verified: u.email_verified, otp_enabled: u.otp_enabled, role: u.role, preferences: u.preferences } };
-  });
+  baseline.get("/api/v1/auth/me", handWrittenMe(pool, publicKey, { tenantHeader: "default" }));
   await baseline.listen({ port: 0, host: "127.0.0.1" });
   return {
     base: `http://127.0.0.1:${baseline.server.address().port}`,
