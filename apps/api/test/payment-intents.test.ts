@@ -327,6 +327,13 @@ describe.skipIf(skipThisTarget)("payment intents", () => {
     const row = await t.deps.db.unscoped.paymentIntent.findUniqueOrThrow({ where: { id: another.id } });
     expect(row.status).toBe("expired");
     expect((await t.deps.db.unscoped.paymentIntent.findUniqueOrThrow({ where: { id: swept.id } })).status).toBe("expired");
+
+    // Each expiry is reported once, whether a read or the reconciler expired it; the processing one never.
+    const events = (await server("GET", "/api/v1/webhook-events?limit=100")).body.data.webhook_events as { type: string; data: { payment_intent?: { id: string; status: string } } }[];
+    const expiredIds = events.filter((event) => event.type === "payment_intent.expired").map((event) => event.data.payment_intent!.id);
+    for (const id of [created.id, swept.id, another.id]) expect(expiredIds.filter((expiredId) => expiredId === id), id).toHaveLength(1);
+    expect(expiredIds).not.toContain(paying.id);
+    expect(events.find((event) => event.type === "payment_intent.expired" && event.data.payment_intent!.id === created.id)!.data.payment_intent!.status).toBe("expired");
   });
 
   it("stores a second success for an intent already paid as a duplicate and leaves the intent; the database allows one success that counts", async () => {

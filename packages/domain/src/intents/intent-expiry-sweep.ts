@@ -5,7 +5,7 @@
  * looks at; one conditional UPDATE, safe in several instances at once.
  */
 import type { Deps } from "../context.js";
-import { expireDueIntentsOfAllTenants } from "./intent-store.js";
+import { expireDueIntentsOfAllTenants } from "./intent-expiry.js";
 
 export async function sweepExpiredIntents({ deps }: { deps: Deps }): Promise<void> {
   const expired = await expireDueIntentsOfAllTenants(deps.db.unscoped, deps.clock.now());

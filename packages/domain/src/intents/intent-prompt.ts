@@ -6,7 +6,8 @@
 import type { PaymentModel, TenantDb, TenantTx } from "@mteja/db";
 import { DomainError } from "../errors.js";
 import type { AuthedCtx } from "../trpc.js";
-import { expireDueIntents, findIntent, transitionIntent } from "./intent-store.js";
+import { expireDueIntents } from "./intent-expiry.js";
+import { findIntent, transitionIntent } from "./intent-store.js";
 import { intentNotFound } from "./service.js";
 
 /** What a prompt for an intent asks for (the intent's terms, not the customer's). */

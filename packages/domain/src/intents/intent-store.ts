@@ -1,10 +1,10 @@
 /**
- * Every read and write of the payment_intents table, through the tenant's scoped client (the
- * reconciler's expiry sweep, which crosses tenants, is the one exception). Each status change is a
+ * Reads and writes of the payment_intents table, through the tenant's scoped client (expiring
+ * intents, with their events, is intent-expiry.ts; its reconciler sweep crosses tenants). Each status change is a
  * conditional update whose `WHERE status IN (...)` comes from the state machine, so a terminal intent
  * never changes, whatever raced it.
  */
-import type { PaymentIntentModel, PaymentModel, PrismaClient, TenantDb, TenantTx } from "@mteja/db";
+import type { PaymentIntentModel, PaymentModel, TenantDb, TenantTx } from "@mteja/db";
 import { statusesAllowing, type IntentEvent, type IntentStatus } from "./intent-transitions.js";
 
 export type IntentWithPayments = PaymentIntentModel & { payments: PaymentModel[] };
@@ -72,18 +72,7 @@ export async function transitionIntent(db: TenantDb | TenantTx, id: string, even
 }
 
 /** Intents still waiting for payment past expires_at: the where of the expiry step (never one that is processing). */
-function dueToExpire(now: Date) {
+/** Intents waiting for payment past expires_at (never one that is processing). */
+export function dueToExpire(now: Date) {
   return { status: { in: statusesAllowing("expire") }, expiresAt: { lte: now } };
-}
-
-/** Expires the tenant's due intents; run before an intent is read, paid, cancelled or its reference reused. */
-export async function expireDueIntents(db: TenantDb, now: Date): Promise<number> {
-  const { count } = await db.paymentIntent.updateMany({ where: dueToExpire(now), data: { status: "expired", updatedAt: now } });
-  return count;
-}
-
-/** The reconciler's sweep: every tenant's due intents. */
-export async function expireDueIntentsOfAllTenants(unscoped: PrismaClient, now: Date): Promise<number> {
-  const { count } = await unscoped.paymentIntent.updateMany({ where: dueToExpire(now), data: { status: "expired", updatedAt: now } });
-  return count;
 }

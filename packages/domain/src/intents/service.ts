@@ -9,8 +9,8 @@ import { sha256 } from "../core/secrets.js";
 import { DomainError } from "../errors.js";
 import { checkTenantAmount, idempotencyKeyOf, keyReusedError } from "../payments/request-rules.js";
 import type { TenantCtx } from "../trpc.js";
+import { expireDueIntents } from "./intent-expiry.js";
 import {
-  expireDueIntents,
   findIntent,
   findIntentByIdempotencyKey,
   insertIntent,
