@@ -1,5 +1,5 @@
 /**
- * Expiring intents (docs/payment-intents.md#expiry): every intent still waiting for payment past
+ * Expiring intents (docs/payment-intents.md#statuses, "Expiry"): every intent still waiting for payment past
  * expires_at becomes `expired`, and each one's payment_intent.expired event is written in the same
  * transaction, so the feed and the rows never disagree and a conditional update reports each expiry
  * once, whichever read, payment or reconciler run got there first.
