@@ -4,7 +4,7 @@
  * same settings as the service (environment variables) and works on the same database.
  */
 import { openDatabase } from "@mteja/db";
-import { rotateSigningKey } from "@mteja/domain";
+import { rotateSigningKey, toErrorEnvelope } from "@mteja/domain";
 import { TRPCError } from "@trpc/server";
 import { Command, InvalidArgumentError } from "commander";
 import { readSettings, SettingsError, type Settings } from "../settings.js";
@@ -26,15 +26,16 @@ function settingsOrExit(): Settings {
 const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
 
 /** Runs `work` on the operator's services and prints its answer; a refused call prints the API's words. */
-async function withServices(work: (operator: OperatorServices, settings: Settings) => Promise<unknown>): Promise<void> {
-  const settings = settingsOrExit();
+async function withServices(work: (operator: OperatorServices, settings: Settings) => Promise<unknown>, settings = settingsOrExit()): Promise<void> {
   const operator = await openOperatorServices(settings);
   try {
     print(await work(operator, settings));
   } catch (error) {
     if (error instanceof TRPCError) {
-      const details = (error.cause as { details?: Array<{ path: string; message: string }> } | undefined)?.details;
-      throw new CommandFailure([error.message, ...(details ?? []).map((d) => `  ${d.path}: ${d.message}`)].join("\n"));
+      // The API's own words for it, as a REST client would read them in the error envelope.
+      const { body } = toErrorEnvelope(error);
+      const details = (body.error.details ?? []) as Array<{ path?: string; message?: string }>;
+      throw new CommandFailure([`${body.message} (${body.error.code})`, ...details.map((d) => `  ${d.path}: ${d.message}`)].join("\n"));
     }
     throw error;
   } finally {
@@ -110,16 +111,17 @@ const keys = program.command("keys").description("the access-token signing keys"
 keys
   .command("rotate")
   .description("make a new signing key; the previous one stays published and accepted until its tokens have expired")
-  .action(() =>
-    withServices(async ({ services }, settings) => {
-      if (settings.JWT_PRIVATE_KEY) {
-        throw new CommandFailure("JWT_PRIVATE_KEY is set: only that key signs and stored keys are ignored. Deploy a new JWT_PRIVATE_KEY instead (docs/operations.md#keys-and-their-rotation).");
-      }
+  .action(() => {
+    const settings = settingsOrExit();
+    if (settings.JWT_PRIVATE_KEY) {
+      throw new CommandFailure("JWT_PRIVATE_KEY is set: only that key signs and stored keys are ignored. Deploy a new JWT_PRIVATE_KEY instead (docs/operations.md#keys-and-their-rotation).");
+    }
+    return withServices(async ({ services }) => {
       const { db, cipher, clock } = services.deps;
       const rotation = await rotateSigningKey(db, cipher, { now: clock.now(), accessTokenTtlSeconds: settings.ACCESS_TOKEN_TTL_SECONDS });
       return { kid: rotation.kid, retired: rotation.retired ? { kid: rotation.retired.kid, not_after: rotation.retired.notAfter.toISOString() } : null };
-    }),
-  );
+    }, settings);
+  });
 
 program
   .command("prune")
