@@ -24,7 +24,7 @@ const day = 86_400_000;
 const dataKey = "cd".repeat(32);
 
 /** A database the command (another process) and the test can both reach, one at a time on embedded. */
-async function sharedDatabase() {
+async function sharedDatabase(): Promise<{ env: Record<string, string>; open: () => ReturnType<typeof openDatabase>; drop: () => Promise<void> }> {
   if (target === "postgres") {
     const scratch = await createScratchDatabase(adminUrl, "mteja_cli");
     return { env: { DATABASE_URL: scratch.url }, open: () => openDatabase({ url: scratch.url, poolMax: 5 }), drop: () => scratch.drop() };
