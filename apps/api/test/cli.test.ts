@@ -205,10 +205,11 @@ describe.skipIf(skipThisTarget || !cliBuilt)("mteja, the operator command", () =
       MOMO_CALLBACK_SECRET: "e".repeat(64),
     };
 
-    const broken = await mteja(["doctor"], { ACCESS_TOKEN_TTL_SECONDS: "5", REDIS_URL: "http://cache:6379" });
+    const broken = await mteja(["doctor"], { ACCESS_TOKEN_TTL_SECONDS: "5", REDIS_URL: "http://cache:6379", RETENTION_CALLBACKS_DAYS: "-1" });
     expect(broken.code).toBe(1);
     expect(broken.stdout).toContain("FAIL  settings: ACCESS_TOKEN_TTL_SECONDS:");
     expect(broken.stdout).toContain("FAIL  settings: REDIS_URL: REDIS_URL must be a URL");
+    expect(broken.stdout).toContain("FAIL  settings: RETENTION_CALLBACKS_DAYS: RETENTION_CALLBACKS_DAYS must be 0 (keep for ever) or more");
 
     const closed = await freePort();
     const unreachable = await mteja(["doctor"], { ...momo, MOMO_CONSUMER_SECRET: "not-the-secret", REDIS_URL: `redis://127.0.0.1:${closed}`, SMTP_URL: `smtp://127.0.0.1:${closed}` });
