@@ -34,5 +34,7 @@ export { webhookEventTypes, type WebhookEventType } from "./webhooks/event-types
 export { recordEvent, type NewEvent } from "./webhooks/events.js";
 export { deliverDueWebhooks, type DeliveryOptions, type DeliveryReport, type WebhookPoster } from "./webhooks/delivery-worker.js";
 export { defaultWebhookRetrySchedule } from "./webhooks/retry-schedule.js";
+export { retentionRules, type RetentionRule, type RetentionKind } from "./retention/rules.js";
+export { pruneExpiredRows, type PruneOptions, type PruneReport } from "./retention/prune.js";
 export type { WebhookDeps } from "./webhooks/webhook-deps.js";
 export { paymentObject, type PaymentObject } from "./payments/payment-object.js";
