@@ -12,6 +12,8 @@ export interface AuthState {
   userId: string | undefined;
   /** When the access token expires (its `exp`), if it says. */
   expiresAt: Date | undefined;
+  /** When it was issued (its `iat`), if it says. */
+  issuedAt: Date | undefined;
 }
 
 export type AuthStateListener = (event: AuthStateEvent, state: AuthState | null) => void;
@@ -19,6 +21,7 @@ export type AuthStateListener = (event: AuthStateEvent, state: AuthState | null)
 interface Claims {
   sub?: unknown;
   exp?: unknown;
+  iat?: unknown;
 }
 
 /** The claims of a JWT, read without verifying it (the service verifies; the client only plans ahead). */
@@ -39,11 +42,12 @@ function claimsOf(token: string): Claims {
 
 export function authStateOf(token: string | null): AuthState | null {
   if (token === null) return null;
-  const { sub, exp } = claimsOf(token);
+  const { sub, exp, iat } = claimsOf(token);
   return {
     accessToken: token,
     userId: typeof sub === "string" ? sub : undefined,
     expiresAt: typeof exp === "number" ? new Date(exp * 1000) : undefined,
+    issuedAt: typeof iat === "number" ? new Date(iat * 1000) : undefined,
   };
 }
 
@@ -55,7 +59,14 @@ export function authStateEvent(before: AuthState | null, after: AuthState | null
   return "TOKEN_REFRESHED";
 }
 
-/** Whether the token expires within `marginSeconds` of `now` (a token that does not say never does). */
+/**
+ * Whether the token is due for a refresh at `now`: it expires within `marginSeconds`, or within a
+ * quarter of its lifetime when that is shorter (a short-lived token is not refreshed on every call).
+ * A token that does not say when it expires never is.
+ */
 export function expiresWithin(state: AuthState | null, marginSeconds: number, now: number): boolean {
-  return state?.expiresAt !== undefined && state.expiresAt.getTime() - now <= marginSeconds * 1000;
+  if (state?.expiresAt === undefined) return false;
+  const expiresAt = state.expiresAt.getTime();
+  const lifetime = state.issuedAt ? expiresAt - state.issuedAt.getTime() : Infinity;
+  return expiresAt - now <= Math.min(marginSeconds * 1000, lifetime / 4);
 }

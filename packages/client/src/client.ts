@@ -30,7 +30,7 @@ export interface MtejaClientOptions {
    * "browser" where there is a `document`, "memory" elsewhere (Node has no cookie jar).
    */
   cookies?: CookieMode;
-  /** Refresh before a call when the access token expires within this many seconds (default 60). */
+  /** Refresh before a call when the access token expires within this many seconds (default 60; at most a quarter of the token's lifetime). */
   refreshMarginSeconds?: number;
   /** The time in milliseconds, for the refresh-ahead check (default Date.now). */
   now?: () => number;
