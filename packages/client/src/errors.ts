@@ -30,6 +30,21 @@ export function isMtejaError<C extends MtejaErrorCode = MtejaErrorCode>(error: u
   return code !== undefined && (codes.length === 0 || (codes as string[]).includes(code));
 }
 
+/** One field a VALIDATION_ERROR names: its path in the input ("email", "metadata.order") and what is wrong. */
+export interface ValidationDetail {
+  path: string;
+  message: string;
+}
+
+/** The fields a VALIDATION_ERROR names (empty for any other failure). */
+export function validationDetailsOf(error: unknown): ValidationDetail[] {
+  if (!isMtejaError(error, "VALIDATION_ERROR")) return [];
+  return (error.shape.error.details ?? []).filter(
+    (detail): detail is ValidationDetail =>
+      typeof detail === "object" && detail !== null && typeof (detail as ValidationDetail).path === "string" && typeof (detail as ValidationDetail).message === "string",
+  );
+}
+
 /** tRPC's JSON-RPC codes for the statuses a refresh can answer (the server's own mapping). */
 const jsonRpcCode: Record<number, { code: number; name: string }> = {
   400: { code: -32600, name: "BAD_REQUEST" },
