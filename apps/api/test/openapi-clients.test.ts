@@ -9,7 +9,7 @@ import { copyFile, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
-import openapiTS, { astToString } from "openapi-typescript";
+import openapiTS, { astToString, type OpenAPI3 } from "openapi-typescript";
 import { afterAll, describe, expect } from "vitest";
 import { uniqueEmail } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
@@ -44,7 +44,7 @@ describe.skipIf(skipThisTarget)("clients generated from /openapi.json", () => {
     work = await mkdtemp(join(tmpdir(), "mteja-openapi-"));
     // The third party's own dependencies: openapi-fetch and jose, as installed for this test.
     await symlink(join(apiDir, "node_modules"), join(work, "node_modules"), "dir");
-    const document = await (await fetch(`${momo.url}/openapi.json`)).json();
+    const document = (await (await fetch(`${momo.url}/openapi.json`)).json()) as OpenAPI3;
     await writeFile(join(work, "api.d.ts"), astToString(await openapiTS(document)));
     await writeFile(join(work, "package.json"), JSON.stringify({ type: "module" }));
     await writeFile(join(work, "tsconfig.json"), JSON.stringify(strictTsconfig));
