@@ -234,7 +234,7 @@ function markDeprecated(operation: Json, deprecation: Deprecation): void {
   const notice = `Deprecated since ${deprecation.since}; answers until ${deprecation.sunset}${deprecation.replacement ? `. Use ${deprecation.replacement} instead` : ""} (docs/api-versioning.md).`;
   operation.description = [notice, operation.description].filter(Boolean).join("\n\n");
   const headers = {
-    Deprecation: { description: "When the operation was deprecated (RFC 9745), e.g. `@1795996800`.", schema: { type: "string" } },
+    Deprecation: { description: "When the operation was deprecated (RFC 9745), e.g. `@1796083200`.", schema: { type: "string" } },
     Sunset: { description: "The HTTP date after which it may stop answering (RFC 8594).", schema: { type: "string" } },
   };
   for (const response of Object.values((operation.responses ?? {}) as Record<string, Json>)) {
