@@ -60,6 +60,6 @@ describe.skipIf(skipThisTarget)("clients generated from /openapi.json", () => {
     expect(seen.token).toEqual({ sub: seen.me.id, alg: "ES256", kid: expect.any(String) });
     expect(seen.addressId).toEqual(expect.any(String));
     expect(seen.payment).toMatchObject({ status: 200, paymentStatus: "PENDING", checkoutRequestId: expect.any(String) });
-    expect(seen.refused).toEqual({ status: 401, code: "INVALID_CREDENTIALS" });
+    expect(seen.refused).toEqual({ status: 401, code: "INVALID_CREDENTIALS", wrongPassword: true });
   }, 120_000);
 });

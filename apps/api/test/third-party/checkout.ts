@@ -40,12 +40,14 @@ export async function checkout(baseUrl: string, tenantId: string, email: string)
   if (!paid.data) throw new Error(`stkpush: ${paid.response.status} ${paid.error?.error.code}`);
 
   const refused = await api.POST("/api/v1/auth/login", { params: { header: tenant }, body: { email, password: "not the passphrase" } });
+  // The error codes are a union in the generated types: a misspelt code would not compile here.
+  const wrongPassword = refused.error?.error.code === "INVALID_CREDENTIALS";
 
   return {
     token: { sub: verified.payload.sub, alg: verified.protectedHeader.alg, kid: verified.protectedHeader.kid },
     me: { id: me.data.data.id, email: me.data.data.email },
     addressId: address.data.data.address.id,
     payment: { status: paid.response.status, id: paid.data.data.id, paymentStatus: paid.data.data.status, checkoutRequestId: paid.data.data.checkoutRequestId },
-    refused: { status: refused.response.status, code: refused.error?.error.code },
+    refused: { status: refused.response.status, code: refused.error?.error.code, wrongPassword },
   };
 }

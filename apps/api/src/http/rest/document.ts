@@ -136,7 +136,8 @@ const errorEnvelopeSchema = {
     error: {
       type: "object",
       properties: {
-        code: { type: "string", description: "The error code, e.g. INVALID_CREDENTIALS." },
+        // Listed, so generated clients get the union of codes (new codes may be added within v1: docs/api-versioning.md).
+        code: { type: "string", enum: Object.keys(errorStatus), description: "The error code (docs/errors.md), e.g. INVALID_CREDENTIALS." },
         details: {
           type: "array",
           items: { type: "object", properties: { path: { type: "string" }, message: { type: "string" } }, required: ["path", "message"] },
