@@ -77,7 +77,7 @@ describe.skipIf(skipThisTarget || target !== "embedded")("@mteja/client installe
   it("type-checks a shop's app and the React Query example with tsc --strict outside the workspace", async () => {
     const result = await run(process.execPath, [tsc, "-p", shop], { cwd: shop }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error) }));
     expect(result.stdout).toBe("");
-  }, 120_000);
+  }, 180_000);
 
   it("runs the app against the service: register, me, an address, one STK prompt for a double tap", async ({ momo }) => {
     const email = uniqueEmail("shop");
@@ -91,5 +91,5 @@ describe.skipIf(skipThisTarget || target !== "embedded")("@mteja/client installe
     expect(seen.events).toEqual(["SIGNED_IN", "SIGNED_OUT"]);
     const payments = await momo.deps.db.unscoped.payment.count({ where: { userId: seen.me.id } });
     expect(payments).toBe(1);
-  }, 60_000);
+  }, 120_000);
 });
