@@ -23,4 +23,7 @@ console.log(`\nPOST /api/v1/auth/login, ${connections} connections, ${seconds} s
 const baseline = mean("hand-written", "ok");
 const summary = targets.map((t) => ({ name: t.name, loginsPerSecond: mean(t.name, "ok"), p99: mean(t.name, "p99"), ratio: mean(t.name, "ok") / baseline }));
 for (const s of summary) console.log(`${s.name.padEnd(16)} ${s.loginsPerSecond.toFixed(1)} logins/s, p99 ${s.p99.toFixed(0)} ms, ${s.ratio.toFixed(3)} of hand-written`);
-writeResults("login", { seconds, connections, rounds, summary, results });
+const checks = summary
+  .filter((s) => s.name !== "hand-written")
+  .map((s) => ({ what: `login ${s.name} / hand-written (logins/s)`, measured: s.ratio, goal: ">= 0.90", met: s.ratio >= 0.9 }));
+writeResults("login", { seconds, connections, rounds, summary, results, checks });

@@ -11,13 +11,18 @@ import { createPublicKey, randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import pg from "pg";
 import { handWrittenMe } from "./hand-written-me.mjs";
+import { seedRows, seedUsersAndSessions } from "./seed.mjs";
 
 export const adminUrl = process.env.MTEJA_BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 /** The paths of GET /me on each target (the tRPC query takes no input). */
 export const mePaths = { rest: "/api/v1/auth/me", trpc: "/trpc/profile.me", baseline: "/api/v1/auth/me" };
 
-export async function startMteja() {
+/**
+ * `env`: settings on top of the benchmark's (the callback benchmark turns M-Pesa on). With
+ * MTEJA_BENCH_SEED_ROWS set, that many more users and sessions are seeded after the bench user.
+ */
+export async function startMteja({ env = {} } = {}) {
   const scratch = await createScratchDatabase(adminUrl, "mteja_bench");
   const url = scratch.url.toString();
   const silent = { info() {}, warn() {}, error() {}, debug() {} };
@@ -28,6 +33,7 @@ export async function startMteja() {
     DATA_ENCRYPTION_KEY: randomBytes(32).toString("hex"),
     RATE_LIMITS: "off",
     DATA_DIR: "/tmp/mteja-bench",
+    ...env,
   });
   const db = await openDatabase({ url, poolMax: settings.DATABASE_POOL_MAX });
   const services = await createServices(settings, silent, { db });
@@ -40,12 +46,17 @@ export async function startMteja() {
     headers: { "content-type": "application/json", "x-tenant-id": "default" },
     body: JSON.stringify({ name: "Bench User", email: "bench@example.com", password: "bench-password-123" }),
   });
-  const token = (await register.json()).data.access_token;
+  const registered = (await register.json()).data;
+  const token = registered.access_token;
+  const seedSeconds = await seedUsersAndSessions(url, seedRows);
+  if (seedRows) console.log(`seeded ${seedRows} users and sessions in ${seedSeconds.toFixed(0)} s`);
   const headers = { authorization: `Bearer ${token}`, "x-tenant-id": "default" };
   return {
     base,
     url,
     headers,
+    userId: registered.user?.id,
+    services,
     poolMax: settings.DATABASE_POOL_MAX,
     async close() {
       await app.close();
@@ -53,6 +64,20 @@ export async function startMteja() {
       await db.close();
       await scratch.drop();
     },
+  };
+}
+
+/** Settings that turn M-Pesa on for the callback benchmarks (Daraja unreachable, the reconciler off). */
+export function momoEnv(callbackSecret) {
+  return {
+    MOMO_BASE_URL: "http://127.0.0.1:9",
+    MOMO_CONSUMER_KEY: "bench",
+    MOMO_CONSUMER_SECRET: "bench",
+    MOMO_SHORTCODE: "174379",
+    MOMO_PASSKEY: "bench",
+    MOMO_CALLBACK_URL: "https://shop.example.com/api/momo/callback/stkpush",
+    MOMO_CALLBACK_SECRET: callbackSecret,
+    MOMO_RECONCILE_INTERVAL_MS: "0",
   };
 }
 
