@@ -56,6 +56,7 @@ export async function startMteja({ env = {} } = {}) {
     url,
     headers,
     userId: registered.user?.id,
+    settings,
     services,
     poolMax: settings.DATABASE_POOL_MAX,
     async close() {
