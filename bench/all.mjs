@@ -30,6 +30,8 @@ if (unknown.length) {
 if (selected.includes("large")) selected = [...new Set(["me", "login", ...selected])];
 
 const seedRows = process.env.MTEJA_BENCH_SEED_ROWS ?? (quick ? "100000" : "1000000");
+// Only the large part seeds; the others measure the unseeded database whatever the environment says.
+const { MTEJA_BENCH_SEED_ROWS: _seedRows, ...unseededEnv } = process.env;
 const parts = {
   me: { script: "me.mjs", args: quick ? ["--seconds", "3", "--rounds", "1"] : ["--seconds", "10", "--rounds", "3"], results: ["me"] },
   login: { script: "login.mjs", args: quick ? ["--seconds", "5", "--rounds", "1", "--connections", "10"] : ["--seconds", "10", "--rounds", "3"], results: ["login"] },
@@ -52,7 +54,7 @@ for (const name of allParts.filter((p) => selected.includes(p))) {
   const part = parts[name];
   for (const run of part.runs ?? [part]) {
     console.log(`\n▸ ${name}: node bench/${run.script} ${run.args.join(" ")}${part.env ? ` (${Object.entries(part.env).map(([k, v]) => `${k}=${v}`).join(" ")})` : ""}`);
-    const result = spawnSync(process.execPath, [fileURLToPath(new URL(run.script, import.meta.url)), ...run.args], { stdio: "inherit", env: { ...process.env, ...part.env } });
+    const result = spawnSync(process.execPath, [fileURLToPath(new URL(run.script, import.meta.url)), ...run.args], { stdio: "inherit", env: { ...unseededEnv, ...part.env } });
     if (result.status !== 0) failed.push(`${name} (${run.script} exited with ${result.status ?? result.signal})`);
   }
 }
