@@ -11,10 +11,8 @@
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { load, pinServerCore, startMteja } from "./targets.mjs";
+import { args } from "./args.mjs";
 
-const args = Object.fromEntries(
-  process.argv.slice(2).reduce((pairs, arg, i, all) => (arg.startsWith("--") ? [...pairs, [arg.slice(2), all[i + 1]]] : pairs), []),
-);
 if (!args.before) throw new Error("--before <a copy of apps/api/dist from before the change> is required");
 const seconds = Number(args.seconds ?? 5);
 const rounds = Number(args.rounds ?? 4);

@@ -10,7 +10,6 @@
 // once and every payment settled once (nothing lost, nothing applied twice).
 //
 //   node bench/callbacks.mjs [--seconds 10] [--connections 50] [--rounds 3] [--storm 2000]
-import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -18,11 +17,9 @@ import pg from "pg";
 import { stkCallbackBody } from "./callback-body.mjs";
 import { startHandWrittenCallbacks } from "./hand-written-callback.mjs";
 import { seedPendingPayments } from "./seed.mjs";
-import { momoEnv, pinServerCore, startMteja } from "./targets.mjs";
+import { momoEnv, onLoadCore, pinServerCore, startMteja } from "./targets.mjs";
+import { args } from "./args.mjs";
 
-const args = Object.fromEntries(
-  process.argv.slice(2).reduce((pairs, arg, i, all) => (arg.startsWith("--") ? [...pairs, [arg.slice(2), all[i + 1]]] : pairs), []),
-);
 const seconds = Number(args.seconds ?? 10);
 const connections = Number(args.connections ?? 50);
 const rounds = Number(args.rounds ?? 3);
@@ -85,17 +82,7 @@ await mteja.close();
 
 /** Runs bench/callback-load.mjs on LOAD_CORE; its JSON result. */
 function loadCallbacks(options) {
-  const entry = fileURLToPath(new URL("./callback-load.mjs", import.meta.url));
-  const command = [process.execPath, entry, JSON.stringify(options)];
-  const pinned = spawnSync("taskset", ["-V"]).status === 0;
-  const [file, ...rest] = pinned ? ["taskset", "-c", process.env.LOAD_CORE ?? "1", ...command] : command;
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, rest, { stdio: ["ignore", "pipe", "inherit"] });
-    let out = "";
-    child.stdout.on("data", (chunk) => (out += chunk));
-    child.on("error", reject);
-    child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`callback-load exited with ${code}`))));
-  });
+  return onLoadCore([process.execPath, fileURLToPath(new URL("./callback-load.mjs", import.meta.url)), JSON.stringify(options)], "callback-load");
 }
 
 /**

@@ -4,6 +4,7 @@
 // answer. No event outbox, no id-less prompt matching, no receipt check: what any route must do at least.
 import Fastify from "fastify";
 import { timingSafeEqual } from "node:crypto";
+import { inTransaction } from "./pg-transaction.mjs";
 
 /** The hand-written route: the same token check, the raw body stored, then applied once under the payment's row lock. */
 export async function startHandWrittenCallbacks(pool, secret, path = "/api/momo/callback/stkpush") {
@@ -25,9 +26,7 @@ export async function startHandWrittenCallbacks(pool, secret, path = "/api/momo/
       "INSERT INTO momo_callbacks (id, kind, raw_body, source_ip, received_at, outcome, correlation_id) VALUES (gen_random_uuid(), 'stkpush', $1, $2, now(), 'accepted', $3) RETURNING id",
       [request.body, request.ip, callback.CheckoutRequestID],
     );
-    const client = await pool.connect();
-    try {
-      await client.query("BEGIN");
+    await inTransaction(pool, async (client) => {
       const payment = (await client.query("SELECT id, status, amount FROM payments WHERE checkout_request_id = $1 FOR UPDATE", [callback.CheckoutRequestID])).rows[0];
       let outcome = "flagged";
       if (payment && payment.status !== "PENDING") outcome = "duplicate";
@@ -40,13 +39,7 @@ export async function startHandWrittenCallbacks(pool, secret, path = "/api/momo/
         outcome = "applied";
       }
       await client.query("UPDATE momo_callbacks SET outcome = $2, payment_id = $3 WHERE id = $1", [rows[0].id, outcome, payment?.id ?? null]);
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK");
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
     return reply.header("cache-control", "no-store").send({ ResultCode: 0, ResultDesc: "Accepted" });
   });
   await app.listen({ port: 0, host: "127.0.0.1" });

@@ -10,9 +10,7 @@ import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { seedRows, seedUsersAndSessions } from "./seed.mjs";
 
-export const args = Object.fromEntries(
-  process.argv.slice(2).reduce((pairs, arg, i, all) => (arg.startsWith("--") ? [...pairs, [arg.slice(2), all[i + 1]]] : pairs), []),
-);
+export { args } from "./args.mjs";
 const adminUrl = process.env.MTEJA_BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const serverEntry = fileURLToPath(new URL("./login-server.mjs", import.meta.url));
 const pinned = availableParallelism() >= 2 && spawnSync("taskset", ["-V"]).status === 0;

@@ -9,10 +9,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { seedRows } from "./seed.mjs";
 import { load as loadFrom, mePaths, pinServerCore, startBaseline, startMteja } from "./targets.mjs";
+import { args } from "./args.mjs";
 
-const args = Object.fromEntries(
-  process.argv.slice(2).reduce((pairs, arg, i, all) => (arg.startsWith("--") ? [...pairs, [arg.slice(2), all[i + 1]]] : pairs), []),
-);
 const seconds = Number(args.seconds ?? 10);
 const connections = Number(args.connections ?? 50);
 const rounds = Number(args.rounds ?? 3);

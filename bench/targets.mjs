@@ -114,12 +114,17 @@ export function pinServerCore() {
 export function load(url, headers, { connections, seconds, rate }) {
   const headerArgs = Object.entries(headers).flatMap(([name, value]) => ["-H", `${name}=${value}`]);
   const command = [process.execPath, autocannonBin, "--json", "-c", String(connections), "-d", String(seconds), ...(rate ? ["-R", String(rate)] : []), ...headerArgs, url];
+  return onLoadCore(command, "autocannon");
+}
+
+/** Runs `command` (a load generator printing JSON) on LOAD_CORE when `taskset` exists; its parsed output. */
+export function onLoadCore(command, name) {
   const [file, ...rest] = hasTaskset ? ["taskset", "-c", process.env.LOAD_CORE ?? "1", ...command] : command;
   return new Promise((resolve, reject) => {
     const child = spawn(file, rest, { stdio: ["ignore", "pipe", "inherit"] });
     let out = "";
     child.stdout.on("data", (chunk) => (out += chunk));
     child.on("error", reject);
-    child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`autocannon exited with ${code}`))));
+    child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`${name} exited with ${code}`))));
   });
 }
