@@ -59,7 +59,7 @@ const checks = [
 mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
 writeFileSync(
   new URL(`./results/me${seedRows ? "-large" : ""}.json`, import.meta.url),
-  JSON.stringify({ at: new Date().toISOString(), seconds, connections, rounds, seedRows, ratio, trpcRatio, p99Ratio, trpcP99Ratio, results, checks }, null, 2),
+  JSON.stringify({ at: new Date().toISOString(), seconds, connections, rounds, seedRows, seedSeconds: mteja.seedSeconds, plans: mteja.plans, ratio, trpcRatio, p99Ratio, trpcP99Ratio, results, checks }, null, 2),
 );
 
 await baseline.close();

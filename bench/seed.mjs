@@ -56,3 +56,28 @@ export async function seedPendingPayments(url, { userId, prefix, count, amount =
     ),
   );
 }
+
+/**
+ * The plans of the reads behind /me and behind a login for the bench user (`email`), with their
+ * execution times: on a seeded database they must stay index look-ups (the flatness the large part
+ * measures in requests/s, shown here without the machine's noise).
+ */
+export async function explainHotReads(url, email) {
+  return withClient(url, async (client) => {
+    const { rows } = await client.query("SELECT u.id, u.tenant_id, s.id AS session_id FROM users u JOIN sessions s ON s.user_id = u.id WHERE u.email = $1 LIMIT 1", [email]);
+    const { id, tenant_id: tenantId, session_id: sessionId } = rows[0];
+    const plan = async (sql, values) => {
+      const lines = (await client.query(`EXPLAIN (ANALYZE, COSTS OFF) ${sql}`, values)).rows.map((r) => r["QUERY PLAN"]);
+      const scans = lines.filter((l) => /Scan/.test(l)).map((l) => l.trim().replace(/\s+\(actual.*$/, ""));
+      return { scans, executionMs: Number(/Execution Time: ([\d.]+)/.exec(lines.join("\n"))?.[1]) };
+    };
+    return {
+      me: await plan(
+        `SELECT u.id, u.name FROM users u WHERE u.id = $1 AND u.tenant_id = $2 AND EXISTS (SELECT 1 FROM sessions s
+           WHERE s.id = $3 AND s.user_id = $1 AND s.tenant_id = $2 AND s.revoked_at IS NULL AND s.absolute_expires_at > now())`,
+        [id, tenantId, sessionId],
+      ),
+      login: await plan("SELECT id, password_hash FROM users WHERE tenant_id = $1 AND email = $2", [tenantId, email]),
+    };
+  });
+}

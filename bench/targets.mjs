@@ -11,7 +11,7 @@ import { createPublicKey, randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import pg from "pg";
 import { handWrittenMe } from "./hand-written-me.mjs";
-import { seedRows, seedUsersAndSessions } from "./seed.mjs";
+import { explainHotReads, seedRows, seedUsersAndSessions } from "./seed.mjs";
 
 export const adminUrl = process.env.MTEJA_BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
@@ -49,13 +49,16 @@ export async function startMteja({ env = {} } = {}) {
   const registered = (await register.json()).data;
   const token = registered.access_token;
   const seedSeconds = await seedUsersAndSessions(url, seedRows);
-  if (seedRows) console.log(`seeded ${seedRows} users and sessions in ${seedSeconds.toFixed(0)} s`);
+  const plans = seedRows ? await explainHotReads(url, "bench@example.com") : undefined;
+  if (seedRows) console.log(`seeded ${seedRows} users and sessions in ${seedSeconds.toFixed(0)} s; plans: ${JSON.stringify(plans)}`);
   const headers = { authorization: `Bearer ${token}`, "x-tenant-id": "default" };
   return {
     base,
     url,
     headers,
     userId: registered.user?.id,
+    seedSeconds,
+    plans,
     settings,
     services,
     poolMax: settings.DATABASE_POOL_MAX,
