@@ -1,3 +1,4 @@
+import { LOCALES } from "@mteja/i18n";
 import { z } from "zod";
 import { envelope, messageOnly } from "../core/envelope.js";
 import { kenyanPhoneField, newPasswordField, oneLineString, passwordField, personNameField } from "../core/fields.js";
@@ -25,10 +26,22 @@ export const updateMeInput = z.object({
     .pipe(z.url({ protocol: /^https?$/, error: "avatar_url must be an http(s) URL" }))
     .nullable()
     .optional(),
+  /** Merged into the stored preferences; `locale: null` forgets the choice (docs/i18n.md#which-language). */
+  preferences: z
+    .object({ locale: z.enum(LOCALES).nullable().optional().describe("The language of answers, mails and texts: en or sw") })
+    .strict()
+    .optional(),
 });
 
 export const updateMeOutput = envelope(
-  z.object({ id: z.uuid(), name: z.string(), email: z.string(), phone: z.string().nullable(), avatar_url: z.string().nullable() }),
+  z.object({
+    id: z.uuid(),
+    name: z.string(),
+    email: z.string(),
+    phone: z.string().nullable(),
+    avatar_url: z.string().nullable(),
+    preferences: z.record(z.string(), z.unknown()),
+  }),
 );
 
 export const changePasswordInput = z.object({

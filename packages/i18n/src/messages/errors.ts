@@ -116,6 +116,14 @@ export const errorMessages = {
     en: "This Idempotency-Key was already used for a different request.",
     sw: "Idempotency-Key hii tayari imetumika kwa ombi jingine.",
   },
+  "payments.not_configured": {
+    en: "M-Pesa payments are not configured on this service.",
+    sw: "Malipo ya M-Pesa hayajawekwa kwenye huduma hii.",
+  },
+  "payouts.service_not_configured": {
+    en: "M-Pesa payouts (B2C) are not configured on this service.",
+    sw: "Malipo ya kutuma ya M-Pesa (B2C) hayajawekwa kwenye huduma hii.",
+  },
   "payouts.switched_off": {
     en: "Payouts are switched off for this shop (settings.momo.b2c.enabled).",
     sw: "Malipo ya kutuma yamezimwa kwa duka hili (settings.momo.b2c.enabled).",
