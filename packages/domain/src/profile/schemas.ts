@@ -34,14 +34,7 @@ export const updateMeInput = z.object({
 });
 
 export const updateMeOutput = envelope(
-  z.object({
-    id: z.uuid(),
-    name: z.string(),
-    email: z.string(),
-    phone: z.string().nullable(),
-    avatar_url: z.string().nullable(),
-    preferences: z.record(z.string(), z.unknown()),
-  }),
+  z.object({ id: z.uuid(), name: z.string(), email: z.string(), phone: z.string().nullable(), avatar_url: z.string().nullable() }),
 );
 
 export const changePasswordInput = z.object({

@@ -28,7 +28,7 @@ export async function updateMe(ctx: AuthedCtx, input: z.infer<typeof updateMeInp
       ...(preferences ? { preferences } : {}),
     },
   });
-  return { id: user.id, name: user.name, email: user.email, phone: user.phone, avatar_url: user.avatarUrl, preferences: preferencesOf(user.preferences) };
+  return { id: user.id, name: user.name, email: user.email, phone: user.phone, avatar_url: user.avatarUrl };
 }
 
 type Preferences = Record<string, unknown>;
