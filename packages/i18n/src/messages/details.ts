@@ -48,7 +48,7 @@ export const detailMessages = {
   },
   "detail.credentials_all_or_nothing": {
     en: "required: a shop's M-Pesa credentials are all or nothing",
-    sw: "inahitajika: vitambulisho vya M-Pesa vya duka hutolewa vyote au kutotolewa kabisa",
+    sw: "inahitajika: vitambulisho vya M-Pesa vya duka hutolewa vyote au havitolewi kabisa",
   },
   "detail.till_required": {
     en: "required with transactionType CustomerBuyGoodsOnline (the till customers pay into)",

@@ -102,7 +102,7 @@ export const errorMessages = {
   },
   "limits.status_streams": {
     en: "At most {max} payment status subscriptions can be open at once; close one first.",
-    sw: "Ufuatiliaji wa hali ya malipo usiozidi {max} unaweza kuwa wazi kwa wakati mmoja; funga mmoja kwanza.",
+    sw: "Unaweza kuwa na ufuatiliaji {max} tu wa hali ya malipo ulio wazi kwa wakati mmoja; funga mmoja kwanza.",
   },
   "tenants.id_taken": { en: "A tenant with this id already exists.", sw: "Tayari kuna duka lenye kitambulisho hiki." },
   "intents.not_cancellable": {
@@ -152,8 +152,4 @@ export const errorMessages = {
   "http.too_slow": { en: "The request did not arrive in time.", sw: "Ombi halikufika kwa wakati." },
   "http.headers_too_large": { en: "The request's URL or headers are too large.", sw: "URL au vichwa vya ombi ni vikubwa mno." },
   "http.not_http": { en: "The request is not valid HTTP.", sw: "Ombi si HTTP sahihi." },
-  "http.batch_too_large": {
-    en: "A tRPC batch holds at most {max} calls.",
-    sw: "Kundi la tRPC haliwezi kuwa na maombi zaidi ya {max}.",
-  },
 } as const satisfies Record<string, Bilingual>;

@@ -53,7 +53,7 @@ export const mailMessages = {
   "mail.notice.if_you": { en: "If you made this change, there is nothing more to do.", sw: "Ikiwa ni wewe uliyefanya mabadiliko haya, huhitaji kufanya chochote zaidi." },
   "mail.notice.not_you": {
     en: "If this was not you, someone may have access to your account: reset your password now with \"Forgot password\" on the {shop} sign-in page, and let {shop} know.",
-    sw: "Ikiwa si wewe, huenda mtu mwingine anaweza kuingia kwenye akaunti yako: tafadhali badilisha nenosiri lako sasa kupitia \"Umesahau nenosiri\" kwenye ukurasa wa kuingia wa {shop}, kisha uiarifu {shop}.",
+    sw: "Ikiwa si wewe, huenda mtu mwingine anaweza kuingia kwenye akaunti yako: tafadhali badilisha nenosiri lako sasa kupitia \"Umesahau nenosiri\" kwenye ukurasa wa kuingia wa {shop}, kisha uwajulishe {shop}.",
   },
   "mail.two_factor_enabled.subject": {
     en: "Two-step sign-in is now on for your {shop} account",
