@@ -9,46 +9,28 @@ export interface SecurityNoticeData {
   when: Date;
 }
 
-export function passwordChanged(data: SecurityNoticeData, locale: Locale = "en"): RenderedMail {
-  const { shop, when } = common(data, locale);
-  return notice(data, locale, t(locale, "mail.password_changed.subject", { shop }), [
-    t(locale, "mail.password_changed.body", { shop, when }),
-    t(locale, "mail.notice.if_you"),
-    t(locale, "mail.notice.not_you", { shop }),
-  ]);
+type Notice = "password_changed" | "password_reset" | "two_factor_enabled" | "two_factor_disabled";
+
+/** What each notice says after its subject and its "what changed, when" paragraph. */
+const closing: Record<Notice, (locale: Locale, shop: string) => string[]> = {
+  password_changed: (locale, shop) => [t(locale, "mail.notice.if_you"), t(locale, "mail.notice.not_you", { shop })],
+  password_reset: (locale, shop) => [t(locale, "mail.notice.if_you"), t(locale, "mail.notice.not_you", { shop })],
+  two_factor_enabled: (locale, shop) => [t(locale, "mail.two_factor_enabled.recovery_codes"), t(locale, "mail.notice.not_you", { shop })],
+  two_factor_disabled: (locale, shop) => [`${t(locale, "mail.notice.not_you", { shop })} ${t(locale, "mail.two_factor_disabled.turn_back_on")}`],
+};
+
+function notice(kind: Notice) {
+  return (data: SecurityNoticeData, locale: Locale = "en"): RenderedMail => {
+    const shop = singleLine(data.tenantName);
+    const paragraphs = [t(locale, `mail.${kind}.body`, { shop, when: formatWhen(data.when, locale) }), ...closing[kind](locale, shop)];
+    return renderMailBody(
+      { subject: t(locale, `mail.${kind}.subject`, { shop }), greetingName: singleLine(data.userName), blocks: paragraphs.map((paragraph) => ({ paragraph })), signature: shop },
+      locale,
+    );
+  };
 }
 
-export function passwordReset(data: SecurityNoticeData, locale: Locale = "en"): RenderedMail {
-  const { shop, when } = common(data, locale);
-  return notice(data, locale, t(locale, "mail.password_reset.subject", { shop }), [
-    t(locale, "mail.password_reset.body", { shop, when }),
-    t(locale, "mail.notice.if_you"),
-    t(locale, "mail.notice.not_you", { shop }),
-  ]);
-}
-
-export function twoFactorEnabled(data: SecurityNoticeData, locale: Locale = "en"): RenderedMail {
-  const { shop, when } = common(data, locale);
-  return notice(data, locale, t(locale, "mail.two_factor_enabled.subject", { shop }), [
-    t(locale, "mail.two_factor_enabled.body", { shop, when }),
-    t(locale, "mail.two_factor_enabled.recovery_codes"),
-    t(locale, "mail.notice.not_you", { shop }),
-  ]);
-}
-
-export function twoFactorDisabled(data: SecurityNoticeData, locale: Locale = "en"): RenderedMail {
-  const { shop, when } = common(data, locale);
-  return notice(data, locale, t(locale, "mail.two_factor_disabled.subject", { shop }), [
-    t(locale, "mail.two_factor_disabled.body", { shop, when }),
-    `${t(locale, "mail.notice.not_you", { shop })} ${t(locale, "mail.two_factor_disabled.turn_back_on")}`,
-  ]);
-}
-
-function common(data: SecurityNoticeData, locale: Locale) {
-  return { shop: singleLine(data.tenantName), when: formatWhen(data.when, locale) };
-}
-
-function notice(data: SecurityNoticeData, locale: Locale, subject: string, paragraphs: string[]): RenderedMail {
-  const shop = singleLine(data.tenantName);
-  return renderMailBody({ subject, greetingName: singleLine(data.userName), blocks: paragraphs.map((paragraph) => ({ paragraph })), signature: shop }, locale);
-}
+export const passwordChanged = notice("password_changed");
+export const passwordReset = notice("password_reset");
+export const twoFactorEnabled = notice("two_factor_enabled");
+export const twoFactorDisabled = notice("two_factor_disabled");
