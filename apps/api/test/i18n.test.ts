@@ -88,6 +88,13 @@ describe.skipIf(skipThisTarget)("languages", () => {
         message: "Maudhui ya ombi lazima yawe JSON sahihi yaliyotumwa kama application/json.",
         error: { code: "MALFORMED_REQUEST" },
       });
+      const deep = await fetch(`${t.url}/trpc/auth.login`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-tenant-id": "default", "accept-language": "sw" },
+        body: "[]",
+      });
+      expect(deep.status).toBe(400);
+      expect(await deep.json()).toMatchObject({ error: { message: "Maudhui ya ombi lazima yawe kitu (object) cha JSON.", error: { code: "MALFORMED_REQUEST" } } });
       const missing = await client.request("GET", "/hakuna-kitu", { headers: { "accept-language": "sw" } });
       expect(missing.status).toBe(404);
       expect(missing.body).toEqual({ success: false, message: "Haikupatikana.", error: { code: "NOT_FOUND" } });

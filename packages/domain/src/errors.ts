@@ -64,6 +64,8 @@ export interface DomainErrorOptions {
   status?: number;
   /** Seconds, for RATE_LIMITED. */
   retryAfter?: number;
+  /** The answer's language, where no request context will exist to decide it (a body refused before tRPC builds one). */
+  locale?: Locale;
   cause?: unknown;
 }
 
@@ -77,6 +79,7 @@ export class DomainError extends Error {
   readonly status: number;
   readonly details: readonly DetailSource[] | undefined;
   readonly retryAfter: number | undefined;
+  readonly locale: Locale | undefined;
 
   constructor(code: ErrorCode, text?: Text, options: DomainErrorOptions = {}) {
     const own = text ?? codeText(code);
@@ -87,6 +90,7 @@ export class DomainError extends Error {
     this.status = options.status ?? errorStatus[code];
     this.details = options.details;
     this.retryAfter = options.retryAfter;
+    this.locale = options.locale;
   }
 }
 
@@ -143,7 +147,7 @@ function fromTrpcError(error: TRPCError): DomainError {
 }
 
 /** Turns anything thrown while serving a request into the error envelope (docs/errors.md), in the answer's language. */
-export function toErrorEnvelope(error: unknown, locale: Locale = "en"): ErrorEnvelope {
+export function toErrorEnvelope(error: unknown, answerLocale: Locale = "en"): ErrorEnvelope {
   const domain =
     error instanceof DomainError
       ? error
@@ -152,6 +156,7 @@ export function toErrorEnvelope(error: unknown, locale: Locale = "en"): ErrorEnv
         : error instanceof ZodError
           ? validationError(error)
           : new DomainError("INTERNAL_ERROR", undefined, { cause: error });
+  const locale = domain.locale ?? answerLocale;
   const body: ErrorEnvelope["body"] = { success: false, message: translate(locale, domain.text), error: { code: domain.code } };
   if (domain.details) body.error.details = domain.details.map((detail) => renderDetail(detail, locale));
   return { status: domain.status, retryAfter: domain.retryAfter, body };

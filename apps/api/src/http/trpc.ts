@@ -1,9 +1,10 @@
-import type { AppRouter, Deps } from "@mteja/domain";
+import { DomainError, type AppRouter, type Deps } from "@mteja/domain";
 import { TRPCError } from "@trpc/server";
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from "@trpc/server/adapters/fastify";
 import type { FastifyPluginAsync } from "fastify";
 import { createRequestContext } from "./context.js";
 import { jsonBodyProblem } from "./json-body.js";
+import { requestLocale } from "./errors.js";
 import { createResponseMeta } from "./response-meta.js";
 
 export interface TrpcMountOptions {
@@ -29,7 +30,8 @@ export const trpcPlugin: FastifyPluginAsync<TrpcMountOptions> = async (app, opts
       createContext: ({ req, res }) => {
         // tRPC reads a JSON body as text and parses it only after making the context: the body rules come first.
         const problem = typeof req.body === "string" && req.body.trim() !== "" ? jsonBodyProblem(req.body) : undefined;
-        if (problem) throw new TRPCError({ code: "BAD_REQUEST", message: problem.message, cause: problem });
+        // Refused before a context exists: the answer's language is the request's (nobody is signed in yet).
+        if (problem) throw new TRPCError({ code: "BAD_REQUEST", message: problem.message, cause: new DomainError(problem.code, problem.text, { locale: requestLocale(req) }) });
         return createRequestContext(opts.deps, req, res);
       },
       responseMeta: createResponseMeta(opts.router),
