@@ -5,11 +5,12 @@
 import { detailMessages } from "./details.js";
 import { errorMessages } from "./errors.js";
 import { mailMessages } from "./mail.js";
+import { smsMessages } from "./sms.js";
 import { validationMessages } from "./validation.js";
 
-export const messages = { ...errorMessages, ...detailMessages, ...validationMessages, ...mailMessages } as const;
+export const messages = { ...errorMessages, ...detailMessages, ...validationMessages, ...mailMessages, ...smsMessages } as const;
 
-type Parts = [typeof errorMessages, typeof detailMessages, typeof validationMessages, typeof mailMessages];
+type Parts = [typeof errorMessages, typeof detailMessages, typeof validationMessages, typeof mailMessages, typeof smsMessages];
 type KeysOf<T extends unknown[]> = { [I in keyof T]: keyof T[I] };
 type Overlap<T extends unknown[]> = T extends [infer Head, ...infer Tail] ? (keyof Head & KeysOf<Tail>[number]) | Overlap<Tail> : never;
 /** Compiles only while no key is in two parts (a spread would silently keep the later one). */
