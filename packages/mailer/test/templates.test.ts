@@ -91,6 +91,32 @@ describe("templates", () => {
   });
 });
 
+describe("templates in Swahili", () => {
+  const englishWords = /\b(Hi|the|your|password|account|link|If|This)\b/;
+
+  it.each(MAIL_KINDS)("%s is Swahili throughout: greeting, body, button, fallback line, lang", (kind) => {
+    const mail = renderMail(kind, sampleData[kind], "sw");
+    expect(mail.subject).toContain("Duka Bora");
+    expect(mail.text).toMatch(/^Habari Amina,/);
+    expect(mail.text).toContain("— Duka Bora");
+    expect(mail.html).toContain('<html lang="sw">');
+    const words = mail.text.replace(link, "");
+    expect(words).not.toMatch(englishWords);
+    expect(mail.subject).not.toMatch(englishWords);
+  });
+
+  it("writes times on the 24-hour clock in Nairobi time, and durations in Swahili", () => {
+    expect(passwordChanged(sampleData.passwordChanged, "sw").text).toContain("Jumapili, 1 Machi 2026 saa 12:05 (saa za Afrika Mashariki)");
+    expect(resetPassword(sampleData.resetPassword, "sw").text).toContain("kwa dakika 30");
+    expect(verifyEmail(sampleData.verifyEmail, "sw").html).toContain("Kitufe kisipofanya kazi, nakili kiungo hiki kwenye kivinjari chako:");
+  });
+
+  it("is rendered for the outbox in the recipient's language", () => {
+    const row = newOutboxMail("verifyEmail", { userName: "Amina", link }, { tenantId: "duka-bora", tenantName: "Duka Bora", to: "amina@example.com", locale: "sw" });
+    expect(row.subject).toBe("Karibu Duka Bora: tafadhali thibitisha barua pepe yako");
+  });
+});
+
 describe("newOutboxMail", () => {
   it("renders the template into the row to insert", () => {
     const row = newOutboxMail(

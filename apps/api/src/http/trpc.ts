@@ -1,10 +1,11 @@
-import type { AppRouter, Deps } from "@mteja/domain";
+import { DomainError, type AppRouter, type Deps } from "@mteja/domain";
 import { TRPCError } from "@trpc/server";
 import { incomingMessageToRequest } from "@trpc/server/adapters/node-http";
 import { resolveResponse } from "@trpc/server/http";
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import { createRequestContext } from "./context.js";
 import { jsonBodyProblem } from "./json-body.js";
+import { requestLocale } from "./errors.js";
 import { createResponseMeta } from "./response-meta.js";
 
 export interface TrpcMountOptions {
@@ -61,7 +62,8 @@ export const trpcPlugin: FastifyPluginAsync<TrpcMountOptions> = async (app, opts
       createContext: async () => {
         // tRPC reads a JSON body as text and parses it only after making the context: the body rules come first.
         const problem = typeof request.body === "string" && request.body.trim() !== "" ? jsonBodyProblem(request.body) : undefined;
-        if (problem) throw new TRPCError({ code: "BAD_REQUEST", message: problem.message, cause: problem });
+        // Refused before a context exists: the answer's language is the request's (nobody is signed in yet).
+        if (problem) throw new TRPCError({ code: "BAD_REQUEST", message: problem.message, cause: new DomainError(problem.code, problem.text, { locale: requestLocale(request) }) });
         return createRequestContext(opts.deps, request, reply);
       },
       responseMeta,

@@ -1,3 +1,4 @@
+import type { Locale } from "@mteja/i18n";
 import type { RenderedMail } from "./mail-body.js";
 import { resetPassword, type ResetPasswordData } from "./reset-password.js";
 import {
@@ -42,7 +43,7 @@ export const MAIL_KINDS = [
   "twoFactorDisabled",
 ] as const satisfies readonly MailKind[];
 
-const templates: { readonly [K in MailKind]: (data: MailDataByKind[K]) => RenderedMail } = {
+const templates: { readonly [K in MailKind]: (data: MailDataByKind[K], locale: Locale) => RenderedMail } = {
   verifyEmail,
   resetPassword,
   passwordChanged,
@@ -51,9 +52,10 @@ const templates: { readonly [K in MailKind]: (data: MailDataByKind[K]) => Render
   twoFactorDisabled,
 };
 
-export function renderMail<K extends MailKind>(kind: K, data: MailDataByKind[K]): RenderedMail {
-  const template: (data: MailDataByKind[K]) => RenderedMail = templates[kind];
-  return template(data);
+/** The mail in the recipient's language (English unless told). */
+export function renderMail<K extends MailKind>(kind: K, data: MailDataByKind[K], locale: Locale = "en"): RenderedMail {
+  const template: (data: MailDataByKind[K], locale: Locale) => RenderedMail = templates[kind];
+  return template(data, locale);
 }
 
 export function isMailKind(value: string): value is MailKind {

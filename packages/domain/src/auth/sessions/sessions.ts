@@ -133,7 +133,7 @@ export async function revokeUserSessions(deps: Deps, tx: Tx, userId: string, rea
 /** An access token stays usable only while its session lives (logout, reuse and password change end it). */
 export async function assertLiveSession(deps: Deps, auth: AccessClaims): Promise<void> {
   const live = await isSessionLive(deps.db.sql, sessionKey(deps, auth));
-  if (!live) throw new DomainError("INVALID_TOKEN", "The access token is invalid or expired.");
+  if (!live) throw new DomainError("INVALID_TOKEN");
 }
 
 export function sessionKey(deps: Deps, auth: AccessClaims): SessionKey {
