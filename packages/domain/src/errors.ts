@@ -28,6 +28,10 @@ export const errorStatus = {
   INTENT_NOT_CANCELLABLE: 409,
   PAYLOAD_TOO_LARGE: 413,
   INTERNAL_ERROR: 500,
+  // Reversals (docs/mpesa.md#reversals): a payment has a reversal that is PENDING, UNKNOWN or SUCCESS;
+  // a payment that is not SUCCESS with a receipt cannot be reversed.
+  REVERSAL_EXISTS: 409,
+  PAYMENT_NOT_REVERSIBLE: 409,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

@@ -51,6 +51,8 @@ const securityOf: Record<Credential, Array<Record<string, string[]>>> = {
   refreshCookie: [{ refreshCookie: [] }],
   adminKey: [{ adminApiKey: [] }],
   apiKey: [{ apiKey: [] }],
+  // Either one (OpenAPI: alternatives are separate requirement objects).
+  apiKeyOrAdmin: [{ apiKey: [] }, { Authorization: [] }],
 };
 
 /** Example values by field name, for request bodies (cheap, and they make "try it" useful). */

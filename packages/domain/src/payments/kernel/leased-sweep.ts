@@ -23,6 +23,8 @@ export interface ReconcileOptions {
   giveUpAfterSeconds: number;
   /** A payout still unsettled this long after creation is no longer queried (it stays UNKNOWN). */
   payoutGiveUpAfterSeconds: number;
+  /** A reversal still unsettled this long after creation is no longer queried (it stays UNKNOWN). */
+  reversalGiveUpAfterSeconds: number;
 }
 
 export const defaultReconcileOptions: ReconcileOptions = {
@@ -33,6 +35,7 @@ export const defaultReconcileOptions: ReconcileOptions = {
   maxBackoffSeconds: 30 * 60,
   giveUpAfterSeconds: 24 * 3600,
   payoutGiveUpAfterSeconds: 72 * 3600,
+  reversalGiveUpAfterSeconds: 72 * 3600,
 };
 
 export interface ReconcileReport {
@@ -44,6 +47,8 @@ export interface ReconcileReport {
   paymentsExhausted: number;
   payoutsQueried: number;
   payoutsGivenUp: number;
+  reversalsQueried: number;
+  reversalsGivenUp: number;
   errors: number;
 }
 
