@@ -68,7 +68,9 @@ describe.skipIf(skipThisTarget)("payment reversals", () => {
       const res = await reverse(paymentId);
       expect(res.status, JSON.stringify(res.body)).toBe(202);
       expect(storedFirst).toBe(true);
-      expect(res.body.data).toMatchObject({ id: paymentId, status: "SUCCESS", amount: 40, mpesa_receipt: payment.mpesaReceipt, reversal: { status: "PENDING", reason: null, receipt: null } });
+      expect(res.body.data).toMatchObject({ id: paymentId, status: "SUCCESS", amount: 40, mpesa_receipt: payment.mpesaReceipt });
+      // PENDING, unless the result callback (sent 50 ms after the request) already beat the answer.
+      expect(["PENDING", "SUCCESS"]).toContain(res.body.data.reversal.status);
 
       const sent = sim.received.filter((r) => r.operation === "reversal").at(-1)!;
       expect(sent.body).toMatchObject({ CommandID: "TransactionReversal", TransactionID: payment.mpesaReceipt, Amount: 40, RecieverIdentifierType: "11" });
@@ -102,7 +104,7 @@ describe.skipIf(skipThisTarget)("payment reversals", () => {
 
     const second = await reverse(paymentId);
     expect(second.status, JSON.stringify(second.body)).toBe(202);
-    expect(second.body.data.reversal.status).toBe("PENDING");
+    expect(["PENDING", "FAILED"]).toContain(second.body.data.reversal.status);
     expect(await t.deps.db.unscoped.paymentReversal.count({ where: { paymentId } })).toBe(2);
     // The amount still chooses failure in the simulator: the second fails too, and is the one shown.
     await settledReversal(paymentId, "FAILED");
@@ -141,6 +143,8 @@ describe.skipIf(skipThisTarget)("payment reversals", () => {
 
   it("a Daraja gateway page is an unknown outcome: 202, UNKNOWN, never re-sent, settled by a status query by receipt", async () => {
     const paymentId = await paid(36);
+    // Daraja acts on it but sends no callback: only the status query can settle it.
+    await sim.nextOutcome("no_callback", { api: "reversal" });
     sim.script("reversal", () => ({ status: 502, headers: { "content-type": "text/html" }, body: "<html><body>502 Bad Gateway</body></html>" }));
     const sentBefore = sim.count("reversal");
     const res = await reverse(paymentId, key, "gateway-page-1");
@@ -229,7 +233,8 @@ describe.skipIf(skipThisTarget)("payment reversals", () => {
     expect((await reverse(paymentId)).status).toBe(202);
     await settledReversal(paymentId, "SUCCESS");
     const stored = await t.deps.db.unscoped.paymentReversal.findFirstOrThrow({ where: { paymentId } });
-    await waitFor(async () => (await t.deps.db.unscoped.momoCallback.count({ where: { kind: "reversal_result", correlationId: stored.originatorConversationId } })) === 2);
+    // Each is stored ("accepted") before it is applied: wait until both were applied.
+    await waitFor(async () => (await t.deps.db.unscoped.momoCallback.count({ where: { kind: "reversal_result", correlationId: stored.originatorConversationId, outcome: { not: "accepted" } } })) === 2);
     const outcomes = (await t.deps.db.unscoped.momoCallback.findMany({ where: { kind: "reversal_result", correlationId: stored.originatorConversationId } })).map((c) => c.outcome).sort();
     expect(outcomes).toEqual(["applied", "duplicate"]);
     expect(await t.deps.db.unscoped.webhookEvent.count({ where: { type: "payment.reversed", body: { contains: paymentId } } })).toBe(1);
