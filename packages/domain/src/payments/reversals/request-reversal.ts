@@ -33,6 +33,8 @@ export async function requestReversal(ctx: ShopCallerCtx, paymentId: string): Pr
   const daraja = deps.momo.darajaFor(ctx.tenant);
   const { reversalResultUrl, reversalTimeoutUrl } = deps.momo.settings;
   if (!daraja || !reversalResultUrl || !reversalTimeoutUrl) throw providerUnavailable("M-Pesa reversals are not configured on this service.");
+  // The Reversal request is made by the initiator of the shop's B2C group; without one it cannot be sent.
+  if (!deps.momo.hasPayoutAccount(ctx.tenant)) throw providerUnavailable("M-Pesa reversals need the shop's initiator (B2C) credentials.");
   const urls = { resultUrl: reversalResultUrl, queueTimeoutUrl: reversalTimeoutUrl };
   const reversal = await requestOnce(reversalOnce(ctx, daraja, urls, paymentId), { clock: deps.clock, inFlightSeconds: deps.momo.settings.promptInFlightSeconds });
   // Every answer is 202: the reversal's outcome arrives later (its callbacks, or a status query).
