@@ -134,6 +134,11 @@ export function createDarajaClient(config: DarajaClientConfig): DarajaClient {
     }
   }
 
+  /** The API operator of Transaction Status and Reversal requests. */
+  function initiator() {
+    return { Initiator: requireSetting(config.initiatorName, "initiatorName"), SecurityCredential: requireSetting(config.securityCredential, "securityCredential") };
+  }
+
   function stkCredentials() {
     const timestamp = darajaTimestamp(now());
     return { BusinessShortCode: config.shortcode, Password: stkPassword(config.shortcode, config.passkey, timestamp), Timestamp: timestamp };
@@ -248,8 +253,7 @@ export function createDarajaClient(config: DarajaClientConfig): DarajaClient {
       }
       const path = "/mpesa/transactionstatus/v1/query";
       const response = await postOrFail(path, {
-        Initiator: requireSetting(config.initiatorName, "initiatorName"),
-        SecurityCredential: requireSetting(config.securityCredential, "securityCredential"),
+        ...initiator(),
         CommandID: "TransactionStatusQuery",
         ...(request.transactionId ? { TransactionID: request.transactionId } : {}),
         ...(request.originatorConversationId ? { OriginatorConversationID: request.originatorConversationId } : {}),
@@ -269,8 +273,7 @@ export function createDarajaClient(config: DarajaClientConfig): DarajaClient {
     async reversal(request: ReversalRequest): Promise<DarajaAcknowledgement> {
       const path = "/mpesa/reversal/v1/request";
       const response = await postOrFail(path, {
-        Initiator: requireSetting(config.initiatorName, "initiatorName"),
-        SecurityCredential: requireSetting(config.securityCredential, "securityCredential"),
+        ...initiator(),
         CommandID: "TransactionReversal",
         TransactionID: request.transactionId,
         Amount: request.amount,

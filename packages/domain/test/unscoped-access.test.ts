@@ -51,8 +51,8 @@ const doors: { name: string; pattern: RegExp; allowed: string[] }[] = [
     name: "Database.forTenant",
     pattern: /\.forTenant\(/,
     // The procedure ladder builds ctx.db; the admin API's role change names its tenant in a header;
-    // the reconciler's sweeps settle each claimed row through the tenant the claim returned.
-    allowed: ["trpc.ts", "tenants/user-roles.ts", "api-keys/store.ts", "payments/stk/stk-reconciliation.ts", "payments/payouts/payout-reconciliation.ts", "payments/reversals/reversal-reconciliation.ts"],
+    // the reconciler's sweeps settle (or status-query) each claimed row through the tenant the claim returned.
+    allowed: ["trpc.ts", "tenants/user-roles.ts", "api-keys/store.ts", "payments/stk/stk-reconciliation.ts", "payments/kernel/leased-sweep.ts"],
   },
 ];
 

@@ -27,6 +27,32 @@ export interface SettlementDecision<Changes> {
   statusChanged: boolean;
 }
 
+/** An outcome of a row that ends SUCCESS or FAILED (payouts, reversals), as the shared rules read it. */
+export interface FinalOutcome {
+  source: "result" | "timeout" | "status";
+  status: "SUCCESS" | "FAILED" | "UNKNOWN";
+  resultCode: string | null;
+}
+
+/**
+ * What an outcome does to a row already SUCCESS or FAILED: a time-out, no news or the same news is a
+ * duplicate; the other final status is a conflict, flagged for a person and never applied.
+ */
+export function decideForSettled(settledStatus: string, outcome: FinalOutcome): SettlementDecision<never> {
+  if (outcome.source === "timeout" || outcome.status === "UNKNOWN" || outcome.status === settledStatus) return { outcome: "duplicate", statusChanged: false };
+  return {
+    outcome: "flagged",
+    flagReason: `conflicts with the settled status ${settledStatus}: ResultCode ${outcome.resultCode ?? "(none)"} says ${outcome.status}`,
+    statusChanged: false,
+  };
+}
+
+/** An amount Daraja reports that differs from the row's: never applied, whatever the row's status. */
+export function amountMismatch(what: string, expected: number, reported: number | undefined): SettlementDecision<never> | undefined {
+  if (reported === undefined || reported === expected) return undefined;
+  return { outcome: "flagged", flagReason: `amount mismatch: ${what} ${expected}, Daraja says ${reported}`, statusChanged: false };
+}
+
 export interface UnappliedCallback {
   receivedAt: Date;
   accountReference: string | null;

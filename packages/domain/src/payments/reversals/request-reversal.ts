@@ -30,6 +30,8 @@ const standingStatuses = ["PENDING", "UNKNOWN", "SUCCESS"];
 
 export async function requestReversal(ctx: ShopCallerCtx, paymentId: string): Promise<ServerPaymentView> {
   const { deps } = ctx;
+  // A payment of another shop is not found, whatever this shop's M-Pesa set-up.
+  await readPayment(ctx, paymentId);
   const daraja = deps.momo.darajaFor(ctx.tenant);
   const { reversalResultUrl, reversalTimeoutUrl } = deps.momo.settings;
   if (!daraja || !reversalResultUrl || !reversalTimeoutUrl) throw providerUnavailable("M-Pesa reversals are not configured on this service.");

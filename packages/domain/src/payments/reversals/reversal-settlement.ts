@@ -11,7 +11,7 @@
  */
 import type { PaymentReversalModel, Prisma } from "@mteja/db";
 import { recordPaymentReversed } from "../kernel/settled-events.js";
-import type { SettlementDecision } from "../kernel/stored-callback.js";
+import { amountMismatch, decideForSettled, type SettlementDecision } from "../kernel/stored-callback.js";
 import type { Tx } from "../payment-records.js";
 
 export interface ReversalOutcome {
@@ -31,22 +31,14 @@ export interface ReversalOutcome {
 export type ReversalDecision = SettlementDecision<Prisma.PaymentReversalUpdateInput>;
 
 export function decideReversalOutcome(reversal: PaymentReversalModel, outcome: ReversalOutcome, now: Date): ReversalDecision {
-  if (outcome.amount !== undefined && outcome.amount !== reversal.amount) {
-    return { outcome: "flagged", flagReason: `amount mismatch: the reversal is of ${reversal.amount}, Daraja says ${outcome.amount}`, statusChanged: false };
-  }
+  const mismatch = amountMismatch("the reversal is of", reversal.amount, outcome.amount);
+  if (mismatch) return mismatch;
   if (outcome.originalReceipt !== undefined && outcome.originalReceipt !== reversal.originalReceipt) {
     return { outcome: "flagged", flagReason: `receipt mismatch: the reversal is of ${reversal.originalReceipt}, Daraja says ${outcome.originalReceipt}`, statusChanged: false };
   }
 
   const terminal = reversal.status === "SUCCESS" || reversal.status === "FAILED";
-  if (terminal) {
-    if (outcome.source === "timeout" || outcome.status === "UNKNOWN" || outcome.status === reversal.status) return { outcome: "duplicate", statusChanged: false };
-    return {
-      outcome: "flagged",
-      flagReason: `conflicts with the settled status ${reversal.status}: ResultCode ${outcome.resultCode ?? "(none)"} says ${outcome.status}`,
-      statusChanged: false,
-    };
-  }
+  if (terminal) return decideForSettled(reversal.status, outcome);
 
   if (outcome.source === "result" && reversal.conversationId && outcome.conversationId && outcome.conversationId !== reversal.conversationId) {
     return { outcome: "flagged", flagReason: `ConversationID mismatch: stored ${reversal.conversationId}, callback ${outcome.conversationId}`, statusChanged: false };
