@@ -39,6 +39,8 @@ const doors: { name: string; pattern: RegExp; allowed: string[] }[] = [
       "payments/reversals/reversal-reconciliation.ts",
       // The reconciler reads the tenant of each claimed row for its Daraja account.
       "payments/reconciliation.ts",
+      // The pruning job deletes expired rows of every tenant (and of no tenant), by a table of rules.
+      "retention/prune.ts",
     ],
   },
   {
