@@ -27,11 +27,10 @@ export const reversalsRouter = createTRPCRouter({
           "Takes an API key, or the access token of a user with role admin. One reversal per payment: while one is PENDING, UNKNOWN or SUCCESS another is refused; after a FAILED one a new one may be made. `payment.reversed` is sent when it succeeds.",
         requestHeaders: headers,
         errorResponses: {
-          401: "AUTH_REQUIRED or INVALID_TOKEN",
           403: "FORBIDDEN (a customer's access token)",
           404: "NOT_FOUND (no payment of this shop has this id)",
           409: "REVERSAL_EXISTS (a reversal is PENDING, UNKNOWN or SUCCESS) or PAYMENT_NOT_REVERSIBLE (the payment is not SUCCESS with a receipt)",
-          422: "VALIDATION_ERROR",
+          422: "VALIDATION_ERROR (also an Idempotency-Key used for another payment's reversal)",
           502: "PAYMENT_PROVIDER_ERROR (Daraja refused the reversal; a new one may be made)",
           503: "PAYMENT_PROVIDER_UNAVAILABLE (Daraja was never reached, nothing was sent; or reversals not configured)",
         },
