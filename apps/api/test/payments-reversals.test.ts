@@ -216,6 +216,25 @@ describe.skipIf(skipThisTarget)("payment reversals", () => {
     await settledReversal(paymentId, "SUCCESS");
   });
 
+  it("answers the same over tRPC (reversals.create): 202 with the payment, then 409 REVERSAL_EXISTS", async () => {
+    const paymentId = await paid(41);
+    const call = async () => {
+      const response = await fetch(`${t.url}/trpc/reversals.create`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+        body: JSON.stringify({ id: paymentId }),
+      });
+      return { status: response.status, body: (await response.json()) as any };
+    };
+    const first = await call();
+    expect(first.status).toBe(202);
+    expect(first.body.result.data.data).toMatchObject({ id: paymentId, reversal: { status: expect.stringMatching(/PENDING|SUCCESS/) } });
+    const second = await call();
+    expect(second.status).toBe(409);
+    expect(second.body.error.error.code).toBe("REVERSAL_EXISTS");
+    await settledReversal(paymentId, "SUCCESS");
+  });
+
   it("rejects reversal callbacks without the secret (403, nothing applied); a result naming no reversal is flagged", async () => {
     const body = { Result: { ResultType: 0, ResultCode: 0, ResultDesc: "ok", OriginatorConversationID: "nobody-1", ConversationID: "AG_nobody", TransactionID: "SKE52PAWR9" } };
     for (const path of ["reversal/result", "reversal/timeout", "reversal/status"] as const) {
