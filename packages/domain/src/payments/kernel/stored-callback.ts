@@ -2,9 +2,8 @@
  * Applying a stored callback exactly once (docs/mpesa.md#callbacks), the same for STK results, B2C
  * and reversal results, timeouts and status results: in one transaction the stored row is locked (and
  * skipped when another path already handled it), the payment, payout or reversal it names is found,
- * locked and settled, and
- * the stored row records what the callback did: applied | duplicate | flagged (with flag_reason) |
- * accepted.
+ * locked and settled, and the stored row records what the callback did: applied | duplicate |
+ * flagged (with flag_reason) | accepted.
  */
 import type { Deps } from "../../context.js";
 import type { Tx } from "../payment-records.js";
