@@ -33,6 +33,26 @@ export interface B2cPayout {
   settledAt: Date | null;
 }
 
+export interface SimReversal {
+  originatorConversationId: string;
+  conversationId: string;
+  /** The reversal's own receipt. */
+  transactionId: string;
+  /** The receipt reversed. */
+  originalTransactionId: string;
+  amount: number;
+  /** The customer refunded, as `2547… - NAME`. */
+  creditParty: string;
+  receiverParty: string;
+  outcome: SimOutcome;
+  result: ResultCodeText;
+  resultUrl: string;
+  queueTimeoutUrl: string;
+  createdAt: Date;
+  settled: boolean;
+  settledAt: Date | null;
+}
+
 export interface QueuedOutcome {
   outcome: SimOutcome;
   phone: string | null;
@@ -47,7 +67,7 @@ export interface LoggedRequest {
   body: unknown;
 }
 
-export type CallbackKind = "stk" | "b2c_result" | "b2c_timeout" | "transaction_status";
+export type CallbackKind = "stk" | "b2c_result" | "b2c_timeout" | "transaction_status" | "reversal_result" | "reversal_timeout";
 
 export interface LoggedCallback {
   at: string;
@@ -64,6 +84,8 @@ export interface SimulatorState {
   tokens: Map<string, number>;
   stkPayments: Map<string, StkPayment>;
   b2cPayouts: Map<string, B2cPayout>;
+  /** Reversals by OriginatorConversationID. */
+  reversals: Map<string, SimReversal>;
   queuedOutcomes: QueuedOutcome[];
   requests: LoggedRequest[];
   callbacks: LoggedCallback[];
@@ -77,6 +99,7 @@ export function createSimulatorState(): SimulatorState {
     tokens: new Map(),
     stkPayments: new Map(),
     b2cPayouts: new Map(),
+    reversals: new Map(),
     queuedOutcomes: [],
     requests: [],
     callbacks: [],
@@ -84,10 +107,11 @@ export function createSimulatorState(): SimulatorState {
   };
 }
 
-/** Forgets payments, payouts, queued outcomes and logs. Issued tokens stay valid. */
+/** Forgets payments, payouts, reversals, queued outcomes and logs. Issued tokens stay valid. */
 export function resetSimulatorState(state: SimulatorState): void {
   state.stkPayments.clear();
   state.b2cPayouts.clear();
+  state.reversals.clear();
   state.queuedOutcomes.length = 0;
   state.requests.length = 0;
   state.callbacks.length = 0;

@@ -25,6 +25,7 @@ import type {
   StkPushResponse,
   StkQueryRequest,
   StkQueryResult,
+  ReversalRequest,
   TransactionStatusRequest,
 } from "./types.js";
 
@@ -46,12 +47,22 @@ const stkQueryResponseSchema = z.object({
   ResponseDescription: z.string().optional(),
 });
 
-const acknowledgementSchema = z.object({
-  ConversationID: id,
-  OriginatorConversationID: id,
-  ResponseCode: id,
-  ResponseDescription: z.string().default(""),
-});
+// Some Daraja answers spell it OriginatorCoversationID (no "n"; docs/mpesa.md "Reversals"): both are read.
+const acknowledgementSchema = z.preprocess(
+  (body) => {
+    if (typeof body !== "object" || body === null) return body;
+    const record = body as Record<string, unknown>;
+    return record["OriginatorConversationID"] === undefined && record["OriginatorCoversationID"] !== undefined
+      ? { ...record, OriginatorConversationID: record["OriginatorCoversationID"] }
+      : body;
+  },
+  z.object({
+    ConversationID: id,
+    OriginatorConversationID: id,
+    ResponseCode: id,
+    ResponseDescription: z.string().default(""),
+  }),
+);
 
 function requireSetting(value: string | undefined, name: string): string {
   if (value === undefined || value === "") throw new Error(`Daraja client: ${name} is not configured`);
@@ -73,6 +84,7 @@ export function createDarajaClient(config: DarajaClientConfig): DarajaClient {
     retryDelaysMs,
   });
   const log = config.logger;
+  const reversalShortcode = config.partyB ?? config.shortcode;
 
   /** Without a token the request itself is never sent, whatever went wrong with the token. */
   async function tokenOrNotSent(): Promise<string> {
@@ -120,6 +132,11 @@ export function createDarajaClient(config: DarajaClientConfig): DarajaClient {
       if (error instanceof DarajaError) fail(path, error);
       throw error;
     }
+  }
+
+  /** The API operator of Transaction Status and Reversal requests. */
+  function initiator() {
+    return { Initiator: requireSetting(config.initiatorName, "initiatorName"), SecurityCredential: requireSetting(config.securityCredential, "securityCredential") };
   }
 
   function stkCredentials() {
@@ -236,13 +253,33 @@ export function createDarajaClient(config: DarajaClientConfig): DarajaClient {
       }
       const path = "/mpesa/transactionstatus/v1/query";
       const response = await postOrFail(path, {
-        Initiator: requireSetting(config.initiatorName, "initiatorName"),
-        SecurityCredential: requireSetting(config.securityCredential, "securityCredential"),
+        ...initiator(),
         CommandID: "TransactionStatusQuery",
         ...(request.transactionId ? { TransactionID: request.transactionId } : {}),
         ...(request.originatorConversationId ? { OriginatorConversationID: request.originatorConversationId } : {}),
-        PartyA: requireSetting(config.b2cShortcode, "b2cShortcode"),
+        PartyA: request.partyA ?? requireSetting(config.b2cShortcode, "b2cShortcode"),
         IdentifierType: "4",
+        ResultURL: request.resultUrl,
+        QueueTimeOutURL: request.queueTimeoutUrl,
+        Remarks: request.remarks,
+        Occasion: request.occasion ?? "",
+      });
+      return acknowledgement(path, response);
+    },
+
+    reversalShortcode,
+
+    // Never retried automatically: a second request for the same receipt is a second reversal attempt.
+    async reversal(request: ReversalRequest): Promise<DarajaAcknowledgement> {
+      const path = "/mpesa/reversal/v1/request";
+      const response = await postOrFail(path, {
+        ...initiator(),
+        CommandID: "TransactionReversal",
+        TransactionID: request.transactionId,
+        Amount: request.amount,
+        ReceiverParty: reversalShortcode,
+        // Daraja's own spelling; the correct English key is refused ("Invalid RecieverIdentifierType").
+        RecieverIdentifierType: "11",
         ResultURL: request.resultUrl,
         QueueTimeOutURL: request.queueTimeoutUrl,
         Remarks: request.remarks,

@@ -11,18 +11,19 @@ export type {
   StkPushResponse,
   StkQueryRequest,
   StkQueryResult,
+  ReversalRequest,
   TransactionStatusRequest,
 } from "./types.js";
 export { DarajaError, isDarajaError, readErrorEnvelope, isInvalidAccessToken, isTransactionBeingProcessed, darajaErrorFromResponse } from "./errors.js";
 export type { DarajaErrorDetails, DarajaErrorEnvelope, DarajaErrorKind, DarajaErrorReason, DarajaOutcome } from "./errors.js";
 export { DEFAULT_RETRY_DELAYS_MS, DEFAULT_TIMEOUT_MS, worstCaseRequestMs } from "./timing.js";
 export type { DarajaTiming } from "./timing.js";
-export { classifyB2cResultCode, classifyStkResultCode, normaliseResultCode } from "./result-codes.js";
-export type { B2cStatus, StkStatus } from "./result-codes.js";
+export { classifyB2cResultCode, classifyReversalResultCode, classifyStkResultCode, normaliseResultCode } from "./result-codes.js";
+export type { B2cStatus, ReversalStatus, StkStatus } from "./result-codes.js";
 export { parseStkCallback } from "./stk-callback.js";
 export type { StkCallback } from "./stk-callback.js";
-export { classifyTransactionStatusResult, parseB2cResult, parseB2cTimeout, parseTransactionStatusResult } from "./result-callback.js";
-export type { B2cResult, B2cTimeout, QueriedTransaction, ResultEnvelope, TransactionStatusResult } from "./result-callback.js";
+export { classifyTransactionStatusResult, parseB2cResult, parseB2cTimeout, parseReversalResult, parseReversalTimeout, parseTransactionStatusResult } from "./result-callback.js";
+export type { B2cResult, B2cTimeout, QueriedTransaction, ResultEnvelope, ReversalResult, TransactionStatusResult } from "./result-callback.js";
 export type { ParameterValue, ParseResult } from "./parse-result.js";
 export { darajaTimestamp, parseDarajaTimestamp, stkPassword } from "./timestamp.js";
 export { DARAJA_MSISDN_PATTERN, normaliseKenyanPhone } from "./phone.js";

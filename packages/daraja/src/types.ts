@@ -90,8 +90,22 @@ export interface TransactionStatusRequest {
   /** M-Pesa receipt of the transaction; give this or originatorConversationId. */
   transactionId?: string;
   originatorConversationId?: string;
+  /** The short code whose transaction is queried. Default: b2cShortcode (a payout's); a reversal's is the paybill or till (see reversal). */
+  partyA?: string;
   resultUrl: string;
   queueTimeoutUrl: string;
+  remarks: string;
+  occasion?: string;
+}
+
+export interface ReversalRequest {
+  /** The M-Pesa receipt of the payment being reversed (Daraja's TransactionID). */
+  transactionId: string;
+  /** Whole shillings: the amount paid. */
+  amount: number;
+  resultUrl: string;
+  queueTimeoutUrl: string;
+  /** 2-100 characters. */
   remarks: string;
   occasion?: string;
 }
@@ -101,4 +115,8 @@ export interface DarajaClient {
   stkQuery(request: StkQueryRequest): Promise<StkQueryResult>;
   b2cPayment(request: B2cPaymentRequest): Promise<DarajaAcknowledgement>;
   transactionStatus(request: TransactionStatusRequest): Promise<DarajaAcknowledgement>;
+  /** Never retried automatically; the acknowledgement's ids are Daraja's (the request carries none). */
+  reversal(request: ReversalRequest): Promise<DarajaAcknowledgement>;
+  /** The short code a reversal returns money from (ReceiverParty): the till for Buy Goods, else the paybill. */
+  readonly reversalShortcode: string;
 }

@@ -4,6 +4,7 @@ import { authRouter } from "./auth/router.js";
 import { intentsRouter } from "./intents/router.js";
 import { otpRouter } from "./otp/router.js";
 import { paymentsRouter } from "./payments/router.js";
+import { reversalsRouter } from "./payments/reversals/router.js";
 import { profileRouter } from "./profile/router.js";
 import { adminRouter } from "./tenants/router.js";
 import { createTRPCRouter } from "./trpc.js";
@@ -20,6 +21,7 @@ export const appRouter = createTRPCRouter({
   apiKeys: apiKeysRouter,
   paymentIntents: intentsRouter,
   webhooks: webhooksRouter,
+  reversals: reversalsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -7,6 +7,9 @@
  *   POST /api/momo/callback/b2c/result     B2C result             (MOMO_B2C_RESULT_URL)
  *   POST /api/momo/callback/b2c/timeout    B2C queue time-out     (MOMO_B2C_TIMEOUT_URL)
  *   POST /api/momo/callback/b2c/status     Transaction Status result and time-out (MOMO_B2C_STATUS_URL)
+ *   POST /api/momo/callback/reversal/result   Reversal result       (MOMO_REVERSAL_RESULT_URL)
+ *   POST /api/momo/callback/reversal/timeout  Reversal time-out     (MOMO_REVERSAL_TIMEOUT_URL)
+ *   POST /api/momo/callback/reversal/status   a reversal's Transaction Status result and time-out
  */
 import { receiveCallback, type CallbackKind, type Deps } from "@mteja/domain";
 import type { FastifyPluginAsync } from "fastify";
@@ -28,6 +31,9 @@ export const momoCallbackRoutes: Record<string, CallbackKind> = {
   "/api/momo/callback/b2c/result": "b2c_result",
   "/api/momo/callback/b2c/timeout": "b2c_timeout",
   "/api/momo/callback/b2c/status": "b2c_status",
+  "/api/momo/callback/reversal/result": "reversal_result",
+  "/api/momo/callback/reversal/timeout": "reversal_timeout",
+  "/api/momo/callback/reversal/status": "reversal_status",
 };
 
 export const momoCallbackPlugin: FastifyPluginAsync<MomoCallbackOptions> = async (app, { deps, rejectedCallbacks }) => {
@@ -97,5 +103,8 @@ export function momoCallbackOpenApiPaths() {
     "/api/momo/callback/b2c/result": callbackOperation("B2C result", "Body: `{ Result: { ResultCode, ResultDesc, OriginatorConversationID, ConversationID, TransactionID, ResultParameters? } }`."),
     "/api/momo/callback/b2c/timeout": callbackOperation("B2C queue time-out", "The payout becomes UNKNOWN and a Transaction Status query is scheduled."),
     "/api/momo/callback/b2c/status": callbackOperation("Transaction Status result (and its time-out)", "Settles an UNKNOWN or PENDING payout."),
+    "/api/momo/callback/reversal/result": callbackOperation("Reversal result", "Body: `{ Result: { ResultCode (0 or e.g. \"R000002\"), ResultDesc, OriginatorConversationID, ConversationID, TransactionID, ResultParameters? } }`. Settles the payment's reversal."),
+    "/api/momo/callback/reversal/timeout": callbackOperation("Reversal queue time-out", "The reversal becomes UNKNOWN and a Transaction Status query is scheduled."),
+    "/api/momo/callback/reversal/status": callbackOperation("A reversal's Transaction Status result (and its time-out)", "Settles an UNKNOWN or PENDING reversal."),
   };
 }

@@ -39,6 +39,9 @@ export const momoSettingsShape = {
   MOMO_B2C_TIMEOUT_URL: optionalUrl("MOMO_B2C_TIMEOUT_URL"),
   /** Where Transaction Status results go; default: MOMO_B2C_RESULT_URL with /b2c/result → /b2c/status. */
   MOMO_B2C_STATUS_URL: optionalUrl("MOMO_B2C_STATUS_URL"),
+  /** Reversal ResultURL / QueueTimeOutURL; default: the public callback address + /reversal/result, /reversal/timeout (reversalUrls). */
+  MOMO_REVERSAL_RESULT_URL: optionalUrl("MOMO_REVERSAL_RESULT_URL"),
+  MOMO_REVERSAL_TIMEOUT_URL: optionalUrl("MOMO_REVERSAL_TIMEOUT_URL"),
   MOMO_CALLBACK_SECRET: z
     .string()
     .regex(/^[A-Za-z0-9_~.-]{32,256}$/, "MOMO_CALLBACK_SECRET must be 32-256 URL-safe characters (e.g. `openssl rand -hex 32`)")
@@ -61,7 +64,7 @@ export const momoSettingsShape = {
 };
 
 export type MomoSettingsValues = z.output<z.ZodObject<typeof momoSettingsShape>>;
-type MomoSettingsInput = MomoSettingsValues & { NODE_ENV: string };
+type MomoSettingsInput = MomoSettingsValues & { NODE_ENV: string; PUBLIC_URL?: string | undefined };
 
 /** The token the callback URLs carry: appended from MOMO_CALLBACK_SECRET unless the URL already has it. */
 export function withCallbackToken(url: string, secret: string): string {
@@ -78,6 +81,45 @@ export function b2cStatusUrl(settings: { MOMO_B2C_STATUS_URL?: string | undefine
   if (!/\/b2c\/result\/?$/.test(url.pathname)) return undefined;
   url.pathname = url.pathname.replace(/\/b2c\/result\/?$/, "/b2c/status");
   return url.toString();
+}
+
+type ReversalUrlSettings = {
+  PUBLIC_URL?: string | undefined;
+  MOMO_CALLBACK_URL?: string | undefined;
+  MOMO_REVERSAL_RESULT_URL?: string | undefined;
+  MOMO_REVERSAL_TIMEOUT_URL?: string | undefined;
+};
+
+/** Where Daraja's callbacks arrive: PUBLIC_URL's /api/momo/callback, else MOMO_CALLBACK_URL without its /stkpush. */
+function publicCallbackBase(settings: ReversalUrlSettings): string | undefined {
+  if (settings.PUBLIC_URL) return `${settings.PUBLIC_URL.replace(/\/+$/, "")}/api/momo/callback`;
+  if (!settings.MOMO_CALLBACK_URL) return undefined;
+  const url = new URL(settings.MOMO_CALLBACK_URL);
+  if (!/\/stkpush\/?$/.test(url.pathname)) return undefined;
+  url.search = "";
+  url.pathname = url.pathname.replace(/\/stkpush\/?$/, "");
+  return url.toString().replace(/\/$/, "");
+}
+
+/**
+ * The reversal callback addresses (docs/mpesa.md#reversals): MOMO_REVERSAL_RESULT_URL and
+ * MOMO_REVERSAL_TIMEOUT_URL, each derived from the public callback address when unset; a reversal's
+ * Transaction Status results go to the result URL with /reversal/result → /reversal/status.
+ */
+export function reversalUrls(settings: ReversalUrlSettings): { resultUrl: string; timeoutUrl: string; statusUrl: string } | undefined {
+  const base = publicCallbackBase(settings);
+  const resultUrl = settings.MOMO_REVERSAL_RESULT_URL ?? (base && `${base}/reversal/result`);
+  const timeoutUrl = settings.MOMO_REVERSAL_TIMEOUT_URL ?? (base && `${base}/reversal/timeout`);
+  if (!resultUrl || !timeoutUrl) return undefined;
+  const result = new URL(resultUrl);
+  let statusUrl: string | undefined;
+  if (/\/reversal\/result\/?$/.test(result.pathname)) {
+    result.pathname = result.pathname.replace(/\/reversal\/result\/?$/, "/reversal/status");
+    statusUrl = result.toString();
+  } else if (base) {
+    statusUrl = `${base}/reversal/status`;
+  }
+  return statusUrl ? { resultUrl, timeoutUrl, statusUrl } : undefined;
 }
 
 /** Cross-field rules of the MOMO_* settings. */
@@ -105,7 +147,18 @@ export function checkMomoSettings(s: MomoSettingsInput, ctx: z.RefinementCtx): v
   }
 
   const secret = s.MOMO_CALLBACK_SECRET;
-  const urls = { MOMO_CALLBACK_URL: s.MOMO_CALLBACK_URL, MOMO_B2C_RESULT_URL: s.MOMO_B2C_RESULT_URL, MOMO_B2C_TIMEOUT_URL: s.MOMO_B2C_TIMEOUT_URL, MOMO_B2C_STATUS_URL: b2cStatusUrl(s) };
+  const reversal = reversalUrls(s);
+  if ((s.MOMO_REVERSAL_RESULT_URL || s.MOMO_REVERSAL_TIMEOUT_URL) && !reversal) {
+    issue("MOMO_REVERSAL_RESULT_URL", "MOMO_REVERSAL_RESULT_URL and MOMO_REVERSAL_TIMEOUT_URL need each other, or PUBLIC_URL to derive the missing one");
+  }
+  const urls = {
+    MOMO_CALLBACK_URL: s.MOMO_CALLBACK_URL,
+    MOMO_B2C_RESULT_URL: s.MOMO_B2C_RESULT_URL,
+    MOMO_B2C_TIMEOUT_URL: s.MOMO_B2C_TIMEOUT_URL,
+    MOMO_B2C_STATUS_URL: b2cStatusUrl(s),
+    MOMO_REVERSAL_RESULT_URL: reversal?.resultUrl,
+    MOMO_REVERSAL_TIMEOUT_URL: reversal?.timeoutUrl,
+  };
   for (const [name, url] of Object.entries(urls)) {
     if (!url || !secret) continue;
     const token = new URL(url).searchParams.get("token");

@@ -1,6 +1,6 @@
 /**
- * Daraja's callbacks (docs/mpesa.md#callbacks): STK results, B2C results, B2C timeouts and Transaction Status
- * results. Each one is
+ * Daraja's callbacks (docs/mpesa.md#callbacks): STK results, B2C results, B2C timeouts, Transaction Status
+ * results, and reversal results, time-outs and status results. Each one is
  *
  *  1. checked for the secret `?token=` (constant time; missing or wrong → 403, stored as 'rejected' up to
  *     the unauthenticated_callbacks_stored limit, 60 a minute by default);
@@ -9,18 +9,19 @@
  *     row records what it did: applied | duplicate | flagged (with flag_reason) | accepted;
  *  4. answered `{ "ResultCode": 0, "ResultDesc": "Accepted" }` only after that commit.
  *
- * Step 3 is kernel/stored-callback.ts, with what each kind settles in stk/stk-callbacks.ts and
- * payouts/payout-callbacks.ts.
+ * Step 3 is kernel/stored-callback.ts, with what each kind settles in stk/stk-callbacks.ts,
+ * payouts/payout-callbacks.ts and reversals/reversal-callbacks.ts.
  */
 import { parseStkCallback, type StkCallback } from "@mteja/daraja";
 import type { Deps } from "../context.js";
 import { equalsConstantTime } from "../core/secrets.js";
 import type { CallbackOutcome } from "./kernel/stored-callback.js";
 import { applyStoredPayoutCallback, parsePayoutCallback, type PayoutCallback } from "./payouts/payout-callbacks.js";
+import { applyStoredReversalCallback, parseReversalCallback, type ReversalCallback, type ReversalCallbackKind } from "./reversals/reversal-callbacks.js";
 import { applyStoredStkCallback } from "./stk/stk-callbacks.js";
 import { referenceFromParameter } from "./stk/unknown-prompts.js";
 
-export type CallbackKind = "stkpush" | "b2c_result" | "b2c_timeout" | "b2c_status";
+export type CallbackKind = "stkpush" | "b2c_result" | "b2c_timeout" | "b2c_status" | ReversalCallbackKind;
 
 export interface InboundCallback {
   kind: CallbackKind;
@@ -99,9 +100,14 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   }
 }
 
-type Parsed = { kind: "stkpush"; value: StkCallback; correlationId: string } | PayoutCallback;
+type Parsed = { kind: "stkpush"; value: StkCallback; correlationId: string } | PayoutCallback | ReversalCallback;
+
+const reversalKinds: ReadonlySet<CallbackKind> = new Set<ReversalCallbackKind>(["reversal_result", "reversal_timeout", "reversal_status"]);
+const isReversalKind = (kind: CallbackKind): kind is ReversalCallbackKind => reversalKinds.has(kind);
+const isReversalCallback = (value: Parsed): value is ReversalCallback => isReversalKind(value.kind);
 
 function parseCallback(kind: CallbackKind, body: unknown): { ok: true; value: Parsed } | { ok: false; error: string } {
+  if (isReversalKind(kind)) return parseReversalCallback(kind, body);
   if (kind !== "stkpush") return parsePayoutCallback(kind, body);
   const parsed = parseStkCallback(body);
   if (!parsed.ok) return parsed;
@@ -140,6 +146,7 @@ export async function receiveCallback(deps: Deps, callback: InboundCallback): Pr
   const accountReference = value.kind === "stkpush" ? referenceFromParameter(callback.reference) : undefined;
   const id = await store(deps, callback, { outcome: "accepted", correlationId: value.correlationId, accountReference });
   if (value.kind === "stkpush") await applyStoredStkCallback(deps, id, value.value);
+  else if (isReversalCallback(value)) await applyStoredReversalCallback(deps, id, value);
   else await applyStoredPayoutCallback(deps, id, value.outcome, value.ids);
   return ACCEPTED;
 }

@@ -33,6 +33,13 @@ export interface MomoSettings {
   unknownPromptWindowSeconds: number;
   /** Source addresses Safaricom calls back from. Empty: not checked. Checked for logging only. */
   callbackAllowedIps: readonly string[];
+  /**
+   * Reversal ResultURL / QueueTimeOutURL and the ResultURL of a reversal's Transaction Status query,
+   * tokens included (docs/mpesa.md#reversals). Null: reversals are not configured.
+   */
+  reversalResultUrl: string | null;
+  reversalTimeoutUrl: string | null;
+  reversalStatusUrl: string | null;
 }
 
 export interface MomoDeps {

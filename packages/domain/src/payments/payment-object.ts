@@ -1,9 +1,17 @@
 /**
  * A payment as the server API shows it (`GET /api/v1/payments/:id`, an intent's `payments`, the
- * `data.payment` of events): one serialiser, so the three can never differ. Until C2B and reversals
- * land, every payment is an STK push: channel "stk", no trans_id, no reversal.
+ * `data.payment` of events): one serialiser, so the three can never differ. Until C2B lands, every
+ * payment is an STK push: channel "stk", no trans_id. Its `reversal` is the latest one, read with the
+ * payment through `latestReversal`.
  */
-import type { PaymentModel } from "@mteja/db";
+import type { PaymentModel, PaymentReversalModel } from "@mteja/db";
+import { reversalObject, type ReversalObject } from "./reversals/reversal-object.js";
+
+/** Include it in a payment read (`include: latestReversal`) for the payment's `reversal`. */
+export const latestReversal = { reversals: { orderBy: [{ createdAt: "desc" as const }, { id: "desc" as const }], take: 1 } };
+
+/** A payment as read, with its latest reversal when the read included `latestReversal` (otherwise none is shown). */
+export type PaymentRow = PaymentModel & { reversals?: PaymentReversalModel[] };
 
 export interface PaymentObject {
   id: string;
@@ -16,12 +24,12 @@ export interface PaymentObject {
   trans_id: string | null;
   intent_id: string | null;
   duplicate: boolean;
-  reversal: { status: string; reason: string | null; receipt: string | null; updated_at: string } | null;
+  reversal: ReversalObject | null;
   created_at: string;
   updated_at: string;
 }
 
-export function paymentObject(payment: PaymentModel): PaymentObject {
+export function paymentObject(payment: PaymentRow): PaymentObject {
   return {
     id: payment.id,
     channel: "stk",
@@ -33,7 +41,7 @@ export function paymentObject(payment: PaymentModel): PaymentObject {
     trans_id: null,
     intent_id: payment.intentId,
     duplicate: payment.duplicate,
-    reversal: null,
+    reversal: reversalObject(payment.reversals?.[0]),
     created_at: payment.createdAt.toISOString(),
     updated_at: payment.updatedAt.toISOString(),
   };
