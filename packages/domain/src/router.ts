@@ -3,6 +3,7 @@ import { apiKeysRouter } from "./api-keys/router.js";
 import { authRouter } from "./auth/router.js";
 import { intentsRouter } from "./intents/router.js";
 import { otpRouter } from "./otp/router.js";
+import { c2bRouter } from "./payments/c2b/router.js";
 import { paymentsRouter } from "./payments/router.js";
 import { profileRouter } from "./profile/router.js";
 import { adminRouter } from "./tenants/router.js";
@@ -20,6 +21,7 @@ export const appRouter = createTRPCRouter({
   apiKeys: apiKeysRouter,
   paymentIntents: intentsRouter,
   webhooks: webhooksRouter,
+  c2b: c2bRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -7,6 +7,8 @@
  *   POST /api/momo/callback/b2c/result     B2C result             (MOMO_B2C_RESULT_URL)
  *   POST /api/momo/callback/b2c/timeout    B2C queue time-out     (MOMO_B2C_TIMEOUT_URL)
  *   POST /api/momo/callback/b2c/status     Transaction Status result and time-out (MOMO_B2C_STATUS_URL)
+ *   POST /api/momo/callback/c2b/validation    C2B validation: answers accept or Daraja's rejection code (MOMO_C2B_VALIDATION_URL)
+ *   POST /api/momo/callback/c2b/confirmation  C2B confirmation (MOMO_C2B_CONFIRMATION_URL)
  */
 import { receiveCallback, type CallbackKind, type Deps } from "@mteja/domain";
 import type { FastifyPluginAsync } from "fastify";
@@ -28,6 +30,8 @@ export const momoCallbackRoutes: Record<string, CallbackKind> = {
   "/api/momo/callback/b2c/result": "b2c_result",
   "/api/momo/callback/b2c/timeout": "b2c_timeout",
   "/api/momo/callback/b2c/status": "b2c_status",
+  "/api/momo/callback/c2b/validation": "c2b_validation",
+  "/api/momo/callback/c2b/confirmation": "c2b_confirmation",
 };
 
 export const momoCallbackPlugin: FastifyPluginAsync<MomoCallbackOptions> = async (app, { deps, rejectedCallbacks }) => {
@@ -97,5 +101,13 @@ export function momoCallbackOpenApiPaths() {
     "/api/momo/callback/b2c/result": callbackOperation("B2C result", "Body: `{ Result: { ResultCode, ResultDesc, OriginatorConversationID, ConversationID, TransactionID, ResultParameters? } }`."),
     "/api/momo/callback/b2c/timeout": callbackOperation("B2C queue time-out", "The payout becomes UNKNOWN and a Transaction Status query is scheduled."),
     "/api/momo/callback/b2c/status": callbackOperation("Transaction Status result (and its time-out)", "Settles an UNKNOWN or PENDING payout."),
+    "/api/momo/callback/c2b/validation": callbackOperation(
+      "C2B validation (paybill/till payment from the M-Pesa menu)",
+      'Body: `{ TransactionType, TransID, TransTime, TransAmount, BusinessShortCode, BillRefNumber, MSISDN, ... }`. Answers `{ ResultCode: "0", ResultDesc: "Accepted" }` or a rejection `{ ResultCode: "C2B00012" (invalid account) | "C2B00013" (invalid amount) | "C2B00015" (unknown short code), ResultDesc: "Rejected" }`.',
+    ),
+    "/api/momo/callback/c2b/confirmation": callbackOperation(
+      "C2B confirmation",
+      "Same body as the validation. Applied once per TransID: pays the intent its BillRefNumber names, or is kept unmatched. Answers `{ ResultCode: 0, ResultDesc: \"Success\" }`.",
+    ),
   };
 }

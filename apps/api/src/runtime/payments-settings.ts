@@ -58,10 +58,14 @@ export const momoSettingsShape = {
     .default(300),
   MOMO_RECONCILE_INTERVAL_MS: z.coerce.number({ error: "MOMO_RECONCILE_INTERVAL_MS must be a number" }).int().min(0).max(3_600_000).default(5_000),
   MOMO_RECONCILE_PACE_MS: z.coerce.number({ error: "MOMO_RECONCILE_PACE_MS must be a number" }).int().min(0).max(60_000).default(200),
+  /** C2B (docs/mpesa.md#c2b); default: PUBLIC_URL (else MOMO_CALLBACK_URL's base) + /api/momo/callback/c2b/validation. */
+  MOMO_C2B_VALIDATION_URL: optionalUrl("MOMO_C2B_VALIDATION_URL"),
+  /** Default: PUBLIC_URL (else MOMO_CALLBACK_URL's base) + /api/momo/callback/c2b/confirmation. */
+  MOMO_C2B_CONFIRMATION_URL: optionalUrl("MOMO_C2B_CONFIRMATION_URL"),
 };
 
 export type MomoSettingsValues = z.output<z.ZodObject<typeof momoSettingsShape>>;
-type MomoSettingsInput = MomoSettingsValues & { NODE_ENV: string };
+type MomoSettingsInput = MomoSettingsValues & { NODE_ENV: string; PUBLIC_URL?: string | undefined };
 
 /** The token the callback URLs carry: appended from MOMO_CALLBACK_SECRET unless the URL already has it. */
 export function withCallbackToken(url: string, secret: string): string {
@@ -78,6 +82,30 @@ export function b2cStatusUrl(settings: { MOMO_B2C_STATUS_URL?: string | undefine
   if (!/\/b2c\/result\/?$/.test(url.pathname)) return undefined;
   url.pathname = url.pathname.replace(/\/b2c\/result\/?$/, "/b2c/status");
   return url.toString();
+}
+
+/**
+ * MOMO_C2B_VALIDATION_URL and MOMO_C2B_CONFIRMATION_URL, each defaulting to the service's public URL
+ * (PUBLIC_URL, else MOMO_CALLBACK_URL with its /stkpush turned into /c2b/…) like the B2C status URL.
+ */
+export function c2bCallbackUrls(settings: {
+  MOMO_C2B_VALIDATION_URL?: string | undefined;
+  MOMO_C2B_CONFIRMATION_URL?: string | undefined;
+  PUBLIC_URL?: string | undefined;
+  MOMO_CALLBACK_URL?: string | undefined;
+}): { validationUrl: string; confirmationUrl: string } | undefined {
+  const derived = (leaf: string): string | undefined => {
+    if (settings.PUBLIC_URL) return new URL(`api/momo/callback/c2b/${leaf}`, settings.PUBLIC_URL.replace(/\/?$/, "/")).toString();
+    if (!settings.MOMO_CALLBACK_URL) return undefined;
+    const url = new URL(settings.MOMO_CALLBACK_URL);
+    if (!/\/stkpush\/?$/.test(url.pathname)) return undefined;
+    url.pathname = url.pathname.replace(/\/stkpush\/?$/, `/c2b/${leaf}`);
+    url.searchParams.delete("ref");
+    return url.toString();
+  };
+  const validationUrl = settings.MOMO_C2B_VALIDATION_URL ?? derived("validation");
+  const confirmationUrl = settings.MOMO_C2B_CONFIRMATION_URL ?? derived("confirmation");
+  return validationUrl && confirmationUrl ? { validationUrl, confirmationUrl } : undefined;
 }
 
 /** Cross-field rules of the MOMO_* settings. */
@@ -105,7 +133,15 @@ export function checkMomoSettings(s: MomoSettingsInput, ctx: z.RefinementCtx): v
   }
 
   const secret = s.MOMO_CALLBACK_SECRET;
-  const urls = { MOMO_CALLBACK_URL: s.MOMO_CALLBACK_URL, MOMO_B2C_RESULT_URL: s.MOMO_B2C_RESULT_URL, MOMO_B2C_TIMEOUT_URL: s.MOMO_B2C_TIMEOUT_URL, MOMO_B2C_STATUS_URL: b2cStatusUrl(s) };
+  const c2b = c2bCallbackUrls(s);
+  const urls = {
+    MOMO_CALLBACK_URL: s.MOMO_CALLBACK_URL,
+    MOMO_B2C_RESULT_URL: s.MOMO_B2C_RESULT_URL,
+    MOMO_B2C_TIMEOUT_URL: s.MOMO_B2C_TIMEOUT_URL,
+    MOMO_B2C_STATUS_URL: b2cStatusUrl(s),
+    MOMO_C2B_VALIDATION_URL: c2b?.validationUrl,
+    MOMO_C2B_CONFIRMATION_URL: c2b?.confirmationUrl,
+  };
   for (const [name, url] of Object.entries(urls)) {
     if (!url || !secret) continue;
     const token = new URL(url).searchParams.get("token");

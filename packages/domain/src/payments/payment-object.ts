@@ -1,7 +1,7 @@
 /**
  * A payment as the server API shows it (`GET /api/v1/payments/:id`, an intent's `payments`, the
- * `data.payment` of events): one serialiser, so the three can never differ. Until C2B and reversals
- * land, every payment is an STK push: channel "stk", no trans_id, no reversal.
+ * `data.payment` of events): one serialiser, so the three can never differ. A C2B payment (paid from
+ * the M-Pesa menu) has its TransID and the payer's number masked as stored (payments/c2b/).
  */
 import type { PaymentModel } from "@mteja/db";
 
@@ -24,13 +24,13 @@ export interface PaymentObject {
 export function paymentObject(payment: PaymentModel): PaymentObject {
   return {
     id: payment.id,
-    channel: "stk",
+    channel: payment.channel === "c2b" ? "c2b" : "stk",
     status: payment.status,
     amount: payment.amount,
     phone: payment.phone,
     mpesa_receipt: payment.mpesaReceipt,
     checkout_request_id: payment.checkoutRequestId,
-    trans_id: null,
+    trans_id: payment.transId,
     intent_id: payment.intentId,
     duplicate: payment.duplicate,
     reversal: null,
