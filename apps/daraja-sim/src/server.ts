@@ -5,6 +5,7 @@ import { sendDarajaError } from "./http.js";
 import { resolveOptions } from "./options.js";
 import type { DarajaSimulatorOptions } from "./options.js";
 import { registerB2cRoutes } from "./routes/b2c.js";
+import { registerC2bRoutes } from "./routes/c2b.js";
 import { registerControlRoutes } from "./routes/control.js";
 import { registerOAuthRoute } from "./routes/oauth.js";
 import { registerStkRoutes } from "./routes/stk.js";
@@ -19,6 +20,9 @@ const KNOWN_PATHS = new Set([
   "/mpesa/b2c/v1/paymentrequest",
   "/mpesa/b2c/v3/paymentrequest",
   "/mpesa/transactionstatus/v1/query",
+  "/mpesa/c2b/v1/registerurl",
+  "/mpesa/c2b/v2/registerurl",
+  "/sim/c2b/pay",
   "/sim/next-outcome",
   "/sim/requests",
   "/sim/reset",
@@ -77,5 +81,6 @@ export function buildDarajaSimulator(options: DarajaSimulatorOptions = {}): Fast
   registerB2cRoutes(app, resolved, state, callbacks);
   registerTransactionStatusRoute(app, resolved, state, callbacks);
   registerControlRoutes(app, state);
+  registerC2bRoutes(app, resolved, state);
   return app;
 }

@@ -12,6 +12,7 @@
 import { c2bValidationAnswer, type C2bNotification } from "@mteja/daraja";
 import { Prisma } from "@mteja/db";
 import type { Deps } from "../../context.js";
+import type { Tenant } from "../../tenants/directory.js";
 import { settleIntentOf } from "../../intents/intent-settlement.js";
 import { recordEvent } from "../../webhooks/events.js";
 import { recordPaymentSettled } from "../kernel/settled-events.js";
@@ -38,8 +39,7 @@ export async function answerC2bValidation(deps: Deps, notification: C2bNotificat
   return { body: c2bValidationAnswer(decision.code), rejection: `${decision.code}: ${decision.reason}` };
 }
 
-async function confirmationVerdict(tx: Tx, deps: Deps, notification: C2bNotification, now: Date): Promise<CallbackVerdict<undefined>> {
-  const tenant = await tenantForShortCode(deps, notification.businessShortCode);
+async function confirmationVerdict(tx: Tx, tenant: Tenant | null, notification: C2bNotification, now: Date): Promise<CallbackVerdict<undefined>> {
   if (!tenant) return { recorded: true, outcome: "flagged", flagReason: `no shop has short code ${notification.businessShortCode}`, link: {} };
   const earlier = await paymentWithTransId(tx, notification.transId);
   if (earlier) return { recorded: true, outcome: "duplicate", link: { paymentId: earlier.id } };
@@ -70,9 +70,11 @@ const isUniqueViolation = (error: unknown) => error instanceof Prisma.PrismaClie
  * TransID; the second insert then violates its unique index, and applying again finds the first.
  */
 export async function applyStoredC2bConfirmation(deps: Deps, callbackId: string, notification: C2bNotification): Promise<StoredApplyResult> {
+  // Found before the transaction: the embedded database has one connection, which the transaction holds.
+  const tenant = await tenantForShortCode(deps, notification.businessShortCode);
   const apply = () =>
     applyStoredCallback(deps, callbackId, { transId: notification.transId, shortCode: notification.businessShortCode }, (tx, _stored, now) =>
-      confirmationVerdict(tx, deps, notification, now),
+      confirmationVerdict(tx, tenant, notification, now),
     );
   try {
     return (await apply()).result;
