@@ -77,7 +77,21 @@ const accepted = {
   content: { "application/json": { schema: z.object({ ResultCode: z.literal(0), ResultDesc: z.literal("Accepted") }) } },
 };
 
-function callbackOperation(summary: string, body: string) {
+const c2bValidationAnswered = {
+  description: "Stored, then answered: accepted, or rejected with Daraja's code (the customer gets M-Pesa's SMS for it).",
+  content: {
+    "application/json": {
+      schema: z.object({ ResultCode: z.enum(["0", "C2B00012", "C2B00013", "C2B00015"]), ResultDesc: z.enum(["Accepted", "Rejected"]) }),
+    },
+  },
+};
+
+const c2bConfirmationAnswered = {
+  description: "Stored and applied once per TransID (or recorded as duplicate/flagged); answered only after the commit.",
+  content: { "application/json": { schema: z.object({ ResultCode: z.literal(0), ResultDesc: z.literal("Success") }) } },
+};
+
+function callbackOperation(summary: string, body: string, answered: { description: string; content: { "application/json": { schema: z.ZodType } } } = accepted) {
   return {
     post: {
       tags: ["momo callbacks"],
@@ -86,7 +100,7 @@ function callbackOperation(summary: string, body: string) {
       parameters: [tokenParameter],
       requestBody: { required: true, content: { "application/json": { schema: z.object({}).passthrough() } } },
       responses: {
-        200: accepted,
+        200: answered,
         400: { description: "MALFORMED_REQUEST: not JSON or not a Daraja callback (stored for audit)" },
         403: { description: "FORBIDDEN: missing or wrong token (counted; at most 60 a minute stored for audit; logged at most once a minute)" },
       },
@@ -104,10 +118,12 @@ export function momoCallbackOpenApiPaths() {
     "/api/momo/callback/c2b/validation": callbackOperation(
       "C2B validation (paybill/till payment from the M-Pesa menu)",
       'Body: `{ TransactionType, TransID, TransTime, TransAmount, BusinessShortCode, BillRefNumber, MSISDN, ... }`. Answers `{ ResultCode: "0", ResultDesc: "Accepted" }` or a rejection `{ ResultCode: "C2B00012" (invalid account) | "C2B00013" (invalid amount) | "C2B00015" (unknown short code), ResultDesc: "Rejected" }`.',
+      c2bValidationAnswered,
     ),
     "/api/momo/callback/c2b/confirmation": callbackOperation(
       "C2B confirmation",
       "Same body as the validation. Applied once per TransID: pays the intent its BillRefNumber names, or is kept unmatched. Answers `{ ResultCode: 0, ResultDesc: \"Success\" }`.",
+      c2bConfirmationAnswered,
     ),
   };
 }
