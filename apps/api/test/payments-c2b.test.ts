@@ -207,6 +207,16 @@ describe.skipIf(skipThisTarget)("C2B payments", () => {
     expect((await postCallback(t.callbackUrl("c2b/confirmation"), "{not json", "{not json")).status).toBe(400);
   });
 
+  it("answers C2B00015 for a short code no shop has, and keeps its confirmation stored but credited to nobody", async () => {
+    const body = {
+      TransactionType: "Pay Bill", TransID: "TSTNOSHOP1", TransTime: "20261125120000", TransAmount: "40", BusinessShortCode: 600999,
+      BillRefNumber: "ANY", InvoiceNumber: "", OrgAccountBalance: "", ThirdPartyTransID: "", MSISDN: 254712345678, FirstName: "",
+    };
+    expect((await postCallback(t.callbackUrl("c2b/validation"), body)).body).toEqual({ ResultCode: "C2B00015", ResultDesc: "Rejected" });
+    expect((await postCallback(t.callbackUrl("c2b/confirmation"), body)).body).toEqual({ ResultCode: 0, ResultDesc: "Success" });
+    expect(await byTransId("TSTNOSHOP1")).toEqual([]);
+  });
+
   it("keeps tenants apart: a shop's own short code pays its intents only, and each lists only its own", async () => {
     const created = await admin("POST", "/api/v1/admin/tenants", {
       id: "c2b-shop2",

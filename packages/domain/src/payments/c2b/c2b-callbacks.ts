@@ -31,7 +31,7 @@ export interface ValidationAnswer {
 
 export async function answerC2bValidation(deps: Deps, notification: C2bNotification): Promise<ValidationAnswer> {
   const tenant = await tenantForShortCode(deps, notification.businessShortCode);
-  if (!tenant) return { body: c2bValidationAnswer("C2B00015"), rejection: "C2B00015: no shop has this short code" };
+  if (!tenant) return { body: c2bValidationAnswer("C2B00015"), rejection: "C2B00015: no single shop has this short code" };
   if (tenant.settings.momo?.c2b?.validate === false) return { body: c2bValidationAnswer() };
   const intent = await intentNamedBy(deps.db.unscoped, tenant.id, notification.billRefNumber, false);
   const decision = validateC2bPayment(intent, notification.amount, deps.clock.now());
@@ -40,7 +40,7 @@ export async function answerC2bValidation(deps: Deps, notification: C2bNotificat
 }
 
 async function confirmationVerdict(tx: Tx, tenant: Tenant | null, notification: C2bNotification, now: Date): Promise<CallbackVerdict<undefined>> {
-  if (!tenant) return { recorded: true, outcome: "flagged", flagReason: `no shop has short code ${notification.businessShortCode}`, link: {} };
+  if (!tenant) return { recorded: true, outcome: "flagged", flagReason: `no single shop has short code ${notification.businessShortCode}`, link: {} };
   const earlier = await paymentWithTransId(tx, notification.transId);
   if (earlier) return { recorded: true, outcome: "duplicate", link: { paymentId: earlier.id } };
 

@@ -13,11 +13,18 @@ export function c2bShortCodeOf(deps: Pick<Deps, "config" | "momo">, tenant: Pick
   return tenant.id === deps.config.defaultTenantId ? deps.momo.settings.platformShortcode : null;
 }
 
-/** The active tenant paid through this short code; null when none is. */
+/**
+ * The active tenant paid through this short code; null when none is, or when several claim it (the
+ * money is then kept flagged rather than credited to a guess).
+ */
 export async function tenantForShortCode(deps: Deps, shortCode: string): Promise<Tenant | null> {
   // Short codes are no tenant's data: the lookup crosses tenants by design, reading ids only.
   const rows = await deps.db.unscoped.$queryRaw<{ id: string }[]>`
-    SELECT id FROM tenants WHERE active AND settings->'momo'->>'shortcode' = ${shortCode} ORDER BY created_at LIMIT 1`;
+    SELECT id FROM tenants WHERE active AND settings->'momo'->>'shortcode' = ${shortCode} LIMIT 2`;
+  if (rows.length > 1) {
+    deps.logger.warn({ shortCode, tenantIds: rows.map((row) => row.id) }, "several shops have this short code: its C2B payments are not credited to either");
+    return null;
+  }
   const ownerId = rows[0]?.id ?? (shortCode === deps.momo.settings.platformShortcode ? deps.config.defaultTenantId : undefined);
   if (!ownerId) return null;
   const tenant = await deps.tenants.find(ownerId);
