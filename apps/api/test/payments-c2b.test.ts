@@ -139,6 +139,20 @@ describe.skipIf(skipThisTarget)("C2B payments", () => {
     expect(receiver.received.filter((d) => d.event.type === "payment.succeeded" && d.event.data.payment.trans_id === paid.trans_id)).toHaveLength(1);
   });
 
+  it("applies one confirmation once when copies of it arrive at the same time", async () => {
+    const intent = await createIntent(330);
+    const body = {
+      TransactionType: "Pay Bill", TransID: `TST${Date.now().toString(36).toUpperCase().slice(-7)}`, TransTime: "20261125120000", TransAmount: "330.00",
+      BusinessShortCode: SHORTCODE, BillRefNumber: intent.reference, InvoiceNumber: "", OrgAccountBalance: "1000.00", ThirdPartyTransID: "", MSISDN: "2547 ***** 126", FirstName: "",
+    };
+    const answers = await Promise.all([1, 2, 3].map(() => postCallback(t.callbackUrl("c2b/confirmation"), body)));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    expect(await byTransId(body.TransID)).toHaveLength(1);
+    const settled = await intentOf(intent.id);
+    expect(settled.status).toBe("succeeded");
+    expect(settled.payments).toHaveLength(1);
+  });
+
   it("keeps a confirmation without validation for an unknown account as unmatched, lists it and emits c2b_payment.unmatched", async () => {
     const paid = await sim.c2bPay({ account: "WHO-KNOWS", amount: 90, validation: false, msisdn: "hashed" });
     expect(paid).toMatchObject({ status: "completed", validation: null, confirmation: { status: 200 } });
