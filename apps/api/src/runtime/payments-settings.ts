@@ -95,8 +95,8 @@ export function c2bCallbackUrls(settings: {
   MOMO_CALLBACK_URL?: string | undefined;
 }): { validationUrl: string; confirmationUrl: string } | undefined {
   const derived = (leaf: string): string | undefined => {
-    if (settings.PUBLIC_URL) return new URL(`api/momo/callback/c2b/${leaf}`, settings.PUBLIC_URL.replace(/\/?$/, "/")).toString();
-    if (!settings.MOMO_CALLBACK_URL) return undefined;
+    if (settings.PUBLIC_URL && URL.canParse(settings.PUBLIC_URL)) return new URL(`api/momo/callback/c2b/${leaf}`, settings.PUBLIC_URL.replace(/\/?$/, "/")).toString();
+    if (!settings.MOMO_CALLBACK_URL || !URL.canParse(settings.MOMO_CALLBACK_URL)) return undefined;
     const url = new URL(settings.MOMO_CALLBACK_URL);
     if (!/\/stkpush\/?$/.test(url.pathname)) return undefined;
     url.pathname = url.pathname.replace(/\/stkpush\/?$/, `/c2b/${leaf}`);
@@ -143,7 +143,8 @@ export function checkMomoSettings(s: MomoSettingsInput, ctx: z.RefinementCtx): v
     MOMO_C2B_CONFIRMATION_URL: c2b?.confirmationUrl,
   };
   for (const [name, url] of Object.entries(urls)) {
-    if (!url || !secret) continue;
+    // An unparsable URL has its own issue already (zod still runs this refinement).
+    if (!url || !secret || !URL.canParse(url)) continue;
     const token = new URL(url).searchParams.get("token");
     if (token !== null && token !== secret) issue(name, `${name} carries a token= that is not MOMO_CALLBACK_SECRET`);
     const word = blockedWordIn(withCallbackToken(url, secret));
