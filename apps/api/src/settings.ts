@@ -7,6 +7,7 @@ import { parseSender } from "@mteja/mailer";
 import { z } from "zod";
 import { parseLimitRules } from "./runtime/limiter.js";
 import { checkMomoSettings, momoSettingsShape } from "./runtime/payments-settings.js";
+import { retentionSettingsShape } from "./runtime/retention-settings.js";
 
 const bool = (name: string) =>
   z
@@ -82,6 +83,7 @@ const settingsSchema = z
     /** Production refuses http endpoints and ones resolving to internal addresses unless this is true. */
     WEBHOOK_ALLOW_PRIVATE_URLS: bool("WEBHOOK_ALLOW_PRIVATE_URLS").default(false),
     ...momoSettingsShape,
+    ...retentionSettingsShape,
   })
   .superRefine((s, ctx) => {
     checkMomoSettings(s, ctx);

@@ -42,6 +42,8 @@ const doors: { name: string; pattern: RegExp; allowed: string[] }[] = [
       // the validation reads the intent its account names on that tenant (named in the query).
       "payments/c2b/c2b-tenant.ts",
       "payments/c2b/c2b-callbacks.ts",
+      // The pruning job deletes expired rows of every tenant (and of no tenant), by a table of rules.
+      "retention/prune.ts",
     ],
   },
   {
