@@ -5,6 +5,7 @@ import { sendDarajaError } from "./http.js";
 import { resolveOptions } from "./options.js";
 import type { DarajaSimulatorOptions } from "./options.js";
 import { registerB2cRoutes } from "./routes/b2c.js";
+import { registerC2bRoutes } from "./routes/c2b.js";
 import { registerControlRoutes } from "./routes/control.js";
 import { registerOAuthRoute } from "./routes/oauth.js";
 import { registerStkRoutes } from "./routes/stk.js";
@@ -21,6 +22,9 @@ const KNOWN_PATHS = new Set([
   "/mpesa/b2c/v3/paymentrequest",
   "/mpesa/transactionstatus/v1/query",
   "/mpesa/reversal/v1/request",
+  "/mpesa/c2b/v1/registerurl",
+  "/mpesa/c2b/v2/registerurl",
+  "/sim/c2b/pay",
   "/sim/next-outcome",
   "/sim/requests",
   "/sim/reset",
@@ -80,5 +84,6 @@ export function buildDarajaSimulator(options: DarajaSimulatorOptions = {}): Fast
   registerTransactionStatusRoute(app, resolved, state, callbacks);
   registerReversalRoute(app, resolved, state, callbacks);
   registerControlRoutes(app, state);
+  registerC2bRoutes(app, resolved, state);
   return app;
 }

@@ -67,7 +67,16 @@ export interface LoggedRequest {
   body: unknown;
 }
 
-export type CallbackKind = "stk" | "b2c_result" | "b2c_timeout" | "transaction_status" | "reversal_result" | "reversal_timeout";
+export type CallbackKind = "stk" | "b2c_result" | "b2c_timeout" | "transaction_status" | "reversal_result" | "reversal_timeout" | "c2b_validation" | "c2b_confirmation";
+
+/** A short code's C2B URLs (register URL, v1 or v2); re-registering overwrites them, as the sandbox does. */
+export interface C2bRegistration {
+  shortCode: string;
+  responseType: "Completed" | "Cancelled";
+  confirmationUrl: string;
+  validationUrl: string;
+  version: "v1" | "v2";
+}
 
 export interface LoggedCallback {
   at: string;
@@ -90,6 +99,9 @@ export interface SimulatorState {
   requests: LoggedRequest[];
   callbacks: LoggedCallback[];
   utilityBalance: number;
+  c2bRegistrations: Map<string, C2bRegistration>;
+  /** Every C2B TransID issued (the ledger Daraja would keep). */
+  c2bTransIds: Set<string>;
 }
 
 export const INITIAL_UTILITY_BALANCE = 8_959_269.6;
@@ -104,6 +116,8 @@ export function createSimulatorState(): SimulatorState {
     requests: [],
     callbacks: [],
     utilityBalance: INITIAL_UTILITY_BALANCE,
+    c2bRegistrations: new Map(),
+    c2bTransIds: new Set(),
   };
 }
 
@@ -116,6 +130,8 @@ export function resetSimulatorState(state: SimulatorState): void {
   state.requests.length = 0;
   state.callbacks.length = 0;
   state.utilityBalance = INITIAL_UTILITY_BALANCE;
+  state.c2bRegistrations.clear();
+  state.c2bTransIds.clear();
 }
 
 export function pushBounded<T>(list: T[], entry: T, limit: number): void {

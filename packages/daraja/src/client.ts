@@ -9,6 +9,7 @@ import {
   refusedByResponseCode,
   unexpectedAnswer,
 } from "./errors.js";
+import { c2bRegisterResponseSchema, isAcceptedResponseCode } from "./c2b.js";
 import { createAccessTokenProvider } from "./oauth.js";
 import { classifyStkResultCode, normaliseResultCode } from "./result-codes.js";
 import { retryWhileNotSent } from "./retry.js";
@@ -18,6 +19,9 @@ import { createTransport } from "./transport.js";
 import type { DarajaHttpResponse } from "./transport.js";
 import type {
   B2cPaymentRequest,
+  C2bRegisterRequest,
+  C2bRegisterResponse,
+  C2bRegisterVersion,
   DarajaAcknowledgement,
   DarajaClient,
   DarajaClientConfig,
@@ -169,7 +173,31 @@ export function createDarajaClient(config: DarajaClientConfig): DarajaClient {
     };
   }
 
+  /** The answer of an app whose Daraja product is the other register URL version (docs/mpesa.md#c2b). */
+  const isProductMismatch = (response: DarajaHttpResponse) => /no apiproduct match/i.test(readErrorEnvelope(response.body)?.errorMessage ?? "");
+
   return {
+    // Safe to repeat: registration has no money effect and a refused version registered nothing.
+    async registerC2bUrls(request: C2bRegisterRequest): Promise<C2bRegisterResponse> {
+      const first: C2bRegisterVersion = config.c2bRegisterVersion ?? "v2";
+      const body = { ShortCode: request.shortCode, ResponseType: request.responseType, ConfirmationURL: request.confirmationUrl, ValidationURL: request.validationUrl };
+      let version = first;
+      let path = `/mpesa/c2b/${version}/registerurl`;
+      let response = await postOrFail(path, body);
+      if (isProductMismatch(response)) {
+        version = first === "v2" ? "v1" : "v2";
+        log?.debug({ path }, "Daraja: the app has the other C2B register version; trying it once");
+        path = `/mpesa/c2b/${version}/registerurl`;
+        response = await postOrFail(path, body);
+      }
+      if (!isSuccess(response.status)) fail(path, darajaErrorFromResponse(response.status, response.body));
+      const parsed = c2bRegisterResponseSchema.safeParse(response.body);
+      if (!parsed.success) fail(path, unexpectedAnswer(response.status, "C2B register URL"));
+      const answer = parsed.data;
+      if (!isAcceptedResponseCode(answer.responseCode)) fail(path, refusedByResponseCode(response.status, answer.responseCode, answer.responseDescription));
+      return { ...answer, version };
+    },
+
     // Never retried automatically: a repeat after Daraja saw the first one is a second prompt.
     async stkPush(request: StkPushRequest): Promise<StkPushResponse> {
       const path = "/mpesa/stkpush/v1/processrequest";

@@ -2,6 +2,9 @@ export { createDarajaClient } from "./client.js";
 export type {
   B2cCommandId,
   B2cPaymentRequest,
+  C2bRegisterRequest,
+  C2bRegisterResponse,
+  C2bRegisterVersion,
   DarajaAcknowledgement,
   DarajaClient,
   DarajaClientConfig,
@@ -29,3 +32,5 @@ export { darajaTimestamp, parseDarajaTimestamp, stkPassword } from "./timestamp.
 export { DARAJA_MSISDN_PATTERN, normaliseKenyanPhone } from "./phone.js";
 export { securityCredentialFromCertificate } from "./security-credential.js";
 export * from "./limits.js";
+export { C2B_CONFIRMATION_ANSWER, C2B_REJECTION_CODES, c2bValidationAnswer, maskMsisdn, msisdnForm, parseC2bNotification } from "./c2b.js";
+export type { C2bMsisdnForm, C2bNotification, C2bRejectionCode } from "./c2b.js";

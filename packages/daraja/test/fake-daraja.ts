@@ -156,6 +156,20 @@ export async function startFakeDaraja(options: FakeDarajaOptions = {}): Promise<
     return null;
   };
 
+  // C2B register URL, both path versions (docs/mpesa.md#c2b): the portal's answer, typo included.
+  for (const version of ["v1", "v2"]) {
+    route(
+      `/mpesa/c2b/${version}/registerurl`,
+      (body) => {
+        const missing = present(body, ["ShortCode", "ResponseType", "ConfirmationURL", "ValidationURL"]);
+        if (missing) return `Bad Request - Invalid ${missing}`;
+        if (!["Completed", "Cancelled"].includes(String(body["ResponseType"]))) return "Bad Request - Invalid ResponseType";
+        return null;
+      },
+      () => ({ OriginatorCoversationID: "6e86-45dd-91ac-fd5d4178ab523408729", ResponseCode: "0", ResponseDescription: "Success" }),
+    );
+  }
+
   route(
     "/mpesa/b2c/v3/paymentrequest",
     (body) => {

@@ -3,6 +3,7 @@ import { apiKeysRouter } from "./api-keys/router.js";
 import { authRouter } from "./auth/router.js";
 import { intentsRouter } from "./intents/router.js";
 import { otpRouter } from "./otp/router.js";
+import { c2bRouter } from "./payments/c2b/router.js";
 import { paymentsRouter } from "./payments/router.js";
 import { reversalsRouter } from "./payments/reversals/router.js";
 import { profileRouter } from "./profile/router.js";
@@ -22,6 +23,7 @@ export const appRouter = createTRPCRouter({
   paymentIntents: intentsRouter,
   webhooks: webhooksRouter,
   reversals: reversalsRouter,
+  c2b: c2bRouter,
 });
 
 export type AppRouter = typeof appRouter;

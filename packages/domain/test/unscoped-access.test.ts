@@ -39,6 +39,10 @@ const doors: { name: string; pattern: RegExp; allowed: string[] }[] = [
       "payments/reversals/reversal-reconciliation.ts",
       // The reconciler reads the tenant of each claimed row for its Daraja account.
       "payments/reconciliation.ts",
+      // A C2B notification names only a short code: the tenant is found from it (tenant ids only), and
+      // the validation reads the intent its account names on that tenant (named in the query).
+      "payments/c2b/c2b-tenant.ts",
+      "payments/c2b/c2b-callbacks.ts",
       // The pruning job deletes expired rows of every tenant (and of no tenant), by a table of rules.
       "retention/prune.ts",
     ],

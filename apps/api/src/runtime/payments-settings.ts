@@ -61,6 +61,10 @@ export const momoSettingsShape = {
     .default(300),
   MOMO_RECONCILE_INTERVAL_MS: z.coerce.number({ error: "MOMO_RECONCILE_INTERVAL_MS must be a number" }).int().min(0).max(3_600_000).default(5_000),
   MOMO_RECONCILE_PACE_MS: z.coerce.number({ error: "MOMO_RECONCILE_PACE_MS must be a number" }).int().min(0).max(60_000).default(200),
+  /** C2B (docs/mpesa.md#c2b); default: PUBLIC_URL (else MOMO_CALLBACK_URL's base) + /api/momo/callback/c2b/validation. */
+  MOMO_C2B_VALIDATION_URL: optionalUrl("MOMO_C2B_VALIDATION_URL"),
+  /** Default: PUBLIC_URL (else MOMO_CALLBACK_URL's base) + /api/momo/callback/c2b/confirmation. */
+  MOMO_C2B_CONFIRMATION_URL: optionalUrl("MOMO_C2B_CONFIRMATION_URL"),
 };
 
 export type MomoSettingsValues = z.output<z.ZodObject<typeof momoSettingsShape>>;
@@ -92,8 +96,9 @@ type ReversalUrlSettings = {
 
 /** Where Daraja's callbacks arrive: PUBLIC_URL's /api/momo/callback, else MOMO_CALLBACK_URL without its /stkpush. */
 function publicCallbackBase(settings: ReversalUrlSettings): string | undefined {
-  if (settings.PUBLIC_URL) return `${settings.PUBLIC_URL.replace(/\/+$/, "")}/api/momo/callback`;
-  if (!settings.MOMO_CALLBACK_URL) return undefined;
+  // An unparsable URL is reported by its own check (zod runs refinements even when a field is invalid).
+  if (settings.PUBLIC_URL && URL.canParse(settings.PUBLIC_URL)) return `${settings.PUBLIC_URL.replace(/\/+$/, "")}/api/momo/callback`;
+  if (!settings.MOMO_CALLBACK_URL || !URL.canParse(settings.MOMO_CALLBACK_URL)) return undefined;
   const url = new URL(settings.MOMO_CALLBACK_URL);
   if (!/\/stkpush\/?$/.test(url.pathname)) return undefined;
   url.search = "";
@@ -120,6 +125,20 @@ export function reversalUrls(settings: ReversalUrlSettings): { resultUrl: string
     statusUrl = `${base}/reversal/status`;
   }
   return statusUrl ? { resultUrl, timeoutUrl, statusUrl } : undefined;
+}
+
+/**
+ * MOMO_C2B_VALIDATION_URL and MOMO_C2B_CONFIRMATION_URL, each defaulting to the service's public URL
+ * (PUBLIC_URL, else MOMO_CALLBACK_URL with its /stkpush turned into /c2b/…) like the B2C status URL.
+ */
+export function c2bCallbackUrls(settings: ReversalUrlSettings & {
+  MOMO_C2B_VALIDATION_URL?: string | undefined;
+  MOMO_C2B_CONFIRMATION_URL?: string | undefined;
+}): { validationUrl: string; confirmationUrl: string } | undefined {
+  const base = publicCallbackBase(settings);
+  const validationUrl = settings.MOMO_C2B_VALIDATION_URL ?? (base && `${base}/c2b/validation`);
+  const confirmationUrl = settings.MOMO_C2B_CONFIRMATION_URL ?? (base && `${base}/c2b/confirmation`);
+  return validationUrl && confirmationUrl ? { validationUrl, confirmationUrl } : undefined;
 }
 
 /** Cross-field rules of the MOMO_* settings. */
@@ -151,6 +170,7 @@ export function checkMomoSettings(s: MomoSettingsInput, ctx: z.RefinementCtx): v
   if ((s.MOMO_REVERSAL_RESULT_URL || s.MOMO_REVERSAL_TIMEOUT_URL) && !reversal) {
     issue("MOMO_REVERSAL_RESULT_URL", "MOMO_REVERSAL_RESULT_URL and MOMO_REVERSAL_TIMEOUT_URL need each other, or PUBLIC_URL to derive the missing one");
   }
+  const c2b = c2bCallbackUrls(s);
   const urls = {
     MOMO_CALLBACK_URL: s.MOMO_CALLBACK_URL,
     MOMO_B2C_RESULT_URL: s.MOMO_B2C_RESULT_URL,
@@ -158,9 +178,12 @@ export function checkMomoSettings(s: MomoSettingsInput, ctx: z.RefinementCtx): v
     MOMO_B2C_STATUS_URL: b2cStatusUrl(s),
     MOMO_REVERSAL_RESULT_URL: reversal?.resultUrl,
     MOMO_REVERSAL_TIMEOUT_URL: reversal?.timeoutUrl,
+    MOMO_C2B_VALIDATION_URL: c2b?.validationUrl,
+    MOMO_C2B_CONFIRMATION_URL: c2b?.confirmationUrl,
   };
   for (const [name, url] of Object.entries(urls)) {
-    if (!url || !secret) continue;
+    // An unparsable URL has its own issue already (zod still runs this refinement).
+    if (!url || !secret || !URL.canParse(url)) continue;
     const token = new URL(url).searchParams.get("token");
     if (token !== null && token !== secret) issue(name, `${name} carries a token= that is not MOMO_CALLBACK_SECRET`);
     const word = blockedWordIn(withCallbackToken(url, secret));

@@ -11,7 +11,7 @@ import { createPrivateKey, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Settings } from "../settings.js";
-import { b2cStatusUrl, reversalUrls, withCallbackToken } from "./payments-settings.js";
+import { b2cStatusUrl, c2bCallbackUrls, reversalUrls, withCallbackToken } from "./payments-settings.js";
 
 export interface PaymentsRuntime {
   momo: MomoDeps;
@@ -32,10 +32,12 @@ interface EffectiveMomo extends Omit<PlatformMomoAccount, "b2c"> {
   b2cUrls?: { resultUrl: string; timeoutUrl: string; statusUrl: string };
   /** Where reversal results, time-outs and their status results arrive (docs/mpesa.md#reversals). */
   reversalUrls?: { resultUrl: string; timeoutUrl: string; statusUrl: string };
+  /** Where C2B validations and confirmations arrive (registered per tenant through the admin API). */
+  c2bUrls?: { validationUrl: string; confirmationUrl: string };
 }
 
 /** The account part of the settings in effect (without where Daraja is and where it calls back). */
-function platformAccount({ baseUrl: _baseUrl, callbackUrl: _callbackUrl, callbackSecret: _callbackSecret, b2cUrls: _b2cUrls, reversalUrls: _reversalUrls, b2c, ...account }: EffectiveMomo): PlatformMomoAccount {
+function platformAccount({ baseUrl: _baseUrl, callbackUrl: _callbackUrl, callbackSecret: _callbackSecret, b2cUrls: _b2cUrls, reversalUrls: _reversalUrls, c2bUrls: _c2bUrls, b2c, ...account }: EffectiveMomo): PlatformMomoAccount {
   return { ...account, b2c };
 }
 
@@ -63,6 +65,8 @@ function fromSettings(settings: Settings): EffectiveMomo | undefined {
   };
   const reversal = reversalUrls(s);
   if (reversal) effective.reversalUrls = reversal;
+  const c2bUrls = c2bCallbackUrls(s);
+  if (c2bUrls) effective.c2bUrls = c2bUrls;
   const statusUrl = b2cStatusUrl(s);
   if (s.MOMO_B2C_RESULT_URL && s.MOMO_B2C_TIMEOUT_URL && statusUrl) {
     effective.b2cUrls = { resultUrl: s.MOMO_B2C_RESULT_URL, timeoutUrl: s.MOMO_B2C_TIMEOUT_URL, statusUrl };
@@ -114,6 +118,7 @@ async function startDevSimulator(settings: Settings, logger: Logger): Promise<De
       },
       b2cUrls: { resultUrl: `${self}/b2c/result`, timeoutUrl: `${self}/b2c/timeout`, statusUrl: `${self}/b2c/status` },
       reversalUrls: { resultUrl: `${self}/reversal/result`, timeoutUrl: `${self}/reversal/timeout`, statusUrl: `${self}/reversal/status` },
+      c2bUrls: { validationUrl: `${self}/c2b/validation`, confirmationUrl: `${self}/c2b/confirmation` },
     },
     close: () => sim.close(),
   };
@@ -165,6 +170,9 @@ export async function createPaymentsRuntime(settings: Settings, logger: Logger, 
       reversalResultUrl: token(effective?.reversalUrls?.resultUrl),
       reversalTimeoutUrl: token(effective?.reversalUrls?.timeoutUrl),
       reversalStatusUrl: token(effective?.reversalUrls?.statusUrl),
+      c2bValidationUrl: token(effective?.c2bUrls?.validationUrl),
+      c2bConfirmationUrl: token(effective?.c2bUrls?.confirmationUrl),
+      platformShortcode: effective?.shortcode ?? null,
     },
     events: createPaymentEvents(),
     statusStreams: createStatusStreamSlots(),

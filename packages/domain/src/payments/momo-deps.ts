@@ -40,6 +40,11 @@ export interface MomoSettings {
   reversalResultUrl: string | null;
   reversalTimeoutUrl: string | null;
   reversalStatusUrl: string | null;
+  /** C2B (docs/mpesa.md#c2b): the ValidationURL and ConfirmationURL registered with Daraja, tokens included. Null: not configured. */
+  c2bValidationUrl: string | null;
+  c2bConfirmationUrl: string | null;
+  /** MOMO_SHORTCODE: the default tenant's short code for C2B. Null: M-Pesa is not configured. */
+  platformShortcode: string | null;
 }
 
 export interface MomoDeps {

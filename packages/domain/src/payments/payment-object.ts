@@ -1,8 +1,8 @@
 /**
  * A payment as the server API shows it (`GET /api/v1/payments/:id`, an intent's `payments`, the
- * `data.payment` of events): one serialiser, so the three can never differ. Until C2B lands, every
- * payment is an STK push: channel "stk", no trans_id. Its `reversal` is the latest one, read with the
- * payment through `latestReversal`.
+ * `data.payment` of events): one serialiser, so the three can never differ. A C2B payment (paid from
+ * the M-Pesa menu) has its TransID and the payer's number masked as stored (payments/c2b/). Its
+ * `reversal` is the latest one, read with the payment through `latestReversal`.
  */
 import type { PaymentModel, PaymentReversalModel } from "@mteja/db";
 import { reversalObject, type ReversalObject } from "./reversals/reversal-object.js";
@@ -32,13 +32,13 @@ export interface PaymentObject {
 export function paymentObject(payment: PaymentRow): PaymentObject {
   return {
     id: payment.id,
-    channel: "stk",
+    channel: payment.channel === "c2b" ? "c2b" : "stk",
     status: payment.status,
     amount: payment.amount,
     phone: payment.phone,
     mpesa_receipt: payment.mpesaReceipt,
     checkout_request_id: payment.checkoutRequestId,
-    trans_id: null,
+    trans_id: payment.transId,
     intent_id: payment.intentId,
     duplicate: payment.duplicate,
     reversal: reversalObject(payment.reversals?.[0]),

@@ -137,6 +137,12 @@ export const errorMessages = {
     sw: "Malipo ya kutuma ya M-Pesa (B2C) hayajawekwa kwa duka hili.",
   },
 
+  // C2B (docs/mpesa.md#c2b).
+  "c2b.no_own_shortcode": {
+    en: "This shop has no short code of its own to register.",
+    sw: "Duka hili halina nambari fupi (short code) yake ya kusajili.",
+  },
+
   // Reversals (docs/mpesa.md#reversals).
   "reversals.service_not_configured": {
     en: "M-Pesa reversals are not configured on this service.",
