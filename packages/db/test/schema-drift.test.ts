@@ -19,6 +19,7 @@ const migrationOnlyIndexes = [
   "payment_intents_open_reference",
   "payments_one_success_per_intent",
   "refresh_tokens_one_current_per_session",
+  "users_one_verified_phone_per_tenant",
   "signing_keys_one_current_per_algorithm",
 ];
 
