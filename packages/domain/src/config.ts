@@ -14,6 +14,8 @@ export interface DomainConfig {
   refreshReuseGraceSeconds: number;
   issuer: string;
   audience: string;
+  /** PHONE_CODE_TTL_SECONDS: how long a texted code lasts (docs/phone-sign-in.md). */
+  phoneCodeTtlSeconds: number;
 }
 
 export const tokenDefaults = {

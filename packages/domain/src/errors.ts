@@ -28,6 +28,8 @@ export const errorStatus = {
   INTENT_NOT_CANCELLABLE: 409,
   PAYLOAD_TOO_LARGE: 413,
   INTERNAL_ERROR: 500,
+  // Phone sign-in (docs/phone-sign-in.md): the phone is verified on another account of the tenant.
+  PHONE_IN_USE: 409,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

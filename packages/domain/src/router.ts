@@ -8,6 +8,7 @@ import { profileRouter } from "./profile/router.js";
 import { adminRouter } from "./tenants/router.js";
 import { createTRPCRouter } from "./trpc.js";
 import { webhooksRouter } from "./webhooks/router.js";
+import { phoneRouter } from "./auth/phone/router.js";
 
 /** One router per area of the API. */
 export const appRouter = createTRPCRouter({
@@ -20,6 +21,7 @@ export const appRouter = createTRPCRouter({
   apiKeys: apiKeysRouter,
   paymentIntents: intentsRouter,
   webhooks: webhooksRouter,
+  phone: phoneRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,26 @@
+import { z } from "zod";
+import { envelope, messageOnly } from "../../core/envelope.js";
+import { kenyanPhoneField, oneLineString, personNameField } from "../../core/fields.js";
+
+/** Six digits as typed (spaces allowed); anything else is simply a wrong code (401), never a hint. */
+const smsCodeField = oneLineString({ error: "code is required" })
+  .max(20, "code is too long")
+  .transform((value) => value.replace(/\s+/g, ""));
+
+export const phoneStartInput = z.object({ phone: kenyanPhoneField });
+export const phoneStartOutput = messageOnly;
+
+export const phoneVerifyInput = z.object({
+  phone: kenyanPhoneField,
+  code: smsCodeField,
+  name: personNameField.optional().describe("The name of an account created by this sign-in (ignored for an existing one)"),
+});
+
+export const mePhoneStartInput = z.object({ phone: kenyanPhoneField.optional().describe("Default: the account's phone") });
+export const mePhoneStartOutput = messageOnly;
+
+export const mePhoneVerifyInput = z.object({ code: smsCodeField });
+export const mePhoneVerifyOutput = envelope(z.object({ phone: z.string(), phone_verified: z.literal(true) }));
+
+/** For confirmations by accounts without a password (change-password, 2FA disable). */
+export const smsCodeProofField = smsCodeField.describe("For an account without a password: a code from /api/v1/auth/me/phone/start");
