@@ -36,3 +36,4 @@ export { deliverDueWebhooks, type DeliveryOptions, type DeliveryReport, type Web
 export { defaultWebhookRetrySchedule } from "./webhooks/retry-schedule.js";
 export type { WebhookDeps } from "./webhooks/webhook-deps.js";
 export { paymentObject, type PaymentObject } from "./payments/payment-object.js";
+export { receiveDeliveryReport, type DeliveryReportReply } from "./sms/delivery-reports.js";

@@ -77,6 +77,7 @@ export async function createServiceDeps(): Promise<ServiceDeps> {
     issuer: "mteja-test",
     audience: "mteja-test",
     phoneCodeTtlSeconds: 600,
+    smsCallbackSecret: null,
   };
   const deps: Deps = {
     db,
