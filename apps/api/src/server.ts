@@ -15,6 +15,7 @@ import { installRequestScope, logSerializers, redactPaths } from "./http/request
 import { devOutboxRoutes } from "./http/dev-outbox.js";
 import { defaultDemoDir, demoPlugin } from "./http/demo.js";
 import { momoCallbackOpenApiPaths, momoCallbackPlugin } from "./http/momo-callbacks.js";
+import { smsCallbackPlugin } from "./http/sms-callbacks.js";
 import { buildOpenApiDocument, createRestOperationMatcher, restMountPattern, restPlugin } from "./http/rest/index.js";
 import { systemRoutes } from "./http/system-routes.js";
 import { trpcPlugin } from "./http/trpc.js";
@@ -128,6 +129,7 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   if (settings.NODE_ENV !== "production") await app.register(devOutboxRoutes, { db: deps.db });
   if (settings.NODE_ENV !== "production") await app.register(demoPlugin, { dir: settings.DEMO_DIR ?? defaultDemoDir });
   await app.register(momoCallbackPlugin, { deps, rejectedCallbacks: metrics.instruments.callbacksRejected });
+  await app.register(smsCallbackPlugin, { deps });
   await app.register(trpcPlugin, { router: appRouter, deps, onError });
   await app.register(restPlugin, { router: appRouter, deps, onError });
   return app;

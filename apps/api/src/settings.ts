@@ -7,6 +7,7 @@ import { parseSender } from "@mteja/mailer";
 import { z } from "zod";
 import { parseLimitRules } from "./runtime/limiter.js";
 import { checkMomoSettings, momoSettingsShape } from "./runtime/payments-settings.js";
+import { checkSmsSettings, smsSettingsShape } from "./runtime/sms-settings.js";
 
 const bool = (name: string) =>
   z
@@ -82,9 +83,11 @@ const settingsSchema = z
     /** Production refuses http endpoints and ones resolving to internal addresses unless this is true. */
     WEBHOOK_ALLOW_PRIVATE_URLS: bool("WEBHOOK_ALLOW_PRIVATE_URLS").default(false),
     ...momoSettingsShape,
+    ...smsSettingsShape,
   })
   .superRefine((s, ctx) => {
     checkMomoSettings(s, ctx);
+    checkSmsSettings(s, ctx);
     if (s.NODE_ENV === "production" && s.DATABASE_URL && !s.DATA_ENCRYPTION_KEY) {
       ctx.addIssue({ code: "custom", path: ["DATA_ENCRYPTION_KEY"], message: "DATA_ENCRYPTION_KEY is required in production on PostgreSQL" });
     }

@@ -64,7 +64,8 @@ export async function issuePhoneCode(ctx: Context, db: TenantDb, request: CodeRe
       },
     });
     const body = phoneCodeTexts[request.locale]({ code, shop: request.shop, minutes: Math.max(1, Math.round(ttlSeconds / 60)) });
-    await enqueueSms(tx, { tenantId: request.tenantId, kind: "phone_code", to: request.phone, body, expiresAt }, now);
+    // Stored as Daraja writes it (2547…); Africa's Talking wants the international form.
+    await enqueueSms(tx, { tenantId: request.tenantId, kind: "phone_code", to: `+${request.phone}`, body, expiresAt }, now);
     return true;
   });
 }
