@@ -1,4 +1,4 @@
-/** What the simulator accepts unless told otherwise (docs/sms-simulator.md). */
+/** What the simulator accepts unless told otherwise (docs/sms.md). */
 export const smsSimulatorDefaults = {
   username: "sandbox",
   apiKey: "sim-at-api-key",

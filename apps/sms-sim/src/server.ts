@@ -1,5 +1,5 @@
 /**
- * A local stand-in for Africa's Talking's SMS API (docs/sms-simulator.md): `POST /version1/messaging`
+ * A local stand-in for Africa's Talking's SMS API (docs/sms.md): `POST /version1/messaging`
  * with its form body, `apiKey` header and answers (201 and SMSMessageData, the plain-text 401, a
  * request refused with no recipients, per-recipient codes), delivery reports posted to a URL, and
  * control endpoints under /sim for tests and the dev outbox: the texts received, scripted failures.

@@ -1,5 +1,5 @@
 /**
- * The SMS settings (docs/sms.md "Settings"), spread into the one settings schema of ../settings.ts.
+ * The SMS settings (docs/configuration.md "SMS"), spread into the one settings schema of ../settings.ts.
  * Without SMS_PROVIDER, texts are logged and kept in the dev outbox, unless the dev start runs the
  * SMS simulator in-process.
  */
