@@ -170,7 +170,11 @@ describe.skipIf(skipThisTarget)("phone sign-in by SMS", () => {
     // Without a password, 2FA is turned off with an SMS code to the account's phone.
     const noProof = await client.request("DELETE", "/api/v1/auth/otp/disable", { body: {}, token });
     expect(noProof.status).toBe(422);
-    expect(noProof.body.error.details[0].path).toBe("sms_code");
+    expect(noProof.body.error.details[0].path).toBe("password");
+    // The password this account does not have is no proof either: it needs the SMS code.
+    const passwordOnly = await client.request("DELETE", "/api/v1/auth/otp/disable", { body: { password: "any password at all" }, token });
+    expect(passwordOnly.status).toBe(422);
+    expect(passwordOnly.body.error.details[0].path).toBe("sms_code");
     const texted = textsTo(sim, phone.international).length;
     expect((await client.post("/api/v1/auth/me/phone/start", {}, token)).status).toBe(200);
     const code = await codeTexted(sim, phone.international, texted + 1);

@@ -1,4 +1,4 @@
-import { smsCodeProofField } from "../auth/phone/schemas.js";
+import { requirePasswordOrSmsCode, smsCodeProofField } from "../auth/phone/schemas.js";
 import { z } from "zod";
 import { loginUser } from "../auth/schemas.js";
 import { envelope, messageOnly } from "../core/envelope.js";
@@ -46,6 +46,6 @@ export const otpValidateOutput = envelope(z.object({ access_token: z.string(), u
 export const otpDisableInput = z.object({
   password: passwordField.optional().describe("The current password (required when the account has one)"),
   sms_code: smsCodeProofField.optional(),
-});
+}).superRefine(...requirePasswordOrSmsCode("password"));
 
 export const otpDisableOutput = messageOnly;

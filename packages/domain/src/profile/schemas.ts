@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { envelope, messageOnly } from "../core/envelope.js";
-import { smsCodeProofField } from "../auth/phone/schemas.js";
+import { requirePasswordOrSmsCode, smsCodeProofField } from "../auth/phone/schemas.js";
 import { kenyanPhoneField, newPasswordField, oneLineString, passwordField, personNameField } from "../core/fields.js";
 
 export const meOutput = envelope(
@@ -37,6 +37,6 @@ export const changePasswordInput = z.object({
   current_password: passwordField.optional().describe("The current password (required when the account has one)"),
   sms_code: smsCodeProofField.optional(),
   new_password: newPasswordField,
-});
+}).superRefine(...requirePasswordOrSmsCode("current_password"));
 
 export const changePasswordOutput = messageOnly;

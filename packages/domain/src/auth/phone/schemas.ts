@@ -24,3 +24,17 @@ export const mePhoneVerifyOutput = envelope(z.object({ phone: z.string(), phone_
 
 /** For confirmations by accounts without a password (change-password, 2FA disable). */
 export const smsCodeProofField = smsCodeField.describe("For an account without a password: a code from /api/v1/auth/me/phone/start");
+
+/**
+ * An input confirmed by the password or, for an account without one, an `sms_code`: one of the two
+ * must be there (which one the account needs is decided by `confirmIdentity`).
+ */
+export function requirePasswordOrSmsCode(passwordField: string) {
+  const check = (value: Record<string, unknown>, ctx: z.RefinementCtx) => {
+    if (value[passwordField] === undefined && value.sms_code === undefined) {
+      ctx.addIssue({ code: "custom", path: [passwordField], message: `${passwordField} is required (sms_code for an account without a password)` });
+    }
+  };
+  // Checked even when another field failed, so one answer names every missing field.
+  return [check, { when: (payload: { value: unknown }) => typeof payload.value === "object" && payload.value !== null }] as const;
+}
