@@ -51,7 +51,8 @@ describe("createMtejaClient", () => {
     expect(client.getAccessToken()).toBe(tokens[0]);
 
     const me = await client.api.profile.me.query();
-    expectTypeOf(me.data.email).toEqualTypeOf<string>();
+    // null for an account created by phone sign-in (docs/phone-sign-in.md).
+    expectTypeOf(me.data.email).toEqualTypeOf<string | null>();
     expect(me.data.email).toBe(email);
 
     const login = await client.api.auth.login.mutate({ email, password: "correct horse battery" });
