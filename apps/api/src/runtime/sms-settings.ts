@@ -17,7 +17,8 @@ export const smsSettingsShape = {
     .string()
     .regex(/^[A-Za-z0-9_~.-]{32,256}$/, "SMS_CALLBACK_SECRET must be 32-256 URL-safe characters (e.g. `openssl rand -hex 32`)")
     .optional(),
-  SMS_SIM_PORT: z.coerce.number({ error: "SMS_SIM_PORT must be a number" }).int().min(0).max(65535).default(4020),
+  /** 0: any free port (the service knows the URL; several dev starts and test runs never collide). */
+  SMS_SIM_PORT: z.coerce.number({ error: "SMS_SIM_PORT must be a number" }).int().min(0).max(65535).default(0),
   PHONE_CODE_TTL_SECONDS: z.coerce.number({ error: "PHONE_CODE_TTL_SECONDS must be a number" }).int().min(1).max(3600).default(600),
 };
 
