@@ -11,7 +11,7 @@ import { adminKey, RestClient, registerUser, type TestApp } from "./support/app.
 import { skipThisTarget } from "./support/database.js";
 import { totpClock, step } from "./support/two-factor.js";
 import { totpAt } from "./support/totp.js";
-import { codeTexted, reportDeliveriesTo, SENDER_ID, smsEnv, startSmsSimulator, textsTo, uniquePhone } from "./support/sms.js";
+import { codeTexted, launchWithSmsSimulator, SENDER_ID, textsTo, uniquePhone } from "./support/sms.js";
 
 const startAnswer = { success: true, message: "If this number can sign in here, a code is on its way by SMS." };
 
@@ -21,10 +21,7 @@ describe.skipIf(skipThisTarget)("phone sign-in by SMS", () => {
   let sim: SmsSimulator;
 
   it.beforeAll(async ({ launch }) => {
-    const started = await startSmsSimulator();
-    sim = started.sim;
-    t = await launch.app(smsEnv(started.url), { now: clock.now });
-    reportDeliveriesTo(sim, t.url);
+    ({ t, sim } = await launchWithSmsSimulator(launch, { now: clock.now }));
   });
   afterAll(async () => {
     await sim?.close();

@@ -10,7 +10,7 @@ import { it } from "./support/fixture.js";
 import { RestClient, type TestApp } from "./support/app.js";
 import { testClock } from "./support/clock.js";
 import { skipThisTarget } from "./support/database.js";
-import { reportDeliveriesTo, SMS_CALLBACK_SECRET, smsEnv, startSmsSimulator, textsTo, uniquePhone } from "./support/sms.js";
+import { launchWithSmsSimulator, SMS_CALLBACK_SECRET, textsTo, uniquePhone } from "./support/sms.js";
 
 describe.skipIf(skipThisTarget)("SMS delivery", () => {
   const clock = testClock();
@@ -18,10 +18,7 @@ describe.skipIf(skipThisTarget)("SMS delivery", () => {
   let sim: SmsSimulator;
 
   it.beforeAll(async ({ launch }) => {
-    const started = await startSmsSimulator();
-    sim = started.sim;
-    t = await launch.app(smsEnv(started.url), { now: clock.now });
-    reportDeliveriesTo(sim, t.url);
+    ({ t, sim } = await launchWithSmsSimulator(launch, { now: clock.now }));
   });
   afterAll(async () => {
     await sim?.close();

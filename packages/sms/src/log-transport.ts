@@ -1,10 +1,8 @@
+import type { OutboxLogger } from "@mteja/kernel";
 import type { LoggedText, SmsTransport } from "./transport.js";
 
-export interface SmsLogger {
-  info(fields: Record<string, unknown>, message: string): void;
-  warn(fields: Record<string, unknown>, message: string): void;
-  error(fields: Record<string, unknown>, message: string): void;
-}
+/** Structured fields first, then a message: any pino logger fits. */
+export type SmsLogger = OutboxLogger;
 
 export interface LogTransportOptions {
   logger: SmsLogger;

@@ -18,16 +18,18 @@ interface DevOutboxQuery {
   limit?: string;
 }
 
+/** The filters both lists take: `to`, `tenant` and `limit` (1–200, default 50). */
+function filtersOf(query: DevOutboxQuery): { to: string | undefined; tenant: string | undefined; limit: number } {
+  const text = (value: unknown) => (typeof value === "string" && value ? value.trim() : undefined);
+  return { to: text(query.to), tenant: text(query.tenant), limit: Math.min(Math.max(Number(query.limit) || 50, 1), 200) };
+}
+
 export const devOutboxRoutes: FastifyPluginAsync<DevOutboxOptions> = async (app, opts) => {
   app.get<{ Querystring: DevOutboxQuery }>("/dev/outbox", async (request, reply) => {
     if (!isDirectLoopback(request)) return reply.callNotFound();
-    const { to, tenant } = request.query;
-    const limit = Math.min(Math.max(Number(request.query.limit) || 50, 1), 200);
+    const { to, tenant, limit } = filtersOf(request.query);
     const rows = await opts.db.unscoped.mailOutbox.findMany({
-      where: {
-        ...(typeof to === "string" && to ? { toAddress: to.trim().toLowerCase() } : {}),
-        ...(typeof tenant === "string" && tenant ? { tenantId: tenant } : {}),
-      },
+      where: { ...(to ? { toAddress: to.toLowerCase() } : {}), ...(tenant ? { tenantId: tenant } : {}) },
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
       take: limit,
     });
@@ -55,13 +57,9 @@ export const devOutboxRoutes: FastifyPluginAsync<DevOutboxOptions> = async (app,
   // The texts beside the mails (docs/sms.md#dev-outbox): sign-in codes without a phone.
   app.get<{ Querystring: DevOutboxQuery }>("/dev/outbox/texts", async (request, reply) => {
     if (!isDirectLoopback(request)) return reply.callNotFound();
-    const { to, tenant } = request.query;
-    const limit = Math.min(Math.max(Number(request.query.limit) || 50, 1), 200);
+    const { to, tenant, limit } = filtersOf(request.query);
     const rows = await opts.db.unscoped.smsOutbox.findMany({
-      where: {
-        ...(typeof to === "string" && to ? { toPhone: to.trim() } : {}),
-        ...(typeof tenant === "string" && tenant ? { tenantId: tenant } : {}),
-      },
+      where: { ...(to ? { toPhone: to } : {}), ...(tenant ? { tenantId: tenant } : {}) },
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
       take: limit,
     });

@@ -5,6 +5,8 @@
  */
 import { buildSmsSimulator, smsSimulatorDefaults, type ReceivedText, type SmsSimulator } from "@mteja/sms-sim";
 import { expect } from "vitest";
+import type { TestApp, TestAppOptions } from "./app.js";
+import type { Launcher } from "./fixture.js";
 
 export const SMS_CALLBACK_SECRET = "sms-callback-secret-0123456789abcdef0123";
 export const SENDER_ID = "MTEJA";
@@ -30,6 +32,14 @@ export function smsEnv(url: string): Record<string, string> {
 /** Points the simulator's delivery reports at the service at `appUrl`. */
 export function reportDeliveriesTo(sim: SmsSimulator, appUrl: string): void {
   sim.setDeliveryReportUrl(`${appUrl}/api/sms/callback/delivery?token=${SMS_CALLBACK_SECRET}`);
+}
+
+/** A simulator and a service texting through it, its reports coming back; the caller closes the simulator. */
+export async function launchWithSmsSimulator(launch: Launcher, options: TestAppOptions = {}): Promise<{ t: TestApp; sim: SmsSimulator }> {
+  const started = await startSmsSimulator();
+  const t = await launch.app(smsEnv(started.url), options);
+  reportDeliveriesTo(started.sim, t.url);
+  return { t, sim: started.sim };
 }
 
 let counter = 0;

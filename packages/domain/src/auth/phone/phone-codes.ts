@@ -3,10 +3,9 @@
  * PHONE_CODE_TTL_SECONDS (10 minutes), 5 tries, and at most 3 texts per phone per 15 minutes. The
  * code row and its text are written in one transaction, so a code exists exactly when its text does.
  */
-import { enqueueSms, type TenantTx } from "@mteja/db";
+import { enqueueSms, type TenantDb, type TenantTx } from "@mteja/db";
 import type { Context } from "../../context.js";
 import { equalsConstantTime, sha256 } from "../../core/secrets.js";
-import type { TenantDb } from "@mteja/db";
 import { phoneCodeTexts, type TextLocale } from "./texts.js";
 
 export type PhoneCodePurpose = "sign_in" | "verify";
