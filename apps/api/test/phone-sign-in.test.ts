@@ -65,6 +65,18 @@ describe.skipIf(skipThisTarget)("phone sign-in by SMS", () => {
     expect(again.body.data.user.id).toBe(verify.body.data.user.id);
   });
 
+  it("texts in Swahili to an account whose stored locale is sw", async () => {
+    const phone = uniquePhone();
+    const signedUp = await signInByPhone(new RestClient(t.url), phone);
+    // preferences.locale is set through PUT me by the languages work; here the stored value is what counts.
+    await t.deps.db.unscoped.user.update({ where: { id: signedUp.body.data.user.id }, data: { preferences: { locale: "sw" } } });
+    expect((await new RestClient(t.url).post("/api/v1/auth/phone/start", { phone: phone.local })).status).toBe(200);
+    const code = await codeTexted(sim, phone.international, 2);
+    const text = textsTo(sim, phone.international)[1]!;
+    expect(text.message).toBe(`${code} ni nambari yako ya kuthibitisha ya Mteja Shop. Itaisha baada ya dakika 10. Usimpe mtu yeyote.`);
+    expect(text.parts).toBe(1);
+  });
+
   it("refuses a wrong code with 401 INVALID_OTP, a used code, and the right code after five wrong tries", async () => {
     const phone = uniquePhone();
     const client = new RestClient(t.url);
