@@ -203,10 +203,16 @@ describe.skipIf(skipThisTarget)("phone sign-in by SMS", () => {
     const wrong = await client.put("/api/v1/auth/me/password", { new_password: "a first passphrase", sms_code: code === "123456" ? "654321" : "123456" }, token);
     expect(wrong.status).toBe(401);
     expect(wrong.body.error.code).toBe("INVALID_OTP");
+    // Its phone is its only way in: PUT me cannot change it.
+    const moved = await client.put("/api/v1/auth/me", { phone: uniquePhone().local }, token);
+    expect(moved.status).toBe(422);
+    expect(moved.body.error.details[0].path).toBe("phone");
     const set = await client.put("/api/v1/auth/me/password", { new_password: "a first passphrase", sms_code: code }, token);
     expect(set.status).toBe(200);
     // Now it has a password: the password is what confirms.
-    const bySms = await client.request("DELETE", "/api/v1/auth/otp/disable", { body: { sms_code: code }, token: (await signInByPhone(new RestClient(t.url), phone)).body.data.access_token });
+    const again = await signInByPhone(new RestClient(t.url), phone);
+    expect(JSON.stringify(again.body)).toContain("access_token");
+    const bySms = await client.request("DELETE", "/api/v1/auth/otp/disable", { body: { sms_code: code }, token: again.body.data.access_token });
     expect(bySms.status).toBe(422);
     expect(bySms.body.error.details[0].path).toBe("password");
   });

@@ -18,8 +18,15 @@ export async function getMe(ctx: AuthedCtx) {
 
 export async function updateMe(ctx: AuthedCtx, input: z.infer<typeof updateMeInput>) {
   const { auth } = ctx;
-  const current = await ctx.db.user.findFirst({ where: { id: auth.sub }, select: { phone: true } });
+  const current = await ctx.db.user.findFirst({ where: { id: auth.sub }, select: { phone: true, phoneVerified: true, email: true, passwordHash: true } });
   if (!current) throw invalidToken();
+  // An account whose only way in is its verified phone would lock itself out: it changes the number
+  // by proving the new one (me/phone/start, me/phone/verify).
+  if (input.phone !== undefined && input.phone !== current.phone && current.phoneVerified && current.email === null && current.passwordHash === null) {
+    throw new DomainError("VALIDATION_ERROR", "The request is invalid.", {
+      details: [{ path: "phone", message: "this account signs in with its phone: verify a new number with /api/v1/auth/me/phone/start and /api/v1/auth/me/phone/verify" }],
+    });
+  }
   const user = await ctx.db.user.update({
     where: { id: auth.sub },
     data: {

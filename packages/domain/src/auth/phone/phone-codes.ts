@@ -51,6 +51,11 @@ export async function issuePhoneCode(ctx: Context, db: TenantDb, request: CodeRe
     });
     if (recent >= phoneCodeRules.textsPerWindow) return false;
     const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
+    // Only the newest code counts: asking again retires the one before (one live code per phone and purpose).
+    await tx.phoneCode.updateMany({
+      where: { purpose: request.purpose, usedAt: null, ...(request.purpose === "verify" ? { userId: request.userId } : { phone: request.phone }) },
+      data: { usedAt: now },
+    });
     await tx.phoneCode.create({
       data: {
         tenantId: request.tenantId,
@@ -85,16 +90,18 @@ export async function spendPhoneCode(
   code: string,
 ): Promise<{ phone: string; userId: string | null } | undefined> {
   const now = ctx.deps.clock.now();
-  // Only the newest code counts: asking for a new one retires the old.
+  // The one live code (issuing a new one retires the one before).
   const latest = await db.phoneCode.findFirst({
     where: {
       purpose: lookup.purpose,
+      usedAt: null,
+      expiresAt: { gt: now },
       ...(lookup.phone !== undefined ? { phone: lookup.phone } : {}),
       ...(lookup.userId !== undefined ? { userId: lookup.userId } : {}),
     },
     orderBy: { createdAt: "desc" },
   });
-  if (!latest || latest.usedAt !== null || latest.expiresAt <= now) return undefined;
+  if (!latest) return undefined;
   // A try is taken before the comparison, in one conditional update: parallel guesses cannot share one.
   const tried = await db.phoneCode.updateMany({
     where: { id: latest.id, usedAt: null, attempts: { lt: phoneCodeRules.maxTries } },
