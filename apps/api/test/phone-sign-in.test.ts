@@ -4,10 +4,11 @@
  * limit; no enumeration; a phone verified on an email account, PHONE_IN_USE; an account without a
  * password confirming with an SMS code.
  */
+import { TRPCClientError } from "@trpc/client";
 import { afterAll, describe, expect } from "vitest";
 import type { SmsSimulator } from "@mteja/sms-sim";
 import { it } from "./support/fixture.js";
-import { adminKey, RestClient, registerUser, type TestApp } from "./support/app.js";
+import { adminKey, RestClient, registerUser, trpcClient, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 import { totpClock, step } from "./support/two-factor.js";
 import { totpAt } from "./support/totp.js";
@@ -75,6 +76,19 @@ describe.skipIf(skipThisTarget)("phone sign-in by SMS", () => {
     const text = textsTo(sim, phone.international)[1]!;
     expect(text.message).toBe(`${code} ni nambari yako ya kuthibitisha ya Mteja Shop. Itaisha baada ya dakika 10. Usimpe mtu yeyote.`);
     expect(text.parts).toBe(1);
+  });
+
+  it("answers the same over tRPC (phone.start, phone.verify)", async () => {
+    const phone = uniquePhone();
+    const trpc = trpcClient(t.url, () => ({ "x-tenant-id": "default" }));
+    expect(await trpc.phone.start.mutate({ phone: phone.local })).toEqual(startAnswer);
+    const code = await codeTexted(sim, phone.international);
+    const wrong = await trpc.phone.verify.mutate({ phone: phone.local, code: code === "000000" ? "111111" : "000000" }).catch((e: unknown) => e);
+    expect(wrong).toBeInstanceOf(TRPCClientError);
+    expect((wrong as TRPCClientError<any>).shape.error.code).toBe("INVALID_OTP");
+    expect((wrong as TRPCClientError<any>).data.httpStatus).toBe(401);
+    const signedIn = await trpc.phone.verify.mutate({ phone: phone.local, code });
+    expect(signedIn.data.requires_otp).toBe(false);
   });
 
   it("refuses a wrong code with 401 INVALID_OTP, a used code, and the right code after five wrong tries", async () => {
