@@ -16,6 +16,7 @@ import { devOutboxRoutes } from "./http/dev-outbox.js";
 import { defaultDemoDir, demoPlugin } from "./http/demo.js";
 import { demoShopRoutes } from "./http/demo-shop.js";
 import { momoCallbackOpenApiPaths, momoCallbackPlugin } from "./http/momo-callbacks.js";
+import { smsCallbackPlugin } from "./http/sms-callbacks.js";
 import { buildOpenApiDocument, createRestOperationMatcher, restMountPattern, restPlugin } from "./http/rest/index.js";
 import { systemRoutes } from "./http/system-routes.js";
 import { trpcPlugin } from "./http/trpc.js";
@@ -133,6 +134,7 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
     await app.register(demoShopRoutes, { adminApiKey: deps.config.adminApiKey, darajaUrl, tenantId: deps.config.defaultTenantId });
   }
   await app.register(momoCallbackPlugin, { deps, rejectedCallbacks: metrics.instruments.callbacksRejected });
+  await app.register(smsCallbackPlugin, { deps });
   await app.register(trpcPlugin, { router: appRouter, deps, onError });
   await app.register(restPlugin, { router: appRouter, deps, onError });
   return app;

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { parseLimitRules } from "./runtime/limiter.js";
 import { checkMomoSettings, momoSettingsShape } from "./runtime/payments-settings.js";
 import { retentionSettingsShape } from "./runtime/retention-settings.js";
+import { checkSmsSettings, smsSettingsShape } from "./runtime/sms-settings.js";
 
 const bool = (name: string) =>
   z
@@ -84,9 +85,11 @@ const settingsSchema = z
     WEBHOOK_ALLOW_PRIVATE_URLS: bool("WEBHOOK_ALLOW_PRIVATE_URLS").default(false),
     ...momoSettingsShape,
     ...retentionSettingsShape,
+    ...smsSettingsShape,
   })
   .superRefine((s, ctx) => {
     checkMomoSettings(s, ctx);
+    checkSmsSettings(s, ctx);
     if (s.NODE_ENV === "production" && s.DATABASE_URL && !s.DATA_ENCRYPTION_KEY) {
       ctx.addIssue({ code: "custom", path: ["DATA_ENCRYPTION_KEY"], message: "DATA_ENCRYPTION_KEY is required in production on PostgreSQL" });
     }

@@ -250,6 +250,7 @@ describe.skipIf(skipThisTarget)("default limits", () => {
       stk_prompts_per_phone_minute: { points: 3, durationSeconds: 60 },
       stk_prompts_per_phone_hour: { points: 10, durationSeconds: 3600 },
       unauthenticated_callbacks_stored: { points: 60, durationSeconds: 60 },
+      phone_codes_per_tenant: { points: 600, durationSeconds: 3600 },
     });
     expect(readSettings({}).RATE_LIMIT_RULES).toEqual({});
   });

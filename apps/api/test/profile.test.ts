@@ -33,6 +33,7 @@ describe.skipIf(skipThisTarget)("profile API", () => {
         name: user.name,
         email: user.email,
         phone: "254712000111",
+        phone_verified: false,
         avatar_url: null,
         email_verified: false,
         otp_enabled: false,

@@ -108,7 +108,7 @@ describe.skipIf(target !== "embedded" || !built)("how the built service starts",
 
     const warned = running.lines.filter((line) => line.level === 40 && typeof line.setting === "string");
     expect(warned.map((line) => line.setting).sort()).toEqual(
-      ["APP_URL", "COOKIE_SECURE", "CORS_ORIGINS", "DATABASE_URL", "DATA_ENCRYPTION_KEY", "METRICS_TOKEN", "RATE_LIMITS", "SMTP_URL", "TRUST_PROXY"].sort(),
+      ["APP_URL", "COOKIE_SECURE", "CORS_ORIGINS", "DATABASE_URL", "DATA_ENCRYPTION_KEY", "METRICS_TOKEN", "RATE_LIMITS", "SMS_PROVIDER", "SMTP_URL", "TRUST_PROXY"].sort(),
     );
     expect(warned.find((line) => line.setting === "CORS_ORIGINS")?.msg).toContain("http://shop.example.test");
     expect(warned.find((line) => line.setting === "CORS_ORIGINS")?.msg).not.toContain("https://safe.example.test");
@@ -158,6 +158,10 @@ describe("the unsafe-production-settings list", () => {
     TRUST_PROXY: "10.0.0.0/8",
     METRICS_TOKEN: "metrics-token-0123456789",
     CORS_ORIGINS: "https://duka.example",
+    SMS_PROVIDER: "africastalking",
+    AT_USERNAME: "duka",
+    AT_API_KEY: "atsk_0123456789",
+    SMS_CALLBACK_SECRET: "0123456789abcdef0123456789abcdef",
   };
 
   it("is empty for a production setup done by the checklist, and outside production", () => {
@@ -170,6 +174,8 @@ describe("the unsafe-production-settings list", () => {
     const { REDIS_URL: _redis, ...withoutRedis } = safe;
     expect(productionWarnings(readSettings(withoutRedis)).map((w) => w.setting)).toEqual(["REDIS_URL"]);
     expect(settings({ MAIL_FROM: "no-reply@mteja.local" })).toEqual(["MAIL_FROM"]);
+    const { SMS_CALLBACK_SECRET: _smsSecret, ...withoutReports } = safe;
+    expect(productionWarnings(readSettings(withoutReports)).map((w) => w.setting)).toEqual(["SMS_CALLBACK_SECRET"]);
     const { METRICS_TOKEN: _token, ...withoutToken } = safe;
     expect(productionWarnings(readSettings(withoutToken)).map((w) => w.setting)).toEqual(["METRICS_TOKEN"]);
     const momo = {

@@ -90,7 +90,7 @@ function addressForm(shell: Shell, counties: County[], reload: () => Promise<voi
     "form",
     { id: "address-form" },
     field("Label", "label", { required: true, placeholder: "Home, Office…", maxlength: 50 }),
-    field("Recipient", "recipient_name", { required: true, value: user.name, maxlength: 100 }),
+    field("Recipient", "recipient_name", { required: true, value: user.name ?? "", maxlength: 100 }),
     field("Phone", "phone", { type: "tel", required: true, value: user.phone ?? "", placeholder: "0712 345 678" }),
     field("Street / building", "street", { required: true, maxlength: 200 }),
     countyPicker(counties),

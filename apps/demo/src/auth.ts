@@ -3,13 +3,20 @@
  * the profile and the dev outbox, where the verification link is followed.
  */
 import { linkParams, mailCard, readOutbox } from "./outbox.js";
+import { phoneSignInCard } from "./phone.js";
 import type { Screen, Shell } from "./shell.js";
 import { button, field, h, notice, onSubmit } from "./ui.js";
 
 export const accountScreen: Screen = (shell) => (shell.user ? signedInView(shell) : signedOutView(shell));
 
 function signedOutView(shell: Shell): HTMLElement {
-  return h("section", { class: "grid" }, registerCard(shell), signInCard(shell));
+  return h(
+    "section",
+    { class: "grid" },
+    registerCard(shell),
+    signInCard(shell),
+    phoneSignInCard(shell, (otpToken, status, startOver) => otpStep(shell, otpToken, status, startOver)),
+  );
 }
 
 function registerCard(shell: Shell): HTMLElement {
@@ -85,16 +92,19 @@ function signedInView(shell: Shell): HTMLElement {
       "dl",
       {},
       h("dt", {}, "Name"),
-      h("dd", {}, user.name),
+      h("dd", {}, user.name ?? "—"),
       h("dt", {}, "Email"),
-      h("dd", {}, user.email, " ", user.email_verified ? h("span", { class: "badge ok", id: "email-state" }, "verified") : h("span", { class: "badge warn", id: "email-state" }, "not verified")),
+      user.email === null
+        ? h("dd", {}, "—")
+        : h("dd", {}, user.email, " ", user.email_verified ? h("span", { class: "badge ok", id: "email-state" }, "verified") : h("span", { class: "badge warn", id: "email-state" }, "not verified")),
       h("dt", {}, "Phone"),
-      h("dd", {}, user.phone ?? "—"),
+      h("dd", {}, user.phone ?? "—", " ", user.phone ? h("span", { class: user.phone_verified ? "badge ok" : "badge warn", id: "phone-state" }, user.phone_verified ? "verified" : "not verified") : null),
       h("dt", {}, "Two-factor"),
       h("dd", {}, user.otp_enabled ? "on" : "off", " · ", h("a", { href: "#two-factor" }, "manage")),
     ),
   );
-  return h("section", { class: "grid" }, profile, inboxCard(shell));
+  // An account made by phone sign-in has no email, so no inbox.
+  return h("section", { class: "grid" }, profile, user.email === null ? null : inboxCard(shell));
 }
 
 /** The dev outbox for this customer; a verification link gets a button that spends its token here. */
@@ -112,7 +122,7 @@ function inboxCard(shell: Shell): HTMLElement {
     });
   };
   const load = async () => {
-    const found = await readOutbox(user.email, shell.tenantId);
+    const found = await readOutbox(user.email ?? "", shell.tenantId);
     mails.replaceChildren(...(found.length ? found.map((mail) => mailCard(mail, verifyButton)) : [h("p", { class: "muted" }, "No mail yet.")]));
   };
   const resend = button("Send a new verification link", status, async () => {

@@ -58,7 +58,7 @@ function start(): void {
         .filter((screen) => shell.user || screen === "account")
         .map((screen) => h("a", { href: `#${screen}`, class: screen === name ? "active" : undefined, "aria-current": screen === name ? "page" : undefined }, screens[screen].title)),
     );
-    who.replaceChildren(...(shell.user ? [h("span", { id: "signed-in-as" }, shell.user.name), signOutButton()] : [h("span", { class: "muted" }, "Not signed in")]));
+    who.replaceChildren(...(shell.user ? [h("span", { id: "signed-in-as" }, shell.user.name ?? shell.user.phone ?? ""), signOutButton()] : [h("span", { class: "muted" }, "Not signed in")]));
     const banner = flash ? h("p", { class: "notice ok", role: "status" }, flash) : null;
     flash = undefined;
     app.replaceChildren(...[banner, screens[name].render(shell, leaving.signal)].filter((node): node is HTMLElement => node !== null));

@@ -14,3 +14,4 @@ export {
 } from "./repositories/mail-outbox.js";
 export { findSessionUser, isSessionLive, type SessionKey, type SessionUserRow } from "./repositories/session-users.js";
 export { createScratchDatabase, isPostgresReachable, type ScratchDatabase } from "./scratch.js";
+export { createSmsOutboxStore, enqueueSms, type ClaimedOutboxText, type SmsInsert, type SmsOutboxStore } from "./repositories/sms-outbox.js";

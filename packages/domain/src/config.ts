@@ -14,6 +14,10 @@ export interface DomainConfig {
   refreshReuseGraceSeconds: number;
   issuer: string;
   audience: string;
+  /** PHONE_CODE_TTL_SECONDS: how long a texted code lasts (docs/phone-sign-in.md). */
+  phoneCodeTtlSeconds: number;
+  /** SMS_CALLBACK_SECRET: the `?token=` of Africa's Talking's delivery reports; null refuses them all. */
+  smsCallbackSecret: string | null;
 }
 
 export const tokenDefaults = {

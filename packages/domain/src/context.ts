@@ -69,6 +69,8 @@ export interface Deps {
   refreshSuccessor: RefreshSuccessor;
   /** Asks the mail worker to look at the outbox soon (after a commit that wrote mail). */
   nudgeMail: () => void;
+  /** Asks the SMS worker to look at its outbox soon (after a commit that wrote a text). */
+  nudgeSms: () => void;
   logger: Logger;
   /** What the domain reports as it happens (sign-in outcomes), counted by the composition root. */
   events: DomainEvents;

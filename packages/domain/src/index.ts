@@ -39,3 +39,4 @@ export { retentionRules, type RetentionRule, type RetentionKind } from "./retent
 export { pruneExpiredRows, type PruneOptions, type PruneReport } from "./retention/prune.js";
 export type { WebhookDeps } from "./webhooks/webhook-deps.js";
 export { paymentObject, type PaymentObject } from "./payments/payment-object.js";
+export { receiveDeliveryReport, type DeliveryReportReply } from "./sms/delivery-reports.js";

@@ -10,6 +10,7 @@ import { profileRouter } from "./profile/router.js";
 import { adminRouter } from "./tenants/router.js";
 import { createTRPCRouter } from "./trpc.js";
 import { webhooksRouter } from "./webhooks/router.js";
+import { phoneRouter } from "./auth/phone/router.js";
 
 /** One router per area of the API. */
 export const appRouter = createTRPCRouter({
@@ -24,6 +25,7 @@ export const appRouter = createTRPCRouter({
   webhooks: webhooksRouter,
   reversals: reversalsRouter,
   c2b: c2bRouter,
+  phone: phoneRouter,
 });
 
 export type AppRouter = typeof appRouter;

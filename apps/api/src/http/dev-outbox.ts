@@ -1,5 +1,5 @@
 /**
- * GET /dev/outbox: the newest mails of the outbox with their text, so a developer (or the demo app)
+ * GET /dev/outbox (and /dev/outbox/texts): the newest mails (and texts) of the outbox with their text, so a developer (or the demo app)
  * can follow verification and reset links without a mail server. The bodies hold live tokens, so it
  * is registered only outside production, and even then answers only direct loopback connections
  * (anyone else gets the 404 of an unknown route): nobody on the network can read another person's mail.
@@ -18,16 +18,18 @@ interface DevOutboxQuery {
   limit?: string;
 }
 
+/** The filters both lists take: `to`, `tenant` and `limit` (1–200, default 50). */
+function filtersOf(query: DevOutboxQuery): { to: string | undefined; tenant: string | undefined; limit: number } {
+  const text = (value: unknown) => (typeof value === "string" && value ? value.trim() : undefined);
+  return { to: text(query.to), tenant: text(query.tenant), limit: Math.min(Math.max(Number(query.limit) || 50, 1), 200) };
+}
+
 export const devOutboxRoutes: FastifyPluginAsync<DevOutboxOptions> = async (app, opts) => {
   app.get<{ Querystring: DevOutboxQuery }>("/dev/outbox", async (request, reply) => {
     if (!isDirectLoopback(request)) return reply.callNotFound();
-    const { to, tenant } = request.query;
-    const limit = Math.min(Math.max(Number(request.query.limit) || 50, 1), 200);
+    const { to, tenant, limit } = filtersOf(request.query);
     const rows = await opts.db.unscoped.mailOutbox.findMany({
-      where: {
-        ...(typeof to === "string" && to ? { toAddress: to.trim().toLowerCase() } : {}),
-        ...(typeof tenant === "string" && tenant ? { tenantId: tenant } : {}),
-      },
+      where: { ...(to ? { toAddress: to.toLowerCase() } : {}), ...(tenant ? { tenantId: tenant } : {}) },
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
       take: limit,
     });
@@ -47,6 +49,36 @@ export const devOutboxRoutes: FastifyPluginAsync<DevOutboxOptions> = async (app,
           sent_at: row.sentAt ? row.sentAt.toISOString() : null,
           attempts: row.attempts,
           last_error: row.lastError,
+        })),
+      },
+    };
+  });
+
+  // The texts beside the mails (docs/sms.md#dev-outbox): sign-in codes without a phone.
+  app.get<{ Querystring: DevOutboxQuery }>("/dev/outbox/texts", async (request, reply) => {
+    if (!isDirectLoopback(request)) return reply.callNotFound();
+    const { to, tenant, limit } = filtersOf(request.query);
+    const rows = await opts.db.unscoped.smsOutbox.findMany({
+      where: { ...(to ? { toPhone: to } : {}), ...(tenant ? { tenantId: tenant } : {}) },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: limit,
+    });
+    void reply.header("Cache-Control", "no-store");
+    return {
+      success: true,
+      data: {
+        texts: rows.map((row) => ({
+          id: row.id,
+          tenant_id: row.tenantId,
+          kind: row.kind,
+          to: row.toPhone,
+          body: row.body,
+          created_at: row.createdAt.toISOString(),
+          sent_at: row.sentAt ? row.sentAt.toISOString() : null,
+          attempts: row.attempts,
+          last_error: row.lastError,
+          send_status: row.sendStatus,
+          delivery_status: row.deliveryStatus,
         })),
       },
     };

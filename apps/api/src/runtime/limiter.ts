@@ -25,6 +25,7 @@ export const limitRules: LimitRules = {
   stk_prompts_per_phone_minute: { points: 3, durationSeconds: 60 },
   stk_prompts_per_phone_hour: { points: 10, durationSeconds: 60 * 60 },
   unauthenticated_callbacks_stored: { points: 60, durationSeconds: 60 },
+  phone_codes_per_tenant: { points: 600, durationSeconds: 60 * 60 },
 };
 
 export const limitRuleNames = Object.keys(limitRules) as LimitRule[];

@@ -25,6 +25,11 @@ const checks: Array<[setting: string, check: Check]> = [
         : undefined,
   ],
   ["SMTP_URL", (s) => (s.SMTP_URL ? undefined : "SMTP_URL is unset: mails (verification, password reset, notices) are only logged, never sent")],
+  ["SMS_PROVIDER", (s) => (s.SMS_PROVIDER ? undefined : "SMS_PROVIDER is unset: phone sign-in codes are only logged, never texted")],
+  [
+    "SMS_CALLBACK_SECRET",
+    (s) => (s.SMS_PROVIDER && !s.SMS_CALLBACK_SECRET ? "SMS_CALLBACK_SECRET is unset: Africa's Talking's delivery reports are refused, so texts never show as delivered" : undefined),
+  ],
   ["DATABASE_URL", (s) => (s.DATABASE_URL ? undefined : "DATABASE_URL is unset: the embedded database serves one process only, on this machine's disk (DATA_DIR)")],
   [
     "REDIS_URL",

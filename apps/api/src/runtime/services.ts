@@ -31,6 +31,7 @@ import { adminApiKeyOf } from "./admin-key.js";
 import { createLimiter } from "./limiter.js";
 import { watchRateLimitStore, type RateLimitStore } from "./rate-limit-store.js";
 import { createMailRuntime, type MailRuntime } from "./mail.js";
+import { createSmsRuntime, type SmsRuntime } from "./sms.js";
 import { createClosers } from "./closers.js";
 import { createPaymentsRuntime, type PaymentsRuntime } from "./payments.js";
 import { createWebhooksRuntime, type WebhooksRuntime } from "./webhooks.js";
@@ -42,6 +43,8 @@ export interface Services {
   deps: Deps;
   /** The mail outbox worker (started here; stopped by close()). */
   mail: MailRuntime;
+  /** The SMS outbox worker (started here; stopped by close()). */
+  sms: SmsRuntime;
   /** M-Pesa: Daraja clients, the reconciliation worker (started here; stopped by close()), the dev simulator. */
   payments: PaymentsRuntime;
   /** The webhook delivery worker (started here; stopped by close()). */
@@ -117,6 +120,8 @@ export async function createServices(settings: Settings, logger: Logger, overrid
 
     const mail = createMailRuntime(settings, db, logger, now, random, overrides.startWorkers !== false);
     closers.add("mail outbox worker", () => mail.close());
+    const sms = await createSmsRuntime(settings, db, logger, now, random);
+    closers.add("SMS outbox worker", () => sms.close());
 
     // The reconciler reads deps when it runs, after they are built below.
     const payments = await createPaymentsRuntime(settings, logger, () => deps, { cipher, ...(overrides.darajaFetch ? { darajaFetch: overrides.darajaFetch } : {}) });
@@ -146,6 +151,7 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       }),
       tenants: createTenantDirectory(db, { ttlMs: 30_000, clock }),
       nudgeMail: () => mail.nudge(),
+      nudgeSms: () => sms.nudge(),
       events: overrides.events ?? unobservedEvents,
       momo: payments.momo,
       webhooks: webhooks.deps,
@@ -163,6 +169,8 @@ export async function createServices(settings: Settings, logger: Logger, overrid
         refreshReuseGraceSeconds: tokenDefaults.refreshReuseGraceSeconds,
         issuer: settings.JWT_ISSUER,
         audience: settings.JWT_AUDIENCE,
+        phoneCodeTtlSeconds: settings.PHONE_CODE_TTL_SECONDS,
+        smsCallbackSecret: sms.callbackSecret,
       },
     };
     if (overrides.startWorkers !== false) {
@@ -173,6 +181,7 @@ export async function createServices(settings: Settings, logger: Logger, overrid
     return {
       deps,
       mail,
+      sms,
       payments,
       webhooks,
       retention,

@@ -17,7 +17,7 @@ const me: RouterOutputs["profile"]["me"]["data"] = (await mteja.api.profile.me.q
 
 const address: RouterInputs["addresses"]["create"] = {
   label: "Home",
-  recipient_name: me.name,
+  recipient_name: me.name ?? account.name,
   phone: "0712345678",
   street: "Moi Avenue 12",
   county: "nairobi",

@@ -14,9 +14,10 @@ export interface SessionKey {
 
 export interface SessionUserRow {
   id: string;
-  name: string;
-  email: string;
+  name: string | null;
+  email: string | null;
   phone: string | null;
+  phone_verified: boolean;
   avatar_url: string | null;
   email_verified: boolean;
   otp_enabled: boolean;
@@ -38,7 +39,7 @@ export async function isSessionLive(sql: SqlRunner, key: SessionKey): Promise<bo
 export async function findSessionUser(sql: SqlRunner, key: SessionKey): Promise<SessionUserRow | undefined> {
   if (!uuid.test(key.userId) || !uuid.test(key.sessionId)) return undefined;
   const rows = await sql.query(
-    `SELECT u.id, u.name, u.email, u.phone, u.avatar_url, u.email_verified, u.otp_enabled, u.role, u.preferences
+    `SELECT u.id, u.name, u.email, u.phone, u.phone_verified, u.avatar_url, u.email_verified, u.otp_enabled, u.role, u.preferences
        FROM users u
       WHERE u.id = $1 AND u.tenant_id = $2 AND EXISTS (${liveSession})`,
     [key.userId, key.tenantId, key.sessionId, key.now],

@@ -21,7 +21,7 @@ export const registerOutput = envelope(z.object({ user: registeredUser, access_t
 
 export const loginInput = z.object({ email: emailField, password: passwordField });
 
-export const loginUser = z.object({ id: z.uuid(), name: z.string(), email: z.string(), role: z.string().nullable() });
+export const loginUser = z.object({ id: z.uuid(), name: z.string().nullable(), email: z.string().nullable(), role: z.string().nullable() });
 
 export const loginOutput = envelope(
   z.discriminatedUnion("requires_otp", [

@@ -32,7 +32,7 @@ export async function register(ctx: TenantCtx, input: z.infer<typeof registerInp
     setRefreshCookie(ctx, session.refreshToken, session.refreshExpiresAt);
     noStore(ctx);
     return {
-      user: { id: user.id, name: user.name, email: user.email, phone: user.phone, email_verified: user.emailVerified },
+      user: { id: user.id, name: input.name, email: input.email, phone: user.phone, email_verified: user.emailVerified },
       access_token: await deps.tokens.sign({ sub: user.id, tid: tenant.id, sid: session.sessionId, role: user.role }),
     };
   } catch (error) {
@@ -44,7 +44,7 @@ export async function register(ctx: TenantCtx, input: z.infer<typeof registerInp
 }
 
 export type LoginResult =
-  | { requires_otp: false; access_token: string; user: { id: string; name: string; email: string; role: string | null } }
+  | { requires_otp: false; access_token: string; user: { id: string; name: string | null; email: string | null; role: string | null } }
   | { requires_otp: true; otp_token: string };
 
 export async function login(ctx: TenantCtx, input: z.infer<typeof loginInput>): Promise<LoginResult> {
@@ -56,7 +56,8 @@ export async function login(ctx: TenantCtx, input: z.infer<typeof loginInput>): 
 
   const user = await ctx.db.user.findUnique({ where: { tenantId_email: { tenantId: tenant.id, email: input.email } } });
   // Unknown emails are verified against a decoy hash: same work, same time, same answer.
-  const valid = await attempt.check(() => deps.passwords.verify(user?.passwordHash, input.password));
+  // An account without a password (created by phone sign-in) is checked against the decoy too.
+  const valid = await attempt.check(() => deps.passwords.verify(user?.passwordHash ?? undefined, input.password));
   if (!user || !valid) throw invalidCredentials();
   // With two-factor on, earlier failures stay counted until the code is right too (otp/validate).
   if (user.otpEnabled) await attempt.stepPassed();
@@ -70,9 +71,9 @@ export async function login(ctx: TenantCtx, input: z.infer<typeof loginInput>): 
   return { requires_otp: false, ...(await startSession(ctx, user)) };
 }
 
-/** The tenant setting requireVerifiedEmail holds at login and at every refresh. */
-function assertEmailVerifiedIfRequired(tenant: Tenant, user: { emailVerified: boolean }): void {
-  if (tenant.settings.requireVerifiedEmail && !user.emailVerified) {
+/** The tenant setting requireVerifiedEmail holds at login and at every refresh (an account created by phone has no email to verify). */
+export function assertEmailVerifiedIfRequired(tenant: Tenant, user: { email: string | null; emailVerified: boolean }): void {
+  if (tenant.settings.requireVerifiedEmail && user.email !== null && !user.emailVerified) {
     throw new DomainError("EMAIL_NOT_VERIFIED");
   }
 }
@@ -80,7 +81,7 @@ function assertEmailVerifiedIfRequired(tenant: Tenant, user: { emailVerified: bo
 /** Opens a session for a fully authenticated user: refresh cookie set, access token returned. */
 export async function startSession(
   ctx: TenantCtx,
-  user: { id: string; tenantId: string; name: string; email: string; role: string | null },
+  user: { id: string; tenantId: string; name: string | null; email: string | null; role: string | null },
 ) {
   const { deps, request } = ctx;
   const session = await ctx.db.$transaction((tx) =>
@@ -101,7 +102,7 @@ export async function refresh(ctx: TenantCtx) {
   const outcome = await ctx.db.$transaction(async (tx) => {
     const rotated = await rotateRefreshToken(deps, tx, presented, tenant.id);
     if (rotated.kind !== "rotated") return { rotated, user: null };
-    const user = await tx.user.findUnique({ where: { id: rotated.userId }, select: { id: true, role: true, emailVerified: true } });
+    const user = await tx.user.findUnique({ where: { id: rotated.userId }, select: { id: true, role: true, email: true, emailVerified: true } });
     // Thrown inside the transaction, so the rotation is undone: the cookie works once the address is verified.
     if (user) assertEmailVerifiedIfRequired(tenant, user);
     return { rotated, user };

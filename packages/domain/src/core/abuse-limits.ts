@@ -40,6 +40,14 @@ export async function countAuthRequest(ctx: Context): Promise<void> {
   if (!decision.allowed) throw rateLimitedError(decision.retryAfter);
 }
 
+/**
+ * The account a sign-in attempt of a known user counts against: its email, or for an account created
+ * by phone sign-in (no email) its id.
+ */
+export function signInAccountOf(user: { tenantId: string; id: string; email: string | null }): { tenantId: string; email: string } {
+  return { tenantId: user.tenantId, email: user.email ?? `user:${user.id}` };
+}
+
 /** The per-account key: tenant and (lower-cased) email, so unknown emails are limited exactly like known ones. */
 export function accountKey(tenantId: string, email: string): string {
   return `${tenantId}:${email.toLowerCase()}`;

@@ -11,7 +11,8 @@ export type LimitRule =
   | "stkquery_per_user"
   | "stk_prompts_per_phone_minute"
   | "stk_prompts_per_phone_hour"
-  | "unauthenticated_callbacks_stored";
+  | "unauthenticated_callbacks_stored"
+  | "phone_codes_per_tenant";
 
 export interface LimitDecision {
   allowed: boolean;

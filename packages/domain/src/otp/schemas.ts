@@ -1,3 +1,4 @@
+import { requirePasswordOrSmsCode, smsCodeProofField } from "../auth/phone/schemas.js";
 import { z } from "zod";
 import { loginUser } from "../auth/schemas.js";
 import { envelope, messageOnly } from "../core/envelope.js";
@@ -42,6 +43,9 @@ export const otpValidateInput = z.object({
 
 export const otpValidateOutput = envelope(z.object({ access_token: z.string(), user: loginUser }));
 
-export const otpDisableInput = z.object({ password: passwordField });
+export const otpDisableInput = z.object({
+  password: passwordField.optional().describe("The current password (required when the account has one)"),
+  sms_code: smsCodeProofField.optional(),
+}).superRefine(...requirePasswordOrSmsCode("password"));
 
 export const otpDisableOutput = messageOnly;

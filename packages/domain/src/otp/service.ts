@@ -7,7 +7,8 @@ import type { z } from "zod";
 import { startSession } from "../auth/service.js";
 import { DomainError } from "../errors.js";
 import { enqueueSecurityNotice } from "../auth/recovery/security-notices.js";
-import { beginSignInAttempt } from "../core/abuse-limits.js";
+import { beginSignInAttempt, signInAccountOf } from "../core/abuse-limits.js";
+import { confirmIdentity } from "../auth/phone/confirm-identity.js";
 import { tenantDisplayName } from "../tenants/directory.js";
 import type { AuthedCtx, TenantCtx } from "../trpc.js";
 import { findLiveOtpToken, invalidOtpToken, otpMaxAttempts, reserveOtpAttempt, spendOtpToken } from "../auth/tokens/otp-login-token.js";
@@ -37,7 +38,7 @@ export async function setup(ctx: AuthedCtx) {
     data: { otpPendingSecretEnc: deps.cipher.encrypt(secret) },
   });
   if (stored.count !== 1) throw alreadyEnabled();
-  const uri = totpUri(tenantDisplayName(tenant), user.email, secret);
+  const uri = totpUri(tenantDisplayName(tenant), user.email ?? user.phone ?? user.id, secret);
   return {
     secret,
     qr_code_url: uri,
@@ -91,7 +92,7 @@ export async function validate(ctx: TenantCtx, input: z.infer<typeof otpValidate
   }
   // Wrong codes are failed sign-ins of the account (10 per 15 minutes) and of the IP (100 a minute):
   // without this, logging in again for a fresh otp_token would give five more guesses each time.
-  const attempt = await beginSignInAttempt(ctx, { tenantId: tenant.id, email: user.email }, { ip: true });
+  const attempt = await beginSignInAttempt(ctx, signInAccountOf(user), { ip: true });
   const attempts = await reserveOtpAttempt(ctx, token.id);
 
   const code = input.code.replace(/\s+/g, "");
@@ -131,12 +132,8 @@ export async function validate(ctx: TenantCtx, input: z.infer<typeof otpValidate
 export async function disable(ctx: AuthedCtx, input: z.infer<typeof otpDisableInput>): Promise<void> {
   const { deps, tenant } = ctx;
   const user = await currentUser(ctx);
-  // A wrong password here is a password guess like a failed login (counted per account, not per IP:
-  // the caller is authenticated).
-  const attempt = await beginSignInAttempt(ctx, { tenantId: tenant.id, email: user.email }, { ip: false });
-  const valid = await attempt.check(() => deps.passwords.verify(user.passwordHash, input.password));
-  if (!valid) throw new DomainError("INVALID_CREDENTIALS", "auth.password_wrong");
-  await attempt.stepPassed();
+  // The password, or for an account without one an sms_code (counted as sign-in failures of the account).
+  await confirmIdentity(ctx, user, { password: input.password, sms_code: input.sms_code });
   if (!user.otpEnabled) throw new DomainError("OTP_NOT_SETUP");
 
   await ctx.db.$transaction(async (tx) => {

@@ -1,14 +1,16 @@
 import { LOCALES } from "@mteja/i18n";
 import { z } from "zod";
 import { envelope, messageOnly } from "../core/envelope.js";
+import { requirePasswordOrSmsCode, smsCodeProofField } from "../auth/phone/schemas.js";
 import { kenyanPhoneField, newPasswordField, oneLineString, passwordField, personNameField } from "../core/fields.js";
 
 export const meOutput = envelope(
   z.object({
     id: z.uuid(),
-    name: z.string(),
-    email: z.string(),
+    name: z.string().nullable(),
+    email: z.string().nullable(),
     phone: z.string().nullable(),
+    phone_verified: z.boolean(),
     avatar_url: z.string().nullable(),
     email_verified: z.boolean(),
     otp_enabled: z.boolean(),
@@ -34,12 +36,13 @@ export const updateMeInput = z.object({
 });
 
 export const updateMeOutput = envelope(
-  z.object({ id: z.uuid(), name: z.string(), email: z.string(), phone: z.string().nullable(), avatar_url: z.string().nullable() }),
+  z.object({ id: z.uuid(), name: z.string().nullable(), email: z.string().nullable(), phone: z.string().nullable(), avatar_url: z.string().nullable() }),
 );
 
 export const changePasswordInput = z.object({
-  current_password: passwordField.describe("The current password"),
+  current_password: passwordField.optional().describe("The current password (required when the account has one)"),
+  sms_code: smsCodeProofField.optional(),
   new_password: newPasswordField,
-});
+}).superRefine(...requirePasswordOrSmsCode("current_password"));
 
 export const changePasswordOutput = messageOnly;

@@ -1,7 +1,7 @@
 import { findSessionUser, type Prisma } from "@mteja/db";
 import type { z } from "zod";
 import { DomainError } from "../errors.js";
-import { beginSignInAttempt } from "../core/abuse-limits.js";
+import { confirmIdentity } from "../auth/phone/confirm-identity.js";
 import { revokeUserSessions, sessionKey } from "../auth/sessions/sessions.js";
 import type { AuthedCtx } from "../trpc.js";
 import { enqueueSecurityNotice } from "../auth/recovery/security-notices.js";
@@ -18,12 +18,22 @@ export async function getMe(ctx: AuthedCtx) {
 
 export async function updateMe(ctx: AuthedCtx, input: z.infer<typeof updateMeInput>) {
   const { auth } = ctx;
+  const current = await ctx.db.user.findFirst({ where: { id: auth.sub }, select: { phone: true, phoneVerified: true, email: true, passwordHash: true } });
+  if (!current) throw invalidToken();
+  // An account whose only way in is its verified phone would lock itself out: it changes the number
+  // by proving the new one (me/phone/start, me/phone/verify).
+  if (input.phone !== undefined && input.phone !== current.phone && current.phoneVerified && current.email === null && current.passwordHash === null) {
+    throw new DomainError("VALIDATION_ERROR", undefined, {
+      details: [{ path: "phone", message: "detail.phone_change_needs_verification" }],
+    });
+  }
   const preferences = input.preferences ? await mergedPreferences(ctx, input.preferences) : undefined;
   const user = await ctx.db.user.update({
     where: { id: auth.sub },
     data: {
       ...(input.name !== undefined ? { name: input.name } : {}),
-      ...(input.phone !== undefined ? { phone: input.phone } : {}),
+      // A changed number is not verified any more: it would otherwise sign in as this account.
+      ...(input.phone !== undefined ? { phone: input.phone, ...(input.phone !== current.phone ? { phoneVerified: false } : {}) } : {}),
       ...(input.avatar_url !== undefined ? { avatarUrl: input.avatar_url } : {}),
       ...(preferences ? { preferences } : {}),
     },
@@ -52,12 +62,8 @@ export async function changePassword(ctx: AuthedCtx, input: z.infer<typeof chang
   const { deps, auth } = ctx;
   const user = await ctx.db.user.findFirst({ where: { id: auth.sub } });
   if (!user) throw invalidToken();
-  // A wrong current password is a password guess like a failed login (counted per account, not per
-  // IP: the caller is authenticated), so a stolen access token cannot be used to test passwords.
-  const attempt = await beginSignInAttempt(ctx, { tenantId: user.tenantId, email: user.email }, { ip: false });
-  const valid = await attempt.check(() => deps.passwords.verify(user.passwordHash, input.current_password));
-  if (!valid) throw new DomainError("INVALID_CREDENTIALS", "auth.current_password_wrong");
-  await attempt.stepPassed();
+  // The current password, or for an account created by phone (setting its first password) an sms_code.
+  await confirmIdentity(ctx, user, { password: input.current_password, sms_code: input.sms_code }, "current_password");
   const passwordHash = await deps.passwords.hash(input.new_password);
   await ctx.db.$transaction(async (tx) => {
     await tx.user.update({ where: { id: user.id }, data: { passwordHash, passwordChangedAt: deps.clock.now() } });

@@ -110,7 +110,7 @@ export const adminRouter = createTRPCRouter({
       },
     })
     .input(z.object({ id: z.uuid("id must be a user id"), role: z.enum(["admin"]).nullable() }))
-    .output(envelope(z.object({ user: z.object({ id: z.string(), email: z.string(), role: z.string().nullable() }) })))
+    .output(envelope(z.object({ user: z.object({ id: z.string(), email: z.string().nullable(), role: z.string().nullable() }) })))
     .mutation(async ({ ctx, input }) => {
       const tenantId = ctx.request.tenantHeader?.trim();
       if (!tenantId) throw new DomainError("TENANT_REQUIRED");

@@ -54,6 +54,8 @@ const topFields = {
   displayName: oneLineString().trim().min(1).max(100),
   appUrl: oneLineString().pipe(z.url({ protocol: /^https?$/ })),
   requireVerifiedEmail: uncoerced(z.boolean()),
+  /** Whether phone/verify creates an account for an unknown phone (docs/phone-sign-in.md); default true. */
+  phoneSignup: uncoerced(z.boolean()),
   corsOrigins: z.array(oneLineString().pipe(z.url({ protocol: /^https?$/ }))).max(50),
   /** The shop's language where neither the user nor the request names one (docs/i18n.md#which-language). */
   locale: z.enum(LOCALES),

@@ -3,7 +3,7 @@ import { revokeUserSessions } from "../auth/sessions/sessions.js";
 
 export interface RoleChange {
   id: string;
-  email: string;
+  email: string | null;
   role: string | null;
 }
 

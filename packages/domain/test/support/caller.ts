@@ -76,6 +76,8 @@ export async function createServiceDeps(): Promise<ServiceDeps> {
     refreshReuseGraceSeconds: tokenDefaults.refreshReuseGraceSeconds,
     issuer: "mteja-test",
     audience: "mteja-test",
+    phoneCodeTtlSeconds: 600,
+    smsCallbackSecret: null,
   };
   const deps: Deps = {
     db,
@@ -88,6 +90,7 @@ export async function createServiceDeps(): Promise<ServiceDeps> {
     passwords: await createPasswordHasher({ hashing: plainHashing, clock, concurrency: 2, maxWaitMs: 60_000 }),
     tenants: createTenantDirectory(db, { ttlMs: 30_000, clock }),
     limiter: unlimited,
+    nudgeSms: () => {},
     nudgeMail: () => {},
     logger: silent,
     events: unobservedEvents,

@@ -66,4 +66,14 @@ export const detailMessages = {
     en: "C2B needs the shop's own short code (only the default tenant uses the platform's)",
     sw: "C2B inahitaji nambari fupi (short code) ya duka lenyewe (ni duka la msingi pekee linalotumia ya jukwaa)",
   },
+  "detail.field_required": { en: "{field} is required", sw: "{field} inahitajika" },
+  "detail.sms_code_required": {
+    en: "sms_code is required: this account has no password (send one with /api/v1/auth/me/phone/start)",
+    sw: "sms_code inahitajika: akaunti hii haina nenosiri (omba nambari kwa /api/v1/auth/me/phone/start)",
+  },
+  "detail.account_has_no_phone": { en: "phone is required: the account has no phone", sw: "phone inahitajika: akaunti haina nambari ya simu" },
+  "detail.phone_change_needs_verification": {
+    en: "this account signs in with its phone: verify a new number with /api/v1/auth/me/phone/start and /api/v1/auth/me/phone/verify",
+    sw: "akaunti hii huingia kwa simu yake: thibitisha nambari mpya kwa /api/v1/auth/me/phone/start na /api/v1/auth/me/phone/verify",
+  },
 } as const satisfies Record<string, Bilingual>;

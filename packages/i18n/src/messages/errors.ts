@@ -137,6 +137,17 @@ export const errorMessages = {
     sw: "Malipo ya kutuma ya M-Pesa (B2C) hayajawekwa kwa duka hili.",
   },
 
+  // Phone sign-in (docs/phone-sign-in.md).
+  "phone.code_wrong_or_expired": {
+    en: "The code is incorrect or has expired.",
+    sw: "Nambari ya kuthibitisha si sahihi au muda wake umekwisha.",
+  },
+  "phone.in_use": { en: "This phone number is verified on another account.", sw: "Nambari hii ya simu imethibitishwa kwenye akaunti nyingine." },
+  "phone.too_many_codes": {
+    en: "Too many codes were sent to this phone; please wait before trying again.",
+    sw: "Nambari nyingi mno zimetumwa kwa simu hii; tafadhali subiri kabla ya kujaribu tena.",
+  },
+
   // C2B (docs/mpesa.md#c2b).
   "c2b.no_own_shortcode": {
     en: "This shop has no short code of its own to register.",

@@ -25,9 +25,11 @@ export async function enqueueVerificationMail(ctx: MailContext, tx: Tx, user: Ma
 }
 
 async function writeVerificationMail(ctx: Context, tx: Tx, tenant: Tenant, user: MailUser): Promise<void> {
+  // An account created by phone sign-in has no address to verify.
+  if (user.email === null) return;
   const token = await createEmailToken(ctx.deps, tx, user, "verify_email");
   await writeMail(ctx, tx, tenant, user, "verifyEmail", {
-    userName: user.name,
+    userName: user.name ?? "",
     link: accountLink(ctx, tenant, "verify-email", { token, email: user.email }),
     validHours: emailTokenLifetimeSeconds.verify_email / 3600,
   });

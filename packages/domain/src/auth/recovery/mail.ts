@@ -14,8 +14,9 @@ type Tx = TenantTx;
 export interface MailUser {
   id: string;
   tenantId: string;
-  email: string;
-  name: string;
+  /** Null for an account created by phone sign-in: it gets no mail. */
+  email: string | null;
+  name: string | null;
 }
 
 /** Callers inside a request usually know the tenant already; others (or a mismatch) read it. */
@@ -48,6 +49,7 @@ export async function writeMail<K extends MailKind>(
   kind: K,
   data: Omit<MailDataByKind[K], "tenantName">,
 ): Promise<void> {
+  if (user.email === null) return;
   const locale = await recipientLocale(tx, tenant, user.id);
   const mail = newOutboxMail(kind, data, { tenantId: tenant.id, tenantName: tenantDisplayName(tenant), to: user.email, locale });
   await enqueueMail(tx, mail, ctx.deps.clock.now());

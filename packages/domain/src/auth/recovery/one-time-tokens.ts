@@ -57,8 +57,8 @@ export async function revokeEmailTokens(deps: Deps, tx: Tx, user: { id: string; 
 export interface TokenOwner {
   id: string;
   tenantId: string;
-  email: string;
-  name: string;
+  email: string | null;
+  name: string | null;
   emailVerified: boolean;
 }
 

@@ -40,12 +40,13 @@ export async function forgotPassword(ctx: TenantCtx, input: z.infer<typeof forgo
 
 async function writeResetMail(ctx: TenantCtx, tenant: Tenant, user: MailUser, token: string): Promise<void> {
   const { deps } = ctx;
-  if (!(await mailCapAllows(ctx, user))) return;
+  const email = user.email;
+  if (email === null || !(await mailCapAllows(ctx, user))) return;
   await ctx.db.$transaction(async (tx) => {
     await createEmailToken(deps, tx, user, "reset_password", token);
     await writeMail(ctx, tx, tenant, user, "resetPassword", {
-      userName: user.name,
-      link: accountLink(ctx, tenant, "reset-password", { token, email: user.email }),
+      userName: user.name ?? "",
+      link: accountLink(ctx, tenant, "reset-password", { token, email }),
       validMinutes: emailTokenLifetimeSeconds.reset_password / 60,
     });
   });

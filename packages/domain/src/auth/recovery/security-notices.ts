@@ -15,5 +15,5 @@ export async function enqueueSecurityNotice(
   notice: SecurityNotice,
 ): Promise<void> {
   const tenant = await mailTenant(ctx, tx, user.tenantId);
-  await writeMail(ctx, tx, tenant, user, notice, { userName: user.name, when: ctx.deps.clock.now() });
+  await writeMail(ctx, tx, tenant, user, notice, { userName: user.name ?? "", when: ctx.deps.clock.now() });
 }

@@ -1,0 +1,64 @@
+/**
+ * The Africa's Talking of the API tests: the SMS simulator (apps/sms-sim) on 127.0.0.1:0, and a
+ * service configured to send through it (SMS_PROVIDER=africastalking, AT_BASE_URL = the simulator),
+ * its delivery reports coming back to the service's callback with the secret token.
+ */
+import { buildSmsSimulator, smsSimulatorDefaults, type ReceivedText, type SmsSimulator } from "@mteja/sms-sim";
+import { expect } from "vitest";
+import type { TestApp, TestAppOptions } from "./app.js";
+import type { Launcher } from "./fixture.js";
+
+export const SMS_CALLBACK_SECRET = "sms-callback-secret-0123456789abcdef0123";
+export const SENDER_ID = "MTEJA";
+
+export async function startSmsSimulator(): Promise<{ sim: SmsSimulator; url: string }> {
+  const sim = buildSmsSimulator({ dlrDelayMs: 5, senderIds: [SENDER_ID] });
+  const url = await sim.listen({ host: "127.0.0.1", port: 0 });
+  return { sim, url };
+}
+
+/** The settings of a service texting through the simulator at `url`. */
+export function smsEnv(url: string): Record<string, string> {
+  return {
+    SMS_PROVIDER: "africastalking",
+    AT_USERNAME: smsSimulatorDefaults.username,
+    AT_API_KEY: smsSimulatorDefaults.apiKey,
+    AT_SENDER_ID: SENDER_ID,
+    AT_BASE_URL: url,
+    SMS_CALLBACK_SECRET,
+  };
+}
+
+/** Points the simulator's delivery reports at the service at `appUrl`. */
+export function reportDeliveriesTo(sim: SmsSimulator, appUrl: string): void {
+  sim.setDeliveryReportUrl(`${appUrl}/api/sms/callback/delivery?token=${SMS_CALLBACK_SECRET}`);
+}
+
+/** A simulator and a service texting through it, its reports coming back; the caller closes the simulator. */
+export async function launchWithSmsSimulator(launch: Launcher, options: TestAppOptions = {}): Promise<{ t: TestApp; sim: SmsSimulator }> {
+  const started = await startSmsSimulator();
+  const t = await launch.app(smsEnv(started.url), options);
+  reportDeliveriesTo(started.sim, t.url);
+  return { t, sim: started.sim };
+}
+
+let counter = 0;
+/** A Kenyan mobile number no other test uses, as a customer types it (07…). */
+export function uniquePhone(): { local: string; stored: string; international: string } {
+  counter += 1;
+  const digits = String((Date.now() * 7 + counter * 7919 + Math.floor(Math.random() * 1e6)) % 1e8).padStart(8, "0");
+  return { local: `07${digits}`, stored: `2547${digits}`, international: `+2547${digits}` };
+}
+
+export function textsTo(sim: SmsSimulator, international: string): ReceivedText[] {
+  return sim.texts.filter((text) => text.to === international);
+}
+
+/** Waits for the `nth` text (1-based) to the phone and returns its 6-digit code. */
+export async function codeTexted(sim: SmsSimulator, international: string, nth = 1): Promise<string> {
+  await expect.poll(() => textsTo(sim, international).length, { timeout: 10_000 }).toBeGreaterThanOrEqual(nth);
+  const text = textsTo(sim, international)[nth - 1]!;
+  const code = /\b(\d{6})\b/.exec(text.message)?.[1];
+  if (!code) throw new Error(`no code in "${text.message}"`);
+  return code;
+}

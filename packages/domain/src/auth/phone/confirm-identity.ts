@@ -1,0 +1,57 @@
+/**
+ * The one check of "it is really you" before a sensitive change (change-password, 2FA disable,
+ * deletion): the current password, or for an account that has none (created by phone sign-in) an
+ * `sms_code` from me/phone/start sent to its verified phone. Wrong answers count as failed sign-ins
+ * of the account (not of the IP: the caller is authenticated), so a stolen access token cannot be
+ * used to guess.
+ */
+import type { Text } from "@mteja/i18n";
+import { DomainError } from "../../errors.js";
+import { beginSignInAttempt, signInAccountOf } from "../../core/abuse-limits.js";
+import type { AuthedCtx } from "../../trpc.js";
+import { spendPhoneCode } from "./phone-codes.js";
+
+export interface ConfirmingUser {
+  id: string;
+  tenantId: string;
+  email: string | null;
+  phone: string | null;
+  phoneVerified: boolean;
+  passwordHash: string | null;
+}
+
+export interface IdentityProof {
+  /** The current password (accounts that have one). */
+  password?: string | undefined;
+  /** A code from me/phone/start (accounts without a password). */
+  sms_code?: string | undefined;
+}
+
+function missing(field: string, message: Text): DomainError {
+  return new DomainError("VALIDATION_ERROR", undefined, { details: [{ path: field, message }] });
+}
+
+/**
+ * Throws unless the proof fits the account: 422 when the expected field is absent, 401
+ * INVALID_CREDENTIALS for a wrong password, 401 INVALID_OTP for a wrong code. `passwordField` names
+ * the password in the caller's input (`password`, `current_password`).
+ */
+export async function confirmIdentity(ctx: AuthedCtx, user: ConfirmingUser, proof: IdentityProof, passwordField = "password"): Promise<void> {
+  const { deps } = ctx;
+  if (user.passwordHash === null) {
+    if (proof.sms_code === undefined) throw missing("sms_code", "detail.sms_code_required");
+    const attempt = await beginSignInAttempt(ctx, signInAccountOf(user), { ip: false });
+    // Only a code sent to the account's own verified phone: a code sent to a new number proves nothing about the account.
+    const spent = user.phoneVerified && user.phone !== null
+      ? await attempt.check(() => spendPhoneCode(ctx, ctx.db, { tenantId: user.tenantId, purpose: "verify", userId: user.id, phone: user.phone! }, proof.sms_code!))
+      : undefined;
+    if (!spent) throw new DomainError("INVALID_OTP", "phone.code_wrong_or_expired");
+    await attempt.stepPassed();
+    return;
+  }
+  if (proof.password === undefined) throw missing(passwordField, { key: "detail.field_required", params: { field: passwordField } });
+  const attempt = await beginSignInAttempt(ctx, signInAccountOf(user), { ip: false });
+  const valid = await attempt.check(() => deps.passwords.verify(user.passwordHash!, proof.password!));
+  if (!valid) throw new DomainError("INVALID_CREDENTIALS", passwordField === "current_password" ? "auth.current_password_wrong" : "auth.password_wrong");
+  await attempt.stepPassed();
+}

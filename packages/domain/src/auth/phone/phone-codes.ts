@@ -1,0 +1,115 @@
+/**
+ * Codes texted to a phone (docs/phone-sign-in.md): 6 digits, only their hash stored, single use,
+ * PHONE_CODE_TTL_SECONDS (10 minutes), 5 tries, and at most 3 texts per phone per 15 minutes. The
+ * code row and its text are written in one transaction, so a code exists exactly when its text does.
+ */
+import { enqueueSms, type TenantDb, type TenantTx } from "@mteja/db";
+import type { Context } from "../../context.js";
+import { equalsConstantTime, sha256 } from "../../core/secrets.js";
+import { phoneCodeTexts, type TextLocale } from "./texts.js";
+
+export type PhoneCodePurpose = "sign_in" | "verify";
+
+export const phoneCodeRules = {
+  digits: 6,
+  maxTries: 5,
+  textsPerWindow: 3,
+  windowSeconds: 15 * 60,
+} as const;
+
+function hashCode(tenantId: string, phone: string, code: string): string {
+  return sha256(`phone-code:${tenantId}:${phone}:${code}`);
+}
+
+function newCode(ctx: Context): string {
+  return String(ctx.deps.random.int(10 ** phoneCodeRules.digits)).padStart(phoneCodeRules.digits, "0");
+}
+
+export interface CodeRequest {
+  tenantId: string;
+  shop: string;
+  phone: string;
+  purpose: PhoneCodePurpose;
+  userId: string | null;
+  locale: TextLocale;
+}
+
+/**
+ * Writes a code and its text, unless the phone already had its 3 texts in the last 15 minutes.
+ * Serialised per phone (a transaction-scoped advisory lock), so parallel requests cannot pass the
+ * count together. Returns whether a text was written.
+ */
+export async function issuePhoneCode(ctx: Context, db: TenantDb, request: CodeRequest): Promise<boolean> {
+  const { deps } = ctx;
+  const now = deps.clock.now();
+  const ttlSeconds = deps.config.phoneCodeTtlSeconds;
+  const code = newCode(ctx);
+  return db.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`phone-code:${request.tenantId}:${request.phone}`}))`;
+    const recent = await tx.phoneCode.count({
+      where: { phone: request.phone, createdAt: { gt: new Date(now.getTime() - phoneCodeRules.windowSeconds * 1000) } },
+    });
+    if (recent >= phoneCodeRules.textsPerWindow) return false;
+    const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
+    // Only the newest code counts: asking again retires the one before (one live code per phone and purpose).
+    await tx.phoneCode.updateMany({
+      where: { purpose: request.purpose, usedAt: null, ...(request.purpose === "verify" ? { userId: request.userId } : { phone: request.phone }) },
+      data: { usedAt: now },
+    });
+    await tx.phoneCode.create({
+      data: {
+        tenantId: request.tenantId,
+        phone: request.phone,
+        purpose: request.purpose,
+        userId: request.userId,
+        codeHash: hashCode(request.tenantId, request.phone, code),
+        expiresAt,
+        createdAt: now,
+      },
+    });
+    const body = phoneCodeTexts[request.locale]({ code, shop: request.shop, minutes: Math.max(1, Math.round(ttlSeconds / 60)) });
+    // Stored as Daraja writes it (2547…); Africa's Talking wants the international form.
+    await enqueueSms(tx, { tenantId: request.tenantId, kind: "phone_code", to: `+${request.phone}`, body, expiresAt }, now);
+    return true;
+  });
+}
+
+export interface CodeLookup {
+  tenantId: string;
+  purpose: PhoneCodePurpose;
+  /** The phone the code was sent to (sign-in), or the account it was sent for (verify). */
+  phone?: string;
+  userId?: string;
+}
+
+/** The spent code (phone and account it was for), or undefined when the code is wrong, used up or expired. */
+export async function spendPhoneCode(
+  ctx: Context,
+  db: TenantDb | TenantTx,
+  lookup: CodeLookup,
+  code: string,
+): Promise<{ phone: string; userId: string | null } | undefined> {
+  const now = ctx.deps.clock.now();
+  // The one live code (issuing a new one retires the one before).
+  const latest = await db.phoneCode.findFirst({
+    where: {
+      purpose: lookup.purpose,
+      usedAt: null,
+      expiresAt: { gt: now },
+      ...(lookup.phone !== undefined ? { phone: lookup.phone } : {}),
+      ...(lookup.userId !== undefined ? { userId: lookup.userId } : {}),
+    },
+    orderBy: { createdAt: "desc" },
+  });
+  if (!latest) return undefined;
+  // A try is taken before the comparison, in one conditional update: parallel guesses cannot share one.
+  const tried = await db.phoneCode.updateMany({
+    where: { id: latest.id, usedAt: null, attempts: { lt: phoneCodeRules.maxTries } },
+    data: { attempts: { increment: 1 } },
+  });
+  if (tried.count !== 1) return undefined;
+  if (!/^\d{6}$/.test(code) || !equalsConstantTime(hashCode(latest.tenantId, latest.phone, code), latest.codeHash)) return undefined;
+  const spent = await db.phoneCode.updateMany({ where: { id: latest.id, usedAt: null }, data: { usedAt: now } });
+  if (spent.count !== 1) return undefined;
+  return { phone: latest.phone, userId: latest.userId };
+}

@@ -1,0 +1,145 @@
+/**
+ * Phone sign-in by SMS (docs/phone-sign-in.md): phone/start texts a code, phone/verify answers as
+ * login does; me/phone/start and me/phone/verify verify a phone on a signed-in account.
+ *
+ * phone/start reveals nothing about the phone: the same answer for a known, an unknown and a
+ * limited phone, and the work that differs (the lookup, the per-phone count, the writes) runs after
+ * the answer has left, as forgot-password does.
+ */
+import { Prisma } from "@mteja/db";
+import type { z } from "zod";
+import { DomainError } from "../../errors.js";
+import { beginSignInAttempt, consumeAll } from "../../core/abuse-limits.js";
+import { tenantDisplayName } from "../../tenants/directory.js";
+import type { AuthedCtx, TenantCtx } from "../../trpc.js";
+import { noStore } from "../sessions/refresh-cookie.js";
+import { issueOtpLoginToken } from "../tokens/otp-login-token.js";
+import { assertEmailVerifiedIfRequired, startSession, type LoginResult } from "../service.js";
+import { issuePhoneCode, spendPhoneCode } from "./phone-codes.js";
+import { recordPhoneVerified } from "./phone-verified.js";
+import { textLocaleOf } from "./texts.js";
+import type { mePhoneStartInput, mePhoneVerifyInput, phoneStartInput, phoneVerifyInput } from "./schemas.js";
+
+/** Long enough for the answer to leave the process first (as forgot-password). */
+const afterAnswerMs = 10;
+
+const invalidCode = () => new DomainError("INVALID_OTP", "phone.code_wrong_or_expired");
+const phoneInUse = () => new DomainError("PHONE_IN_USE", "phone.in_use");
+
+/** Every phone/start of a tenant, known phone or not: bounds what one shop's SMS budget can be made to pay. */
+async function countTenantText(ctx: TenantCtx): Promise<void> {
+  await consumeAll(ctx.deps.limiter, [["phone_codes_per_tenant", ctx.tenant.id]]);
+}
+
+export async function startPhoneSignIn(ctx: TenantCtx, input: z.infer<typeof phoneStartInput>): Promise<void> {
+  const { deps, tenant } = ctx;
+  await countTenantText(ctx);
+  void deps.clock
+    .sleep(afterAnswerMs)
+    .then(async () => {
+      const user = await ctx.db.user.findFirst({ where: { phone: input.phone, phoneVerified: true }, select: { id: true, preferences: true } });
+      // An unknown phone gets a code only where it may sign up; either way the answer was the same.
+      if (!user && tenant.settings.phoneSignup === false) return;
+      const sent = await issuePhoneCode(ctx, ctx.db, {
+        tenantId: tenant.id,
+        shop: tenantDisplayName(tenant),
+        phone: input.phone,
+        purpose: "sign_in",
+        userId: null,
+        locale: textLocaleOf(user?.preferences),
+      });
+      if (sent) deps.nudgeSms();
+      else deps.logger.info({ tenantId: tenant.id }, "phone code limit reached; no text written");
+    })
+    .catch((error: unknown) => {
+      deps.logger.error({ tenantId: tenant.id, error: error instanceof Error ? error.name : "unknown" }, "phone code not written");
+    });
+}
+
+export async function verifyPhoneSignIn(ctx: TenantCtx, input: z.infer<typeof phoneVerifyInput>): Promise<LoginResult> {
+  const { deps, tenant } = ctx;
+  // Wrong codes are failed sign-ins of the phone and of the IP, like wrong passwords.
+  const attempt = await beginSignInAttempt(ctx, { tenantId: tenant.id, email: `phone:${input.phone}` }, { ip: true });
+  const spent = await attempt.check(() => spendPhoneCode(ctx, ctx.db, { tenantId: tenant.id, purpose: "sign_in", phone: input.phone }, input.code));
+  if (!spent) throw invalidCode();
+
+  const user = (await ctx.db.user.findFirst({ where: { phone: input.phone, phoneVerified: true } })) ?? (await signUpByPhone(ctx, input));
+  if (user.otpEnabled) await attempt.stepPassed();
+  else await attempt.succeeded();
+  assertEmailVerifiedIfRequired(tenant, user);
+  noStore(ctx);
+  if (user.otpEnabled) return { requires_otp: true, otp_token: await issueOtpLoginToken(ctx, user) };
+  return { requires_otp: false, ...(await startSession(ctx, user)) };
+}
+
+async function signUpByPhone(ctx: TenantCtx, input: z.infer<typeof phoneVerifyInput>) {
+  const { tenant } = ctx;
+  // The code was texted while sign-up was allowed; the shop has turned it off since.
+  if (tenant.settings.phoneSignup === false) throw invalidCode();
+  try {
+    return await ctx.db.$transaction(async (tx) => {
+      const user = await tx.user.create({
+        data: { tenantId: tenant.id, phone: input.phone, phoneVerified: true, name: input.name ?? null, email: null, passwordHash: null },
+      });
+      await recordPhoneVerified(ctx, tx, { tenantId: tenant.id, userId: user.id, created: true });
+      return user;
+    });
+  } catch (error) {
+    // A parallel verify of the same phone created the account first: sign in to it.
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
+      const existing = await ctx.db.user.findFirst({ where: { phone: input.phone, phoneVerified: true } });
+      if (existing) return existing;
+    }
+    throw error;
+  }
+}
+
+async function currentUser(ctx: AuthedCtx) {
+  const user = await ctx.db.user.findFirst({ where: { id: ctx.auth.sub } });
+  if (!user) throw new DomainError("INVALID_TOKEN");
+  return user;
+}
+
+export async function startMePhone(ctx: AuthedCtx, input: z.infer<typeof mePhoneStartInput>): Promise<void> {
+  const { deps, tenant } = ctx;
+  const user = await currentUser(ctx);
+  const phone = input.phone ?? user.phone;
+  if (!phone) {
+    throw new DomainError("VALIDATION_ERROR", undefined, { details: [{ path: "phone", message: "detail.account_has_no_phone" }] });
+  }
+  await countTenantText(ctx);
+  const sent = await issuePhoneCode(ctx, ctx.db, {
+    tenantId: tenant.id,
+    shop: tenantDisplayName(tenant),
+    phone,
+    purpose: "verify",
+    userId: user.id,
+    locale: textLocaleOf(user.preferences),
+  });
+  // The caller is signed in and names their own number: saying so reveals nothing about anyone else.
+  if (!sent) throw new DomainError("RATE_LIMITED", "phone.too_many_codes", { retryAfter: 15 * 60 });
+  deps.nudgeSms();
+}
+
+export async function verifyMePhone(ctx: AuthedCtx, input: z.infer<typeof mePhoneVerifyInput>) {
+  const { tenant } = ctx;
+  const user = await currentUser(ctx);
+  const attempt = await beginSignInAttempt(ctx, { tenantId: tenant.id, email: `phone-verify:${user.id}` }, { ip: false });
+  // Spent outside the transaction below: a try must stay counted whatever happens next.
+  const spent = await attempt.check(() => spendPhoneCode(ctx, ctx.db, { tenantId: tenant.id, purpose: "verify", userId: user.id }, input.code));
+  if (!spent) throw invalidCode();
+  await attempt.stepPassed();
+  try {
+    return await ctx.db.$transaction(async (tx) => {
+      const holder = await tx.user.findFirst({ where: { phone: spent.phone, phoneVerified: true, id: { not: user.id } }, select: { id: true } });
+      if (holder) throw phoneInUse();
+      await tx.user.update({ where: { id: user.id }, data: { phone: spent.phone, phoneVerified: true } });
+      await recordPhoneVerified(ctx, tx, { tenantId: tenant.id, userId: user.id, created: false });
+      return { phone: spent.phone, phone_verified: true as const };
+    });
+  } catch (error) {
+    // Another account verified the same phone between the check and the update.
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") throw phoneInUse();
+    throw error;
+  }
+}

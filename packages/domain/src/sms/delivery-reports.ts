@@ -1,0 +1,47 @@
+/**
+ * Delivery reports from Africa's Talking (docs/sms.md#delivery-reports) at
+ * `POST /api/sms/callback/delivery?token=`. Nothing in a report is signed, so the URL carries a secret
+ * (SMS_CALLBACK_SECRET), checked in constant time as the momo callbacks' is: missing or wrong → 403.
+ * A report is applied to the text it names, monotonically (a final status is never left); unknown ids
+ * and unreadable bodies are answered 200 so Africa's Talking does not retry them forever.
+ */
+import { deliveryStatusAdvances, parseDeliveryReport } from "@mteja/sms";
+import type { Deps } from "../context.js";
+import { callbackTokenValid } from "../payments/callbacks.js";
+
+export interface DeliveryReportReply {
+  status: number;
+  body: unknown;
+  /** Set when the token was missing or wrong. */
+  rejected?: "no token" | "wrong token";
+}
+
+export async function receiveDeliveryReport(deps: Deps, report: { token: string | undefined; rawBody: string }): Promise<DeliveryReportReply> {
+  if (!callbackTokenValid(deps.config.smsCallbackSecret, report.token)) {
+    return {
+      status: 403,
+      body: { success: false, message: "This callback address needs its secret token.", error: { code: "FORBIDDEN" } },
+      rejected: report.token === undefined ? "no token" : "wrong token",
+    };
+  }
+  const parsed = parseDeliveryReport(report.rawBody);
+  if (!parsed) {
+    deps.logger.warn({}, "SMS delivery report unreadable; ignored");
+    return { status: 200, body: { received: true } };
+  }
+  // Several reports can race for one text: the row is locked while the order is decided.
+  await deps.db.unscoped.$transaction(async (tx) => {
+    const [row] = await tx.$queryRaw<{ id: string; delivery_status: string | null }[]>`
+      SELECT id::text AS id, delivery_status FROM sms_outbox WHERE provider_message_id = ${parsed.id} FOR UPDATE`;
+    if (!row) {
+      deps.logger.info({ messageId: parsed.id }, "SMS delivery report for an unknown message; ignored");
+      return;
+    }
+    if (!deliveryStatusAdvances(row.delivery_status, parsed.status)) return;
+    await tx.smsOutbox.update({
+      where: { id: row.id },
+      data: { deliveryStatus: parsed.status, deliveryFailureReason: parsed.failureReason, deliveryUpdatedAt: deps.clock.now() },
+    });
+  });
+  return { status: 200, body: { received: true } };
+}
