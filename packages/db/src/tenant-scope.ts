@@ -8,7 +8,7 @@
 import { PrismaClient } from "./generated/prisma/client.js";
 
 /** Models with a `tenant_id` column of their own. */
-const tenantOwned = new Set(["User", "Session", "OneTimeToken", "MailOutbox", "Address", "Payment", "Payout", "ApiKey", "PaymentIntent", "WebhookEndpoint", "WebhookEvent", "WebhookDelivery", "WebhookAttempt"]);
+const tenantOwned = new Set(["User", "Session", "OneTimeToken", "MailOutbox", "Address", "Payment", "Payout", "ApiKey", "PaymentIntent", "WebhookEndpoint", "WebhookEvent", "WebhookDelivery", "WebhookAttempt", "SecurityEvent"]);
 
 /** Models without `tenant_id`, scoped through the relation to their tenant-owned parent. */
 const scopedThroughParent: Record<string, string> = { RefreshToken: "session", RecoveryCode: "user" };
@@ -31,6 +31,7 @@ const relationFields: Record<string, readonly string[]> = {
   WebhookEvent: ["tenant", "deliveries", "attempts"],
   WebhookDelivery: ["event", "endpoint"],
   WebhookAttempt: ["event"],
+  SecurityEvent: [],
 };
 
 /**

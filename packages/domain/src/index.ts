@@ -36,3 +36,6 @@ export { deliverDueWebhooks, type DeliveryOptions, type DeliveryReport, type Web
 export { defaultWebhookRetrySchedule } from "./webhooks/retry-schedule.js";
 export type { WebhookDeps } from "./webhooks/webhook-deps.js";
 export { paymentObject, type PaymentObject } from "./payments/payment-object.js";
+export { recordSecurityEvent, type SecurityEventInput } from "./security-events/record.js";
+export { SECURITY_EVENT_TYPES, type SecurityEventDetails, type SecurityEventType } from "./security-events/event-types.js";
+export { defaultSecurityEventRetentionDays, securityEventsTable } from "./security-events/retention.js";

@@ -1,10 +1,12 @@
 import { addressesRouter } from "./addresses/router.js";
 import { apiKeysRouter } from "./api-keys/router.js";
 import { authRouter } from "./auth/router.js";
+import { dataRightsRouter } from "./data-rights/router.js";
 import { intentsRouter } from "./intents/router.js";
 import { otpRouter } from "./otp/router.js";
 import { paymentsRouter } from "./payments/router.js";
 import { profileRouter } from "./profile/router.js";
+import { securityEventsRouter } from "./security-events/router.js";
 import { adminRouter } from "./tenants/router.js";
 import { createTRPCRouter } from "./trpc.js";
 import { webhooksRouter } from "./webhooks/router.js";
@@ -20,6 +22,8 @@ export const appRouter = createTRPCRouter({
   apiKeys: apiKeysRouter,
   paymentIntents: intentsRouter,
   webhooks: webhooksRouter,
+  securityEvents: securityEventsRouter,
+  dataRights: dataRightsRouter,
 });
 
 export type AppRouter = typeof appRouter;

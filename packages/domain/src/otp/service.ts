@@ -7,6 +7,7 @@ import type { z } from "zod";
 import { startSession } from "../auth/service.js";
 import { DomainError } from "../errors.js";
 import { enqueueSecurityNotice } from "../auth/recovery/security-notices.js";
+import { recordSecurityEvent } from "../security-events/record.js";
 import { beginSignInAttempt } from "../core/abuse-limits.js";
 import { tenantDisplayName } from "../tenants/directory.js";
 import type { AuthedCtx, TenantCtx } from "../trpc.js";
@@ -73,6 +74,7 @@ export async function verify(ctx: AuthedCtx, input: z.infer<typeof otpVerifyInpu
     await tx.recoveryCode.createMany({
       data: recoveryCodes.map((code) => ({ userId: user.id, codeHash: hashRecoveryCode(user.id, code), createdAt: deps.clock.now() })),
     });
+    await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "otp.enabled" });
     await enqueueSecurityNotice(ctx, tx, user, "twoFactorEnabled");
   });
   deps.nudgeMail();
@@ -113,6 +115,7 @@ export async function validate(ctx: TenantCtx, input: z.infer<typeof otpValidate
         data: { usedAt: deps.clock.now() },
       });
       if (used.count !== 1) return false;
+      await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "recovery_code.used" });
     }
     // The code is only spent together with the token (a rollback gives both back).
     if (!(await spendOtpToken(ctx, tx, token.id))) throw invalidOtpToken();
@@ -121,10 +124,11 @@ export async function validate(ctx: TenantCtx, input: z.infer<typeof otpValidate
 
   if (!accepted) {
     if (attempts >= otpMaxAttempts) await spendOtpToken(ctx, undefined, token.id);
+    await recordSecurityEvent(ctx, ctx.db, tenant.id, { userId: user.id, type: "sign_in.failed", details: { reason: "invalid_otp" } });
     throw invalidOtp();
   }
   await attempt.succeeded();
-  return startSession(ctx, user);
+  return startSession(ctx, user, "otp");
 }
 
 /** Turns two-factor off after the current password: secrets and recovery codes are deleted. */
@@ -146,6 +150,7 @@ export async function disable(ctx: AuthedCtx, input: z.infer<typeof otpDisableIn
     });
     await tx.recoveryCode.deleteMany({ where: { userId: user.id } });
     await tx.oneTimeToken.updateMany({ where: { userId: user.id, purpose: "otp_login", usedAt: null }, data: { usedAt: deps.clock.now() } });
+    await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "otp.disabled" });
     await enqueueSecurityNotice(ctx, tx, user, "twoFactorDisabled");
   });
   deps.nudgeMail();

@@ -1,3 +1,4 @@
+import { accountNotice, type AccountNoticeData } from "./account-notices.js";
 import type { RenderedMail } from "./mail-body.js";
 import { resetPassword, type ResetPasswordData } from "./reset-password.js";
 import {
@@ -9,6 +10,7 @@ import {
 } from "./security-notices.js";
 import { verifyEmail, type VerifyEmailData } from "./verify-email.js";
 
+export { accountNotice, type AccountNoticeData, type AccountNoticeText } from "./account-notices.js";
 export { escapeHtml } from "./escape-html.js";
 export type { RenderedMail } from "./mail-body.js";
 export { resetPassword, type ResetPasswordData } from "./reset-password.js";
@@ -29,6 +31,8 @@ export interface MailDataByKind {
   passwordReset: SecurityNoticeData;
   twoFactorEnabled: SecurityNoticeData;
   twoFactorDisabled: SecurityNoticeData;
+  accountExported: AccountNoticeData;
+  accountDeleted: AccountNoticeData;
 }
 
 export type MailKind = keyof MailDataByKind;
@@ -40,6 +44,8 @@ export const MAIL_KINDS = [
   "passwordReset",
   "twoFactorEnabled",
   "twoFactorDisabled",
+  "accountExported",
+  "accountDeleted",
 ] as const satisfies readonly MailKind[];
 
 const templates: { readonly [K in MailKind]: (data: MailDataByKind[K]) => RenderedMail } = {
@@ -49,6 +55,8 @@ const templates: { readonly [K in MailKind]: (data: MailDataByKind[K]) => Render
   passwordReset,
   twoFactorEnabled,
   twoFactorDisabled,
+  accountExported: accountNotice,
+  accountDeleted: accountNotice,
 };
 
 export function renderMail<K extends MailKind>(kind: K, data: MailDataByKind[K]): RenderedMail {
