@@ -14,6 +14,7 @@ import {
 
 const link = "https://shop.example/verify-email?token=0a1b2c&email=amina%40example.com";
 const when = new Date("2026-03-01T09:05:00Z");
+const noticeText = { subject: (shop: string) => `Notice from ${shop}`, paragraphs: (shop: string, at: string) => [`${shop} did this on ${at}.`] };
 
 const sampleData: { [K in MailKind]: MailDataByKind[K] } = {
   verifyEmail: { tenantName: "Duka Bora", userName: "Amina", link },
@@ -22,6 +23,8 @@ const sampleData: { [K in MailKind]: MailDataByKind[K] } = {
   passwordReset: { tenantName: "Duka Bora", userName: "Amina", when },
   twoFactorEnabled: { tenantName: "Duka Bora", userName: "Amina", when },
   twoFactorDisabled: { tenantName: "Duka Bora", userName: "Amina", when },
+  accountExported: { tenantName: "Duka Bora", userName: "Amina", when, locale: "en", text: noticeText },
+  accountDeleted: { tenantName: "Duka Bora", userName: "Amina", when, locale: "sw", text: noticeText },
 };
 
 describe("templates", () => {
@@ -54,6 +57,11 @@ describe("templates", () => {
     expect(mail.text).toContain(`\n\n${link}\n\n`);
     expect(mail.html).toContain(`href="${escapeHtml(link)}"`);
     expect(mail.html).toContain("token=0a1b2c&amp;email=amina%40example.com");
+  });
+
+  it("writes a data-rights notice's time in the notice's language, in Nairobi time", () => {
+    expect(renderMail("accountExported", sampleData.accountExported).text).toContain("Duka Bora did this on Sunday, 1 March 2026 at 12:05 (East Africa Time).");
+    expect(renderMail("accountDeleted", sampleData.accountDeleted).text).toContain("Duka Bora did this on Jumapili, 1 Machi 2026 saa 12:05 (saa za Afrika Mashariki).");
   });
 
   it("states how long a reset link works", () => {
