@@ -6,7 +6,9 @@ import { createMtejaClient, isTRPCClientError } from "@mteja/client";
 import { addressesScreen } from "./addresses.js";
 import { accountScreen } from "./auth.js";
 import { checkoutScreen } from "./checkout.js";
+import { devicesScreen } from "./devices.js";
 import { mailLinkScreen } from "./mail-links.js";
+import { myDataScreen } from "./my-data.js";
 import { screenNames, type Screen, type ScreenName, type Shell } from "./shell.js";
 import { twoFactorScreen } from "./two-factor.js";
 import { describeError, h } from "./ui.js";
@@ -17,6 +19,8 @@ const screens: Record<ScreenName, { title: string; render: Screen }> = {
   "two-factor": { title: "Two-factor", render: twoFactorScreen },
   addresses: { title: "Addresses", render: addressesScreen },
   checkout: { title: "Checkout", render: checkoutScreen },
+  devices: { title: "Devices", render: devicesScreen },
+  "my-data": { title: "My data", render: myDataScreen },
 };
 
 function start(): void {
