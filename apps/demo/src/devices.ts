@@ -25,7 +25,7 @@ export const devicesScreen: Screen = (shell) => {
 };
 
 function deviceCard(shell: Shell, device: Device, status: ReturnType<typeof notice>, refresh: () => Promise<void>): HTMLElement {
-  const end = button(device.current ? "Sign out here" : "Sign out this device", status, async () => {
+  const end = button(device.current ? "Sign out here" : "End this session", status, async () => {
     const { message } = await shell.mteja.api.auth.revokeSession.mutate({ id: device.id });
     if (device.current) {
       shell.signedOut();
