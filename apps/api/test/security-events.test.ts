@@ -59,7 +59,7 @@ describe.skipIf(skipThisTarget)("security events", () => {
       details: { reason: "invalid_password" },
     });
     expect(events[1]).toMatchObject({ user_agent: "Phone/2.0", details: { method: "password", session_id: expect.any(String) } });
-    expect(events[0].details).toEqual({ via: "change" });
+    expect(events[0]!.details).toEqual({ via: "change" });
   });
 
   it("records two-factor on, a recovery code used, a wrong code and two-factor off", async () => {

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { envelope } from "../core/envelope.js";
 import { oneLineString, passwordField } from "../core/fields.js";
 import { fullAddress } from "../addresses/schemas.js";
+import { meView } from "../profile/schemas.js";
 import { serverPaymentView } from "../intents/schemas.js";
 import { securityEventView } from "../security-events/schemas.js";
 
@@ -10,19 +11,7 @@ export const eraseAccountInput = z.object({
   code: oneLineString().max(64).optional().describe("A code from the authenticator app, or a recovery code: required while two-factor is on."),
 });
 
-const exportedProfile = z.object({
-  id: z.string(),
-  name: z.string(),
-  email: z.string(),
-  phone: z.string().nullable(),
-  avatar_url: z.string().nullable(),
-  email_verified: z.boolean(),
-  otp_enabled: z.boolean(),
-  role: z.string().nullable(),
-  preferences: z.record(z.string(), z.unknown()),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
+const exportedProfile = meView.extend({ created_at: z.string(), updated_at: z.string() });
 
 const exportedSession = z.object({
   id: z.string(),

@@ -1,20 +1,14 @@
 import { z } from "zod";
 import { envelope } from "../core/envelope.js";
-import { oneLineString } from "../core/fields.js";
+import { pageFields } from "../core/fields.js";
 import { tenantIdSchema } from "../tenants/settings.js";
 import { SECURITY_EVENT_TYPES } from "./event-types.js";
 
-/** `limit` is left coercible: it arrives as a query string. */
-const page = {
-  limit: z.number().int().min(1).max(100).default(20),
-  cursor: oneLineString().max(200).optional().describe("next_cursor of the previous page."),
-};
-
-export const listMySecurityEventsInput = z.object(page);
+export const listMySecurityEventsInput = z.object(pageFields);
 
 export const listAuditInput = z.object({
   tenant: tenantIdSchema.optional().describe("Only this tenant's events (default: every tenant's)."),
-  ...page,
+  ...pageFields,
 });
 
 export const securityEventView = z.object({

@@ -1,12 +1,8 @@
 import { z } from "zod";
 import { envelope } from "../../core/envelope.js";
-import { oneLineString } from "../../core/fields.js";
+import { pageFields } from "../../core/fields.js";
 
-/** `limit` is left coercible: it arrives as a query string. */
-export const listSessionsInput = z.object({
-  limit: z.number().int().min(1).max(100).default(20),
-  cursor: oneLineString().max(200).optional().describe("next_cursor of the previous page."),
-});
+export const listSessionsInput = z.object(pageFields);
 
 export const revokeSessionInput = z.object({ id: z.uuid("id must be a session id") });
 
