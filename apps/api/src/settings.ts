@@ -2,11 +2,12 @@
  * Every process setting, read from the environment once at start and validated with zod.
  * A bad value stops the start with a message naming the setting (README "Settings").
  */
-import { defaultSecurityEventRetentionDays, defaultWebhookRetrySchedule } from "@mteja/domain";
+import { defaultWebhookRetrySchedule } from "@mteja/domain";
 import { parseSender } from "@mteja/mailer";
 import { z } from "zod";
 import { parseLimitRules } from "./runtime/limiter.js";
 import { checkMomoSettings, momoSettingsShape } from "./runtime/payments-settings.js";
+import { retentionSettingsShape } from "./runtime/retention-settings.js";
 
 const bool = (name: string) =>
   z
@@ -81,9 +82,8 @@ const settingsSchema = z
       .default([...defaultWebhookRetrySchedule]),
     /** Production refuses http endpoints and ones resolving to internal addresses unless this is true. */
     WEBHOOK_ALLOW_PRIVATE_URLS: bool("WEBHOOK_ALLOW_PRIVATE_URLS").default(false),
-    /** Days security events are kept before the pruning job deletes them (docs/security-events.md#retention). */
-    SECURITY_EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(defaultSecurityEventRetentionDays),
     ...momoSettingsShape,
+    ...retentionSettingsShape,
   })
   .superRefine((s, ctx) => {
     checkMomoSettings(s, ctx);

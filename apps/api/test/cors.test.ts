@@ -62,6 +62,8 @@ describe.skipIf(skipThisTarget)("CORS", () => {
     expect(res.headers.get("access-control-allow-origin")).toBe(shopFront);
     expect(res.headers.get("access-control-allow-credentials")).toBe("true");
     expect(res.headers.get("access-control-expose-headers")).toMatch(/x-request-id/i);
+    // A frontend can see that an operation is deprecated (docs/api-versioning.md).
+    expect(res.headers.get("access-control-expose-headers")).toMatch(/deprecation.*sunset/i);
   });
 
   it("lets a shop's own corsOrigins in for that shop only", async () => {

@@ -194,6 +194,28 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
     expect(failures.received.filter(forPayment(succeeded))).toEqual([]);
   });
 
+  it("sends payment.failed and payout.failed when Daraja refuses the request outright (FAILED, no callback)", async ({ sim }) => {
+    const hooks = await receiver();
+    await addEndpoint(hooks.url, ["payment.failed", "payout.failed"]);
+    const refusal = { status: 400, body: { requestId: "r", errorCode: "400.002.02", errorMessage: "Bad Request - Invalid PhoneNumber" } };
+    sim.script("stkpush", () => refusal);
+    const user = await t.customer();
+    const pushed = await t.rest.request("POST", "/api/momo/stkpush", { body: { phone: "0712345678", amount: 17 }, token: user.accessToken });
+    expect(pushed.status, JSON.stringify(pushed.body)).toBe(502);
+    const payment = await t.deps.db.unscoped.payment.findFirstOrThrow({ where: { userId: user.id, amount: 17 } });
+    expect(payment.status).toBe("FAILED");
+    const [failed] = await hooks.waitFor(forPayment(payment.id));
+    expect(failed!.event).toMatchObject({ type: "payment.failed", data: { payment: { id: payment.id, status: "FAILED", amount: 17 } } });
+
+    sim.script("b2c", () => refusal);
+    const admin = await t.admin();
+    const paid = await t.rest.request("POST", "/api/momo/b2c", { body: { phone: "0712345678", amount: 18 }, token: admin.accessToken });
+    expect(paid.status, JSON.stringify(paid.body)).toBe(502);
+    const payout = await t.deps.db.unscoped.payout.findFirstOrThrow({ where: { requestedBy: admin.id, amount: 18 } });
+    const [payoutFailed] = await hooks.waitFor((d) => d.event.data.payout?.id === payout.id);
+    expect(payoutFailed!.event).toMatchObject({ type: "payout.failed", data: { payout: { id: payout.id, status: "FAILED", amount: 18 } } });
+  });
+
   it("retries a receiver that answers 500 twice, and lists the three attempts", async () => {
     const hooks = await receiver((n) => ({ status: n <= 2 ? 500 : 200 }));
     const endpoint = await addEndpoint(hooks.url);

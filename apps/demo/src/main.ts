@@ -2,7 +2,7 @@
  * The demo shop: one client for the page (same origin as the service, tenant "default"), a screen per
  * step of the flow, chosen by the URL's hash. Signed-out visitors only see the account screen.
  */
-import { createMtejaClient, isTRPCClientError } from "@mteja/client";
+import { createMtejaClient, isMtejaError } from "@mteja/client";
 import { addressesScreen } from "./addresses.js";
 import { accountScreen } from "./auth.js";
 import { checkoutScreen } from "./checkout.js";
@@ -101,8 +101,7 @@ function start(): void {
     .refresh()
     .then(() => shell.reload())
     .catch((error: unknown) => {
-      const code = isTRPCClientError(error) ? (error.shape as { error?: { code?: string } } | undefined)?.error?.code : undefined;
-      if (code !== "AUTH_REQUIRED" && code !== "INVALID_TOKEN") flash = describeError(error);
+      if (!isMtejaError(error, "AUTH_REQUIRED", "INVALID_TOKEN")) flash = describeError(error);
       draw();
     });
 }

@@ -1,5 +1,5 @@
 /** A few DOM helpers: elements are built with text nodes only (no innerHTML), so API data is never markup. */
-import { isTRPCClientError } from "@mteja/client";
+import { isMtejaError, isTRPCClientError, validationDetailsOf } from "@mteja/client";
 
 type Child = Node | string | null | undefined | false;
 type Attributes = Record<string, string | number | boolean | undefined>;
@@ -27,13 +27,13 @@ export function values(form: HTMLFormElement): Record<string, string> {
 
 /** The API's error envelope (docs/errors.md) as a readable message: code, message and, for VALIDATION_ERROR, each field. */
 export function describeError(error: unknown): string {
-  if (isTRPCClientError(error)) {
-    const shape = error.shape as { error?: { code?: string; details?: { path?: string; message?: string }[] } } | undefined;
-    const code = shape?.error?.code ?? (error.data ? "ERROR" : "NETWORK_ERROR");
-    const details = (shape?.error?.details ?? []).map((detail) => (detail.path ? `${detail.path}: ${detail.message}` : detail.message));
-    const retryAfter = (error.data as { retryAfter?: number } | undefined)?.retryAfter;
-    return [`${code} — ${error.message}`, ...details, retryAfter ? `Try again in ${retryAfter} s.` : ""].filter(Boolean).join("\n");
+  if (isMtejaError(error)) {
+    const details = validationDetailsOf(error).map((detail) => (detail.path ? `${detail.path}: ${detail.message}` : detail.message));
+    const retryAfter = error.data.retryAfter;
+    return [`${error.shape.error.code} — ${error.message}`, ...details, retryAfter ? `Try again in ${retryAfter} s.` : ""].filter(Boolean).join("\n");
   }
+  // A failure that never reached the service (offline, refused connection).
+  if (isTRPCClientError(error)) return `NETWORK_ERROR — ${error.message}`;
   return error instanceof Error ? error.message : String(error);
 }
 

@@ -2,8 +2,10 @@
  * createMtejaClient: the typed client for first-party frontends (browser) and services (Node).
  * Every procedure of the service's `AppRouter` is on `client.api`, typed from the router itself.
  */
-import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink, type TRPCClient } from "@trpc/client";
-import type { AppRouter } from "@mteja/domain";
+import { createTRPCClient, httpBatchLink, httpLink, httpSubscriptionLink, splitLink, type TRPCClient } from "@trpc/client";
+import type { AuthState, AuthStateListener } from "./auth-state.js";
+import { idempotencyKeyOf } from "./call-options.js";
+import type { AppRouter } from "./router-types.js";
 import { EventSource as FetchEventSource } from "eventsource";
 import { refreshLink } from "./refresh-link.js";
 import { createSession, type CookieMode } from "./session.js";
@@ -28,6 +30,10 @@ export interface MtejaClientOptions {
    * "browser" where there is a `document`, "memory" elsewhere (Node has no cookie jar).
    */
   cookies?: CookieMode;
+  /** Refresh before a call when the access token expires within this many seconds (default 60; at most a quarter of the token's lifetime). */
+  refreshMarginSeconds?: number;
+  /** The time in milliseconds, for the refresh-ahead check (default Date.now). */
+  now?: () => number;
 }
 
 export interface MtejaClient {
@@ -39,6 +45,14 @@ export interface MtejaClient {
   refresh(): Promise<string>;
   /** Ends the session on the server, clears the refresh cookie and forgets the access token. */
   logout(): Promise<void>;
+  /** The signed-in user's id and the token's expiry (read from the access token); null when signed out. */
+  getAuthState(): AuthState | null;
+  /**
+   * Calls `listener(event, state)` on every change of sign-in state: SIGNED_IN (register, login,
+   * otp.validate, or a refresh that starts a session), TOKEN_REFRESHED, SIGNED_OUT (logout, or a refresh
+   * refused because the session is over). Returns the function that stops it.
+   */
+  onAuthStateChange(listener: AuthStateListener): () => void;
 }
 
 export function createMtejaClient(options: MtejaClientOptions): MtejaClient {
@@ -60,7 +74,7 @@ export function createMtejaClient(options: MtejaClientOptions): MtejaClient {
 
   const api = createTRPCClient<AppRouter>({
     links: [
-      refreshLink<AppRouter>(session),
+      refreshLink<AppRouter>(session, { marginSeconds: options.refreshMarginSeconds ?? 60, now: options.now ?? Date.now }),
       splitLink({
         condition: (op) => op.type === "subscription",
         // The fetch-based EventSource can send headers (the bearer token never goes in a URL),
@@ -72,7 +86,16 @@ export function createMtejaClient(options: MtejaClientOptions): MtejaClient {
             fetch: (input, init) => session.fetch(input, { ...init, headers: { ...init.headers, ...headers() } }),
           }),
         }),
-        false: httpBatchLink({ url, headers, fetch: session.fetch, maxItems: MAX_BATCH_CALLS }),
+        false: splitLink({
+          // An Idempotency-Key is a header, so a call with one travels alone (a batch shares its headers).
+          condition: (op) => idempotencyKeyOf(op.context) !== undefined,
+          true: httpLink({
+            url,
+            fetch: session.fetch,
+            headers: ({ op }) => ({ ...headers(), "idempotency-key": idempotencyKeyOf(op.context) ?? "" }),
+          }),
+          false: httpBatchLink({ url, headers, fetch: session.fetch, maxItems: MAX_BATCH_CALLS }),
+        }),
       }),
     ],
   });
@@ -83,5 +106,7 @@ export function createMtejaClient(options: MtejaClientOptions): MtejaClient {
     setAccessToken: session.setAccessToken,
     refresh: session.refresh,
     logout: session.logout,
+    getAuthState: session.getAuthState,
+    onAuthStateChange: session.onAuthStateChange,
   };
 }

@@ -1,19 +1,28 @@
 /**
- * The tRPC link that makes access-token expiry invisible to callers: a query, mutation or subscription
- * answered INVALID_TOKEN (401) is retried once after a refresh (a subscription only before its first
- * event), and every successful result that carries an `access_token` (register, login, otp/validate,
- * refresh) becomes the token of later calls.
+ * The tRPC link that makes access-token expiry invisible to callers: a call made when the token expires
+ * within `marginSeconds` refreshes it first; a query, mutation or subscription answered INVALID_TOKEN
+ * (401) is retried once after a refresh (a subscription only before its first event), and every
+ * successful result that carries an `access_token` (register, login, otp/validate, refresh) becomes
+ * the token of later calls.
  */
 import type { TRPCLink } from "@trpc/client";
 import type { AnyRouter } from "@trpc/server";
 import { observable, type Unsubscribable } from "@trpc/server/observable";
+import { expiresWithin } from "./auth-state.js";
 import { isExpiredAccessToken } from "./errors.js";
 import type { Session } from "./session.js";
 
 /** Procedures whose own INVALID_TOKEN is not about the access token. */
 const neverRetried = new Set(["auth.refresh", "auth.logout"]);
 
-export function refreshLink<TRouter extends AnyRouter>(session: Session): TRPCLink<TRouter> {
+export interface RefreshTiming {
+  /** Refresh before a call when the access token expires within this many seconds. */
+  marginSeconds: number;
+  /** The time in milliseconds (Date.now unless given). */
+  now: () => number;
+}
+
+export function refreshLink<TRouter extends AnyRouter>(session: Session, timing: RefreshTiming): TRPCLink<TRouter> {
   return () =>
     ({ op, next }) => {
       return observable((observer) => {
@@ -55,7 +64,16 @@ export function refreshLink<TRouter extends AnyRouter>(session: Session): TRPCLi
           });
         };
 
-        attempt(false);
+        // Refreshing ahead costs one request instead of a refused call and its retry. If it fails the
+        // call still goes: a 401 then takes the usual path (and a session that is over has no token).
+        if (session.getAccessToken() !== null && !neverRetried.has(op.path) && expiresWithin(session.getAuthState(), timing.marginSeconds, timing.now())) {
+          session.refresh().then(
+            () => !stopped && attempt(false),
+            () => !stopped && attempt(false),
+          );
+        } else {
+          attempt(false);
+        }
         return () => {
           stopped = true;
           current?.unsubscribe();

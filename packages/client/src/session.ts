@@ -2,6 +2,7 @@
  * The client's session state: the access token (memory only), the refresh cookie when no browser
  * keeps it, and the one refresh in flight that concurrent calls share.
  */
+import { authStateEvent, authStateOf, type AuthState, type AuthStateListener } from "./auth-state.js";
 import { refreshFailure } from "./errors.js";
 
 export type CookieMode = "browser" | "memory";
@@ -18,6 +19,10 @@ export interface SessionOptions {
 export interface Session {
   getAccessToken(): string | null;
   setAccessToken(token: string | null): void;
+  /** The signed-in user and the token's expiry, read from the access token; null when signed out. */
+  getAuthState(): AuthState | null;
+  /** Calls `listener` on every sign-in, refresh and sign-out; returns the function that stops it. */
+  onAuthStateChange(listener: AuthStateListener): () => void;
   /** Exchanges the refresh cookie for a new access token; concurrent callers share one request. */
   refresh(): Promise<string>;
   /** Ends the session on the server (REST, so the cookie goes with it) and forgets the token. */
@@ -33,13 +38,19 @@ const cookiePath = "/api/v1/auth/";
 export function createSession(options: SessionOptions): Session {
   const { baseUrl, tenantId, fetch: baseFetch } = options;
   let accessToken: string | null = options.accessToken ?? null;
+  let authState = authStateOf(accessToken);
   let refreshCookie: string | null = null;
   let refreshing: Promise<string> | null = null;
+  const listeners = new Set<AuthStateListener>();
 
   const setAccessToken = (token: string | null) => {
     if (token === accessToken) return;
     accessToken = token;
+    const before = authState;
+    authState = authStateOf(token);
     options.onAccessToken?.(token);
+    const event = authStateEvent(before, authState);
+    if (event) for (const listener of [...listeners]) listener(event, authState);
   };
 
   const keepRefreshCookie = (response: Response) => {
@@ -100,6 +111,13 @@ export function createSession(options: SessionOptions): Session {
   return {
     getAccessToken: () => accessToken,
     setAccessToken,
+    getAuthState: () => authState,
+    onAuthStateChange(listener) {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
     refresh() {
       refreshing ??= refreshOnce().finally(() => {
         refreshing = null;

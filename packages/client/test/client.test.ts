@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
 import { startTestApp, uniqueEmail, type TestApp } from "../../../apps/api/test/support/app.js";
 import { testClock } from "../../../apps/api/test/support/clock.js";
-import { createMtejaClient, TRPCClientError, type MtejaClient } from "../src/index.js";
+import { callOptions, createMtejaClient, isMtejaError, TRPCClientError, type AuthStateEvent, type ErrorCode, type MtejaClient, type RouterInputs, type RouterOutputs } from "../src/index.js";
 
 interface Counted {
   fetch: typeof fetch;
@@ -134,6 +134,84 @@ describe("createMtejaClient", () => {
     expect(counted.count("/api/v1/auth/logout")).toBe(1);
     const error = await client.refresh().catch((e: unknown) => e);
     expect(errorCode(error)).toEqual({ code: "AUTH_REQUIRED", status: 401 });
+  });
+
+  it("refreshes ahead when the token expires within a quarter of its lifetime, so no call is refused", async () => {
+    const counted = countingFetch();
+    const client = createMtejaClient({ baseUrl: t.url, tenantId: "default", fetch: counted.fetch, now: () => clock.now().getTime() });
+    await client.api.auth.register.mutate({ name: "Njeri Mwangi", email: uniqueEmail("ahead"), password: "correct horse battery" });
+    const first = client.getAuthState();
+    expect(first?.expiresAt!.getTime()! - first?.issuedAt!.getTime()!).toBe(60_000);
+
+    clock.advance(40); // 20 s left of 60: not yet due (a quarter is 15 s)
+    await client.api.profile.me.query();
+    expect(counted.count("/api/v1/auth/refresh")).toBe(0);
+
+    clock.advance(10); // 10 s left: due
+    const trpcCallsBefore = counted.paths.filter((path) => path.startsWith("/trpc/")).length;
+    await client.api.profile.me.query();
+    expect(counted.count("/api/v1/auth/refresh")).toBe(1);
+    expect(counted.paths.filter((path) => path.startsWith("/trpc/")).length - trpcCallsBefore).toBe(1);
+    expect(client.getAuthState()?.accessToken).not.toBe(first?.accessToken);
+  });
+
+  it("reports sign-in state changes: signed in, refreshed, signed out", async () => {
+    const client = createMtejaClient({ baseUrl: t.url, tenantId: "default" });
+    const seen: Array<[AuthStateEvent, string | undefined]> = [];
+    const stop = client.onAuthStateChange((event, state) => seen.push([event, state?.userId]));
+    const registered = await client.api.auth.register.mutate({ name: "Njeri Mwangi", email: uniqueEmail("state"), password: "correct horse battery" });
+    const userId = registered.data.user.id;
+    await client.refresh();
+    await client.logout();
+    expect(seen).toEqual([
+      ["SIGNED_IN", userId],
+      ["TOKEN_REFRESHED", userId],
+      ["SIGNED_OUT", undefined],
+    ]);
+    stop();
+    await client.api.auth.register.mutate({ name: "Njeri Mwangi", email: uniqueEmail("state"), password: "correct horse battery" });
+    expect(seen).toHaveLength(3);
+  });
+
+  it("narrows errors by code with isMtejaError, and types inputs and outputs", async () => {
+    const { client } = await signedIn();
+    const error = await client.api.auth.login.mutate({ email: "nobody@example.com", password: "wrong password" }).catch((e: unknown) => e);
+    expect(isMtejaError(error)).toBe(true);
+    expect(isMtejaError(error, "INVALID_OTP")).toBe(false);
+    expect(isMtejaError(error, "INVALID_OTP", "INVALID_CREDENTIALS")).toBe(true);
+    if (isMtejaError(error, "INVALID_CREDENTIALS")) {
+      expectTypeOf(error.shape.error.code).toEqualTypeOf<"INVALID_CREDENTIALS">();
+      expect(error.data.httpStatus).toBe(401);
+    }
+    expect(isMtejaError(new Error("not from the service"))).toBe(false);
+    expectTypeOf<"INVALID_OTP">().toExtend<ErrorCode>();
+    expectTypeOf<RouterInputs["addresses"]["create"]["county"]>().toEqualTypeOf<string>();
+    expectTypeOf<RouterOutputs["profile"]["me"]["data"]["email"]>().toEqualTypeOf<string>();
+  });
+
+  it("sends an Idempotency-Key with the call that names one, alone, and aborts a call by its signal", async () => {
+    const seen: Array<{ path: string; key: string | null }> = [];
+    const client = createMtejaClient({
+      baseUrl: t.url,
+      tenantId: "default",
+      fetch: (input, init) => {
+        const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+        seen.push({ path: new URL(url).pathname, key: new Headers(init?.headers).get("idempotency-key") });
+        return fetch(input, init);
+      },
+    });
+    await client.api.auth.register.mutate({ name: "Njeri Mwangi", email: uniqueEmail("keyed"), password: "correct horse battery" });
+    await Promise.all([client.api.profile.me.query(), client.api.addresses.list.query(undefined, callOptions({ idempotencyKey: "order-1001" }))]);
+    expect(seen.slice(-2).sort((a, b) => a.path.localeCompare(b.path))).toEqual([
+      { path: "/trpc/addresses.list", key: "order-1001" },
+      { path: "/trpc/profile.me", key: null },
+    ]);
+
+    const controller = new AbortController();
+    controller.abort();
+    const aborted = await client.api.profile.me.query(undefined, callOptions({ signal: controller.signal })).catch((e: unknown) => e);
+    expect(aborted).toBeInstanceOf(TRPCClientError);
+    expect((aborted as Error).message).toMatch(/abort/i);
   });
 
   it("does not refresh for errors that are not an expired token", async () => {

@@ -2,7 +2,7 @@ export { appRouter, type AppRouter } from "./router.js";
 export { createCallerFactory } from "./trpc.js";
 /** The procedure builders, for adapters that test their mount on a router of their own. */
 export { adminApiProcedure, createTRPCRouter, publicProcedure, refreshCookieProcedure } from "./trpc.js";
-export { operationMetaOf, operationMetas, type Credential, type OperationMeta, type SignInStep } from "./operation-meta.js";
+export { operationMetaOf, operationMetas, type Credential, type Deprecation, type OperationMeta, type SignInStep } from "./operation-meta.js";
 export { unobservedEvents, type DomainEvents, type SignInReport } from "./events.js";
 export type { Context, Deps, Logger, RequestInfo, CookieOptions } from "./context.js";
 export type { DomainConfig } from "./config.js";
@@ -34,8 +34,9 @@ export { webhookEventTypes, type WebhookEventType } from "./webhooks/event-types
 export { recordEvent, type NewEvent } from "./webhooks/events.js";
 export { deliverDueWebhooks, type DeliveryOptions, type DeliveryReport, type WebhookPoster } from "./webhooks/delivery-worker.js";
 export { defaultWebhookRetrySchedule } from "./webhooks/retry-schedule.js";
+export { retentionRules, type RetentionRule, type RetentionKind } from "./retention/rules.js";
+export { pruneExpiredRows, type PruneOptions, type PruneReport } from "./retention/prune.js";
 export type { WebhookDeps } from "./webhooks/webhook-deps.js";
 export { paymentObject, type PaymentObject } from "./payments/payment-object.js";
 export { recordSecurityEvent, type SecurityEventInput } from "./security-events/record.js";
 export { SECURITY_EVENT_TYPES, type SecurityEventDetails, type SecurityEventType } from "./security-events/event-types.js";
-export { defaultSecurityEventRetentionDays, securityEventsTable } from "./security-events/retention.js";

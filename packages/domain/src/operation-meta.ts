@@ -16,6 +16,26 @@ export type Credential = "none" | "bearer" | "refreshCookie" | "adminKey" | "api
 /** The two steps of a sign-in: email and password, then (with two-factor) the code. */
 export type SignInStep = "password" | "otp";
 
+/**
+ * An operation on its way out (docs/api-versioning.md): both transports answer it with the
+ * `Deprecation` and `Sunset` headers, and the OpenAPI document marks it deprecated.
+ */
+export interface Deprecation {
+  /** The day it was deprecated, an ISO date ("2026-11-25"): the `Deprecation` header. */
+  since: string;
+  /** The day after which it may stop answering, an ISO date at least six months after `since`: the `Sunset` header. */
+  sunset: string;
+  /** What to call instead, e.g. "POST /api/v1/payments/stk" (in the document's description). */
+  replacement?: string;
+}
+
+/**
+ * What a procedure with a REST path declares in `.meta({ openapi })`: `method`, `path`, `summary` (one
+ * line, required: a test fails without it), and `errorResponses` for the codes its own rules answer
+ * (`{ 409: "USER_EXISTS" }`). The document derives the rest: `operationId` from the procedure's path,
+ * the errors its credential, tenant header, input and `ipLimited` imply, and examples from the schemas
+ * (a zod field's `.meta({ examples })` wins over the document's examples by field name).
+ */
 export interface OperationMeta extends OpenApiMeta {
   credential?: Credential;
   /** Counted against the caller's IP (docs/limits.md): the unauthenticated auth operations only. */
@@ -29,6 +49,8 @@ export interface OperationMeta extends OpenApiMeta {
   acceptedDescription?: string;
   /** The operation is a sign-in step; its outcome is reported through `deps.events.signIn`. */
   signInStep?: SignInStep;
+  /** The operation is deprecated: answered with `Deprecation` and `Sunset` headers until its sunset. */
+  deprecated?: Deprecation;
 }
 
 /** The declared facts of a procedure by its tRPC path ("auth.register"), if it exists. */

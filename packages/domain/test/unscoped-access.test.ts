@@ -38,6 +38,8 @@ const doors: { name: string; pattern: RegExp; allowed: string[] }[] = [
       "payments/payouts/payout-reconciliation.ts",
       // The reconciler reads the tenant of each claimed row for its Daraja account.
       "payments/reconciliation.ts",
+      // The pruning job deletes expired rows of every tenant (and of no tenant), by a table of rules.
+      "retention/prune.ts",
       // The operator's audit (GET /api/v1/admin/audit) lists the security events of every tenant, or of one.
       "security-events/audit.ts",
     ],

@@ -11,3 +11,4 @@ export {
 export { describeError, MailDeliveryError } from "./delivery-error.js";
 export type { MailLogger } from "./logger.js";
 export { parseSender, type Sender } from "./sender.js";
+export { checkSmtpServer } from "./smtp-check.js";

@@ -17,7 +17,7 @@ export interface MailRuntime {
   close(): Promise<void>;
 }
 
-export function createMailRuntime(settings: Settings, db: Database, logger: Logger, now: () => Date, random: Random): MailRuntime {
+export function createMailRuntime(settings: Settings, db: Database, logger: Logger, now: () => Date, random: Random, startWorker = true): MailRuntime {
   const production = settings.NODE_ENV === "production";
   const transport = createMailTransport({
     smtpUrl: settings.SMTP_URL,
@@ -30,7 +30,7 @@ export function createMailRuntime(settings: Settings, db: Database, logger: Logg
   // Outside production the bodies stay, so the dev outbox (GET /dev/outbox) can show the links.
   const store = createMailOutboxStore(db.unscoped, { isKind: isMailKind, scrubBodiesOnSend: production });
   const worker = createOutboxWorker({ store, transport, logger, now, random });
-  worker.start();
+  if (startWorker) worker.start();
   return {
     nudge: () => worker.nudge(),
     runOnce: () => worker.runOnce(),

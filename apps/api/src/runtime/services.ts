@@ -34,6 +34,7 @@ import { createMailRuntime, type MailRuntime } from "./mail.js";
 import { createClosers } from "./closers.js";
 import { createPaymentsRuntime, type PaymentsRuntime } from "./payments.js";
 import { createWebhooksRuntime, type WebhooksRuntime } from "./webhooks.js";
+import { createRetentionRuntime, type RetentionRuntime } from "./retention.js";
 import { createPasswordHashing } from "./password-hashing/index.js";
 import { resolveDataEncryptionKey } from "./secrets.js";
 
@@ -45,6 +46,8 @@ export interface Services {
   payments: PaymentsRuntime;
   /** The webhook delivery worker (started here; stopped by close()). */
   webhooks: WebhooksRuntime;
+  /** The pruning job (started here; stopped by close()). */
+  retention: RetentionRuntime;
   /** The Redis that shares the abuse-limit counters, when REDIS_URL is set: its state for /readyz and /metrics. */
   rateLimitStore: RateLimitStore | undefined;
   close(): Promise<void>;
@@ -63,6 +66,8 @@ export interface ServiceOverrides {
   darajaFetch?: typeof fetch;
   /** Where the domain reports sign-in outcomes: main.ts passes its metrics (http/metrics.ts); otherwise nobody counts. */
   events?: DomainEvents;
+  /** false: build the services without starting the background workers (the operator CLI). */
+  startWorkers?: boolean;
 }
 
 export async function createServices(settings: Settings, logger: Logger, overrides: ServiceOverrides = {}): Promise<Services> {
@@ -110,7 +115,7 @@ export async function createServices(settings: Settings, logger: Logger, overrid
     }
     const limiter = settings.RATE_LIMITS === "on" ? createLimiter({ redis, rules: settings.RATE_LIMIT_RULES, keyPrefix: settings.REDIS_KEY_PREFIX }) : unlimited;
 
-    const mail = createMailRuntime(settings, db, logger, now, random);
+    const mail = createMailRuntime(settings, db, logger, now, random, overrides.startWorkers !== false);
     closers.add("mail outbox worker", () => mail.close());
 
     // The reconciler reads deps when it runs, after they are built below.
@@ -118,6 +123,8 @@ export async function createServices(settings: Settings, logger: Logger, overrid
     closers.add("payment reconciliation", () => payments.close());
     const webhooks = createWebhooksRuntime(settings, logger, () => deps);
     closers.add("webhook delivery worker", () => webhooks.close());
+    const retention = createRetentionRuntime(settings, logger, () => deps);
+    closers.add("pruning job", () => retention.close());
 
     const passwordHashing = createPasswordHashing(settings, logger);
     closers.add("password hashing", () => passwordHashing.close());
@@ -158,13 +165,17 @@ export async function createServices(settings: Settings, logger: Logger, overrid
         audience: settings.JWT_AUDIENCE,
       },
     };
-    payments.start();
-    webhooks.start();
+    if (overrides.startWorkers !== false) {
+      payments.start();
+      webhooks.start();
+      retention.start();
+    }
     return {
       deps,
       mail,
       payments,
       webhooks,
+      retention,
       rateLimitStore,
       close: () => closers.closeAll(),
       stopping: () => closers.stopping(),

@@ -6,7 +6,7 @@ import type { Writable } from "node:stream";
 import pino from "pino";
 import { createMetrics, type Metrics } from "../../src/http/metrics.js";
 import { buildServer, loggerOptions } from "../../src/server.js";
-import { createServices } from "../../src/runtime/services.js";
+import { createServices, type Services } from "../../src/runtime/services.js";
 import { createShutdown } from "../../src/runtime/shutdown.js";
 import { readSettings } from "../../src/settings.js";
 import { createTestDatabase, type TestDatabase } from "./database.js";
@@ -18,6 +18,8 @@ export interface TestApp {
   app: FastifyInstance;
   deps: Deps;
   database: TestDatabase;
+  /** The pruning job of this instance (run by hand: its timer only runs with PRUNE_INTERVAL_SECONDS set). */
+  retention: Services["retention"];
   close(): Promise<void>;
 }
 
@@ -49,6 +51,8 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     DATA_ENCRYPTION_KEY: randomBytes(32).toString("hex"),
     ADMIN_API_KEY: adminKey,
     DATA_DIR: "/nonexistent-test-data-dir",
+    // Tests prune by hand (retention.runOnce), at the clock's time of their choosing.
+    PRUNE_INTERVAL_SECONDS: "0",
     ...env,
   });
   const logger = options.logStream ? pino(loggerOptions(settings) as pino.LoggerOptions, options.logStream) : undefined;
@@ -78,6 +82,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     app,
     deps: services.deps,
     database,
+    retention: services.retention,
     // Closed as SIGTERM closes the service (runtime/shutdown.ts), with a deadline: a part that does not
     // stop fails the test's hook with its name instead of hanging it.
     close: async () => {

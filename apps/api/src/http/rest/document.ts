@@ -2,7 +2,7 @@
  * The OpenAPI document of the REST mount: trpc-to-openapi generates it from the procedures' zod
  * schemas and `meta.openapi`; describeOperations adds what the generator cannot know.
  */
-import { operationMetas, type Credential, type OperationMeta } from "@mteja/domain";
+import { errorStatus, operationMetas, type Credential, type Deprecation, type ErrorCode, type OperationMeta } from "@mteja/domain";
 import type { AnyRouter } from "@trpc/server";
 import { generateOpenApiDocument, type OpenAPIObject, type OpenApiRouter } from "trpc-to-openapi";
 
@@ -72,6 +72,17 @@ const examples: Record<string, unknown> = {
   reference: "ORDER-1001",
   description: "Order 1001",
   checkoutRequestId: "ws_CO_191220191020363925",
+  "x-tenant-id": "default",
+  "idempotency-key": "3f0c9a52-7d1e-4b8f-9c61-2a5d4e8b7f10",
+  message: "Done.",
+  intent_id: "pi_Q2xhc3NpY0thbmdhTWFuZ28",
+  user_id: "6f1c0e56-3b1a-4c52-9d0e-2f4b8a7c1d90",
+  merchantRequestId: "29115-34620561-1",
+  customerMessage: "Success. Request accepted for processing",
+  mpesa_receipt: "SKI3XYZ0AB",
+  created_at: "2026-11-25T09:30:00.000Z",
+  updated_at: "2026-11-25T09:30:05.000Z",
+  expires_at: "2026-11-25T10:30:00.000Z",
 };
 
 type Json = Record<string, unknown>;
@@ -108,7 +119,9 @@ export function describeOperations(document: OpenAPIObject, router: AnyRouter): 
       if (meta?.acceptedDescription) answerAcceptedToo(operation, meta.acceptedDescription);
       if (method === "delete") moveQueryToBody(operation);
       addRequestExamples(operation);
-      describeErrors(operation, declaredErrors(meta));
+      addExamples(operation, components.schemas);
+      describeErrors(operation, errorsOf(meta, operation));
+      if (meta?.deprecated) markDeprecated(operation, meta.deprecated);
     }
   }
   return doc as unknown as OpenAPIObject;
@@ -123,7 +136,8 @@ const errorEnvelopeSchema = {
     error: {
       type: "object",
       properties: {
-        code: { type: "string", description: "The error code, e.g. INVALID_CREDENTIALS." },
+        // Listed, so generated clients get the union of codes (new codes may be added within v1: docs/api-versioning.md).
+        code: { type: "string", enum: Object.keys(errorStatus), description: "The error code (docs/errors.md), e.g. INVALID_CREDENTIALS." },
         details: {
           type: "array",
           items: { type: "object", properties: { path: { type: "string" }, message: { type: "string" } }, required: ["path", "message"] },
@@ -150,31 +164,82 @@ function answerAcceptedToo(operation: Json, description: string): void {
   responses["202"] = { ...responses["200"], description };
 }
 
-function declaredErrors(meta: OperationMeta | undefined): Record<string, string> | undefined {
-  const declared = meta?.openapi?.errorResponses;
-  return declared ? Object.fromEntries(Object.entries(declared).map(([status, text]) => [String(status), String(text)])) : undefined;
+/**
+ * The errors an operation can answer, by status: the codes its declared facts imply (credential, tenant
+ * header, input, `ipLimited`) and the ones its procedure declares in `openapi.errorResponses`, whose
+ * text describes the status when there is one.
+ */
+function errorsOf(meta: OperationMeta | undefined, operation: Json): Map<string, { description: string; codes: ErrorCode[] }> {
+  const implied = new Map<string, ErrorCode[]>();
+  const imply = (status: number, ...codes: ErrorCode[]) => implied.set(String(status), [...(implied.get(String(status)) ?? []), ...codes]);
+  const parameters = (operation.parameters ?? []) as Json[];
+  if (operation.requestBody) imply(400, "MALFORMED_REQUEST");
+  if (parameters.some((p) => p.in === "header" && String(p.name).toLowerCase() === "x-tenant-id" && p.required)) {
+    imply(400, "TENANT_REQUIRED");
+    imply(404, "TENANT_NOT_FOUND");
+  }
+  const credential = meta?.credential ?? "none";
+  if (credential !== "none") imply(401, "AUTH_REQUIRED", "INVALID_TOKEN");
+  // A customer's token where a key is expected, or the other way round.
+  if (credential === "bearer" || credential === "apiKey") imply(403, "FORBIDDEN");
+  // The admin API answers as if absent while ADMIN_API_KEY is not set.
+  if (credential === "adminKey") imply(404, "NOT_FOUND");
+  if (operation.requestBody || parameters.some((p) => p.in === "path" || p.in === "query")) imply(422, "VALIDATION_ERROR");
+  if (meta?.ipLimited) imply(429, "RATE_LIMITED");
+  imply(500, "INTERNAL_ERROR");
+
+  const declared = Object.entries(meta?.openapi?.errorResponses ?? {}).map(([status, text]) => [String(status), String(text)] as const);
+  const errors = new Map<string, { description: string; codes: ErrorCode[] }>();
+  for (const status of new Set([...implied.keys(), ...declared.map(([status]) => status)])) {
+    const text = declared.find(([s]) => s === status)?.[1];
+    const codes = [...new Set([...codesIn(text ?? ""), ...(implied.get(status) ?? [])])];
+    const unmentioned = codes.filter((code) => !text?.includes(code));
+    const description = [text, unmentioned.join(" or ")].filter(Boolean).join("; also ");
+    errors.set(status, { description, codes });
+  }
+  return errors;
 }
 
-/** Error responses: the envelope, with one example per code the description names. */
-function describeErrors(operation: Json, declared: Record<string, string> | undefined): void {
+/** The API's error codes a description names (other capitalised words, such as setting names, are not codes). */
+function codesIn(text: string): ErrorCode[] {
+  const words: string[] = text.match(/\b[A-Z][A-Z_]{3,}\b/g) ?? [];
+  return words.filter((word): word is ErrorCode => Object.hasOwn(errorStatus, word));
+}
+
+/** Error responses: the envelope, with one example per code; the generator's own error answers are replaced. */
+function describeErrors(operation: Json, errors: Map<string, { description: string; codes: ErrorCode[] }>): void {
   const responses = (operation.responses ?? {}) as Record<string, Json>;
-  for (const [status, response] of Object.entries(responses)) {
-    if (Number(status) < 400) continue;
-    // trpc-to-openapi shares one description per status across operations; the procedure's own wins.
-    const description = declared?.[status] ?? String(response.description ?? "");
-    response.description = description;
-    const codes = [...new Set(description.match(/\b[A-Z][A-Z_]{3,}\b/g) ?? [])];
-    const exampleFor = (code: string) => ({
-      success: false,
-      message: "A sentence for people.",
-      error: code === "VALIDATION_ERROR" ? { code, details: [{ path: "email", message: "Invalid email address" }] } : { code },
-    });
-    response.content = {
-      "application/json": {
-        schema: { $ref: "#/components/schemas/ErrorEnvelope" },
-        ...(codes.length ? { examples: Object.fromEntries(codes.map((code) => [code, { value: exampleFor(code) }])) } : {}),
+  for (const status of Object.keys(responses)) if (Number(status) >= 400) delete responses[status];
+  const exampleFor = (code: string) => ({
+    success: false,
+    message: "A sentence for people.",
+    error: code === "VALIDATION_ERROR" ? { code, details: [{ path: "email", message: "Invalid email address" }] } : { code },
+  });
+  for (const [status, { description, codes }] of [...errors].sort(([a], [b]) => Number(a) - Number(b))) {
+    responses[status] = {
+      description,
+      content: {
+        "application/json": {
+          schema: { $ref: "#/components/schemas/ErrorEnvelope" },
+          examples: Object.fromEntries(codes.map((code) => [code, { value: exampleFor(code) }])),
+        },
       },
     };
+  }
+  operation.responses = responses;
+}
+
+/** A deprecated operation: flagged, its replacement named, its Deprecation and Sunset headers documented. */
+function markDeprecated(operation: Json, deprecation: Deprecation): void {
+  operation.deprecated = true;
+  const notice = `Deprecated since ${deprecation.since}; answers until ${deprecation.sunset}${deprecation.replacement ? `. Use ${deprecation.replacement} instead` : ""} (docs/api-versioning.md).`;
+  operation.description = [notice, operation.description].filter(Boolean).join("\n\n");
+  const headers = {
+    Deprecation: { description: "When the operation was deprecated (RFC 9745), e.g. `@1796083200`.", schema: { type: "string" } },
+    Sunset: { description: "The HTTP date after which it may stop answering (RFC 8594).", schema: { type: "string" } },
+  };
+  for (const response of Object.values((operation.responses ?? {}) as Record<string, Json>)) {
+    response.headers = { ...(response.headers as Json | undefined), ...headers };
   }
 }
 
@@ -203,5 +268,61 @@ function addRequestExamples(operation: Json): void {
   const properties = body?.content?.["application/json"]?.schema?.properties as Record<string, Json> | undefined;
   for (const [name, schema] of Object.entries(properties ?? {})) {
     if (name in examples && schema.examples === undefined && schema.example === undefined) schema.examples = [examples[name]];
+  }
+}
+
+/**
+ * An example of every request body, parameter and success answer, made from its schema: a schema's own
+ * `examples` first (a zod field's `.meta({ examples })`), then the examples by field name, then a
+ * value of the schema's type and format.
+ */
+function addExamples(operation: Json, schemas: Json): void {
+  for (const parameter of (operation.parameters ?? []) as Json[]) {
+    if (parameter.example === undefined) parameter.example = exampleOf(parameter.schema as Json | undefined, schemas, String(parameter.name));
+  }
+  const media = [
+    (operation.requestBody as Json | undefined)?.content,
+    ...Object.entries((operation.responses ?? {}) as Record<string, Json>).filter(([status]) => Number(status) < 300).map(([, response]) => response.content),
+  ];
+  for (const content of media) {
+    const json = (content as Record<string, Json> | undefined)?.["application/json"];
+    if (json && json.example === undefined && json.examples === undefined) json.example = exampleOf(json.schema as Json | undefined, schemas);
+  }
+}
+
+const formatExamples: Record<string, unknown> = {
+  "date-time": "2026-11-25T09:30:00.000Z",
+  date: "2026-11-25",
+  uuid: "6f1c0e56-3b1a-4c52-9d0e-2f4b8a7c1d90",
+  email: "wanjiku@example.com",
+  uri: "https://shop.example.co.ke/webhooks/mteja",
+};
+
+function exampleOf(schema: Json | undefined, schemas: Json, name?: string, depth = 0): unknown {
+  if (!schema || depth > 12) return null;
+  if (typeof schema.$ref === "string") return exampleOf(schemas[schema.$ref.replace("#/components/schemas/", "")] as Json | undefined, schemas, name, depth + 1);
+  if (Array.isArray(schema.examples) && schema.examples.length) return schema.examples[0];
+  if (schema.example !== undefined) return schema.example;
+  if (name !== undefined && name in examples) return examples[name];
+  if (schema.const !== undefined) return schema.const;
+  if (Array.isArray(schema.enum) && schema.enum.length) return schema.enum[0];
+  if (schema.default !== undefined) return schema.default;
+  const branches = (schema.anyOf ?? schema.oneOf ?? schema.allOf) as Json[] | undefined;
+  if (branches?.length) return exampleOf(branches.find((branch) => branch.type !== "null") ?? branches[0], schemas, name, depth + 1);
+  const type = Array.isArray(schema.type) ? (schema.type as string[]).find((t) => t !== "null") : (schema.type as string | undefined);
+  switch (type) {
+    case "object":
+      return Object.fromEntries(Object.entries((schema.properties ?? {}) as Record<string, Json>).map(([key, value]) => [key, exampleOf(value, schemas, key, depth + 1)]));
+    case "array":
+      return [exampleOf(schema.items as Json | undefined, schemas, undefined, depth + 1)];
+    case "string":
+      return formatExamples[String(schema.format)] ?? (typeof schema.minLength === "number" && schema.minLength > 6 ? "x".repeat(schema.minLength) : "string");
+    case "integer":
+    case "number":
+      return typeof schema.minimum === "number" ? Math.max(schema.minimum, 1) : 1;
+    case "boolean":
+      return true;
+    default:
+      return null;
   }
 }

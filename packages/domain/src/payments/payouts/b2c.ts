@@ -12,6 +12,8 @@ import type { PayoutModel } from "@mteja/db";
 import type { DarajaClient } from "@mteja/daraja";
 import type { AuthedCtx } from "../../trpc.js";
 import { requestOnce, type ProviderRequest } from "../kernel/provider-request.js";
+import { recordPayoutSettled } from "../kernel/settled-events.js";
+import { asTransaction } from "../payment-records.js";
 import { providerUnavailable } from "../provider-errors.js";
 import { authorizePayout, storePayoutWithinDailyLimit } from "./payout-limits.js";
 import { checkTenantAmount, idempotencyKeyOf } from "../request-rules.js";
@@ -109,9 +111,12 @@ function payoutOnce(ctx: AuthedCtx, daraja: DarajaClient, urls: { resultUrl: str
     async markFailed(payout, lastError) {
       // Refused, or never sent: nothing was paid.
       const now = deps.clock.now();
-      await db.payout.updateMany({
-        where: { id: payout.id, status: "PENDING" },
-        data: { status: "FAILED", lastError, nextStatusQueryAt: null, settledAt: now, updatedAt: now },
+      await db.$transaction(async (tx) => {
+        const failed = await tx.payout.updateMany({
+          where: { id: payout.id, status: "PENDING" },
+          data: { status: "FAILED", lastError, nextStatusQueryAt: null, settledAt: now, updatedAt: now },
+        });
+        if (failed.count === 1) await recordPayoutSettled(asTransaction(tx), await tx.payout.findUniqueOrThrow({ where: { id: payout.id } }), now);
       });
     },
     async markUnknown(payout, lastError) {

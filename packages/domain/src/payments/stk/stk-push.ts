@@ -16,6 +16,7 @@ import type { Tenant } from "../../tenants/directory.js";
 import type { AuthedCtx } from "../../trpc.js";
 import { applyHeldStkCallbacks, applyHeldStkCallbacksSince } from "./stk-callbacks.js";
 import { requestOnce, type ProviderRequest } from "../kernel/provider-request.js";
+import { recordPaymentSettled } from "../kernel/settled-events.js";
 import { providerUnavailable } from "../provider-errors.js";
 import { asTransaction } from "../payment-records.js";
 import { checkTenantAmount, idempotencyKeyOf } from "../request-rules.js";
@@ -117,7 +118,9 @@ function promptOnce(ctx: AuthedCtx, daraja: DarajaClient, callbackUrl: string, r
           where: { id: payment.id, status: "PENDING", checkoutRequestId: null },
           data: { status: "FAILED", lastError, nextQueryAt: null, settledAt: now, updatedAt: now },
         });
-        if (failed.count === 1) await settleIntentOf(asTransaction(tx), payment, "FAILED", now); // payment intents: back to requires_payment
+        if (failed.count !== 1) return;
+        await settleIntentOf(asTransaction(tx), payment, "FAILED", now); // payment intents: back to requires_payment
+        await recordPaymentSettled(asTransaction(tx), await tx.payment.findUniqueOrThrow({ where: { id: payment.id } }), now);
       });
     },
     async markUnknown(payment, lastError) {

@@ -1,0 +1,33 @@
+/**
+ * Per-call options: what one query or mutation sends besides its input.
+ *
+ *   await mteja.api.payments.stkPush.mutate(input, callOptions({ idempotencyKey: orderId, signal }));
+ */
+import type { TRPCRequestOptions } from "@trpc/client";
+
+export interface CallOptions {
+  /**
+   * Sent as `Idempotency-Key`: a repeated call with the same key (a double-tapped "Pay", a retry after
+   * a lost answer) gets the first call's answer instead of doing it again (stkpush, b2c, payment
+   * intents). Such a call is sent alone, not in a batch.
+   */
+  idempotencyKey?: string;
+  /** Aborts the call (e.g. when the page that made it goes away). */
+  signal?: AbortSignal;
+}
+
+const contextKey = "mtejaIdempotencyKey";
+
+/** The options of tRPC's `query(input, options)` / `mutate(input, options)` for these call options. */
+export function callOptions(options: CallOptions): TRPCRequestOptions {
+  return {
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.idempotencyKey !== undefined ? { context: { [contextKey]: options.idempotencyKey } } : {}),
+  };
+}
+
+/** The Idempotency-Key a call's context carries (set by callOptions), if any. */
+export function idempotencyKeyOf(context: Record<string, unknown> | undefined): string | undefined {
+  const key = context?.[contextKey];
+  return typeof key === "string" ? key : undefined;
+}

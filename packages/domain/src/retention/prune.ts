@@ -1,0 +1,36 @@
+import type { Database } from "@mteja/db";
+import { retentionRules, type RetentionRule } from "./rules.js";
+
+export interface PruneOptions {
+  now: Date;
+  /** Days each kind is kept; a kind left out, or 0, is kept for ever. */
+  days: Partial<Record<string, number>>;
+  /** Rows deleted per statement: a large backlog is deleted in many short statements, never one long one. */
+  batchSize: number;
+  rules?: readonly RetentionRule[];
+}
+
+/** Rows deleted per kind (kinds kept for ever are left out). */
+export type PruneReport = Record<string, number>;
+
+/**
+ * Deletes every row past its retention, in batches. Any number of instances (and `mteja prune`) may run
+ * it at once: each batch locks its rows with SKIP LOCKED, so two runs never wait for nor delete the same rows.
+ */
+export async function pruneExpiredRows(db: Database, options: PruneOptions): Promise<PruneReport> {
+  const report: PruneReport = {};
+  for (const rule of options.rules ?? retentionRules) {
+    const days = options.days[rule.kind] ?? 0;
+    if (days <= 0) continue;
+    const cutoff = new Date(options.now.getTime() - days * 86_400_000);
+    const statement = `DELETE FROM "${rule.table}" WHERE id IN (SELECT id FROM "${rule.table}" WHERE ${rule.expired} LIMIT ${options.batchSize} FOR UPDATE SKIP LOCKED)`;
+    let deleted = 0;
+    for (;;) {
+      const batch = await db.unscoped.$executeRawUnsafe(statement, cutoff);
+      deleted += batch;
+      if (batch < options.batchSize) break;
+    }
+    report[rule.kind] = deleted;
+  }
+  return report;
+}
