@@ -6,6 +6,7 @@
 import { describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { adminKey, RestClient, registerUser, uniqueEmail, type TestApp } from "./support/app.js";
+import { testClock } from "./support/clock.js";
 import { skipThisTarget } from "./support/database.js";
 import { enrolledUser, otpToken, totpClock } from "./support/two-factor.js";
 
@@ -121,6 +122,24 @@ describe.skipIf(skipThisTarget)("security events", () => {
     const next = await audit(`?tenant=default&limit=1&cursor=${page.body.data.next_cursor}`);
     expect(next.body.data.security_events[0].id).not.toBe(page.body.data.security_events[0].id);
     expect((await audit("?limit=5")).body.data.security_events).toHaveLength(5);
+  });
+
+  it("events older than RETENTION_SECURITY_EVENTS_DAYS are pruned, younger ones stay", async ({ launch }) => {
+    const own = testClock();
+    const app = await launch.app({ RETENTION_SECURITY_EVENTS_DAYS: "10" }, { now: own.now });
+    const rest = new RestClient(app.url);
+    const user = await registerUser(rest);
+    const guess = () => rest.post("/api/v1/auth/login", { email: user.email, password: "a wrong password" });
+    await guess();
+    own.advance(5 * 86_400);
+    const younger = own.now().toISOString();
+    await guess();
+    own.advance(5 * 86_400 - 1);
+    expect((await app.retention.runOnce()).security_events).toBe(0);
+    own.advance(2);
+    expect((await app.retention.runOnce()).security_events).toBe(1);
+    const left = await app.deps.db.unscoped.securityEvent.findMany({ where: { userId: user.id } });
+    expect(left.map((e) => e.createdAt.toISOString())).toEqual([younger]);
   });
 
   it("the audit needs ADMIN_API_KEY", async () => {
