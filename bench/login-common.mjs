@@ -8,10 +8,9 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
+import { seedRows, seedUsersAndSessions } from "./seed.mjs";
 
-export const args = Object.fromEntries(
-  process.argv.slice(2).reduce((pairs, arg, i, all) => (arg.startsWith("--") ? [...pairs, [arg.slice(2), all[i + 1]]] : pairs), []),
-);
+export { args } from "./args.mjs";
 const adminUrl = process.env.MTEJA_BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const serverEntry = fileURLToPath(new URL("./login-server.mjs", import.meta.url));
 const pinned = availableParallelism() >= 2 && spawnSync("taskset", ["-V"]).status === 0;
@@ -51,16 +50,18 @@ export async function eachServer(rounds, measure) {
 
 export function writeResults(name, data) {
   mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
-  writeFileSync(new URL(`./results/${name}.json`, import.meta.url), JSON.stringify({ at: new Date().toISOString(), conditions, ...data }, null, 2));
+  writeFileSync(new URL(`./results/${name}${seedRows ? "-large" : ""}.json`, import.meta.url), JSON.stringify({ at: new Date().toISOString(), conditions, seedRows, ...data }, null, 2));
 }
 
 /** A scratch database, migrated by a first Mteja server, with the bench user registered. */
-async function prepare() {
+export async function prepare() {
   const scratch = await createScratchDatabase(adminUrl, "mteja_bench");
   const key = randomBytes(32).toString("hex");
   const first = await startServer({ target: "mteja", hasher: "threads", database: scratch.url, key });
   const registered = await fetch(`${first.url}/api/v1/auth/register`, { method: "POST", headers: tenantHeaders, body: JSON.stringify({ name: "Bench User", ...user }) });
   if (registered.status !== 201) throw new Error(`register answered ${registered.status}`);
+  const seedSeconds = await seedUsersAndSessions(scratch.url, seedRows);
+  if (seedRows) console.log(`seeded ${seedRows} users and sessions in ${seedSeconds.toFixed(0)} s`);
   await first.stop();
   return { database: scratch.url, key, drop: () => scratch.drop() };
 }
@@ -75,7 +76,7 @@ export function startServer({ target, hasher = "processes", database, key, env =
     child.stdout.on("data", (chunk) => {
       output += chunk;
       const url = /listening (\S+)/.exec(output)?.[1];
-      if (url) resolve({ url, stop: () => stop(child) });
+      if (url) resolve({ url, pid: child.pid, stop: () => stop(child) });
     });
     child.once("exit", (code) => reject(new Error(`${target} server exited with ${code} before listening`)));
   });
@@ -98,8 +99,27 @@ export function load(options) {
   return new Promise((resolve, reject) => autocannon(options, (error, result) => (error ? reject(error) : resolve(result))));
 }
 
-export function loginLoad(url, { connections, seconds }) {
-  return load({ url: `${url}/api/v1/auth/login`, method: "POST", headers: tenantHeaders, body: JSON.stringify(user), connections, duration: seconds, timeout: 30 });
+/**
+ * Logins from `connections` clients for `seconds`. The result's `shed` counts the 429 answers and those
+ * of them without a usable Retry-After (whole seconds, at least 1): shedding must tell clients when to come back.
+ */
+export async function loginLoad(url, { connections, seconds }) {
+  const shed = { count: 0, withoutRetryAfter: 0, maxRetryAfter: 0 };
+  const onResponse = (status, _body, _context, headers) => {
+    if (status !== 429) return;
+    shed.count++;
+    const retryAfter = Number(headers?.["retry-after"] ?? headers?.["Retry-After"]);
+    if (!Number.isInteger(retryAfter) || retryAfter < 1) shed.withoutRetryAfter++;
+    else shed.maxRetryAfter = Math.max(shed.maxRetryAfter, retryAfter);
+  };
+  const result = await load({
+    url: `${url}/api/v1/auth/login`,
+    requests: [{ method: "POST", headers: tenantHeaders, body: JSON.stringify(user), onResponse }],
+    connections,
+    duration: seconds,
+    timeout: 30,
+  });
+  return Object.assign(result, { shed });
 }
 
 export function meLoad(url, token, { connections, seconds }) {

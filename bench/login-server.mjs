@@ -14,6 +14,7 @@ import jwt from "jsonwebtoken";
 import { createHash, generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
 import pg from "pg";
 import { handWrittenMe } from "./hand-written-me.mjs";
+import { inTransaction } from "./pg-transaction.mjs";
 
 const args = Object.fromEntries(
   process.argv.slice(2).reduce((pairs, arg, i, all) => (arg.startsWith("--") ? [...pairs, [arg.slice(2), all[i + 1]]] : pairs), []),
@@ -68,21 +69,13 @@ function handWritten() {
     if (!user || !ok) return reply.code(401).send({ success: false });
     const sessionId = randomUUID();
     const refresh = randomBytes(32).toString("base64url");
-    const client = await pool.connect();
-    try {
-      await client.query("BEGIN");
+    await inTransaction(pool, async (client) => {
       await client.query(
         "INSERT INTO sessions (id, tenant_id, user_id, idle_expires_at, absolute_expires_at, user_agent, ip) VALUES ($1, $2, $3, $4, $5, $6, $7)",
         [sessionId, tenantId, user.id, new Date(Date.now() + 30 * day), new Date(Date.now() + 90 * day), request.headers["user-agent"] ?? null, request.ip],
       );
       await client.query("INSERT INTO refresh_tokens (id, session_id, token_hash) VALUES ($1, $2, $3)", [randomUUID(), sessionId, createHash("sha256").update(refresh).digest("hex")]);
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK");
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
     reply.header("set-cookie", `refresh_token=${refresh}; Path=/api/v1/auth; HttpOnly; SameSite=Strict; Max-Age=${(30 * day) / 1000}`);
     const access_token = jwt.sign({ tid: tenantId, sid: sessionId, role: user.role }, privateKey, { algorithm: "ES256", subject: user.id, issuer: "mteja", audience: "mteja", expiresIn: 900, jwtid: randomUUID() });
     return { success: true, data: { access_token, user: { id: user.id, name: user.name, email: user.email, role: user.role } } };

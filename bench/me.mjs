@@ -7,11 +7,10 @@
 //
 //   node bench/me.mjs [--seconds 10] [--connections 50] [--rounds 3]
 import { mkdirSync, writeFileSync } from "node:fs";
+import { seedRows } from "./seed.mjs";
 import { load as loadFrom, mePaths, pinServerCore, startBaseline, startMteja } from "./targets.mjs";
+import { args } from "./args.mjs";
 
-const args = Object.fromEntries(
-  process.argv.slice(2).reduce((pairs, arg, i, all) => (arg.startsWith("--") ? [...pairs, [arg.slice(2), all[i + 1]]] : pairs), []),
-);
 const seconds = Number(args.seconds ?? 10);
 const connections = Number(args.connections ?? 50);
 const rounds = Number(args.rounds ?? 3);
@@ -51,10 +50,16 @@ const trpcP99Ratio = sum("trpcP99") / sum("baselineP99");
 console.log(`\nGET /me, ${connections} connections, ${seconds} s x ${rounds} rounds (hand-written ${(sum("baseline") / rounds).toFixed(0)} req/s, p99 ${(sum("baselineP99") / rounds).toFixed(0)} ms)`);
 console.log(`  REST  /api/v1/auth/me: Mteja/hand-written = ${ratio.toFixed(3)} (${(sum("rest") / rounds).toFixed(0)} req/s), p99 ${p99Ratio.toFixed(2)}x`);
 console.log(`  tRPC  /trpc/profile.me: Mteja/hand-written = ${trpcRatio.toFixed(3)} (${(sum("trpc") / rounds).toFixed(0)} req/s), p99 ${trpcP99Ratio.toFixed(2)}x`);
+const checks = [
+  { what: "/me REST / hand-written (req/s)", measured: ratio, goal: ">= 0.90", met: ratio >= 0.9 },
+  { what: "/me REST p99 / hand-written p99", measured: p99Ratio, goal: "<= 1.5", met: p99Ratio <= 1.5 },
+  { what: "/me tRPC / hand-written (req/s)", measured: trpcRatio, goal: ">= 0.90", met: trpcRatio >= 0.9 },
+  { what: "/me tRPC p99 / hand-written p99", measured: trpcP99Ratio, goal: "<= 1.5", met: trpcP99Ratio <= 1.5 },
+];
 mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
 writeFileSync(
-  new URL("./results/me.json", import.meta.url),
-  JSON.stringify({ at: new Date().toISOString(), seconds, connections, rounds, ratio, trpcRatio, p99Ratio, trpcP99Ratio, results }, null, 2),
+  new URL(`./results/me${seedRows ? "-large" : ""}.json`, import.meta.url),
+  JSON.stringify({ at: new Date().toISOString(), seconds, connections, rounds, seedRows, seedSeconds: mteja.seedSeconds, plans: mteja.plans, ratio, trpcRatio, p99Ratio, trpcP99Ratio, results, checks }, null, 2),
 );
 
 await baseline.close();

@@ -11,13 +11,18 @@ import { createPublicKey, randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import pg from "pg";
 import { handWrittenMe } from "./hand-written-me.mjs";
+import { explainHotReads, seedRows, seedUsersAndSessions } from "./seed.mjs";
 
 export const adminUrl = process.env.MTEJA_BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 /** The paths of GET /me on each target (the tRPC query takes no input). */
 export const mePaths = { rest: "/api/v1/auth/me", trpc: "/trpc/profile.me", baseline: "/api/v1/auth/me" };
 
-export async function startMteja() {
+/**
+ * `env`: settings on top of the benchmark's (the callback benchmark turns M-Pesa on). With
+ * MTEJA_BENCH_SEED_ROWS set, that many more users and sessions are seeded after the bench user.
+ */
+export async function startMteja({ env = {} } = {}) {
   const scratch = await createScratchDatabase(adminUrl, "mteja_bench");
   const url = scratch.url.toString();
   const silent = { info() {}, warn() {}, error() {}, debug() {} };
@@ -28,6 +33,7 @@ export async function startMteja() {
     DATA_ENCRYPTION_KEY: randomBytes(32).toString("hex"),
     RATE_LIMITS: "off",
     DATA_DIR: "/tmp/mteja-bench",
+    ...env,
   });
   const db = await openDatabase({ url, poolMax: settings.DATABASE_POOL_MAX });
   const services = await createServices(settings, silent, { db });
@@ -40,12 +46,21 @@ export async function startMteja() {
     headers: { "content-type": "application/json", "x-tenant-id": "default" },
     body: JSON.stringify({ name: "Bench User", email: "bench@example.com", password: "bench-password-123" }),
   });
-  const token = (await register.json()).data.access_token;
+  const registered = (await register.json()).data;
+  const token = registered.access_token;
+  const seedSeconds = await seedUsersAndSessions(url, seedRows);
+  const plans = seedRows ? await explainHotReads(url, "bench@example.com") : undefined;
+  if (seedRows) console.log(`seeded ${seedRows} users and sessions in ${seedSeconds.toFixed(0)} s; plans: ${JSON.stringify(plans)}`);
   const headers = { authorization: `Bearer ${token}`, "x-tenant-id": "default" };
   return {
     base,
     url,
     headers,
+    userId: registered.user?.id,
+    seedSeconds,
+    plans,
+    settings,
+    services,
     poolMax: settings.DATABASE_POOL_MAX,
     async close() {
       await app.close();
@@ -53,6 +68,20 @@ export async function startMteja() {
       await db.close();
       await scratch.drop();
     },
+  };
+}
+
+/** Settings that turn M-Pesa on for the callback benchmarks (Daraja unreachable, the reconciler off). */
+export function momoEnv(callbackSecret) {
+  return {
+    MOMO_BASE_URL: "http://127.0.0.1:9",
+    MOMO_CONSUMER_KEY: "bench",
+    MOMO_CONSUMER_SECRET: "bench",
+    MOMO_SHORTCODE: "174379",
+    MOMO_PASSKEY: "bench",
+    MOMO_CALLBACK_URL: "https://shop.example.com/api/momo/callback/stkpush",
+    MOMO_CALLBACK_SECRET: callbackSecret,
+    MOMO_RECONCILE_INTERVAL_MS: "0",
   };
 }
 
@@ -88,12 +117,17 @@ export function pinServerCore() {
 export function load(url, headers, { connections, seconds, rate }) {
   const headerArgs = Object.entries(headers).flatMap(([name, value]) => ["-H", `${name}=${value}`]);
   const command = [process.execPath, autocannonBin, "--json", "-c", String(connections), "-d", String(seconds), ...(rate ? ["-R", String(rate)] : []), ...headerArgs, url];
+  return onLoadCore(command, "autocannon");
+}
+
+/** Runs `command` (a load generator printing JSON) on LOAD_CORE when `taskset` exists; its parsed output. */
+export function onLoadCore(command, name) {
   const [file, ...rest] = hasTaskset ? ["taskset", "-c", process.env.LOAD_CORE ?? "1", ...command] : command;
   return new Promise((resolve, reject) => {
     const child = spawn(file, rest, { stdio: ["ignore", "pipe", "inherit"] });
     let out = "";
     child.stdout.on("data", (chunk) => (out += chunk));
     child.on("error", reject);
-    child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`autocannon exited with ${code}`))));
+    child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`${name} exited with ${code}`))));
   });
 }

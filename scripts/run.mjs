@@ -4,7 +4,7 @@
 //
 //   node scripts/run.mjs start   build, then run the service (embedded database + Daraja simulator by default)
 //   node scripts/run.mjs test    every test (vitest), embedded database and PostgreSQL
-//   node scripts/run.mjs bench   the benchmarks in bench/
+//   node scripts/run.mjs bench   the benchmarks in bench/ (bench/all.mjs: --quick, --only <parts>, --large)
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
@@ -106,7 +106,7 @@ switch (command) {
   case "bench": {
     build();
     step("running the benchmarks");
-    run("node", ["bench/me.mjs", ...process.argv.slice(3)]);
+    run("node", ["bench/all.mjs", ...process.argv.slice(3)]);
     break;
   }
   default:

@@ -8,7 +8,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import { randomUUID } from "node:crypto";
 import { installCors } from "./http/cors.js";
 import { docsPlugin } from "./http/docs.js";
-import { clientErrorResponse, envelopeFor } from "./http/errors.js";
+import { clientErrorResponse, envelopeFor, requestLocale } from "./http/errors.js";
 import { installJsonBodyParser } from "./http/json-body.js";
 import { createMetrics, installMetrics, type Metrics } from "./http/metrics.js";
 import { installRequestScope, logSerializers, redactPaths } from "./http/request-log.js";
@@ -69,8 +69,8 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 5000 },
     // Errors raised before a route is chosen (a URL that does not decode) get the envelope too,
     // and so do requests Node's HTTP parser refuses (URL or headers too large).
-    frameworkErrors: (error, _request, reply) => {
-      const envelope = envelopeFor(error);
+    frameworkErrors: (error, request, reply) => {
+      const envelope = envelopeFor(error, requestLocale(request));
       void (reply as FastifyReply).code(envelope.status).send(envelope.body);
     },
     clientErrorHandler: (error, socket) => {
@@ -107,13 +107,13 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   });
 
   app.setErrorHandler((error, request, reply) => {
-    const envelope = envelopeFor(error);
+    const envelope = envelopeFor(error, requestLocale(request));
     if (envelope.status >= 500) request.log.error({ err: error }, "request failed");
     if (envelope.retryAfter !== undefined) void reply.header("Retry-After", String(envelope.retryAfter));
     void reply.code(envelope.status).send(envelope.body);
   });
-  app.setNotFoundHandler((_request, reply) => {
-    const envelope = envelopeFor(Object.assign(new Error("Not found"), { code: "FST_ERR_NOT_FOUND", statusCode: 404 }));
+  app.setNotFoundHandler((request, reply) => {
+    const envelope = envelopeFor(Object.assign(new Error("Not found"), { code: "FST_ERR_NOT_FOUND", statusCode: 404 }), requestLocale(request));
     void reply.code(envelope.status).send(envelope.body);
   });
 

@@ -3,6 +3,7 @@
  * served by the real service at /demo/, paying through the real Daraja simulator. One customer goes
  * through the whole flow: register, verify the email from the dev outbox, turn two-factor on, sign in
  * again with a code, add an address with the county picker, pay and watch the status change live.
+ * A second customer goes through sign-up and sign-in in Swahili with the language switch.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -218,6 +219,53 @@ describe.skipIf(skipThisTarget || target !== "embedded" || !haveChromium)("demo 
     await eventually(() => page.locator("#who").textContent()).toContain("Not signed in");
     expect((await client.post("/api/v1/auth/login", { email: user.email, password: user.password })).status).toBe(401);
     expect(pageErrors).toEqual([]);
+  });
+
+  it("in Swahili: the switch sends Accept-Language, register stores it, errors and mails follow, signed-in switching sets preferences.locale", { timeout: 40_000 }, async () => {
+    const context = await browser.newContext({ locale: "en-US" });
+    const swPage = await context.newPage();
+    swPage.setDefaultTimeout(10_000);
+    swPage.on("pageerror", (error) => pageErrors.push(error.message));
+    const email = uniqueEmail("demo-sw");
+    const password = "nenosiri zuri sana";
+    const storedLocale = async () => ((await t.deps.db.unscoped.user.findFirst({ where: { email } }))?.preferences as { locale?: string } | undefined)?.locale;
+    try {
+      await swPage.goto(`${t.url}/demo/`);
+      await swPage.locator("#language").selectOption("sw");
+      expect(await swPage.locator("html").getAttribute("lang")).toBe("sw");
+
+      const register = swPage.locator("#register");
+      await register.getByLabel("Full name").fill("Baraka Otieno");
+      await register.getByLabel("Email").fill(email);
+      await register.getByLabel("Phone (optional)").fill("12345");
+      await register.getByLabel("Password").fill(password);
+      await register.getByRole("button", { name: "Create account" }).click();
+      const registerError = register.locator("xpath=..").locator(".notice.error");
+      await eventually(() => registerError.textContent()).toMatch(/^VALIDATION_ERROR — Ombi si sahihi\.\nphone: phone lazima iwe nambari ya simu ya mkononi ya Kenya/);
+
+      await register.getByLabel("Phone (optional)").fill("0712 345 678");
+      await register.getByRole("button", { name: "Create account" }).click();
+      await eventually(() => swPage.locator("#signed-in-as").textContent()).toBe("Baraka Otieno");
+      expect(await storedLocale()).toBe("sw");
+      const mail = swPage.locator("#inbox .mail").filter({ hasText: "Karibu" });
+      await eventually(() => mail.locator("h4").textContent()).toMatch(/^Karibu .+: tafadhali thibitisha barua pepe yako$/);
+
+      // Switching while signed in stores the choice on the account.
+      await swPage.locator("#language").selectOption("en");
+      await eventually(storedLocale).toBe("en");
+      await swPage.locator("#language").selectOption("sw");
+      await eventually(storedLocale).toBe("sw");
+
+      await swPage.locator("#sign-out").click();
+      const signIn = swPage.locator("#sign-in");
+      await signIn.getByLabel("Email").fill(email);
+      await signIn.getByLabel("Password").fill("si nenosiri langu");
+      await signIn.getByRole("button", { name: "Sign in" }).click();
+      await eventually(() => signIn.locator("xpath=..").locator(".notice.error").textContent()).toBe("INVALID_CREDENTIALS — Barua pepe au nenosiri si sahihi.");
+      expect(pageErrors).toEqual([]);
+    } finally {
+      await context.close();
+    }
   });
 
   it("opens the verification and reset links of the mails on the demo's own pages (APP_URL = …/demo)", { timeout: 30_000 }, async () => {

@@ -21,7 +21,7 @@ const router = createTRPCRouter({
     .input(z.object({ name: z.string() }))
     .output(answer)
     .mutation(({ input }) => {
-      if (input.name === "taken") throw new DomainError("USER_EXISTS", "Taken.");
+      if (input.name === "taken") throw new DomainError("USER_EXISTS");
       return { success: true as const, data: { name: input.name } };
     }),
   current: publicProcedure

@@ -44,7 +44,7 @@ const router = createTRPCRouter({
     .input(z.object({}).strip().optional())
     .output(thing)
     .mutation(() => {
-      throw new DomainError("USER_EXISTS", "An account with this email already exists.");
+      throw new DomainError("USER_EXISTS", "error.USER_EXISTS");
     }),
   rotate: refreshCookieProcedure
     .meta({ openapi: { method: "POST", path: "/v9/rotate" } })

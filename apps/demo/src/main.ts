@@ -7,6 +7,7 @@ import { addressesScreen } from "./addresses.js";
 import { accountScreen } from "./auth.js";
 import { checkoutScreen } from "./checkout.js";
 import { devicesScreen } from "./devices.js";
+import { adoptPreference, fetchInLanguage, languageSwitch } from "./language.js";
 import { mailLinkScreen } from "./mail-links.js";
 import { myDataScreen } from "./my-data.js";
 import { screenNames, type Screen, type ScreenName, type Shell } from "./shell.js";
@@ -33,6 +34,7 @@ function start(): void {
   const mteja = createMtejaClient({
     baseUrl: location.origin,
     tenantId: "default",
+    fetch: fetchInLanguage((input, init) => globalThis.fetch(input, init)),
     // A refresh that failed (session over) or a sign-out: back to the sign-in screen.
     onAccessToken: (token) => {
       if (token === null && shell.user) shell.signedOut();
@@ -81,6 +83,8 @@ function start(): void {
     async reload(message) {
       const { data } = await mteja.api.profile.me.query();
       shell.user = data;
+      adoptPreference(data.preferences);
+      language.value = data.preferences.locale === "sw" ? "sw" : data.preferences.locale === "en" ? "en" : language.value;
       flash = message;
       draw();
     },
@@ -94,6 +98,12 @@ function start(): void {
       location.hash = screen;
     },
   };
+
+  const language = languageSwitch(shell, (message) => {
+    flash = message;
+    draw();
+  });
+  document.querySelector<HTMLElement>("#language-switch")!.replaceChildren(language);
 
   window.addEventListener("hashchange", draw);
   // A session survives a reload through the refresh cookie (HttpOnly, Path=/api/v1/auth): try it once.

@@ -1,4 +1,5 @@
 import type { Database } from "@mteja/db";
+import type { Locale } from "@mteja/i18n";
 import type { AccessTokens } from "./auth/tokens/access-tokens.js";
 import type { DataCipher } from "./core/data-cipher.js";
 import type { Limiter } from "./core/limiter.js";
@@ -28,6 +29,13 @@ export interface RequestInfo {
   /** Made straight from this machine's loopback interface, not relayed by a proxy (never from request headers alone). */
   directLoopback: boolean;
   userAgent: string | undefined;
+  /** The Accept-Language header as sent (docs/i18n.md#which-language). */
+  acceptLanguage?: string | undefined;
+  /**
+   * The language of this request's answer once a signed-in user decided it (i18n/answer-locale.ts
+   * sets it); until then an answer follows Accept-Language only.
+   */
+  signedInLocale?: Locale | undefined;
   getCookie(name: string): string | undefined;
   setCookie(name: string, value: string, options: CookieOptions): void;
   clearCookie(name: string, options: CookieOptions): void;

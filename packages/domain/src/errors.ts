@@ -1,9 +1,12 @@
 /**
  * The API's error codes (docs/errors.md) and the one table that
- * gives each its HTTP status. Both transports (REST and tRPC) format errors through `toErrorEnvelope`.
+ * gives each its HTTP status. Both transports (REST and tRPC) format errors through `toErrorEnvelope`,
+ * which also writes the message and details in the answer's language (docs/i18n.md).
  */
+import { translate, type Locale, type MessageKey, type Text } from "@mteja/i18n";
 import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
+import { issueDetail, issueMessage, type IssueDetail } from "./i18n/validation-details.js";
 
 export const errorStatus = {
   VALIDATION_ERROR: 422,
@@ -28,38 +31,71 @@ export const errorStatus = {
   INTENT_NOT_CANCELLABLE: 409,
   PAYLOAD_TOO_LARGE: 413,
   INTERNAL_ERROR: 500,
+  // Reversals and phone sign-in (second release).
+  REVERSAL_EXISTS: 409,
+  PAYMENT_NOT_REVERSIBLE: 409,
+  PHONE_IN_USE: 409,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;
 
+type CodesWithoutMessage = Exclude<`error.${ErrorCode}`, MessageKey>;
+/** Compiles only while every code has its message `error.<CODE>` in both languages (packages/i18n/src/messages/errors.ts). */
+export const everyCodeHasAMessage: [CodesWithoutMessage] extends [never] ? true : CodesWithoutMessage = true;
+
+/** A field the domain refuses: `message` is rendered in the answer's language. */
 export interface ErrorDetail {
   path: string;
-  message: string;
+  message: Text;
 }
 
+/** Daraja's own words about a refusal, shown as they came (docs/errors.md). */
+export interface ProviderDetail {
+  errorCode: string | null;
+  errorMessage: string | null;
+}
+
+/** What `details` may hold: the domain's own, a zod issue, or a provider's detail. */
+export type DetailSource = ErrorDetail | IssueDetail | ProviderDetail;
+
 export interface DomainErrorOptions {
-  details?: unknown[];
+  details?: readonly DetailSource[];
   /** Only where one code has two statuses (INVALID_TOKEN is 400 on reset-password; docs/errors.md). */
   status?: number;
   /** Seconds, for RATE_LIMITED. */
   retryAfter?: number;
+  /** The answer's language, where no request context will exist to decide it (a body refused before tRPC builds one). */
+  locale?: Locale;
   cause?: unknown;
 }
 
+/**
+ * An error the API answers with a code. Its message is a catalogue entry (the code's own when none is
+ * given), so it can be answered in either language; `message` itself is the English text, for logs.
+ */
 export class DomainError extends Error {
   readonly code: ErrorCode;
+  readonly text: Text;
   readonly status: number;
-  readonly details: unknown[] | undefined;
+  readonly details: readonly DetailSource[] | undefined;
   readonly retryAfter: number | undefined;
+  readonly locale: Locale | undefined;
 
-  constructor(code: ErrorCode, message: string, options: DomainErrorOptions = {}) {
-    super(message, { cause: options.cause });
+  constructor(code: ErrorCode, text?: Text, options: DomainErrorOptions = {}) {
+    const own = text ?? codeText(code);
+    super(translate("en", own), { cause: options.cause });
     this.name = "DomainError";
     this.code = code;
+    this.text = own;
     this.status = options.status ?? errorStatus[code];
     this.details = options.details;
     this.retryAfter = options.retryAfter;
+    this.locale = options.locale;
   }
+}
+
+function codeText(code: ErrorCode): Text {
+  return `error.${code}` as Text;
 }
 
 export interface ErrorEnvelope {
@@ -82,51 +118,52 @@ const trpcCodeFor: Record<number, TRPCError["code"]> = {
   503: "SERVICE_UNAVAILABLE",
 };
 
-/** A DomainError as a TRPCError whose tRPC code matches the status (for tRPC clients' own checks). */
+/** A DomainError as a TRPCError whose tRPC code matches the status (for tRPC clients' own checks; the envelope's message is localised by the formatter). */
 export function toTrpcError(error: DomainError): TRPCError {
   return new TRPCError({ code: trpcCodeFor[error.status] ?? "INTERNAL_SERVER_ERROR", message: error.message, cause: error });
 }
 
-export function validationDetails(error: ZodError): ErrorDetail[] {
-  return error.issues.map((issue) => ({
-    path: issue.path.map(String).join(".") || "(body)",
-    message: issue.message,
-  }));
+function validationError(error: ZodError): DomainError {
+  return new DomainError("VALIDATION_ERROR", undefined, { details: error.issues.map(issueDetail) });
 }
 
 function fromTrpcError(error: TRPCError): DomainError {
   if (error.cause instanceof DomainError) return error.cause;
-  if (error.cause instanceof ZodError) {
-    return new DomainError("VALIDATION_ERROR", "The request is invalid.", { details: validationDetails(error.cause) });
-  }
+  if (error.cause instanceof ZodError) return validationError(error.cause);
   switch (error.code) {
     case "PARSE_ERROR":
     case "UNSUPPORTED_MEDIA_TYPE":
-      return new DomainError("MALFORMED_REQUEST", "The request body must be valid JSON sent as application/json.");
+      return new DomainError("MALFORMED_REQUEST", "http.body_not_json");
     case "PAYLOAD_TOO_LARGE":
-      return new DomainError("PAYLOAD_TOO_LARGE", "The request body is too large.");
+      return new DomainError("PAYLOAD_TOO_LARGE");
     case "NOT_FOUND":
-      return new DomainError("NOT_FOUND", "Not found.");
     case "METHOD_NOT_SUPPORTED":
-      return new DomainError("NOT_FOUND", "Not found.");
+      return new DomainError("NOT_FOUND");
     case "BAD_REQUEST":
-      return new DomainError("MALFORMED_REQUEST", error.message || "Malformed request.");
+      return new DomainError("MALFORMED_REQUEST", undefined, { cause: error });
     default:
-      return new DomainError("INTERNAL_ERROR", "Something went wrong on our side.", { cause: error });
+      return new DomainError("INTERNAL_ERROR", undefined, { cause: error });
   }
 }
 
-/** Turns anything thrown while serving a request into the error envelope (docs/errors.md). */
-export function toErrorEnvelope(error: unknown): ErrorEnvelope {
+/** Turns anything thrown while serving a request into the error envelope (docs/errors.md), in the answer's language. */
+export function toErrorEnvelope(error: unknown, answerLocale: Locale = "en"): ErrorEnvelope {
   const domain =
     error instanceof DomainError
       ? error
       : error instanceof TRPCError
         ? fromTrpcError(error)
         : error instanceof ZodError
-          ? new DomainError("VALIDATION_ERROR", "The request is invalid.", { details: validationDetails(error) })
-          : new DomainError("INTERNAL_ERROR", "Something went wrong on our side.", { cause: error });
-  const body: ErrorEnvelope["body"] = { success: false, message: domain.message, error: { code: domain.code } };
-  if (domain.details) body.error.details = domain.details;
+          ? validationError(error)
+          : new DomainError("INTERNAL_ERROR", undefined, { cause: error });
+  const locale = domain.locale ?? answerLocale;
+  const body: ErrorEnvelope["body"] = { success: false, message: translate(locale, domain.text), error: { code: domain.code } };
+  if (domain.details) body.error.details = domain.details.map((detail) => renderDetail(detail, locale));
   return { status: domain.status, retryAfter: domain.retryAfter, body };
+}
+
+function renderDetail(detail: DetailSource, locale: Locale): unknown {
+  if ("issue" in detail) return { path: detail.path, message: issueMessage(detail, locale) };
+  if ("path" in detail) return { path: detail.path, message: translate(locale, detail.message) };
+  return detail;
 }

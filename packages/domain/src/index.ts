@@ -9,6 +9,7 @@ export type { DomainConfig } from "./config.js";
 export { tokenDefaults } from "./config.js";
 export { systemClock, cryptoRandom, type Clock, type Random } from "./core/ports.js";
 export { DomainError, toErrorEnvelope, errorStatus, type ErrorCode, type ErrorEnvelope } from "./errors.js";
+export { answerLocale } from "./i18n/answer-locale.js";
 export { createAccessTokens, type AccessTokens, type AccessClaims } from "./auth/tokens/access-tokens.js";
 export { createDataCipher, type DataCipher } from "./core/data-cipher.js";
 export { createRefreshSuccessor, type RefreshSuccessor } from "./auth/sessions/refresh-successor.js";

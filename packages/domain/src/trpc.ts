@@ -29,6 +29,7 @@ import { assertLiveSession } from "./auth/sessions/sessions.js";
 import type { Tenant } from "./tenants/directory.js";
 import { authenticateApiKey } from "./api-keys/credential.js";
 import { looksLikeApiKey } from "./api-keys/keys.js";
+import { answerLocale, noteSignedInLocale } from "./i18n/answer-locale.js";
 
 /** The context of a procedure with a tenant: the tenant and its scoped data client. */
 export type TenantCtx = Context & { tenant: Tenant; db: TenantDb };
@@ -40,8 +41,8 @@ const t = initTRPC
   .context<Context>()
   .meta<OperationMeta>()
   .create({
-    errorFormatter({ shape, error }) {
-      const envelope = toErrorEnvelope(error);
+    errorFormatter({ shape, error, ctx }) {
+      const envelope = toErrorEnvelope(error, answerLocale(ctx?.request));
       return {
         ...shape,
         message: envelope.body.message,
@@ -113,33 +114,46 @@ export const authProcedure = publicProcedure.meta({ credential: "bearer" }).use(
   const tenant = await requireTenantHeader(ctx);
   const auth = await verifyBearerOf(ctx, tenant);
   await assertLiveSession(ctx.deps, auth);
-  return next({ ctx: { auth, ...withTenant(ctx, tenant) } });
+  const authed = { auth, ...withTenant(ctx, tenant) };
+  return inUsersLanguage({ ...ctx, ...authed }, next({ ctx: authed }));
 });
 
 /** Like authProcedure but leaves the session check to the procedure (GET /me joins it into its one query). */
 export const authTokenProcedure = publicProcedure.meta({ credential: "bearer" }).use(async ({ ctx, next }) => {
   const tenant = await requireTenantHeader(ctx);
   const auth = await verifyBearerOf(ctx, tenant);
-  return next({ ctx: { auth, ...withTenant(ctx, tenant) } });
+  const authed = { auth, ...withTenant(ctx, tenant) };
+  return inUsersLanguage({ ...ctx, ...authed }, next({ ctx: authed }));
 });
 
 export const protectedProcedure = publicProcedure.meta({ credential: "bearer" }).use(async ({ ctx, next }) => {
-  return next({ ctx: await bearerWithItsTenant(ctx) });
+  const authed = await bearerWithItsTenant(ctx);
+  return inUsersLanguage({ ...ctx, ...authed }, next({ ctx: authed }));
 });
 
 export const adminProcedure = publicProcedure.meta({ credential: "bearer" }).use(async ({ ctx, next }) => {
   const authed = await bearerWithItsTenant(ctx);
-  if (authed.auth.role !== "admin") throw new DomainError("FORBIDDEN", "This operation needs the admin role.");
-  return next({ ctx: authed });
+  if (authed.auth.role !== "admin") {
+    await noteSignedInLocale({ ...ctx, ...authed }, authed.auth.sub);
+    throw new DomainError("FORBIDDEN", "access.admin_role_needed");
+  }
+  return inUsersLanguage({ ...ctx, ...authed }, next({ ctx: authed }));
 });
+
+/** A signed-in call that fails answers in the user's language (i18n/answer-locale.ts). */
+async function inUsersLanguage<R extends { ok: boolean }>(ctx: AuthedCtx, result: Promise<R>): Promise<R> {
+  const settled = await result;
+  if (!settled.ok) await noteSignedInLocale(ctx, ctx.auth.sub);
+  return settled;
+}
 
 export const adminApiProcedure = publicProcedure.meta({ credential: "adminKey" }).use(async ({ ctx, next }) => {
   const key = ctx.deps.config.adminApiKey;
   // Without ADMIN_API_KEY the admin API does not exist (docs/tenants.md#admin-api); nor, for the network, with the dev start's known key.
-  if (!key || (ctx.deps.config.adminApiKeyLoopbackOnly && !ctx.request.directLoopback)) throw new DomainError("NOT_FOUND", "Not found.");
+  if (!key || (ctx.deps.config.adminApiKeyLoopbackOnly && !ctx.request.directLoopback)) throw new DomainError("NOT_FOUND");
   const presented = bearerToken(ctx.request.authorization);
-  if (!presented) throw new DomainError("AUTH_REQUIRED", "The admin API key is required.");
-  if (!equalsConstantTime(presented, key)) throw new DomainError("INVALID_TOKEN", "The admin API key is not valid.");
+  if (!presented) throw new DomainError("AUTH_REQUIRED", "access.admin_key_required");
+  if (!equalsConstantTime(presented, key)) throw new DomainError("INVALID_TOKEN", "access.admin_key_invalid");
   return next();
 });
 
@@ -149,7 +163,7 @@ export const adminApiProcedure = publicProcedure.meta({ credential: "adminKey" }
  */
 export const serverProcedure = publicProcedure.meta({ credential: "apiKey" }).use(async ({ ctx, next }) => {
   const presented = bearerToken(ctx.request.authorization);
-  if (!presented) throw new DomainError("AUTH_REQUIRED", "An API key is required (Authorization: Bearer mk_…).");
+  if (!presented) throw new DomainError("AUTH_REQUIRED", "access.api_key_required");
   const { tenant, apiKey } = await authenticateApiKey(ctx, presented);
   return next({ ctx: { ...withTenant(ctx, tenant), apiKey } });
 });
@@ -160,7 +174,7 @@ export const refreshCookieProcedure = tenantProcedure.meta({ credential: "refres
 /** The bearer token of the X-Tenant-ID tenant. */
 async function verifyBearerOf(ctx: Context, tenant: Tenant): Promise<AccessClaims> {
   const auth = await verifyBearer(ctx);
-  if (auth.tid !== tenant.id) throw new DomainError("INVALID_TOKEN", "The access token is not valid for this tenant.");
+  if (auth.tid !== tenant.id) throw new DomainError("INVALID_TOKEN", "access.token_wrong_tenant");
   return auth;
 }
 
@@ -168,9 +182,9 @@ async function verifyBearerOf(ctx: Context, tenant: Tenant): Promise<AccessClaim
 async function bearerWithItsTenant(ctx: Context): Promise<Pick<AuthedCtx, "auth" | "tenant" | "db">> {
   const auth = await verifyBearer(ctx);
   const header = ctx.request.tenantHeader?.trim();
-  if (header && header !== auth.tid) throw new DomainError("INVALID_TOKEN", "The access token is not valid for this tenant.");
+  if (header && header !== auth.tid) throw new DomainError("INVALID_TOKEN", "access.token_wrong_tenant");
   const tenant = await ctx.deps.tenants.find(auth.tid);
-  if (!tenant) throw new DomainError("INVALID_TOKEN", "The access token is not valid for this tenant.");
+  if (!tenant) throw new DomainError("INVALID_TOKEN", "access.token_wrong_tenant");
   await assertLiveSession(ctx.deps, auth);
   return { auth, ...withTenant(ctx, tenant) };
 }
@@ -181,16 +195,16 @@ function withTenant(ctx: Context, tenant: Tenant): Pick<TenantCtx, "tenant" | "d
 
 async function requireTenantHeader(ctx: Context): Promise<Tenant> {
   const id = ctx.request.tenantHeader?.trim();
-  if (!id) throw new DomainError("TENANT_REQUIRED", "The X-Tenant-ID header is required.");
+  if (!id) throw new DomainError("TENANT_REQUIRED");
   const tenant = await ctx.deps.tenants.find(id);
-  if (!tenant) throw new DomainError("TENANT_NOT_FOUND", "No active tenant has this X-Tenant-ID.");
+  if (!tenant) throw new DomainError("TENANT_NOT_FOUND");
   return tenant;
 }
 
 async function verifyBearer(ctx: Context): Promise<AccessClaims> {
   const token = bearerToken(ctx.request.authorization);
-  if (!token) throw new DomainError("AUTH_REQUIRED", "An access token is required (Authorization: Bearer <token>).");
-  if (looksLikeApiKey(token)) throw new DomainError("FORBIDDEN", "This operation takes a customer's access token, not an API key.");
+  if (!token) throw new DomainError("AUTH_REQUIRED", "access.token_required");
+  if (looksLikeApiKey(token)) throw new DomainError("FORBIDDEN", "access.customer_token_needed");
   return ctx.deps.tokens.verify(token);
 }
 

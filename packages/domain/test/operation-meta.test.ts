@@ -39,7 +39,7 @@ const testRouter = createTRPCRouter({
     .meta({ signInStep: "password", openapi: path })
     .input(z.object({ result: z.enum(["success", "second-factor", "wrong"]) }))
     .mutation(({ input }) => {
-      if (input.result === "wrong") throw new DomainError("INVALID_CREDENTIALS", "Wrong email or password.");
+      if (input.result === "wrong") throw new DomainError("INVALID_CREDENTIALS");
       return { success: true, data: { requires_otp: input.result === "second-factor" }, message: "" };
     }),
   adminOnly: adminApiProcedure.meta({ openapi: path }).query(() => "ok"),
@@ -95,7 +95,7 @@ describe("operation facts on the procedure", () => {
       () => undefined,
       (error: unknown) => error,
     );
-    const expected = toTrpcError(new DomainError("RATE_LIMITED", "x", { retryAfter: 30 }));
+    const expected = toTrpcError(new DomainError("RATE_LIMITED", undefined, { retryAfter: 30 }));
     expect(refused).toBeInstanceOf(TRPCError);
     expect((refused as TRPCError).code).toBe(expected.code);
     expect(((refused as TRPCError).cause as DomainError).code).toBe("RATE_LIMITED");

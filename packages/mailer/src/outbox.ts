@@ -1,3 +1,4 @@
+import type { Locale } from "@mteja/i18n";
 import { singleLine } from "./templates/format.js";
 import { renderMail, type MailDataByKind, type MailKind } from "./templates/index.js";
 
@@ -45,6 +46,8 @@ export interface OutboxRecipient {
   /** Used as the sender's display name and as the shop name in the mail. */
   tenantName: string;
   to: string;
+  /** The recipient's language (their stored preference, else the shop's); English when absent. */
+  locale?: Locale;
 }
 
 /** Renders a mail into the row to insert in the outbox, next to the change that causes it. */
@@ -55,7 +58,7 @@ export function newOutboxMail<K extends MailKind>(
 ): NewOutboxMail {
   // The spread of a generic Omit is not recognised as the full type again, though it is.
   const templateData = { ...data, tenantName: recipient.tenantName } as MailDataByKind[K];
-  const rendered = renderMail(kind, templateData);
+  const rendered = renderMail(kind, templateData, recipient.locale);
   return {
     tenantId: recipient.tenantId,
     to: recipient.to,

@@ -14,7 +14,6 @@ import {
 
 const link = "https://shop.example/verify-email?token=0a1b2c&email=amina%40example.com";
 const when = new Date("2026-03-01T09:05:00Z");
-const noticeText = { subject: (shop: string) => `Notice from ${shop}`, paragraphs: (shop: string, at: string) => [`${shop} did this on ${at}.`] };
 
 const sampleData: { [K in MailKind]: MailDataByKind[K] } = {
   verifyEmail: { tenantName: "Duka Bora", userName: "Amina", link },
@@ -23,8 +22,8 @@ const sampleData: { [K in MailKind]: MailDataByKind[K] } = {
   passwordReset: { tenantName: "Duka Bora", userName: "Amina", when },
   twoFactorEnabled: { tenantName: "Duka Bora", userName: "Amina", when },
   twoFactorDisabled: { tenantName: "Duka Bora", userName: "Amina", when },
-  accountExported: { tenantName: "Duka Bora", userName: "Amina", when, locale: "en", text: noticeText },
-  accountDeleted: { tenantName: "Duka Bora", userName: "Amina", when, locale: "sw", text: noticeText },
+  accountExported: { tenantName: "Duka Bora", userName: "Amina", when },
+  accountDeleted: { tenantName: "Duka Bora", userName: "Amina", when },
 };
 
 describe("templates", () => {
@@ -59,9 +58,10 @@ describe("templates", () => {
     expect(mail.html).toContain("token=0a1b2c&amp;email=amina%40example.com");
   });
 
-  it("writes a data-rights notice's time in the notice's language, in Nairobi time", () => {
-    expect(renderMail("accountExported", sampleData.accountExported).text).toContain("Duka Bora did this on Sunday, 1 March 2026 at 12:05 (East Africa Time).");
-    expect(renderMail("accountDeleted", sampleData.accountDeleted).text).toContain("Duka Bora did this on Jumapili, 1 Machi 2026 saa 12:05 (saa za Afrika Mashariki).");
+  it("writes the data-rights notices in the recipient's language", () => {
+    expect(renderMail("accountExported", sampleData.accountExported).subject).toBe("A copy of your Duka Bora data was downloaded");
+    expect(renderMail("accountDeleted", sampleData.accountDeleted, "sw").subject).toBe("Akaunti yako ya Duka Bora imefutwa");
+    expect(renderMail("accountDeleted", sampleData.accountDeleted, "sw").text).toContain("kama sheria inavyotaka");
   });
 
   it("states how long a reset link works", () => {
@@ -96,6 +96,32 @@ describe("templates", () => {
   it("knows its kinds", () => {
     expect(isMailKind("resetPassword")).toBe(true);
     expect(isMailKind("toString")).toBe(false);
+  });
+});
+
+describe("templates in Swahili", () => {
+  const englishWords = /\b(Hi|the|your|password|account|link|If|This)\b/;
+
+  it.each(MAIL_KINDS)("%s is Swahili throughout: greeting, body, button, fallback line, lang", (kind) => {
+    const mail = renderMail(kind, sampleData[kind], "sw");
+    expect(mail.subject).toContain("Duka Bora");
+    expect(mail.text).toMatch(/^Habari Amina,/);
+    expect(mail.text).toContain("— Duka Bora");
+    expect(mail.html).toContain('<html lang="sw">');
+    const words = mail.text.replace(link, "");
+    expect(words).not.toMatch(englishWords);
+    expect(mail.subject).not.toMatch(englishWords);
+  });
+
+  it("writes times on the 24-hour clock in Nairobi time, and durations in Swahili", () => {
+    expect(passwordChanged(sampleData.passwordChanged, "sw").text).toContain("Jumapili, 1 Machi 2026 saa 12:05 (saa za Afrika Mashariki)");
+    expect(resetPassword(sampleData.resetPassword, "sw").text).toContain("kwa dakika 30");
+    expect(verifyEmail(sampleData.verifyEmail, "sw").html).toContain("Kitufe kisipofanya kazi, nakili kiungo hiki kwenye kivinjari chako:");
+  });
+
+  it("is rendered for the outbox in the recipient's language", () => {
+    const row = newOutboxMail("verifyEmail", { userName: "Amina", link }, { tenantId: "duka-bora", tenantName: "Duka Bora", to: "amina@example.com", locale: "sw" });
+    expect(row.subject).toBe("Karibu Duka Bora: tafadhali thibitisha barua pepe yako");
   });
 });
 

@@ -27,6 +27,7 @@ export function createRequestContext(deps: Deps, request: FastifyRequest, reply:
       ip: request.ip,
       directLoopback: isDirectLoopback(request),
       userAgent: header(request, "user-agent"),
+      acceptLanguage: header(request, "accept-language"),
       getCookie: (name) => request.cookies[name],
       setCookie: (name, value, options) => void reply.setCookie(name, value, options),
       clearCookie: (name, options) => void reply.clearCookie(name, options),

@@ -54,13 +54,13 @@ function hasProtoKey(text: string): boolean {
 /** The reason a non-empty JSON body is refused, or undefined. JSON syntax itself is left to the parser. */
 export function jsonBodyProblem(text: string): DomainError | undefined {
   if (!text.trimStart().startsWith("{")) {
-    return new DomainError("MALFORMED_REQUEST", "The request body must be a JSON object.");
+    return new DomainError("MALFORMED_REQUEST", "http.body_not_object");
   }
   if (nestsDeeperThan(text, maxJsonDepth)) {
-    return new DomainError("MALFORMED_REQUEST", `The request body is nested too deeply (at most ${maxJsonDepth} levels).`);
+    return new DomainError("MALFORMED_REQUEST", { key: "http.body_too_deep", params: { max: maxJsonDepth } });
   }
   if (hasProtoKey(text)) {
-    return new DomainError("MALFORMED_REQUEST", "The request body must not use the key __proto__.");
+    return new DomainError("MALFORMED_REQUEST", "http.body_proto_key");
   }
   return undefined;
 }

@@ -39,7 +39,7 @@ type AddressRow = Prisma.AddressGetPayload<{ select: typeof addressColumns }>;
 const listOrder: Prisma.AddressOrderByWithRelationInput[] = [{ isDefault: "desc" }, { createdAt: "desc" }, { id: "desc" }];
 const newestFirst: Prisma.AddressOrderByWithRelationInput[] = [{ createdAt: "desc" }, { id: "desc" }];
 
-const notFound = () => new DomainError("NOT_FOUND", "No address with this id.");
+const notFound = () => new DomainError("NOT_FOUND", "not_found.address");
 
 function ownerOf(ctx: AddressCtx): Owner {
   return { tenantId: ctx.auth.tid, userId: ctx.auth.sub };
@@ -90,8 +90,8 @@ export async function createAddress(ctx: AddressCtx, input: AddressFields) {
   const row = await underOwnerLock(ctx, owner, async (tx) => {
     const existing = await tx.address.findMany({ where: owner, select: { isDefault: true, createdAt: true }, orderBy: newestFirst });
     if (existing.length >= maxAddressesPerUser) {
-      throw new DomainError("VALIDATION_ERROR", `You can keep at most ${maxAddressesPerUser} addresses; delete one to add another.`, {
-        details: [{ path: "(body)", message: `at most ${maxAddressesPerUser} addresses per customer` }],
+      throw new DomainError("VALIDATION_ERROR", { key: "limits.addresses", params: { max: maxAddressesPerUser } }, {
+        details: [{ path: "(body)", message: { key: "detail.addresses_full", params: { max: maxAddressesPerUser } } }],
       });
     }
     const makeDefault = input.is_default === true || !existing.some((address) => address.isDefault);
@@ -177,7 +177,7 @@ async function underOwnerLock<T>(ctx: AddressCtx, owner: Owner, work: (tx: Tx) =
           // Raw SQL is not scoped by the client: the tenant is named here.
           const locked = await tx.$queryRaw<{ id: string }[]>`
             SELECT id FROM users WHERE tenant_id = ${owner.tenantId} AND id = ${owner.userId}::uuid FOR NO KEY UPDATE`;
-          if (locked.length === 0) throw new DomainError("INVALID_TOKEN", "The access token is invalid or expired.");
+          if (locked.length === 0) throw new DomainError("INVALID_TOKEN");
           return work(tx);
         },
         { maxWait: 10_000, timeout: 15_000 },

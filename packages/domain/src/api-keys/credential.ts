@@ -36,7 +36,7 @@ async function refuseOtherCredential(ctx: Context, presented: string): Promise<n
     () => true,
     () => false,
   );
-  if (isAccessToken) throw new DomainError("FORBIDDEN", "This operation takes an API key (Authorization: Bearer mk_…), not an access token.");
+  if (isAccessToken) throw new DomainError("FORBIDDEN", "access.api_key_needed");
   throw invalidKey();
 }
 
@@ -48,5 +48,5 @@ async function noteUse(ctx: Context, row: ApiKeyRow): Promise<void> {
 }
 
 function invalidKey(): DomainError {
-  return new DomainError("INVALID_TOKEN", "The API key is not valid for this tenant, or has been revoked.");
+  return new DomainError("INVALID_TOKEN", "access.api_key_invalid");
 }

@@ -6,7 +6,7 @@ import { newApiKey } from "./keys.js";
 import { maxLiveKeysPerTenant, toApiKeyView } from "./schemas.js";
 import { insertApiKey, listApiKeys, revokeApiKey, tenantExists } from "./store.js";
 
-const unknownTenant = () => new DomainError("NOT_FOUND", "No tenant has this id.");
+const unknownTenant = () => new DomainError("NOT_FOUND", "not_found.tenant");
 
 export async function createKey(ctx: Context, tenantId: string, name: string) {
   const { key, prefix, keyHash } = newApiKey(ctx.deps.random);
@@ -14,8 +14,8 @@ export async function createKey(ctx: Context, tenantId: string, name: string) {
   const outcome = await insertApiKey(ctx.deps.db, row, maxLiveKeysPerTenant);
   if ("refused" in outcome) {
     if (outcome.refused === "unknown-tenant") throw unknownTenant();
-    throw new DomainError("VALIDATION_ERROR", `A tenant has at most ${maxLiveKeysPerTenant} API keys that are not revoked; revoke one first.`, {
-      details: [{ path: "id", message: `this tenant already has ${maxLiveKeysPerTenant} API keys that are not revoked` }],
+    throw new DomainError("VALIDATION_ERROR", { key: "limits.api_keys", params: { max: maxLiveKeysPerTenant } }, {
+      details: [{ path: "id", message: { key: "detail.api_keys_full", params: { max: maxLiveKeysPerTenant } } }],
     });
   }
   noStore(ctx);
@@ -27,7 +27,7 @@ export async function listKeys(ctx: Context, tenantId: string, page: { limit: nu
   if (!(await tenantExists(ctx.deps.db, tenantId))) throw unknownTenant();
   const rows = await listApiKeys(ctx.deps.db, tenantId, page.limit + 1, page.cursor);
   if (!rows) {
-    throw new DomainError("VALIDATION_ERROR", "The request is invalid.", { details: [{ path: "cursor", message: "cursor is not a next_cursor of this list" }] });
+    throw new DomainError("VALIDATION_ERROR", undefined, { details: [{ path: "cursor", message: "detail.cursor" }] });
   }
   const shown = rows.slice(0, page.limit);
   const last = shown[shown.length - 1];
@@ -37,5 +37,5 @@ export async function listKeys(ctx: Context, tenantId: string, page: { limit: nu
 export async function revokeKey(ctx: Context, tenantId: string, keyId: string): Promise<void> {
   if (await revokeApiKey(ctx.deps.db, tenantId, keyId, ctx.deps.clock.now())) return;
   if (!(await tenantExists(ctx.deps.db, tenantId))) throw unknownTenant();
-  throw new DomainError("NOT_FOUND", "This tenant has no API key with this id.");
+  throw new DomainError("NOT_FOUND", "not_found.api_key");
 }

@@ -61,7 +61,7 @@ export function createAdmission({ clock, concurrency, maxWaitMs }: Omit<Password
     if (running < concurrency) return;
     const expectedWaitMs = ((waiting.length + 1) * (meanMs ?? 0)) / concurrency;
     if (expectedWaitMs > maxWaitMs) {
-      throw new DomainError("RATE_LIMITED", "Too many sign-in attempts are being processed; try again shortly.", {
+      throw new DomainError("RATE_LIMITED", "auth.hashing_busy", {
         retryAfter: Math.max(1, Math.ceil(expectedWaitMs / 1000)),
       });
     }

@@ -10,16 +10,19 @@ import { clearRefreshCookie, noStore, readRefreshCookie, setRefreshCookie } from
 import type { loginInput, registerInput } from "./schemas.js";
 import { enqueueVerificationMail } from "./recovery/email-verification.js";
 import { recordSecurityEvent } from "../security-events/record.js";
+import { requestedLocale } from "../i18n/answer-locale.js";
 
-const invalidCredentials = () => new DomainError("INVALID_CREDENTIALS", "The email or password is incorrect.");
+const invalidCredentials = () => new DomainError("INVALID_CREDENTIALS");
 
 export async function register(ctx: TenantCtx, input: z.infer<typeof registerInput>) {
   const { deps, tenant, request } = ctx;
   const passwordHash = await deps.passwords.hash(input.password);
+  // The language the request asked in becomes the account's (mails included); none asked: the shop's applies.
+  const locale = requestedLocale(request.acceptLanguage);
   try {
     const result = await ctx.db.$transaction(async (tx) => {
       const user = await tx.user.create({
-        data: { tenantId: tenant.id, email: input.email, name: input.name, phone: input.phone ?? null, passwordHash },
+        data: { tenantId: tenant.id, email: input.email, name: input.name, phone: input.phone ?? null, passwordHash, ...(locale ? { preferences: { locale } } : {}) },
       });
       const session = await createSession(deps, tx, user, { ip: request.ip, userAgent: request.userAgent });
       await enqueueVerificationMail(ctx, tx, user);
@@ -35,7 +38,7 @@ export async function register(ctx: TenantCtx, input: z.infer<typeof registerInp
     };
   } catch (error) {
     if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
-      throw new DomainError("USER_EXISTS", "An account with this email already exists.");
+      throw new DomainError("USER_EXISTS");
     }
     throw error;
   }
@@ -77,7 +80,7 @@ export async function login(ctx: TenantCtx, input: z.infer<typeof loginInput>): 
 /** The tenant setting requireVerifiedEmail holds at login and at every refresh. */
 function assertEmailVerifiedIfRequired(tenant: Tenant, user: { emailVerified: boolean }): void {
   if (tenant.settings.requireVerifiedEmail && !user.emailVerified) {
-    throw new DomainError("EMAIL_NOT_VERIFIED", "Please verify your email address before signing in.");
+    throw new DomainError("EMAIL_NOT_VERIFIED");
   }
 }
 
@@ -104,7 +107,7 @@ export async function startSession(
 export async function refresh(ctx: TenantCtx) {
   const { deps, tenant } = ctx;
   const presented = readRefreshCookie(ctx);
-  if (!presented) throw new DomainError("AUTH_REQUIRED", "No refresh cookie was sent.");
+  if (!presented) throw new DomainError("AUTH_REQUIRED", "auth.no_refresh_cookie");
   const outcome = await ctx.db.$transaction(async (tx) => {
     const rotated = await rotateRefreshToken(deps, tx, presented, tenant.id);
     if (rotated.kind !== "rotated") return { rotated, user: null };
@@ -115,7 +118,7 @@ export async function refresh(ctx: TenantCtx) {
   });
   if (outcome.rotated.kind !== "rotated" || !outcome.user) {
     clearRefreshCookie(ctx);
-    throw new DomainError("INVALID_TOKEN", "The refresh cookie is invalid or expired; please sign in again.");
+    throw new DomainError("INVALID_TOKEN", "auth.refresh_cookie_invalid");
   }
   const { session } = outcome.rotated;
   setRefreshCookie(ctx, session.refreshToken, session.refreshExpiresAt);

@@ -8,7 +8,7 @@ import { DomainError } from "../errors.js";
 import type { LimitDecision, Limiter, LimitRule } from "./limiter.js";
 
 export function rateLimitedError(retryAfter: number): DomainError {
-  return new DomainError("RATE_LIMITED", "Too many attempts; please wait before trying again.", {
+  return new DomainError("RATE_LIMITED", undefined, {
     retryAfter: Math.max(1, Math.ceil(retryAfter)),
   });
 }

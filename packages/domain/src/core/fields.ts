@@ -1,5 +1,6 @@
 import { normaliseKenyanPhone } from "@mteja/daraja";
 import { z } from "zod";
+import type { CustomRuleKey } from "../i18n/validation-details.js";
 
 type StringParams = Parameters<typeof z.string>[0];
 
@@ -13,7 +14,7 @@ const controlCharactersButTabAndNewline = /[\u0000-\u0008\u000b-\u001f\u007f]/;
  * `test/input-strings.test.ts` fails if a procedure takes a string that does not.
  */
 export function oneLineString(params?: StringParams) {
-  return z.string(params).refine((value) => !controlCharacters.test(value), { message: "must not contain control characters", abort: true });
+  return z.string(params).refine((value) => !controlCharacters.test(value), { message: "must not contain control characters", abort: true, params: { message: "validation.control_characters" satisfies CustomRuleKey } });
 }
 
 /** Free text a person types on several lines (a landmark): tab and newline pass, other control characters do not. */
@@ -23,6 +24,7 @@ export function freeTextString(params?: StringParams) {
     .refine((value) => !controlCharactersButTabAndNewline.test(value), {
       message: "must not contain control characters other than tab and newline",
       abort: true,
+      params: { message: "validation.control_characters" satisfies CustomRuleKey },
     });
 }
 
@@ -51,7 +53,11 @@ export const kenyanPhoneField = oneLineString({ error: "phone is required" })
   .transform((value, ctx) => {
     const phone = normaliseKenyanPhone(value);
     if (!phone) {
-      ctx.addIssue({ code: "custom", message: "phone must be a Kenyan mobile number (07…, 01…, 2547…, 2541… or +254…)" });
+      ctx.addIssue({
+        code: "custom",
+        message: "phone must be a Kenyan mobile number (07…, 01…, 2547…, 2541… or +254…)",
+        params: { message: "validation.phone" satisfies CustomRuleKey },
+      });
       return z.NEVER;
     }
     return phone;

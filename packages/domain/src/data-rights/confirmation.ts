@@ -27,18 +27,18 @@ export interface ConfirmingUser {
 export async function confirmAccountOwner(ctx: AuthedCtx, user: ConfirmingUser, proof: OwnerProof): Promise<void> {
   const code = proof.code?.replace(/\s+/g, "");
   if (user.otpEnabled && !code) {
-    throw new DomainError("VALIDATION_ERROR", "The request is invalid.", { details: [{ path: "code", message: "code is required while two-factor authentication is on" }] });
+    throw new DomainError("VALIDATION_ERROR", undefined, { details: [{ path: "code", message: { key: "validation.required", params: { field: "code" } } }] });
   }
   // Wrong passwords and codes are guesses like failed logins, counted per account (the caller is authenticated).
   const account = { tenantId: user.tenantId, email: user.email };
   const passwordAttempt = await beginSignInAttempt(ctx, account, { ip: false });
   const valid = await passwordAttempt.check(() => ctx.deps.passwords.verify(user.passwordHash, proof.password));
-  if (!valid) throw new DomainError("INVALID_CREDENTIALS", "The password is incorrect.");
+  if (!valid) throw new DomainError("INVALID_CREDENTIALS", "auth.password_wrong");
   await passwordAttempt.stepPassed();
   if (!user.otpEnabled || !code) return;
 
   const codeAttempt = await beginSignInAttempt(ctx, account, { ip: false });
-  if (!(await secondFactorMatches(ctx, user, code))) throw new DomainError("INVALID_OTP", "The code is incorrect.");
+  if (!(await secondFactorMatches(ctx, user, code))) throw new DomainError("INVALID_OTP");
   await codeAttempt.stepPassed();
 }
 

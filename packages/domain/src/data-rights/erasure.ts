@@ -22,11 +22,14 @@ export function erasedEmail(userId: string): string {
 export async function eraseMyAccount(ctx: AuthedCtx, proof: OwnerProof): Promise<void> {
   const { deps, auth } = ctx;
   const user = await ctx.db.user.findFirst({ where: { id: auth.sub, deletedAt: null } });
-  if (!user) throw new DomainError("INVALID_TOKEN", "The access token is invalid or expired.");
+  if (!user) throw new DomainError("INVALID_TOKEN");
   await confirmAccountOwner(ctx, user, proof);
 
   await ctx.db.$transaction(async (tx) => {
     const now = deps.clock.now();
+    await tx.mailOutbox.deleteMany({ where: { toAddress: user.email, sentAt: null } });
+    // The last mail, written while the account still holds its language.
+    await enqueueDataRightsNotice(ctx, tx, user, "accountDeleted");
     const claimed = await tx.user.updateMany({
       where: { id: user.id, deletedAt: null },
       data: {
@@ -46,8 +49,7 @@ export async function eraseMyAccount(ctx: AuthedCtx, proof: OwnerProof): Promise
       },
     });
     // Two erasures at once: the second finds the account gone, as its token already is.
-    if (claimed.count !== 1) throw new DomainError("INVALID_TOKEN", "The access token is invalid or expired.");
-    await tx.mailOutbox.deleteMany({ where: { toAddress: user.email, sentAt: null } });
+    if (claimed.count !== 1) throw new DomainError("INVALID_TOKEN");
     await tx.address.deleteMany({ where: { userId: user.id } });
     await tx.session.deleteMany({ where: { userId: user.id } });
     await tx.oneTimeToken.deleteMany({ where: { userId: user.id } });
@@ -55,7 +57,6 @@ export async function eraseMyAccount(ctx: AuthedCtx, proof: OwnerProof): Promise
     await tx.securityEvent.deleteMany({ where: { userId: user.id } });
     await maskPaymentPhones(tx, user.id);
     await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "account.deleted" });
-    await enqueueDataRightsNotice(ctx, tx, user, "accountDeleted");
   });
   deps.nudgeMail();
   clearRefreshCookie(ctx);

@@ -17,7 +17,7 @@ export async function exportMyData(ctx: AuthedCtx) {
   const { deps, auth } = ctx;
   const data = await ctx.db.$transaction(async (tx) => {
     const user = await tx.user.findFirst({ where: { id: auth.sub, deletedAt: null } });
-    if (!user) throw new DomainError("INVALID_TOKEN", "The access token is invalid or expired.");
+    if (!user) throw new DomainError("INVALID_TOKEN");
     await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "account.exported" });
     await enqueueDataRightsNotice(ctx, tx, user, "accountExported");
     // One after another: queries of one transaction share its connection.

@@ -4,6 +4,7 @@
  * `processing` in the transaction that stores the payment, before Daraja is called.
  */
 import type { PaymentModel, TenantDb, TenantTx } from "@mteja/db";
+import type { Text } from "@mteja/i18n";
 import { DomainError } from "../errors.js";
 import type { AuthedCtx } from "../trpc.js";
 import { expireDueIntents } from "./intent-expiry.js";
@@ -18,8 +19,8 @@ export interface IntentTerms {
   description: string | null;
 }
 
-function invalid(path: string, message: string): DomainError {
-  return new DomainError("VALIDATION_ERROR", "The request is invalid.", { details: [{ path, message }] });
+function invalid(path: string, message: Text): DomainError {
+  return new DomainError("VALIDATION_ERROR", undefined, { details: [{ path, message }] });
 }
 
 /**
@@ -29,14 +30,14 @@ function invalid(path: string, message: string): DomainError {
  */
 export async function intentTermsForPrompt(ctx: AuthedCtx, input: { intent_id?: string | undefined; amount?: number | undefined }): Promise<IntentTerms | undefined> {
   if (input.intent_id === undefined) {
-    if (ctx.tenant.settings.momo?.requireIntent === true) throw invalid("intent_id", "intent_id is required: this shop takes payments for payment intents only");
+    if (ctx.tenant.settings.momo?.requireIntent === true) throw invalid("intent_id", "detail.intent_required");
     return undefined;
   }
   await expireDueIntents(ctx.db, ctx.deps.clock.now());
   const intent = await findIntent(ctx.db, input.intent_id);
   // An intent bound to another customer is not theirs to see.
   if (!intent || (intent.userId !== null && intent.userId !== ctx.auth.sub)) throw intentNotFound();
-  if (input.amount !== undefined && input.amount !== intent.amount) throw invalid("amount", `amount must be the payment intent's amount (${intent.amount}) or left out`);
+  if (input.amount !== undefined && input.amount !== intent.amount) throw invalid("amount", { key: "detail.amount_not_intents", params: { amount: intent.amount } });
   return { intentId: intent.id, amount: intent.amount, reference: intent.reference, description: intent.description };
 }
 
@@ -47,7 +48,7 @@ export async function intentTermsForPrompt(ctx: AuthedCtx, input: { intent_id?: 
 export async function storePromptForIntent(db: TenantDb, intentId: string, now: Date, store: (tx: TenantTx) => Promise<PaymentModel>): Promise<PaymentModel> {
   return db.$transaction(async (tx) => {
     const started = await transitionIntent(tx, intentId, "prompt_started", "processing", now, { expiresAt: { gt: now } });
-    if (!started) throw new DomainError("INTENT_NOT_PAYABLE", "This payment intent cannot be paid now: a payment is pending, or it is paid, cancelled or expired.");
+    if (!started) throw new DomainError("INTENT_NOT_PAYABLE");
     return store(tx);
   });
 }

@@ -6,6 +6,6 @@ import { toServerPaymentView } from "./views.js";
 
 export async function getServerPayment(ctx: TenantCtx, id: string): Promise<ServerPaymentView> {
   const row = await ctx.db.payment.findFirst({ where: { id } });
-  if (!row) throw new DomainError("NOT_FOUND", "No payment of this shop has this id.");
+  if (!row) throw new DomainError("NOT_FOUND", "not_found.shop_payment");
   return toServerPaymentView(row);
 }

@@ -24,11 +24,11 @@ import { toIntentView } from "./views.js";
 
 const INTENT_ID_BYTES = 18;
 
-export const intentNotFound = () => new DomainError("NOT_FOUND", "No payment intent of this shop has this id.");
+export const intentNotFound = () => new DomainError("NOT_FOUND", "not_found.intent");
 
 function referenceInUse(reference: string): DomainError {
-  return new DomainError("REFERENCE_IN_USE", "Another open payment intent of this shop has this reference.", {
-    details: [{ path: "reference", message: `${reference} is the reference of an intent that requires payment or is processing` }],
+  return new DomainError("REFERENCE_IN_USE", undefined, {
+    details: [{ path: "reference", message: { key: "detail.reference_in_use", params: { reference } } }],
   });
 }
 
@@ -43,7 +43,7 @@ export async function createIntent(ctx: TenantCtx, input: CreateIntentInput): Pr
   }
   checkTenantAmount(ctx.tenant, input.amount);
   if (input.user_id !== undefined && (await db.user.count({ where: { id: input.user_id } })) === 0) {
-    throw new DomainError("VALIDATION_ERROR", "The request is invalid.", { details: [{ path: "user_id", message: "user_id is not a customer of this shop" }] });
+    throw new DomainError("VALIDATION_ERROR", undefined, { details: [{ path: "user_id", message: "detail.user_not_customer" }] });
   }
   await expireDueIntents(db, now);
   if (await openIntentWithReference(db, input.reference)) throw referenceInUse(input.reference);
@@ -93,7 +93,7 @@ export async function getIntent(ctx: TenantCtx, id: string): Promise<IntentView>
 export async function listIntents(ctx: TenantCtx, input: ListIntentsInput): Promise<{ payment_intents: IntentView[]; next_cursor: string | null }> {
   await expireDueIntents(ctx.db, ctx.deps.clock.now());
   const rows = await listIntentPage(ctx.db, { status: input.status, take: input.limit + 1, afterId: input.cursor });
-  if (!rows) throw new DomainError("VALIDATION_ERROR", "The request is invalid.", { details: [{ path: "cursor", message: "cursor is not a next_cursor of this list" }] });
+  if (!rows) throw new DomainError("VALIDATION_ERROR", undefined, { details: [{ path: "cursor", message: "detail.cursor" }] });
   const shown = rows.slice(0, input.limit);
   const last = shown[shown.length - 1];
   return { payment_intents: shown.map(toIntentView), next_cursor: rows.length > input.limit && last ? last.id : null };
@@ -110,7 +110,7 @@ export async function cancelIntent(ctx: TenantCtx, id: string): Promise<IntentVi
   const row = await findIntent(ctx.db, id);
   if (!row) throw intentNotFound();
   if (row.status === "processing" || row.status === "succeeded") {
-    throw new DomainError("INTENT_NOT_CANCELLABLE", `This payment intent is ${row.status}: it can no longer be cancelled.`);
+    throw new DomainError("INTENT_NOT_CANCELLABLE", { key: "intents.not_cancellable", params: { status: row.status } });
   }
   return toIntentView(row);
 }

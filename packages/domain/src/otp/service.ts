@@ -16,10 +16,10 @@ import { hashRecoveryCode, newRecoveryCodes } from "./recovery-codes.js";
 import type { otpDisableInput, otpValidateInput, otpVerifyInput } from "./schemas.js";
 import { matchTotp, newTotpSecret, totpUri } from "./totp.js";
 
-const invalidOtp = () => new DomainError("INVALID_OTP", "The code is incorrect.");
-const alreadyEnabled = () => new DomainError("OTP_ALREADY_ENABLED", "Two-factor authentication is already enabled.");
-const notSetUp = () => new DomainError("OTP_NOT_SETUP", "Set up two-factor authentication first (POST /api/v1/auth/otp/setup).");
-const invalidAccessToken = () => new DomainError("INVALID_TOKEN", "The access token is invalid or expired.");
+const invalidOtp = () => new DomainError("INVALID_OTP");
+const alreadyEnabled = () => new DomainError("OTP_ALREADY_ENABLED");
+const notSetUp = () => new DomainError("OTP_NOT_SETUP", "otp.set_up_first");
+const invalidAccessToken = () => new DomainError("INVALID_TOKEN");
 
 async function currentUser(ctx: AuthedCtx) {
   const user = await ctx.db.user.findFirst({ where: { id: ctx.auth.sub } });
@@ -139,9 +139,9 @@ export async function disable(ctx: AuthedCtx, input: z.infer<typeof otpDisableIn
   // the caller is authenticated).
   const attempt = await beginSignInAttempt(ctx, { tenantId: tenant.id, email: user.email }, { ip: false });
   const valid = await attempt.check(() => deps.passwords.verify(user.passwordHash, input.password));
-  if (!valid) throw new DomainError("INVALID_CREDENTIALS", "The password is incorrect.");
+  if (!valid) throw new DomainError("INVALID_CREDENTIALS", "auth.password_wrong");
   await attempt.stepPassed();
-  if (!user.otpEnabled) throw new DomainError("OTP_NOT_SETUP", "Two-factor authentication is not enabled.");
+  if (!user.otpEnabled) throw new DomainError("OTP_NOT_SETUP");
 
   await ctx.db.$transaction(async (tx) => {
     await tx.user.updateMany({

@@ -36,7 +36,7 @@ function decodeCursor(text: string): Cursor {
   const createdAt = new Date(iso);
   const instantRoundTrips = cursorInstant.test(iso) && !Number.isNaN(createdAt.getTime()) && createdAt.toISOString() === iso;
   if (rest.length > 0 || !instantRoundTrips || !cursorId.test(id)) {
-    throw new DomainError("VALIDATION_ERROR", "The request is invalid.", { details: [{ path: "cursor", message: "cursor is not a nextCursor of this list" }] });
+    throw new DomainError("VALIDATION_ERROR", undefined, { details: [{ path: "cursor", message: "detail.cursor_camel" }] });
   }
   return { createdAt, id };
 }

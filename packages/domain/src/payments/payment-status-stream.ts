@@ -30,7 +30,7 @@ function update(payment: PaymentModel): PaymentStatusUpdate {
 }
 
 function tooManyStreams(): DomainError {
-  return new DomainError("RATE_LIMITED", `At most ${MAX_OPEN_STATUS_STREAMS_PER_USER} payment status subscriptions can be open at once; close one first.`, {
+  return new DomainError("RATE_LIMITED", { key: "limits.status_streams", params: { max: MAX_OPEN_STATUS_STREAMS_PER_USER } }, {
     retryAfter: STATUS_RECHECK_MS / 1000,
   });
 }

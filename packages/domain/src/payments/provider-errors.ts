@@ -6,6 +6,7 @@
  * answer 202 (docs/mpesa.md "Unknown outcomes").
  */
 import { DarajaError } from "@mteja/daraja";
+import type { Text } from "@mteja/i18n";
 import { DomainError } from "../errors.js";
 
 export interface ProviderErrorDetail {
@@ -38,12 +39,12 @@ export function lastErrorOf(error: DarajaError): string {
   return `${ERROR_PREFIX} ${error.errorCode ?? "-"}: ${error.errorMessage ?? ""}`.slice(0, 500);
 }
 
-export function providerUnavailable(message = "M-Pesa could not be reached; please try again shortly.", details?: unknown[]): DomainError {
-  return new DomainError("PAYMENT_PROVIDER_UNAVAILABLE", message, details ? { details } : {});
+export function providerUnavailable(message?: Text): DomainError {
+  return new DomainError("PAYMENT_PROVIDER_UNAVAILABLE", message);
 }
 
 export function providerError(detail: ProviderErrorDetail): DomainError {
-  return new DomainError("PAYMENT_PROVIDER_ERROR", "M-Pesa refused the request.", { details: [detail] });
+  return new DomainError("PAYMENT_PROVIDER_ERROR", undefined, { details: [detail] });
 }
 
 /** The API error for a Daraja failure: 502 only for Daraja's own refusal. */

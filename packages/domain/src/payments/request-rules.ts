@@ -1,4 +1,5 @@
 /** Rules shared by stkPush and b2cPayout: the Idempotency-Key header and the tenant's amount bounds. */
+import type { Text } from "@mteja/i18n";
 import type { Context } from "../context.js";
 import { DomainError } from "../errors.js";
 import type { Tenant } from "../tenants/directory.js";
@@ -10,26 +11,26 @@ export function idempotencyKeyOf(ctx: Context): string | undefined {
   const key = ctx.request.idempotencyKey?.trim();
   if (!key) return undefined;
   if (!KEY_PATTERN.test(key)) {
-    throw new DomainError("VALIDATION_ERROR", "The Idempotency-Key header is invalid.", {
-      details: [{ path: "Idempotency-Key", message: "must be 1-255 visible ASCII characters (a UUID is a good choice)" }],
+    throw new DomainError("VALIDATION_ERROR", "payments.idempotency_key_invalid", {
+      details: [{ path: "Idempotency-Key", message: "detail.idempotency_key_format" }],
     });
   }
   return key;
 }
 
 export function keyReusedError(): DomainError {
-  return new DomainError("VALIDATION_ERROR", "This Idempotency-Key was already used for a different request.", {
-    details: [{ path: "Idempotency-Key", message: "already used with a different body; use a new key for a new request" }],
+  return new DomainError("VALIDATION_ERROR", "payments.idempotency_key_reused", {
+    details: [{ path: "Idempotency-Key", message: "detail.idempotency_key_reused" }],
   });
 }
 
 /** Per-tenant bounds (tenant settings momo.minAmount / maxAmount) may narrow Daraja's. */
 export function checkTenantAmount(tenant: Tenant, amount: number): void {
   const { minAmount, maxAmount } = tenant.settings.momo ?? {};
-  if (minAmount !== undefined && amount < minAmount) throw amountError(`amount must be at least ${minAmount} for this shop`);
-  if (maxAmount !== undefined && amount > maxAmount) throw amountError(`amount must be at most ${maxAmount} for this shop`);
+  if (minAmount !== undefined && amount < minAmount) throw amountError({ key: "detail.amount_below_shop_min", params: { min: minAmount } });
+  if (maxAmount !== undefined && amount > maxAmount) throw amountError({ key: "detail.amount_over_shop_max", params: { max: maxAmount } });
 }
 
-function amountError(message: string): DomainError {
-  return new DomainError("VALIDATION_ERROR", "The request is invalid.", { details: [{ path: "amount", message }] });
+function amountError(message: Text): DomainError {
+  return new DomainError("VALIDATION_ERROR", undefined, { details: [{ path: "amount", message }] });
 }

@@ -43,8 +43,8 @@ export const adminRouter = createTRPCRouter({
         return ok({ tenant: view(row) }, "Tenant created.");
       } catch (error) {
         if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
-          throw new DomainError("VALIDATION_ERROR", "A tenant with this id already exists.", {
-            details: [{ path: "id", message: "already exists" }],
+          throw new DomainError("VALIDATION_ERROR", "tenants.id_taken", {
+            details: [{ path: "id", message: "detail.tenant_id_taken" }],
             status: 409,
           });
         }
@@ -78,7 +78,7 @@ export const adminRouter = createTRPCRouter({
         // Locked, so two updates at once each merge into the other's result rather than overwrite it.
         const [existing] = await tx.$queryRaw<{ id: string; name: string; settings: unknown; active: boolean }[]>`
           SELECT id, name, settings, active FROM tenants WHERE id = ${input.id} FOR UPDATE`;
-        if (!existing) throw new DomainError("NOT_FOUND", "No tenant has this id.");
+        if (!existing) throw new DomainError("NOT_FOUND", "not_found.tenant");
         const settings =
           input.settings !== undefined
             ? nextTenantSettings(toTenant(existing).settings, input.settings, {
@@ -113,11 +113,11 @@ export const adminRouter = createTRPCRouter({
     .output(envelope(z.object({ user: z.object({ id: z.string(), email: z.string(), role: z.string().nullable() }) })))
     .mutation(async ({ ctx, input }) => {
       const tenantId = ctx.request.tenantHeader?.trim();
-      if (!tenantId) throw new DomainError("TENANT_REQUIRED", "The X-Tenant-ID header is required.");
+      if (!tenantId) throw new DomainError("TENANT_REQUIRED");
       const tenant = await ctx.deps.tenants.find(tenantId);
-      if (!tenant) throw new DomainError("TENANT_NOT_FOUND", "No active tenant has this X-Tenant-ID.");
+      if (!tenant) throw new DomainError("TENANT_NOT_FOUND");
       const user = await setUserRole(ctx.deps, tenant.id, input.id, input.role);
-      if (!user) throw new DomainError("NOT_FOUND", "No user of this tenant has this id.");
+      if (!user) throw new DomainError("NOT_FOUND", "not_found.user");
       return ok({ user }, "Role updated.");
     }),
 });

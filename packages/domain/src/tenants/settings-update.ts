@@ -27,17 +27,17 @@ export function nextTenantSettings(stored: TenantSettings, patch: TenantSettings
   const merged = storedTenantSettingsSchema.parse(applyMergePatch(stored, sealedPatch));
 
   for (const field of missingCredentialFields(merged.momo)) {
-    details.push({ path: `settings.momo.${field}`, message: "required: a shop's M-Pesa credentials are all or nothing" });
+    details.push({ path: `settings.momo.${field}`, message: "detail.credentials_all_or_nothing" });
   }
   const hasOwnStk = MOMO_CREDENTIAL_GROUPS.stk.every((field) => merged.momo?.[field] !== undefined);
   if (hasOwnStk && merged.momo?.transactionType === "CustomerBuyGoodsOnline" && merged.momo.tillNumber === undefined) {
-    details.push({ path: "settings.momo.tillNumber", message: "required with transactionType CustomerBuyGoodsOnline (the till customers pay into)" });
+    details.push({ path: "settings.momo.tillNumber", message: "detail.till_required" });
   }
   const hasOwnB2c = MOMO_CREDENTIAL_GROUPS.b2c.every((field) => merged.momo?.[field] !== undefined);
   if (merged.momo?.b2c?.enabled === true && !context.isDefaultTenant && !hasOwnB2c) {
-    details.push({ path: "settings.momo.b2c.enabled", message: `payouts need the shop's own B2C account (${MOMO_CREDENTIAL_GROUPS.b2c.join(", ")})` });
+    details.push({ path: "settings.momo.b2c.enabled", message: { key: "detail.payouts_need_own_account", params: { fields: MOMO_CREDENTIAL_GROUPS.b2c.join(", ") } } });
   }
-  if (details.length > 0) throw new DomainError("VALIDATION_ERROR", "The request is invalid.", { details });
+  if (details.length > 0) throw new DomainError("VALIDATION_ERROR", undefined, { details });
   return merged;
 }
 
@@ -50,7 +50,7 @@ function sealPatchSecrets(stored: TenantSettings, patch: TenantSettingsPatch, ci
     if (typeof value !== "string") continue;
     if (value !== MASKED_SECRET) momo[field] = cipher.encrypt(value);
     else if (stored.momo?.[field] !== undefined) delete momo[field];
-    else details.push({ path: `settings.momo.${field}`, message: `nothing is stored to keep: send the ${field} itself` });
+    else details.push({ path: `settings.momo.${field}`, message: { key: "detail.secret_nothing_to_keep", params: { field } } });
   }
   return { ...patch, momo };
 }

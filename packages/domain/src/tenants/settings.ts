@@ -1,3 +1,4 @@
+import { LOCALES } from "@mteja/i18n";
 import { z } from "zod";
 import { oneLineString, uncoerced } from "../core/fields.js";
 
@@ -49,6 +50,8 @@ const topFields = {
   appUrl: oneLineString().pipe(z.url({ protocol: /^https?$/ })),
   requireVerifiedEmail: uncoerced(z.boolean()),
   corsOrigins: z.array(oneLineString().pipe(z.url({ protocol: /^https?$/ }))).max(50),
+  /** The shop's language where neither the user nor the request names one (docs/i18n.md#which-language). */
+  locale: z.enum(LOCALES),
 };
 
 type Fields = Record<string, z.ZodType>;

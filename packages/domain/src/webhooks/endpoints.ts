@@ -8,7 +8,7 @@ import { newEndpointSecret, previousSecretOverlapMs } from "./endpoint-secrets.j
 import { maxEndpointsPerTenant } from "./schemas.js";
 import { storedEventTypes } from "./subscriptions.js";
 
-const notFound = () => new DomainError("NOT_FOUND", "No webhook endpoint with this id.");
+const notFound = () => new DomainError("NOT_FOUND", "not_found.webhook_endpoint");
 
 export function endpointView(row: WebhookEndpointModel) {
   return {
@@ -23,7 +23,7 @@ export function endpointView(row: WebhookEndpointModel) {
 
 async function assertUsableUrl(ctx: TenantCtx, url: string): Promise<void> {
   const problem = await ctx.deps.webhooks.urlProblem(url);
-  if (problem) throw new DomainError("VALIDATION_ERROR", "The request is invalid.", { details: [{ path: "url", message: problem }] });
+  if (problem) throw new DomainError("VALIDATION_ERROR", undefined, { details: [{ path: "url", message: { key: "detail.webhook_url_refused", params: { reason: problem } } }] });
 }
 
 export async function createEndpoint(ctx: TenantCtx, input: { url: string; events?: WebhookEventType[] | undefined }) {
@@ -46,8 +46,8 @@ export async function createEndpoint(ctx: TenantCtx, input: { url: string; event
     });
   });
   if (!created) {
-    throw new DomainError("VALIDATION_ERROR", `A tenant has at most ${maxEndpointsPerTenant} webhook endpoints; delete one first.`, {
-      details: [{ path: "url", message: `this tenant already has ${maxEndpointsPerTenant} webhook endpoints` }],
+    throw new DomainError("VALIDATION_ERROR", { key: "limits.webhook_endpoints", params: { max: maxEndpointsPerTenant } }, {
+      details: [{ path: "url", message: { key: "detail.webhook_endpoints_full", params: { max: maxEndpointsPerTenant } } }],
     });
   }
   noStore(ctx);
@@ -58,7 +58,7 @@ export async function createEndpoint(ctx: TenantCtx, input: { url: string; event
 export async function listEndpoints(ctx: TenantCtx, page: { limit: number; cursor?: string | undefined }) {
   const after = page.cursor ? await ctx.db.webhookEndpoint.findFirst({ where: { id: asUuid(page.cursor), deletedAt: null } }) : null;
   if (page.cursor && !after) {
-    throw new DomainError("VALIDATION_ERROR", "The request is invalid.", { details: [{ path: "cursor", message: "cursor is not a next_cursor of this list" }] });
+    throw new DomainError("VALIDATION_ERROR", undefined, { details: [{ path: "cursor", message: "detail.cursor" }] });
   }
   const rows = await ctx.db.webhookEndpoint.findMany({
     where: { deletedAt: null, ...(after ? { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] } : {}) },

@@ -5,7 +5,7 @@ import type { WebhookEventType } from "./event-types.js";
 import { subscribes } from "./subscriptions.js";
 
 const badCursor = () =>
-  new DomainError("VALIDATION_ERROR", "The request is invalid.", { details: [{ path: "cursor", message: "cursor is not a next_cursor of this list" }] });
+  new DomainError("VALIDATION_ERROR", undefined, { details: [{ path: "cursor", message: "detail.cursor" }] });
 
 /** Newest first, keyset on (created_at, id); the cursor is the id of the last event shown. */
 export async function listEvents(ctx: TenantCtx, page: { limit: number; cursor?: string | undefined }) {
@@ -33,7 +33,7 @@ export async function listEvents(ctx: TenantCtx, page: { limit: number; cursor?:
 /** Sends the event again, now, to every enabled endpoint subscribed to its type (with the same id and body). */
 export async function redeliverEvent(ctx: TenantCtx, id: string) {
   const event = await ctx.db.webhookEvent.findFirst({ where: { id } });
-  if (!event) throw new DomainError("NOT_FOUND", "No webhook event with this id.");
+  if (!event) throw new DomainError("NOT_FOUND", "not_found.webhook_event");
   const endpoints = await ctx.db.webhookEndpoint.findMany({ where: { enabled: true, deletedAt: null }, select: { id: true, events: true } });
   const subscribed = endpoints.filter((endpoint) => subscribes(endpoint.events, event.type as WebhookEventType));
   const now = ctx.deps.clock.now();

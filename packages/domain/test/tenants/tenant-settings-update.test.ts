@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { DomainError } from "../../src/errors.js";
+import { DomainError, toErrorEnvelope } from "../../src/errors.js";
 import { createDataCipher } from "../../src/core/data-cipher.js";
 import { maskSecrets, revealSecret } from "../../src/tenants/momo-secrets.js";
 import { missingCredentialFields } from "../../src/tenants/settings.js";
@@ -45,7 +45,7 @@ describe("tenant settings updates", () => {
       }
     })();
     expect(refused).toBeInstanceOf(DomainError);
-    expect((refused as DomainError).details).toEqual([{ path: "settings.momo.b2c.enabled", message: expect.any(String) }]);
+    expect(toErrorEnvelope(refused).body.error.details).toEqual([{ path: "settings.momo.b2c.enabled", message: expect.stringMatching(/^payouts need the shop's own B2C account/) }]);
     expect(nextTenantSettings({}, { momo: { b2c: { enabled: true } } }, { cipher, isDefaultTenant: true }).momo?.b2c).toEqual({ enabled: true });
   });
 });

@@ -1,33 +1,39 @@
-import { formatWhen, singleLine } from "./format.js";
+import { formatWhen, t, type Locale } from "@mteja/i18n";
+import { singleLine } from "./format.js";
 import { renderMailBody, type RenderedMail } from "./mail-body.js";
+import type { SecurityNoticeData } from "./security-notices.js";
 
-/** The wording of a notice, written by the caller in each language it sends (the shop name and time are filled in here). */
-export interface AccountNoticeText {
-  subject(shop: string): string;
-  paragraphs(shop: string, when: string): readonly string[];
-}
-
-/** Data of the notices about the customer's data rights: their data exported, their account erased. */
-export interface AccountNoticeData {
-  tenantName: string;
-  userName: string;
-  when: Date;
-  locale: "en" | "sw";
-  text: AccountNoticeText;
-}
-
-const swahiliNairobiTime = new Intl.DateTimeFormat("sw-KE", { dateStyle: "full", timeStyle: "short", timeZone: "Africa/Nairobi" });
-
-function formatWhenIn(locale: AccountNoticeData["locale"], when: Date): string {
-  return locale === "sw" ? `${swahiliNairobiTime.format(when)} (saa za Afrika Mashariki)` : formatWhen(when);
-}
-
-export function accountNotice(data: AccountNoticeData): RenderedMail {
+/** The data-rights notices (docs/data-rights.md): the customer's data was exported, their account erased. */
+export function accountExported(data: SecurityNoticeData, locale: Locale = "en"): RenderedMail {
   const shop = singleLine(data.tenantName);
-  return renderMailBody({
-    subject: data.text.subject(shop),
-    greetingName: singleLine(data.userName),
-    blocks: data.text.paragraphs(shop, formatWhenIn(data.locale, data.when)).map((paragraph) => ({ paragraph })),
-    signature: shop,
-  });
+  return renderMailBody(
+    {
+      subject: t(locale, "mail.account_exported.subject", { shop }),
+      greetingName: singleLine(data.userName),
+      blocks: [
+        { paragraph: t(locale, "mail.account_exported.body", { shop, when: formatWhen(data.when, locale) }) },
+        { paragraph: t(locale, "mail.account_exported.keep_safe") },
+        { paragraph: t(locale, "mail.notice.not_you", { shop }) },
+      ],
+      signature: shop,
+    },
+    locale,
+  );
+}
+
+export function accountDeleted(data: SecurityNoticeData, locale: Locale = "en"): RenderedMail {
+  const shop = singleLine(data.tenantName);
+  return renderMailBody(
+    {
+      subject: t(locale, "mail.account_deleted.subject", { shop }),
+      greetingName: singleLine(data.userName),
+      blocks: [
+        { paragraph: t(locale, "mail.account_deleted.body", { shop, when: formatWhen(data.when, locale) }) },
+        { paragraph: t(locale, "mail.account_deleted.payments_kept") },
+        { paragraph: t(locale, "mail.account_deleted.welcome_back", { shop }) },
+      ],
+      signature: shop,
+    },
+    locale,
+  );
 }

@@ -26,14 +26,3 @@ export function assertWebLink(link: string): string {
   }
   return link;
 }
-
-// The service is for Kenyan shops: times are shown in Nairobi time whatever the server's zone.
-const nairobiTime = new Intl.DateTimeFormat("en-KE", {
-  dateStyle: "full",
-  timeStyle: "short",
-  timeZone: "Africa/Nairobi",
-});
-
-export function formatWhen(when: Date): string {
-  return `${nairobiTime.format(when)} (East Africa Time)`;
-}

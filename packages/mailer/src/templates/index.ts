@@ -1,4 +1,5 @@
-import { accountNotice, type AccountNoticeData } from "./account-notices.js";
+import { accountDeleted, accountExported } from "./account-notices.js";
+import type { Locale } from "@mteja/i18n";
 import type { RenderedMail } from "./mail-body.js";
 import { resetPassword, type ResetPasswordData } from "./reset-password.js";
 import {
@@ -10,7 +11,7 @@ import {
 } from "./security-notices.js";
 import { verifyEmail, type VerifyEmailData } from "./verify-email.js";
 
-export { accountNotice, type AccountNoticeData, type AccountNoticeText } from "./account-notices.js";
+export { accountDeleted, accountExported } from "./account-notices.js";
 export { escapeHtml } from "./escape-html.js";
 export type { RenderedMail } from "./mail-body.js";
 export { resetPassword, type ResetPasswordData } from "./reset-password.js";
@@ -31,8 +32,8 @@ export interface MailDataByKind {
   passwordReset: SecurityNoticeData;
   twoFactorEnabled: SecurityNoticeData;
   twoFactorDisabled: SecurityNoticeData;
-  accountExported: AccountNoticeData;
-  accountDeleted: AccountNoticeData;
+  accountExported: SecurityNoticeData;
+  accountDeleted: SecurityNoticeData;
 }
 
 export type MailKind = keyof MailDataByKind;
@@ -48,20 +49,21 @@ export const MAIL_KINDS = [
   "accountDeleted",
 ] as const satisfies readonly MailKind[];
 
-const templates: { readonly [K in MailKind]: (data: MailDataByKind[K]) => RenderedMail } = {
+const templates: { readonly [K in MailKind]: (data: MailDataByKind[K], locale: Locale) => RenderedMail } = {
   verifyEmail,
   resetPassword,
   passwordChanged,
   passwordReset,
   twoFactorEnabled,
   twoFactorDisabled,
-  accountExported: accountNotice,
-  accountDeleted: accountNotice,
+  accountExported,
+  accountDeleted,
 };
 
-export function renderMail<K extends MailKind>(kind: K, data: MailDataByKind[K]): RenderedMail {
-  const template: (data: MailDataByKind[K]) => RenderedMail = templates[kind];
-  return template(data);
+/** The mail in the recipient's language (English unless told). */
+export function renderMail<K extends MailKind>(kind: K, data: MailDataByKind[K], locale: Locale = "en"): RenderedMail {
+  const template: (data: MailDataByKind[K], locale: Locale) => RenderedMail = templates[kind];
+  return template(data, locale);
 }
 
 export function isMailKind(value: string): value is MailKind {

@@ -1,3 +1,4 @@
+import { t, type Locale } from "@mteja/i18n";
 import { assertWebLink, singleLine } from "./format.js";
 import { renderMailBody, type RenderedMail } from "./mail-body.js";
 
@@ -8,17 +9,20 @@ export interface ResetPasswordData {
   validMinutes: number;
 }
 
-export function resetPassword(data: ResetPasswordData): RenderedMail {
+export function resetPassword(data: ResetPasswordData, locale: Locale = "en"): RenderedMail {
   const shop = singleLine(data.tenantName);
-  return renderMailBody({
-    subject: `Reset your ${shop} password`,
-    greetingName: singleLine(data.userName),
-    blocks: [
-      { paragraph: `Someone asked to reset the password of your ${shop} account. If it was you, choose a new password here:` },
-      { button: { label: "Choose a new password", href: assertWebLink(data.link) } },
-      { paragraph: `This link works for ${data.validMinutes} minutes and can be used once.` },
-      { paragraph: "If you did not ask for this, you can ignore this email: your password stays the same." },
-    ],
-    signature: shop,
-  });
+  return renderMailBody(
+    {
+      subject: t(locale, "mail.reset_password.subject", { shop }),
+      greetingName: singleLine(data.userName),
+      blocks: [
+        { paragraph: t(locale, "mail.reset_password.intro", { shop }) },
+        { button: { label: t(locale, "mail.reset_password.button"), href: assertWebLink(data.link) } },
+        { paragraph: t(locale, "mail.reset_password.validity", { minutes: data.validMinutes }) },
+        { paragraph: t(locale, "mail.reset_password.not_you") },
+      ],
+      signature: shop,
+    },
+    locale,
+  );
 }

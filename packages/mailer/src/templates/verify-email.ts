@@ -1,3 +1,4 @@
+import { t, type Locale } from "@mteja/i18n";
 import { assertWebLink, singleLine } from "./format.js";
 import { renderMailBody, type RenderedMail } from "./mail-body.js";
 
@@ -9,18 +10,21 @@ export interface VerifyEmailData {
   validHours?: number;
 }
 
-export function verifyEmail(data: VerifyEmailData): RenderedMail {
+export function verifyEmail(data: VerifyEmailData, locale: Locale = "en"): RenderedMail {
   const shop = singleLine(data.tenantName);
   const hours = data.validHours ?? 24;
-  return renderMailBody({
-    subject: `Confirm your email for ${shop}`,
-    greetingName: singleLine(data.userName),
-    blocks: [
-      { paragraph: `Thanks for creating an account with ${shop}. Please confirm that this is your email address:` },
-      { button: { label: "Confirm my email", href: assertWebLink(data.link) } },
-      { paragraph: `This link works for ${hours} hours and can be used once.` },
-      { paragraph: `If you did not create an account with ${shop}, you can ignore this email.` },
-    ],
-    signature: shop,
-  });
+  return renderMailBody(
+    {
+      subject: t(locale, "mail.verify_email.subject", { shop }),
+      greetingName: singleLine(data.userName),
+      blocks: [
+        { paragraph: t(locale, "mail.verify_email.intro", { shop }) },
+        { button: { label: t(locale, "mail.verify_email.button"), href: assertWebLink(data.link) } },
+        { paragraph: t(locale, "mail.verify_email.validity", { hours }) },
+        { paragraph: t(locale, "mail.verify_email.not_you", { shop }) },
+      ],
+      signature: shop,
+    },
+    locale,
+  );
 }

@@ -3,7 +3,9 @@
  *
  * What the library does not do our way (docs/errors.md) is wrapped here, not forked:
  * - its error body adds tRPC fields (`code`, `data`, `issues`); onSend reduces it to the envelope
- *   `{ success: false, message, error: { code, details } }`.
+ *   `{ success: false, message, error: { code, details } }`, and gives an input error back the message
+ *   the error formatter wrote (the library replaces it with "Input validation failed"), in the
+ *   answer's language.
  * - a body-less POST (logout, refresh) often comes without a content type; it is read as empty JSON.
  * - it reads DELETE input from the query string only; a JSON body on DELETE (otp/disable's password)
  *   is merged into the input so secrets never need to travel in URLs.
@@ -12,11 +14,13 @@
  *   and returns the reply it used (the handler resolves before the reply is written, so an
  *   asynchronous onSend hook would otherwise make Fastify send a second, empty reply).
  */
-import type { Deps } from "@mteja/domain";
+import { answerLocale, errorStatus, type Context, type Deps, type ErrorCode } from "@mteja/domain";
+import { translate } from "@mteja/i18n";
 import type { AnyRouter } from "@trpc/server";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { createOpenApiNodeHttpHandler } from "trpc-to-openapi";
 import { createRequestContext } from "../context.js";
+import { requestLocale } from "../errors.js";
 import { createResponseMeta } from "../response-meta.js";
 import { RestRequest, RestResponse } from "./node-pair.js";
 import { restMountPattern } from "./route-label.js";
@@ -25,6 +29,15 @@ export interface RestOptions {
   router: AnyRouter;
   deps: Deps;
   onError: (error: unknown, path: string | undefined) => void;
+}
+
+/** An error answer as the library writes it: our envelope's fields plus tRPC's `code` and `issues`. */
+interface LibraryErrorBody {
+  success?: boolean;
+  message?: string;
+  error?: { code?: ErrorCode };
+  code?: string;
+  issues?: unknown;
 }
 
 const bodyMethods = new Set(["POST", "PUT", "PATCH", "DELETE"]);
@@ -43,20 +56,40 @@ export const restPlugin: FastifyPluginAsync<RestOptions> = async (app, opts) => 
     }
   });
 
-  app.addHook("onSend", async (_request, reply, payload) => {
+  // The domain's view of each request, for the language of the library's own input-error message.
+  const contexts = new WeakMap<FastifyRequest, Context>();
+
+  app.addHook("onSend", async (request, reply, payload) => {
     if (reply.statusCode < 400 || typeof payload !== "string") return payload;
     try {
-      const body = JSON.parse(payload) as { success?: boolean; message?: string; error?: unknown };
+      const body = JSON.parse(payload) as LibraryErrorBody;
       if (body.success !== false || !body.error) return payload;
-      return JSON.stringify({ success: false, message: body.message, error: body.error });
+      return JSON.stringify({ success: false, message: restMessage(body, contexts.get(request), request), error: body.error });
     } catch {
       return payload;
     }
   });
 
+  /**
+   * The message the formatter wrote, except where the library answers on its own: an input error
+   * (replaced by "Input validation failed") and a path no procedure serves (answered before any
+   * context exists). Those get their code's message in the answer's language.
+   */
+  function restMessage(body: LibraryErrorBody, ctx: Context | undefined, request: FastifyRequest): string | undefined {
+    const code = body.error?.code;
+    if (body.code === undefined) return body.message; // not the library's answer (Fastify's error handler wrote it)
+    if (body.issues !== undefined) return translate(answerLocale(ctx?.request), "error.VALIDATION_ERROR");
+    if (!ctx && code && code in errorStatus) return translate(requestLocale(request) ?? "en", `error.${code}`);
+    return body.message;
+  }
+
   const handle = createOpenApiNodeHttpHandler({
     router: opts.router,
-    createContext: ({ req, res }: { req: RestRequest; res: RestResponse }) => createRequestContext(opts.deps, req.fastify, res.reply),
+    createContext: ({ req, res }: { req: RestRequest; res: RestResponse }) => {
+      const ctx = createRequestContext(opts.deps, req.fastify, res.reply);
+      contexts.set(req.fastify, ctx);
+      return ctx;
+    },
     responseMeta: createResponseMeta(opts.router),
     onError: ({ error, path }: { error: unknown; path?: string }) => opts.onError(error, path),
   } as never) as unknown as (req: RestRequest, res: RestResponse) => Promise<void>;

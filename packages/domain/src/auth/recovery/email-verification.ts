@@ -52,7 +52,7 @@ export async function resendVerificationMail(ctx: AuthedCtx): Promise<ResendOutc
     where: { id: auth.sub },
     select: { id: true, tenantId: true, email: true, name: true, emailVerified: true },
   });
-  if (!user) throw new DomainError("INVALID_TOKEN", "The access token is invalid or expired.");
+  if (!user) throw new DomainError("INVALID_TOKEN");
   if (user.emailVerified) return "already_verified";
   if (!(await mailCapAllows(ctx, user))) return "sent";
   await ctx.db.$transaction(async (tx) => {

@@ -5,6 +5,7 @@
 import { enqueueMail, type TenantTx } from "@mteja/db";
 import { newOutboxMail, type MailDataByKind, type MailKind } from "@mteja/mailer";
 import type { Context } from "../../context.js";
+import { recipientLocale } from "../../i18n/recipient-locale.js";
 import { tenantDisplayName, toTenant, type Tenant } from "../../tenants/directory.js";
 
 type Tx = TenantTx;
@@ -35,7 +36,10 @@ export function accountLink(ctx: Context, tenant: Tenant, page: "verify-email" |
   return `${base}/${page}?${new URLSearchParams({ token: params.token, email: params.email }).toString()}`;
 }
 
-/** Renders the mail and inserts it into the outbox through `tx`. Sender name: the tenant's display name. */
+/**
+ * Renders the mail in the recipient's language and inserts it into the outbox through `tx`. Sender
+ * name: the tenant's display name.
+ */
 export async function writeMail<K extends MailKind>(
   ctx: Context,
   tx: Tx,
@@ -44,7 +48,8 @@ export async function writeMail<K extends MailKind>(
   kind: K,
   data: Omit<MailDataByKind[K], "tenantName">,
 ): Promise<void> {
-  const mail = newOutboxMail(kind, data, { tenantId: tenant.id, tenantName: tenantDisplayName(tenant), to: user.email });
+  const locale = await recipientLocale(tx, tenant, user.id);
+  const mail = newOutboxMail(kind, data, { tenantId: tenant.id, tenantName: tenantDisplayName(tenant), to: user.email, locale });
   await enqueueMail(tx, mail, ctx.deps.clock.now());
 }
 

@@ -21,7 +21,7 @@ const tokenShape = /^[0-9a-f]{64}$/;
 
 /** reset-password answers INVALID_TOKEN with 400 (docs/errors.md); verify-email answers the same way. */
 export function invalidEmailToken(): DomainError {
-  return new DomainError("INVALID_TOKEN", "This link is invalid or has expired. Please request a new one.", { status: 400 });
+  return new DomainError("INVALID_TOKEN", "auth.link_invalid", { status: 400 });
 }
 
 /** Stores a new token for the user and returns it in clear (for the link; never stored). */

@@ -59,7 +59,7 @@ export async function listDevices(ctx: AuthedCtx, page: PageRequest) {
 export async function revokeDevice(ctx: AuthedCtx, sessionId: string): Promise<void> {
   await ctx.db.$transaction(async (tx) => {
     const revoked = await revokeLive(ctx, tx, { id: sessionId });
-    if (revoked.length === 0) throw new DomainError("NOT_FOUND", "You have no session with this id.");
+    if (revoked.length === 0) throw new DomainError("NOT_FOUND", "not_found.session");
   });
 }
 

@@ -138,7 +138,7 @@ export async function revokeUserSessions(deps: Deps, tx: Tx, userId: string, rea
  */
 export async function assertLiveSession(deps: Deps, auth: AccessClaims): Promise<void> {
   const live = await findLiveSession(deps.db.sql, sessionKey(deps, auth));
-  if (!live) throw new DomainError("INVALID_TOKEN", "The access token is invalid or expired.");
+  if (!live) throw new DomainError("INVALID_TOKEN");
   await noteSessionUse(deps, auth.sid, live.last_used_at);
 }
 

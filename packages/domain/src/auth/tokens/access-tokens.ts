@@ -31,7 +31,7 @@ export interface AccessTokenOptions {
  * every call, which halves throughput.
  */
 export function createAccessTokens(options: AccessTokenOptions): AccessTokens {
-  const invalid = () => new DomainError("INVALID_TOKEN", "The access token is invalid or expired.");
+  const invalid = () => new DomainError("INVALID_TOKEN");
 
   return {
     async sign(claims) {

@@ -13,7 +13,7 @@ export const otpTokenTtlSeconds = 5 * 60;
 export const otpMaxAttempts = 5;
 
 export const invalidOtpToken = () =>
-  new DomainError("INVALID_TOKEN", "The sign-in step has expired or is no longer valid; please sign in again.");
+  new DomainError("INVALID_TOKEN", "auth.sign_in_step_expired");
 
 /** Called by login once the password is right and the account has two-factor on. */
 export async function issueOtpLoginToken(ctx: TenantCtx, user: { id: string; tenantId: string }): Promise<string> {

@@ -40,7 +40,7 @@ export async function b2cPayout(ctx: AuthedCtx, input: B2cInput): Promise<B2cAns
   authorizePayout(ctx, input.amount);
   const daraja = deps.momo.darajaFor(ctx.tenant);
   const { b2cResultUrl, b2cTimeoutUrl } = deps.momo.settings;
-  if (!daraja || !deps.momo.b2cEnabled || !b2cResultUrl || !b2cTimeoutUrl) throw providerUnavailable("M-Pesa payouts (B2C) are not configured on this service.");
+  if (!daraja || !deps.momo.b2cEnabled || !b2cResultUrl || !b2cTimeoutUrl) throw providerUnavailable("payouts.service_not_configured");
   checkTenantAmount(ctx.tenant, input.amount);
 
   const request: PayoutRequest = {

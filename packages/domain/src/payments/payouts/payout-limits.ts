@@ -3,6 +3,7 @@
  * checked before a payout is stored (docs/mpesa.md "Payouts per shop").
  */
 import { Prisma, type PayoutModel } from "@mteja/db";
+import type { Text } from "@mteja/i18n";
 import { DomainError } from "../../errors.js";
 import type { Tenant } from "../../tenants/directory.js";
 import type { AuthedCtx } from "../../trpc.js";
@@ -24,19 +25,18 @@ function payoutsSwitchedOn(ctx: AuthedCtx): boolean {
   return tenant.id === deps.config.defaultTenantId && deps.momo.b2cEnabled && deps.momo.hasPayoutAccount(tenant);
 }
 
-function amountError(message: string): DomainError {
-  return new DomainError("VALIDATION_ERROR", "The request is invalid.", { details: [{ path: "amount", message }] });
+function amountError(message: Text): DomainError {
+  return new DomainError("VALIDATION_ERROR", undefined, { details: [{ path: "amount", message }] });
 }
 
 /** The checks that need no database: the switch (403), an account to pay from (503), maxAmount (422). */
 export function authorizePayout(ctx: AuthedCtx, amount: number): void {
   if (!payoutsSwitchedOn(ctx)) {
-    const reason = payoutSettingsOf(ctx.tenant).enabled === false ? "switched off" : "not switched on";
-    throw new DomainError("FORBIDDEN", `Payouts are ${reason} for this shop (settings.momo.b2c.enabled).`);
+    throw new DomainError("FORBIDDEN", payoutSettingsOf(ctx.tenant).enabled === false ? "payouts.switched_off" : "payouts.not_switched_on");
   }
-  if (!ctx.deps.momo.hasPayoutAccount(ctx.tenant)) throw providerUnavailable("M-Pesa payouts (B2C) are not configured for this shop.");
+  if (!ctx.deps.momo.hasPayoutAccount(ctx.tenant)) throw providerUnavailable("payouts.not_configured");
   const { maxAmount } = payoutSettingsOf(ctx.tenant);
-  if (maxAmount !== undefined && amount > maxAmount) throw amountError(`amount must be at most ${maxAmount} for a payout from this shop`);
+  if (maxAmount !== undefined && amount > maxAmount) throw amountError({ key: "detail.payout_over_max", params: { max: maxAmount } });
 }
 
 type PayoutRow = Prisma.PayoutUncheckedCreateInput & { tenantId: string; requestedBy: string; amount: number; createdAt: Date };
@@ -62,7 +62,7 @@ export async function storePayoutWithinDailyLimit(ctx: AuthedCtx, { data }: { da
         where: { tenantId: data.tenantId, status: { not: "FAILED" }, createdAt: { gte: nairobiDayStart(data.createdAt) } },
       });
       const left = dailyLimit - (today._sum.amount ?? 0);
-      if (data.amount > left) throw amountError(`amount is over this shop's daily payout limit of ${dailyLimit} (${Math.max(0, left)} left today)`);
+      if (data.amount > left) throw amountError({ key: "detail.payout_over_daily_limit", params: { limit: dailyLimit, left: Math.max(0, left) } });
     }
     return tx.payout.create({ data });
   });

@@ -40,6 +40,6 @@ export async function listPayouts(ctx: AuthedCtx, input: ListPayoutsInput): Prom
 
 export async function getPayout(ctx: AuthedCtx, originatorConversationId: string): Promise<{ payout: PayoutView }> {
   const payout = await ctx.db.payout.findFirst({ where: { originatorConversationId, tenantId: ctx.tenant.id } });
-  if (!payout) throw new DomainError("NOT_FOUND", "No payout with this originatorConversationId.");
+  if (!payout) throw new DomainError("NOT_FOUND", "not_found.payout");
   return { payout: payoutView(payout) };
 }

@@ -55,7 +55,7 @@ export async function stkPush(ctx: AuthedCtx, input: StkPushInput): Promise<StkP
   const { deps } = ctx;
   const daraja = deps.momo.darajaFor(ctx.tenant);
   const callbackUrl = deps.momo.settings.stkCallbackUrl;
-  if (!daraja || !callbackUrl) throw providerUnavailable("M-Pesa payments are not configured on this service.");
+  if (!daraja || !callbackUrl) throw providerUnavailable("payments.not_configured");
   // Payment intents (intents/intent-prompt.ts): the intent's terms replace the customer's.
   const intent = await intentTermsForPrompt(ctx, input);
   const request: PromptRequest = intent

@@ -24,7 +24,7 @@ export interface StkQueryAnswer {
 }
 
 export function notFound(): DomainError {
-  return new DomainError("NOT_FOUND", "No payment with this checkoutRequestId.");
+  return new DomainError("NOT_FOUND", "not_found.checkout");
 }
 
 /** The payment with this CheckoutRequestID that the caller may see, or NOT_FOUND. */
@@ -51,7 +51,7 @@ export async function stkQuery(ctx: AuthedCtx, checkoutRequestId: string): Promi
   if (isTerminalPayment(payment.status)) return storedAnswer(payment);
 
   const daraja = ctx.deps.momo.darajaFor(ctx.tenant);
-  if (!daraja) throw providerUnavailable("M-Pesa payments are not configured on this service.");
+  if (!daraja) throw providerUnavailable("payments.not_configured");
   let result: StkQueryResult;
   try {
     result = await daraja.stkQuery({ checkoutRequestId });

@@ -1,0 +1,48 @@
+// The hand-written STK callback route bench/callbacks.mjs compares Mteja's with: Fastify + pg doing the
+// same two steps by hand — the raw body stored (one INSERT), then applied once in one transaction under
+// the payment's row lock (lock, settle if PENDING, record the outcome on the stored row) — and the same
+// answer. No event outbox, no id-less prompt matching, no receipt check: what any route must do at least.
+import Fastify from "fastify";
+import { timingSafeEqual } from "node:crypto";
+import { inTransaction } from "./pg-transaction.mjs";
+
+/** The hand-written route: the same token check, the raw body stored, then applied once under the payment's row lock. */
+export async function startHandWrittenCallbacks(pool, secret, path = "/api/momo/callback/stkpush") {
+  const app = Fastify({ logger: false });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => done(null, body));
+  const expected = Buffer.from(secret);
+  app.post(path, async (request, reply) => {
+    const token = Buffer.from(String(request.query.token ?? ""));
+    if (token.length !== expected.length || !timingSafeEqual(token, expected)) return reply.code(403).send({ success: false });
+    let callback;
+    try {
+      callback = JSON.parse(request.body).Body.stkCallback;
+    } catch {
+      return reply.code(400).send({ success: false });
+    }
+    const items = new Map((callback.CallbackMetadata?.Item ?? []).map((item) => [item.Name, item.Value]));
+    const { rows } = await pool.query(
+      "INSERT INTO momo_callbacks (id, kind, raw_body, source_ip, received_at, outcome, correlation_id) VALUES (gen_random_uuid(), 'stkpush', $1, $2, now(), 'accepted', $3) RETURNING id",
+      [request.body, request.ip, callback.CheckoutRequestID],
+    );
+    await inTransaction(pool, async (client) => {
+      const payment = (await client.query("SELECT id, status, amount FROM payments WHERE checkout_request_id = $1 FOR UPDATE", [callback.CheckoutRequestID])).rows[0];
+      let outcome = "flagged";
+      if (payment && payment.status !== "PENDING") outcome = "duplicate";
+      else if (payment && callback.ResultCode === 0 && items.get("Amount") === payment.amount) {
+        await client.query(
+          `UPDATE payments SET status = 'SUCCESS', result_code = $2, result_desc = $3, mpesa_receipt = $4, paid_amount = $5, paid_phone = $6,
+                  transaction_date = $7, settled_at = now(), updated_at = now() WHERE id = $1`,
+          [payment.id, String(callback.ResultCode), callback.ResultDesc, items.get("MpesaReceiptNumber"), items.get("Amount"), String(items.get("PhoneNumber")), String(items.get("TransactionDate"))],
+        );
+        outcome = "applied";
+      }
+      await client.query("UPDATE momo_callbacks SET outcome = $2, payment_id = $3 WHERE id = $1", [rows[0].id, outcome, payment?.id ?? null]);
+    });
+    return reply.header("cache-control", "no-store").send({ ResultCode: 0, ResultDesc: "Accepted" });
+  });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  return { base: `http://127.0.0.1:${app.server.address().port}`, close: () => app.close() };
+}
+

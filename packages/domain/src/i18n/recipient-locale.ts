@@ -1,0 +1,13 @@
+/**
+ * The language of a mail or text: the recipient's stored `preferences.locale`, else the shop's
+ * `settings.locale`, else English — never the language of whoever caused it (a reset asked for in
+ * English reaches a Swahili reader in Swahili). Read through the caller's transaction.
+ */
+import { preferredLocale, resolveLocale, type Locale } from "@mteja/i18n";
+import type { TenantTx } from "@mteja/db";
+import type { Tenant } from "../tenants/directory.js";
+
+export async function recipientLocale(tx: TenantTx, tenant: Tenant, userId: string): Promise<Locale> {
+  const user = await tx.user.findFirst({ where: { id: userId }, select: { preferences: true } });
+  return resolveLocale({ preference: preferredLocale(user?.preferences), tenantLocale: tenant.settings.locale });
+}

@@ -1,0 +1,156 @@
+/**
+ * Error messages: `error.<CODE>` is the message of each code of packages/domain/src/errors.ts (the
+ * domain fails to compile while a code has none), then the specific messages the domain raises, by area.
+ * Terms: docs/i18n-glossary.md.
+ */
+import type { Bilingual } from "../catalogue.js";
+
+export const errorMessages = {
+  // One per error code.
+  "error.VALIDATION_ERROR": { en: "The request is invalid.", sw: "Ombi si sahihi." },
+  "error.MALFORMED_REQUEST": { en: "Malformed request.", sw: "Muundo wa ombi si sahihi." },
+  "error.TENANT_REQUIRED": { en: "The X-Tenant-ID header is required.", sw: "Kichwa cha X-Tenant-ID kinahitajika." },
+  "error.TENANT_NOT_FOUND": { en: "No active tenant has this X-Tenant-ID.", sw: "Hakuna duka linalotumika lenye X-Tenant-ID hii." },
+  "error.USER_EXISTS": { en: "An account with this email already exists.", sw: "Tayari kuna akaunti yenye barua pepe hii." },
+  "error.INVALID_CREDENTIALS": { en: "The email or password is incorrect.", sw: "Barua pepe au nenosiri si sahihi." },
+  "error.INVALID_OTP": { en: "The code is incorrect.", sw: "Nambari ya kuthibitisha si sahihi." },
+  "error.INVALID_TOKEN": { en: "The access token is invalid or expired.", sw: "Tokeni ya ufikiaji si sahihi au muda wake umekwisha." },
+  "error.AUTH_REQUIRED": { en: "Please sign in first.", sw: "Tafadhali ingia kwanza." },
+  "error.FORBIDDEN": { en: "You are not allowed to do this.", sw: "Huruhusiwi kufanya kitendo hiki." },
+  "error.NOT_FOUND": { en: "Not found.", sw: "Haikupatikana." },
+  "error.RATE_LIMITED": { en: "Too many attempts; please wait before trying again.", sw: "Majaribio ni mengi mno; tafadhali subiri kidogo kabla ya kujaribu tena." },
+  "error.OTP_NOT_SETUP": { en: "Two-factor authentication is not enabled.", sw: "Uthibitishaji wa hatua mbili haujawashwa." },
+  "error.OTP_ALREADY_ENABLED": { en: "Two-factor authentication is already enabled.", sw: "Uthibitishaji wa hatua mbili tayari umewashwa." },
+  "error.EMAIL_NOT_VERIFIED": { en: "Please verify your email address before signing in.", sw: "Tafadhali thibitisha anwani yako ya barua pepe kabla ya kuingia." },
+  "error.PAYMENT_PROVIDER_ERROR": { en: "M-Pesa refused the request.", sw: "M-Pesa imekataa ombi hili." },
+  "error.PAYMENT_PROVIDER_UNAVAILABLE": { en: "M-Pesa could not be reached; please try again shortly.", sw: "Imeshindikana kufikia M-Pesa; tafadhali jaribu tena baada ya muda mfupi." },
+  "error.REFERENCE_IN_USE": { en: "Another open payment intent of this shop has this reference.", sw: "Agizo lingine la malipo lililo wazi la duka hili tayari lina kumbukumbu hii." },
+  "error.INTENT_NOT_PAYABLE": {
+    en: "This payment intent cannot be paid now: a payment is pending, or it is paid, cancelled or expired.",
+    sw: "Agizo hili la malipo haliwezi kulipwa sasa: kuna malipo yanayosubiri, au tayari limelipwa, limeghairiwa au muda wake umekwisha.",
+  },
+  "error.INTENT_NOT_CANCELLABLE": { en: "This payment intent can no longer be cancelled.", sw: "Agizo hili la malipo haliwezi kughairiwa tena." },
+  "error.PAYLOAD_TOO_LARGE": { en: "The request body is too large.", sw: "Maudhui ya ombi ni makubwa mno." },
+  "error.INTERNAL_ERROR": { en: "Something went wrong on our side.", sw: "Hitilafu imetokea upande wetu. Tafadhali jaribu tena baadaye." },
+  "error.REVERSAL_EXISTS": {
+    en: "This payment already has a reversal that is pending or done.",
+    sw: "Malipo haya tayari yana urejeshaji unaoendelea au uliokamilika.",
+  },
+  "error.PAYMENT_NOT_REVERSIBLE": { en: "Only a successful payment can be reversed.", sw: "Ni malipo yaliyofanikiwa pekee yanayoweza kurejeshwa." },
+  "error.PHONE_IN_USE": {
+    en: "This phone number is already verified on another account.",
+    sw: "Nambari hii ya simu tayari imethibitishwa kwenye akaunti nyingine.",
+  },
+
+  // Credentials and access (packages/domain/src/trpc.ts, api-keys/credential.ts).
+  "access.token_required": { en: "An access token is required (Authorization: Bearer <token>).", sw: "Tokeni ya ufikiaji inahitajika (Authorization: Bearer <token>)." },
+  "access.token_wrong_tenant": { en: "The access token is not valid for this tenant.", sw: "Tokeni ya ufikiaji haitumiki kwa duka hili." },
+  "access.customer_token_needed": { en: "This operation takes a customer's access token, not an API key.", sw: "Kitendo hiki kinahitaji tokeni ya ufikiaji ya mteja, si ufunguo wa API." },
+  "access.api_key_needed": { en: "This operation takes an API key (Authorization: Bearer mk_…), not an access token.", sw: "Kitendo hiki kinahitaji ufunguo wa API (Authorization: Bearer mk_…), si tokeni ya ufikiaji." },
+  "access.api_key_required": { en: "An API key is required (Authorization: Bearer mk_…).", sw: "Ufunguo wa API unahitajika (Authorization: Bearer mk_…)." },
+  "access.api_key_invalid": { en: "The API key is not valid for this tenant, or has been revoked.", sw: "Ufunguo wa API hautumiki kwa duka hili, au umebatilishwa." },
+  "access.admin_role_needed": { en: "This operation needs the admin role.", sw: "Kitendo hiki kinahitaji jukumu la msimamizi." },
+  "access.admin_key_required": { en: "The admin API key is required.", sw: "Ufunguo wa API wa msimamizi unahitajika." },
+  "access.admin_key_invalid": { en: "The admin API key is not valid.", sw: "Ufunguo wa API wa msimamizi si sahihi." },
+
+  // Sign-in, sessions, recovery.
+  "auth.no_refresh_cookie": { en: "No refresh cookie was sent.", sw: "Hakuna kidakuzi cha kikao kilichotumwa." },
+  "auth.refresh_cookie_invalid": {
+    en: "The refresh cookie is invalid or expired; please sign in again.",
+    sw: "Kidakuzi cha kikao si sahihi au muda wake umekwisha; tafadhali ingia tena.",
+  },
+  "auth.sign_in_step_expired": {
+    en: "The sign-in step has expired or is no longer valid; please sign in again.",
+    sw: "Muda wa hatua hii ya kuingia umekwisha au haitumiki tena; tafadhali ingia tena.",
+  },
+  "auth.link_invalid": { en: "This link is invalid or has expired. Please request a new one.", sw: "Kiungo hiki si sahihi au muda wake umekwisha. Tafadhali omba kiungo kipya." },
+  "auth.hashing_busy": {
+    en: "Too many sign-in attempts are being processed; try again shortly.",
+    sw: "Majaribio mengi ya kuingia yanashughulikiwa kwa sasa; tafadhali jaribu tena baada ya muda mfupi.",
+  },
+  "auth.current_password_wrong": { en: "The current password is incorrect.", sw: "Nenosiri la sasa si sahihi." },
+  "auth.password_wrong": { en: "The password is incorrect.", sw: "Nenosiri si sahihi." },
+  "otp.set_up_first": {
+    en: "Set up two-factor authentication first (POST /api/v1/auth/otp/setup).",
+    sw: "Tafadhali weka kwanza uthibitishaji wa hatua mbili (POST /api/v1/auth/otp/setup).",
+  },
+
+  // Not found, by what was looked for.
+  "not_found.tenant": { en: "No tenant has this id.", sw: "Hakuna duka lenye kitambulisho hiki." },
+  "not_found.user": { en: "No user of this tenant has this id.", sw: "Hakuna mtumiaji wa duka hili mwenye kitambulisho hiki." },
+  "not_found.session": { en: "You have no session with this id.", sw: "Huna kipindi cha kuingia chenye kitambulisho hiki." },
+  "not_found.address": { en: "No address with this id.", sw: "Hakuna anwani yenye kitambulisho hiki." },
+  "not_found.api_key": { en: "This tenant has no API key with this id.", sw: "Duka hili halina ufunguo wa API wenye kitambulisho hiki." },
+  "not_found.intent": { en: "No payment intent of this shop has this id.", sw: "Duka hili halina agizo la malipo lenye kitambulisho hiki." },
+  "not_found.shop_payment": { en: "No payment of this shop has this id.", sw: "Duka hili halina malipo yenye kitambulisho hiki." },
+  "not_found.checkout": { en: "No payment with this checkoutRequestId.", sw: "Hakuna malipo yenye checkoutRequestId hii." },
+  "not_found.payout": { en: "No payout with this originatorConversationId.", sw: "Hakuna malipo ya kutuma yenye originatorConversationId hii." },
+  "not_found.webhook_event": { en: "No webhook event with this id.", sw: "Hakuna tukio la webhook lenye kitambulisho hiki." },
+  "not_found.webhook_endpoint": { en: "No webhook endpoint with this id.", sw: "Hakuna anwani ya webhook yenye kitambulisho hiki." },
+
+  // Limits and conflicts.
+  "limits.addresses": {
+    en: "You can keep at most {max} addresses; delete one to add another.",
+    sw: "Unaweza kuhifadhi anwani zisizozidi {max}; tafadhali futa moja ili kuongeza nyingine.",
+  },
+  "limits.api_keys": {
+    en: "A tenant has at most {max} API keys that are not revoked; revoke one first.",
+    sw: "Duka linaweza kuwa na funguo za API zisizozidi {max} ambazo hazijabatilishwa; batilisha mmoja kwanza.",
+  },
+  "limits.webhook_endpoints": {
+    en: "A tenant has at most {max} webhook endpoints; delete one first.",
+    sw: "Duka linaweza kuwa na anwani za webhook zisizozidi {max}; futa moja kwanza.",
+  },
+  "limits.status_streams": {
+    en: "At most {max} payment status subscriptions can be open at once; close one first.",
+    sw: "Unaweza kuwa na ufuatiliaji {max} tu wa hali ya malipo ulio wazi kwa wakati mmoja; funga mmoja kwanza.",
+  },
+  "tenants.id_taken": { en: "A tenant with this id already exists.", sw: "Tayari kuna duka lenye kitambulisho hiki." },
+  "intents.not_cancellable": {
+    en: "This payment intent is {status}: it can no longer be cancelled.",
+    sw: "Agizo hili la malipo lina hali {status}: haliwezi kughairiwa tena.",
+  },
+
+  // Payments and payouts.
+  "payments.idempotency_key_invalid": { en: "The Idempotency-Key header is invalid.", sw: "Kichwa cha Idempotency-Key si sahihi." },
+  "payments.idempotency_key_reused": {
+    en: "This Idempotency-Key was already used for a different request.",
+    sw: "Idempotency-Key hii tayari imetumika kwa ombi jingine.",
+  },
+  "payments.not_configured": {
+    en: "M-Pesa payments are not configured on this service.",
+    sw: "Malipo ya M-Pesa hayajawekwa kwenye huduma hii.",
+  },
+  "payouts.service_not_configured": {
+    en: "M-Pesa payouts (B2C) are not configured on this service.",
+    sw: "Malipo ya kutuma ya M-Pesa (B2C) hayajawekwa kwenye huduma hii.",
+  },
+  "payouts.switched_off": {
+    en: "Payouts are switched off for this shop (settings.momo.b2c.enabled).",
+    sw: "Malipo ya kutuma yamezimwa kwa duka hili (settings.momo.b2c.enabled).",
+  },
+  "payouts.not_switched_on": {
+    en: "Payouts are not switched on for this shop (settings.momo.b2c.enabled).",
+    sw: "Malipo ya kutuma hayajawashwa kwa duka hili (settings.momo.b2c.enabled).",
+  },
+  "payouts.not_configured": {
+    en: "M-Pesa payouts (B2C) are not configured for this shop.",
+    sw: "Malipo ya kutuma ya M-Pesa (B2C) hayajawekwa kwa duka hili.",
+  },
+
+  // The request itself (apps/api/src/http).
+  "http.body_not_json": {
+    en: "The request body must be valid JSON sent as application/json.",
+    sw: "Maudhui ya ombi lazima yawe JSON sahihi yaliyotumwa kama application/json.",
+  },
+  "http.body_not_object": { en: "The request body must be a JSON object.", sw: "Maudhui ya ombi lazima yawe kitu (object) cha JSON." },
+  "http.body_too_deep": {
+    en: "The request body is nested too deeply (at most {max} levels).",
+    sw: "Maudhui ya ombi yana ngazi nyingi mno (zisizozidi {max}).",
+  },
+  "http.body_proto_key": { en: "The request body must not use the key __proto__.", sw: "Maudhui ya ombi hayaruhusiwi kutumia ufunguo __proto__." },
+  "http.url_malformed": { en: "The request URL is malformed.", sw: "URL ya ombi si sahihi." },
+  "http.too_slow": { en: "The request did not arrive in time.", sw: "Ombi halikufika kwa wakati." },
+  "http.headers_too_large": { en: "The request's URL or headers are too large.", sw: "URL au vichwa vya ombi ni vikubwa mno." },
+  "http.not_http": { en: "The request is not valid HTTP.", sw: "Ombi si HTTP sahihi." },
+} as const satisfies Record<string, Bilingual>;
