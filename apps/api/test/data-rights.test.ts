@@ -79,12 +79,16 @@ describe.skipIf(skipThisTarget)("data rights: export and erasure", () => {
     expect(notice.text).toContain("was downloaded on");
   });
 
-  it("writes the notice in Swahili for a customer whose language is Swahili", async () => {
+  it("writes both notices in Swahili for a customer whose language is Swahili", async () => {
     const user = await registerUser(client);
     await t.deps.db.unscoped.user.update({ where: { id: user.id }, data: { preferences: { locale: "sw" } } });
     expect((await client.get("/api/v1/auth/me/export", user.accessToken)).status).toBe(200);
     const notice = await mailTo(user.email, /^Nakala ya data yako/);
     expect(notice.text).toContain("ilipakuliwa");
+    // The deletion notice too, though the account's language is erased with it.
+    expect((await client.request("DELETE", "/api/v1/auth/me", { body: { password: user.password }, token: user.accessToken })).status).toBe(200);
+    const deleted = await mailTo(user.email, /^Akaunti yako ya .* imefutwa$/);
+    expect(deleted.text).toContain("kama sheria inavyotaka");
   });
 
   it("erases the account: old credentials fail, payments stay with the phone masked, the email registers again", async () => {
