@@ -14,6 +14,7 @@ import { createMetrics, installMetrics, type Metrics } from "./http/metrics.js";
 import { installRequestScope, logSerializers, redactPaths } from "./http/request-log.js";
 import { devOutboxRoutes } from "./http/dev-outbox.js";
 import { defaultDemoDir, demoPlugin } from "./http/demo.js";
+import { demoShopRoutes } from "./http/demo-shop.js";
 import { momoCallbackOpenApiPaths, momoCallbackPlugin } from "./http/momo-callbacks.js";
 import { buildOpenApiDocument, createRestOperationMatcher, restMountPattern, restPlugin } from "./http/rest/index.js";
 import { systemRoutes } from "./http/system-routes.js";
@@ -127,6 +128,10 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   // The dev outbox shows live reset and verification links: never in production.
   if (settings.NODE_ENV !== "production") await app.register(devOutboxRoutes, { db: deps.db });
   if (settings.NODE_ENV !== "production") await app.register(demoPlugin, { dir: settings.DEMO_DIR ?? defaultDemoDir });
+  if (settings.NODE_ENV !== "production") {
+    const darajaUrl = settings.MOMO_BASE_URL ?? `http://127.0.0.1:${settings.SIM_PORT}`;
+    await app.register(demoShopRoutes, { adminApiKey: deps.config.adminApiKey, darajaUrl, tenantId: deps.config.defaultTenantId });
+  }
   await app.register(momoCallbackPlugin, { deps, rejectedCallbacks: metrics.instruments.callbacksRejected });
   await app.register(trpcPlugin, { router: appRouter, deps, onError });
   await app.register(restPlugin, { router: appRouter, deps, onError });

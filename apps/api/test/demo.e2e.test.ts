@@ -2,8 +2,9 @@
  * The demo checkout app (apps/demo) end to end in headless Chromium: built with Vite into a temp dir,
  * served by the real service at /demo/, paying through the real Daraja simulator. One customer goes
  * through the whole flow: register, verify the email from the dev outbox, turn two-factor on, sign in
- * again with a code, add an address with the county picker, pay and watch the status change live.
- * A second customer goes through sign-up and sign-in in Swahili with the language switch.
+ * again with a code, add an address with the county picker, pay and watch the status change live;
+ * then pay an order from the M-Pesa menu (C2B), the simulator standing in for the phone. A second
+ * customer goes through sign-up and sign-in in Swahili with the language switch.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,7 +15,7 @@ import { it } from "./support/fixture.js";
 import { registerUser, RestClient, startTestApp, uniqueEmail } from "./support/app.js";
 import { skipThisTarget, target } from "./support/database.js";
 import type { MomoApp } from "./support/momo.js";
-import type { Simulator } from "./support/simulator.js";
+import { SHORTCODE, type Simulator } from "./support/simulator.js";
 import { totpAt } from "./support/totp.js";
 
 const chromiumPath = "/usr/bin/chromium";
@@ -174,6 +175,35 @@ describe.skipIf(skipThisTarget || target !== "embedded" || !haveChromium)("demo 
     const pushes = (await sim.requests()).requests.filter((r) => r.path === "/mpesa/stkpush/v1/processrequest");
     expect(pushes).toHaveLength(1);
     expect(pushes[0]!.body).toMatchObject({ PhoneNumber: "254712345678", Amount: 1 });
+    // The prompt paid an intent the shop's backend created with its API key: its order number is the
+    // prompt's AccountReference, and the intent is settled.
+    const order = /Order (DK[A-Z0-9]{6})/.exec((await page.locator("#checkout-form").locator("xpath=..").locator(".notice.ok").textContent()) ?? "")?.[1];
+    expect(order).toBeDefined();
+    expect(pushes[0]!.body.AccountReference).toBe(order);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("pays an order from the M-Pesa menu: paybill and order number shown, the simulated phone pays, settled live", { timeout: 60_000 }, async () => {
+    // Still signed in, on the checkout page of the test above.
+    const checkout = page.locator("#checkout-form");
+    await checkout.getByLabel("Amount (KES)").fill("30");
+    await checkout.getByRole("button", { name: "Pay from the M-Pesa menu" }).click();
+    const paybill = page.locator("#menu-paybill");
+    await eventually(() => paybill.textContent()).toBe(SHORTCODE);
+    const account = (await page.locator("#menu-account").textContent())!;
+    expect(account).toMatch(/^DK[A-Z0-9]{6}$/);
+    expect(await page.locator("#order-status").getAttribute("data-status")).toBe("requires_payment");
+    await page.locator("#simulated-phone").click();
+    await expect.poll(() => page.locator("#order-status").getAttribute("data-status"), { timeout: 20_000, interval: 100 }).toBe("succeeded");
+    const receipt = (await page.locator("#order-receipt").textContent())!;
+    expect(receipt).toMatch(/^[A-Z0-9]{10}$/);
+    // M-Pesa asked the shop to validate, then confirmed: both with the order number as the account.
+    const callbacks = (await sim.requests()).callbacks.filter((c) => c.kind.startsWith("c2b_") && c.body.BillRefNumber === account);
+    expect(callbacks.map((c) => [c.kind, c.status])).toEqual([
+      ["c2b_validation", 200],
+      ["c2b_confirmation", 200],
+    ]);
+    expect(callbacks[1]!.body).toMatchObject({ TransID: receipt, TransAmount: "30.00", BusinessShortCode: SHORTCODE });
     expect(pageErrors).toEqual([]);
   });
 
@@ -333,6 +363,10 @@ describe.skipIf(skipThisTarget || target !== "embedded" || !haveChromium)("demo 
       const response = await fetch(`${production.url}/demo/`);
       expect(response.status).toBe(404);
       await response.arrayBuffer();
+      // Nor its shop backend, which acts with the admin key.
+      const shop = await fetch(`${production.url}/demo/shop/orders`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"amount":1}' });
+      expect(shop.status).toBe(404);
+      await shop.arrayBuffer();
     } finally {
       await production.close();
     }

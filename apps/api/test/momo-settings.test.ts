@@ -1,5 +1,6 @@
 /** The MOMO_* settings: a bad value stops the start with a message naming the setting. */
 import { describe, expect, it } from "vitest";
+import { c2bCallbackUrls } from "../src/runtime/payments-settings.js";
 import { readSettings, SettingsError } from "../src/settings.js";
 
 const secret = "a".repeat(64);
@@ -64,6 +65,21 @@ describe("MOMO_* settings", () => {
     };
     expect(failure(b2c)).toContain("MOMO_B2C_STATUS_URL");
     expect(readSettings({ ...b2c, MOMO_B2C_RESULT_URL: "https://shop.example.com/api/momo/callback/b2c/result" }).MOMO_B2C_SHORTCODE).toBe("600992");
+  });
+
+  it("derives the C2B URLs from PUBLIC_URL, else from MOMO_CALLBACK_URL, unless set; and checks them like the others", () => {
+    expect(c2bCallbackUrls(readSettings(complete))).toEqual({
+      validationUrl: "https://shop.example.com/api/momo/callback/c2b/validation",
+      confirmationUrl: "https://shop.example.com/api/momo/callback/c2b/confirmation",
+    });
+    expect(c2bCallbackUrls(readSettings({ ...complete, PUBLIC_URL: "https://api.shop.example" }))).toEqual({
+      validationUrl: "https://api.shop.example/api/momo/callback/c2b/validation",
+      confirmationUrl: "https://api.shop.example/api/momo/callback/c2b/confirmation",
+    });
+    const own = readSettings({ ...complete, MOMO_C2B_VALIDATION_URL: "https://hooks.shop.example/v", MOMO_C2B_CONFIRMATION_URL: "https://hooks.shop.example/c" });
+    expect(c2bCallbackUrls(own)).toEqual({ validationUrl: "https://hooks.shop.example/v", confirmationUrl: "https://hooks.shop.example/c" });
+    expect(failure({ ...complete, MOMO_C2B_VALIDATION_URL: "https://shop.example.com/safaricom/v" })).toContain('MOMO_C2B_VALIDATION_URL (with its token) contains "safaricom"');
+    expect(failure({ ...complete, MOMO_C2B_CONFIRMATION_URL: "not a url" })).toContain("MOMO_C2B_CONFIRMATION_URL");
   });
 
   it("never runs the simulator in production, and checks the numbers", () => {

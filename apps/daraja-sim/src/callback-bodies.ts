@@ -1,5 +1,5 @@
 import type { ResultCodeText } from "./outcomes.js";
-import type { B2cPayout, StkPayment } from "./state.js";
+import type { B2cPayout, SimReversal, StkPayment } from "./state.js";
 import { eatCompletedDateTime, eatTimestamp } from "./wire.js";
 
 const SIM_CUSTOMER_NAME = "SIM CUSTOMER";
@@ -73,7 +73,7 @@ export function b2cTimeoutBody(payout: B2cPayout, timeout: ResultCodeText): unkn
 
 export interface QueriedTransaction {
   receipt: string;
-  /** `Completed`, `Failed` or `Pending`. */
+  /** `Completed`, `Failed` or `Pending`; a reversed payment (a simulator convention): `Reversed`. */
   status: string;
   amount: number;
   originatorConversationId: string;
@@ -109,10 +109,10 @@ export function describeB2cPayout(payout: B2cPayout, b2cShortcode: string): Quer
   };
 }
 
-export function describeStkPayment(payment: StkPayment & { receipt: string }, shortcode: string): QueriedTransaction {
+export function describeStkPayment(payment: StkPayment & { receipt: string }, shortcode: string, reversed = false): QueriedTransaction {
   return {
     receipt: payment.receipt,
-    status: "Completed",
+    status: reversed ? "Reversed" : "Completed",
     amount: payment.amount,
     originatorConversationId: payment.merchantRequestId,
     conversationId: payment.checkoutRequestId,
@@ -157,3 +157,63 @@ export function transactionStatusResultBody(query: StatusQuery, result: ResultCo
   body["ReferenceData"] = { ReferenceItem: query.occasion ? { Key: "Occasion", Value: query.occasion } : { Key: "Occasion" } };
   return { Result: body };
 }
+
+/** The portal's Reversal result: seven parameters on success, none on failure; ResultCode as the outcome has it. */
+export function reversalResultBody(reversal: SimReversal, utilityBalance: number): unknown {
+  const success = reversal.result.code === 0;
+  const result: Record<string, unknown> = {
+    ResultType: 0,
+    ResultCode: reversal.result.code,
+    ResultDesc: reversal.result.desc,
+    OriginatorConversationID: reversal.originatorConversationId,
+    ConversationID: reversal.conversationId,
+    TransactionID: success ? reversal.transactionId : "SKE0000000",
+  };
+  if (success) {
+    const balance = utilityBalance.toFixed(2);
+    result["ResultParameters"] = {
+      ResultParameter: [
+        { Key: "DebitAccountBalance", Value: `Utility Account|KES|${balance}|${balance}|0.00|0.00` },
+        { Key: "Amount", Value: reversal.amount },
+        { Key: "TransCompletedTime", Value: Number(eatTimestamp(reversal.settledAt ?? reversal.createdAt)) },
+        { Key: "OriginalTransactionID", Value: reversal.originalTransactionId },
+        { Key: "Charge", Value: 0 },
+        { Key: "CreditPartyPublicName", Value: reversal.creditParty },
+        { Key: "DebitPartyPublicName", Value: `${reversal.receiverParty} - ${SIM_BUSINESS_NAME}` },
+      ],
+    };
+  }
+  result["ReferenceData"] = queueTimeoutReference(reversal.queueTimeoutUrl);
+  return { Result: result };
+}
+
+export function reversalTimeoutBody(reversal: SimReversal, timeout: ResultCodeText): unknown {
+  return {
+    Result: {
+      ResultType: 1,
+      ResultCode: timeout.code,
+      ResultDesc: timeout.desc,
+      OriginatorConversationID: reversal.originatorConversationId,
+      ConversationID: reversal.conversationId,
+    },
+  };
+}
+
+export function describeReversal(reversal: SimReversal): QueriedTransaction {
+  const status = !reversal.settled ? "Pending" : reversal.result.code === 0 || reversal.outcome === "unknown_result" ? "Completed" : "Failed";
+  return {
+    receipt: reversal.transactionId,
+    status,
+    amount: reversal.amount,
+    originatorConversationId: reversal.originatorConversationId,
+    conversationId: reversal.conversationId,
+    debitPartyName: `${reversal.receiverParty} - ${SIM_BUSINESS_NAME}`,
+    creditPartyName: reversal.creditParty,
+    reasonType: "Reversal",
+    debitAccountType: "Utility Account",
+    initiatedAt: reversal.createdAt,
+    finalisedAt: reversal.settledAt ?? reversal.createdAt,
+  };
+}
+
+export const simCustomerParty = (phone: string) => `${phone} - ${SIM_CUSTOMER_NAME}`;

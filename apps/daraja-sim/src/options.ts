@@ -47,6 +47,10 @@ export interface DarajaSimulatorOptions {
   logger?: FastifyServerOptions["logger"];
   /** Answers scripted by the process that runs the simulator (createSimScripts); none by default. */
   scripts?: SimScriptBook;
+  /** C2B: how long the validation URL has to answer before ResponseType decides. Default 8000 (Daraja: "usually < 8 seconds"). */
+  c2bValidationTimeoutMs?: number;
+  /** C2B register URL versions the app's product has; the other answers 401.003.01. Default both. */
+  c2bRegisterVersions?: readonly ("v1" | "v2")[];
 }
 
 export interface ResolvedSimulatorOptions {
@@ -71,6 +75,8 @@ export interface ResolvedSimulatorOptions {
   fetch: typeof globalThis.fetch;
   callbackTimeoutMs: number;
   logLimit: number;
+  c2bValidationTimeoutMs: number;
+  c2bRegisterVersions: readonly ("v1" | "v2")[];
 }
 
 export function resolveOptions(options: DarajaSimulatorOptions): ResolvedSimulatorOptions {
@@ -96,5 +102,7 @@ export function resolveOptions(options: DarajaSimulatorOptions): ResolvedSimulat
     fetch: options.fetch ?? globalThis.fetch,
     callbackTimeoutMs: options.callbackTimeoutMs ?? 5000,
     logLimit: options.logLimit ?? 200,
+    c2bValidationTimeoutMs: options.c2bValidationTimeoutMs ?? 8000,
+    c2bRegisterVersions: options.c2bRegisterVersions ?? ["v1", "v2"],
   };
 }

@@ -22,7 +22,7 @@ export const SIM_OUTCOMES = [
   "unknown_result",
 ] as const satisfies readonly SimOutcome[];
 
-export type SimApi = "stk" | "b2c";
+export type SimApi = "stk" | "b2c" | "reversal";
 
 export const STK_OUTCOMES: readonly SimOutcome[] = SIM_OUTCOMES;
 export const B2C_OUTCOMES: readonly SimOutcome[] = [
@@ -102,3 +102,35 @@ export function b2cResultFor(outcome: SimOutcome): ResultCodeText {
 }
 
 export const B2C_TIMEOUT_RESULT: ResultCodeText = { code: 1, desc: "The service request has timed out." };
+
+export const REVERSAL_OUTCOMES: readonly SimOutcome[] = ["success", "timeout", "insufficient_funds", "no_callback", "duplicate_callback", "unknown_result"];
+
+/**
+ * Exact reversal amounts (KES: the amount of the payment reversed, so amounts an STK prompt pays)
+ * that choose an outcome; every other amount is reversed. docs/daraja-simulator.md#reversals.
+ */
+export const REVERSAL_MAGIC_AMOUNTS: Readonly<Record<number, SimOutcome>> = {
+  31: "insufficient_funds",
+  32: "timeout",
+  33: "no_callback",
+  34: "duplicate_callback",
+  35: "unknown_result",
+};
+
+export const REVERSAL_ALREADY_REVERSED: ResultCodeText = { code: "R000001", desc: "The transaction has already been reversed." };
+export const REVERSAL_UNKNOWN_RECEIPT: ResultCodeText = { code: "R000002", desc: "The OriginalTransactionID is invalid." };
+
+/** A reversal's ResultCode: the number 0 on success, as the portal's samples; failures as Daraja words them. */
+export function reversalResultFor(outcome: SimOutcome): ResultCodeText {
+  switch (outcome) {
+    case "insufficient_funds":
+      return { code: 1, desc: "The DebitParty's balance is insufficient for the transaction." };
+    case "unknown_result":
+      return RESULT_UNRECOGNISED;
+    default:
+      return RESULT_SUCCESS;
+  }
+}
+
+/** The time-out body has no portal sample; modelled on mpesakit's (ResultType 1, ResultCode "1"). */
+export const REVERSAL_TIMEOUT_RESULT: ResultCodeText = { code: "1", desc: "The service request timed out." };

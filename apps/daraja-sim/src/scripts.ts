@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 
-export type SimOperation = "oauth" | "stkpush" | "stkquery" | "b2c" | "transactionstatus";
+export type SimOperation = "oauth" | "stkpush" | "stkquery" | "b2c" | "transactionstatus" | "reversal" | "c2bregister";
 
 const OPERATIONS: Readonly<Record<string, SimOperation>> = {
   "/oauth/v1/generate": "oauth",
@@ -16,6 +16,9 @@ const OPERATIONS: Readonly<Record<string, SimOperation>> = {
   "/mpesa/b2c/v1/paymentrequest": "b2c",
   "/mpesa/b2c/v3/paymentrequest": "b2c",
   "/mpesa/transactionstatus/v1/query": "transactionstatus",
+  "/mpesa/reversal/v1/request": "reversal",
+  "/mpesa/c2b/v1/registerurl": "c2bregister",
+  "/mpesa/c2b/v2/registerurl": "c2bregister",
 };
 
 export interface SimAnswer {

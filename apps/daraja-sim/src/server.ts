@@ -5,9 +5,11 @@ import { sendDarajaError } from "./http.js";
 import { resolveOptions } from "./options.js";
 import type { DarajaSimulatorOptions } from "./options.js";
 import { registerB2cRoutes } from "./routes/b2c.js";
+import { registerC2bRoutes } from "./routes/c2b.js";
 import { registerControlRoutes } from "./routes/control.js";
 import { registerOAuthRoute } from "./routes/oauth.js";
 import { registerStkRoutes } from "./routes/stk.js";
+import { registerReversalRoute } from "./routes/reversal.js";
 import { registerTransactionStatusRoute } from "./routes/transaction-status.js";
 import { createSimulatorState, pushBounded } from "./state.js";
 import { registerSimScripts } from "./scripts.js";
@@ -19,6 +21,10 @@ const KNOWN_PATHS = new Set([
   "/mpesa/b2c/v1/paymentrequest",
   "/mpesa/b2c/v3/paymentrequest",
   "/mpesa/transactionstatus/v1/query",
+  "/mpesa/reversal/v1/request",
+  "/mpesa/c2b/v1/registerurl",
+  "/mpesa/c2b/v2/registerurl",
+  "/sim/c2b/pay",
   "/sim/next-outcome",
   "/sim/requests",
   "/sim/reset",
@@ -76,6 +82,8 @@ export function buildDarajaSimulator(options: DarajaSimulatorOptions = {}): Fast
   registerStkRoutes(app, resolved, state, callbacks);
   registerB2cRoutes(app, resolved, state, callbacks);
   registerTransactionStatusRoute(app, resolved, state, callbacks);
+  registerReversalRoute(app, resolved, state, callbacks);
   registerControlRoutes(app, state);
+  registerC2bRoutes(app, resolved, state);
   return app;
 }

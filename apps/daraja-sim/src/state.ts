@@ -33,6 +33,26 @@ export interface B2cPayout {
   settledAt: Date | null;
 }
 
+export interface SimReversal {
+  originatorConversationId: string;
+  conversationId: string;
+  /** The reversal's own receipt. */
+  transactionId: string;
+  /** The receipt reversed. */
+  originalTransactionId: string;
+  amount: number;
+  /** The customer refunded, as `2547… - NAME`. */
+  creditParty: string;
+  receiverParty: string;
+  outcome: SimOutcome;
+  result: ResultCodeText;
+  resultUrl: string;
+  queueTimeoutUrl: string;
+  createdAt: Date;
+  settled: boolean;
+  settledAt: Date | null;
+}
+
 export interface QueuedOutcome {
   outcome: SimOutcome;
   phone: string | null;
@@ -47,7 +67,16 @@ export interface LoggedRequest {
   body: unknown;
 }
 
-export type CallbackKind = "stk" | "b2c_result" | "b2c_timeout" | "transaction_status";
+export type CallbackKind = "stk" | "b2c_result" | "b2c_timeout" | "transaction_status" | "reversal_result" | "reversal_timeout" | "c2b_validation" | "c2b_confirmation";
+
+/** A short code's C2B URLs (register URL, v1 or v2); re-registering overwrites them, as the sandbox does. */
+export interface C2bRegistration {
+  shortCode: string;
+  responseType: "Completed" | "Cancelled";
+  confirmationUrl: string;
+  validationUrl: string;
+  version: "v1" | "v2";
+}
 
 export interface LoggedCallback {
   at: string;
@@ -64,10 +93,15 @@ export interface SimulatorState {
   tokens: Map<string, number>;
   stkPayments: Map<string, StkPayment>;
   b2cPayouts: Map<string, B2cPayout>;
+  /** Reversals by OriginatorConversationID. */
+  reversals: Map<string, SimReversal>;
   queuedOutcomes: QueuedOutcome[];
   requests: LoggedRequest[];
   callbacks: LoggedCallback[];
   utilityBalance: number;
+  c2bRegistrations: Map<string, C2bRegistration>;
+  /** Every C2B TransID issued (the ledger Daraja would keep). */
+  c2bTransIds: Set<string>;
 }
 
 export const INITIAL_UTILITY_BALANCE = 8_959_269.6;
@@ -77,21 +111,27 @@ export function createSimulatorState(): SimulatorState {
     tokens: new Map(),
     stkPayments: new Map(),
     b2cPayouts: new Map(),
+    reversals: new Map(),
     queuedOutcomes: [],
     requests: [],
     callbacks: [],
     utilityBalance: INITIAL_UTILITY_BALANCE,
+    c2bRegistrations: new Map(),
+    c2bTransIds: new Set(),
   };
 }
 
-/** Forgets payments, payouts, queued outcomes and logs. Issued tokens stay valid. */
+/** Forgets payments, payouts, reversals, queued outcomes and logs. Issued tokens stay valid. */
 export function resetSimulatorState(state: SimulatorState): void {
   state.stkPayments.clear();
   state.b2cPayouts.clear();
+  state.reversals.clear();
   state.queuedOutcomes.length = 0;
   state.requests.length = 0;
   state.callbacks.length = 0;
   state.utilityBalance = INITIAL_UTILITY_BALANCE;
+  state.c2bRegistrations.clear();
+  state.c2bTransIds.clear();
 }
 
 export function pushBounded<T>(list: T[], entry: T, limit: number): void {

@@ -1,11 +1,14 @@
 /**
- * Checkout: deliver to one of the customer's addresses, pay with an M-Pesa prompt (payments.stkPush)
- * and watch the payment's status change live (the payments.onStatus subscription, over SSE).
+ * Checkout: deliver to one of the customer's addresses; the shop's backend makes the order a payment
+ * intent (its amount is the shop's); pay it with an M-Pesa prompt (payments.stkPush { intent_id }) and
+ * watch the payment's status change live (the payments.onStatus subscription, over SSE), or pay it
+ * from the M-Pesa menu (paybill + the order number as account) and watch the order settle.
  */
 import type { MtejaClient } from "@mteja/client";
 import type { AddressSummary } from "./addresses.js";
 import type { Screen, Shell } from "./shell.js";
-import { describeError, field, h, notice, onSubmit } from "./ui.js";
+import { createOrder, payFromPhone, readOrder, type Order } from "./shop.js";
+import { button, describeError, field, h, notice, onSubmit } from "./ui.js";
 
 type Api = MtejaClient["api"];
 type Payment = Awaited<ReturnType<Api["payments"]["get"]["query"]>>["data"]["payment"];
@@ -57,6 +60,7 @@ function checkoutForm(shell: Shell, addresses: AddressSummary[], progress: HTMLE
     field("M-Pesa phone", "phone", { type: "tel", required: true, value: chosen.phone }),
     field("Amount (KES)", "amount", { type: "number", required: true, min: 1, step: 1, value: 1 }),
     h("button", { type: "submit" }, "Pay with M-Pesa"),
+    h("button", { type: "button", id: "pay-from-menu", class: "secondary" }, "Pay from the M-Pesa menu"),
     h(
       "details",
       {},
@@ -68,17 +72,84 @@ function checkoutForm(shell: Shell, addresses: AddressSummary[], progress: HTMLE
   // The payment on screen: a new one replaces it (and ends its subscription).
   let following: AbortController | undefined;
   signal.addEventListener("abort", () => following?.abort(), { once: true });
-  onSubmit(form, status, async ({ phone = "", amount = "", address = "" }) => {
-    const label = addresses.find((a) => a.id === address)?.label ?? "";
-    const { data } = await shell.mteja.api.payments.stkPush.mutate({ phone, amount: Number(amount), reference: "Duka", description: `Order ${label}`.slice(0, 13) });
+  onSubmit(form, status, async ({ phone = "", amount = "" }) => {
+    // The shop's backend fixes what is owed; the browser only names the intent it pays.
+    const order = await createOrder(Number(amount));
+    const { data } = await shell.mteja.api.payments.stkPush.mutate({ phone, intent_id: order.intent_id });
     following?.abort();
     // 202: M-Pesa's answer proved nothing; the prompt may still be on the phone (its callback settles it).
     if (data.checkoutRequestId === null) return "M-Pesa did not confirm the prompt. If one reaches your phone, you may pay it; do not pay twice.";
     following = new AbortController();
     follow(shell, data.checkoutRequestId, data.customerMessage ?? "", progress, following.signal);
-    return "Check your phone: enter your M-Pesa PIN to pay.";
+    return `Order ${order.order_number}. Check your phone: enter your M-Pesa PIN to pay.`;
+  });
+  const menuButton = form.querySelector<HTMLButtonElement>("#pay-from-menu")!;
+  menuButton.addEventListener("click", () => {
+    menuButton.disabled = true;
+    status.clear();
+    const amount = Number(form.querySelector<HTMLInputElement>("input[name=amount]")!.value);
+    createOrder(amount)
+      .then((order) => {
+        following?.abort();
+        following = new AbortController();
+        showMenuPayment(order, progress, following.signal);
+        status.show("ok", `Order ${order.order_number}: pay it from the M-Pesa menu.`);
+      })
+      .catch((error: unknown) => status.show("error", describeError(error)))
+      .finally(() => (menuButton.disabled = false));
   });
   return [form, status];
+}
+
+/** Paybill and order number to type in the M-Pesa menu; the order's status as the shop sees it, until paid. */
+function showMenuPayment(order: Order, progress: HTMLElement, signal: AbortSignal): void {
+  const badge = h("output", { id: "order-status", class: "status", "data-status": "requires_payment" }, "requires_payment");
+  const receipt = h("div", {});
+  const phoneStatus = notice();
+  progress.hidden = false;
+  if (!order.paybill) {
+    progress.replaceChildren(h("h2", {}, "Pay from the M-Pesa menu"), h("p", { class: "notice error" }, "Paying from the M-Pesa menu is not set up for this shop."));
+    return;
+  }
+  const phone = button("Pay it on the simulated phone", phoneStatus, async () => {
+    const paid = await payFromPhone(order);
+    return paid.status === "completed" ? `The phone paid: M-Pesa sent ${paid.trans_id}.` : `M-Pesa cancelled the payment (${paid.reason}).`;
+  }, { id: "simulated-phone" });
+  progress.replaceChildren(
+    h("h2", {}, "Pay from the M-Pesa menu"),
+    h(
+      "ol",
+      { class: "steps" },
+      h("li", {}, "Open M-Pesa → Lipa na M-Pesa → Pay Bill."),
+      h("li", {}, "Business number: ", h("code", { id: "menu-paybill" }, order.paybill)),
+      h("li", {}, "Account number (your order number): ", h("code", { id: "menu-account" }, order.order_number)),
+      h("li", {}, `Amount: KES ${order.amount}, then your PIN.`),
+    ),
+    h("p", {}, "Order status: ", badge),
+    h("p", { class: "muted" }, "No phone at hand? The Daraja simulator pays it for you:"),
+    phone,
+    phoneStatus,
+    receipt,
+  );
+  // The shop learns of the payment from M-Pesa's confirmation; the page asks the shop until it knows.
+  const poll = async () => {
+    while (!signal.aborted) {
+      try {
+        const state = await readOrder(order.intent_id);
+        badge.textContent = state.status;
+        badge.dataset.status = state.status;
+        if (state.status === "succeeded") {
+          receipt.replaceChildren(h("p", { class: "receipt" }, `Paid from the M-Pesa menu. M-Pesa receipt `, h("code", { id: "order-receipt" }, state.receipt ?? "—"), "."));
+          return;
+        }
+        if (state.status === "cancelled" || state.status === "expired") return;
+      } catch (error) {
+        phoneStatus.show("error", describeError(error));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  };
+  void poll();
 }
 
 /** Shows the payment's status as the subscription reports it, until it is terminal. */

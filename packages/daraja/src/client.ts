@@ -9,6 +9,7 @@ import {
   refusedByResponseCode,
   unexpectedAnswer,
 } from "./errors.js";
+import { c2bRegisterResponseSchema, isAcceptedResponseCode } from "./c2b.js";
 import { createAccessTokenProvider } from "./oauth.js";
 import { classifyStkResultCode, normaliseResultCode } from "./result-codes.js";
 import { retryWhileNotSent } from "./retry.js";
@@ -18,6 +19,9 @@ import { createTransport } from "./transport.js";
 import type { DarajaHttpResponse } from "./transport.js";
 import type {
   B2cPaymentRequest,
+  C2bRegisterRequest,
+  C2bRegisterResponse,
+  C2bRegisterVersion,
   DarajaAcknowledgement,
   DarajaClient,
   DarajaClientConfig,
@@ -25,6 +29,7 @@ import type {
   StkPushResponse,
   StkQueryRequest,
   StkQueryResult,
+  ReversalRequest,
   TransactionStatusRequest,
 } from "./types.js";
 
@@ -46,12 +51,22 @@ const stkQueryResponseSchema = z.object({
   ResponseDescription: z.string().optional(),
 });
 
-const acknowledgementSchema = z.object({
-  ConversationID: id,
-  OriginatorConversationID: id,
-  ResponseCode: id,
-  ResponseDescription: z.string().default(""),
-});
+// Some Daraja answers spell it OriginatorCoversationID (no "n"; docs/mpesa.md "Reversals"): both are read.
+const acknowledgementSchema = z.preprocess(
+  (body) => {
+    if (typeof body !== "object" || body === null) return body;
+    const record = body as Record<string, unknown>;
+    return record["OriginatorConversationID"] === undefined && record["OriginatorCoversationID"] !== undefined
+      ? { ...record, OriginatorConversationID: record["OriginatorCoversationID"] }
+      : body;
+  },
+  z.object({
+    ConversationID: id,
+    OriginatorConversationID: id,
+    ResponseCode: id,
+    ResponseDescription: z.string().default(""),
+  }),
+);
 
 function requireSetting(value: string | undefined, name: string): string {
   if (value === undefined || value === "") throw new Error(`Daraja client: ${name} is not configured`);
@@ -73,6 +88,7 @@ export function createDarajaClient(config: DarajaClientConfig): DarajaClient {
     retryDelaysMs,
   });
   const log = config.logger;
+  const reversalShortcode = config.partyB ?? config.shortcode;
 
   /** Without a token the request itself is never sent, whatever went wrong with the token. */
   async function tokenOrNotSent(): Promise<string> {
@@ -122,6 +138,11 @@ export function createDarajaClient(config: DarajaClientConfig): DarajaClient {
     }
   }
 
+  /** The API operator of Transaction Status and Reversal requests. */
+  function initiator() {
+    return { Initiator: requireSetting(config.initiatorName, "initiatorName"), SecurityCredential: requireSetting(config.securityCredential, "securityCredential") };
+  }
+
   function stkCredentials() {
     const timestamp = darajaTimestamp(now());
     return { BusinessShortCode: config.shortcode, Password: stkPassword(config.shortcode, config.passkey, timestamp), Timestamp: timestamp };
@@ -152,7 +173,31 @@ export function createDarajaClient(config: DarajaClientConfig): DarajaClient {
     };
   }
 
+  /** The answer of an app whose Daraja product is the other register URL version (docs/mpesa.md#c2b). */
+  const isProductMismatch = (response: DarajaHttpResponse) => /no apiproduct match/i.test(readErrorEnvelope(response.body)?.errorMessage ?? "");
+
   return {
+    // Safe to repeat: registration has no money effect and a refused version registered nothing.
+    async registerC2bUrls(request: C2bRegisterRequest): Promise<C2bRegisterResponse> {
+      const first: C2bRegisterVersion = config.c2bRegisterVersion ?? "v2";
+      const body = { ShortCode: request.shortCode, ResponseType: request.responseType, ConfirmationURL: request.confirmationUrl, ValidationURL: request.validationUrl };
+      let version = first;
+      let path = `/mpesa/c2b/${version}/registerurl`;
+      let response = await postOrFail(path, body);
+      if (isProductMismatch(response)) {
+        version = first === "v2" ? "v1" : "v2";
+        log?.debug({ path }, "Daraja: the app has the other C2B register version; trying it once");
+        path = `/mpesa/c2b/${version}/registerurl`;
+        response = await postOrFail(path, body);
+      }
+      if (!isSuccess(response.status)) fail(path, darajaErrorFromResponse(response.status, response.body));
+      const parsed = c2bRegisterResponseSchema.safeParse(response.body);
+      if (!parsed.success) fail(path, unexpectedAnswer(response.status, "C2B register URL"));
+      const answer = parsed.data;
+      if (!isAcceptedResponseCode(answer.responseCode)) fail(path, refusedByResponseCode(response.status, answer.responseCode, answer.responseDescription));
+      return { ...answer, version };
+    },
+
     // Never retried automatically: a repeat after Daraja saw the first one is a second prompt.
     async stkPush(request: StkPushRequest): Promise<StkPushResponse> {
       const path = "/mpesa/stkpush/v1/processrequest";
@@ -236,13 +281,33 @@ export function createDarajaClient(config: DarajaClientConfig): DarajaClient {
       }
       const path = "/mpesa/transactionstatus/v1/query";
       const response = await postOrFail(path, {
-        Initiator: requireSetting(config.initiatorName, "initiatorName"),
-        SecurityCredential: requireSetting(config.securityCredential, "securityCredential"),
+        ...initiator(),
         CommandID: "TransactionStatusQuery",
         ...(request.transactionId ? { TransactionID: request.transactionId } : {}),
         ...(request.originatorConversationId ? { OriginatorConversationID: request.originatorConversationId } : {}),
-        PartyA: requireSetting(config.b2cShortcode, "b2cShortcode"),
+        PartyA: request.partyA ?? requireSetting(config.b2cShortcode, "b2cShortcode"),
         IdentifierType: "4",
+        ResultURL: request.resultUrl,
+        QueueTimeOutURL: request.queueTimeoutUrl,
+        Remarks: request.remarks,
+        Occasion: request.occasion ?? "",
+      });
+      return acknowledgement(path, response);
+    },
+
+    reversalShortcode,
+
+    // Never retried automatically: a second request for the same receipt is a second reversal attempt.
+    async reversal(request: ReversalRequest): Promise<DarajaAcknowledgement> {
+      const path = "/mpesa/reversal/v1/request";
+      const response = await postOrFail(path, {
+        ...initiator(),
+        CommandID: "TransactionReversal",
+        TransactionID: request.transactionId,
+        Amount: request.amount,
+        ReceiverParty: reversalShortcode,
+        // Daraja's own spelling; the correct English key is refused ("Invalid RecieverIdentifierType").
+        RecieverIdentifierType: "11",
         ResultURL: request.resultUrl,
         QueueTimeOutURL: request.queueTimeoutUrl,
         Remarks: request.remarks,

@@ -2,6 +2,9 @@ export { createDarajaClient } from "./client.js";
 export type {
   B2cCommandId,
   B2cPaymentRequest,
+  C2bRegisterRequest,
+  C2bRegisterResponse,
+  C2bRegisterVersion,
   DarajaAcknowledgement,
   DarajaClient,
   DarajaClientConfig,
@@ -11,20 +14,23 @@ export type {
   StkPushResponse,
   StkQueryRequest,
   StkQueryResult,
+  ReversalRequest,
   TransactionStatusRequest,
 } from "./types.js";
 export { DarajaError, isDarajaError, readErrorEnvelope, isInvalidAccessToken, isTransactionBeingProcessed, darajaErrorFromResponse } from "./errors.js";
 export type { DarajaErrorDetails, DarajaErrorEnvelope, DarajaErrorKind, DarajaErrorReason, DarajaOutcome } from "./errors.js";
 export { DEFAULT_RETRY_DELAYS_MS, DEFAULT_TIMEOUT_MS, worstCaseRequestMs } from "./timing.js";
 export type { DarajaTiming } from "./timing.js";
-export { classifyB2cResultCode, classifyStkResultCode, normaliseResultCode } from "./result-codes.js";
-export type { B2cStatus, StkStatus } from "./result-codes.js";
+export { classifyB2cResultCode, classifyReversalResultCode, classifyStkResultCode, normaliseResultCode } from "./result-codes.js";
+export type { B2cStatus, ReversalStatus, StkStatus } from "./result-codes.js";
 export { parseStkCallback } from "./stk-callback.js";
 export type { StkCallback } from "./stk-callback.js";
-export { classifyTransactionStatusResult, parseB2cResult, parseB2cTimeout, parseTransactionStatusResult } from "./result-callback.js";
-export type { B2cResult, B2cTimeout, QueriedTransaction, ResultEnvelope, TransactionStatusResult } from "./result-callback.js";
+export { classifyTransactionStatusResult, parseB2cResult, parseB2cTimeout, parseReversalResult, parseReversalTimeout, parseTransactionStatusResult } from "./result-callback.js";
+export type { B2cResult, B2cTimeout, QueriedTransaction, ResultEnvelope, ReversalResult, TransactionStatusResult } from "./result-callback.js";
 export type { ParameterValue, ParseResult } from "./parse-result.js";
 export { darajaTimestamp, parseDarajaTimestamp, stkPassword } from "./timestamp.js";
 export { DARAJA_MSISDN_PATTERN, normaliseKenyanPhone } from "./phone.js";
 export { securityCredentialFromCertificate } from "./security-credential.js";
 export * from "./limits.js";
+export { C2B_CONFIRMATION_ANSWER, C2B_REJECTION_CODES, c2bValidationAnswer, maskMsisdn, msisdnForm, parseC2bNotification } from "./c2b.js";
+export type { C2bMsisdnForm, C2bNotification, C2bRejectionCode } from "./c2b.js";

@@ -170,3 +170,39 @@ export function classifyTransactionStatusResult(result: TransactionStatusResult)
   if (status === "failed") return "FAILED";
   return "UNKNOWN";
 }
+
+/** A Reversal result: the top-level TransactionID is the reversal's own receipt. */
+export interface ReversalResult extends ResultEnvelope {
+  amount?: number;
+  /** The receipt of the payment that was reversed. */
+  originalTransactionId?: string;
+  /** `YYYYMMDDHHmmss`, Kenyan time (Daraja sends a number). */
+  completedAt?: string;
+  charge?: number;
+  /** e.g. `254705912645 - NICHOLAS JOHN SONGOK`: the customer refunded. */
+  creditPartyName?: string;
+  debitPartyName?: string;
+}
+
+/** Parses the body Daraja POSTs to a Reversal ResultURL (success with ResultParameters, failure without). */
+export function parseReversalResult(body: unknown): ParseResult<ReversalResult> {
+  const envelope = parseResultEnvelope(body);
+  if (!envelope.ok) return envelope;
+  const p = envelope.value.parameters;
+  return parsed(
+    assignDefined<ReversalResult>(
+      { ...envelope.value },
+      {
+        amount: numberFrom(p["Amount"]),
+        originalTransactionId: stringFrom(p["OriginalTransactionID"]),
+        completedAt: stringFrom(p["TransCompletedTime"]),
+        charge: numberFrom(p["Charge"]),
+        creditPartyName: stringFrom(p["CreditPartyPublicName"]),
+        debitPartyName: stringFrom(p["DebitPartyPublicName"]),
+      },
+    ),
+  );
+}
+
+/** A Reversal QueueTimeOutURL body: the same envelope as a B2C time-out; the reversal's outcome is unknown after it. */
+export const parseReversalTimeout: (body: unknown) => ParseResult<B2cTimeout> = parseB2cTimeout;

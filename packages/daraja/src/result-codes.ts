@@ -37,3 +37,17 @@ export function classifyB2cResultCode(code: string | number | null | undefined):
   if (normalised !== null && B2C_FAILED.has(normalised)) return "FAILED";
   return "UNKNOWN";
 }
+
+export type ReversalStatus = "SUCCESS" | "FAILED" | "UNKNOWN";
+
+// The portal's Reversal codes that end the request with nothing reversed by it (R000001: reversed
+// before, by someone else; R000002: unknown receipt); anything else unrecognised is UNKNOWN.
+const REVERSAL_FAILED = new Set(["R000001", "R000002", "1", "11", "21", "2001", "2006", "2028", "8006"]);
+
+/** Classifies a Reversal result's ResultCode: the number 0 on success, a string such as "R000002" on failure. */
+export function classifyReversalResultCode(code: string | number | null | undefined): ReversalStatus {
+  const normalised = normaliseResultCode(code);
+  if (normalised === "0") return "SUCCESS";
+  if (normalised !== null && REVERSAL_FAILED.has(normalised)) return "FAILED";
+  return "UNKNOWN";
+}

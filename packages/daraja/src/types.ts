@@ -32,6 +32,8 @@ export interface DarajaClientConfig {
   /** Delays between attempts of calls that are safe to repeat (OAuth, STK query). Default [250, 750]. */
   retryDelaysMs?: readonly number[];
   fetch?: typeof globalThis.fetch;
+  /** C2B register URL path version; default "v2" (the other one is tried once when the app lacks the product). */
+  c2bRegisterVersion?: C2bRegisterVersion;
 }
 
 export interface StkPushRequest {
@@ -90,15 +92,54 @@ export interface TransactionStatusRequest {
   /** M-Pesa receipt of the transaction; give this or originatorConversationId. */
   transactionId?: string;
   originatorConversationId?: string;
+  /** The short code whose transaction is queried. Default: b2cShortcode (a payout's); a reversal's is the paybill or till (see reversal). */
+  partyA?: string;
   resultUrl: string;
   queueTimeoutUrl: string;
   remarks: string;
   occasion?: string;
 }
 
+export interface ReversalRequest {
+  /** The M-Pesa receipt of the payment being reversed (Daraja's TransactionID). */
+  transactionId: string;
+  /** Whole shillings: the amount paid. */
+  amount: number;
+  resultUrl: string;
+  queueTimeoutUrl: string;
+  /** 2-100 characters. */
+  remarks: string;
+  occasion?: string;
+}
+
+export type C2bRegisterVersion = "v1" | "v2";
+
+export interface C2bRegisterRequest {
+  shortCode: string;
+  /** What M-Pesa does when the validation URL is unreachable or late. */
+  responseType: "Completed" | "Cancelled";
+  confirmationUrl: string;
+  validationUrl: string;
+}
+
+export interface C2bRegisterResponse {
+  /** Daraja's key is spelled `OriginatorCoversationID`; either spelling is read. */
+  originatorConversationId: string;
+  responseCode: string;
+  responseDescription: string;
+  /** The path version Daraja accepted. */
+  version: C2bRegisterVersion;
+}
+
 export interface DarajaClient {
+  /** C2B v2 (or v1) register URL: where M-Pesa sends the validation and confirmation of paybill/till payments. */
+  registerC2bUrls(request: C2bRegisterRequest): Promise<C2bRegisterResponse>;
   stkPush(request: StkPushRequest): Promise<StkPushResponse>;
   stkQuery(request: StkQueryRequest): Promise<StkQueryResult>;
   b2cPayment(request: B2cPaymentRequest): Promise<DarajaAcknowledgement>;
   transactionStatus(request: TransactionStatusRequest): Promise<DarajaAcknowledgement>;
+  /** Never retried automatically; the acknowledgement's ids are Daraja's (the request carries none). */
+  reversal(request: ReversalRequest): Promise<DarajaAcknowledgement>;
+  /** The short code a reversal returns money from (ReceiverParty): the till for Buy Goods, else the paybill. */
+  readonly reversalShortcode: string;
 }

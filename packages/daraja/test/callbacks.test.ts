@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
 import {
+  classifyReversalResultCode,
   classifyTransactionStatusResult,
   parseB2cResult,
   parseB2cTimeout,
+  parseReversalResult,
+  parseReversalTimeout,
   parseStkCallback,
   parseTransactionStatusResult,
 } from "../src/index.js";
@@ -341,5 +344,88 @@ describe("parseTransactionStatusResult", () => {
       parseTransactionStatusResult({ Result: { ResultCode: 2001, ResultDesc: "The initiator information is invalid.", OriginatorConversationID: "q", ConversationID: "c" } }),
     );
     expect(classifyTransactionStatusResult(parsed)).toBe("UNKNOWN");
+  });
+});
+
+// Reversal result samples (docs/mpesa.md "Reversals"): the portal's success (ResultCode the number 0,
+// numeric Amount/Charge/TransCompletedTime) and failure (ResultCode the string "R000002", no
+// ResultParameters), and the time-out body modelled by mpesakit (the portal shows none).
+const reversalSuccess = {
+  Result: {
+    ResultType: 0,
+    ResultCode: 0,
+    ResultDesc: "The service request is processed successfully.",
+    OriginatorConversationID: "dad6-4c34-8787-c8cb963a496d1268232",
+    ConversationID: "AG_20211114_201018edbbf9f1582eaa",
+    TransactionID: "SKE52PAWR9",
+    ResultParameters: {
+      ResultParameter: [
+        { Key: "DebitAccountBalance", Value: "Utility Account|KES|7722179.62|7722179.62|0.00|0.00" },
+        { Key: "Amount", Value: 1.0 },
+        { Key: "TransCompletedTime", Value: 20211114132711 },
+        { Key: "OriginalTransactionID", Value: "SKC82PACB8" },
+        { Key: "Charge", Value: 0.0 },
+        { Key: "CreditPartyPublicName", Value: "254705912645 - NICHOLAS JOHN SONGOK" },
+        { Key: "DebitPartyPublicName", Value: "600992 - Safaricom Daraja 992" },
+      ],
+    },
+    ReferenceData: { ReferenceItem: { Key: "QueueTimeoutURL", Value: "https://internalsandbox.safaricom.co.ke/mpesa/reversalresults/v1/submit" } },
+  },
+};
+
+const reversalFailure = {
+  Result: {
+    ResultType: 0,
+    ResultCode: "R000002",
+    ResultDesc: "The OriginalTransactionID is invalid.",
+    OriginatorConversationID: "dad6-4c34-8787-c8cb963a496d1268232",
+    ConversationID: "AG_20211114_201018edbbf9f1582eaa",
+    TransactionID: "SKE0000000",
+    ReferenceData: { ReferenceItem: { Key: "QueueTimeoutURL", Value: "https://internalsandbox.safaricom.co.ke/mpesa/reversalresults/v1/submit" } },
+  },
+};
+
+describe("parseReversalResult", () => {
+  it("reads the portal's success sample: the reversal's own receipt and the reversed one", () => {
+    const r = value(parseReversalResult(reversalSuccess));
+    expect(r).toMatchObject({
+      resultCode: "0",
+      originatorConversationId: "dad6-4c34-8787-c8cb963a496d1268232",
+      conversationId: "AG_20211114_201018edbbf9f1582eaa",
+      transactionId: "SKE52PAWR9",
+      amount: 1,
+      originalTransactionId: "SKC82PACB8",
+      completedAt: "20211114132711",
+      charge: 0,
+      creditPartyName: "254705912645 - NICHOLAS JOHN SONGOK",
+      debitPartyName: "600992 - Safaricom Daraja 992",
+    });
+    expect(classifyReversalResultCode(r.resultCode)).toBe("SUCCESS");
+  });
+
+  it("reads the portal's failure sample (string ResultCode, no ResultParameters)", () => {
+    const r = value(parseReversalResult(reversalFailure));
+    expect(r.resultCode).toBe("R000002");
+    expect(r.amount).toBeUndefined();
+    expect(r.originalTransactionId).toBeUndefined();
+    expect(classifyReversalResultCode(r.resultCode)).toBe("FAILED");
+  });
+
+  it("classifies 0 as a number or a string alike, and an unlisted code as UNKNOWN", () => {
+    expect(classifyReversalResultCode(0)).toBe("SUCCESS");
+    expect(classifyReversalResultCode("0")).toBe("SUCCESS");
+    expect(classifyReversalResultCode("R000001")).toBe("FAILED");
+    expect(classifyReversalResultCode(5555)).toBe("UNKNOWN");
+    expect(classifyReversalResultCode(null)).toBe("UNKNOWN");
+  });
+
+  it("reads a time-out body (mpesakit's model) and refuses a body without the ids", () => {
+    const timeout = value(
+      parseReversalTimeout({
+        Result: { ResultType: 1, ResultCode: "1", ResultDesc: "The service request timed out.", OriginatorConversationID: "dad6-4c34", ConversationID: "AG_20211114_x" },
+      }),
+    );
+    expect(timeout).toMatchObject({ resultCode: "1", originatorConversationId: "dad6-4c34", conversationId: "AG_20211114_x", transactionId: null });
+    expect(parseReversalResult({ Result: { ResultCode: 0, ResultDesc: "ok" } }).ok).toBe(false);
   });
 });

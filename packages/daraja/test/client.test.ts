@@ -380,3 +380,65 @@ describe("transactionStatus", () => {
     await expect(client().transactionStatus({ resultUrl: "https://x/r", queueTimeoutUrl: "https://x/t", remarks: "r" })).rejects.toThrow(TypeError);
   });
 });
+
+const REVERSAL = "/mpesa/reversal/v1/request";
+
+describe("reversal", () => {
+  const reversal = {
+    transactionId: "SKC82PACB8",
+    amount: 200,
+    resultUrl: "https://shop.example/api/momo/callback/reversal/result?token=abc",
+    queueTimeoutUrl: "https://shop.example/api/momo/callback/reversal/timeout?token=abc",
+    remarks: "Refund order 42",
+  };
+
+  it("posts the portal's fields, the misspelled RecieverIdentifierType \"11\" and the paybill as ReceiverParty; reads the portal's answer", async () => {
+    const ack = await client().reversal(reversal);
+    expect(fake.rejected).toEqual([]);
+    expect(ack).toEqual({
+      conversationId: "AG_20210706_20106e9209f64bebd05b",
+      originatorConversationId: "f1e2-4b95-a71d-b30d3cdbb7a7735297",
+      responseCode: "0",
+      responseDescription: "Accept the service request successfully.",
+    });
+    expect(fake.calls[REVERSAL]?.[0]).toEqual({
+      Initiator: "testapi",
+      SecurityCredential: SANDBOX.securityCredential,
+      CommandID: "TransactionReversal",
+      TransactionID: "SKC82PACB8",
+      Amount: 200,
+      ReceiverParty: SANDBOX.shortcode,
+      RecieverIdentifierType: "11",
+      ResultURL: reversal.resultUrl,
+      QueueTimeOutURL: reversal.queueTimeoutUrl,
+      Remarks: "Refund order 42",
+      Occasion: "",
+    });
+    expect(fake.calls[REVERSAL]?.[0]).not.toHaveProperty("ReceiverIdentifierType");
+  });
+
+  it("reverses from the till for Buy Goods", async () => {
+    await client({ transactionType: "CustomerBuyGoodsOnline", partyB: "5432100" }).reversal(reversal);
+    expect(fake.calls[REVERSAL]?.[0]?.ReceiverParty).toBe("5432100");
+  });
+
+  it("reads an acknowledgement that spells it OriginatorCoversationID", async () => {
+    fake.script[REVERSAL] = [
+      () => ({ status: 200, body: { OriginatorCoversationID: "6e86-45dd-91ac-fd5d4178ab523408729", ConversationID: "AG_1", ResponseCode: "0", ResponseDescription: "Success" } }),
+    ];
+    const ack = await client().reversal(reversal);
+    expect(ack.originatorConversationId).toBe("6e86-45dd-91ac-fd5d4178ab523408729");
+  });
+
+  it("is never retried: a gateway page is an unknown outcome after one call", async () => {
+    fake.script[REVERSAL] = [() => ({ status: 502, body: "Bad Gateway" })];
+    const error = await caught(client().reversal(reversal));
+    expect(error).toMatchObject({ kind: "unavailable", outcome: "unknown" });
+    expect(calls(REVERSAL)).toBe(1);
+  });
+
+  it("queries a reversal's status on the paybill when asked to", async () => {
+    await client().transactionStatus({ transactionId: "SKE52PAWR9", partyA: SANDBOX.shortcode, resultUrl: "https://x/r", queueTimeoutUrl: "https://x/t", remarks: "Reversal status" });
+    expect(fake.calls[STATUS]?.[0]).toMatchObject({ TransactionID: "SKE52PAWR9", PartyA: SANDBOX.shortcode, IdentifierType: "4" });
+  });
+});

@@ -146,15 +146,29 @@ export async function startFakeDaraja(options: FakeDarajaOptions = {}): Promise<
   );
 
   const seenOriginatorIds = new Set<string>();
-  const initiatorChecks = (body: Body, initiatorField: string): string | null => {
+  const initiatorChecks = (body: Body, initiatorField: string, partyA: readonly string[] = [SANDBOX.b2cShortcode]): string | null => {
     if (body[initiatorField] !== SANDBOX.initiatorName) return `Bad Request - Invalid ${initiatorField}`;
     if (body["SecurityCredential"] !== SANDBOX.securityCredential) return "Bad Request - Invalid SecurityCredential";
-    if (String(body["PartyA"]) !== SANDBOX.b2cShortcode) return "Bad Request - Invalid PartyA";
+    if (!partyA.includes(String(body["PartyA"]))) return "Bad Request - Invalid PartyA";
     for (const url of ["ResultURL", "QueueTimeOutURL"]) {
       if (!/^https?:\/\//.test(String(body[url] ?? ""))) return `Bad Request - Invalid ${url}`;
     }
     return null;
   };
+
+  // C2B register URL, both path versions (docs/mpesa.md#c2b): the portal's answer, typo included.
+  for (const version of ["v1", "v2"]) {
+    route(
+      `/mpesa/c2b/${version}/registerurl`,
+      (body) => {
+        const missing = present(body, ["ShortCode", "ResponseType", "ConfirmationURL", "ValidationURL"]);
+        if (missing) return `Bad Request - Invalid ${missing}`;
+        if (!["Completed", "Cancelled"].includes(String(body["ResponseType"]))) return "Bad Request - Invalid ResponseType";
+        return null;
+      },
+      () => ({ OriginatorCoversationID: "6e86-45dd-91ac-fd5d4178ab523408729", ResponseCode: "0", ResponseDescription: "Success" }),
+    );
+  }
 
   route(
     "/mpesa/b2c/v3/paymentrequest",
@@ -185,9 +199,35 @@ export async function startFakeDaraja(options: FakeDarajaOptions = {}): Promise<
       if (body["CommandID"] !== "TransactionStatusQuery") return "Bad Request - Invalid CommandID";
       if (String(body["IdentifierType"]) !== "4") return "Bad Request - Invalid IdentifierType";
       if (!body["TransactionID"] && !body["OriginatorConversationID"]) return "Bad Request - Invalid TransactionID";
-      return initiatorChecks(body, "Initiator");
+      // A payout is queried on the B2C short code, a reversal on the paybill it returned money from.
+      return initiatorChecks(body, "Initiator", [SANDBOX.b2cShortcode, SANDBOX.shortcode]);
     },
     () => ({ ConversationID: "AG_20240706_query", OriginatorConversationID: "fake-query-1", ResponseCode: "0", ResponseDescription: "Accept the service request successfully." }),
+  );
+
+  // The Reversal request as the portal documents it (docs/mpesa.md "Reversals"): the misspelled
+  // RecieverIdentifierType is the key Daraja reads; the correct English one is refused.
+  route(
+    "/mpesa/reversal/v1/request",
+    (body) => {
+      const missing = present(body, ["Initiator", "SecurityCredential", "CommandID", "TransactionID", "Amount", "ReceiverParty", "RecieverIdentifierType", "ResultURL", "QueueTimeOutURL", "Remarks"]);
+      if (missing) return `Bad Request - Invalid ${missing}`;
+      if ("ReceiverIdentifierType" in body) return "Bad Request - Invalid RecieverIdentifierType";
+      if (body["CommandID"] !== "TransactionReversal") return "Bad Request - Invalid CommandID";
+      if (String(body["RecieverIdentifierType"]) !== "11") return "Bad Request - Invalid RecieverIdentifierType";
+      if (body["Initiator"] !== SANDBOX.initiatorName) return "Bad Request - Invalid Initiator";
+      if (body["SecurityCredential"] !== SANDBOX.securityCredential) return "Bad Request - Invalid SecurityCredential";
+      const remarks = String(body["Remarks"]);
+      if (remarks.length < 2 || remarks.length > 100) return "Bad Request - Invalid Remarks";
+      return null;
+    },
+    // The portal's synchronous answer.
+    () => ({
+      OriginatorConversationID: "f1e2-4b95-a71d-b30d3cdbb7a7735297",
+      ConversationID: "AG_20210706_20106e9209f64bebd05b",
+      ResponseCode: "0",
+      ResponseDescription: "Accept the service request successfully.",
+    }),
   );
 
   fake.url = await app.listen({ host: "127.0.0.1", port: 0 });

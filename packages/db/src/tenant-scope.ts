@@ -8,7 +8,7 @@
 import { PrismaClient } from "./generated/prisma/client.js";
 
 /** Models with a `tenant_id` column of their own. */
-const tenantOwned = new Set(["User", "Session", "OneTimeToken", "MailOutbox", "Address", "Payment", "Payout", "ApiKey", "PaymentIntent", "WebhookEndpoint", "WebhookEvent", "WebhookDelivery", "WebhookAttempt", "SecurityEvent"]);
+const tenantOwned = new Set(["User", "Session", "OneTimeToken", "MailOutbox", "Address", "Payment", "Payout", "ApiKey", "PaymentIntent", "WebhookEndpoint", "WebhookEvent", "WebhookDelivery", "WebhookAttempt", "PaymentReversal", "SecurityEvent"]);
 
 /** Models without `tenant_id`, scoped through the relation to their tenant-owned parent. */
 const scopedThroughParent: Record<string, string> = { RefreshToken: "session", RecoveryCode: "user" };
@@ -22,7 +22,7 @@ const relationFields: Record<string, readonly string[]> = {
   OneTimeToken: ["user"],
   RecoveryCode: ["user"],
   Address: ["tenant", "user"],
-  Payment: ["tenant", "user", "intent"],
+  Payment: ["tenant", "user", "intent", "reversals"],
   Payout: ["tenant", "user"],
   MailOutbox: [],
   ApiKey: ["tenant"],
@@ -31,6 +31,7 @@ const relationFields: Record<string, readonly string[]> = {
   WebhookEvent: ["tenant", "deliveries", "attempts"],
   WebhookDelivery: ["event", "endpoint"],
   WebhookAttempt: ["event"],
+  PaymentReversal: ["payment"],
   SecurityEvent: [],
 };
 

@@ -17,6 +17,7 @@ const adminUrl = process.env.MTEJA_TEST_PG_URL ?? "postgres://postgres@127.0.0.1
 const migrationOnlyIndexes = [
   "addresses_one_default_per_user",
   "payment_intents_open_reference",
+  "payment_reversals_one_open_per_payment",
   "payments_one_success_per_intent",
   "refresh_tokens_one_current_per_session",
   "signing_keys_one_current_per_algorithm",

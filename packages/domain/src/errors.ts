@@ -31,9 +31,11 @@ export const errorStatus = {
   INTENT_NOT_CANCELLABLE: 409,
   PAYLOAD_TOO_LARGE: 413,
   INTERNAL_ERROR: 500,
-  // Reversals and phone sign-in (second release).
+  // Reversals (docs/mpesa.md#reversals): a payment has a reversal that is PENDING, UNKNOWN or SUCCESS;
+  // a payment that is not SUCCESS with a receipt cannot be reversed.
   REVERSAL_EXISTS: 409,
   PAYMENT_NOT_REVERSIBLE: 409,
+  // Phone sign-in: the phone is verified on another account of the shop.
   PHONE_IN_USE: 409,
 } as const;
 

@@ -8,10 +8,11 @@ import type { OpenApiMeta } from "trpc-to-openapi";
 
 /**
  * What proves who is calling: nothing, an access token (`Authorization: Bearer`), the HttpOnly
- * refresh cookie, the operator's ADMIN_API_KEY, or a tenant's API key (`Bearer mk_…`, a shop's server). Set by the procedure builders (trpc.ts), so the
+ * refresh cookie, the operator's ADMIN_API_KEY, a tenant's API key (`Bearer mk_…`, a shop's server), or
+ * either of a tenant's API key and the access token of one of its admins (`apiKeyOrAdmin`). Set by the procedure builders (trpc.ts), so the
  * documented credential cannot disagree with the middleware that checks it.
  */
-export type Credential = "none" | "bearer" | "refreshCookie" | "adminKey" | "apiKey";
+export type Credential = "none" | "bearer" | "refreshCookie" | "adminKey" | "apiKey" | "apiKeyOrAdmin";
 
 /** The two steps of a sign-in: email and password, then (with two-factor) the code. */
 export type SignInStep = "password" | "otp";

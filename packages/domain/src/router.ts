@@ -4,7 +4,9 @@ import { authRouter } from "./auth/router.js";
 import { dataRightsRouter } from "./data-rights/router.js";
 import { intentsRouter } from "./intents/router.js";
 import { otpRouter } from "./otp/router.js";
+import { c2bRouter } from "./payments/c2b/router.js";
 import { paymentsRouter } from "./payments/router.js";
+import { reversalsRouter } from "./payments/reversals/router.js";
 import { profileRouter } from "./profile/router.js";
 import { securityEventsRouter } from "./security-events/router.js";
 import { adminRouter } from "./tenants/router.js";
@@ -22,6 +24,8 @@ export const appRouter = createTRPCRouter({
   apiKeys: apiKeysRouter,
   paymentIntents: intentsRouter,
   webhooks: webhooksRouter,
+  reversals: reversalsRouter,
+  c2b: c2bRouter,
   securityEvents: securityEventsRouter,
   dataRights: dataRightsRouter,
 });

@@ -9,6 +9,7 @@
  * - adminProcedure      protectedProcedure with role "admin"
  * - adminApiProcedure   Authorization: Bearer $ADMIN_API_KEY (the operator's admin API)
  * - serverProcedure     Authorization: Bearer mk_… (a tenant's API key: a shop's server); tenant from the key
+ * - serverOrAdminProcedure  a tenant's API key, or the access token of a user with role "admin" (reversals)
  * - refreshCookieProcedure  tenantProcedure whose credential is the refresh cookie (read by the service)
  *
  * Every builder with a tenant also puts that tenant's scoped data client on the context (`ctx.db`,
@@ -167,6 +168,28 @@ export const serverProcedure = publicProcedure.meta({ credential: "apiKey" }).us
   const { tenant, apiKey } = await authenticateApiKey(ctx, presented);
   return next({ ctx: { ...withTenant(ctx, tenant), apiKey } });
 });
+
+/** Who called an operation that a shop's server and its admins may both call (`ctx.caller`). */
+export type ShopCaller = { kind: "apiKey"; id: string } | { kind: "admin"; id: string };
+
+/**
+ * A shop's server or one of its admins: an API key (as serverProcedure) or an access token with role
+ * "admin" (as adminProcedure; a customer's token answers 403). The tenant is the credential's.
+ */
+export const serverOrAdminProcedure = publicProcedure.meta({ credential: "apiKeyOrAdmin" }).use(async ({ ctx, next }) => {
+  const presented = bearerToken(ctx.request.authorization);
+  if (!presented) throw new DomainError("AUTH_REQUIRED", "access.api_key_or_admin_required");
+  if (looksLikeApiKey(presented)) {
+    const { tenant, apiKey } = await authenticateApiKey(ctx, presented);
+    return next({ ctx: { ...withTenant(ctx, tenant), caller: { kind: "apiKey", id: apiKey.id } as ShopCaller } });
+  }
+  const authed = await bearerWithItsTenant(ctx);
+  if (authed.auth.role !== "admin") throw new DomainError("FORBIDDEN", "access.api_key_or_admin_needed");
+  return next({ ctx: { tenant: authed.tenant, db: authed.db, caller: { kind: "admin", id: authed.auth.sub } as ShopCaller } });
+});
+
+/** The context of serverOrAdminProcedure. */
+export type ShopCallerCtx = TenantCtx & { caller: ShopCaller };
 
 /** The refresh cookie is read by the service (refresh, logout): nothing to check before it runs. */
 export const refreshCookieProcedure = tenantProcedure.meta({ credential: "refreshCookie" });

@@ -36,8 +36,13 @@ const doors: { name: string; pattern: RegExp; allowed: string[] }[] = [
       // The reconciler's sweeps claim due rows of every tenant, then settle each through its tenant's client.
       "payments/stk/stk-reconciliation.ts",
       "payments/payouts/payout-reconciliation.ts",
+      "payments/reversals/reversal-reconciliation.ts",
       // The reconciler reads the tenant of each claimed row for its Daraja account.
       "payments/reconciliation.ts",
+      // A C2B notification names only a short code: the tenant is found from it (tenant ids only), and
+      // the validation reads the intent its account names on that tenant (named in the query).
+      "payments/c2b/c2b-tenant.ts",
+      "payments/c2b/c2b-callbacks.ts",
       // The pruning job deletes expired rows of every tenant (and of no tenant), by a table of rules.
       "retention/prune.ts",
       // The operator's audit (GET /api/v1/admin/audit) lists the security events of every tenant, or of one.
@@ -54,8 +59,8 @@ const doors: { name: string; pattern: RegExp; allowed: string[] }[] = [
     name: "Database.forTenant",
     pattern: /\.forTenant\(/,
     // The procedure ladder builds ctx.db; the admin API's role change names its tenant in a header;
-    // the reconciler's sweeps settle each claimed row through the tenant the claim returned.
-    allowed: ["trpc.ts", "tenants/user-roles.ts", "api-keys/store.ts", "payments/stk/stk-reconciliation.ts", "payments/payouts/payout-reconciliation.ts"],
+    // the reconciler's sweeps settle (or status-query) each claimed row through the tenant the claim returned.
+    allowed: ["trpc.ts", "tenants/user-roles.ts", "api-keys/store.ts", "payments/stk/stk-reconciliation.ts", "payments/kernel/leased-sweep.ts"],
   },
 ];
 

@@ -7,6 +7,11 @@
  *   POST /api/momo/callback/b2c/result     B2C result             (MOMO_B2C_RESULT_URL)
  *   POST /api/momo/callback/b2c/timeout    B2C queue time-out     (MOMO_B2C_TIMEOUT_URL)
  *   POST /api/momo/callback/b2c/status     Transaction Status result and time-out (MOMO_B2C_STATUS_URL)
+ *   POST /api/momo/callback/reversal/result   Reversal result       (MOMO_REVERSAL_RESULT_URL)
+ *   POST /api/momo/callback/reversal/timeout  Reversal time-out     (MOMO_REVERSAL_TIMEOUT_URL)
+ *   POST /api/momo/callback/reversal/status   a reversal's Transaction Status result and time-out
+ *   POST /api/momo/callback/c2b/validation    C2B validation: answers accept or Daraja's rejection code (MOMO_C2B_VALIDATION_URL)
+ *   POST /api/momo/callback/c2b/confirmation  C2B confirmation (MOMO_C2B_CONFIRMATION_URL)
  */
 import { receiveCallback, type CallbackKind, type Deps } from "@mteja/domain";
 import type { FastifyPluginAsync } from "fastify";
@@ -28,6 +33,11 @@ export const momoCallbackRoutes: Record<string, CallbackKind> = {
   "/api/momo/callback/b2c/result": "b2c_result",
   "/api/momo/callback/b2c/timeout": "b2c_timeout",
   "/api/momo/callback/b2c/status": "b2c_status",
+  "/api/momo/callback/reversal/result": "reversal_result",
+  "/api/momo/callback/reversal/timeout": "reversal_timeout",
+  "/api/momo/callback/reversal/status": "reversal_status",
+  "/api/momo/callback/c2b/validation": "c2b_validation",
+  "/api/momo/callback/c2b/confirmation": "c2b_confirmation",
 };
 
 export const momoCallbackPlugin: FastifyPluginAsync<MomoCallbackOptions> = async (app, { deps, rejectedCallbacks }) => {
@@ -73,7 +83,21 @@ const accepted = {
   content: { "application/json": { schema: z.object({ ResultCode: z.literal(0), ResultDesc: z.literal("Accepted") }) } },
 };
 
-function callbackOperation(summary: string, body: string) {
+const c2bValidationAnswered = {
+  description: "Stored, then answered: accepted, or rejected with Daraja's code (the customer gets M-Pesa's SMS for it).",
+  content: {
+    "application/json": {
+      schema: z.object({ ResultCode: z.enum(["0", "C2B00012", "C2B00013", "C2B00015"]), ResultDesc: z.enum(["Accepted", "Rejected"]) }),
+    },
+  },
+};
+
+const c2bConfirmationAnswered = {
+  description: "Stored and applied once per TransID (or recorded as duplicate/flagged); answered only after the commit.",
+  content: { "application/json": { schema: z.object({ ResultCode: z.literal(0), ResultDesc: z.literal("Success") }) } },
+};
+
+function callbackOperation(summary: string, body: string, answered: { description: string; content: { "application/json": { schema: z.ZodType } } } = accepted) {
   return {
     post: {
       tags: ["momo callbacks"],
@@ -82,7 +106,7 @@ function callbackOperation(summary: string, body: string) {
       parameters: [tokenParameter],
       requestBody: { required: true, content: { "application/json": { schema: z.object({}).passthrough() } } },
       responses: {
-        200: accepted,
+        200: answered,
         400: { description: "MALFORMED_REQUEST: not JSON or not a Daraja callback (stored for audit)" },
         403: { description: "FORBIDDEN: missing or wrong token (counted; at most 60 a minute stored for audit; logged at most once a minute)" },
       },
@@ -97,5 +121,18 @@ export function momoCallbackOpenApiPaths() {
     "/api/momo/callback/b2c/result": callbackOperation("B2C result", "Body: `{ Result: { ResultCode, ResultDesc, OriginatorConversationID, ConversationID, TransactionID, ResultParameters? } }`."),
     "/api/momo/callback/b2c/timeout": callbackOperation("B2C queue time-out", "The payout becomes UNKNOWN and a Transaction Status query is scheduled."),
     "/api/momo/callback/b2c/status": callbackOperation("Transaction Status result (and its time-out)", "Settles an UNKNOWN or PENDING payout."),
+    "/api/momo/callback/reversal/result": callbackOperation("Reversal result", "Body: `{ Result: { ResultCode (0 or e.g. \"R000002\"), ResultDesc, OriginatorConversationID, ConversationID, TransactionID, ResultParameters? } }`. Settles the payment's reversal."),
+    "/api/momo/callback/reversal/timeout": callbackOperation("Reversal queue time-out", "The reversal becomes UNKNOWN and a Transaction Status query is scheduled."),
+    "/api/momo/callback/reversal/status": callbackOperation("A reversal's Transaction Status result (and its time-out)", "Settles an UNKNOWN or PENDING reversal."),
+    "/api/momo/callback/c2b/validation": callbackOperation(
+      "C2B validation (paybill/till payment from the M-Pesa menu)",
+      'Body: `{ TransactionType, TransID, TransTime, TransAmount, BusinessShortCode, BillRefNumber, MSISDN, ... }`. Answers `{ ResultCode: "0", ResultDesc: "Accepted" }` or a rejection `{ ResultCode: "C2B00012" (invalid account) | "C2B00013" (invalid amount) | "C2B00015" (unknown short code), ResultDesc: "Rejected" }`.',
+      c2bValidationAnswered,
+    ),
+    "/api/momo/callback/c2b/confirmation": callbackOperation(
+      "C2B confirmation",
+      "Same body as the validation. Applied once per TransID: pays the intent its BillRefNumber names, or is kept unmatched. Answers `{ ResultCode: 0, ResultDesc: \"Success\" }`.",
+      c2bConfirmationAnswered,
+    ),
   };
 }

@@ -39,6 +39,9 @@ export const momoSettingsShape = {
   MOMO_B2C_TIMEOUT_URL: optionalUrl("MOMO_B2C_TIMEOUT_URL"),
   /** Where Transaction Status results go; default: MOMO_B2C_RESULT_URL with /b2c/result → /b2c/status. */
   MOMO_B2C_STATUS_URL: optionalUrl("MOMO_B2C_STATUS_URL"),
+  /** Reversal ResultURL / QueueTimeOutURL; default: the public callback address + /reversal/result, /reversal/timeout (reversalUrls). */
+  MOMO_REVERSAL_RESULT_URL: optionalUrl("MOMO_REVERSAL_RESULT_URL"),
+  MOMO_REVERSAL_TIMEOUT_URL: optionalUrl("MOMO_REVERSAL_TIMEOUT_URL"),
   MOMO_CALLBACK_SECRET: z
     .string()
     .regex(/^[A-Za-z0-9_~.-]{32,256}$/, "MOMO_CALLBACK_SECRET must be 32-256 URL-safe characters (e.g. `openssl rand -hex 32`)")
@@ -58,10 +61,14 @@ export const momoSettingsShape = {
     .default(300),
   MOMO_RECONCILE_INTERVAL_MS: z.coerce.number({ error: "MOMO_RECONCILE_INTERVAL_MS must be a number" }).int().min(0).max(3_600_000).default(5_000),
   MOMO_RECONCILE_PACE_MS: z.coerce.number({ error: "MOMO_RECONCILE_PACE_MS must be a number" }).int().min(0).max(60_000).default(200),
+  /** C2B (docs/mpesa.md#c2b); default: PUBLIC_URL (else MOMO_CALLBACK_URL's base) + /api/momo/callback/c2b/validation. */
+  MOMO_C2B_VALIDATION_URL: optionalUrl("MOMO_C2B_VALIDATION_URL"),
+  /** Default: PUBLIC_URL (else MOMO_CALLBACK_URL's base) + /api/momo/callback/c2b/confirmation. */
+  MOMO_C2B_CONFIRMATION_URL: optionalUrl("MOMO_C2B_CONFIRMATION_URL"),
 };
 
 export type MomoSettingsValues = z.output<z.ZodObject<typeof momoSettingsShape>>;
-type MomoSettingsInput = MomoSettingsValues & { NODE_ENV: string };
+type MomoSettingsInput = MomoSettingsValues & { NODE_ENV: string; PUBLIC_URL?: string | undefined };
 
 /** The token the callback URLs carry: appended from MOMO_CALLBACK_SECRET unless the URL already has it. */
 export function withCallbackToken(url: string, secret: string): string {
@@ -78,6 +85,60 @@ export function b2cStatusUrl(settings: { MOMO_B2C_STATUS_URL?: string | undefine
   if (!/\/b2c\/result\/?$/.test(url.pathname)) return undefined;
   url.pathname = url.pathname.replace(/\/b2c\/result\/?$/, "/b2c/status");
   return url.toString();
+}
+
+type ReversalUrlSettings = {
+  PUBLIC_URL?: string | undefined;
+  MOMO_CALLBACK_URL?: string | undefined;
+  MOMO_REVERSAL_RESULT_URL?: string | undefined;
+  MOMO_REVERSAL_TIMEOUT_URL?: string | undefined;
+};
+
+/** Where Daraja's callbacks arrive: PUBLIC_URL's /api/momo/callback, else MOMO_CALLBACK_URL without its /stkpush. */
+function publicCallbackBase(settings: ReversalUrlSettings): string | undefined {
+  // An unparsable URL is reported by its own check (zod runs refinements even when a field is invalid).
+  if (settings.PUBLIC_URL && URL.canParse(settings.PUBLIC_URL)) return `${settings.PUBLIC_URL.replace(/\/+$/, "")}/api/momo/callback`;
+  if (!settings.MOMO_CALLBACK_URL || !URL.canParse(settings.MOMO_CALLBACK_URL)) return undefined;
+  const url = new URL(settings.MOMO_CALLBACK_URL);
+  if (!/\/stkpush\/?$/.test(url.pathname)) return undefined;
+  url.search = "";
+  url.pathname = url.pathname.replace(/\/stkpush\/?$/, "");
+  return url.toString().replace(/\/$/, "");
+}
+
+/**
+ * The reversal callback addresses (docs/mpesa.md#reversals): MOMO_REVERSAL_RESULT_URL and
+ * MOMO_REVERSAL_TIMEOUT_URL, each derived from the public callback address when unset; a reversal's
+ * Transaction Status results go to the result URL with /reversal/result → /reversal/status.
+ */
+export function reversalUrls(settings: ReversalUrlSettings): { resultUrl: string; timeoutUrl: string; statusUrl: string } | undefined {
+  const base = publicCallbackBase(settings);
+  const resultUrl = settings.MOMO_REVERSAL_RESULT_URL ?? (base && `${base}/reversal/result`);
+  const timeoutUrl = settings.MOMO_REVERSAL_TIMEOUT_URL ?? (base && `${base}/reversal/timeout`);
+  if (!resultUrl || !timeoutUrl) return undefined;
+  const result = new URL(resultUrl);
+  let statusUrl: string | undefined;
+  if (/\/reversal\/result\/?$/.test(result.pathname)) {
+    result.pathname = result.pathname.replace(/\/reversal\/result\/?$/, "/reversal/status");
+    statusUrl = result.toString();
+  } else if (base) {
+    statusUrl = `${base}/reversal/status`;
+  }
+  return statusUrl ? { resultUrl, timeoutUrl, statusUrl } : undefined;
+}
+
+/**
+ * MOMO_C2B_VALIDATION_URL and MOMO_C2B_CONFIRMATION_URL, each defaulting to the service's public URL
+ * (PUBLIC_URL, else MOMO_CALLBACK_URL with its /stkpush turned into /c2b/…) like the B2C status URL.
+ */
+export function c2bCallbackUrls(settings: ReversalUrlSettings & {
+  MOMO_C2B_VALIDATION_URL?: string | undefined;
+  MOMO_C2B_CONFIRMATION_URL?: string | undefined;
+}): { validationUrl: string; confirmationUrl: string } | undefined {
+  const base = publicCallbackBase(settings);
+  const validationUrl = settings.MOMO_C2B_VALIDATION_URL ?? (base && `${base}/c2b/validation`);
+  const confirmationUrl = settings.MOMO_C2B_CONFIRMATION_URL ?? (base && `${base}/c2b/confirmation`);
+  return validationUrl && confirmationUrl ? { validationUrl, confirmationUrl } : undefined;
 }
 
 /** Cross-field rules of the MOMO_* settings. */
@@ -105,9 +166,24 @@ export function checkMomoSettings(s: MomoSettingsInput, ctx: z.RefinementCtx): v
   }
 
   const secret = s.MOMO_CALLBACK_SECRET;
-  const urls = { MOMO_CALLBACK_URL: s.MOMO_CALLBACK_URL, MOMO_B2C_RESULT_URL: s.MOMO_B2C_RESULT_URL, MOMO_B2C_TIMEOUT_URL: s.MOMO_B2C_TIMEOUT_URL, MOMO_B2C_STATUS_URL: b2cStatusUrl(s) };
+  const reversal = reversalUrls(s);
+  if ((s.MOMO_REVERSAL_RESULT_URL || s.MOMO_REVERSAL_TIMEOUT_URL) && !reversal) {
+    issue("MOMO_REVERSAL_RESULT_URL", "MOMO_REVERSAL_RESULT_URL and MOMO_REVERSAL_TIMEOUT_URL need each other, or PUBLIC_URL to derive the missing one");
+  }
+  const c2b = c2bCallbackUrls(s);
+  const urls = {
+    MOMO_CALLBACK_URL: s.MOMO_CALLBACK_URL,
+    MOMO_B2C_RESULT_URL: s.MOMO_B2C_RESULT_URL,
+    MOMO_B2C_TIMEOUT_URL: s.MOMO_B2C_TIMEOUT_URL,
+    MOMO_B2C_STATUS_URL: b2cStatusUrl(s),
+    MOMO_REVERSAL_RESULT_URL: reversal?.resultUrl,
+    MOMO_REVERSAL_TIMEOUT_URL: reversal?.timeoutUrl,
+    MOMO_C2B_VALIDATION_URL: c2b?.validationUrl,
+    MOMO_C2B_CONFIRMATION_URL: c2b?.confirmationUrl,
+  };
   for (const [name, url] of Object.entries(urls)) {
-    if (!url || !secret) continue;
+    // An unparsable URL has its own issue already (zod still runs this refinement).
+    if (!url || !secret || !URL.canParse(url)) continue;
     const token = new URL(url).searchParams.get("token");
     if (token !== null && token !== secret) issue(name, `${name} carries a token= that is not MOMO_CALLBACK_SECRET`);
     const word = blockedWordIn(withCallbackToken(url, secret));

@@ -11,7 +11,7 @@ import { createPrivateKey, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Settings } from "../settings.js";
-import { b2cStatusUrl, withCallbackToken } from "./payments-settings.js";
+import { b2cStatusUrl, c2bCallbackUrls, reversalUrls, withCallbackToken } from "./payments-settings.js";
 
 export interface PaymentsRuntime {
   momo: MomoDeps;
@@ -30,10 +30,14 @@ interface EffectiveMomo extends Omit<PlatformMomoAccount, "b2c"> {
   b2c?: PlatformMomoAccount["b2c"];
   /** Where B2C results arrive, whoever's account paid out: without them no tenant can pay out. */
   b2cUrls?: { resultUrl: string; timeoutUrl: string; statusUrl: string };
+  /** Where reversal results, time-outs and their status results arrive (docs/mpesa.md#reversals). */
+  reversalUrls?: { resultUrl: string; timeoutUrl: string; statusUrl: string };
+  /** Where C2B validations and confirmations arrive (registered per tenant through the admin API). */
+  c2bUrls?: { validationUrl: string; confirmationUrl: string };
 }
 
 /** The account part of the settings in effect (without where Daraja is and where it calls back). */
-function platformAccount({ baseUrl: _baseUrl, callbackUrl: _callbackUrl, callbackSecret: _callbackSecret, b2cUrls: _b2cUrls, b2c, ...account }: EffectiveMomo): PlatformMomoAccount {
+function platformAccount({ baseUrl: _baseUrl, callbackUrl: _callbackUrl, callbackSecret: _callbackSecret, b2cUrls: _b2cUrls, reversalUrls: _reversalUrls, c2bUrls: _c2bUrls, b2c, ...account }: EffectiveMomo): PlatformMomoAccount {
   return { ...account, b2c };
 }
 
@@ -59,6 +63,10 @@ function fromSettings(settings: Settings): EffectiveMomo | undefined {
     callbackUrl: s.MOMO_CALLBACK_URL,
     callbackSecret: s.MOMO_CALLBACK_SECRET,
   };
+  const reversal = reversalUrls(s);
+  if (reversal) effective.reversalUrls = reversal;
+  const c2bUrls = c2bCallbackUrls(s);
+  if (c2bUrls) effective.c2bUrls = c2bUrls;
   const statusUrl = b2cStatusUrl(s);
   if (s.MOMO_B2C_RESULT_URL && s.MOMO_B2C_TIMEOUT_URL && statusUrl) {
     effective.b2cUrls = { resultUrl: s.MOMO_B2C_RESULT_URL, timeoutUrl: s.MOMO_B2C_TIMEOUT_URL, statusUrl };
@@ -109,6 +117,8 @@ async function startDevSimulator(settings: Settings, logger: Logger): Promise<De
         securityCredential: securityCredentialFromCertificate(keys.publicKeyPem, simulatorDefaults.initiatorPassword),
       },
       b2cUrls: { resultUrl: `${self}/b2c/result`, timeoutUrl: `${self}/b2c/timeout`, statusUrl: `${self}/b2c/status` },
+      reversalUrls: { resultUrl: `${self}/reversal/result`, timeoutUrl: `${self}/reversal/timeout`, statusUrl: `${self}/reversal/status` },
+      c2bUrls: { validationUrl: `${self}/c2b/validation`, confirmationUrl: `${self}/c2b/confirmation` },
     },
     close: () => sim.close(),
   };
@@ -157,6 +167,12 @@ export async function createPaymentsRuntime(settings: Settings, logger: Logger, 
       promptInFlightSeconds: Math.ceil(worstCaseRequestMs({ timeoutMs: settings.MOMO_TIMEOUT_MS }) / 1000),
       unknownPromptWindowSeconds: settings.MOMO_UNKNOWN_PROMPT_WINDOW_SECONDS,
       callbackAllowedIps: settings.MOMO_CALLBACK_ALLOWED_IPS,
+      reversalResultUrl: token(effective?.reversalUrls?.resultUrl),
+      reversalTimeoutUrl: token(effective?.reversalUrls?.timeoutUrl),
+      reversalStatusUrl: token(effective?.reversalUrls?.statusUrl),
+      c2bValidationUrl: token(effective?.c2bUrls?.validationUrl),
+      c2bConfirmationUrl: token(effective?.c2bUrls?.confirmationUrl),
+      platformShortcode: effective?.shortcode ?? null,
     },
     events: createPaymentEvents(),
     statusStreams: createStatusStreamSlots(),

@@ -49,7 +49,7 @@ export interface MomoApp extends TestApp {
   /** A reconciler on this app's deps, run by hand (the app's own schedule is off: MOMO_RECONCILE_INTERVAL_MS=0). */
   reconciler: Reconciler;
   /** The callback URL of a kind, with or without the token. */
-  callbackUrl(path: "stkpush" | "b2c/result" | "b2c/timeout" | "b2c/status", token?: string | null): string;
+  callbackUrl(path: "stkpush" | "b2c/result" | "b2c/timeout" | "b2c/status" | "reversal/result" | "reversal/timeout" | "reversal/status" | "c2b/validation" | "c2b/confirmation", token?: string | null): string;
   rest: RestClient;
   customer(): Promise<{ id: string; accessToken: string; email: string; password: string }>;
   admin(): Promise<{ id: string; accessToken: string }>;

@@ -37,7 +37,7 @@ export interface Simulator {
   securityCredential: string;
   /** GET /sim/requests: the simulator's own log of requests and callbacks. */
   requests(): Promise<{ requests: { method: string; path: string; status: number; body: any }[]; callbacks: { kind: string; url: string; body: any; status: number | null }[] }>;
-  nextOutcome(outcome: string, extra?: { phone?: string; api?: "stk" | "b2c" }): Promise<void>;
+  nextOutcome(outcome: string, extra?: { phone?: string; api?: "stk" | "b2c" | "reversal" }): Promise<void>;
   /** Every request to a Daraja path, in arrival order. */
   received: ReceivedRequest[];
   count(operation: SimOperation): number;
@@ -45,9 +45,33 @@ export interface Simulator {
   script(operation: SimOperation, script: SimScript): void;
   /** Standing answers of the STK query, by CheckoutRequestID (otherwise the simulator's). */
   queryAnswers: Map<string, SimAnswer>;
+  /**
+   * POST /sim/c2b/pay: the customer pays paybill `short_code` (default the simulator's), account
+   * `account`, `amount` from the M-Pesa menu; validation then confirmation against the registered URLs.
+   */
+  c2bPay(payment: C2bPayment): Promise<C2bPayResult>;
   /** Fields Daraja would have refused (400 it answered by itself): every test expects none. */
   readonly violations: string[];
   close(): Promise<void>;
+}
+
+export interface C2bPayment {
+  account: string;
+  amount: number;
+  short_code?: string;
+  phone?: string;
+  msisdn?: "masked" | "hashed" | "plain";
+  validation?: boolean;
+  command?: "CustomerPayBillOnline" | "CustomerBuyGoodsOnline";
+  repeat_confirmation?: boolean;
+}
+
+export interface C2bPayResult {
+  trans_id: string;
+  status: "completed" | "cancelled";
+  reason: string;
+  validation: { status: number | null; body: any; error: string | null; verdict: string; result_code: string | null } | null;
+  confirmation: { status: number | null; body: any; error: string | null } | null;
 }
 
 export interface SimulatorOptions extends DarajaSimulatorOptions {
@@ -82,6 +106,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     nextOutcome: async (outcome, extra = {}) => {
       const response = await fetch(`${url}/sim/next-outcome`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ outcome, ...extra }) });
       if (response.status !== 200) throw new Error(`next-outcome failed: ${await response.text()}`);
+    },
+    c2bPay: async (payment) => {
+      const response = await fetch(`${url}/sim/c2b/pay`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(payment) });
+      if (response.status !== 200) throw new Error(`c2b pay failed: ${await response.text()}`);
+      return (await response.json()) as C2bPayResult;
     },
     received: scripts.received,
     count: (operation) => scripts.received.filter((request) => request.operation === operation).length,

@@ -11,7 +11,7 @@ const nextOutcomeSchema = z.object({
     .string()
     .transform((phone, context) => normalisePhone(phone) ?? (context.addIssue({ code: "custom", message: "not a Kenyan mobile number" }), z.NEVER))
     .optional(),
-  api: z.enum(["stk", "b2c"]).optional(),
+  api: z.enum(["stk", "b2c", "reversal"]).optional(),
 });
 
 function jsonOf(body: unknown): unknown {

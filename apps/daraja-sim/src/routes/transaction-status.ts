@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { describeB2cPayout, describeStkPayment, transactionStatusResultBody } from "../callback-bodies.js";
+import { describeB2cPayout, describeReversal, describeStkPayment, transactionStatusResultBody } from "../callback-bodies.js";
 import type { QueriedTransaction } from "../callback-bodies.js";
 import type { CallbackSender } from "../callback-sender.js";
 import { badRequest, isAcceptableCallbackUrl, readJsonBody, requireAccessToken, text } from "../http.js";
@@ -10,17 +10,25 @@ import type { SimulatorState } from "../state.js";
 import { newConversationId, newOriginatorConversationId } from "../wire.js";
 
 export function registerTransactionStatusRoute(app: FastifyInstance, options: ResolvedSimulatorOptions, state: SimulatorState, callbacks: CallbackSender): void {
+  /** Whether a reversal of this receipt went through (its payment then reads `Reversed`). */
+  const reversedReceipt = (receipt: string) =>
+    [...state.reversals.values()].some((r) => r.originalTransactionId === receipt && r.settled && (r.result.code === 0 || r.outcome === "unknown_result"));
+
   /** Finds the queried transaction again at answer time, so a payout that settled meanwhile shows its final state. */
   function describe(transactionId: string | null, originatorConversationId: string | null): (() => QueriedTransaction) | null {
     if (originatorConversationId) {
       const payout = state.b2cPayouts.get(originatorConversationId);
       if (payout && (!transactionId || payout.transactionId === transactionId)) return () => describeB2cPayout(payout, options.b2cShortcode);
+      const reversal = state.reversals.get(originatorConversationId);
+      if (reversal && (!transactionId || reversal.transactionId === transactionId)) return () => describeReversal(reversal);
     }
     if (transactionId) {
       const payout = [...state.b2cPayouts.values()].find((p) => p.transactionId === transactionId);
       if (payout) return () => describeB2cPayout(payout, options.b2cShortcode);
+      const reversal = [...state.reversals.values()].find((r) => r.transactionId === transactionId && r.result.code === 0);
+      if (reversal) return () => describeReversal(reversal);
       const payment = [...state.stkPayments.values()].find((p) => p.receipt === transactionId);
-      if (payment) return () => describeStkPayment({ ...payment, receipt: transactionId }, options.shortcode);
+      if (payment) return () => describeStkPayment({ ...payment, receipt: transactionId }, options.shortcode, reversedReceipt(transactionId));
     }
     return null;
   }
@@ -34,7 +42,9 @@ export function registerTransactionStatusRoute(app: FastifyInstance, options: Re
     const credential = body["SecurityCredential"];
     if (!isWellFormedCredential(credential)) return badRequest(reply, "SecurityCredential");
     if (body["CommandID"] !== "TransactionStatusQuery") return badRequest(reply, "CommandID");
-    if (text(body["PartyA"]) !== options.b2cShortcode) return badRequest(reply, "PartyA");
+    // A payout is queried on the B2C short code, a reversal on the paybill or till it returned money from.
+    const partyA = text(body["PartyA"]);
+    if (!partyA || ![options.b2cShortcode, options.shortcode, options.tillNumber].includes(partyA)) return badRequest(reply, "PartyA");
     if (!["1", "2", "4"].includes(text(body["IdentifierType"]) ?? "")) return badRequest(reply, "IdentifierType");
     const resultUrl = body["ResultURL"];
     if (!isAcceptableCallbackUrl(resultUrl, options.blockCallbackKeywords)) return badRequest(reply, "ResultURL");

@@ -4,12 +4,13 @@
  * conditional update whose `WHERE status IN (...)` comes from the state machine, so a terminal intent
  * never changes, whatever raced it.
  */
-import type { PaymentIntentModel, PaymentModel, TenantDb, TenantTx } from "@mteja/db";
+import type { PaymentIntentModel, TenantDb, TenantTx } from "@mteja/db";
 import { statusesAllowing, type IntentEvent, type IntentStatus } from "./intent-transitions.js";
+import { latestReversal, type PaymentRow } from "../payments/payment-object.js";
 
-export type IntentWithPayments = PaymentIntentModel & { payments: PaymentModel[] };
+export type IntentWithPayments = PaymentIntentModel & { payments: PaymentRow[] };
 
-export const withPayments = { payments: { orderBy: [{ createdAt: "asc" as const }, { id: "asc" as const }] } };
+export const withPayments = { payments: { orderBy: [{ createdAt: "asc" as const }, { id: "asc" as const }], include: latestReversal } };
 
 export interface NewIntentRow {
   id: string;

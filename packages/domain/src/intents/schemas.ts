@@ -6,6 +6,7 @@ import { oneLineString, uncoerced } from "../core/fields.js";
 import { paymentStatusField, wholeShillings } from "../payments/schemas.js";
 import { intentIdField } from "./intent-id.js";
 import { intentStatuses } from "./intent-transitions.js";
+import { reversalStatuses } from "../payments/reversals/reversal-object.js";
 
 export const REFERENCE_PATTERN = /^[A-Za-z0-9]{1,12}$/;
 export const METADATA_MAX_KEYS = 20;
@@ -76,7 +77,15 @@ export const serverPaymentView = z.object({
   trans_id: z.string().nullable().describe("The C2B TransID; null for an STK payment."),
   intent_id: z.string().nullable(),
   duplicate: z.boolean().describe("A second successful payment for an intent already paid: it did not count; the shop may reverse it."),
-  reversal: z.null().describe("null: no reversal was requested."),
+  reversal: z
+    .object({
+      status: z.enum(reversalStatuses),
+      reason: z.string().nullable().describe("Daraja's ResultDesc once it answered; for an UNKNOWN or FAILED one without it, why."),
+      receipt: z.string().nullable().describe("The reversal's own M-Pesa receipt, once it succeeded."),
+      updated_at: z.string(),
+    })
+    .nullable()
+    .describe("The latest reversal (docs/mpesa.md#reversals); null: none was requested."),
   created_at: z.string(),
   updated_at: z.string(),
 });

@@ -3,9 +3,10 @@ import { DomainError } from "../errors.js";
 import type { TenantCtx } from "../trpc.js";
 import type { ServerPaymentView } from "./schemas.js";
 import { toServerPaymentView } from "./views.js";
+import { latestReversal } from "../payments/payment-object.js";
 
 export async function getServerPayment(ctx: TenantCtx, id: string): Promise<ServerPaymentView> {
-  const row = await ctx.db.payment.findFirst({ where: { id } });
+  const row = await ctx.db.payment.findFirst({ where: { id }, include: latestReversal });
   if (!row) throw new DomainError("NOT_FOUND", "not_found.shop_payment");
   return toServerPaymentView(row);
 }

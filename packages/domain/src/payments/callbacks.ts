@@ -1,26 +1,30 @@
 /**
- * Daraja's callbacks (docs/mpesa.md#callbacks): STK results, B2C results, B2C timeouts and Transaction Status
- * results. Each one is
+ * Daraja's callbacks (docs/mpesa.md#callbacks): STK results, B2C results, B2C timeouts, Transaction Status
+ * results, reversal results, time-outs and status results, and C2B validations and confirmations. Each one is
  *
  *  1. checked for the secret `?token=` (constant time; missing or wrong → 403, stored as 'rejected' up to
  *     the unauthenticated_callbacks_stored limit, 60 a minute by default);
  *  2. stored verbatim in momo_callbacks before anything else (bad JSON or shape → 400, 'malformed');
  *  3. applied exactly once in a transaction holding the payment's (payout's) row lock, and the stored
  *     row records what it did: applied | duplicate | flagged (with flag_reason) | accepted;
- *  4. answered `{ "ResultCode": 0, "ResultDesc": "Accepted" }` only after that commit.
+ *  4. answered `{ "ResultCode": 0, "ResultDesc": "Accepted" }` only after that commit (C2B: the
+ *     validation's accept or rejection code; the confirmation's `{ "ResultCode": 0, "ResultDesc": "Success" }`).
  *
- * Step 3 is kernel/stored-callback.ts, with what each kind settles in stk/stk-callbacks.ts and
- * payouts/payout-callbacks.ts.
+ * Step 3 is kernel/stored-callback.ts, with what each kind settles in stk/stk-callbacks.ts,
+ * payouts/payout-callbacks.ts and reversals/reversal-callbacks.ts.
  */
-import { parseStkCallback, type StkCallback } from "@mteja/daraja";
+import { C2B_CONFIRMATION_ANSWER, parseC2bNotification, parseStkCallback, type C2bNotification, type StkCallback } from "@mteja/daraja";
 import type { Deps } from "../context.js";
 import { equalsConstantTime } from "../core/secrets.js";
+import { answerC2bValidation, applyStoredC2bConfirmation } from "./c2b/c2b-callbacks.js";
 import type { CallbackOutcome } from "./kernel/stored-callback.js";
 import { applyStoredPayoutCallback, parsePayoutCallback, type PayoutCallback } from "./payouts/payout-callbacks.js";
+import { applyStoredReversalCallback, parseReversalCallback, type ReversalCallback, type ReversalCallbackKind } from "./reversals/reversal-callbacks.js";
 import { applyStoredStkCallback } from "./stk/stk-callbacks.js";
 import { referenceFromParameter } from "./stk/unknown-prompts.js";
 
-export type CallbackKind = "stkpush" | "b2c_result" | "b2c_timeout" | "b2c_status";
+export type CallbackKind = "stkpush" | "b2c_result" | "b2c_timeout" | "b2c_status" | ReversalCallbackKind | C2bCallbackKind;
+type C2bCallbackKind = "c2b_validation" | "c2b_confirmation";
 
 export interface InboundCallback {
   kind: CallbackKind;
@@ -99,9 +103,25 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   }
 }
 
-type Parsed = { kind: "stkpush"; value: StkCallback; correlationId: string } | PayoutCallback;
+type Parsed =
+  | { kind: "stkpush"; value: StkCallback; correlationId: string }
+  | { kind: "c2b_validation"; value: C2bNotification; correlationId: string }
+  | { kind: "c2b_confirmation"; value: C2bNotification; correlationId: string }
+  | PayoutCallback
+  | ReversalCallback;
+
+const reversalKinds: ReadonlySet<CallbackKind> = new Set<ReversalCallbackKind>(["reversal_result", "reversal_timeout", "reversal_status"]);
+const isReversalKind = (kind: CallbackKind): kind is ReversalCallbackKind => reversalKinds.has(kind);
+const isReversalCallback = (value: Parsed): value is ReversalCallback => isReversalKind(value.kind);
 
 function parseCallback(kind: CallbackKind, body: unknown): { ok: true; value: Parsed } | { ok: false; error: string } {
+  if (isReversalKind(kind)) return parseReversalCallback(kind, body);
+  if (kind === "c2b_validation" || kind === "c2b_confirmation") {
+    const parsed = parseC2bNotification(body);
+    if (!parsed.ok) return parsed;
+    const correlationId = parsed.value.transId;
+    return { ok: true, value: kind === "c2b_validation" ? { kind, value: parsed.value, correlationId } : { kind, value: parsed.value, correlationId } };
+  }
   if (kind !== "stkpush") return parsePayoutCallback(kind, body);
   const parsed = parseStkCallback(body);
   if (!parsed.ok) return parsed;
@@ -139,7 +159,18 @@ export async function receiveCallback(deps: Deps, callback: InboundCallback): Pr
   const value = parsed.value;
   const accountReference = value.kind === "stkpush" ? referenceFromParameter(callback.reference) : undefined;
   const id = await store(deps, callback, { outcome: "accepted", correlationId: value.correlationId, accountReference });
+  if (value.kind === "c2b_validation") {
+    // Validation changes nothing: the stored row records the answer (a rejection's code in flag_reason).
+    const answer = await answerC2bValidation(deps, value.value);
+    await deps.db.unscoped.momoCallback.update({ where: { id }, data: { outcome: "applied", flagReason: answer.rejection ?? null } });
+    return { status: 200, body: answer.body };
+  }
+  if (value.kind === "c2b_confirmation") {
+    await applyStoredC2bConfirmation(deps, id, value.value);
+    return { status: 200, body: C2B_CONFIRMATION_ANSWER };
+  }
   if (value.kind === "stkpush") await applyStoredStkCallback(deps, id, value.value);
+  else if (isReversalCallback(value)) await applyStoredReversalCallback(deps, id, value);
   else await applyStoredPayoutCallback(deps, id, value.outcome, value.ids);
   return ACCEPTED;
 }

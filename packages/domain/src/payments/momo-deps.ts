@@ -33,6 +33,18 @@ export interface MomoSettings {
   unknownPromptWindowSeconds: number;
   /** Source addresses Safaricom calls back from. Empty: not checked. Checked for logging only. */
   callbackAllowedIps: readonly string[];
+  /**
+   * Reversal ResultURL / QueueTimeOutURL and the ResultURL of a reversal's Transaction Status query,
+   * tokens included (docs/mpesa.md#reversals). Null: reversals are not configured.
+   */
+  reversalResultUrl: string | null;
+  reversalTimeoutUrl: string | null;
+  reversalStatusUrl: string | null;
+  /** C2B (docs/mpesa.md#c2b): the ValidationURL and ConfirmationURL registered with Daraja, tokens included. Null: not configured. */
+  c2bValidationUrl: string | null;
+  c2bConfirmationUrl: string | null;
+  /** MOMO_SHORTCODE: the default tenant's short code for C2B. Null: M-Pesa is not configured. */
+  platformShortcode: string | null;
 }
 
 export interface MomoDeps {

@@ -8,7 +8,8 @@
  *     service stopped while waiting for Daraja) and that no callback matched within
  *     MOMO_UNKNOWN_PROMPT_WINDOW_SECONDS: TIMEOUT, never FAILED-and-resent;
  *  3. STK-queries due PENDING payments and settles them from the answer (apply-once path);
- *  4. sends a Transaction Status query for due PENDING/UNKNOWN payouts (the result callback settles them);
+ *  4. sends a Transaction Status query for due PENDING/UNKNOWN payouts, then for due PENDING/UNKNOWN
+ *     reversals (reversals/reversal-reconciliation.ts; the result callbacks settle them);
  *  5. expires payment intents still waiting for payment past expires_at (intents/intent-expiry-sweep.ts).
  *
  * Steps 1-3 are stk/stk-reconciliation.ts, step 4 payouts/payout-reconciliation.ts; the claiming,
@@ -26,6 +27,7 @@ import { toTenant, type Tenant } from "../tenants/directory.js";
 import { defaultReconcileOptions, type ReconcileOptions, type ReconcileReport, type SweepRun } from "./kernel/leased-sweep.js";
 import { sweepExpiredIntents } from "../intents/intent-expiry-sweep.js";
 import { queryDuePayouts } from "./payouts/payout-reconciliation.js";
+import { queryDueReversals } from "./reversals/reversal-reconciliation.js";
 import { queryDuePayments, sweepHeldCallbacks, timeOutPromptsWithoutId } from "./stk/stk-reconciliation.js";
 
 export { defaultReconcileOptions, type ReconcileOptions, type ReconcileReport };
@@ -57,6 +59,8 @@ export function createReconciler(getDeps: () => Deps, overrides: Partial<Reconci
         paymentsExhausted: 0,
         payoutsQueried: 0,
         payoutsGivenUp: 0,
+        reversalsQueried: 0,
+        reversalsGivenUp: 0,
         errors: 0,
       };
       const tenants = new Map<string, Tenant | undefined>();
@@ -77,6 +81,7 @@ export function createReconciler(getDeps: () => Deps, overrides: Partial<Reconci
       await timeOutPromptsWithoutId(run);
       await queryDuePayments(run);
       await queryDuePayouts(run);
+      await queryDueReversals(run);
       await sweepExpiredIntents(run); // payment intents past expires_at
       return report;
     },

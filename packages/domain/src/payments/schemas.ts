@@ -153,7 +153,7 @@ export const paymentView = z.object({
   id: z.string(),
   checkoutRequestId: z.string().nullable(),
   merchantRequestId: z.string().nullable(),
-  userId: z.string(),
+  userId: z.string().nullable().describe("null for a C2B payment (paid from the M-Pesa menu, no customer account)."),
   phone: z.string(),
   amount: z.number(),
   reference: z.string(),

@@ -29,6 +29,11 @@ const b2cFields = {
   dailyLimit: uncoerced(z.number().int().min(10).max(1_000_000_000)),
 };
 
+/** C2B (docs/mpesa.md#c2b): validate = false accepts every paybill/till payment at validation. */
+const c2bFields = {
+  validate: uncoerced(z.boolean()),
+};
+
 const momoFields = {
   shortcode,
   passkey: secret,
@@ -64,12 +69,12 @@ function removable<T extends Fields>(fields: T) {
 
 /** Per-tenant settings that override process defaults (docs/tenants.md#settings, docs/mpesa.md "Per-shop M-Pesa"), as a new tenant is created with. */
 export const tenantSettingsSchema = optional(topFields)
-  .extend({ momo: optional(momoFields).extend({ b2c: optional(b2cFields).optional() }).optional() })
+  .extend({ momo: optional(momoFields).extend({ b2c: optional(b2cFields).optional(), c2b: optional(c2bFields).optional() }).optional() })
   .strip();
 
 /** PATCH /api/v1/admin/tenants/:id `settings`: a JSON Merge Patch (RFC 7396) of the stored settings. */
 export const tenantSettingsPatchSchema = removable(topFields)
-  .extend({ momo: removable(momoFields).extend({ b2c: removable(b2cFields).nullable().optional() }).nullable().optional() })
+  .extend({ momo: removable(momoFields).extend({ b2c: removable(b2cFields).nullable().optional(), c2b: removable(c2bFields).nullable().optional() }).nullable().optional() })
   .strip();
 
 /** Every field optional, and a stored value that no longer reads is dropped alone. */
@@ -88,7 +93,7 @@ const storedMomoSchema = lenient({
   passkey: z.string().min(1),
   consumerSecret: z.string().min(1),
   securityCredential: z.string().min(1),
-}).extend({ b2c: lenient(b2cFields).optional().catch(undefined) });
+}).extend({ b2c: lenient(b2cFields).optional().catch(undefined), c2b: lenient(c2bFields).optional().catch(undefined) });
 
 export const storedTenantSettingsSchema = lenient(topFields).extend({ momo: storedMomoSchema.optional().catch(undefined) }).strip();
 

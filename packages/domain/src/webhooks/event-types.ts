@@ -14,4 +14,4 @@ export const webhookEventTypes = [
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 
 /** The event's `data`: one object, under the name of its kind, as the read API shows it. */
-export type WebhookEventData = { payment: object } | { payout: object } | { payment_intent: object } | { callback: object };
+export type WebhookEventData = { payment: object } | { payout: object } | { payment_intent: object } | { callback: object } | { c2b_payment: object };

@@ -62,4 +62,8 @@ export const detailMessages = {
     en: "nothing is stored to keep: send the {field} itself",
     sw: "hakuna kilichohifadhiwa cha kubakiza: tuma {field} yenyewe",
   },
+  "detail.c2b_needs_own_shortcode": {
+    en: "C2B needs the shop's own short code (only the default tenant uses the platform's)",
+    sw: "C2B inahitaji nambari fupi (short code) ya duka lenyewe (ni duka la msingi pekee linalotumia ya jukwaa)",
+  },
 } as const satisfies Record<string, Bilingual>;

@@ -138,6 +138,38 @@ export const errorMessages = {
     sw: "Malipo ya kutuma ya M-Pesa (B2C) hayajawekwa kwa duka hili.",
   },
 
+  // C2B (docs/mpesa.md#c2b).
+  "c2b.no_own_shortcode": {
+    en: "This shop has no short code of its own to register.",
+    sw: "Duka hili halina nambari fupi (short code) yake ya kusajili.",
+  },
+
+  // Reversals (docs/mpesa.md#reversals).
+  "reversals.service_not_configured": {
+    en: "M-Pesa reversals are not configured on this service.",
+    sw: "Urejeshaji wa malipo ya M-Pesa haujawekwa kwenye huduma hii.",
+  },
+  "reversals.initiator_missing": {
+    en: "M-Pesa reversals need the shop's initiator (B2C) credentials.",
+    sw: "Urejeshaji wa malipo ya M-Pesa unahitaji vitambulisho vya mwanzilishi (B2C) vya duka.",
+  },
+  "reversals.not_reversible": {
+    en: "Only a successful payment with an M-Pesa receipt can be reversed.",
+    sw: "Ni malipo yaliyofanikiwa yenye risiti ya M-Pesa pekee yanayoweza kurejeshwa.",
+  },
+  "reversals.exists": {
+    en: "This payment already has a reversal ({status}); only after a FAILED one can another be made.",
+    sw: "Malipo haya tayari yana urejeshaji ({status}); mwingine unaweza kufanywa tu baada ya ule ulioshindwa (FAILED).",
+  },
+  "access.api_key_or_admin_required": {
+    en: "An API key or an admin's access token is required (Authorization: Bearer …).",
+    sw: "Ufunguo wa API au tokeni ya ufikiaji ya msimamizi unahitajika (Authorization: Bearer …).",
+  },
+  "access.api_key_or_admin_needed": {
+    en: "This operation needs an API key or the admin role.",
+    sw: "Kitendo hiki kinahitaji ufunguo wa API au jukumu la msimamizi.",
+  },
+
   // The request itself (apps/api/src/http).
   "http.body_not_json": {
     en: "The request body must be valid JSON sent as application/json.",

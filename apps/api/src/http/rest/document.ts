@@ -51,6 +51,8 @@ const securityOf: Record<Credential, Array<Record<string, string[]>>> = {
   refreshCookie: [{ refreshCookie: [] }],
   adminKey: [{ adminApiKey: [] }],
   apiKey: [{ apiKey: [] }],
+  // Either one (OpenAPI: alternatives are separate requirement objects).
+  apiKeyOrAdmin: [{ apiKey: [] }, { Authorization: [] }],
 };
 
 /** Example values by field name, for request bodies (cheap, and they make "try it" useful). */
@@ -181,7 +183,7 @@ function errorsOf(meta: OperationMeta | undefined, operation: Json): Map<string,
   const credential = meta?.credential ?? "none";
   if (credential !== "none") imply(401, "AUTH_REQUIRED", "INVALID_TOKEN");
   // A customer's token where a key is expected, or the other way round.
-  if (credential === "bearer" || credential === "apiKey") imply(403, "FORBIDDEN");
+  if (credential === "bearer" || credential === "apiKey" || credential === "apiKeyOrAdmin") imply(403, "FORBIDDEN");
   // The admin API answers as if absent while ADMIN_API_KEY is not set.
   if (credential === "adminKey") imply(404, "NOT_FOUND");
   if (operation.requestBody || parameters.some((p) => p.in === "path" || p.in === "query")) imply(422, "VALIDATION_ERROR");

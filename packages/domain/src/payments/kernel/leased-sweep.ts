@@ -6,6 +6,7 @@
  * its spike arrest.
  */
 import { DarajaError, type DarajaClient } from "@mteja/daraja";
+import type { TenantDb } from "@mteja/db";
 import { backoffAfter } from "@mteja/kernel";
 import type { Deps } from "../../context.js";
 import { lastErrorOf } from "../provider-errors.js";
@@ -23,6 +24,8 @@ export interface ReconcileOptions {
   giveUpAfterSeconds: number;
   /** A payout still unsettled this long after creation is no longer queried (it stays UNKNOWN). */
   payoutGiveUpAfterSeconds: number;
+  /** A reversal still unsettled this long after creation is no longer queried (it stays UNKNOWN). */
+  reversalGiveUpAfterSeconds: number;
 }
 
 export const defaultReconcileOptions: ReconcileOptions = {
@@ -33,6 +36,7 @@ export const defaultReconcileOptions: ReconcileOptions = {
   maxBackoffSeconds: 30 * 60,
   giveUpAfterSeconds: 24 * 3600,
   payoutGiveUpAfterSeconds: 72 * 3600,
+  reversalGiveUpAfterSeconds: 72 * 3600,
 };
 
 export interface ReconcileReport {
@@ -44,6 +48,8 @@ export interface ReconcileReport {
   paymentsExhausted: number;
   payoutsQueried: number;
   payoutsGivenUp: number;
+  reversalsQueried: number;
+  reversalsGivenUp: number;
   errors: number;
 }
 
@@ -75,4 +81,67 @@ export function leaseEnd(run: SweepRun, claimedAt: Date): Date {
 /** What a failed query leaves in last_error. */
 export function queryErrorNote(error: unknown): string {
   return error instanceof DarajaError ? lastErrorOf(error) : String((error as Error)?.message ?? error);
+}
+
+/** A row a status-query sweep claimed (payouts, reversals): the claim's RETURNING columns. */
+export interface ClaimedForStatus {
+  id: string;
+  tenant_id: string;
+  status_query_attempts: number;
+  created_at: Date;
+}
+
+/** What one kind of status-queried row does at each step of its sweep. */
+export interface StatusQueries<Row extends ClaimedForStatus> {
+  /** What the rows are, for log lines ("payout", "reversal"). */
+  what: string;
+  /** Rows older than this are no longer queried: they stay UNKNOWN for a person to check. */
+  giveUpAfterSeconds: number;
+  /** Marks the row UNKNOWN without a next query, if it is still open; true when it did. */
+  giveUp(db: TenantDb, row: Row, lastError: string): Promise<boolean>;
+  /** Sends the Transaction Status query; its result callback settles the row. */
+  query(client: DarajaClient, row: Row): Promise<unknown>;
+  /** Schedules the next query of a row still open, noting why this one failed. */
+  reschedule(db: TenantDb, row: Row, next: Date, lastError: string | null): Promise<void>;
+  /** Log fields naming the row. */
+  describe(row: Row): object;
+}
+
+export const statusQueriesExhausted = "status queries exhausted: the outcome is unknown; check it on the M-Pesa portal";
+
+/**
+ * Queries each claimed row through its tenant's Daraja account (paced), or gives it up when it is too
+ * old; counts what it did in the run's report. Never settles a row itself: Daraja's answer does.
+ */
+export async function queryClaimedForStatus<Row extends ClaimedForStatus>(
+  run: SweepRun,
+  claimed: Row[],
+  queries: StatusQueries<Row>,
+  count: { queried(): void; givenUp(): void },
+): Promise<void> {
+  const { deps, report } = run;
+  for (const row of claimed) {
+    const db = deps.db.forTenant(row.tenant_id);
+    const age = deps.clock.now().getTime() - new Date(row.created_at).getTime();
+    if (age >= queries.giveUpAfterSeconds * 1000) {
+      if (await queries.giveUp(db, row, statusQueriesExhausted)) {
+        count.givenUp();
+        deps.logger.error(queries.describe(row), `${queries.what} status still unknown: needs manual review`);
+      }
+      continue;
+    }
+    let lastError: string | null = null;
+    try {
+      const client = await run.clientFor(row.tenant_id);
+      if (!client) throw new Error("M-Pesa is not configured for this tenant");
+      await run.pace();
+      count.queried();
+      await queries.query(client, row);
+    } catch (error) {
+      report.errors += 1;
+      lastError = queryErrorNote(error);
+      deps.logger.warn({ ...queries.describe(row), error: lastError }, "Transaction Status query failed");
+    }
+    await queries.reschedule(db, row, nextAttemptAt(run, Number(row.status_query_attempts)), lastError && lastError.slice(0, 500));
+  }
 }

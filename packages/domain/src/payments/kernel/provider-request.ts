@@ -1,5 +1,5 @@
 /**
- * A request to Daraja that must happen at most once: the STK push and the B2C payout
+ * A request to Daraja that must happen at most once: the STK push, the B2C payout and the reversal
  * (docs/mpesa.md "Idempotency-Key" and "Unknown outcomes").
  *
  * The row is stored, under the Idempotency-Key when there is one, before Daraja is called. A retry

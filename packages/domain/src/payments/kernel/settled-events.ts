@@ -7,7 +7,7 @@ import type { MomoCallbackModel, PaymentModel, PayoutModel } from "@mteja/db";
 import { withPayments } from "../../intents/intent-store.js";
 import { toIntentView } from "../../intents/views.js";
 import { recordEvent } from "../../webhooks/events.js";
-import { paymentObject } from "../payment-object.js";
+import { latestReversal, paymentObject } from "../payment-object.js";
 import type { Tx } from "../payment-records.js";
 import { payoutObject } from "../payouts/payout-object.js";
 
@@ -39,6 +39,12 @@ export async function recordPayoutSettled(tx: Tx, payout: PayoutModel, at: Date)
   const type = payout.status === "SUCCESS" ? "payout.succeeded" : payout.status === "FAILED" ? "payout.failed" : undefined;
   if (!type) return;
   await recordEvent(tx, { tenantId: payout.tenantId, type, data: { payout: payoutObject(payout) }, at });
+}
+
+/** A payment whose reversal just became SUCCESS: payment.reversed, the payment showing that reversal. */
+export async function recordPaymentReversed(tx: Tx, paymentId: string, at: Date): Promise<void> {
+  const payment = await tx.payment.findUniqueOrThrow({ where: { id: paymentId }, include: latestReversal });
+  await recordEvent(tx, { tenantId: payment.tenantId, type: "payment.reversed", data: { payment: paymentObject(payment) }, at });
 }
 
 /** A flagged callback that names a payment or payout (one that names nothing has no tenant to tell). */

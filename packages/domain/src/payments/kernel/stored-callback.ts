@@ -1,9 +1,9 @@
 /**
- * Applying a stored callback exactly once (docs/mpesa.md#callbacks), the same for STK results and B2C
- * results, timeouts and status results: in one transaction the stored row is locked (and skipped when
- * another path already handled it), the payment or payout it names is found, locked and settled, and
- * the stored row records what the callback did: applied | duplicate | flagged (with flag_reason) |
- * accepted.
+ * Applying a stored callback exactly once (docs/mpesa.md#callbacks), the same for STK results, B2C
+ * and reversal results, timeouts and status results: in one transaction the stored row is locked (and
+ * skipped when another path already handled it), the payment, payout or reversal it names is found,
+ * locked and settled, and the stored row records what the callback did: applied | duplicate |
+ * flagged (with flag_reason) | accepted.
  */
 import type { Deps } from "../../context.js";
 import type { Tx } from "../payment-records.js";
@@ -25,6 +25,32 @@ export interface SettlementDecision<Changes> {
   changes?: Changes;
   /** The row's status changed (a payment's subscribers are told). */
   statusChanged: boolean;
+}
+
+/** An outcome of a row that ends SUCCESS or FAILED (payouts, reversals), as the shared rules read it. */
+export interface FinalOutcome {
+  source: "result" | "timeout" | "status";
+  status: "SUCCESS" | "FAILED" | "UNKNOWN";
+  resultCode: string | null;
+}
+
+/**
+ * What an outcome does to a row already SUCCESS or FAILED: a time-out, no news or the same news is a
+ * duplicate; the other final status is a conflict, flagged for a person and never applied.
+ */
+export function decideForSettled(settledStatus: string, outcome: FinalOutcome): SettlementDecision<never> {
+  if (outcome.source === "timeout" || outcome.status === "UNKNOWN" || outcome.status === settledStatus) return { outcome: "duplicate", statusChanged: false };
+  return {
+    outcome: "flagged",
+    flagReason: `conflicts with the settled status ${settledStatus}: ResultCode ${outcome.resultCode ?? "(none)"} says ${outcome.status}`,
+    statusChanged: false,
+  };
+}
+
+/** An amount Daraja reports that differs from the row's: never applied, whatever the row's status. */
+export function amountMismatch(what: string, expected: number, reported: number | undefined): SettlementDecision<never> | undefined {
+  if (reported === undefined || reported === expected) return undefined;
+  return { outcome: "flagged", flagReason: `amount mismatch: ${what} ${expected}, Daraja says ${reported}`, statusChanged: false };
 }
 
 export interface UnappliedCallback {

@@ -4,16 +4,14 @@
  * up (the money may have moved): after `payoutGiveUpAfterSeconds` it stays UNKNOWN, is no longer
  * queried, and is logged for review.
  */
-import { leaseEnd, nextAttemptAt, queryErrorNote, type SweepRun } from "../kernel/leased-sweep.js";
+import { leaseEnd, queryClaimedForStatus, type ClaimedForStatus, type SweepRun } from "../kernel/leased-sweep.js";
 
-interface ClaimedPayout {
-  id: string;
-  tenant_id: string;
+interface ClaimedPayout extends ClaimedForStatus {
   originator_conversation_id: string;
   status: string;
-  status_query_attempts: number;
-  created_at: Date;
 }
+
+const open = ["PENDING", "UNKNOWN"];
 
 export async function queryDuePayouts(run: SweepRun): Promise<void> {
   const { deps, options, report } = run;
@@ -34,41 +32,21 @@ export async function queryDuePayouts(run: SweepRun): Promise<void> {
      WHERE p.id = due.id
     RETURNING p.id::text AS id, p.tenant_id, p.originator_conversation_id, p.status, p.status_query_attempts, p.created_at`;
 
-  for (const row of claimed) {
-    const db = deps.db.forTenant(row.tenant_id);
-    const attempts = Number(row.status_query_attempts);
-    const age = deps.clock.now().getTime() - new Date(row.created_at).getTime();
-    if (age >= options.payoutGiveUpAfterSeconds * 1000) {
-      const updated = await db.payout.updateMany({
-        where: { id: row.id, status: { in: ["PENDING", "UNKNOWN"] } },
-        data: { status: "UNKNOWN", nextStatusQueryAt: null, lastError: "status queries exhausted: the outcome is unknown; check it on the M-Pesa portal", updatedAt: deps.clock.now() },
-      });
-      if (updated.count === 1) {
-        report.payoutsGivenUp += 1;
-        deps.logger.error({ payoutId: row.id, originatorConversationId: row.originator_conversation_id }, "payout status still unknown: needs manual review");
-      }
-      continue;
-    }
-    let lastError: string | null = null;
-    try {
-      const client = await run.clientFor(row.tenant_id);
-      if (!client) throw new Error("M-Pesa is not configured for this tenant");
-      await run.pace();
-      report.payoutsQueried += 1;
-      await client.transactionStatus({
-        originatorConversationId: row.originator_conversation_id,
-        resultUrl: statusUrl,
-        queueTimeoutUrl: statusUrl,
-        remarks: "Payout status",
-      });
-    } catch (error) {
-      report.errors += 1;
-      lastError = queryErrorNote(error);
-      deps.logger.warn({ payoutId: row.id, error: lastError }, "Transaction Status query failed");
-    }
-    await db.payout.updateMany({
-      where: { id: row.id, status: { in: ["PENDING", "UNKNOWN"] } },
-      data: { nextStatusQueryAt: nextAttemptAt(run, attempts), ...(lastError ? { lastError: lastError.slice(0, 500) } : {}) },
-    });
-  }
+  await queryClaimedForStatus(
+    run,
+    claimed,
+    {
+      what: "payout",
+      giveUpAfterSeconds: options.payoutGiveUpAfterSeconds,
+      describe: (row) => ({ payoutId: row.id, originatorConversationId: row.originator_conversation_id }),
+      giveUp: async (db, row, lastError) =>
+        (await db.payout.updateMany({ where: { id: row.id, status: { in: open } }, data: { status: "UNKNOWN", nextStatusQueryAt: null, lastError, updatedAt: deps.clock.now() } })).count === 1,
+      query: (client, row) =>
+        client.transactionStatus({ originatorConversationId: row.originator_conversation_id, resultUrl: statusUrl, queueTimeoutUrl: statusUrl, remarks: "Payout status" }),
+      reschedule: async (db, row, next, lastError) => {
+        await db.payout.updateMany({ where: { id: row.id, status: { in: open } }, data: { nextStatusQueryAt: next, ...(lastError ? { lastError } : {}) } });
+      },
+    },
+    { queried: () => (report.payoutsQueried += 1), givenUp: () => (report.payoutsGivenUp += 1) },
+  );
 }

@@ -11,7 +11,7 @@
 import type { PayoutModel, Prisma } from "@mteja/db";
 import type { Tx } from "../payment-records.js";
 import { recordPayoutSettled } from "../kernel/settled-events.js";
-import type { SettlementDecision } from "../kernel/stored-callback.js";
+import { amountMismatch, decideForSettled, type SettlementDecision } from "../kernel/stored-callback.js";
 
 export interface PayoutOutcome {
   source: "result" | "timeout" | "status";
@@ -28,21 +28,11 @@ export type PayoutDecision = SettlementDecision<Prisma.PayoutUpdateInput>;
 
 export function decidePayoutOutcome(payout: PayoutModel, outcome: PayoutOutcome, now: Date): PayoutDecision {
   // Whatever the payout's status: never applied.
-  if (outcome.amount !== undefined && outcome.amount !== payout.amount) {
-    return { outcome: "flagged", flagReason: `amount mismatch: the payout is for ${payout.amount}, Daraja says ${outcome.amount}`, statusChanged: false };
-  }
+  const mismatch = amountMismatch("the payout is for", payout.amount, outcome.amount);
+  if (mismatch) return mismatch;
 
   const terminal = payout.status === "SUCCESS" || payout.status === "FAILED";
-  if (terminal) {
-    if (outcome.source === "timeout" || outcome.status === "UNKNOWN" || outcome.status === payout.status) {
-      return { outcome: "duplicate", statusChanged: false };
-    }
-    return {
-      outcome: "flagged",
-      flagReason: `conflicts with the settled status ${payout.status}: ResultCode ${outcome.resultCode ?? "(none)"} says ${outcome.status}`,
-      statusChanged: false,
-    };
-  }
+  if (terminal) return decideForSettled(payout.status, outcome);
 
   if (outcome.source === "result" && payout.conversationId && outcome.conversationId && outcome.conversationId !== payout.conversationId) {
     return { outcome: "flagged", flagReason: `ConversationID mismatch: stored ${payout.conversationId}, callback ${outcome.conversationId}`, statusChanged: false };

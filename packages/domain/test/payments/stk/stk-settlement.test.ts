@@ -31,6 +31,11 @@ function payment(overrides: Partial<PaymentModel> = {}): PaymentModel {
     updatedAt: new Date("2026-11-25T07:59:00.000Z"),
     intentId: null,
     duplicate: false,
+    channel: "stk",
+    transId: null,
+    c2bMatch: null,
+    c2bNote: null,
+    shortCode: null,
     ...overrides,
   };
 }

@@ -1,0 +1,111 @@
+/**
+ * The demo's "shop backend" (apps/demo): what a shop's own server does, in a few routes, so the demo
+ * checkout pays a payment intent instead of an amount chosen by the browser. It holds an API key
+ * (created once through the admin API) and calls the service over HTTP like any shop's server would:
+ * it creates the order's intent, reads it back, and registers the shop's C2B URLs so customers can
+ * pay from the M-Pesa menu. `POST /demo/shop/phone/pay` stands in for the customer's phone: it asks
+ * the Daraja simulator to pay the paybill (docs/daraja-simulator.md#c2b).
+ *
+ * Outside production only, and for direct loopback connections only (as the dev outbox): it acts
+ * with the admin key on the shop's behalf.
+ */
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import { randomBytes } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import { z } from "zod";
+import { isDirectLoopback } from "./loopback.js";
+
+export interface DemoShopOptions {
+  /** The admin API key in force (the dev start's answers loopback connections, which these calls are). */
+  adminApiKey: string | undefined;
+  /** Where the simulator listens (MOMO_BASE_URL, or the dev start's in-process one). */
+  darajaUrl: string | undefined;
+  tenantId: string;
+}
+
+interface ShopAccount {
+  apiKey: string;
+  /** The paybill the customer pays from the menu; null when C2B could not be registered. */
+  paybill: string | null;
+}
+
+const orderInput = z.object({ amount: z.number().int().min(1).max(250_000) });
+const phoneInput = z.object({ paybill: z.string().regex(/^\d{5,7}$/), account: z.string().min(1).max(20), amount: z.number().int().min(1).max(250_000) });
+
+/** An order number fit for an intent reference and for typing on a phone: 8 capitals and digits. */
+function orderNumber(): string {
+  const alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+  return `DK${Array.from(randomBytes(6), (byte) => alphabet[byte % alphabet.length]).join("")}`;
+}
+
+export const demoShopRoutes: FastifyPluginAsync<DemoShopOptions> = async (app, opts) => {
+  const self = () => `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  async function call(method: string, path: string, token: string | undefined, body?: unknown): Promise<{ status: number; body: any }> {
+    const response = await fetch(self() + path, {
+      method,
+      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await response.text();
+    try {
+      return { status: response.status, body: JSON.parse(text) as unknown };
+    } catch {
+      return { status: response.status, body: text };
+    }
+  }
+
+  // The shop's credentials, made on first use (a restart makes a new key; the old ones stay listed).
+  let account: Promise<ShopAccount> | undefined;
+  const shopAccount = (): Promise<ShopAccount> => {
+    account ??= (async () => {
+      const created = await call("POST", `/api/v1/admin/tenants/${opts.tenantId}/api-keys`, opts.adminApiKey, { name: "Demo shop backend" });
+      if (created.status !== 201) throw new Error(`the demo shop could not get an API key (${created.status})`);
+      const registered = await call("POST", `/api/v1/admin/tenants/${opts.tenantId}/c2b/register`, opts.adminApiKey, {});
+      if (registered.status !== 200) app.log.warn({ status: registered.status, error: registered.body?.error }, "demo shop: C2B registration failed; paying from the M-Pesa menu is off");
+      return { apiKey: created.body.data.key as string, paybill: registered.status === 200 ? (registered.body.data.short_code as string) : null };
+    })();
+    account.catch(() => (account = undefined));
+    return account;
+  };
+
+  const loopbackOnly = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!isDirectLoopback(request)) return reply.callNotFound();
+  };
+  const send = (reply: FastifyReply, status: number, body: unknown) => reply.code(status).header("cache-control", "no-store").send(body);
+
+  // The checkout asks the shop for an order: the shop fixes the amount in a payment intent.
+  app.post("/demo/shop/orders", { onRequest: loopbackOnly }, async (request, reply) => {
+    const input = orderInput.safeParse(request.body);
+    if (!input.success) return send(reply, 422, { error: "amount must be a whole number of shillings" });
+    const shop = await shopAccount();
+    const reference = orderNumber();
+    const created = await call("POST", "/api/v1/payment-intents", shop.apiKey, { amount: input.data.amount, reference, description: "Kikoi towel" });
+    if (created.status !== 201) return send(reply, created.status, created.body);
+    return send(reply, 201, { order_number: reference, intent_id: created.body.data.id, amount: created.body.data.amount, paybill: shop.paybill });
+  });
+
+  // The shop reads its order's intent (a real shop would also be told by its webhook).
+  app.get<{ Params: { id: string } }>("/demo/shop/orders/:id", { onRequest: loopbackOnly }, async (request, reply) => {
+    const shop = await shopAccount();
+    const intent = await call("GET", `/api/v1/payment-intents/${encodeURIComponent(request.params.id)}`, shop.apiKey);
+    if (intent.status !== 200) return send(reply, intent.status, intent.body);
+    const { status, payments } = intent.body.data as { status: string; payments: { channel: string; status: string; mpesa_receipt: string | null }[] };
+    const paid = payments.find((payment) => payment.status === "SUCCESS");
+    return send(reply, 200, { status, channel: paid?.channel ?? null, receipt: paid?.mpesa_receipt ?? null });
+  });
+
+  // The customer's phone: pays the paybill from the M-Pesa menu, through the simulator.
+  app.post("/demo/shop/phone/pay", { onRequest: loopbackOnly }, async (request, reply) => {
+    const input = phoneInput.safeParse(request.body);
+    if (!input.success) return send(reply, 422, { error: "paybill, account and amount are required" });
+    if (!opts.darajaUrl) return send(reply, 503, { error: "M-Pesa is not configured" });
+    const response = await fetch(`${opts.darajaUrl}/sim/c2b/pay`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ short_code: input.data.paybill, account: input.data.account, amount: input.data.amount, phone: "0712345678" }),
+    });
+    if (response.status !== 200) return send(reply, 502, { error: "the simulated phone could not pay (is MOMO_BASE_URL the Daraja simulator?)" });
+    const paid = (await response.json()) as { status: string; reason: string; trans_id: string };
+    return send(reply, 200, { status: paid.status, reason: paid.reason, trans_id: paid.trans_id });
+  });
+};

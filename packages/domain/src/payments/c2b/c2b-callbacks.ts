@@ -1,0 +1,85 @@
+/**
+ * C2B's two callbacks (docs/mpesa.md#c2b), after callbacks.ts checked the token and stored the body:
+ *
+ * - validation: answers accept, or Daraja's rejection code (C2B00012 invalid account, C2B00013
+ *   invalid amount), from the intent the BillRefNumber names; a tenant with
+ *   settings.momo.c2b.validate = false accepts everything. It changes nothing.
+ * - confirmation: the money has moved. Applied once per TransID (kernel/stored-callback.ts): a new
+ *   payment row (channel c2b, SUCCESS) that pays its intent through the same apply-once settlement
+ *   as STK (intents/intent-settlement.ts), or is kept as a duplicate or unmatched. A confirmation
+ *   without a validation before it (Daraja skips validation unless it is enabled) is the same.
+ */
+import { c2bValidationAnswer, type C2bNotification } from "@mteja/daraja";
+import { Prisma } from "@mteja/db";
+import type { Deps } from "../../context.js";
+import type { Tenant } from "../../tenants/directory.js";
+import { settleIntentOf } from "../../intents/intent-settlement.js";
+import { recordEvent } from "../../webhooks/events.js";
+import { recordPaymentSettled } from "../kernel/settled-events.js";
+import { applyStoredCallback, type CallbackVerdict, type StoredApplyResult } from "../kernel/stored-callback.js";
+import type { Tx } from "../payment-records.js";
+import { matchC2bConfirmation, validateC2bPayment } from "./c2b-matching.js";
+import { c2bPaymentObject } from "./c2b-object.js";
+import { insertC2bPayment, intentNamedBy, paymentWithTransId } from "./c2b-records.js";
+import { tenantForShortCode } from "./c2b-tenant.js";
+
+export interface ValidationAnswer {
+  body: { ResultCode: string; ResultDesc: string };
+  /** Why it was rejected (kept on the stored callback); undefined when accepted. */
+  rejection?: string;
+}
+
+export async function answerC2bValidation(deps: Deps, notification: C2bNotification): Promise<ValidationAnswer> {
+  const tenant = await tenantForShortCode(deps, notification.businessShortCode);
+  if (!tenant) return { body: c2bValidationAnswer("C2B00015"), rejection: "C2B00015: no single shop has this short code" };
+  if (tenant.settings.momo?.c2b?.validate === false) return { body: c2bValidationAnswer() };
+  const intent = await intentNamedBy(deps.db.unscoped, tenant.id, notification.billRefNumber, false);
+  const decision = validateC2bPayment(intent, notification.amount, deps.clock.now());
+  if (decision.accept) return { body: c2bValidationAnswer() };
+  return { body: c2bValidationAnswer(decision.code), rejection: `${decision.code}: ${decision.reason}` };
+}
+
+async function confirmationVerdict(tx: Tx, tenant: Tenant | null, notification: C2bNotification, now: Date): Promise<CallbackVerdict<undefined>> {
+  if (!tenant) return { recorded: true, outcome: "flagged", flagReason: `no single shop has short code ${notification.businessShortCode}`, link: {} };
+  const earlier = await paymentWithTransId(tx, notification.transId);
+  if (earlier) return { recorded: true, outcome: "duplicate", link: { paymentId: earlier.id } };
+
+  const intent = await intentNamedBy(tx, tenant.id, notification.billRefNumber, true);
+  const match = matchC2bConfirmation(intent, notification.amount, now);
+  const fields = { tenantId: tenant.id, notification, now };
+  if (match.match === "unmatched") {
+    const payment = await insertC2bPayment(tx, { ...fields, match: "unmatched", intentId: null, duplicate: false, note: match.note });
+    await recordEvent(tx, { tenantId: tenant.id, type: "c2b_payment.unmatched", data: { c2b_payment: c2bPaymentObject(payment) }, at: now });
+    const link = { paymentId: payment.id };
+    return match.flagged ? { recorded: true, outcome: "flagged", flagReason: match.note, link } : { recorded: true, outcome: "applied", link };
+  }
+  // The intent moves first (locked above); a success that finds it already paid comes back a duplicate.
+  const settled = match.duplicate ? { duplicate: true as const } : await settleIntentOf(tx, { tenantId: tenant.id, intentId: match.intentId }, "SUCCESS", now);
+  const duplicate = settled.duplicate === true;
+  const note = match.duplicate ? match.note : duplicate ? "a second payment for an intent that is already succeeded" : null;
+  const payment = await insertC2bPayment(tx, { ...fields, match: "matched", intentId: match.intentId, duplicate, note });
+  await recordPaymentSettled(tx, payment, now);
+  const link = { paymentId: payment.id };
+  return duplicate ? { recorded: true, outcome: "flagged", flagReason: note ?? "duplicate payment", link } : { recorded: true, outcome: "applied", link };
+}
+
+const isUniqueViolation = (error: unknown) => error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
+
+/**
+ * Applies a stored confirmation once. Two copies of one confirmation racing each other both miss the
+ * TransID; the second insert then violates its unique index, and applying again finds the first.
+ */
+export async function applyStoredC2bConfirmation(deps: Deps, callbackId: string, notification: C2bNotification): Promise<StoredApplyResult> {
+  // Found before the transaction: the embedded database has one connection, which the transaction holds.
+  const tenant = await tenantForShortCode(deps, notification.businessShortCode);
+  const apply = () =>
+    applyStoredCallback(deps, callbackId, { transId: notification.transId, shortCode: notification.businessShortCode }, (tx, _stored, now) =>
+      confirmationVerdict(tx, tenant, notification, now),
+    );
+  try {
+    return (await apply()).result;
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    return (await apply()).result;
+  }
+}

@@ -1,0 +1,70 @@
+/** The rows a C2B notification reads and writes, on the callback's unscoped transaction (the tenant is named). */
+import type { C2bNotification } from "@mteja/daraja";
+import type { PaymentModel } from "@mteja/db";
+import type { Tx } from "../payment-records.js";
+import type { NamedIntent } from "./c2b-matching.js";
+
+/**
+ * The intent a BillRefNumber names for this tenant: its open one with that reference (at most one, a
+ * partial unique index), else the latest with it. Locked when `lock` (confirmation settles it).
+ */
+export async function intentNamedBy(tx: Pick<Tx, "$queryRaw">, tenantId: string, account: string, lock: boolean): Promise<NamedIntent | null> {
+  const reference = account.trim();
+  if (!/^[A-Za-z0-9]{1,12}$/.test(reference)) return null;
+  const rows = lock
+    ? await tx.$queryRaw<{ id: string; status: string; amount: number; expires_at: Date }[]>`
+        SELECT id, status, amount, expires_at FROM payment_intents
+         WHERE tenant_id = ${tenantId} AND lower(reference) = lower(${reference})
+         ORDER BY (status IN ('requires_payment', 'processing')) DESC, created_at DESC LIMIT 1 FOR UPDATE`
+    : await tx.$queryRaw<{ id: string; status: string; amount: number; expires_at: Date }[]>`
+        SELECT id, status, amount, expires_at FROM payment_intents
+         WHERE tenant_id = ${tenantId} AND lower(reference) = lower(${reference})
+         ORDER BY (status IN ('requires_payment', 'processing')) DESC, created_at DESC LIMIT 1`;
+  const row = rows[0];
+  return row ? { id: row.id, status: row.status, amount: Number(row.amount), expiresAt: new Date(row.expires_at) } : null;
+}
+
+export function paymentWithTransId(tx: Tx, transId: string): Promise<PaymentModel | null> {
+  return tx.payment.findUnique({ where: { transId } });
+}
+
+export interface NewC2bPayment {
+  tenantId: string;
+  notification: C2bNotification;
+  match: "matched" | "unmatched";
+  intentId: string | null;
+  duplicate: boolean;
+  note: string | null;
+  now: Date;
+}
+
+/** A C2B payment is money already received: it is written SUCCESS, with its TransID as the receipt. */
+export function insertC2bPayment(tx: Tx, row: NewC2bPayment): Promise<PaymentModel> {
+  const { notification: n, now } = row;
+  return tx.payment.create({
+    data: {
+      tenantId: row.tenantId,
+      userId: null,
+      phone: n.maskedMsisdn,
+      amount: Math.round(n.amount),
+      reference: n.billRefNumber.slice(0, 100),
+      description: (n.transactionType || "C2B").slice(0, 100),
+      status: "SUCCESS",
+      resultCode: "0",
+      resultDesc: "C2B confirmation",
+      mpesaReceipt: n.transId,
+      paidAmount: Math.round(n.amount),
+      transactionDate: n.transTime || null,
+      settledAt: now,
+      createdAt: now,
+      updatedAt: now,
+      intentId: row.intentId,
+      duplicate: row.duplicate,
+      channel: "c2b",
+      transId: n.transId,
+      c2bMatch: row.match,
+      c2bNote: row.note,
+      shortCode: n.businessShortCode,
+    },
+  });
+}

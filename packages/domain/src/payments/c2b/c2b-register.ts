@@ -1,0 +1,48 @@
+/**
+ * POST /api/v1/admin/tenants/:id/c2b/register: tells Daraja where a tenant's paybill/till payments are
+ * validated and confirmed (C2B v2 register URL, docs/mpesa.md#c2b). The same two URLs serve every
+ * tenant: a notification names its short code, which names the tenant.
+ */
+import { DarajaError } from "@mteja/daraja";
+import type { Context } from "../../context.js";
+import { DomainError } from "../../errors.js";
+import { providerUnavailable, toProviderError } from "../provider-errors.js";
+import { c2bShortCodeOf } from "./c2b-tenant.js";
+import type { RegisterC2bInput } from "./schemas.js";
+
+const withoutToken = (url: string) => {
+  const parsed = new URL(url);
+  parsed.searchParams.delete("token");
+  return parsed.toString();
+};
+
+export async function registerC2b(ctx: Context, input: RegisterC2bInput) {
+  const { deps } = ctx;
+  const tenant = await deps.tenants.find(input.id);
+  if (!tenant) throw new DomainError("NOT_FOUND", "not_found.tenant");
+  const shortCode = c2bShortCodeOf(deps, tenant);
+  if (!shortCode) {
+    throw new DomainError("VALIDATION_ERROR", "c2b.no_own_shortcode", {
+      details: [{ path: "settings.momo.shortcode", message: "detail.c2b_needs_own_shortcode" }],
+    });
+  }
+  const { c2bValidationUrl, c2bConfirmationUrl } = deps.momo.settings;
+  const daraja = deps.momo.darajaFor(tenant);
+  if (!daraja || !c2bValidationUrl || !c2bConfirmationUrl) throw providerUnavailable("payments.not_configured");
+  try {
+    const answer = await daraja.registerC2bUrls({ shortCode, responseType: input.response_type, validationUrl: c2bValidationUrl, confirmationUrl: c2bConfirmationUrl });
+    deps.logger.info({ tenantId: tenant.id, shortCode, version: answer.version }, "C2B URLs registered with Daraja");
+    return {
+      tenant_id: tenant.id,
+      short_code: shortCode,
+      response_type: input.response_type,
+      validation_url: withoutToken(c2bValidationUrl),
+      confirmation_url: withoutToken(c2bConfirmationUrl),
+      daraja_version: answer.version,
+      originator_conversation_id: answer.originatorConversationId,
+    };
+  } catch (error) {
+    if (error instanceof DarajaError) throw toProviderError(error);
+    throw error;
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * POST /api/v1/payments/{id}/reversal (docs/mpesa.md#reversals): Daraja's Reversal of a successful
+ * payment, for the whole amount paid, made at most once (kernel/provider-request.ts).
+ *
+ * The reversal row is stored PENDING, under the Idempotency-Key, before Daraja is called, in a
+ * transaction holding the payment's row lock: a payment that is not SUCCESS with a receipt is 409
+ * PAYMENT_NOT_REVERSIBLE, one whose latest reversal is PENDING, UNKNOWN or SUCCESS is 409
+ * REVERSAL_EXISTS (the partial unique index payment_reversals_one_open_per_payment holds it too).
+ * Daraja refusing it, or the request never leaving, makes it FAILED (502 / 503; a new one may then be
+ * made); any other failure leaves its outcome unknown: UNKNOWN, never re-sent, settled by a
+ * Transaction Status query. Every answer is 202 with the payment.
+ */
+import type { PaymentReversalModel } from "@mteja/db";
+import type { DarajaAcknowledgement, DarajaClient } from "@mteja/daraja";
+import { DomainError } from "../../errors.js";
+import type { ShopCallerCtx } from "../../trpc.js";
+import { requestOnce, type ProviderRequest } from "../kernel/provider-request.js";
+import { toServerPaymentView } from "../../intents/views.js";
+import type { ServerPaymentView } from "../../intents/schemas.js";
+import { latestReversal } from "../payment-object.js";
+import { lockPaymentById } from "../payment-records.js";
+import { providerUnavailable } from "../provider-errors.js";
+import { idempotencyKeyOf } from "../request-rules.js";
+
+/** Daraja requires 2-100 characters. */
+export const REVERSAL_REMARKS = "Payment reversal";
+
+/** A reversal in one of these states stands: no second one is made for the payment. */
+const standingStatuses = ["PENDING", "UNKNOWN", "SUCCESS"];
+
+export async function requestReversal(ctx: ShopCallerCtx, paymentId: string): Promise<ServerPaymentView> {
+  const { deps } = ctx;
+  // A payment of another shop is not found, whatever this shop's M-Pesa set-up.
+  await readPayment(ctx, paymentId);
+  const daraja = deps.momo.darajaFor(ctx.tenant);
+  const { reversalResultUrl, reversalTimeoutUrl } = deps.momo.settings;
+  if (!daraja || !reversalResultUrl || !reversalTimeoutUrl) throw providerUnavailable("reversals.service_not_configured");
+  // The Reversal request is made by the initiator of the shop's B2C group; without one it cannot be sent.
+  if (!deps.momo.hasPayoutAccount(ctx.tenant)) throw providerUnavailable("reversals.initiator_missing");
+  const urls = { resultUrl: reversalResultUrl, queueTimeoutUrl: reversalTimeoutUrl };
+  const reversal = await requestOnce(reversalOnce(ctx, daraja, urls, paymentId), { clock: deps.clock, inFlightSeconds: deps.momo.settings.promptInFlightSeconds });
+  // Every answer is 202: the reversal's outcome arrives later (its callbacks, or a status query).
+  ctx.request.markAccepted();
+  return toServerPaymentView(await readPayment(ctx, reversal.paymentId));
+}
+
+function notFound(): DomainError {
+  return new DomainError("NOT_FOUND", "not_found.shop_payment");
+}
+
+function requesterOf(ctx: ShopCallerCtx): string {
+  return ctx.caller.kind === "apiKey" ? `api_key:${ctx.caller.id}` : `user:${ctx.caller.id}`;
+}
+
+type Urls = { resultUrl: string; queueTimeoutUrl: string };
+
+/** The Reversal request as a request made at most once: the reversal row is its record (and its answer). */
+function reversalOnce(ctx: ShopCallerCtx, daraja: DarajaClient, urls: Urls, paymentId: string): ProviderRequest<PaymentReversalModel, DarajaAcknowledgement, PaymentReversalModel> {
+  const { deps, db } = ctx;
+  const tenantId = ctx.tenant.id;
+  const idempotencyKey = idempotencyKeyOf(ctx);
+  return {
+    idempotencyKey,
+    findByKey: (key) => db.paymentReversal.findUnique({ where: { tenantId_idempotencyKey: { tenantId, idempotencyKey: key } } }),
+    store: () =>
+      db.$transaction(async (tx) => {
+        const payment = await lockPaymentById(tx, { id: paymentId, tenantId });
+        if (!payment) throw notFound();
+        if (payment.status !== "SUCCESS" || !payment.mpesaReceipt) {
+          throw new DomainError("PAYMENT_NOT_REVERSIBLE", "reversals.not_reversible");
+        }
+        const standing = await tx.paymentReversal.findFirst({ where: { paymentId, status: { in: standingStatuses } } });
+        // The same key as the standing one: the insert below fails on the key's unique index and
+        // requestOnce replays that reversal (two retries racing each other).
+        if (standing && (idempotencyKey === undefined || standing.idempotencyKey !== idempotencyKey)) {
+          throw new DomainError("REVERSAL_EXISTS", { key: "reversals.exists", params: { status: standing.status } });
+        }
+        const now = deps.clock.now();
+        return tx.paymentReversal.create({
+          data: {
+            tenantId,
+            paymentId,
+            amount: payment.paidAmount ?? payment.amount,
+            originalReceipt: payment.mpesaReceipt,
+            requestedBy: requesterOf(ctx),
+            idempotencyKey: idempotencyKey ?? null,
+            // If neither a result nor a time-out arrives, a status query settles it.
+            nextStatusQueryAt: new Date(now.getTime() + deps.momo.settings.reconcileAfterSeconds * 1000),
+            createdAt: now,
+            updatedAt: now,
+          },
+        });
+      }),
+    sameRequest: (row) => row.paymentId === paymentId,
+    inFlight: (row) => row.status === "PENDING" && row.conversationId === null && row.lastError === null,
+    reload: (row) => db.paymentReversal.findUniqueOrThrow({ where: { id: row.id } }),
+    refusedOrNeverSent: (row) => row.status === "FAILED" && row.conversationId === null && row.resultCode === null,
+    storedAnswer: (row) => row,
+    // The acknowledgement is stored inside the call: if storing it fails, the reversal's outcome is unknown.
+    async call(reversal) {
+      const ack = await daraja.reversal({ transactionId: reversal.originalReceipt, amount: reversal.amount, remarks: REVERSAL_REMARKS, ...urls });
+      await db.paymentReversal.updateMany({
+        where: { id: reversal.id, conversationId: null },
+        data: { originatorConversationId: ack.originatorConversationId, conversationId: ack.conversationId, updatedAt: deps.clock.now() },
+      });
+      return ack;
+    },
+    accepted: (reversal) => db.paymentReversal.findUniqueOrThrow({ where: { id: reversal.id } }),
+    async markFailed(reversal, lastError) {
+      // Refused, or never sent: nothing was reversed; a new reversal may be requested.
+      const now = deps.clock.now();
+      await db.paymentReversal.updateMany({
+        where: { id: reversal.id, status: "PENDING" },
+        data: { status: "FAILED", lastError, nextStatusQueryAt: null, settledAt: now, updatedAt: now },
+      });
+    },
+    async markUnknown(reversal, lastError) {
+      // It may have been accepted. Never re-sent; queried instead.
+      const now = deps.clock.now();
+      await db.paymentReversal.updateMany({
+        where: { id: reversal.id, status: "PENDING" },
+        data: { status: "UNKNOWN", lastError, nextStatusQueryAt: now, updatedAt: now },
+      });
+      deps.logger.warn({ reversalId: reversal.id, paymentId: reversal.paymentId, lastError }, "Reversal request outcome unknown: the reversal is UNKNOWN until a status query settles it");
+    },
+  };
+}
+
+async function readPayment(ctx: ShopCallerCtx, paymentId: string) {
+  const payment = await ctx.db.payment.findFirst({ where: { id: paymentId }, include: latestReversal });
+  if (!payment) throw notFound();
+  return payment;
+}

@@ -1,0 +1,61 @@
+/**
+ * The reversal sweep of a reconciler run (../reconciliation.ts): a Transaction Status query for each
+ * due PENDING/UNKNOWN reversal, on the short code it returned money from; its result callback
+ * (/api/momo/callback/reversal/status) settles it. The query names the reversal by Daraja's
+ * OriginatorConversationID, or, when the request's answer never came, by the reversed payment's
+ * receipt. A reversal is never marked FAILED by giving up (the money may have moved): after
+ * `reversalGiveUpAfterSeconds` it stays UNKNOWN, is no longer queried, and is logged for review.
+ */
+import { leaseEnd, queryClaimedForStatus, type ClaimedForStatus, type SweepRun } from "../kernel/leased-sweep.js";
+
+interface ClaimedReversal extends ClaimedForStatus {
+  payment_id: string;
+  originator_conversation_id: string | null;
+  original_receipt: string;
+}
+
+const open = ["PENDING", "UNKNOWN"];
+
+export async function queryDueReversals(run: SweepRun): Promise<void> {
+  const { deps, options, report } = run;
+  const statusUrl = deps.momo.settings.reversalStatusUrl;
+  if (!statusUrl) return;
+  const now = deps.clock.now();
+  const claimed = await deps.db.unscoped.$queryRaw<ClaimedReversal[]>`
+    WITH due AS (
+      SELECT id FROM payment_reversals
+       WHERE status IN ('PENDING', 'UNKNOWN') AND next_status_query_at <= ${now}
+       ORDER BY next_status_query_at
+       LIMIT ${options.batchSize}::int
+         FOR UPDATE SKIP LOCKED
+    )
+    UPDATE payment_reversals r
+       SET next_status_query_at = ${leaseEnd(run, now)}, status_query_attempts = r.status_query_attempts + 1
+      FROM due
+     WHERE r.id = due.id
+    RETURNING r.id::text AS id, r.tenant_id, r.payment_id::text AS payment_id, r.originator_conversation_id, r.original_receipt, r.status_query_attempts, r.created_at`;
+
+  await queryClaimedForStatus(
+    run,
+    claimed,
+    {
+      what: "reversal",
+      giveUpAfterSeconds: options.reversalGiveUpAfterSeconds,
+      describe: (row) => ({ reversalId: row.id, paymentId: row.payment_id }),
+      giveUp: async (db, row, lastError) =>
+        (await db.paymentReversal.updateMany({ where: { id: row.id, status: { in: open } }, data: { status: "UNKNOWN", nextStatusQueryAt: null, lastError, updatedAt: deps.clock.now() } })).count === 1,
+      query: (client, row) =>
+        client.transactionStatus({
+          ...(row.originator_conversation_id ? { originatorConversationId: row.originator_conversation_id } : { transactionId: row.original_receipt }),
+          partyA: client.reversalShortcode,
+          resultUrl: statusUrl,
+          queueTimeoutUrl: statusUrl,
+          remarks: "Reversal status",
+        }),
+      reschedule: async (db, row, next, lastError) => {
+        await db.paymentReversal.updateMany({ where: { id: row.id, status: { in: open } }, data: { nextStatusQueryAt: next, ...(lastError ? { lastError } : {}) } });
+      },
+    },
+    { queried: () => (report.reversalsQueried += 1), givenUp: () => (report.reversalsGivenUp += 1) },
+  );
+}
