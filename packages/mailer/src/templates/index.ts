@@ -1,8 +1,9 @@
-import { accountDeleted, accountExported } from "./account-notices.js";
 import type { Locale } from "@mteja/i18n";
 import type { RenderedMail } from "./mail-body.js";
 import { resetPassword, type ResetPasswordData } from "./reset-password.js";
 import {
+  accountDeleted,
+  accountExported,
   passwordChanged,
   passwordReset,
   twoFactorDisabled,
@@ -11,11 +12,12 @@ import {
 } from "./security-notices.js";
 import { verifyEmail, type VerifyEmailData } from "./verify-email.js";
 
-export { accountDeleted, accountExported } from "./account-notices.js";
 export { escapeHtml } from "./escape-html.js";
 export type { RenderedMail } from "./mail-body.js";
 export { resetPassword, type ResetPasswordData } from "./reset-password.js";
 export {
+  accountDeleted,
+  accountExported,
   passwordChanged,
   passwordReset,
   twoFactorDisabled,
