@@ -6,7 +6,7 @@
  * then pay an order from the M-Pesa menu (C2B), the simulator standing in for the phone. A second
  * customer goes through sign-up and sign-in in Swahili with the language switch.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
@@ -204,6 +204,50 @@ describe.skipIf(skipThisTarget || target !== "embedded" || !haveChromium)("demo 
       ["c2b_confirmation", 200],
     ]);
     expect(callbacks[1]!.body).toMatchObject({ TransID: receipt, TransAmount: "30.00", BusinessShortCode: SHORTCODE });
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("devices: lists this browser and another session, signs the other out; my data: downloads the export, deletes the account", { timeout: 60_000 }, async () => {
+    const client = new RestClient(t.url);
+    const user = await registerUser(client, { name: "Otieno Ouma", email: uniqueEmail("demo-devices") });
+    await page.goto(`${t.url}/demo/`);
+    if (await page.locator("#sign-out").isVisible()) await page.locator("#sign-out").click();
+    const signIn = page.locator("#sign-in");
+    await signIn.getByLabel("Email").fill(user.email);
+    await signIn.getByLabel("Password").fill(user.password);
+    await signIn.getByRole("button", { name: "Sign in" }).click();
+    await eventually(() => page.locator("#signed-in-as").textContent()).toBe("Otieno Ouma");
+
+    // Two sessions: this browser (marked) and the one registration opened.
+    await page.getByRole("link", { name: "Devices" }).click();
+    const devices = page.locator("#device-list .device");
+    await eventually(() => devices.count()).toBe(2);
+    expect(await devices.filter({ has: page.locator(".badge") }).locator("strong").textContent()).toMatch(/HeadlessChrome.*this device$/);
+    expect(await devices.filter({ hasNot: page.locator(".badge") }).locator("strong").textContent()).toBe("node");
+    await page.locator("#revoke-others").click();
+    await eventually(() => devices.count()).toBe(1);
+    expect(await devices.first().locator(".badge").textContent()).toBe("this device");
+    expect((await client.get("/api/v1/auth/me", user.accessToken)).status).toBe(401);
+
+    // The export downloads as a JSON file holding the customer's profile and sessions.
+    await page.getByRole("link", { name: "My data" }).click();
+    const [download] = await Promise.all([page.waitForEvent("download"), page.locator("#export-data").click()]);
+    expect(download.suggestedFilename()).toBe("my-data.json");
+    const exported = JSON.parse(readFileSync((await download.path())!, "utf8"));
+    expect(exported.profile).toMatchObject({ id: user.id, email: user.email, name: "Otieno Ouma" });
+    expect(exported.sessions).toHaveLength(2);
+    expect(exported.security_events.map((e: { type: string }) => e.type)).toContain("session.revoked");
+    await eventually(() => page.locator("#export .notice.ok").textContent()).toContain("Downloaded: 0 addresses, 2 sessions");
+
+    // Deleting needs the password; then the customer is signed out and cannot sign in again.
+    const erase = page.locator("#delete-account");
+    await erase.getByLabel("Current password").fill("not my password");
+    await erase.getByRole("button", { name: "Delete my account" }).click();
+    await eventually(() => page.locator("#delete .notice.error").textContent()).toMatch(/^INVALID_CREDENTIALS — /);
+    await erase.getByLabel("Current password").fill(user.password);
+    await erase.getByRole("button", { name: "Delete my account" }).click();
+    await eventually(() => page.locator("#who").textContent()).toContain("Not signed in");
+    expect((await client.post("/api/v1/auth/login", { email: user.email, password: user.password })).status).toBe(401);
     expect(pageErrors).toEqual([]);
   });
 

@@ -6,8 +6,10 @@ import { createMtejaClient, isMtejaError } from "@mteja/client";
 import { addressesScreen } from "./addresses.js";
 import { accountScreen } from "./auth.js";
 import { checkoutScreen } from "./checkout.js";
+import { devicesScreen } from "./devices.js";
 import { adoptPreference, fetchInLanguage, languageSwitch } from "./language.js";
 import { mailLinkScreen } from "./mail-links.js";
+import { myDataScreen } from "./my-data.js";
 import { screenNames, type Screen, type ScreenName, type Shell } from "./shell.js";
 import { twoFactorScreen } from "./two-factor.js";
 import { describeError, h } from "./ui.js";
@@ -18,6 +20,8 @@ const screens: Record<ScreenName, { title: string; render: Screen }> = {
   "two-factor": { title: "Two-factor", render: twoFactorScreen },
   addresses: { title: "Addresses", render: addressesScreen },
   checkout: { title: "Checkout", render: checkoutScreen },
+  devices: { title: "Devices", render: devicesScreen },
+  "my-data": { title: "My data", render: myDataScreen },
 };
 
 function start(): void {

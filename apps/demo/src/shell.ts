@@ -4,7 +4,7 @@ import type { MtejaClient } from "@mteja/client";
 type Api = MtejaClient["api"];
 export type Me = Awaited<ReturnType<Api["profile"]["me"]["query"]>>["data"];
 
-export const screenNames = ["account", "two-factor", "addresses", "checkout"] as const;
+export const screenNames = ["account", "two-factor", "addresses", "checkout", "devices", "my-data"] as const;
 export type ScreenName = (typeof screenNames)[number];
 
 export interface Shell {

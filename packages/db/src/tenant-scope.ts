@@ -8,7 +8,7 @@
 import { PrismaClient } from "./generated/prisma/client.js";
 
 /** Models with a `tenant_id` column of their own. */
-const tenantOwned = new Set(["User", "Session", "OneTimeToken", "MailOutbox", "Address", "Payment", "Payout", "ApiKey", "PaymentIntent", "WebhookEndpoint", "WebhookEvent", "WebhookDelivery", "WebhookAttempt", "PaymentReversal", "PhoneCode", "SmsOutbox"]);
+const tenantOwned = new Set(["User", "Session", "OneTimeToken", "MailOutbox", "Address", "Payment", "Payout", "ApiKey", "PaymentIntent", "WebhookEndpoint", "WebhookEvent", "WebhookDelivery", "WebhookAttempt", "PaymentReversal", "PhoneCode", "SmsOutbox", "SecurityEvent"]);
 
 /** Models without `tenant_id`, scoped through the relation to their tenant-owned parent. */
 const scopedThroughParent: Record<string, string> = { RefreshToken: "session", RecoveryCode: "user" };
@@ -34,6 +34,7 @@ const relationFields: Record<string, readonly string[]> = {
   PaymentReversal: ["payment"],
   PhoneCode: [],
   SmsOutbox: [],
+  SecurityEvent: [],
 };
 
 /**

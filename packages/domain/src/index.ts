@@ -40,3 +40,5 @@ export { pruneExpiredRows, type PruneOptions, type PruneReport } from "./retenti
 export type { WebhookDeps } from "./webhooks/webhook-deps.js";
 export { paymentObject, type PaymentObject } from "./payments/payment-object.js";
 export { receiveDeliveryReport, type DeliveryReportReply } from "./sms/delivery-reports.js";
+export { recordSecurityEvent, type SecurityEventInput } from "./security-events/record.js";
+export { SECURITY_EVENT_TYPES, type SecurityEventDetails, type SecurityEventType } from "./security-events/event-types.js";

@@ -1,12 +1,14 @@
 import { addressesRouter } from "./addresses/router.js";
 import { apiKeysRouter } from "./api-keys/router.js";
 import { authRouter } from "./auth/router.js";
+import { dataRightsRouter } from "./data-rights/router.js";
 import { intentsRouter } from "./intents/router.js";
 import { otpRouter } from "./otp/router.js";
 import { c2bRouter } from "./payments/c2b/router.js";
 import { paymentsRouter } from "./payments/router.js";
 import { reversalsRouter } from "./payments/reversals/router.js";
 import { profileRouter } from "./profile/router.js";
+import { securityEventsRouter } from "./security-events/router.js";
 import { adminRouter } from "./tenants/router.js";
 import { createTRPCRouter } from "./trpc.js";
 import { webhooksRouter } from "./webhooks/router.js";
@@ -26,6 +28,8 @@ export const appRouter = createTRPCRouter({
   reversals: reversalsRouter,
   c2b: c2bRouter,
   phone: phoneRouter,
+  securityEvents: securityEventsRouter,
+  dataRights: dataRightsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -22,6 +22,8 @@ const sampleData: { [K in MailKind]: MailDataByKind[K] } = {
   passwordReset: { tenantName: "Duka Bora", userName: "Amina", when },
   twoFactorEnabled: { tenantName: "Duka Bora", userName: "Amina", when },
   twoFactorDisabled: { tenantName: "Duka Bora", userName: "Amina", when },
+  accountExported: { tenantName: "Duka Bora", userName: "Amina", when },
+  accountDeleted: { tenantName: "Duka Bora", userName: "Amina", when },
 };
 
 describe("templates", () => {
@@ -54,6 +56,12 @@ describe("templates", () => {
     expect(mail.text).toContain(`\n\n${link}\n\n`);
     expect(mail.html).toContain(`href="${escapeHtml(link)}"`);
     expect(mail.html).toContain("token=0a1b2c&amp;email=amina%40example.com");
+  });
+
+  it("writes the data-rights notices in the recipient's language", () => {
+    expect(renderMail("accountExported", sampleData.accountExported).subject).toBe("A copy of your Duka Bora data was downloaded");
+    expect(renderMail("accountDeleted", sampleData.accountDeleted, "sw").subject).toBe("Akaunti yako ya Duka Bora imefutwa");
+    expect(renderMail("accountDeleted", sampleData.accountDeleted, "sw").text).toContain("kama sheria inavyotaka");
   });
 
   it("states how long a reset link works", () => {

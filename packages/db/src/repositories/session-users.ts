@@ -12,6 +12,11 @@ export interface SessionKey {
   now: Date;
 }
 
+/** A live session, as the per-request check reads it. */
+export interface LiveSessionRow {
+  last_used_at: Date | null;
+}
+
 export interface SessionUserRow {
   id: string;
   name: string | null;
@@ -23,25 +28,35 @@ export interface SessionUserRow {
   otp_enabled: boolean;
   role: string | null;
   preferences: Record<string, unknown>;
+  session_last_used_at: Date | null;
 }
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const liveSession = `SELECT 1 FROM sessions s
-  WHERE s.id = $3 AND s.user_id = $1 AND s.tenant_id = $2 AND s.revoked_at IS NULL AND s.absolute_expires_at > $4`;
+const liveSessionCondition = `s.id = $3 AND s.user_id = $1 AND s.tenant_id = $2 AND s.revoked_at IS NULL AND s.absolute_expires_at > $4`;
+
+export async function findLiveSession(sql: SqlRunner, key: SessionKey): Promise<LiveSessionRow | undefined> {
+  if (!uuid.test(key.userId) || !uuid.test(key.sessionId)) return undefined;
+  const rows = await sql.query(`SELECT s.last_used_at FROM sessions s WHERE ${liveSessionCondition}`, [key.userId, key.tenantId, key.sessionId, key.now]);
+  return rows[0] as LiveSessionRow | undefined;
+}
 
 export async function isSessionLive(sql: SqlRunner, key: SessionKey): Promise<boolean> {
-  if (!uuid.test(key.userId) || !uuid.test(key.sessionId)) return false;
-  const rows = await sql.query(liveSession, [key.userId, key.tenantId, key.sessionId, key.now]);
-  return rows.length > 0;
+  return (await findLiveSession(sql, key)) !== undefined;
+}
+
+/** Notes a session's use unless a use at or after `staleBefore` is already noted (one write a minute, not one a request). */
+export async function markSessionUsed(sql: SqlRunner, sessionId: string, now: Date, staleBefore: Date): Promise<void> {
+  await sql.query(`UPDATE sessions SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $3)`, [sessionId, now, staleBefore]);
 }
 
 export async function findSessionUser(sql: SqlRunner, key: SessionKey): Promise<SessionUserRow | undefined> {
   if (!uuid.test(key.userId) || !uuid.test(key.sessionId)) return undefined;
   const rows = await sql.query(
-    `SELECT u.id, u.name, u.email, u.phone, u.phone_verified, u.avatar_url, u.email_verified, u.otp_enabled, u.role, u.preferences
-       FROM users u
-      WHERE u.id = $1 AND u.tenant_id = $2 AND EXISTS (${liveSession})`,
+    `SELECT u.id, u.name, u.email, u.phone, u.phone_verified, u.avatar_url, u.email_verified, u.otp_enabled, u.role, u.preferences,
+            s.last_used_at AS session_last_used_at
+       FROM users u JOIN sessions s ON ${liveSessionCondition}
+      WHERE u.id = $1 AND u.tenant_id = $2`,
     [key.userId, key.tenantId, key.sessionId, key.now],
   );
   return rows[0] as SessionUserRow | undefined;

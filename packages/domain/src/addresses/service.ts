@@ -19,7 +19,7 @@ interface Owner {
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const addressColumns = {
+export const addressColumns = {
   id: true,
   label: true,
   recipientName: true,
@@ -58,7 +58,7 @@ function summaryView(row: AddressRow) {
   };
 }
 
-function fullView(row: AddressRow) {
+export function fullView(row: AddressRow) {
   return {
     ...summaryView(row),
     landmark: row.landmark,

@@ -4,11 +4,13 @@ import { noInput, tenantHeaders } from "../core/fields.js";
 import { loginInput, loginOutput, logoutOutput, refreshOutput, registerInput, registerOutput } from "./schemas.js";
 import * as auth from "./service.js";
 import { recoveryProcedures } from "./recovery/router.js";
+import { deviceProcedures } from "./sessions/router.js";
 
 const tags = ["auth"];
 
 export const authRouter = createTRPCRouter({
   ...recoveryProcedures,
+  ...deviceProcedures,
 
   register: tenantProcedure
     .meta({

@@ -9,6 +9,7 @@ import type { TenantCtx } from "../trpc.js";
 import { clearRefreshCookie, noStore, readRefreshCookie, setRefreshCookie } from "./sessions/refresh-cookie.js";
 import type { loginInput, registerInput } from "./schemas.js";
 import { enqueueVerificationMail } from "./recovery/email-verification.js";
+import { recordSecurityEvent } from "../security-events/record.js";
 import { requestedLocale } from "../i18n/answer-locale.js";
 
 const invalidCredentials = () => new DomainError("INVALID_CREDENTIALS");
@@ -58,7 +59,13 @@ export async function login(ctx: TenantCtx, input: z.infer<typeof loginInput>): 
   // Unknown emails are verified against a decoy hash: same work, same time, same answer.
   // An account without a password (created by phone sign-in) is checked against the decoy too.
   const valid = await attempt.check(() => deps.passwords.verify(user?.passwordHash ?? undefined, input.password));
-  if (!user || !valid) throw invalidCredentials();
+  if (!user) throw invalidCredentials();
+  if (!valid) {
+    // Recorded for existing accounts only, and at most as often as the account's sign-in limit lets a
+    // guess through: unknown emails cannot fill the table (docs/security-events.md#retention).
+    await recordSecurityEvent(ctx, ctx.db, tenant.id, { userId: user.id, type: "sign_in.failed", details: { reason: "invalid_password" } });
+    throw invalidCredentials();
+  }
   // With two-factor on, earlier failures stay counted until the code is right too (otp/validate).
   if (user.otpEnabled) await attempt.stepPassed();
   else await attempt.succeeded();
@@ -82,11 +89,14 @@ export function assertEmailVerifiedIfRequired(tenant: Tenant, user: { email: str
 export async function startSession(
   ctx: TenantCtx,
   user: { id: string; tenantId: string; name: string | null; email: string | null; role: string | null },
+  method: "password" | "otp" | "sms" = "password",
 ) {
   const { deps, request } = ctx;
-  const session = await ctx.db.$transaction((tx) =>
-    createSession(deps, tx, user, { ip: request.ip, userAgent: request.userAgent }),
-  );
+  const session = await ctx.db.$transaction(async (tx) => {
+    const created = await createSession(deps, tx, user, { ip: request.ip, userAgent: request.userAgent });
+    await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "sign_in.succeeded", details: { method, session_id: created.sessionId } });
+    return created;
+  });
   setRefreshCookie(ctx, session.refreshToken, session.refreshExpiresAt);
   noStore(ctx);
   return {

@@ -79,3 +79,9 @@ export const tenantHeaders = z.object({
 export function uncoerced<T extends z.ZodType>(schema: T) {
   return schema.transform((value) => value);
 }
+
+/** `?limit=&cursor=` of a list (1–100, default 20); `limit` is left coercible: it arrives as a query string. */
+export const pageFields = {
+  limit: z.number().int().min(1).max(100).default(20),
+  cursor: oneLineString().max(200).optional().describe("next_cursor of the previous page."),
+};

@@ -9,6 +9,7 @@ import { DomainError } from "../errors.js";
 import { enqueueSecurityNotice } from "../auth/recovery/security-notices.js";
 import { beginSignInAttempt, signInAccountOf } from "../core/abuse-limits.js";
 import { confirmIdentity } from "../auth/phone/confirm-identity.js";
+import { recordSecurityEvent } from "../security-events/record.js";
 import { tenantDisplayName } from "../tenants/directory.js";
 import type { AuthedCtx, TenantCtx } from "../trpc.js";
 import { findLiveOtpToken, invalidOtpToken, otpMaxAttempts, reserveOtpAttempt, spendOtpToken } from "../auth/tokens/otp-login-token.js";
@@ -74,6 +75,7 @@ export async function verify(ctx: AuthedCtx, input: z.infer<typeof otpVerifyInpu
     await tx.recoveryCode.createMany({
       data: recoveryCodes.map((code) => ({ userId: user.id, codeHash: hashRecoveryCode(user.id, code), createdAt: deps.clock.now() })),
     });
+    await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "otp.enabled" });
     await enqueueSecurityNotice(ctx, tx, user, "twoFactorEnabled");
   });
   deps.nudgeMail();
@@ -114,6 +116,7 @@ export async function validate(ctx: TenantCtx, input: z.infer<typeof otpValidate
         data: { usedAt: deps.clock.now() },
       });
       if (used.count !== 1) return false;
+      await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "recovery_code.used" });
     }
     // The code is only spent together with the token (a rollback gives both back).
     if (!(await spendOtpToken(ctx, tx, token.id))) throw invalidOtpToken();
@@ -122,10 +125,11 @@ export async function validate(ctx: TenantCtx, input: z.infer<typeof otpValidate
 
   if (!accepted) {
     if (attempts >= otpMaxAttempts) await spendOtpToken(ctx, undefined, token.id);
+    await recordSecurityEvent(ctx, ctx.db, tenant.id, { userId: user.id, type: "sign_in.failed", details: { reason: "invalid_otp" } });
     throw invalidOtp();
   }
   await attempt.succeeded();
-  return startSession(ctx, user);
+  return startSession(ctx, user, "otp");
 }
 
 /** Turns two-factor off after the current password: secrets and recovery codes are deleted. */
@@ -143,6 +147,7 @@ export async function disable(ctx: AuthedCtx, input: z.infer<typeof otpDisableIn
     });
     await tx.recoveryCode.deleteMany({ where: { userId: user.id } });
     await tx.oneTimeToken.updateMany({ where: { userId: user.id, purpose: "otp_login", usedAt: null }, data: { usedAt: deps.clock.now() } });
+    await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "otp.disabled" });
     await enqueueSecurityNotice(ctx, tx, user, "twoFactorDisabled");
   });
   deps.nudgeMail();

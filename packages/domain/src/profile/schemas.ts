@@ -4,20 +4,21 @@ import { envelope, messageOnly } from "../core/envelope.js";
 import { requirePasswordOrSmsCode, smsCodeProofField } from "../auth/phone/schemas.js";
 import { kenyanPhoneField, newPasswordField, oneLineString, passwordField, personNameField } from "../core/fields.js";
 
-export const meOutput = envelope(
-  z.object({
-    id: z.uuid(),
-    name: z.string().nullable(),
-    email: z.string().nullable(),
-    phone: z.string().nullable(),
-    phone_verified: z.boolean(),
-    avatar_url: z.string().nullable(),
-    email_verified: z.boolean(),
-    otp_enabled: z.boolean(),
-    role: z.string().nullable(),
-    preferences: z.record(z.string(), z.unknown()),
-  }),
-);
+/** The customer as GET /me shows them (the data export adds its dates). */
+export const meView = z.object({
+  id: z.uuid(),
+  name: z.string().nullable(),
+  email: z.string().nullable(),
+  phone: z.string().nullable(),
+  phone_verified: z.boolean(),
+  avatar_url: z.string().nullable(),
+  email_verified: z.boolean(),
+  otp_enabled: z.boolean(),
+  role: z.string().nullable(),
+  preferences: z.record(z.string(), z.unknown()),
+});
+
+export const meOutput = envelope(meView);
 
 export const updateMeInput = z.object({
   name: personNameField.optional(),

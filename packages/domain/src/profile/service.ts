@@ -1,10 +1,12 @@
 import { findSessionUser, type Prisma } from "@mteja/db";
 import type { z } from "zod";
 import { DomainError } from "../errors.js";
+import { beginSignInAttempt } from "../core/abuse-limits.js";
 import { confirmIdentity } from "../auth/phone/confirm-identity.js";
-import { revokeUserSessions, sessionKey } from "../auth/sessions/sessions.js";
+import { noteSessionUse, revokeUserSessions, sessionKey } from "../auth/sessions/sessions.js";
 import type { AuthedCtx } from "../trpc.js";
 import { enqueueSecurityNotice } from "../auth/recovery/security-notices.js";
+import { recordSecurityEvent } from "../security-events/record.js";
 import type { changePasswordInput, updateMeInput } from "./schemas.js";
 
 const invalidToken = () => new DomainError("INVALID_TOKEN");
@@ -13,7 +15,9 @@ const invalidToken = () => new DomainError("INVALID_TOKEN");
 export async function getMe(ctx: AuthedCtx) {
   const user = await findSessionUser(ctx.deps.db.sql, sessionKey(ctx.deps, ctx.auth));
   if (!user) throw invalidToken();
-  return { ...user, preferences: user.preferences ?? {} };
+  const { session_last_used_at, ...profile } = user;
+  await noteSessionUse(ctx.deps, ctx.auth.sid, session_last_used_at);
+  return { ...profile, preferences: profile.preferences ?? {} };
 }
 
 export async function updateMe(ctx: AuthedCtx, input: z.infer<typeof updateMeInput>) {
@@ -72,6 +76,7 @@ export async function changePassword(ctx: AuthedCtx, input: z.infer<typeof chang
       where: { userId: user.id, purpose: "reset_password", usedAt: null },
       data: { usedAt: deps.clock.now() },
     });
+    await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "password.changed", details: { via: "change" } });
     await enqueueSecurityNotice(ctx, tx, user, "passwordChanged");
   });
   deps.nudgeMail();

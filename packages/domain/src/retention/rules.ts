@@ -42,6 +42,27 @@ export const retentionRules = [
     defaultDays: 30,
     expired: `created_at < $1 AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.id AND (d.status = 'pending' OR d.finished_at >= $1))`,
   },
+  {
+    // Texts (docs/sms.md): sent ones, and codes' texts that expired before they could be sent.
+    kind: "sent_texts",
+    table: "sms_outbox",
+    defaultDays: 30,
+    expired: `(sent_at < $1 OR expires_at < $1)`,
+  },
+  {
+    // Phone sign-in codes (docs/phone-sign-in.md): only their hashes, worthless once spent or expired.
+    kind: "phone_codes",
+    table: "phone_codes",
+    defaultDays: 7,
+    expired: `(used_at < $1 OR expires_at < $1)`,
+  },
+  {
+    // The account's security events (docs/security-events.md#retention): sign-ins, changes, revocations.
+    kind: "security_events",
+    table: "security_events",
+    defaultDays: 365,
+    expired: `created_at < $1`,
+  },
 ] as const satisfies readonly RetentionRule[];
 
 export interface RetentionRule {

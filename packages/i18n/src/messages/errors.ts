@@ -78,6 +78,7 @@ export const errorMessages = {
   // Not found, by what was looked for.
   "not_found.tenant": { en: "No tenant has this id.", sw: "Hakuna duka lenye kitambulisho hiki." },
   "not_found.user": { en: "No user of this tenant has this id.", sw: "Hakuna mtumiaji wa duka hili mwenye kitambulisho hiki." },
+  "not_found.session": { en: "You have no session with this id.", sw: "Huna kipindi cha kuingia chenye kitambulisho hiki." },
   "not_found.address": { en: "No address with this id.", sw: "Hakuna anwani yenye kitambulisho hiki." },
   "not_found.api_key": { en: "This tenant has no API key with this id.", sw: "Duka hili halina ufunguo wa API wenye kitambulisho hiki." },
   "not_found.intent": { en: "No payment intent of this shop has this id.", sw: "Duka hili halina agizo la malipo lenye kitambulisho hiki." },

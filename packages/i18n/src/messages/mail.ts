@@ -76,4 +76,28 @@ export const mailMessages = {
     sw: "Uthibitishaji wa hatua mbili ulizimwa kwa akaunti yako ya {shop} {when}. Sasa kuingia kunahitaji nenosiri lako pekee.",
   },
   "mail.two_factor_disabled.turn_back_on": { en: "Then turn two-step sign-in back on.", sw: "Kisha uwashe tena uthibitishaji wa hatua mbili." },
+
+  // The data-rights notices (docs/data-rights.md): an export was downloaded, the account was erased.
+  "mail.account_exported.subject": { en: "A copy of your {shop} data was downloaded", sw: "Nakala ya data yako ya {shop} imepakuliwa" },
+  "mail.account_exported.body": {
+    en: "A copy of everything {shop} holds about your account (profile, addresses, sessions, payments and security events) was downloaded on {when}.",
+    sw: "Nakala ya taarifa zote ambazo {shop} inazo kuhusu akaunti yako (wasifu, anwani, vipindi vya kuingia, malipo na matukio ya usalama) ilipakuliwa {when}.",
+  },
+  "mail.account_exported.keep_safe": {
+    en: "If you asked for it, there is nothing more to do. Keep the file somewhere safe: it holds your personal data.",
+    sw: "Ikiwa uliiomba, huhitaji kufanya chochote zaidi. Tafadhali hifadhi faili hiyo mahali salama: ina taarifa zako binafsi.",
+  },
+  "mail.account_deleted.subject": { en: "Your {shop} account was deleted", sw: "Akaunti yako ya {shop} imefutwa" },
+  "mail.account_deleted.body": {
+    en: "Your {shop} account was deleted on {when}, as you asked. Your personal details, addresses and sessions have been removed, and you will receive no more mail from us about this account.",
+    sw: "Akaunti yako ya {shop} ilifutwa {when}, kama ulivyoomba. Taarifa zako binafsi, anwani na vipindi vya kuingia vimeondolewa, na hutapokea barua pepe zaidi kutoka kwetu kuhusu akaunti hii.",
+  },
+  "mail.account_deleted.payments_kept": {
+    en: "Records of your payments are kept, as the law requires, without your full phone number.",
+    sw: "Kumbukumbu za malipo yako zinahifadhiwa kama sheria inavyotaka, bila nambari yako kamili ya simu.",
+  },
+  "mail.account_deleted.welcome_back": {
+    en: "You are welcome to create a new account with the same email at any time. If you did not ask for this, contact {shop} at once.",
+    sw: "Karibu kufungua akaunti mpya kwa barua pepe hiyo hiyo wakati wowote. Ikiwa hukuomba hili, wasiliana na {shop} mara moja.",
+  },
 } as const satisfies Record<string, Bilingual>;

@@ -2,6 +2,8 @@ import type { Locale } from "@mteja/i18n";
 import type { RenderedMail } from "./mail-body.js";
 import { resetPassword, type ResetPasswordData } from "./reset-password.js";
 import {
+  accountDeleted,
+  accountExported,
   passwordChanged,
   passwordReset,
   twoFactorDisabled,
@@ -14,6 +16,8 @@ export { escapeHtml } from "./escape-html.js";
 export type { RenderedMail } from "./mail-body.js";
 export { resetPassword, type ResetPasswordData } from "./reset-password.js";
 export {
+  accountDeleted,
+  accountExported,
   passwordChanged,
   passwordReset,
   twoFactorDisabled,
@@ -30,6 +34,8 @@ export interface MailDataByKind {
   passwordReset: SecurityNoticeData;
   twoFactorEnabled: SecurityNoticeData;
   twoFactorDisabled: SecurityNoticeData;
+  accountExported: SecurityNoticeData;
+  accountDeleted: SecurityNoticeData;
 }
 
 export type MailKind = keyof MailDataByKind;
@@ -41,6 +47,8 @@ export const MAIL_KINDS = [
   "passwordReset",
   "twoFactorEnabled",
   "twoFactorDisabled",
+  "accountExported",
+  "accountDeleted",
 ] as const satisfies readonly MailKind[];
 
 const templates: { readonly [K in MailKind]: (data: MailDataByKind[K], locale: Locale) => RenderedMail } = {
@@ -50,6 +58,8 @@ const templates: { readonly [K in MailKind]: (data: MailDataByKind[K], locale: L
   passwordReset,
   twoFactorEnabled,
   twoFactorDisabled,
+  accountExported,
+  accountDeleted,
 };
 
 /** The mail in the recipient's language (English unless told). */

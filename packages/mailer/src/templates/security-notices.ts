@@ -9,7 +9,7 @@ export interface SecurityNoticeData {
   when: Date;
 }
 
-type Notice = "password_changed" | "password_reset" | "two_factor_enabled" | "two_factor_disabled";
+type Notice = "password_changed" | "password_reset" | "two_factor_enabled" | "two_factor_disabled" | "account_exported" | "account_deleted";
 
 /** What each notice says after its subject and its "what changed, when" paragraph. */
 const closing: Record<Notice, (locale: Locale, shop: string) => string[]> = {
@@ -17,6 +17,8 @@ const closing: Record<Notice, (locale: Locale, shop: string) => string[]> = {
   password_reset: (locale, shop) => [t(locale, "mail.notice.if_you"), t(locale, "mail.notice.not_you", { shop })],
   two_factor_enabled: (locale, shop) => [t(locale, "mail.two_factor_enabled.recovery_codes"), t(locale, "mail.notice.not_you", { shop })],
   two_factor_disabled: (locale, shop) => [`${t(locale, "mail.notice.not_you", { shop })} ${t(locale, "mail.two_factor_disabled.turn_back_on")}`],
+  account_exported: (locale, shop) => [t(locale, "mail.account_exported.keep_safe"), t(locale, "mail.notice.not_you", { shop })],
+  account_deleted: (locale, shop) => [t(locale, "mail.account_deleted.payments_kept"), t(locale, "mail.account_deleted.welcome_back", { shop })],
 };
 
 function notice(kind: Notice) {
@@ -34,3 +36,6 @@ export const passwordChanged = notice("password_changed");
 export const passwordReset = notice("password_reset");
 export const twoFactorEnabled = notice("two_factor_enabled");
 export const twoFactorDisabled = notice("two_factor_disabled");
+/** The data-rights notices (docs/data-rights.md): the customer's data was exported, their account erased. */
+export const accountExported = notice("account_exported");
+export const accountDeleted = notice("account_deleted");

@@ -69,7 +69,7 @@ export async function verifyPhoneSignIn(ctx: TenantCtx, input: z.infer<typeof ph
   assertEmailVerifiedIfRequired(tenant, user);
   noStore(ctx);
   if (user.otpEnabled) return { requires_otp: true, otp_token: await issueOtpLoginToken(ctx, user) };
-  return { requires_otp: false, ...(await startSession(ctx, user)) };
+  return { requires_otp: false, ...(await startSession(ctx, user, "sms")) };
 }
 
 async function signUpByPhone(ctx: TenantCtx, input: z.infer<typeof phoneVerifyInput>) {

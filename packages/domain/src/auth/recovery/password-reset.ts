@@ -12,6 +12,7 @@ import type { TenantCtx } from "../../trpc.js";
 import { accountLink, mailCapAllows, writeMail, type MailUser } from "./mail.js";
 import type { forgotPasswordInput, resetPasswordInput } from "./schemas.js";
 import { enqueueSecurityNotice } from "./security-notices.js";
+import { recordSecurityEvent } from "../../security-events/record.js";
 import { createEmailToken, emailTokenLifetimeSeconds, findEmailToken, invalidEmailToken, spendEmailToken } from "./one-time-tokens.js";
 
 /** Long enough for the answer to leave the process first (measured: 0 ms still showed a difference). */
@@ -75,6 +76,7 @@ export async function resetPassword(ctx: TenantCtx, input: z.infer<typeof resetP
       data: { usedAt: deps.clock.now() },
     });
     await revokeUserSessions(deps, tx, user.id, "password_reset");
+    await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "password.changed", details: { via: "reset" } });
     await enqueueSecurityNotice(ctx, tx, user, "passwordReset");
   });
   deps.nudgeMail();

@@ -4,7 +4,7 @@
  * A token's successor is derived from it (refresh-successor.ts), so every request that presents the
  * same token within the window gets the same new one.
  */
-import { isSessionLive, type SessionKey, type TenantDb, type TenantTx } from "@mteja/db";
+import { findLiveSession, markSessionUsed, type SessionKey, type TenantDb, type TenantTx } from "@mteja/db";
 import type { Deps } from "../../context.js";
 import { DomainError } from "../../errors.js";
 import type { AccessClaims } from "../tokens/access-tokens.js";
@@ -38,6 +38,7 @@ export async function createSession(
       userId: user.id,
       createdAt: now,
       lastRefreshedAt: now,
+      lastUsedAt: now,
       idleExpiresAt,
       absoluteExpiresAt,
       ip: client.ip,
@@ -97,7 +98,7 @@ export async function rotateRefreshToken(deps: Deps, tx: Tx, presented: string, 
   }
 
   const idleExpiresAt = minDate(addSeconds(now, deps.config.refreshIdleSeconds), row.absolute_expires_at);
-  await tx.session.update({ where: { id: row.session_id }, data: { lastRefreshedAt: now, idleExpiresAt } });
+  await tx.session.update({ where: { id: row.session_id }, data: { lastRefreshedAt: now, lastUsedAt: now, idleExpiresAt } });
   return {
     kind: "rotated",
     userId: row.user_id,
@@ -130,10 +131,25 @@ export async function revokeUserSessions(deps: Deps, tx: Tx, userId: string, rea
   return result.count;
 }
 
-/** An access token stays usable only while its session lives (logout, reuse and password change end it). */
+/**
+ * An access token stays usable only while its session lives (logout, reuse, password change and a
+ * revocation from the devices page end it). Read from the database on every request, with no cache,
+ * so a revocation holds on the next request to any instance (docs/sessions.md#devices).
+ */
 export async function assertLiveSession(deps: Deps, auth: AccessClaims): Promise<void> {
-  const live = await isSessionLive(deps.db.sql, sessionKey(deps, auth));
+  const live = await findLiveSession(deps.db.sql, sessionKey(deps, auth));
   if (!live) throw new DomainError("INVALID_TOKEN");
+  await noteSessionUse(deps, auth.sid, live.last_used_at);
+}
+
+/** last_used_at is shown on the devices page; a minute's precision is enough, so it costs one write a minute, not one a request. */
+export const sessionUseResolutionSeconds = 60;
+
+export async function noteSessionUse(deps: Deps, sessionId: string, lastUsedAt: Date | null): Promise<void> {
+  const now = deps.clock.now();
+  const staleBefore = addSeconds(now, -sessionUseResolutionSeconds);
+  if (lastUsedAt && lastUsedAt > staleBefore) return;
+  await markSessionUsed(deps.db.sql, sessionId, now, staleBefore);
 }
 
 export function sessionKey(deps: Deps, auth: AccessClaims): SessionKey {

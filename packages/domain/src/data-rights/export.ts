@@ -1,0 +1,60 @@
+/**
+ * GET /api/v1/auth/me/export (docs/data-rights.md#export): everything held on the customer, as JSON.
+ * An export is itself a security event, and the customer is told of it by mail.
+ */
+import { addressColumns, fullView } from "../addresses/service.js";
+import { noStore } from "../auth/sessions/refresh-cookie.js";
+import { DomainError } from "../errors.js";
+import { toServerPaymentView } from "../intents/views.js";
+import { recordSecurityEvent } from "../security-events/record.js";
+import { toSecurityEventView } from "../security-events/reads.js";
+import type { AuthedCtx } from "../trpc.js";
+import { enqueueDataRightsNotice } from "./notices.js";
+
+const newestFirst = [{ createdAt: "desc" as const }, { id: "desc" as const }];
+
+export async function exportMyData(ctx: AuthedCtx) {
+  const { deps, auth } = ctx;
+  const data = await ctx.db.$transaction(async (tx) => {
+    const user = await tx.user.findFirst({ where: { id: auth.sub, deletedAt: null } });
+    if (!user) throw new DomainError("INVALID_TOKEN");
+    await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "account.exported" });
+    await enqueueDataRightsNotice(ctx, tx, user, "accountExported");
+    // One after another: queries of one transaction share its connection.
+    const addresses = await tx.address.findMany({ where: { userId: user.id }, select: addressColumns, orderBy: newestFirst });
+    const sessions = await tx.session.findMany({ where: { userId: user.id }, orderBy: newestFirst });
+    const payments = await tx.payment.findMany({ where: { userId: user.id }, orderBy: newestFirst });
+    const events = await tx.securityEvent.findMany({ where: { userId: user.id }, orderBy: newestFirst });
+    return {
+      profile: {
+        id: user.id,
+        name: user.name,
+        email: user.email,
+        phone: user.phone,
+        phone_verified: user.phoneVerified,
+        avatar_url: user.avatarUrl,
+        email_verified: user.emailVerified,
+        otp_enabled: user.otpEnabled,
+        role: user.role,
+        preferences: (user.preferences ?? {}) as Record<string, unknown>,
+        created_at: user.createdAt.toISOString(),
+        updated_at: user.updatedAt.toISOString(),
+      },
+      addresses: addresses.map(fullView),
+      sessions: sessions.map((session) => ({
+        id: session.id,
+        created_at: session.createdAt.toISOString(),
+        last_used_at: session.lastUsedAt?.toISOString() ?? null,
+        ip: session.ip,
+        user_agent: session.userAgent,
+        current: session.id === auth.sid,
+        revoked_at: session.revokedAt?.toISOString() ?? null,
+      })),
+      payments: payments.map((payment) => ({ ...toServerPaymentView(payment), reference: payment.reference, description: payment.description })),
+      security_events: events.map(toSecurityEventView),
+    };
+  });
+  deps.nudgeMail();
+  noStore(ctx);
+  return data;
+}
