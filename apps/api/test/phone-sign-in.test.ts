@@ -205,6 +205,38 @@ describe.skipIf(skipThisTarget)("phone sign-in by SMS", () => {
     expect(disabled.status).toBe(200);
   });
 
+  it("records phone.verified and an SMS sign-in; an account without a password erases itself with an SMS code, and its phone signs up anew", async () => {
+    const phone = uniquePhone();
+    const client = new RestClient(t.url);
+    const signedUp = await signInByPhone(client, phone, { name: "Wanjiru Kamau" });
+    const token = signedUp.body.data.access_token as string;
+    const events = await client.get("/api/v1/auth/me/security-events", token);
+    expect(events.status).toBe(200);
+    const types = events.body.data.security_events.map((e: { type: string }) => e.type);
+    expect(types).toEqual(expect.arrayContaining(["phone.verified", "sign_in.succeeded"]));
+    const signIn = events.body.data.security_events.find((e: { type: string }) => e.type === "sign_in.succeeded");
+    expect(signIn.details).toMatchObject({ method: "sms" });
+
+    const noProof = await client.request("DELETE", "/api/v1/auth/me", { body: {}, token });
+    expect(noProof.status).toBe(422);
+    const passwordOnly = await client.request("DELETE", "/api/v1/auth/me", { body: { password: "any password at all" }, token });
+    expect(passwordOnly.status).toBe(422);
+    expect(passwordOnly.body.error.details[0].path).toBe("sms_code");
+    const texted = textsTo(sim, phone.international).length;
+    expect((await client.post("/api/v1/auth/me/phone/start", {}, token)).status).toBe(200);
+    const code = await codeTexted(sim, phone.international, texted + 1);
+    const erased = await client.request("DELETE", "/api/v1/auth/me", { body: { sms_code: code }, token });
+    expect(erased.status, JSON.stringify(erased.body)).toBe(200);
+    expect((await client.get("/api/v1/auth/me", token)).status).toBe(401);
+    const row = await t.deps.db.unscoped.user.findUniqueOrThrow({ where: { id: signedUp.body.data.user.id } });
+    expect(row).toMatchObject({ phone: null, phoneVerified: false, name: null, passwordHash: null });
+    expect(await t.deps.db.unscoped.phoneCode.count({ where: { phone: phone.stored } })).toBe(0);
+
+    const again = await signInByPhone(new RestClient(t.url), phone);
+    expect(again.status).toBe(200);
+    expect(again.body.data.user.id).not.toBe(signedUp.body.data.user.id);
+  });
+
   it("lets an account without a password set its first one with an SMS code", async () => {
     const phone = uniquePhone();
     const client = new RestClient(t.url);
