@@ -121,7 +121,7 @@ describe.skipIf(skipThisTarget)("data rights: export and erasure", () => {
     const payments = await db.payment.findMany({ where: { userId: user.id } });
     expect(payments.map((p) => [p.amount, p.status, p.phone, p.paidPhone])).toEqual([[150, "SUCCESS", "254******678", "254******678"]]);
     const row = await db.user.findUniqueOrThrow({ where: { id: user.id } });
-    expect(row).toMatchObject({ name: "", phone: null, passwordHash: "", otpSecretEnc: null, preferences: {}, deletedAt: expect.any(Date) });
+    expect(row).toMatchObject({ name: null, phone: null, phoneVerified: false, passwordHash: null, otpSecretEnc: null, preferences: {}, deletedAt: expect.any(Date) });
     expect(row.email).not.toContain(user.email.split("@")[0]!);
     expect(await db.address.count({ where: { userId: user.id } })).toBe(0);
     expect(await db.session.count({ where: { userId: user.id } })).toBe(0);

@@ -9,5 +9,10 @@ import type { Tenant } from "../tenants/directory.js";
 
 export async function recipientLocale(tx: TenantTx, tenant: Tenant, userId: string): Promise<Locale> {
   const user = await tx.user.findFirst({ where: { id: userId }, select: { preferences: true } });
-  return resolveLocale({ preference: preferredLocale(user?.preferences), tenantLocale: tenant.settings.locale });
+  return localeOfRecipient(user?.preferences, tenant);
+}
+
+/** The same rule for a recipient already read (or none yet: a phone that has no account). */
+export function localeOfRecipient(preferences: unknown, tenant: Tenant): Locale {
+  return resolveLocale({ preference: preferredLocale(preferences), tenantLocale: tenant.settings.locale });
 }

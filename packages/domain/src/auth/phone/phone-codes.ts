@@ -6,7 +6,7 @@
 import { enqueueSms, type TenantDb, type TenantTx } from "@mteja/db";
 import type { Context } from "../../context.js";
 import { equalsConstantTime, sha256 } from "../../core/secrets.js";
-import { phoneCodeTexts, type TextLocale } from "./texts.js";
+import { t, type Locale } from "@mteja/i18n";
 
 export type PhoneCodePurpose = "sign_in" | "verify";
 
@@ -31,7 +31,7 @@ export interface CodeRequest {
   phone: string;
   purpose: PhoneCodePurpose;
   userId: string | null;
-  locale: TextLocale;
+  locale: Locale;
 }
 
 /**
@@ -67,7 +67,7 @@ export async function issuePhoneCode(ctx: Context, db: TenantDb, request: CodeRe
         createdAt: now,
       },
     });
-    const body = phoneCodeTexts[request.locale]({ code, shop: request.shop, minutes: Math.max(1, Math.round(ttlSeconds / 60)) });
+    const body = t(request.locale, "sms.phone_code", { code, shop: request.shop, minutes: Math.max(1, Math.round(ttlSeconds / 60)) });
     // Stored as Daraja writes it (2547…); Africa's Talking wants the international form.
     await enqueueSms(tx, { tenantId: request.tenantId, kind: "phone_code", to: `+${request.phone}`, body, expiresAt }, now);
     return true;

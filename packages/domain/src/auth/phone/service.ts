@@ -17,7 +17,7 @@ import { issueOtpLoginToken } from "../tokens/otp-login-token.js";
 import { assertEmailVerifiedIfRequired, startSession, type LoginResult } from "../service.js";
 import { issuePhoneCode, spendPhoneCode } from "./phone-codes.js";
 import { recordPhoneVerified } from "./phone-verified.js";
-import { textLocaleOf } from "./texts.js";
+import { localeOfRecipient } from "../../i18n/recipient-locale.js";
 import type { mePhoneStartInput, mePhoneVerifyInput, phoneStartInput, phoneVerifyInput } from "./schemas.js";
 
 /** Long enough for the answer to leave the process first (as forgot-password). */
@@ -46,7 +46,7 @@ export async function startPhoneSignIn(ctx: TenantCtx, input: z.infer<typeof pho
         phone: input.phone,
         purpose: "sign_in",
         userId: null,
-        locale: textLocaleOf(user?.preferences),
+        locale: localeOfRecipient(user?.preferences, tenant),
       });
       if (sent) deps.nudgeSms();
       else deps.logger.info({ tenantId: tenant.id }, "phone code limit reached; no text written");
@@ -114,7 +114,7 @@ export async function startMePhone(ctx: AuthedCtx, input: z.infer<typeof mePhone
     phone,
     purpose: "verify",
     userId: user.id,
-    locale: textLocaleOf(user.preferences),
+    locale: localeOfRecipient(user.preferences, tenant),
   });
   // The caller is signed in and names their own number: saying so reveals nothing about anyone else.
   if (!sent) throw new DomainError("RATE_LIMITED", "phone.too_many_codes", { retryAfter: 15 * 60 });
