@@ -6,6 +6,7 @@
  */
 import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
 import type { TenantTx } from "../tenant-scope.js";
+import { claimDueOutboxRows } from "./outbox-claim.js";
 
 /** A mail to write to the outbox (what the mailer's `newOutboxMail` returns). */
 export interface OutboxInsert {
@@ -78,31 +79,16 @@ interface ClaimedRow {
   text_body: string;
   html_body: string;
   attempts: number;
-  due_at: Date;
 }
 
 export function createMailOutboxStore<K extends string>(prisma: PrismaClient, options: MailOutboxStoreOptions<K>): MailOutboxStore<K> {
   return {
     async claimDue({ limit, now, leaseMs }) {
-      const leaseEnd = new Date(now.getTime() + leaseMs);
-      // One statement, so one transaction: the rows are locked (other workers skip them) and leased
-      // by moving their next attempt past the lease.
-      const rows = await prisma.$queryRaw<ClaimedRow[]>`
-        WITH due AS (
-          SELECT id, next_attempt_at AS due_at
-            FROM mail_outbox
-           WHERE sent_at IS NULL AND next_attempt_at <= ${now}
-           ORDER BY next_attempt_at
-           LIMIT ${limit}::int
-             FOR UPDATE SKIP LOCKED
-        )
-        UPDATE mail_outbox m
-           SET next_attempt_at = ${leaseEnd}, locked_until = ${leaseEnd}
-          FROM due
-         WHERE m.id = due.id
-        RETURNING m.id::text AS id, m.tenant_id, m.kind, m.to_address, m.from_name, m.subject,
-                  m.text_body, m.html_body, m.attempts, due.due_at`;
-      rows.sort((a, b) => new Date(a.due_at).getTime() - new Date(b.due_at).getTime());
+      const rows = await claimDueOutboxRows<ClaimedRow>(
+        prisma,
+        { table: "mail_outbox", columns: ["tenant_id", "kind", "to_address", "from_name", "subject", "text_body", "html_body", "attempts"] },
+        { limit, now, leaseMs },
+      );
       const claimed: ClaimedOutboxMail<K>[] = [];
       for (const row of rows) {
         // A kind this build does not know (written by a newer version during a rolling deploy) stays

@@ -3,7 +3,8 @@
  * change that causes a text, and the worker of @mteja/sms claims, sends and marks them. The types are
  * restated here structurally so this package does not depend on the SMS package.
  */
-import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
+import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
+import { claimDueOutboxRows } from "./outbox-claim.js";
 import type { TenantTx } from "../tenant-scope.js";
 
 export interface SmsInsert {
@@ -48,7 +49,6 @@ interface ClaimedRow {
   to_phone: string;
   body: string;
   attempts: number;
-  due_at: Date;
 }
 
 /**
@@ -58,24 +58,12 @@ interface ClaimedRow {
 export function createSmsOutboxStore(prisma: PrismaClient, options: { scrubBodiesOnSend: boolean }): SmsOutboxStore {
   return {
     async claimDue({ limit, now, leaseMs }) {
-      const leaseEnd = new Date(now.getTime() + leaseMs);
-      // One statement: due rows locked (other workers skip them) and leased. A text whose code has
-      // expired is not worth sending any more and is never claimed.
-      const rows = await prisma.$queryRaw<ClaimedRow[]>`
-        WITH due AS (
-          SELECT id, next_attempt_at AS due_at
-            FROM sms_outbox
-           WHERE sent_at IS NULL AND next_attempt_at <= ${now} AND (expires_at IS NULL OR expires_at > ${now})
-           ORDER BY next_attempt_at
-           LIMIT ${limit}::int
-             FOR UPDATE SKIP LOCKED
-        )
-        UPDATE sms_outbox m
-           SET next_attempt_at = ${leaseEnd}, locked_until = ${leaseEnd}
-          FROM due
-         WHERE m.id = due.id
-        RETURNING m.id::text AS id, m.tenant_id, m.kind, m.to_phone, m.body, m.attempts, due.due_at`;
-      rows.sort((a, b) => new Date(a.due_at).getTime() - new Date(b.due_at).getTime());
+      // A text whose code has expired is not worth sending any more and is never claimed.
+      const rows = await claimDueOutboxRows<ClaimedRow>(
+        prisma,
+        { table: "sms_outbox", columns: ["tenant_id", "kind", "to_phone", "body", "attempts"], stillWorthSending: (at) => Prisma.sql`(expires_at IS NULL OR expires_at > ${at})` },
+        { limit, now, leaseMs },
+      );
       return rows.map((row) => ({ id: row.id, tenantId: row.tenant_id, kind: row.kind, to: row.to_phone, body: row.body, attempts: Number(row.attempts) }));
     },
 
