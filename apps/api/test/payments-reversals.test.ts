@@ -2,7 +2,7 @@
  * Reversals through HTTP against the simulator (docs/mpesa.md#reversals): POST /api/v1/payments/{id}/reversal
  * with an API key or an admin's token, stored before Daraja is called, settled once by its result
  * callback (payment.reversed at a real webhook receiver), or by a Transaction Status query when only the
- * time-out (or nothing) arrives; one reversal per payment; the callbacks need the secret.
+ * time-out (or nothing) arrives; one reversal per payment (STK or C2B, matched or not); the callbacks need the secret.
  */
 import { verifyWebhook } from "@mteja/webhooks";
 import { describe, expect } from "vitest";
@@ -87,6 +87,48 @@ describe.skipIf(skipThisTarget)("payment reversals", () => {
       expect(again.status).toBe(409);
       expect(again.body.error.code).toBe("REVERSAL_EXISTS");
       expect(await t.deps.db.unscoped.paymentReversal.count({ where: { paymentId } })).toBe(1);
+    } finally {
+      await hooks.close();
+    }
+  });
+
+  it("reverses a C2B payment that settled an intent (channel c2b in payment.reversed), then 409; an unmatched C2B payment can be refunded too", async () => {
+    const hooks = await startReceiver();
+    try {
+      const endpoint = (await server().request("POST", "/api/v1/webhook-endpoints", { body: { url: hooks.url, events: ["payment.reversed"] }, token: key })).body.data;
+      const registered = await server().request("POST", "/api/v1/admin/tenants/default/c2b/register", { body: {}, headers: { authorization: `Bearer ${adminKey}` } });
+      expect(registered.status, JSON.stringify(registered.body)).toBe(200);
+      const created = await server().request("POST", "/api/v1/payment-intents", { body: { amount: 750, reference: `REV${Date.now().toString(36).slice(-6)}` }, token: key });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const intent = created.body.data;
+      const paidByMenu = await sim.c2bPay({ account: intent.reference, amount: 750, phone: "0712345678" });
+      expect(paidByMenu.status).toBe("completed");
+      const intentNow = (await server().request("GET", `/api/v1/payment-intents/${intent.id}`, { token: key })).body.data;
+      expect(intentNow.status).toBe("succeeded");
+      const paymentId = intentNow.payments[0].id as string;
+
+      const res = await reverse(paymentId);
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      expect(res.body.data).toMatchObject({ id: paymentId, channel: "c2b", status: "SUCCESS", amount: 750, mpesa_receipt: paidByMenu.trans_id });
+      expect(["PENDING", "SUCCESS"]).toContain(res.body.data.reversal.status);
+      const sent = sim.received.filter((r) => r.operation === "reversal").at(-1)!;
+      expect(sent.body).toMatchObject({ CommandID: "TransactionReversal", TransactionID: paidByMenu.trans_id, Amount: 750 });
+      const reversal = await settledReversal(paymentId, "SUCCESS");
+      const [delivery] = await hooks.waitFor((d) => d.event.type === "payment.reversed" && d.event.data.payment?.id === paymentId);
+      const event = verifyWebhook<{ payment: Record<string, any> }>(delivery!.body, delivery!.headers["mteja-signature"], endpoint.secret);
+      expect(event.data.payment).toMatchObject({ id: paymentId, channel: "c2b", trans_id: paidByMenu.trans_id, reversal: { status: "SUCCESS", receipt: reversal.receipt } });
+      const again = await reverse(paymentId);
+      expect(again.status).toBe(409);
+      expect(again.body.error.code).toBe("REVERSAL_EXISTS");
+
+      // Money nobody can match (kept for the shop as unmatched) goes back the same way.
+      const unmatched = await sim.c2bPay({ account: "NOBODY-KNOWS", amount: 95, phone: "0712345678", validation: false });
+      const listed = (await server().request("GET", "/api/v1/c2b-payments?status=unmatched&limit=100", { token: key })).body.data.c2b_payments as any[];
+      const kept = listed.find((p) => p.payment.trans_id === unmatched.trans_id);
+      expect(kept).toMatchObject({ status: "unmatched", payment: { status: "SUCCESS", intent_id: null } });
+      expect((await reverse(kept.id)).status).toBe(202);
+      await settledReversal(kept.id, "SUCCESS");
+      expect(sim.violations).toEqual([]);
     } finally {
       await hooks.close();
     }

@@ -1,5 +1,5 @@
 import type { ResultCodeText } from "./outcomes.js";
-import type { B2cPayout, SimReversal, StkPayment } from "./state.js";
+import type { B2cPayout, C2bPayment, SimReversal, StkPayment } from "./state.js";
 import { eatCompletedDateTime, eatTimestamp } from "./wire.js";
 
 const SIM_CUSTOMER_NAME = "SIM CUSTOMER";
@@ -122,6 +122,23 @@ export function describeStkPayment(payment: StkPayment & { receipt: string }, sh
     debitAccountType: "MMF Account For Customer",
     initiatedAt: payment.createdAt,
     finalisedAt: payment.settledAt ?? payment.createdAt,
+  };
+}
+
+export function describeC2bPayment(payment: C2bPayment, reversed = false): QueriedTransaction {
+  return {
+    receipt: payment.transId,
+    status: reversed ? "Reversed" : "Completed",
+    amount: payment.amount,
+    // A payment from the M-Pesa menu has no API request ids.
+    originatorConversationId: "",
+    conversationId: "",
+    debitPartyName: `${payment.phone} - ${SIM_CUSTOMER_NAME}`,
+    creditPartyName: `${payment.shortCode} - ${SIM_BUSINESS_NAME}`,
+    reasonType: payment.command === "CustomerBuyGoodsOnline" ? "Buy Goods" : "Pay Bill",
+    debitAccountType: "MMF Account For Customer",
+    initiatedAt: payment.completedAt,
+    finalisedAt: payment.completedAt,
   };
 }
 

@@ -69,6 +69,16 @@ export interface LoggedRequest {
 
 export type CallbackKind = "stk" | "b2c_result" | "b2c_timeout" | "transaction_status" | "reversal_result" | "reversal_timeout" | "c2b_validation" | "c2b_confirmation";
 
+/** A C2B payment M-Pesa completed (the money reached the short code); a cancelled one is not kept. */
+export interface C2bPayment {
+  transId: string;
+  phone: string;
+  amount: number;
+  shortCode: string;
+  command: "CustomerPayBillOnline" | "CustomerBuyGoodsOnline";
+  completedAt: Date;
+}
+
 /** A short code's C2B URLs (register URL, v1 or v2); re-registering overwrites them, as the sandbox does. */
 export interface C2bRegistration {
   shortCode: string;
@@ -102,6 +112,8 @@ export interface SimulatorState {
   c2bRegistrations: Map<string, C2bRegistration>;
   /** Every C2B TransID issued (the ledger Daraja would keep). */
   c2bTransIds: Set<string>;
+  /** Completed C2B payments by TransID: Reversal and Transaction Status know them as they know an STK receipt. */
+  c2bPayments: Map<string, C2bPayment>;
 }
 
 export const INITIAL_UTILITY_BALANCE = 8_959_269.6;
@@ -118,6 +130,7 @@ export function createSimulatorState(): SimulatorState {
     utilityBalance: INITIAL_UTILITY_BALANCE,
     c2bRegistrations: new Map(),
     c2bTransIds: new Set(),
+    c2bPayments: new Map(),
   };
 }
 
@@ -132,6 +145,7 @@ export function resetSimulatorState(state: SimulatorState): void {
   state.utilityBalance = INITIAL_UTILITY_BALANCE;
   state.c2bRegistrations.clear();
   state.c2bTransIds.clear();
+  state.c2bPayments.clear();
 }
 
 export function pushBounded<T>(list: T[], entry: T, limit: number): void {

@@ -63,3 +63,39 @@ describe("Reversal", () => {
     expect(receiver.on("/timeout")).toEqual([]);
   });
 });
+
+describe("Reversal of a C2B payment", () => {
+  const params = (body: any): Record<string, unknown> =>
+    Object.fromEntries(((body?.Result?.ResultParameters?.ResultParameter ?? []) as { Key: string; Value: unknown }[]).map((p) => [p.Key, p.Value]));
+  const resultFor = (path: string, originatorConversationId: string) =>
+    receiver.on(path).find((c) => (c.body as any)?.Result?.OriginatorConversationID === originatorConversationId)?.body as any;
+
+  it("knows a TransID paid through /sim/c2b/pay: refunds the payer, then refuses a second reversal with R000001", async () => {
+    const paid = await fetch(`${sim.url}/sim/c2b/pay`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ account: "NOBODY", amount: 750, phone: "0712345678" }),
+    });
+    const { trans_id: transId, status } = (await paid.json()) as { trans_id: string; status: string };
+    expect(status).toBe("completed");
+    const client = simClient(sim.url);
+    const urls = { resultUrl: `${receiver.url}/c2b-result`, queueTimeoutUrl: `${receiver.url}/c2b-timeout` };
+
+    const first = await client.reversal({ transactionId: transId, amount: 750, remarks: "Refund", ...urls });
+    await receiver.waitFor("/c2b-result", 1);
+    const reversed = resultFor("/c2b-result", first.originatorConversationId);
+    expect(reversed.Result).toMatchObject({ ResultCode: 0 });
+    expect(params(reversed)).toMatchObject({ OriginalTransactionID: transId, Amount: 750, CreditPartyPublicName: expect.stringMatching(/^254712345678 - /) });
+
+    const second = await client.reversal({ transactionId: transId, amount: 750, remarks: "Refund", ...urls });
+    await receiver.waitFor("/c2b-result", 2);
+    expect(resultFor("/c2b-result", second.originatorConversationId).Result).toMatchObject({ ResultCode: "R000001" });
+
+    // Reconciling by the original receipt: Transaction Status describes the C2B payment, now reversed.
+    await client.transactionStatus({ transactionId: transId, resultUrl: `${receiver.url}/c2b-status`, queueTimeoutUrl: `${receiver.url}/c2b-timeout`, remarks: "Check" });
+    const [statusCallback] = await receiver.waitFor("/c2b-status", 1);
+    expect((statusCallback!.body as any).Result).toMatchObject({ ResultCode: 0, TransactionID: transId });
+    expect(params(statusCallback!.body)).toMatchObject({ TransactionStatus: "Reversed", Amount: 750, DebitPartyName: expect.stringMatching(/^254712345678 - /) });
+    expect(receiver.on("/c2b-timeout")).toEqual([]);
+  });
+});

@@ -139,9 +139,14 @@ export function registerC2bRoutes(app: FastifyInstance, options: ResolvedSimulat
       MiddleName: "",
       LastName: "",
     };
+    const complete = () =>
+      state.c2bPayments.set(transId, { transId, phone: pay.phone, amount: pay.amount, shortCode, command: pay.command, completedAt: options.now() });
     const registration = state.c2bRegistrations.get(shortCode);
     // No URLs registered: M-PESA completes the payment and tells nobody.
-    if (!registration) return { trans_id: transId, status: "completed", reason: "no URLs registered for this short code", validation: null, confirmation: null };
+    if (!registration) {
+      complete();
+      return { trans_id: transId, status: "completed", reason: "no URLs registered for this short code", validation: null, confirmation: null };
+    }
 
     let validation: (Exchange & { verdict: string; result_code: string | null }) | null = null;
     let thirdPartyTransId = "";
@@ -158,6 +163,7 @@ export function registerC2bRoutes(app: FastifyInstance, options: ResolvedSimulat
       }
     }
     state.utilityBalance += pay.amount;
+    complete();
     const confirmationBody = { ...notification, OrgAccountBalance: state.utilityBalance.toFixed(2), ThirdPartyTransID: thirdPartyTransId };
     const confirmation = await exchange("c2b_confirmation", registration.confirmationUrl, confirmationBody, options.callbackTimeoutMs);
     if (pay.repeat_confirmation) await exchange("c2b_confirmation", registration.confirmationUrl, confirmationBody, options.callbackTimeoutMs);

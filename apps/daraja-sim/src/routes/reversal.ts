@@ -25,8 +25,10 @@ import { takeQueuedOutcome } from "../state.js";
 import type { SimReversal, SimulatorState } from "../state.js";
 import { newConversationId, newOriginatorConversationId, newReceipt } from "../wire.js";
 
-/** The payment a receipt names, as the simulator knows it (STK payments it settled successfully). */
+/** The payment a receipt names, as the simulator knows it (STK payments it settled successfully, completed C2B payments). */
 function paidBy(state: SimulatorState, receipt: string): { phone: string } | null {
+  const c2b = state.c2bPayments.get(receipt);
+  if (c2b) return { phone: c2b.phone };
   for (const payment of state.stkPayments.values()) {
     if (payment.receipt === receipt && payment.result.code === 0) return { phone: payment.phone };
   }

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { describeB2cPayout, describeReversal, describeStkPayment, transactionStatusResultBody } from "../callback-bodies.js";
+import { describeB2cPayout, describeC2bPayment, describeReversal, describeStkPayment, transactionStatusResultBody } from "../callback-bodies.js";
 import type { QueriedTransaction } from "../callback-bodies.js";
 import type { CallbackSender } from "../callback-sender.js";
 import { badRequest, isAcceptableCallbackUrl, readJsonBody, requireAccessToken, text } from "../http.js";
@@ -29,6 +29,8 @@ export function registerTransactionStatusRoute(app: FastifyInstance, options: Re
       if (reversal) return () => describeReversal(reversal);
       const payment = [...state.stkPayments.values()].find((p) => p.receipt === transactionId);
       if (payment) return () => describeStkPayment({ ...payment, receipt: transactionId }, options.shortcode, reversedReceipt(transactionId));
+      const c2b = state.c2bPayments.get(transactionId);
+      if (c2b) return () => describeC2bPayment(c2b, reversedReceipt(transactionId));
     }
     return null;
   }
