@@ -4,7 +4,7 @@
  * up (the money may have moved): after `payoutGiveUpAfterSeconds` it stays UNKNOWN, is no longer
  * queried, and is logged for review.
  */
-import { leaseEnd, queryClaimedForStatus, type ClaimedForStatus, type SweepRun } from "../kernel/leased-sweep.js";
+import { claimDueStatusQueries, queryClaimedForStatus, type ClaimedForStatus, type SweepRun } from "../kernel/leased-sweep.js";
 
 interface ClaimedPayout extends ClaimedForStatus {
   originator_conversation_id: string;
@@ -17,20 +17,7 @@ export async function queryDuePayouts(run: SweepRun): Promise<void> {
   const { deps, options, report } = run;
   const statusUrl = deps.momo.settings.b2cStatusUrl;
   if (!deps.momo.b2cEnabled || !statusUrl) return;
-  const now = deps.clock.now();
-  const claimed = await deps.db.unscoped.$queryRaw<ClaimedPayout[]>`
-    WITH due AS (
-      SELECT id FROM payouts
-       WHERE status IN ('PENDING', 'UNKNOWN') AND next_status_query_at <= ${now}
-       ORDER BY next_status_query_at
-       LIMIT ${options.batchSize}::int
-         FOR UPDATE SKIP LOCKED
-    )
-    UPDATE payouts p
-       SET next_status_query_at = ${leaseEnd(run, now)}, status_query_attempts = p.status_query_attempts + 1
-      FROM due
-     WHERE p.id = due.id
-    RETURNING p.id::text AS id, p.tenant_id, p.originator_conversation_id, p.status, p.status_query_attempts, p.created_at`;
+  const claimed = await claimDueStatusQueries<ClaimedPayout>(run, "payouts", ["tenant_id", "originator_conversation_id", "status", "status_query_attempts", "created_at"]);
 
   await queryClaimedForStatus(
     run,

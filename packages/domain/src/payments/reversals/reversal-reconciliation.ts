@@ -6,7 +6,7 @@
  * receipt. A reversal is never marked FAILED by giving up (the money may have moved): after
  * `reversalGiveUpAfterSeconds` it stays UNKNOWN, is no longer queried, and is logged for review.
  */
-import { leaseEnd, queryClaimedForStatus, type ClaimedForStatus, type SweepRun } from "../kernel/leased-sweep.js";
+import { claimDueStatusQueries, queryClaimedForStatus, type ClaimedForStatus, type SweepRun } from "../kernel/leased-sweep.js";
 
 interface ClaimedReversal extends ClaimedForStatus {
   payment_id: string;
@@ -20,20 +20,14 @@ export async function queryDueReversals(run: SweepRun): Promise<void> {
   const { deps, options, report } = run;
   const statusUrl = deps.momo.settings.reversalStatusUrl;
   if (!statusUrl) return;
-  const now = deps.clock.now();
-  const claimed = await deps.db.unscoped.$queryRaw<ClaimedReversal[]>`
-    WITH due AS (
-      SELECT id FROM payment_reversals
-       WHERE status IN ('PENDING', 'UNKNOWN') AND next_status_query_at <= ${now}
-       ORDER BY next_status_query_at
-       LIMIT ${options.batchSize}::int
-         FOR UPDATE SKIP LOCKED
-    )
-    UPDATE payment_reversals r
-       SET next_status_query_at = ${leaseEnd(run, now)}, status_query_attempts = r.status_query_attempts + 1
-      FROM due
-     WHERE r.id = due.id
-    RETURNING r.id::text AS id, r.tenant_id, r.payment_id::text AS payment_id, r.originator_conversation_id, r.original_receipt, r.status_query_attempts, r.created_at`;
+  const claimed = await claimDueStatusQueries<ClaimedReversal>(run, "payment_reversals", [
+    "tenant_id",
+    "payment_id::text AS payment_id",
+    "originator_conversation_id",
+    "original_receipt",
+    "status_query_attempts",
+    "created_at",
+  ]);
 
   await queryClaimedForStatus(
     run,
