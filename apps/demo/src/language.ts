@@ -45,7 +45,8 @@ export function adoptPreference(preferences: Record<string, unknown> | undefined
   if (stored === "en" || stored === "sw") remember(stored);
 }
 
-export function languageSwitch(shell: Shell, onError: (message: string) => void): HTMLSelectElement {
+/** The switch; `redraw` shows the page's own labels in the new language (a signed-in reload redraws too). */
+export function languageSwitch(shell: Shell, redraw: () => void, onError: (message: string) => void): HTMLSelectElement {
   const select = h(
     "select",
     { id: "language", "aria-label": "Language / Lugha" },
@@ -57,7 +58,7 @@ export function languageSwitch(shell: Shell, onError: (message: string) => void)
   select.addEventListener("change", () => {
     const language: Language = select.value === "sw" ? "sw" : "en";
     remember(language);
-    if (!shell.user) return;
+    if (!shell.user) return redraw();
     shell.mteja.api.profile.updateMe
       .mutate({ preferences: { locale: language } })
       .then(() => shell.reload())
