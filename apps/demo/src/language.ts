@@ -4,26 +4,8 @@
  * their errors and mails follow it on any device (docs/i18n.md).
  */
 import type { Shell } from "./shell.js";
+import { chosenLanguage, currentLanguage, remember, type Language } from "./chosen-language.js";
 import { describeError, h } from "./ui.js";
-
-export type Language = "en" | "sw";
-const storageKey = "mteja-demo-language";
-
-/** The visitor's choice, if they made one on this page. */
-function chosenLanguage(): Language | undefined {
-  const stored = localStorage.getItem(storageKey);
-  return stored === "sw" || stored === "en" ? stored : undefined;
-}
-
-/** The choice, else the browser's own language. */
-export function currentLanguage(): Language {
-  return chosenLanguage() ?? (navigator.language.toLowerCase().startsWith("sw") ? "sw" : "en");
-}
-
-function remember(language: Language): void {
-  localStorage.setItem(storageKey, language);
-  document.documentElement.lang = language;
-}
 
 /**
  * The page's fetch, with the chosen language on every request (the client's calls, refreshes and

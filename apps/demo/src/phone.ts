@@ -17,10 +17,10 @@ interface OutboxText {
 async function codeFromOutbox(phone: string, tenantId: string): Promise<string> {
   const digits = phone.replace(/[\s-]/g, "").replace(/^\+?254/, "").replace(/^0/, "");
   const response = await fetch(`/dev/outbox/texts?${new URLSearchParams({ to: `+254${digits}`, tenant: tenantId, limit: "1" })}`, { headers: { accept: "application/json" } });
-  if (response.status === 404) throw new Error("The dev outbox answers only the machine that runs npm start (and never in production): read the code on your phone.");
+  if (response.status === 404) throw new Error(t("outbox.textsElsewhere"));
   const body = (await response.json()) as { data?: { texts?: OutboxText[] } };
   const code = /\b(\d{6})\b/.exec(body.data?.texts?.[0]?.body ?? "")?.[1];
-  if (!code) throw new Error("No code in the dev outbox yet: try again in a moment.");
+  if (!code) throw new Error(t("outbox.noCode"));
   return code;
 }
 

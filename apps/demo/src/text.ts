@@ -3,7 +3,7 @@
  * and mails come translated from the service. Swahili terms follow docs/i18n-glossary.md. A `{name}`
  * in a text is filled by `t(key, { name })`; both languages use the same placeholders (a test checks).
  */
-import { currentLanguage } from "./language.js";
+import { currentLanguage } from "./chosen-language.js";
 
 export interface Text {
   en: string;
@@ -180,6 +180,20 @@ export const texts = {
     en: "Your personal details, addresses and sessions are removed. Payment records are kept, as the law requires, without your full phone number.",
     sw: "Taarifa zako binafsi, anwani na vikao vinafutwa. Rekodi za malipo zinahifadhiwa, kama sheria inavyotaka, bila nambari yako kamili ya simu.",
   },
+  // Errors as the page shows them
+  "error.retryAfter": { en: "Try again in {seconds} s.", sw: "Tafadhali jaribu tena baada ya sekunde {seconds}." },
+  // Dev outbox
+  "outbox.mailsElsewhere": {
+    en: "The dev outbox answers only the machine that runs npm start (and never in production): open the demo there, or the link in the email.",
+    sw: "Kikasha cha majaribio kinajibu tu kompyuta inayoendesha npm start (na kamwe si kwenye uzalishaji): tafadhali fungua demo hapo, au kiungo kilicho kwenye barua pepe.",
+  },
+  "outbox.textsElsewhere": {
+    en: "The dev outbox answers only the machine that runs npm start (and never in production): read the code on your phone.",
+    sw: "Kikasha cha majaribio kinajibu tu kompyuta inayoendesha npm start (na kamwe si kwenye uzalishaji): tafadhali soma nambari kwenye simu yako.",
+  },
+  "outbox.noCode": { en: "No code in the dev outbox yet: try again in a moment.", sw: "Bado hakuna nambari kwenye kikasha cha majaribio: tafadhali jaribu tena baada ya muda mfupi." },
+  "outbox.answered": { en: "The dev outbox answered HTTP {status}.", sw: "Kikasha cha majaribio kimejibu HTTP {status}." },
+  "outbox.mailLine": { en: "{kind} · to {to} · {when}", sw: "{kind} · kwa {to} · {when}" },
   // Mail links
   "links.verifying": { en: "Verifying {email}…", sw: "Inathibitisha {email}…" },
   "links.verifyTitle": { en: "Verify your email", sw: "Thibitisha barua pepe yako" },
