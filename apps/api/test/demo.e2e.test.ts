@@ -248,6 +248,8 @@ describe.skipIf(skipThisTarget || target !== "embedded" || !haveChromium)("demo 
     const client = new RestClient(t.url);
     const user = await registerUser(client, { name: "Otieno Ouma", email: uniqueEmail("demo-devices") });
     await page.goto(`${t.url}/demo/`);
+    // Still signed in from the tests above once the page's refresh has answered: wait for either view.
+    await page.locator("#sign-out, #sign-in").first().waitFor();
     if (await page.locator("#sign-out").isVisible()) await page.locator("#sign-out").click();
     const signIn = page.locator("#sign-in");
     await signIn.getByLabel("Email").fill(user.email);
