@@ -5,6 +5,7 @@
 import type { MtejaClient } from "@mteja/client";
 import type { Screen, Shell } from "./shell.js";
 import { button, field, h, notice, onSubmit } from "./ui.js";
+import { t } from "./text.js";
 
 type Api = MtejaClient["api"];
 export type County = Awaited<ReturnType<Api["addresses"]["counties"]["query"]>>["data"]["counties"][number];
@@ -12,9 +13,9 @@ export type AddressSummary = Awaited<ReturnType<Api["addresses"]["list"]["query"
 
 export const addressesScreen: Screen = (shell) => {
   const status = notice();
-  const list = h("div", { id: "address-list", class: "cards" }, h("p", { class: "muted" }, "Loading…"));
-  const formCard = h("article", { class: "card" }, h("h2", {}, "Add an address"));
-  const section = h("section", { class: "grid" }, h("article", { class: "card" }, h("h2", {}, "Your delivery addresses"), status, list), formCard);
+  const list = h("div", { id: "address-list", class: "cards" }, h("p", { class: "muted" }, t("common.loading")));
+  const formCard = h("article", { class: "card" }, h("h2", {}, t("addresses.addTitle")));
+  const section = h("section", { class: "grid" }, h("article", { class: "card" }, h("h2", {}, t("addresses.title")), status, list), formCard);
 
   const load = async (counties: County[]) => {
     const { data } = await shell.mteja.api.addresses.list.query();
@@ -22,7 +23,7 @@ export const addressesScreen: Screen = (shell) => {
     list.replaceChildren(
       ...(data.addresses.length
         ? data.addresses.map((address) => addressCard(shell, address, names.get(address.county) ?? address.county, status, () => load(counties)))
-        : [h("p", { class: "muted" }, "No address yet: add one to check out.")]),
+        : [h("p", { class: "muted" }, t("addresses.none"))]),
     );
   };
 
@@ -41,7 +42,7 @@ function addressCard(shell: Shell, address: AddressSummary, countyName: string, 
   return h(
     "div",
     { class: "address", "data-id": address.id },
-    h("div", {}, h("strong", {}, address.label), address.is_default ? h("span", { class: "badge ok" }, "default") : null),
+    h("div", {}, h("strong", {}, address.label), address.is_default ? h("span", { class: "badge ok" }, t("addresses.default")) : null),
     h("div", {}, `${address.recipient_name} · ${address.phone}`),
     h("div", { class: "muted" }, [address.street, address.town, countyName].filter(Boolean).join(", ")),
     h(
@@ -49,13 +50,13 @@ function addressCard(shell: Shell, address: AddressSummary, countyName: string, 
       { class: "actions" },
       address.is_default
         ? null
-        : button("Make default", status, async () => {
+        : button(t("addresses.makeDefault"), status, async () => {
             const result = await api.setDefault.mutate({ id: address.id });
             await reload();
             return result.message;
           }),
       button(
-        "Delete",
+        t("addresses.delete"),
         status,
         async () => {
           const result = await api.remove.mutate({ id: address.id });
@@ -73,11 +74,11 @@ export function countyPicker(counties: County[]): HTMLLabelElement {
   return h(
     "label",
     {},
-    h("span", {}, "County"),
+    h("span", {}, t("addresses.county")),
     h(
       "select",
       { name: "county", required: true },
-      h("option", { value: "" }, "Choose a county…"),
+      h("option", { value: "" }, t("addresses.chooseCounty")),
       ...counties.map((county) => h("option", { value: county.canonical }, county.name)),
     ),
   );
@@ -89,15 +90,15 @@ function addressForm(shell: Shell, counties: County[], reload: () => Promise<voi
   const form = h(
     "form",
     { id: "address-form" },
-    field("Label", "label", { required: true, placeholder: "Home, Office…", maxlength: 50 }),
-    field("Recipient", "recipient_name", { required: true, value: user.name ?? "", maxlength: 100 }),
-    field("Phone", "phone", { type: "tel", required: true, value: user.phone ?? "", placeholder: "0712 345 678" }),
-    field("Street / building", "street", { required: true, maxlength: 200 }),
+    field(t("addresses.label"), "label", { required: true, placeholder: t("addresses.labelPlaceholder"), maxlength: 50 }),
+    field(t("addresses.recipient"), "recipient_name", { required: true, value: user.name ?? "", maxlength: 100 }),
+    field(t("account.phone"), "phone", { type: "tel", required: true, value: user.phone ?? "", placeholder: "0712 345 678" }),
+    field(t("addresses.street"), "street", { required: true, maxlength: 200 }),
     countyPicker(counties),
-    field("Town (optional)", "town", { maxlength: 100 }),
-    field("Landmark (optional)", "landmark", { maxlength: 200 }),
-    h("label", { class: "check" }, h("input", { type: "checkbox", name: "is_default", value: "yes" }), h("span", {}, "Make this my default address")),
-    h("button", { type: "submit" }, "Save address"),
+    field(t("addresses.town"), "town", { maxlength: 100 }),
+    field(t("addresses.landmark"), "landmark", { maxlength: 200 }),
+    h("label", { class: "check" }, h("input", { type: "checkbox", name: "is_default", value: "yes" }), h("span", {}, t("addresses.makeMyDefault"))),
+    h("button", { type: "submit" }, t("addresses.save")),
   );
   onSubmit(form, status, async ({ is_default, ...fields }) => {
     const result = await shell.mteja.api.addresses.create.mutate({

@@ -6,6 +6,7 @@ import { linkParams, mailCard, readOutbox } from "./outbox.js";
 import { phoneSignInCard } from "./phone.js";
 import type { Screen, Shell } from "./shell.js";
 import { button, field, h, notice, onSubmit } from "./ui.js";
+import { t } from "./text.js";
 
 export const accountScreen: Screen = (shell) => (shell.user ? signedInView(shell) : signedOutView(shell));
 
@@ -24,29 +25,29 @@ function registerCard(shell: Shell): HTMLElement {
   const form = h(
     "form",
     { id: "register" },
-    field("Full name", "name", { required: true, autocomplete: "name" }),
-    field("Email", "email", { type: "email", required: true, autocomplete: "email" }),
-    field("Phone (optional)", "phone", { type: "tel", placeholder: "0712 345 678", autocomplete: "tel" }),
-    field("Password", "password", { type: "password", required: true, minlength: 8, autocomplete: "new-password" }),
-    h("button", { type: "submit" }, "Create account"),
+    field(t("account.fullName"), "name", { required: true, autocomplete: "name" }),
+    field(t("account.email"), "email", { type: "email", required: true, autocomplete: "email" }),
+    field(t("account.phoneOptional"), "phone", { type: "tel", placeholder: "0712 345 678", autocomplete: "tel" }),
+    field(t("account.password"), "password", { type: "password", required: true, minlength: 8, autocomplete: "new-password" }),
+    h("button", { type: "submit" }, t("account.create")),
   );
   onSubmit(form, status, async ({ name = "", email = "", phone = "", password = "" }) => {
     // register answers with an access token and sets the refresh cookie: the customer is signed in.
     const result = await shell.mteja.api.auth.register.mutate({ name, email, password, ...(phone.trim() ? { phone } : {}) });
     await shell.reload(result.message);
   });
-  return h("article", { class: "card" }, h("h2", {}, "Create an account"), form, status);
+  return h("article", { class: "card" }, h("h2", {}, t("account.createTitle")), form, status);
 }
 
 function signInCard(shell: Shell): HTMLElement {
   const status = notice();
-  const card = h("article", { class: "card" }, h("h2", {}, "Sign in"));
+  const card = h("article", { class: "card" }, h("h2", {}, t("account.signInTitle")));
   const form = h(
     "form",
     { id: "sign-in" },
-    field("Email", "email", { type: "email", required: true, autocomplete: "username" }),
-    field("Password", "password", { type: "password", required: true, autocomplete: "current-password" }),
-    h("button", { type: "submit" }, "Sign in"),
+    field(t("account.email"), "email", { type: "email", required: true, autocomplete: "username" }),
+    field(t("account.password"), "password", { type: "password", required: true, autocomplete: "current-password" }),
+    h("button", { type: "submit" }, t("account.signIn")),
   );
   onSubmit(form, status, async ({ email = "", password = "" }) => {
     const { data } = await shell.mteja.api.auth.login.mutate({ email, password });
@@ -56,7 +57,7 @@ function signInCard(shell: Shell): HTMLElement {
         step.replaceWith(form);
       });
       form.replaceWith(step);
-      return "Two-factor is on for this account: enter the code from your authenticator app.";
+      return t("common.twoFactorNeeded");
     }
     await shell.reload();
   });
@@ -66,14 +67,14 @@ function signInCard(shell: Shell): HTMLElement {
 
 /** The second step of a two-factor sign-in: the otp_token from login and a code (or a recovery code). */
 function otpStep(shell: Shell, otpToken: string, status: ReturnType<typeof notice>, startOver: () => void): HTMLFormElement {
-  const back = h("button", { type: "button", class: "secondary" }, "Start over");
+  const back = h("button", { type: "button", class: "secondary" }, t("common.startOver"));
   back.addEventListener("click", startOver);
   const form = h(
     "form",
     { id: "otp-step" },
-    field("Authentication code", "code", { required: true, inputmode: "numeric", autocomplete: "one-time-code", placeholder: "123 456" }),
-    h("p", { class: "muted" }, "Lost your phone? Enter one of your recovery codes instead. The sign-in attempt lasts 5 minutes."),
-    h("div", { class: "actions" }, h("button", { type: "submit" }, "Verify and sign in"), back),
+    field(t("common.authCode"), "code", { required: true, inputmode: "numeric", autocomplete: "one-time-code", placeholder: "123 456" }),
+    h("p", { class: "muted" }, t("account.lostPhone")),
+    h("div", { class: "actions" }, h("button", { type: "submit" }, t("common.verifyAndSignIn")), back),
   );
   onSubmit(form, status, async ({ code = "" }) => {
     await shell.mteja.api.otp.validate.mutate({ otp_token: otpToken, code });
@@ -87,20 +88,20 @@ function signedInView(shell: Shell): HTMLElement {
   const profile = h(
     "article",
     { class: "card", id: "profile" },
-    h("h2", {}, "Your account"),
+    h("h2", {}, t("account.yourAccount")),
     h(
       "dl",
       {},
-      h("dt", {}, "Name"),
+      h("dt", {}, t("account.name")),
       h("dd", {}, user.name ?? "—"),
-      h("dt", {}, "Email"),
+      h("dt", {}, t("account.email")),
       user.email === null
         ? h("dd", {}, "—")
-        : h("dd", {}, user.email, " ", user.email_verified ? h("span", { class: "badge ok", id: "email-state" }, "verified") : h("span", { class: "badge warn", id: "email-state" }, "not verified")),
-      h("dt", {}, "Phone"),
-      h("dd", {}, user.phone ?? "—", " ", user.phone ? h("span", { class: user.phone_verified ? "badge ok" : "badge warn", id: "phone-state" }, user.phone_verified ? "verified" : "not verified") : null),
-      h("dt", {}, "Two-factor"),
-      h("dd", {}, user.otp_enabled ? "on" : "off", " · ", h("a", { href: "#two-factor" }, "manage")),
+        : h("dd", {}, user.email, " ", user.email_verified ? h("span", { class: "badge ok", id: "email-state" }, t("common.verified")) : h("span", { class: "badge warn", id: "email-state" }, t("common.notVerified"))),
+      h("dt", {}, t("account.phone")),
+      h("dd", {}, user.phone ?? "—", " ", user.phone ? h("span", { class: user.phone_verified ? "badge ok" : "badge warn", id: "phone-state" }, user.phone_verified ? t("common.verified") : t("common.notVerified")) : null),
+      h("dt", {}, t("account.twoFactor")),
+      h("dd", {}, user.otp_enabled ? t("common.on") : t("common.off"), " · ", h("a", { href: "#two-factor" }, t("account.manage"))),
     ),
   );
   // An account made by phone sign-in has no email, so no inbox.
@@ -116,16 +117,16 @@ function inboxCard(shell: Shell): HTMLElement {
   const verifyButton = (link: string) => {
     const params = linkParams(link, "verify-email");
     if (!params || user.email_verified) return undefined;
-    return button("Verify my email with this link", status, async () => {
+    return button(t("inbox.verifyWithLink"), status, async () => {
       const result = await shell.mteja.api.auth.verifyEmail.mutate(params);
       await shell.reload(result.message);
     });
   };
   const load = async () => {
     const found = await readOutbox(user.email ?? "", shell.tenantId);
-    mails.replaceChildren(...(found.length ? found.map((mail) => mailCard(mail, verifyButton)) : [h("p", { class: "muted" }, "No mail yet.")]));
+    mails.replaceChildren(...(found.length ? found.map((mail) => mailCard(mail, verifyButton)) : [h("p", { class: "muted" }, t("inbox.none"))]));
   };
-  const resend = button("Send a new verification link", status, async () => {
+  const resend = button(t("inbox.resend"), status, async () => {
     const result = await shell.mteja.api.auth.resendVerificationEmail.mutate();
     await load();
     return result.message;
@@ -135,15 +136,15 @@ function inboxCard(shell: Shell): HTMLElement {
   return h(
     "article",
     { class: "card" },
-    h("h2", {}, "Inbox ", h("small", {}, "(dev outbox)")),
+    h("h2", {}, t("inbox.title"), h("small", {}, t("inbox.devOutbox"))),
     h(
       "p",
       { class: "muted" },
       user.email_verified
-        ? "The mails the shop sent you. Without SMTP the service keeps them in its outbox (GET /dev/outbox)."
-        : "We sent you a verification link. Without SMTP the service keeps it in its outbox: follow it here.",
+        ? t("inbox.verifiedHint")
+        : t("inbox.unverifiedHint"),
     ),
-    h("div", { class: "actions" }, button("Refresh", status, load), user.email_verified ? null : resend),
+    h("div", { class: "actions" }, button(t("inbox.refresh"), status, load), user.email_verified ? null : resend),
     status,
     mails,
   );

@@ -9,6 +9,7 @@ import type { AddressSummary } from "./addresses.js";
 import type { Screen, Shell } from "./shell.js";
 import { createOrder, payFromPhone, readOrder, type Order } from "./shop.js";
 import { button, describeError, field, h, notice, onSubmit } from "./ui.js";
+import { money, t, type TextKey } from "./text.js";
 
 type Api = MtejaClient["api"];
 type Payment = Awaited<ReturnType<Api["payments"]["get"]["query"]>>["data"]["payment"];
@@ -16,17 +17,17 @@ type Payment = Awaited<ReturnType<Api["payments"]["get"]["query"]>>["data"]["pay
 const terminal = new Set(["SUCCESS", "CANCELLED", "FAILED", "TIMEOUT"]);
 
 /** What the Daraja simulator does with each amount (docs/daraja-simulator.md). */
-const simulatorAmounts: [string, string][] = [
-  ["1, 10, 100…", "paid (SUCCESS)"],
-  ["2", "cancelled by the customer"],
-  ["3", "customer unreachable (TIMEOUT)"],
-  ["4", "insufficient funds (FAILED)"],
-  ["5", "wrong PIN (FAILED)"],
+const simulatorAmounts: [string, TextKey][] = [
+  ["1, 10, 100…", "checkout.sim.paid"],
+  ["2", "checkout.sim.cancelled"],
+  ["3", "checkout.sim.timeout"],
+  ["4", "checkout.sim.funds"],
+  ["5", "checkout.sim.pin"],
 ];
 
 export const checkoutScreen: Screen = (shell, signal) => {
   const status = notice();
-  const formCard = h("article", { class: "card" }, h("h2", {}, "Checkout"), h("p", { class: "muted" }, "Loading your addresses…"));
+  const formCard = h("article", { class: "card" }, h("h2", {}, t("checkout.title")), h("p", { class: "muted" }, t("checkout.loading")));
   const progress = h("article", { class: "card", id: "payment", hidden: true });
   const api = shell.mteja.api.addresses;
   // Both in one HTTP request (the client batches calls made together).
@@ -34,7 +35,7 @@ export const checkoutScreen: Screen = (shell, signal) => {
     .then(([list, counties]) => {
       const names = new Map(counties.data.counties.map((county) => [county.canonical, county.name]));
       const addresses = list.data.addresses.map((address) => ({ ...address, county: names.get(address.county) ?? address.county }));
-      formCard.replaceChildren(h("h2", {}, "Checkout"), ...checkoutForm(shell, addresses, progress, signal));
+      formCard.replaceChildren(h("h2", {}, t("checkout.title")), ...checkoutForm(shell, addresses, progress, signal));
     })
     .catch((error: unknown) => status.show("error", describeError(error)));
   return h("section", { class: "grid" }, h("div", {}, formCard, status), progress);
@@ -42,33 +43,33 @@ export const checkoutScreen: Screen = (shell, signal) => {
 
 function checkoutForm(shell: Shell, addresses: AddressSummary[], progress: HTMLElement, signal: AbortSignal): Node[] {
   if (addresses.length === 0) {
-    return [h("p", {}, "Add a delivery address first: ", h("a", { href: "#addresses" }, "addresses"), ".")];
+    return [h("p", {}, t("checkout.addAddressFirst"), h("a", { href: "#addresses" }, t("checkout.addressesLink")), ".")];
   }
   const status = notice();
   const chosen = addresses.find((address) => address.is_default) ?? addresses[0]!;
-  const total = h("span", {}, "KES 1");
+  const total = h("span", { id: "order-total" }, money(1));
   const form = h(
     "form",
     { id: "checkout-form" },
-    h("div", { class: "order" }, h("span", {}, "1 × Kikoi beach towel"), total),
+    h("div", { class: "order" }, h("span", {}, t("checkout.item")), total),
     h(
       "label",
       {},
-      h("span", {}, "Deliver to"),
+      h("span", {}, t("checkout.deliverTo")),
       h("select", { name: "address" }, ...addresses.map((address) => h("option", { value: address.id, selected: address.id === chosen.id }, `${address.label} — ${address.street}, ${address.county}`))),
     ),
-    field("M-Pesa phone", "phone", { type: "tel", required: true, value: chosen.phone }),
-    field("Amount (KES)", "amount", { type: "number", required: true, min: 1, step: 1, value: 1 }),
-    h("button", { type: "submit" }, "Pay with M-Pesa"),
-    h("button", { type: "button", id: "pay-from-menu", class: "secondary" }, "Pay from the M-Pesa menu"),
+    field(t("checkout.phone"), "phone", { type: "tel", required: true, value: chosen.phone }),
+    field(t("checkout.amount"), "amount", { type: "number", required: true, min: 1, step: 1, value: 1 }),
+    h("button", { type: "submit" }, t("checkout.pay")),
+    h("button", { type: "button", id: "pay-from-menu", class: "secondary" }, t("checkout.payFromMenu")),
     h(
       "details",
       {},
-      h("summary", {}, "Amounts the Daraja simulator understands"),
-      h("table", {}, ...simulatorAmounts.map(([amount, outcome]) => h("tr", {}, h("td", {}, amount), h("td", {}, outcome)))),
+      h("summary", {}, t("checkout.simulatorAmounts")),
+      h("table", {}, ...simulatorAmounts.map(([amount, outcome]) => h("tr", {}, h("td", {}, amount), h("td", {}, t(outcome))))),
     ),
   );
-  form.addEventListener("input", () => (total.textContent = `KES ${form.querySelector<HTMLInputElement>("input[name=amount]")!.value || "0"}`));
+  form.addEventListener("input", () => (total.textContent = money(form.querySelector<HTMLInputElement>("input[name=amount]")!.value || 0)));
   // The payment on screen: a new one replaces it (and ends its subscription).
   let following: AbortController | undefined;
   signal.addEventListener("abort", () => following?.abort(), { once: true });
@@ -78,10 +79,10 @@ function checkoutForm(shell: Shell, addresses: AddressSummary[], progress: HTMLE
     const { data } = await shell.mteja.api.payments.stkPush.mutate({ phone, intent_id: order.intent_id });
     following?.abort();
     // 202: M-Pesa's answer proved nothing; the prompt may still be on the phone (its callback settles it).
-    if (data.checkoutRequestId === null) return "M-Pesa did not confirm the prompt. If one reaches your phone, you may pay it; do not pay twice.";
+    if (data.checkoutRequestId === null) return t("checkout.unconfirmed");
     following = new AbortController();
     follow(shell, data.checkoutRequestId, data.customerMessage ?? "", progress, following.signal);
-    return `Order ${order.order_number}. Check your phone: enter your M-Pesa PIN to pay.`;
+    return t("checkout.checkPhone", { order: order.order_number });
   });
   const menuButton = form.querySelector<HTMLButtonElement>("#pay-from-menu")!;
   menuButton.addEventListener("click", () => {
@@ -93,7 +94,7 @@ function checkoutForm(shell: Shell, addresses: AddressSummary[], progress: HTMLE
         following?.abort();
         following = new AbortController();
         showMenuPayment(order, progress, following.signal);
-        status.show("ok", `Order ${order.order_number}: pay it from the M-Pesa menu.`);
+        status.show("ok", t("checkout.payFromMenuOrder", { order: order.order_number }));
       })
       .catch((error: unknown) => status.show("error", describeError(error)))
       .finally(() => (menuButton.disabled = false));
@@ -108,25 +109,25 @@ function showMenuPayment(order: Order, progress: HTMLElement, signal: AbortSigna
   const phoneStatus = notice();
   progress.hidden = false;
   if (!order.paybill) {
-    progress.replaceChildren(h("h2", {}, "Pay from the M-Pesa menu"), h("p", { class: "notice error" }, "Paying from the M-Pesa menu is not set up for this shop."));
+    progress.replaceChildren(h("h2", {}, t("checkout.payFromMenu")), h("p", { class: "notice error" }, t("checkout.menuNotSetUp")));
     return;
   }
-  const phone = button("Pay it on the simulated phone", phoneStatus, async () => {
+  const phone = button(t("checkout.simulatedPhone"), phoneStatus, async () => {
     const paid = await payFromPhone(order);
-    return paid.status === "completed" ? `The phone paid: M-Pesa sent ${paid.trans_id}.` : `M-Pesa cancelled the payment (${paid.reason}).`;
+    return paid.status === "completed" ? t("checkout.phonePaid", { receipt: paid.trans_id }) : t("checkout.phoneCancelled", { reason: paid.reason });
   }, { id: "simulated-phone" });
   progress.replaceChildren(
-    h("h2", {}, "Pay from the M-Pesa menu"),
+    h("h2", {}, t("checkout.payFromMenu")),
     h(
       "ol",
       { class: "steps" },
-      h("li", {}, "Open M-Pesa → Lipa na M-Pesa → Pay Bill."),
-      h("li", {}, "Business number: ", h("code", { id: "menu-paybill" }, order.paybill)),
-      h("li", {}, "Account number (your order number): ", h("code", { id: "menu-account" }, order.order_number)),
-      h("li", {}, `Amount: KES ${order.amount}, then your PIN.`),
+      h("li", {}, t("checkout.step.open")),
+      h("li", {}, t("checkout.step.business"), h("code", { id: "menu-paybill" }, order.paybill)),
+      h("li", {}, t("checkout.step.account"), h("code", { id: "menu-account" }, order.order_number)),
+      h("li", {}, t("checkout.step.amount", { amount: money(order.amount) })),
     ),
-    h("p", {}, "Order status: ", badge),
-    h("p", { class: "muted" }, "No phone at hand? The Daraja simulator pays it for you:"),
+    h("p", {}, t("checkout.orderStatus"), badge),
+    h("p", { class: "muted" }, t("checkout.noPhone")),
     phone,
     phoneStatus,
     receipt,
@@ -139,7 +140,7 @@ function showMenuPayment(order: Order, progress: HTMLElement, signal: AbortSigna
         badge.textContent = state.status;
         badge.dataset.status = state.status;
         if (state.status === "succeeded") {
-          receipt.replaceChildren(h("p", { class: "receipt" }, `Paid from the M-Pesa menu. M-Pesa receipt `, h("code", { id: "order-receipt" }, state.receipt ?? "—"), "."));
+          receipt.replaceChildren(h("p", { class: "receipt" }, t("checkout.paidFromMenu"), h("code", { id: "order-receipt" }, state.receipt ?? "—"), "."));
           return;
         }
         if (state.status === "cancelled" || state.status === "expired") return;
@@ -155,10 +156,10 @@ function showMenuPayment(order: Order, progress: HTMLElement, signal: AbortSigna
 /** Shows the payment's status as the subscription reports it, until it is terminal. */
 function follow(shell: Shell, checkoutRequestId: string, customerMessage: string, progress: HTMLElement, signal: AbortSignal): void {
   const badge = h("output", { id: "payment-status", class: "status", "data-status": "PENDING" }, "PENDING");
-  const log = h("ol", { class: "log" }, h("li", {}, `${time()} prompt sent: ${customerMessage}`));
+  const log = h("ol", { class: "log" }, h("li", {}, `${time()} ${t("checkout.promptSent")}${customerMessage}`));
   const receipt = h("div", {});
   progress.hidden = false;
-  progress.replaceChildren(h("h2", {}, "Payment"), h("p", {}, "Status: ", badge), h("p", { class: "muted" }, "CheckoutRequestID ", h("code", {}, checkoutRequestId)), log, receipt);
+  progress.replaceChildren(h("h2", {}, t("checkout.payment")), h("p", {}, t("checkout.status"), badge), h("p", { class: "muted" }, "CheckoutRequestID ", h("code", {}, checkoutRequestId)), log, receipt);
 
   const subscription = shell.mteja.api.payments.onStatus.subscribe(
     { checkoutRequestId },
@@ -185,7 +186,7 @@ async function showReceipt(shell: Shell, checkoutRequestId: string, receipt: HTM
     const { data } = await shell.mteja.api.payments.get.query({ checkoutRequestId });
     const payment: Payment = data.payment;
     receipt.replaceChildren(
-      h("p", { class: "receipt" }, `Paid KES ${payment.paidAmount ?? payment.amount} from ${payment.phone}. M-Pesa receipt `, h("code", { id: "mpesa-receipt" }, payment.mpesaReceipt ?? "—"), "."),
+      h("p", { class: "receipt" }, t("checkout.paid", { amount: money(payment.paidAmount ?? payment.amount), phone: payment.phone }), h("code", { id: "mpesa-receipt" }, payment.mpesaReceipt ?? "—"), "."),
     );
   } catch (error) {
     receipt.replaceChildren(h("p", { class: "notice error" }, describeError(error)));

@@ -4,26 +4,8 @@
  * their errors and mails follow it on any device (docs/i18n.md).
  */
 import type { Shell } from "./shell.js";
+import { chosenLanguage, currentLanguage, remember, type Language } from "./chosen-language.js";
 import { describeError, h } from "./ui.js";
-
-export type Language = "en" | "sw";
-const storageKey = "mteja-demo-language";
-
-/** The visitor's choice, if they made one on this page. */
-function chosenLanguage(): Language | undefined {
-  const stored = localStorage.getItem(storageKey);
-  return stored === "sw" || stored === "en" ? stored : undefined;
-}
-
-/** The choice, else the browser's own language. */
-export function currentLanguage(): Language {
-  return chosenLanguage() ?? (navigator.language.toLowerCase().startsWith("sw") ? "sw" : "en");
-}
-
-function remember(language: Language): void {
-  localStorage.setItem(storageKey, language);
-  document.documentElement.lang = language;
-}
 
 /**
  * The page's fetch, with the chosen language on every request (the client's calls, refreshes and
@@ -45,7 +27,8 @@ export function adoptPreference(preferences: Record<string, unknown> | undefined
   if (stored === "en" || stored === "sw") remember(stored);
 }
 
-export function languageSwitch(shell: Shell, onError: (message: string) => void): HTMLSelectElement {
+/** The switch; `redraw` shows the page's own labels in the new language (a signed-in reload redraws too). */
+export function languageSwitch(shell: Shell, redraw: () => void, onError: (message: string) => void): HTMLSelectElement {
   const select = h(
     "select",
     { id: "language", "aria-label": "Language / Lugha" },
@@ -57,7 +40,7 @@ export function languageSwitch(shell: Shell, onError: (message: string) => void)
   select.addEventListener("change", () => {
     const language: Language = select.value === "sw" ? "sw" : "en";
     remember(language);
-    if (!shell.user) return;
+    if (!shell.user) return redraw();
     shell.mteja.api.profile.updateMe
       .mutate({ preferences: { locale: language } })
       .then(() => shell.reload())

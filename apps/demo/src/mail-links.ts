@@ -5,6 +5,7 @@
  */
 import type { MtejaClient } from "@mteja/client";
 import { describeError, field, h, notice, onSubmit } from "./ui.js";
+import { t } from "./text.js";
 
 const pages = ["verify-email", "reset-password"] as const;
 
@@ -24,12 +25,12 @@ const toShop = (label: string) => h("a", { href: "./", id: "to-shop" }, label);
 
 function verifyEmailCard(mteja: MtejaClient, link: Link): HTMLElement {
   const status = notice();
-  status.show("info", `Verifying ${link.email}…`);
+  status.show("info", t("links.verifying", { email: link.email }));
   mteja.api.auth.verifyEmail
     .mutate(link)
     .then((result) => status.show("ok", result.message))
     .catch((error: unknown) => status.show("error", describeError(error)));
-  return h("article", { class: "card", id: "verify-email" }, h("h2", {}, "Verify your email"), status, h("p", {}, toShop("Go to the shop")));
+  return h("article", { class: "card", id: "verify-email" }, h("h2", {}, t("links.verifyTitle")), status, h("p", {}, toShop(t("links.toShop"))));
 }
 
 function resetPasswordCard(mteja: MtejaClient, link: Link): HTMLElement {
@@ -37,14 +38,14 @@ function resetPasswordCard(mteja: MtejaClient, link: Link): HTMLElement {
   const form = h(
     "form",
     { id: "reset-password-form" },
-    h("p", { class: "muted" }, `For ${link.email}. Every session of the account is signed out.`),
-    field("New password", "new_password", { type: "password", required: true, minlength: 8, autocomplete: "new-password" }),
-    h("button", { type: "submit" }, "Set new password"),
+    h("p", { class: "muted" }, t("links.resetFor", { email: link.email })),
+    field(t("links.newPassword"), "new_password", { type: "password", required: true, minlength: 8, autocomplete: "new-password" }),
+    h("button", { type: "submit" }, t("links.setPassword")),
   );
   onSubmit(form, status, async ({ new_password = "" }) => {
     const result = await mteja.api.auth.resetPassword.mutate({ ...link, new_password });
-    form.replaceWith(h("p", {}, toShop("Sign in")));
+    form.replaceWith(h("p", {}, toShop(t("links.signIn"))));
     return result.message;
   });
-  return h("article", { class: "card", id: "reset-password" }, h("h2", {}, "Choose a new password"), form, status);
+  return h("article", { class: "card", id: "reset-password" }, h("h2", {}, t("links.resetTitle")), form, status);
 }

@@ -14,14 +14,15 @@ import { screenNames, type Screen, type ScreenName, type Shell } from "./shell.j
 import { twoFactorScreen } from "./two-factor.js";
 import { describeError, h } from "./ui.js";
 import "./style.css";
+import { t } from "./text.js";
 
-const screens: Record<ScreenName, { title: string; render: Screen }> = {
-  account: { title: "Account", render: accountScreen },
-  "two-factor": { title: "Two-factor", render: twoFactorScreen },
-  addresses: { title: "Addresses", render: addressesScreen },
-  checkout: { title: "Checkout", render: checkoutScreen },
-  devices: { title: "Devices", render: devicesScreen },
-  "my-data": { title: "My data", render: myDataScreen },
+const screens: Record<ScreenName, Screen> = {
+  account: accountScreen,
+  "two-factor": twoFactorScreen,
+  addresses: addressesScreen,
+  checkout: checkoutScreen,
+  devices: devicesScreen,
+  "my-data": myDataScreen,
 };
 
 function start(): void {
@@ -60,16 +61,16 @@ function start(): void {
     tabs.replaceChildren(
       ...screenNames
         .filter((screen) => shell.user || screen === "account")
-        .map((screen) => h("a", { href: `#${screen}`, class: screen === name ? "active" : undefined, "aria-current": screen === name ? "page" : undefined }, screens[screen].title)),
+        .map((screen) => h("a", { href: `#${screen}`, class: screen === name ? "active" : undefined, "aria-current": screen === name ? "page" : undefined, "data-screen": screen }, t(`tab.${screen}`))),
     );
-    who.replaceChildren(...(shell.user ? [h("span", { id: "signed-in-as" }, shell.user.name ?? shell.user.phone ?? ""), signOutButton()] : [h("span", { class: "muted" }, "Not signed in")]));
+    who.replaceChildren(...(shell.user ? [h("span", { id: "signed-in-as" }, shell.user.name ?? shell.user.phone ?? ""), signOutButton()] : [h("span", { class: "muted" }, t("shell.notSignedIn"))]));
     const banner = flash ? h("p", { class: "notice ok", role: "status" }, flash) : null;
     flash = undefined;
-    app.replaceChildren(...[banner, screens[name].render(shell, leaving.signal)].filter((node): node is HTMLElement => node !== null));
+    app.replaceChildren(...[banner, screens[name](shell, leaving.signal)].filter((node): node is HTMLElement => node !== null));
   };
 
   const signOutButton = () => {
-    const element = h("button", { type: "button", class: "secondary", id: "sign-out" }, "Sign out");
+    const element = h("button", { type: "button", class: "secondary", id: "sign-out" }, t("shell.signOut"));
     element.addEventListener("click", () => {
       mteja.logout().finally(() => shell.signedOut());
     });
@@ -90,7 +91,7 @@ function start(): void {
     },
     signedOut() {
       shell.user = null;
-      flash = "You are signed out.";
+      flash = t("shell.signedOut");
       if (location.hash) history.replaceState(null, "", location.pathname);
       draw();
     },
@@ -99,7 +100,7 @@ function start(): void {
     },
   };
 
-  const language = languageSwitch(shell, (message) => {
+  const language = languageSwitch(shell, draw, (message) => {
     flash = message;
     draw();
   });

@@ -3,6 +3,7 @@
  * service wrote, so the demo can follow a verification link without a mail server.
  */
 import { h } from "./ui.js";
+import { t } from "./text.js";
 
 export interface OutboxMail {
   id: string;
@@ -16,9 +17,9 @@ export interface OutboxMail {
 
 export async function readOutbox(to: string, tenantId: string): Promise<OutboxMail[]> {
   const response = await fetch(`/dev/outbox?${new URLSearchParams({ to, tenant: tenantId, limit: "10" })}`, { headers: { accept: "application/json" } });
-  if (response.status === 404) throw new Error("The dev outbox answers only the machine that runs npm start (and never in production): open the demo there, or the link in the email.");
+  if (response.status === 404) throw new Error(t("outbox.mailsElsewhere"));
   const body = (await response.json()) as { success?: boolean; message?: string; data?: { mails?: OutboxMail[] } };
-  if (!response.ok || !body.data?.mails) throw new Error(body.message ?? `The dev outbox answered HTTP ${response.status}.`);
+  if (!response.ok || !body.data?.mails) throw new Error(body.message ?? t("outbox.answered", { status: response.status }));
   return body.data.mails;
 }
 
@@ -44,7 +45,7 @@ export function mailCard(mail: OutboxMail, actionFor: (link: string) => HTMLElem
     "article",
     { class: "mail", "data-kind": mail.kind },
     h("h4", {}, mail.subject),
-    h("p", { class: "muted" }, `${mail.kind} · to ${mail.to} · ${new Date(mail.created_at).toLocaleString()}`),
+    h("p", { class: "muted" }, t("outbox.mailLine", { kind: mail.kind, to: mail.to, when: new Date(mail.created_at).toLocaleString() })),
     ...linksIn(mail.text).map((link) => h("div", { class: "link" }, h("code", {}, link), actionFor(link))),
   );
 }

@@ -5,6 +5,7 @@
  */
 import type { Shell } from "./shell.js";
 import { field, h, notice, onSubmit } from "./ui.js";
+import { t } from "./text.js";
 
 interface OutboxText {
   to: string;
@@ -16,22 +17,22 @@ interface OutboxText {
 async function codeFromOutbox(phone: string, tenantId: string): Promise<string> {
   const digits = phone.replace(/[\s-]/g, "").replace(/^\+?254/, "").replace(/^0/, "");
   const response = await fetch(`/dev/outbox/texts?${new URLSearchParams({ to: `+254${digits}`, tenant: tenantId, limit: "1" })}`, { headers: { accept: "application/json" } });
-  if (response.status === 404) throw new Error("The dev outbox answers only the machine that runs npm start (and never in production): read the code on your phone.");
+  if (response.status === 404) throw new Error(t("outbox.textsElsewhere"));
   const body = (await response.json()) as { data?: { texts?: OutboxText[] } };
   const code = /\b(\d{6})\b/.exec(body.data?.texts?.[0]?.body ?? "")?.[1];
-  if (!code) throw new Error("No code in the dev outbox yet: try again in a moment.");
+  if (!code) throw new Error(t("outbox.noCode"));
   return code;
 }
 
 export function phoneSignInCard(shell: Shell, twoFactorStep: (otpToken: string, status: ReturnType<typeof notice>, startOver: () => void) => HTMLFormElement): HTMLElement {
   const status = notice();
-  const card = h("article", { class: "card" }, h("h2", {}, "Sign in with phone"));
+  const card = h("article", { class: "card" }, h("h2", {}, t("phone.title")));
   const start = h(
     "form",
     { id: "phone-start" },
-    field("Phone", "phone", { type: "tel", required: true, placeholder: "0712 345 678", autocomplete: "tel" }),
-    h("p", { class: "muted" }, "We text you a 6-digit code. No account yet? One is made for this number."),
-    h("button", { type: "submit" }, "Text me a code"),
+    field(t("account.phone"), "phone", { type: "tel", required: true, placeholder: "0712 345 678", autocomplete: "tel" }),
+    h("p", { class: "muted" }, t("phone.hint")),
+    h("button", { type: "submit" }, t("phone.send")),
   );
   onSubmit(start, status, async ({ phone = "" }) => {
     const result = await shell.mteja.api.phone.start.mutate({ phone });
@@ -44,15 +45,15 @@ export function phoneSignInCard(shell: Shell, twoFactorStep: (otpToken: string, 
   });
 
   function codeStep(phone: string, startOver: () => void): HTMLFormElement {
-    const back = h("button", { type: "button", class: "secondary" }, "Start over");
+    const back = h("button", { type: "button", class: "secondary" }, t("common.startOver"));
     back.addEventListener("click", startOver);
-    const fromOutbox = h("button", { type: "button", class: "secondary", id: "phone-code-from-outbox" }, "Read the code from the dev outbox");
+    const fromOutbox = h("button", { type: "button", class: "secondary", id: "phone-code-from-outbox" }, t("phone.fromOutbox"));
     const form = h(
       "form",
       { id: "phone-verify" },
-      field("Code from the SMS", "code", { required: true, inputmode: "numeric", autocomplete: "one-time-code", placeholder: "123456" }),
-      field("Your name (new accounts)", "name", { autocomplete: "name" }),
-      h("div", { class: "actions" }, h("button", { type: "submit" }, "Verify and sign in"), fromOutbox, back),
+      field(t("phone.code"), "code", { required: true, inputmode: "numeric", autocomplete: "one-time-code", placeholder: "123456" }),
+      field(t("phone.name"), "name", { autocomplete: "name" }),
+      h("div", { class: "actions" }, h("button", { type: "submit" }, t("common.verifyAndSignIn")), fromOutbox, back),
     );
     fromOutbox.addEventListener("click", () => {
       codeFromOutbox(phone, shell.tenantId).then(
@@ -67,7 +68,7 @@ export function phoneSignInCard(shell: Shell, twoFactorStep: (otpToken: string, 
       if (data.requires_otp) {
         const step = twoFactorStep(data.otp_token, status, startOver);
         form.replaceWith(step);
-        return "Two-factor is on for this account: enter the code from your authenticator app.";
+        return t("common.twoFactorNeeded");
       }
       await shell.reload();
     });

@@ -1,5 +1,6 @@
 /** A few DOM helpers: elements are built with text nodes only (no innerHTML), so API data is never markup. */
 import { isMtejaError, isTRPCClientError, validationDetailsOf } from "@mteja/client";
+import { t } from "./text.js";
 
 type Child = Node | string | null | undefined | false;
 type Attributes = Record<string, string | number | boolean | undefined>;
@@ -30,7 +31,7 @@ export function describeError(error: unknown): string {
   if (isMtejaError(error)) {
     const details = validationDetailsOf(error).map((detail) => (detail.path ? `${detail.path}: ${detail.message}` : detail.message));
     const retryAfter = error.data.retryAfter;
-    return [`${error.shape.error.code} — ${error.message}`, ...details, retryAfter ? `Try again in ${retryAfter} s.` : ""].filter(Boolean).join("\n");
+    return [`${error.shape.error.code} — ${error.message}`, ...details, retryAfter ? t("error.retryAfter", { seconds: retryAfter }) : ""].filter(Boolean).join("\n");
   }
   // A failure that never reached the service (offline, refused connection).
   if (isTRPCClientError(error)) return `NETWORK_ERROR — ${error.message}`;
