@@ -14,6 +14,7 @@ import { applyStoredCallback, type CallbackVerdict, type StoredApplyResult, type
 import { lockPaymentByCheckoutId, type Tx } from "../payment-records.js";
 import { settleStkPayment, type Settlement, type StkOutcome } from "./stk-settlement.js";
 import { claimForCallback, lockPromptMatching, withoutDarajaIds } from "./unknown-prompts.js";
+import { eventIdsFrom } from "../../webhooks/events.js";
 
 export function stkOutcomeOf(callback: StkCallback): StkOutcome {
   return {
@@ -70,7 +71,7 @@ async function stkVerdict(tx: Tx, deps: Deps, callback: StkCallback, stored: Una
   if (payment.merchantRequestId !== null && payment.merchantRequestId !== callback.merchantRequestId) {
     return { recorded: true, outcome: "flagged", flagReason: `MerchantRequestID mismatch: stored ${payment.merchantRequestId}, callback ${callback.merchantRequestId}`, link };
   }
-  const settlement = await settleStkPayment(tx, payment, stkOutcomeOf(callback), now);
+  const settlement = await settleStkPayment(tx, payment, stkOutcomeOf(callback), now, eventIdsFrom(deps.random));
   return { recorded: true, outcome: settlement.decision.outcome, flagReason: settlement.decision.flagReason, link, settled: settlement };
 }
 
