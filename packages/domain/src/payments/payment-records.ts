@@ -1,5 +1,5 @@
 /** Reading and locking payment and payout rows, and the views the API returns. */
-import type { PaymentModel, PayoutModel, Prisma, TenantTx } from "@mteja/db";
+import { Prisma, type PaymentModel, type PayoutModel, type TenantTx } from "@mteja/db";
 import type { PaymentStatus, PaymentView, PayoutStatus } from "./schemas.js";
 
 /** An unscoped transaction: callbacks find the payment or payout Daraja names across tenants. */
@@ -39,12 +39,31 @@ export function isTerminalPayment(status: string): boolean {
   return terminalPaymentStatuses.has(status);
 }
 
-/** Locks the payment with this CheckoutRequestID (FOR UPDATE) and reads it; undefined if none. */
+/** Every column of payments under its PaymentModel name, for a raw `SELECT … FOR UPDATE` that locks and reads in one statement. */
+const paymentColumns = Prisma.sql`id::text AS "id", tenant_id AS "tenantId", user_id::text AS "userId", phone, amount, reference, description,
+  status, checkout_request_id AS "checkoutRequestId", merchant_request_id AS "merchantRequestId", result_code AS "resultCode",
+  result_desc AS "resultDesc", mpesa_receipt AS "mpesaReceipt", paid_amount AS "paidAmount", paid_phone AS "paidPhone",
+  transaction_date AS "transactionDate", idempotency_key AS "idempotencyKey", last_error AS "lastError", query_attempts AS "queryAttempts",
+  next_query_at AS "nextQueryAt", settled_at AS "settledAt", created_at AS "createdAt", updated_at AS "updatedAt", intent_id AS "intentId",
+  duplicate, channel, trans_id AS "transId", c2b_match AS "c2bMatch", c2b_note AS "c2bNote", short_code AS "shortCode"`;
+
+const orNullDate = (value: Date | string | null): Date | null => (value === null ? null : new Date(value));
+
+/** A raw row as Prisma would have read it (timestamps as Date whatever the driver returned). */
+function paymentFromRow(row: PaymentModel): PaymentModel {
+  return {
+    ...row,
+    nextQueryAt: orNullDate(row.nextQueryAt),
+    settledAt: orNullDate(row.settledAt),
+    createdAt: new Date(row.createdAt),
+    updatedAt: new Date(row.updatedAt),
+  };
+}
+
+/** Locks the payment with this CheckoutRequestID (FOR UPDATE) and reads it, in one statement; undefined if none. */
 export async function lockPaymentByCheckoutId(tx: Tx, checkoutRequestId: string): Promise<PaymentModel | undefined> {
-  const rows = await tx.$queryRaw<{ id: string }[]>`
-    SELECT id::text AS id FROM payments WHERE checkout_request_id = ${checkoutRequestId} FOR UPDATE`;
-  const id = rows[0]?.id;
-  return id ? ((await tx.payment.findUnique({ where: { id } })) ?? undefined) : undefined;
+  const rows = await tx.$queryRaw<PaymentModel[]>`SELECT ${paymentColumns} FROM payments WHERE checkout_request_id = ${checkoutRequestId} FOR UPDATE`;
+  return rows[0] ? paymentFromRow(rows[0]) : undefined;
 }
 
 export async function lockPaymentById(tx: TenantTx, { id, tenantId }: PaymentKey): Promise<PaymentModel | undefined> {

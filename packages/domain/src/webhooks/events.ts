@@ -5,8 +5,8 @@
  * (the worker claims the delivery rows, whichever instance and however often it restarts).
  */
 import type { Prisma } from "@mteja/db";
+import type { Random } from "@mteja/kernel";
 import type { WebhookEventData, WebhookEventType } from "./event-types.js";
-import { subscribes } from "./subscriptions.js";
 
 export interface NewEvent {
   tenantId: string;
@@ -21,18 +21,33 @@ export function eventBody(id: string, event: NewEvent): string {
   return JSON.stringify({ id, type: event.type, created_at: event.at.toISOString(), tenant_id: event.tenantId, data: event.data });
 }
 
-/** Writes the event and its deliveries inside the caller's transaction; answers the event's id. */
-export async function recordEvent(tx: Prisma.TransactionClient, event: NewEvent): Promise<string> {
-  // The id is drawn by the database: the settlement paths that call this have a clock but no random port.
-  const [drawn] = await tx.$queryRaw<{ id: string }[]>`SELECT 'evt_' || replace(gen_random_uuid()::text, '-', '') AS id`;
-  const id = drawn!.id;
+/** Draws event ids (`evt_` and 32 hex digits) without a round trip to the database. */
+export type EventIds = () => string;
+
+export function eventIdsFrom(random: Random): EventIds {
+  return () => `evt_${random.uuid().replace(/-/g, "")}`;
+}
+
+/**
+ * Writes the event and its deliveries inside the caller's transaction; answers the event's id. Paths
+ * that hold the random port pass `eventIds`; the others (some settlement paths have a clock but no
+ * random port) let the database draw the id, in one more statement.
+ */
+export async function recordEvent(tx: Prisma.TransactionClient, event: NewEvent, eventIds?: EventIds): Promise<string> {
+  const id = eventIds ? eventIds() : await drawEventId(tx);
   await tx.webhookEvent.create({ data: { id, tenantId: event.tenantId, type: event.type, body: eventBody(id, event), createdAt: event.at } });
-  const endpoints = await tx.webhookEndpoint.findMany({ where: { tenantId: event.tenantId, enabled: true, deletedAt: null }, select: { id: true, events: true } });
-  const subscribed = endpoints.filter((endpoint) => subscribes(endpoint.events, event.type));
-  if (subscribed.length > 0) {
-    await tx.webhookDelivery.createMany({
-      data: subscribed.map((endpoint) => ({ tenantId: event.tenantId, eventId: id, endpointId: endpoint.id, nextAttemptAt: event.at, createdAt: event.at })),
-    });
-  }
+  // One statement for the fan-out: a delivery per enabled endpoint subscribed to the type. The rule of
+  // subscriptions.ts in SQL: a list subscribes to the types it names, anything else to every type.
+  await tx.$executeRaw`
+    INSERT INTO webhook_deliveries (id, tenant_id, event_id, endpoint_id, status, attempts, next_attempt_at, created_at)
+    SELECT gen_random_uuid(), ${event.tenantId}::text, ${id}::text, id, 'pending', 0, ${event.at}::timestamptz, ${event.at}::timestamptz
+      FROM webhook_endpoints
+     WHERE tenant_id = ${event.tenantId}::text AND enabled AND deleted_at IS NULL
+       AND (jsonb_typeof(events) <> 'array' OR events @> jsonb_build_array(${event.type}::text))`;
   return id;
+}
+
+async function drawEventId(tx: Prisma.TransactionClient): Promise<string> {
+  const [drawn] = await tx.$queryRaw<{ id: string }[]>`SELECT 'evt_' || replace(gen_random_uuid()::text, '-', '') AS id`;
+  return drawn!.id;
 }

@@ -6,7 +6,7 @@
 import type { MomoCallbackModel, PaymentModel, PayoutModel } from "@mteja/db";
 import { withPayments } from "../../intents/intent-store.js";
 import { toIntentView } from "../../intents/views.js";
-import { recordEvent } from "../../webhooks/events.js";
+import { recordEvent, type EventIds } from "../../webhooks/events.js";
 import { latestReversal, paymentObject } from "../payment-object.js";
 import type { Tx } from "../payment-records.js";
 import { payoutObject } from "../payouts/payout-object.js";
@@ -19,19 +19,19 @@ const failedPaymentStatuses = new Set(["CANCELLED", "FAILED", "TIMEOUT"]);
  * payment_intent.succeeded, with the intent as the read API shows it; the payment's SUCCESS is applied
  * once, so is this event.
  */
-export async function recordPaymentSettled(tx: Tx, payment: PaymentModel, at: Date): Promise<void> {
+export async function recordPaymentSettled(tx: Tx, payment: PaymentModel, at: Date, eventIds?: EventIds): Promise<void> {
   const type = payment.status === "SUCCESS" ? "payment.succeeded" : failedPaymentStatuses.has(payment.status) ? "payment.failed" : undefined;
   if (!type) return;
-  await recordEvent(tx, { tenantId: payment.tenantId, type, data: { payment: paymentObject(payment) }, at });
-  if (type === "payment.succeeded" && payment.intentId && !payment.duplicate) await recordIntentSucceeded(tx, payment, at);
+  await recordEvent(tx, { tenantId: payment.tenantId, type, data: { payment: paymentObject(payment) }, at }, eventIds);
+  if (type === "payment.succeeded" && payment.intentId && !payment.duplicate) await recordIntentSucceeded(tx, payment, at, eventIds);
 }
 
-async function recordIntentSucceeded(tx: Tx, payment: PaymentModel, at: Date): Promise<void> {
+async function recordIntentSucceeded(tx: Tx, payment: PaymentModel, at: Date, eventIds?: EventIds): Promise<void> {
   const intent = await tx.paymentIntent.findFirst({
     where: { id: payment.intentId!, tenantId: payment.tenantId, status: "succeeded" },
     include: withPayments,
   });
-  if (intent) await recordEvent(tx, { tenantId: payment.tenantId, type: "payment_intent.succeeded", data: { payment_intent: toIntentView(intent) }, at });
+  if (intent) await recordEvent(tx, { tenantId: payment.tenantId, type: "payment_intent.succeeded", data: { payment_intent: toIntentView(intent) }, at }, eventIds);
 }
 
 /** A payout whose status just became SUCCESS or FAILED (UNKNOWN is not an outcome: nothing is sent). */
@@ -48,7 +48,7 @@ export async function recordPaymentReversed(tx: Tx, paymentId: string, at: Date)
 }
 
 /** A flagged callback that names a payment or payout (one that names nothing has no tenant to tell). */
-export async function recordCallbackFlagged(tx: Tx, callback: MomoCallbackModel, at: Date): Promise<void> {
+export async function recordCallbackFlagged(tx: Tx, callback: MomoCallbackModel, at: Date, eventIds?: EventIds): Promise<void> {
   const owner = callback.paymentId
     ? await tx.payment.findUnique({ where: { id: callback.paymentId }, select: { tenantId: true } })
     : callback.payoutId
@@ -69,5 +69,5 @@ export async function recordCallbackFlagged(tx: Tx, callback: MomoCallbackModel,
       },
     },
     at,
-  });
+  }, eventIds);
 }

@@ -7,6 +7,7 @@
  */
 import type { Deps } from "../../context.js";
 import type { Tx } from "../payment-records.js";
+import { eventIdsFrom } from "../../webhooks/events.js";
 import { recordCallbackFlagged } from "./settled-events.js";
 
 /** momo_callbacks.outcome (the audit trail of what a callback did). */
@@ -93,7 +94,7 @@ export async function applyStoredCallback<Settled>(
     const decided = await decide(tx, stored, now);
     if (decided.recorded) {
       const recorded = await tx.momoCallback.update({ where: { id: callbackId }, data: { outcome: decided.outcome, flagReason: decided.flagReason ?? null, ...decided.link } });
-      if (decided.outcome === "flagged") await recordCallbackFlagged(tx, recorded, now);
+      if (decided.outcome === "flagged") await recordCallbackFlagged(tx, recorded, now, eventIdsFrom(deps.random));
     }
     return decided;
   });

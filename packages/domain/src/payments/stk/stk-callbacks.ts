@@ -14,6 +14,7 @@ import { applyStoredCallback, type CallbackVerdict, type StoredApplyResult, type
 import { lockPaymentByCheckoutId, type Tx } from "../payment-records.js";
 import { settleStkPayment, type Settlement, type StkOutcome } from "./stk-settlement.js";
 import { claimForCallback, lockPromptMatching, withoutDarajaIds } from "./unknown-prompts.js";
+import { eventIdsFrom } from "../../webhooks/events.js";
 
 export function stkOutcomeOf(callback: StkCallback): StkOutcome {
   return {
@@ -38,12 +39,15 @@ async function promptsInFlight(tx: Tx, now: Date, inFlightSeconds: number): Prom
 type StkTarget = { kind: "payment"; payment: PaymentModel } | { kind: "held" } | { kind: "flagged"; flagReason: string };
 
 /**
- * The payment a callback settles, locked. Prompts in flight are counted BEFORE the lookup: a push
- * that stores its ids in between is then either found or still counted (the callback is held and
- * applied by that push), never missed and flagged for good.
+ * The payment a callback settles, locked. Most callbacks find their payment at once; only when the
+ * lookup finds nothing are prompts in flight counted, and then the payment is looked up again: a push
+ * that stores its ids before the count is found by the second lookup, one that stores them after is
+ * counted (the callback is held and applied by that push) — never missed and flagged for good.
  */
 async function stkTarget(tx: Tx, deps: Deps, callback: StkCallback, stored: UnappliedCallback, now: Date): Promise<StkTarget> {
   const { promptInFlightSeconds, unknownPromptWindowSeconds } = deps.momo.settings;
+  const found = await lockPaymentByCheckoutId(tx, callback.checkoutRequestId);
+  if (found) return { kind: "payment", payment: found };
   const inFlight = await promptsInFlight(tx, now, promptInFlightSeconds);
   const payment = await lockPaymentByCheckoutId(tx, callback.checkoutRequestId);
   if (payment) return { kind: "payment", payment };
@@ -67,7 +71,7 @@ async function stkVerdict(tx: Tx, deps: Deps, callback: StkCallback, stored: Una
   if (payment.merchantRequestId !== null && payment.merchantRequestId !== callback.merchantRequestId) {
     return { recorded: true, outcome: "flagged", flagReason: `MerchantRequestID mismatch: stored ${payment.merchantRequestId}, callback ${callback.merchantRequestId}`, link };
   }
-  const settlement = await settleStkPayment(tx, payment, stkOutcomeOf(callback), now);
+  const settlement = await settleStkPayment(tx, payment, stkOutcomeOf(callback), now, eventIdsFrom(deps.random));
   return { recorded: true, outcome: settlement.decision.outcome, flagReason: settlement.decision.flagReason, link, settled: settlement };
 }
 

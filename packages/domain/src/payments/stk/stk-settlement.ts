@@ -13,6 +13,7 @@ import { recordPaymentSettled } from "../kernel/settled-events.js";
 import type { SettlementDecision } from "../kernel/stored-callback.js";
 import { asTransaction, isTerminalPayment, type SettlementTx } from "../payment-records.js";
 import { settleIntentOf } from "../../intents/intent-settlement.js";
+import type { EventIds } from "../../webhooks/events.js";
 
 /** What Daraja said about a prompt, from a callback or an STK query. */
 export interface StkOutcome {
@@ -111,8 +112,8 @@ export interface Settlement {
   payment: PaymentModel;
 }
 
-/** Applies an outcome to a payment whose row lock the transaction holds. */
-export async function settleStkPayment(tx: SettlementTx, payment: PaymentModel, outcome: StkOutcome, now: Date): Promise<Settlement> {
+/** Applies an outcome to a payment whose row lock the transaction holds (`eventIds`: see recordEvent). */
+export async function settleStkPayment(tx: SettlementTx, payment: PaymentModel, outcome: StkOutcome, now: Date, eventIds?: EventIds): Promise<Settlement> {
   let decision = decideStkOutcome(payment, outcome, now);
   const receipt = decision.changes?.mpesaReceipt;
   if (typeof receipt === "string") {
@@ -123,6 +124,6 @@ export async function settleStkPayment(tx: SettlementTx, payment: PaymentModel, 
   if (!decision.changes) return { decision, payment };
   const intentColumns = await settleIntentOf(asTransaction(tx), payment, decision.changes.status, now); // payment intents follow their payment
   const updated = await tx.payment.update({ where: { id: payment.id }, data: { ...decision.changes, ...intentColumns } });
-  if (decision.statusChanged) await recordPaymentSettled(asTransaction(tx), updated, now);
+  if (decision.statusChanged) await recordPaymentSettled(asTransaction(tx), updated, now, eventIds);
   return { decision, payment: updated };
 }
