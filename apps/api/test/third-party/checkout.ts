@@ -28,7 +28,7 @@ export async function checkout(baseUrl: string, tenantId: string, email: string)
 
   const address = await api.POST("/api/v1/addresses", {
     headers,
-    body: { label: "Home", recipient_name: me.data.data.name, phone: "0712345678", street: "Moi Avenue 12", county: "nairobi" },
+    body: { label: "Home", recipient_name: me.data.data.name ?? "Achieng Otieno", phone: "0712345678", street: "Moi Avenue 12", county: "nairobi" },
   });
   if (!address.data) throw new Error(`address: ${address.response.status} ${address.error?.error.code}`);
 
