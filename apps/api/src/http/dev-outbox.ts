@@ -24,63 +24,59 @@ function filtersOf(query: DevOutboxQuery): { to: string | undefined; tenant: str
   return { to: text(query.to), tenant: text(query.tenant), limit: Math.min(Math.max(Number(query.limit) || 50, 1), 200) };
 }
 
+type Filters = ReturnType<typeof filtersOf>;
+
 export const devOutboxRoutes: FastifyPluginAsync<DevOutboxOptions> = async (app, opts) => {
-  app.get<{ Querystring: DevOutboxQuery }>("/dev/outbox", async (request, reply) => {
-    if (!isDirectLoopback(request)) return reply.callNotFound();
-    const { to, tenant, limit } = filtersOf(request.query);
+  /** One dev list: loopback only, the shared filters, never cached, `data: { <name>: rows }`. */
+  const devList = (path: string, name: string, read: (filters: Filters) => Promise<unknown[]>) =>
+    app.get<{ Querystring: DevOutboxQuery }>(path, async (request, reply) => {
+      if (!isDirectLoopback(request)) return reply.callNotFound();
+      const rows = await read(filtersOf(request.query));
+      void reply.header("Cache-Control", "no-store");
+      return { success: true, data: { [name]: rows } };
+    });
+  const newestFirst = [{ createdAt: "desc" as const }, { id: "desc" as const }];
+
+  devList("/dev/outbox", "mails", async ({ to, tenant, limit }) => {
     const rows = await opts.db.unscoped.mailOutbox.findMany({
       where: { ...(to ? { toAddress: to.toLowerCase() } : {}), ...(tenant ? { tenantId: tenant } : {}) },
-      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      orderBy: newestFirst,
       take: limit,
     });
-    void reply.header("Cache-Control", "no-store");
-    return {
-      success: true,
-      data: {
-        mails: rows.map((row) => ({
-          id: row.id,
-          tenant_id: row.tenantId,
-          kind: row.kind,
-          to: row.toAddress,
-          from_name: row.fromName,
-          subject: row.subject,
-          text: row.textBody,
-          created_at: row.createdAt.toISOString(),
-          sent_at: row.sentAt ? row.sentAt.toISOString() : null,
-          attempts: row.attempts,
-          last_error: row.lastError,
-        })),
-      },
-    };
+    return rows.map((row) => ({
+      id: row.id,
+      tenant_id: row.tenantId,
+      kind: row.kind,
+      to: row.toAddress,
+      from_name: row.fromName,
+      subject: row.subject,
+      text: row.textBody,
+      created_at: row.createdAt.toISOString(),
+      sent_at: row.sentAt ? row.sentAt.toISOString() : null,
+      attempts: row.attempts,
+      last_error: row.lastError,
+    }));
   });
 
   // The texts beside the mails (docs/sms.md#dev-outbox): sign-in codes without a phone.
-  app.get<{ Querystring: DevOutboxQuery }>("/dev/outbox/texts", async (request, reply) => {
-    if (!isDirectLoopback(request)) return reply.callNotFound();
-    const { to, tenant, limit } = filtersOf(request.query);
+  devList("/dev/outbox/texts", "texts", async ({ to, tenant, limit }) => {
     const rows = await opts.db.unscoped.smsOutbox.findMany({
       where: { ...(to ? { toPhone: to } : {}), ...(tenant ? { tenantId: tenant } : {}) },
-      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      orderBy: newestFirst,
       take: limit,
     });
-    void reply.header("Cache-Control", "no-store");
-    return {
-      success: true,
-      data: {
-        texts: rows.map((row) => ({
-          id: row.id,
-          tenant_id: row.tenantId,
-          kind: row.kind,
-          to: row.toPhone,
-          body: row.body,
-          created_at: row.createdAt.toISOString(),
-          sent_at: row.sentAt ? row.sentAt.toISOString() : null,
-          attempts: row.attempts,
-          last_error: row.lastError,
-          send_status: row.sendStatus,
-          delivery_status: row.deliveryStatus,
-        })),
-      },
-    };
+    return rows.map((row) => ({
+      id: row.id,
+      tenant_id: row.tenantId,
+      kind: row.kind,
+      to: row.toPhone,
+      body: row.body,
+      created_at: row.createdAt.toISOString(),
+      sent_at: row.sentAt ? row.sentAt.toISOString() : null,
+      attempts: row.attempts,
+      last_error: row.lastError,
+      send_status: row.sendStatus,
+      delivery_status: row.deliveryStatus,
+    }));
   });
 };
