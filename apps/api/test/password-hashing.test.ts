@@ -135,7 +135,7 @@ describe.skipIf(skipThisTarget)("sign-ins and where the hashing runs", () => {
   });
 
   it("sheds sign-ins with 429 RATE_LIMITED and Retry-After once their expected wait passes PASSWORD_HASH_MAX_WAIT_MS", async () => {
-    t = await startTestApp({ PASSWORD_HASH_CONCURRENCY: "1", PASSWORD_HASH_MAX_WAIT_MS: "0" });
+    t = await startTestApp({ PASSWORD_HASH_CONCURRENCY: "1", PASSWORD_HASH_MAX_WAIT_MS: "0", PASSWORD_HASH_SHED_PAUSE_MS: "0" });
     const c = new RestClient(t.url);
     const user = await registerUser(c);
     const answers = await Promise.all(Array.from({ length: 6 }, () => signIn(new RestClient(t!.url), user)));
@@ -145,6 +145,23 @@ describe.skipIf(skipThisTarget)("sign-ins and where the hashing runs", () => {
     for (const answer of shed) {
       expect(answer.body.error.code).toBe("RATE_LIMITED");
       expect(Number(answer.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    }
+  });
+
+  it("holds a shed sign-in for PASSWORD_HASH_SHED_PAUSE_MS before its 429, so a client retrying at once cannot spin", async () => {
+    t = await startTestApp({ PASSWORD_HASH_CONCURRENCY: "1", PASSWORD_HASH_MAX_WAIT_MS: "0", PASSWORD_HASH_SHED_PAUSE_MS: "400" });
+    const user = await registerUser(new RestClient(t.url));
+    const timed = async () => {
+      const started = performance.now();
+      const answer = await signIn(new RestClient(t!.url), user);
+      return { status: answer.status, ms: performance.now() - started, retryAfter: answer.headers.get("retry-after") };
+    };
+    const answers = await Promise.all(Array.from({ length: 6 }, timed));
+    const shed = answers.filter((answer) => answer.status === 429);
+    expect(shed.length).toBeGreaterThan(0);
+    for (const answer of shed) {
+      expect(answer.ms).toBeGreaterThanOrEqual(390);
+      expect(Number(answer.retryAfter)).toBeGreaterThanOrEqual(1);
     }
   });
 });

@@ -148,6 +148,7 @@ export async function createServices(settings: Settings, logger: Logger, overrid
         clock,
         concurrency: settings.PASSWORD_HASH_CONCURRENCY,
         maxWaitMs: settings.PASSWORD_HASH_MAX_WAIT_MS,
+        shedPauseMs: settings.PASSWORD_HASH_SHED_PAUSE_MS,
       }),
       tenants: createTenantDirectory(db, { ttlMs: 30_000, clock }),
       nudgeMail: () => mail.nudge(),

@@ -7,10 +7,11 @@ export interface PasswordHasher {
   /** False for a wrong password; unknown users are verified against a decoy so timing matches. */
   verify(hash: string | undefined, password: string): Promise<boolean>;
   /**
-   * Throws the RATE_LIMITED a hash started now would be shed with, so a sign-in can be shed before any
-   * other work. Admitting here reserves nothing: hash and verify still apply the admission themselves.
+   * Rejects with the RATE_LIMITED a hash started now would be shed with (after the shed pause), so a
+   * sign-in can be shed before any other work. Admitting here reserves nothing: hash and verify still
+   * apply the admission themselves.
    */
-  assertAdmits(): void;
+  assertAdmits(): Promise<void>;
 }
 
 /**
@@ -24,12 +25,25 @@ export interface PasswordHashing {
 
 export interface PasswordHasherOptions {
   hashing: PasswordHashing;
-  clock: Pick<Clock, "monotonicMs">;
+  clock: Pick<Clock, "monotonicMs" | "sleep">;
   /** Hashes running at once; the rest wait in line. */
   concurrency: number;
   /** The longest expected wait in line a hash is admitted to; beyond it the request is shed with RATE_LIMITED. */
   maxWaitMs: number;
+  /**
+   * How long a shed request is held before its RATE_LIMITED is answered (never longer than its
+   * Retry-After; 0: at once). A client that retries at once — a bot, a herd of apps reconnecting —
+   * would otherwise turn shedding into a busy loop that takes the CPU the hashes and every other
+   * request need; held, it costs a timer.
+   */
+  shedPauseMs: number;
 }
+
+/**
+ * At most this many shed requests are held at once; beyond, they are answered at once. A held request
+ * costs a socket and a timer: this bounds what a flood of connections can make the service keep.
+ */
+export const maxHeldSheds = 1_000;
 
 /** How much each finished hash moves the mean hash time (an exponentially weighted mean). */
 const meanWeight = 0.2;
@@ -52,25 +66,52 @@ export async function createPasswordHasher(options: PasswordHasherOptions): Prom
  * Admits a hash only if its expected wait (its place in line × the recent mean hash time ÷ concurrency)
  * stays within the budget: a login storm is shed with 429 instead of queueing sign-ins for minutes.
  */
-export function createAdmission({ clock, concurrency, maxWaitMs }: Omit<PasswordHasherOptions, "hashing">) {
+export function createAdmission({ clock, concurrency, maxWaitMs, shedPauseMs }: Omit<PasswordHasherOptions, "hashing">) {
   let running = 0;
   let meanMs: number | undefined;
+  let held = 0;
   const waiting: Array<() => void> = [];
-  /** Throws RATE_LIMITED when a hash started now would wait in line longer than the budget. */
-  const assertAdmits = () => {
-    if (running < concurrency) return;
+  /** The RATE_LIMITED a hash started now is shed with, when it would wait in line longer than the budget. */
+  const shedding = (): DomainError | undefined => {
+    if (running < concurrency) return undefined;
     const expectedWaitMs = ((waiting.length + 1) * (meanMs ?? 0)) / concurrency;
-    if (expectedWaitMs > maxWaitMs) {
-      throw new DomainError("RATE_LIMITED", "auth.hashing_busy", {
-        retryAfter: Math.max(1, Math.ceil(expectedWaitMs / 1000)),
-      });
+    if (expectedWaitMs <= maxWaitMs) return undefined;
+    return new DomainError("RATE_LIMITED", "auth.hashing_busy", { retryAfter: Math.max(1, Math.ceil(expectedWaitMs / 1000)) });
+  };
+  /** Answers a shed request: after the shed pause (while fewer than maxHeldSheds are held), rejects with `error`. */
+  const shed = async (error: DomainError): Promise<never> => {
+    if (shedPauseMs > 0 && held < maxHeldSheds) {
+      held++;
+      try {
+        await clock.sleep(Math.min(shedPauseMs, (error.retryAfter ?? 1) * 1000));
+      } finally {
+        held--;
+      }
     }
+    throw error;
+  };
+  const assertAdmits = async (): Promise<void> => {
+    const error = shedding();
+    if (error) await shed(error);
+  };
+  /** A finished (or refused) slot goes straight to the next in line, or back to the pool. */
+  const release = () => {
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
   };
   async function admit<T>(task: () => Promise<T>): Promise<T> {
     if (running >= concurrency) {
-      assertAdmits();
-      // The finishing task hands its slot straight to the next in line.
+      const error = shedding();
+      if (error) await shed(error);
+      const queuedAt = clock.monotonicMs();
       await new Promise<void>((resolve) => waiting.push(resolve));
+      // The expected wait is an estimate: hashes can slow down after it was made (a busy host, a starved
+      // nice-10 process). Nobody waits in line longer than the budget; past it, the slot passes on.
+      if (clock.monotonicMs() - queuedAt > maxWaitMs) {
+        release();
+        throw new DomainError("RATE_LIMITED", "auth.hashing_busy", { retryAfter: Math.max(1, Math.ceil((meanMs ?? 0) / 1000)) });
+      }
     } else {
       running++;
     }
@@ -81,9 +122,7 @@ export function createAdmission({ clock, concurrency, maxWaitMs }: Omit<Password
       meanMs = meanMs === undefined ? tookMs : meanMs + meanWeight * (tookMs - meanMs);
       return result;
     } finally {
-      const next = waiting.shift();
-      if (next) next();
-      else running--;
+      release();
     }
   }
   return Object.assign(admit, { assertAdmits });

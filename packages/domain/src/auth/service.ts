@@ -51,7 +51,7 @@ export type LoginResult =
 export async function login(ctx: TenantCtx, input: z.infer<typeof loginInput>): Promise<LoginResult> {
   const { deps, tenant } = ctx;
   // In a sign-in storm, shed before any other work (limiter, user query): a shed login costs almost nothing.
-  deps.passwords.assertAdmits();
+  await deps.passwords.assertAdmits();
   // Counted as a failure up front (per account and per IP), given back below once the password is right.
   const attempt = await beginSignInAttempt(ctx, { tenantId: tenant.id, email: input.email }, { ip: true });
 

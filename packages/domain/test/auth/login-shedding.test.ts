@@ -20,7 +20,7 @@ async function saturatedHasher() {
     hash: () => new Promise((resolve) => finishers.push(() => resolve("hashed"))),
     verify: () => new Promise(() => {}),
   };
-  const created = createPasswordHasher({ hashing, clock, concurrency: 1, maxWaitMs: 0 });
+  const created = createPasswordHasher({ hashing, clock, concurrency: 1, maxWaitMs: 0, shedPauseMs: 0 });
   await settle();
   clock.advance(60);
   finishers.shift()!();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createAdmission, createPasswordHasher, type PasswordHashing } from "../../src/auth/passwords.js";
+import { createAdmission, createPasswordHasher, maxHeldSheds, type PasswordHashing } from "../../src/auth/passwords.js";
 import { DomainError } from "../../src/errors.js";
 import { fakeClock } from "../support/fake-ports.js";
 
@@ -34,7 +34,7 @@ describe("admission by expected wait", () => {
 
   it("admits while place in line × mean hash time ÷ concurrency stays within the budget, sheds the next with Retry-After", async () => {
     const clock = fakeClock();
-    const admit = createAdmission({ clock, concurrency: 2, maxWaitMs: 4_000 });
+    const admit = createAdmission({ clock, concurrency: 2, maxWaitMs: 4_000, shedPauseMs: 0 });
     await teach(admit, clock, 1_000);
 
     const never = () => new Promise<never>(() => {});
@@ -50,14 +50,14 @@ describe("admission by expected wait", () => {
 
   it("learns the hash time: slower hashes shorten the line it admits", async () => {
     const clock = fakeClock();
-    const admit = createAdmission({ clock, concurrency: 1, maxWaitMs: 1_000 });
+    const admit = createAdmission({ clock, concurrency: 1, maxWaitMs: 1_000, shedPauseMs: 0 });
     await teach(admit, clock, 100);
     const never = () => new Promise<never>(() => {});
     void admit(never);
     for (let k = 1; k <= 10; k++) void admit(never); // 10 × 100 ms = 1 s: all admitted
     await shedError(admit(never));
 
-    const slower = createAdmission({ clock, concurrency: 1, maxWaitMs: 1_000 });
+    const slower = createAdmission({ clock, concurrency: 1, maxWaitMs: 1_000, shedPauseMs: 0 });
     await teach(slower, clock, 100);
     await teach(slower, clock, 600, 10); // the mean moves towards 600 ms
     void slower(never);
@@ -68,14 +68,14 @@ describe("admission by expected wait", () => {
 
   it("always admits a hash when a slot is free, whatever the budget", async () => {
     const clock = fakeClock();
-    const admit = createAdmission({ clock, concurrency: 1, maxWaitMs: 0 });
+    const admit = createAdmission({ clock, concurrency: 1, maxWaitMs: 0, shedPauseMs: 0 });
     await teach(admit, clock, 10_000);
     await expect(admit(async () => "ran")).resolves.toBe("ran");
   });
 
   it("hands a finished slot to the next in line, and a failed hash frees its slot too", async () => {
     const clock = fakeClock();
-    const admit = createAdmission({ clock, concurrency: 1, maxWaitMs: 60_000 });
+    const admit = createAdmission({ clock, concurrency: 1, maxWaitMs: 60_000, shedPauseMs: 0 });
     const order: string[] = [];
     let fail!: (error: Error) => void;
     const first = admit(() => new Promise((_, reject) => (fail = reject)));
@@ -93,7 +93,7 @@ describe("the password hasher", () => {
   it("verifies an unknown user against a decoy made like a real hash, and answers false", async () => {
     const clock = fakeClock();
     const { hashing, pending } = heldHashing();
-    const created = createPasswordHasher({ hashing, clock, concurrency: 2, maxWaitMs: 4_000 });
+    const created = createPasswordHasher({ hashing, clock, concurrency: 2, maxWaitMs: 4_000, shedPauseMs: 0 });
     await settle();
     pending.shift()!.finish(); // the decoy
     const hasher = await created;
@@ -119,22 +119,22 @@ describe("the password hasher", () => {
         throw new Error("the hashing process exited");
       },
     };
-    const hasher = await createPasswordHasher({ hashing: broken, clock, concurrency: 1, maxWaitMs: 4_000 });
+    const hasher = await createPasswordHasher({ hashing: broken, clock, concurrency: 1, maxWaitMs: 4_000, shedPauseMs: 0 });
     await expect(hasher.verify("hashed", "pw")).rejects.toThrow("the hashing process exited");
   });
 
   it("sheds sign-ins with RATE_LIMITED once the expected wait passes the budget", async () => {
     const clock = fakeClock();
     const { hashing, pending } = heldHashing();
-    const created = createPasswordHasher({ hashing, clock, concurrency: 1, maxWaitMs: 100 });
+    const created = createPasswordHasher({ hashing, clock, concurrency: 1, maxWaitMs: 100, shedPauseMs: 0 });
     await settle();
     clock.advance(60);
     pending.shift()!.finish(); // the decoy took 60 ms
     const hasher = await created;
 
-    hasher.assertAdmits(); // a free slot
+    await hasher.assertAdmits(); // a free slot
     void hasher.verify("hashed:a", "a"); // running
-    hasher.assertAdmits(); // would wait ~60 ms
+    await hasher.assertAdmits(); // would wait ~60 ms
     void hasher.verify("hashed:b", "b"); // waits ~60 ms
     // The check a login makes first answers what the next verify answers.
     const asked = await shedError(Promise.resolve().then(() => hasher.assertAdmits()));
@@ -142,5 +142,94 @@ describe("the password hasher", () => {
     const shed = await shedError(hasher.verify("hashed:c", "c")); // would wait ~120 ms
     expect(shed.code).toBe("RATE_LIMITED");
     expect(shed.retryAfter).toBe(1);
+  });
+});
+
+describe("the shed pause", () => {
+  /** An admission with its one slot held by a hash that never ends, after one of `ms`: the next is shed. */
+  async function saturated(clock: Parameters<typeof createAdmission>[0]["clock"] & { advance?(ms: number): void }, shedPauseMs: number, ms = 1_000) {
+    const admit = createAdmission({ clock, concurrency: 1, maxWaitMs: 0, shedPauseMs });
+    await admit(async () => clock.advance?.(ms));
+    void admit(() => new Promise<never>(() => {}));
+    return admit;
+  }
+
+  it("holds a shed request for the pause before answering RATE_LIMITED, so a client retrying at once cannot spin", async () => {
+    const clock = fakeClock();
+    const admit = await saturated(clock, 1_000, 3_000);
+    const shed = await shedError(admit(async () => "never runs"));
+    expect(shed.code).toBe("RATE_LIMITED");
+    expect(clock.sleeps).toEqual([1_000]);
+    await shedError(admit.assertAdmits());
+    expect(clock.sleeps).toEqual([1_000, 1_000]);
+  });
+
+  it("never holds a request longer than the Retry-After it is answered with", async () => {
+    const clock = fakeClock();
+    const admit = await saturated(clock, 5_000, 200);
+    const shed = await shedError(admit(async () => "never runs"));
+    expect(shed.retryAfter).toBe(1);
+    expect(clock.sleeps).toEqual([1_000]);
+  });
+
+  it("answers at once with a pause of 0", async () => {
+    const clock = fakeClock();
+    const admit = await saturated(clock, 0);
+    await shedError(admit(async () => "never runs"));
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it(`holds at most ${maxHeldSheds} requests at once; beyond, answers at once`, async () => {
+    const base = fakeClock();
+    const wakes: Array<() => void> = [];
+    const clock = { ...base, sleep: (ms: number) => new Promise<void>((resolve) => wakes.push(() => resolve(void base.sleeps.push(ms))) ) };
+    const admit = await saturated(clock, 1_000);
+    const held = Array.from({ length: maxHeldSheds }, () => admit(async () => "never runs").catch((e: unknown) => e));
+    await settle();
+    expect(wakes).toHaveLength(maxHeldSheds);
+    const overflow = await shedError(admit(async () => "never runs"));
+    expect(overflow.code).toBe("RATE_LIMITED");
+    expect(wakes).toHaveLength(maxHeldSheds);
+    for (const wake of wakes) wake();
+    for (const error of await Promise.all(held)) expect((error as DomainError).code).toBe("RATE_LIMITED");
+    // Once they are answered, the next shed request is held again.
+    void admit(async () => "never runs").catch(() => undefined);
+    await settle();
+    expect(wakes).toHaveLength(maxHeldSheds + 1);
+  });
+});
+
+describe("the budget as a deadline", () => {
+  it("sheds a hash whose wait in line outran the budget when its turn comes, and passes the slot on", async () => {
+    const clock = fakeClock();
+    const admit = createAdmission({ clock, concurrency: 1, maxWaitMs: 1_000, shedPauseMs: 0 });
+    await admit(async () => clock.advance(100)); // the mean: 100 ms, so a few fit in line
+    let finishSlow!: () => void;
+    const slow = admit(() => new Promise<void>((resolve) => (finishSlow = resolve)));
+    const late = admit(async () => "ran late");
+    const order: string[] = [];
+    const next = admit(async () => order.push("next"));
+    clock.advance(1_500); // the running hash took far longer than the mean said
+    finishSlow();
+    await slow;
+    const shed = await shedError(late);
+    expect([shed.code, shed.retryAfter]).toEqual(["RATE_LIMITED", 1]);
+    // The one after it also waited past the budget; a new hash gets the free slot at once.
+    await shedError(next);
+    expect(order).toEqual([]);
+    await expect(admit(async () => "fresh")).resolves.toBe("fresh");
+  });
+
+  it("runs a hash that waited within the budget", async () => {
+    const clock = fakeClock();
+    const admit = createAdmission({ clock, concurrency: 1, maxWaitMs: 1_000, shedPauseMs: 0 });
+    await admit(async () => clock.advance(100));
+    let finish!: () => void;
+    const running = admit(() => new Promise<void>((resolve) => (finish = resolve)));
+    const queued = admit(async () => "ran");
+    clock.advance(900);
+    finish();
+    await running;
+    await expect(queued).resolves.toBe("ran");
   });
 });

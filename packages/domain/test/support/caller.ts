@@ -87,7 +87,7 @@ export async function createServiceDeps(): Promise<ServiceDeps> {
     cipher,
     refreshSuccessor: createRefreshSuccessor(dataKey),
     tokens: createAccessTokens({ keys, issuer: config.issuer, audience: config.audience, ttlSeconds: config.accessTokenTtlSeconds, now, random }),
-    passwords: await createPasswordHasher({ hashing: plainHashing, clock, concurrency: 2, maxWaitMs: 60_000 }),
+    passwords: await createPasswordHasher({ hashing: plainHashing, clock, concurrency: 2, maxWaitMs: 60_000, shedPauseMs: 0 }),
     tenants: createTenantDirectory(db, { ttlMs: 30_000, clock }),
     limiter: unlimited,
     nudgeSms: () => {},
