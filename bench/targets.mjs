@@ -20,9 +20,9 @@ export const mePaths = { rest: "/api/v1/auth/me", trpc: "/trpc/profile.me", base
 
 /**
  * `env`: settings on top of the benchmark's (the callback benchmark turns M-Pesa on). With
- * MTEJA_BENCH_SEED_ROWS set, that many more users and sessions are seeded after the bench user.
+ * MTEJA_BENCH_SEED_ROWS set, that many more users and sessions are seeded after the bench user (unless `seed` is false).
  */
-export async function startMteja({ env = {} } = {}) {
+export async function startMteja({ env = {}, seed = true } = {}) {
   const scratch = await createScratchDatabase(adminUrl, "mteja_bench");
   const url = scratch.url.toString();
   const silent = { info() {}, warn() {}, error() {}, debug() {} };
@@ -48,9 +48,9 @@ export async function startMteja({ env = {} } = {}) {
   });
   const registered = (await register.json()).data;
   const token = registered.access_token;
-  const seedSeconds = await seedUsersAndSessions(url, seedRows);
-  const plans = seedRows ? await explainHotReads(url, "bench@example.com") : undefined;
-  if (seedRows) console.log(`seeded ${seedRows} users and sessions in ${seedSeconds.toFixed(0)} s; plans: ${JSON.stringify(plans)}`);
+  const seedSeconds = seed ? await seedUsersAndSessions(url, seedRows) : 0;
+  const plans = seed && seedRows ? await explainHotReads(url, "bench@example.com") : undefined;
+  if (seed && seedRows) console.log(`seeded ${seedRows} users and sessions in ${seedSeconds.toFixed(0)} s; plans: ${JSON.stringify(plans)}`);
   const headers = { authorization: `Bearer ${token}`, "x-tenant-id": "default" };
   return {
     base,

@@ -67,6 +67,7 @@ const settingsSchema = z
       .regex(/^[A-Za-z0-9+/_-]{43}=?$|^[0-9a-fA-F]{64}$/, "DATA_ENCRYPTION_KEY must be 32 bytes as base64 or hex")
       .optional(),
     ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(3600).default(900),
+    ACCESS_TOKEN_CACHE_SIZE: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
     PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
     PASSWORD_HASH_MAX_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(4_000),
     PASSWORD_HASH_SHED_PAUSE_MS: z.coerce.number().int().min(0).max(10_000).default(1_000),

@@ -104,6 +104,7 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       ttlSeconds: settings.ACCESS_TOKEN_TTL_SECONDS,
       now,
       random,
+      verifiedTokensKept: settings.ACCESS_TOKEN_CACHE_SIZE,
     });
 
     let redis: Redis | undefined;

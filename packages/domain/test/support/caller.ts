@@ -86,7 +86,7 @@ export async function createServiceDeps(): Promise<ServiceDeps> {
     random,
     cipher,
     refreshSuccessor: createRefreshSuccessor(dataKey),
-    tokens: createAccessTokens({ keys, issuer: config.issuer, audience: config.audience, ttlSeconds: config.accessTokenTtlSeconds, now, random }),
+    tokens: createAccessTokens({ keys, issuer: config.issuer, audience: config.audience, ttlSeconds: config.accessTokenTtlSeconds, now, random, verifiedTokensKept: 100 }),
     passwords: await createPasswordHasher({ hashing: plainHashing, clock, concurrency: 2, maxWaitMs: 60_000, shedPauseMs: 0 }),
     tenants: createTenantDirectory(db, { ttlMs: 30_000, clock }),
     limiter: unlimited,

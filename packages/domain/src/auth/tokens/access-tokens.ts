@@ -1,7 +1,9 @@
 import jwt from "jsonwebtoken";
 import { DomainError } from "../../errors.js";
 import type { Random } from "../../core/ports.js";
+import type { KeyObject } from "node:crypto";
 import type { SigningKeyRing } from "./signing-key-ring.js";
+import { createVerifiedTokens, stillCurrent } from "./verified-tokens.js";
 
 export interface AccessClaims {
   sub: string;
@@ -24,6 +26,8 @@ export interface AccessTokenOptions {
   ttlSeconds: number;
   now: () => Date;
   random: Random;
+  /** Verified tokens kept so a repeated token skips the signature check (verified-tokens.ts); 0: none. */
+  verifiedTokensKept: number;
 }
 
 /**
@@ -32,6 +36,7 @@ export interface AccessTokenOptions {
  */
 export function createAccessTokens(options: AccessTokenOptions): AccessTokens {
   const invalid = () => new DomainError("INVALID_TOKEN");
+  const verified = createVerifiedTokens(options.verifiedTokensKept);
 
   return {
     async sign(claims) {
@@ -48,13 +53,26 @@ export function createAccessTokens(options: AccessTokenOptions): AccessTokens {
       });
     },
     async verify(token) {
+      const nowSeconds = Math.floor(options.now().getTime() / 1000);
+      const known = verified.get(token);
+      if (known) {
+        // The same answer the full check would give: still within its lifetime, and its kid still names
+        // the key that verified it (a retired or replaced key fails its tokens at once).
+        if (stillCurrent(known, nowSeconds) && (await options.keys.verificationKey(known.kid)) === known.key) return known.claims;
+        verified.forget(token);
+      }
       let lookupFailure: { error: unknown } | undefined;
+      let usedKey: { kid: string; key: KeyObject } | undefined;
       // One decode: jsonwebtoken hands the header it parsed to the key look-up instead of us decoding first.
       const findKey: jwt.GetPublicKeyOrSecret = (header, callback) => {
         // The kid must name one of our keys; jku/x5u/jwk headers are never consulted.
         if (!header.kid || header.alg !== "ES256") return callback(invalid());
-        options.keys.verificationKey(header.kid).then(
-          (key) => callback(key ? null : invalid(), key),
+        const kid = header.kid;
+        options.keys.verificationKey(kid).then(
+          (key) => {
+            if (key) usedKey = { kid, key };
+            callback(key ? null : invalid(), key);
+          },
           (error: unknown) => {
             lookupFailure = { error };
             callback(invalid());
@@ -65,7 +83,7 @@ export function createAccessTokens(options: AccessTokenOptions): AccessTokens {
         algorithms: ["ES256"],
         issuer: options.issuer,
         audience: options.audience,
-        clockTimestamp: Math.floor(options.now().getTime() / 1000),
+        clockTimestamp: nowSeconds,
       };
       const payload = await new Promise<jwt.JwtPayload | undefined>((resolve) =>
         jwt.verify(token, findKey, verifyOptions, (error, decoded) => resolve(error ? undefined : (decoded as jwt.JwtPayload))),
@@ -75,7 +93,11 @@ export function createAccessTokens(options: AccessTokenOptions): AccessTokens {
       if (!payload || typeof payload.sub !== "string" || typeof payload.tid !== "string" || typeof payload.sid !== "string") {
         throw invalid();
       }
-      return { sub: payload.sub, tid: payload.tid, sid: payload.sid, role: typeof payload.role === "string" ? payload.role : null };
+      const claims: AccessClaims = { sub: payload.sub, tid: payload.tid, sid: payload.sid, role: typeof payload.role === "string" ? payload.role : null };
+      if (usedKey && typeof payload.exp === "number") {
+        verified.remember(token, { claims, ...usedKey, expiresAt: payload.exp, notBefore: typeof payload.nbf === "number" ? payload.nbf : undefined });
+      }
+      return claims;
     },
     async jwks() {
       const keys = await options.keys.publishedKeys();
