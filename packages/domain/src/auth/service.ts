@@ -1,4 +1,4 @@
-import { Prisma } from "@mteja/db";
+import { findSignInUser, Prisma } from "@mteja/db";
 import type { z } from "zod";
 import { DomainError } from "../errors.js";
 import { issueOtpLoginToken } from "./tokens/otp-login-token.js";
@@ -55,7 +55,7 @@ export async function login(ctx: TenantCtx, input: z.infer<typeof loginInput>): 
   // Counted as a failure up front (per account and per IP), given back below once the password is right.
   const attempt = await beginSignInAttempt(ctx, { tenantId: tenant.id, email: input.email }, { ip: true });
 
-  const user = await ctx.db.user.findUnique({ where: { tenantId_email: { tenantId: tenant.id, email: input.email } } });
+  const user = await findSignInUser(deps.db.sql, tenant.id, input.email);
   // Unknown emails are verified against a decoy hash: same work, same time, same answer.
   // An account without a password (created by phone sign-in) is checked against the decoy too.
   const valid = await attempt.check(() => deps.passwords.verify(user?.passwordHash ?? undefined, input.password));

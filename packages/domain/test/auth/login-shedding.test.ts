@@ -42,16 +42,19 @@ describe("a login shed by the hashing admission", () => {
       peek: async () => ({ allowed: true, retryAfter: 0 }),
     };
     const ctx = {
-      deps: { limiter, passwords: await saturatedHasher() },
-      tenant: { id: "shop", settings: { requireVerifiedEmail: false } },
-      db: {
-        user: {
-          findUnique: async () => {
-            work.push("user query");
-            return null;
+      deps: {
+        limiter,
+        passwords: await saturatedHasher(),
+        db: {
+          sql: {
+            query: async () => {
+              work.push("user query");
+              return [];
+            },
           },
         },
       },
+      tenant: { id: "shop", settings: { requireVerifiedEmail: false } },
       request: { ip: "203.0.113.9" },
     } as unknown as TenantCtx;
 
