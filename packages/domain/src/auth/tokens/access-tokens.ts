@@ -36,7 +36,7 @@ export interface AccessTokenOptions {
  */
 export function createAccessTokens(options: AccessTokenOptions): AccessTokens {
   const invalid = () => new DomainError("INVALID_TOKEN");
-  const verified = createVerifiedTokens(options.verifiedTokensKept);
+  const verified = createVerifiedTokens<AccessClaims>(options.verifiedTokensKept);
 
   return {
     async sign(claims) {

@@ -1,9 +1,8 @@
 import type { KeyObject } from "node:crypto";
-import type { AccessClaims } from "./access-tokens.js";
 
 /** What checking one token proved, kept so the next request with the same token need not prove it again. */
-export interface VerifiedToken {
-  claims: AccessClaims;
+export interface VerifiedToken<Claims> {
+  claims: Claims;
   /** The kid it names and the key that checked its signature: a hit must still find that same key. */
   kid: string;
   key: KeyObject;
@@ -22,12 +21,12 @@ export interface VerifiedToken {
  * Insertion order, not least-recently-used: a full cache drops its oldest entry, which is also the one
  * closest to expiry, so the bookkeeping stays one Map operation per request.
  */
-export function createVerifiedTokens(maxEntries: number) {
-  const entries = new Map<string, VerifiedToken>();
+export function createVerifiedTokens<Claims>(maxEntries: number) {
+  const entries = new Map<string, VerifiedToken<Claims>>();
   return {
-    get: (token: string): VerifiedToken | undefined => entries.get(token),
+    get: (token: string): VerifiedToken<Claims> | undefined => entries.get(token),
     forget: (token: string): void => void entries.delete(token),
-    remember(token: string, verified: VerifiedToken): void {
+    remember(token: string, verified: VerifiedToken<Claims>): void {
       if (maxEntries <= 0) return;
       if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
       entries.set(token, verified);
@@ -36,6 +35,6 @@ export function createVerifiedTokens(maxEntries: number) {
 }
 
 /** Whether a remembered proof still holds at `nowSeconds`, as jsonwebtoken would decide it (no clock tolerance). */
-export function stillCurrent(verified: VerifiedToken, nowSeconds: number): boolean {
+export function stillCurrent(verified: VerifiedToken<unknown>, nowSeconds: number): boolean {
   return nowSeconds < verified.expiresAt && (verified.notBefore === undefined || verified.notBefore <= nowSeconds);
 }
