@@ -7,6 +7,10 @@
 //   git stash && pnpm exec turbo run build --filter=@mteja/api && cp -r apps/api/dist apps/api/dist-before && git stash pop && pnpm exec turbo run build --filter=@mteja/api
 //   node bench/ab.mjs --before apps/api/dist-before [--path /trpc/profile.me] [--seconds 5] [--rounds 4] [--connections 50]
 //
+// For a change to a patched dependency, give the before build the dependency's previous copy (pnpm
+// keeps it in node_modules/.pnpm after `pnpm patch-commit`) through a link inside it, e.g.
+// apps/api/dist-before/node_modules/@trpc/server → node_modules/.pnpm/@trpc+server@…_patch_hash=<old>/node_modules/@trpc/server.
+//
 // Prints requests/s and p99 of each build per round and the ratio after/before over all rounds.
 import path from "node:path";
 import { pathToFileURL } from "node:url";

@@ -3,7 +3,8 @@
  * (docs/performance.md, "What /me spends its time on"). Nothing else would notice if one stopped
  * applying after an upgrade: these tests do.
  */
-import { initTRPC } from "@trpc/server";
+import { initTRPC, TRPCError } from "@trpc/server";
+import { resolveResponse, resolveResponseParts } from "@trpc/server/http";
 import Fastify from "fastify";
 import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -65,5 +66,66 @@ describe("patched dependencies", () => {
     });
     const result = await t.createCallerFactory(router)({})["read"]();
     expect(result).toEqual({ plain: 1, ownProto: true, inherited: undefined });
+  });
+  describe("@trpc/server resolveResponse", () => {
+    const t = initTRPC.create({ isDev: false }); // no stacks in error shapes: the two answers are compared whole
+    const seen: { signal?: AbortSignal }[] = [];
+    const router = t.router({
+      ping: t.procedure.query(({ signal }) => {
+        seen.push({ signal });
+        return { pong: true };
+      }),
+      fail: t.procedure.query(() => {
+        throw new TRPCError({ code: "FORBIDDEN", message: "no" });
+      }),
+      ticks: t.procedure.subscription(({ signal }) => {
+        seen.push({ signal });
+        return (async function* () {
+          yield 1;
+        })();
+      }),
+    });
+    const requestFor = (url: string, init: RequestInit = {}) => new Request(`http://localhost/trpc/${url}`, init);
+    const optionsFor = (req: Request, path: string) => ({ router, req, path, allowBatching: true, maxBatchSize: 2, error: null, createContext: async () => ({}) });
+
+    it("resolveResponseParts answers exactly as resolveResponse, without the Response", async () => {
+      const cases: [string, string, RequestInit?][] = [
+        ["ping", "ping"],
+        ["fail", "fail"],
+        ["ping,fail?batch=1", "ping,fail"],
+        ["ping,ping,ping?batch=1", "ping,ping,ping"], // over maxBatchSize: refused before any call, no content type of tRPC's
+        ["nothing", "nothing"],
+        ["ping", "ping", { method: "HEAD" }],
+      ];
+      for (const [url, path, init] of cases) {
+        const whole = await resolveResponse(optionsFor(requestFor(url, init), path));
+        const parts = await resolveResponseParts(optionsFor(requestFor(url, init), path));
+        expect(parts.status, url).toBe(whole.status);
+        expect([...parts.headers], url).toEqual([...whole.headers]);
+        expect(parts.body, url).toBe(whole.body === null ? null : await whole.text());
+      }
+    });
+
+    it("gives a query in a whole-document answer the request's own signal (no combined signals per call)", async () => {
+      const controller = new AbortController();
+      const req = new Request("http://localhost/trpc/ping", { signal: controller.signal });
+      seen.length = 0;
+      await resolveResponseParts(optionsFor(req, "ping"));
+      expect(seen[0]?.signal).toBe(req.signal);
+    });
+
+    it("still gives a subscription a signal of its own that aborts with the request's", async () => {
+      const controller = new AbortController();
+      const req = new Request("http://localhost/trpc/ticks", { signal: controller.signal });
+      seen.length = 0;
+      const parts = await resolveResponseParts(optionsFor(req, "ticks"));
+      expect(parts.body).toBeInstanceOf(ReadableStream);
+      const signal = seen[0]?.signal;
+      expect(signal).toBeInstanceOf(AbortSignal);
+      expect(signal).not.toBe(req.signal);
+      controller.abort();
+      expect(signal?.aborted).toBe(true);
+      await (parts.body as ReadableStream).cancel();
+    });
   });
 });

@@ -1,12 +1,12 @@
 import { DomainError, type AppRouter, type Deps } from "@mteja/domain";
 import { TRPCError } from "@trpc/server";
-import { incomingMessageToRequest } from "@trpc/server/adapters/node-http";
-import { resolveResponse } from "@trpc/server/http";
-import type { FastifyPluginAsync, FastifyReply } from "fastify";
+import { resolveResponseParts } from "@trpc/server/http";
+import type { FastifyPluginAsync } from "fastify";
 import { createRequestContext } from "./context.js";
 import { jsonBodyProblem } from "./json-body.js";
 import { requestLocale } from "./errors.js";
 import { createResponseMeta } from "./response-meta.js";
+import { trpcRequestOf } from "./trpc-request.js";
 
 export interface TrpcMountOptions {
   router: AppRouter;
@@ -21,27 +21,14 @@ export interface TrpcMountOptions {
 export const TRPC_MAX_BATCH_CALLS = 10;
 
 /**
- * Whether tRPC's answer is one JSON document (a query, a mutation, a batch) rather than a stream (an
- * SSE subscription, a jsonl batch): tRPC marks streams by content type or chunked transfer.
- */
-function isWholeDocument(response: Response): boolean {
-  return response.body !== null && response.headers.get("transfer-encoding") === null && response.headers.get("content-type") !== "text/event-stream";
-}
-
-/** Status and headers of tRPC's answer onto Fastify's reply. */
-function copyHead(response: Response, reply: FastifyReply): void {
-  void reply.code(response.status);
-  for (const [name, value] of response.headers) void reply.header(name, value);
-}
-
-/**
  * The typed tRPC transport at /trpc for first-party frontends (batching on, at most TRPC_MAX_BATCH_CALLS calls).
  *
- * Mounted here rather than with tRPC's `fastifyTRPCPlugin`, which does the same two steps (the Fetch
- * `Request`, `resolveResponse`) and then hands Fastify the `Response` itself: Fastify sends that as a web
- * stream, chunked, through a stream reader per call. A whole JSON answer is read as text and sent as
- * one string instead (one write with a Content-Length); streams (subscriptions, jsonl) still go out as
- * streams. The measured difference is in docs/performance.md.
+ * Mounted here rather than with tRPC's `fastifyTRPCPlugin`, which builds a Fetch `Request`, runs
+ * `resolveResponse` and hands Fastify the `Response`: Fastify sends that as a web stream, chunked,
+ * through a stream reader per call. Here a bodiless request is given to tRPC without a Fetch `Request`
+ * (trpc-request.ts), and `resolveResponseParts` (our @trpc/server patch: `resolveResponse` without the
+ * `Response`) gives tRPC's status, headers and body: a whole JSON answer is a string, sent in one write
+ * with a Content-Length; streams (subscriptions, jsonl) go out as streams. Measured in docs/performance.md.
  */
 export const trpcPlugin: FastifyPluginAsync<TrpcMountOptions> = async (app, opts) => {
   // tRPC reads bodies itself, as text (what fastifyTRPCPlugin registers too; scoped to this plugin).
@@ -52,11 +39,11 @@ export const trpcPlugin: FastifyPluginAsync<TrpcMountOptions> = async (app, opts
   app.all<{ Params: { path: string } }>("/trpc/:path", async (request, reply) => {
     const raw = request.raw as typeof request.raw & { body?: unknown };
     if (request.body !== undefined) raw.body = request.body;
-    const response = await resolveResponse<AppRouter>({
+    const answer = await resolveResponseParts<AppRouter>({
       router: opts.router,
       allowBatching: true,
       maxBatchSize: TRPC_MAX_BATCH_CALLS,
-      req: incomingMessageToRequest(raw, reply.raw, { maxBodySize: null }),
+      req: trpcRequestOf(raw, reply.raw),
       path: request.params.path,
       error: null,
       createContext: async () => {
@@ -69,8 +56,8 @@ export const trpcPlugin: FastifyPluginAsync<TrpcMountOptions> = async (app, opts
       responseMeta,
       onError: ({ error, path }) => opts.onError(error, path),
     });
-    copyHead(response, reply);
-    if (isWholeDocument(response)) return reply.send(await response.text());
-    return reply.send(response.body);
+    void reply.code(answer.status);
+    for (const [name, value] of answer.headers) void reply.header(name, value);
+    return reply.send(answer.body);
   });
 };
