@@ -12,6 +12,7 @@ export {
   type MailOutboxStoreOptions,
   type OutboxInsert,
 } from "./repositories/mail-outbox.js";
+export { insertStoredCallback, type StoredCallbackInsert } from "./repositories/momo-callbacks.js";
 export { findLiveSession, findSessionUser, isSessionLive, markSessionUsed, type LiveSessionRow, type SessionKey, type SessionUserRow } from "./repositories/session-users.js";
 export { createScratchDatabase, isPostgresReachable, type ScratchDatabase } from "./scratch.js";
 export { createSmsOutboxStore, enqueueSms, type ClaimedOutboxText, type SmsInsert, type SmsOutboxStore } from "./repositories/sms-outbox.js";

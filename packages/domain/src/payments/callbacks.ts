@@ -14,6 +14,7 @@
  * payouts/payout-callbacks.ts and reversals/reversal-callbacks.ts.
  */
 import { C2B_CONFIRMATION_ANSWER, parseC2bNotification, parseStkCallback, type C2bNotification, type StkCallback } from "@mteja/daraja";
+import { insertStoredCallback } from "@mteja/db";
 import type { Deps } from "../context.js";
 import { equalsConstantTime } from "../core/secrets.js";
 import { answerC2bValidation, applyStoredC2bConfirmation } from "./c2b/c2b-callbacks.js";
@@ -80,20 +81,17 @@ async function store(
   fields: { outcome: CallbackOutcome; correlationId?: string | null; flagReason?: string | null; accountReference?: string | undefined },
 ): Promise<{ id: string; receivedAt: Date }> {
   const receivedAt = deps.clock.now();
-  const row = await deps.db.unscoped.momoCallback.create({
-    data: {
-      kind: callback.kind,
-      rawBody: storableText(callback.rawBody),
-      sourceIp: callback.sourceIp,
-      receivedAt,
-      outcome: fields.outcome,
-      correlationId: fields.correlationId ?? null,
-      flagReason: fields.flagReason ?? null,
-      accountReference: fields.accountReference ?? null,
-    },
-    select: { id: true },
+  const id = await insertStoredCallback(deps.db.sql, {
+    kind: callback.kind,
+    rawBody: storableText(callback.rawBody),
+    sourceIp: callback.sourceIp,
+    receivedAt,
+    outcome: fields.outcome,
+    correlationId: fields.correlationId ?? null,
+    flagReason: fields.flagReason ?? null,
+    accountReference: fields.accountReference ?? null,
   });
-  return { id: row.id, receivedAt };
+  return { id, receivedAt };
 }
 
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
