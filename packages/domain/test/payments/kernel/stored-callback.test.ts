@@ -64,6 +64,17 @@ describe("applyStoredCallback", () => {
     expect(await tenantName()).toBe(before);
   });
 
+  it("waits for a busy database rather than failing: the apply starts after another transaction of 2.5 s", async () => {
+    const id = await storedCallback("accepted");
+    // The embedded database has one connection: this transaction holds it, as a busy pool would.
+    const busy = service.deps.db.unscoped.$transaction(() => new Promise((resolve) => setTimeout(resolve, 2_500)), { timeout: 10_000 });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const { result } = await applyStoredCallback(service.deps, id, {}, async () => ({ recorded: true, outcome: "duplicate", link: {} }));
+    await busy;
+    expect(result).toBe("duplicate");
+    expect((await storedRow(id)).outcome).toBe("duplicate");
+  });
+
   it("leaves a held row as it is", async () => {
     const id = await storedCallback("accepted");
     const { result } = await applyStoredCallback(service.deps, id, {}, async () => ({ recorded: false, result: "held" }));
