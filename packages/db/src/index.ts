@@ -13,6 +13,7 @@ export {
   type OutboxInsert,
 } from "./repositories/mail-outbox.js";
 export { findSignInUser, type SignInUser } from "./repositories/sign-in-users.js";
+export { insertStoredCallback, type StoredCallbackInsert } from "./repositories/momo-callbacks.js";
 export { findLiveSession, findSessionUser, isSessionLive, markSessionUsed, type LiveSessionRow, type SessionKey, type SessionUserRow } from "./repositories/session-users.js";
 export { createScratchDatabase, isPostgresReachable, type ScratchDatabase } from "./scratch.js";
 export { createSmsOutboxStore, enqueueSms, type ClaimedOutboxText, type SmsInsert, type SmsOutboxStore } from "./repositories/sms-outbox.js";

@@ -14,6 +14,7 @@
  * payouts/payout-callbacks.ts and reversals/reversal-callbacks.ts.
  */
 import { C2B_CONFIRMATION_ANSWER, parseC2bNotification, parseStkCallback, type C2bNotification, type StkCallback } from "@mteja/daraja";
+import { insertStoredCallback } from "@mteja/db";
 import type { Deps } from "../context.js";
 import { equalsConstantTime } from "../core/secrets.js";
 import { answerC2bValidation, applyStoredC2bConfirmation } from "./c2b/c2b-callbacks.js";
@@ -78,21 +79,19 @@ async function store(
   deps: Deps,
   callback: InboundCallback,
   fields: { outcome: CallbackOutcome; correlationId?: string | null; flagReason?: string | null; accountReference?: string | undefined },
-): Promise<string> {
-  const row = await deps.db.unscoped.momoCallback.create({
-    data: {
-      kind: callback.kind,
-      rawBody: storableText(callback.rawBody),
-      sourceIp: callback.sourceIp,
-      receivedAt: deps.clock.now(),
-      outcome: fields.outcome,
-      correlationId: fields.correlationId ?? null,
-      flagReason: fields.flagReason ?? null,
-      accountReference: fields.accountReference ?? null,
-    },
-    select: { id: true },
+): Promise<{ id: string; receivedAt: Date }> {
+  const receivedAt = deps.clock.now();
+  const id = await insertStoredCallback(deps.db.sql, {
+    kind: callback.kind,
+    rawBody: storableText(callback.rawBody),
+    sourceIp: callback.sourceIp,
+    receivedAt,
+    outcome: fields.outcome,
+    correlationId: fields.correlationId ?? null,
+    flagReason: fields.flagReason ?? null,
+    accountReference: fields.accountReference ?? null,
   });
-  return row.id;
+  return { id, receivedAt };
 }
 
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
@@ -151,14 +150,15 @@ export async function receiveCallback(deps: Deps, callback: InboundCallback): Pr
       ? parseCallback(callback.kind, json.value)
       : { ok: false as const, error: "the body is not valid JSON" };
   if (!parsed.ok) {
-    const id = await store(deps, callback, { outcome: "malformed", flagReason: parsed.error.slice(0, 1000) });
+    const { id } = await store(deps, callback, { outcome: "malformed", flagReason: parsed.error.slice(0, 1000) });
     deps.logger.warn({ callbackId: id, kind: callback.kind, reason: parsed.error.slice(0, 200) }, "momo callback malformed");
     return errorReply(400, "MALFORMED_REQUEST", "The callback body is not a Daraja callback.");
   }
 
   const value = parsed.value;
   const accountReference = value.kind === "stkpush" ? referenceFromParameter(callback.reference) : undefined;
-  const id = await store(deps, callback, { outcome: "accepted", correlationId: value.correlationId, accountReference });
+  const stored = await store(deps, callback, { outcome: "accepted", correlationId: value.correlationId, accountReference });
+  const { id } = stored;
   if (value.kind === "c2b_validation") {
     // Validation changes nothing: the stored row records the answer (a rejection's code in flag_reason).
     const answer = await answerC2bValidation(deps, value.value);
@@ -169,7 +169,7 @@ export async function receiveCallback(deps: Deps, callback: InboundCallback): Pr
     await applyStoredC2bConfirmation(deps, id, value.value);
     return { status: 200, body: C2B_CONFIRMATION_ANSWER };
   }
-  if (value.kind === "stkpush") await applyStoredStkCallback(deps, id, value.value);
+  if (value.kind === "stkpush") await applyStoredStkCallback(deps, { ...stored, accountReference: accountReference ?? null }, value.value);
   else if (isReversalCallback(value)) await applyStoredReversalCallback(deps, id, value);
   else await applyStoredPayoutCallback(deps, id, value.outcome, value.ids);
   return ACCEPTED;

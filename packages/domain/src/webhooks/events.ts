@@ -35,15 +35,21 @@ export function eventIdsFrom(random: Random): EventIds {
  */
 export async function recordEvent(tx: Prisma.TransactionClient, event: NewEvent, eventIds?: EventIds): Promise<string> {
   const id = eventIds ? eventIds() : await drawEventId(tx);
-  await tx.webhookEvent.create({ data: { id, tenantId: event.tenantId, type: event.type, body: eventBody(id, event), createdAt: event.at } });
-  // One statement for the fan-out: a delivery per enabled endpoint subscribed to the type. The rule of
-  // subscriptions.ts in SQL: a list subscribes to the types it names, anything else to every type.
+  // One statement (one round trip) for the event and its fan-out: a delivery per enabled endpoint
+  // subscribed to the type. The rule of subscriptions.ts in SQL: a list subscribes to the types it
+  // names, anything else to every type. The deliveries' foreign key is checked at the statement's end,
+  // when the event row is there.
   await tx.$executeRaw`
+    WITH event AS (
+      INSERT INTO webhook_events (id, tenant_id, type, body, created_at)
+      VALUES (${id}::text, ${event.tenantId}::text, ${event.type}::text, ${eventBody(id, event)}::text, ${event.at}::timestamptz)
+      RETURNING id, tenant_id, type, created_at
+    )
     INSERT INTO webhook_deliveries (id, tenant_id, event_id, endpoint_id, status, attempts, next_attempt_at, created_at)
-    SELECT gen_random_uuid(), ${event.tenantId}::text, ${id}::text, id, 'pending', 0, ${event.at}::timestamptz, ${event.at}::timestamptz
-      FROM webhook_endpoints
-     WHERE tenant_id = ${event.tenantId}::text AND enabled AND deleted_at IS NULL
-       AND (jsonb_typeof(events) <> 'array' OR events @> jsonb_build_array(${event.type}::text))`;
+    SELECT gen_random_uuid(), event.tenant_id, event.id, endpoint.id, 'pending', 0, event.created_at, event.created_at
+      FROM event JOIN webhook_endpoints endpoint ON endpoint.tenant_id = event.tenant_id
+     WHERE endpoint.enabled AND endpoint.deleted_at IS NULL
+       AND (jsonb_typeof(endpoint.events) <> 'array' OR endpoint.events @> jsonb_build_array(event.type))`;
   return id;
 }
 

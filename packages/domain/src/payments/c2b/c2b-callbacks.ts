@@ -73,7 +73,7 @@ export async function applyStoredC2bConfirmation(deps: Deps, callbackId: string,
   // Found before the transaction: the embedded database has one connection, which the transaction holds.
   const tenant = await tenantForShortCode(deps, notification.businessShortCode);
   const apply = () =>
-    applyStoredCallback(deps, callbackId, { transId: notification.transId, shortCode: notification.businessShortCode }, (tx, _stored, now) =>
+    applyStoredCallback(deps, callbackId, { transId: notification.transId, shortCode: notification.businessShortCode }, (tx, now) =>
       confirmationVerdict(tx, tenant, notification, now),
     );
   try {

@@ -47,8 +47,11 @@ export async function recordPaymentReversed(tx: Tx, paymentId: string, at: Date)
   await recordEvent(tx, { tenantId: payment.tenantId, type: "payment.reversed", data: { payment: paymentObject(payment) }, at });
 }
 
+/** A stored callback as its outcome was recorded: what callback.flagged reports. */
+export type RecordedCallback = Pick<MomoCallbackModel, "id" | "kind" | "receivedAt" | "flagReason" | "paymentId" | "payoutId">;
+
 /** A flagged callback that names a payment or payout (one that names nothing has no tenant to tell). */
-export async function recordCallbackFlagged(tx: Tx, callback: MomoCallbackModel, at: Date, eventIds?: EventIds): Promise<void> {
+export async function recordCallbackFlagged(tx: Tx, callback: RecordedCallback, at: Date, eventIds?: EventIds): Promise<void> {
   const owner = callback.paymentId
     ? await tx.payment.findUnique({ where: { id: callback.paymentId }, select: { tenantId: true } })
     : callback.payoutId

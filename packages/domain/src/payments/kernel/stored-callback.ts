@@ -1,14 +1,18 @@
 /**
  * Applying a stored callback exactly once (docs/mpesa.md#callbacks), the same for STK results, B2C
- * and reversal results, timeouts and status results: in one transaction the stored row is locked (and
- * skipped when another path already handled it), the payment, payout or reversal it names is found,
- * locked and settled, and the stored row records what the callback did: applied | duplicate |
- * flagged (with flag_reason) | accepted.
+ * and reversal results, timeouts and status results, and C2B confirmations: in one transaction the
+ * payment, payout or reversal it names is found, locked and settled, and then the stored row records
+ * what the callback did (applied | duplicate | flagged with flag_reason | accepted) — but only while it
+ * is still unhandled; when another path handled it first, the whole transaction is rolled back.
+ *
+ * Lock order, the same on every path: the payment (payout, reversal) first, the stored row last, in
+ * the statement that records the outcome. Taking the stored row's lock in that statement instead of
+ * up front saves a round trip per callback (docs/performance.md, "Callback path, round two").
  */
 import type { Deps } from "../../context.js";
 import type { Tx } from "../payment-records.js";
 import { eventIdsFrom } from "../../webhooks/events.js";
-import { recordCallbackFlagged } from "./settled-events.js";
+import { recordCallbackFlagged, type RecordedCallback } from "./settled-events.js";
 
 /** momo_callbacks.outcome (the audit trail of what a callback did). */
 export type CallbackOutcome = "accepted" | "applied" | "duplicate" | "flagged" | "malformed" | "rejected";
@@ -54,11 +58,6 @@ export function amountMismatch(what: string, expected: number, reported: number 
   return { outcome: "flagged", flagReason: `amount mismatch: ${what} ${expected}, Daraja says ${reported}`, statusChanged: false };
 }
 
-export interface UnappliedCallback {
-  receivedAt: Date;
-  accountReference: string | null;
-}
-
 /**
  * What applying came to, decided under the locks: either the stored row is left as it is (held for a
  * payment that has no id yet, or naming nothing to settle), or it records an outcome and what it settled.
@@ -67,14 +66,46 @@ export type CallbackVerdict<Settled> =
   | { recorded: false; result: "held" | "accepted" }
   | { recorded: true; outcome: AppliedOutcome; flagReason?: string | undefined; link: { paymentId?: string; payoutId?: string }; settled?: Settled };
 
-/** Locks a stored callback that has not been applied yet; null when another path already handled it. */
-async function lockUnapplied(tx: Tx, callbackId: string): Promise<UnappliedCallback | null> {
-  const rows = await tx.$queryRaw<{ outcome: string; linked: boolean; received_at: Date; account_reference: string | null }[]>`
-    SELECT outcome, (payment_id IS NOT NULL OR payout_id IS NOT NULL) AS linked, received_at, account_reference
-      FROM momo_callbacks WHERE id = ${callbackId}::uuid FOR UPDATE`;
+/**
+ * How long applying waits for a connection, and may take once started. Prisma's defaults (2 s, 5 s)
+ * failed 1–3 % of callbacks with a 500 when the host was busy, although nothing was wrong: the stored
+ * callback then waits for the reconciler. Applying waits as long as the request itself would instead.
+ */
+const applyTransaction = { maxWait: 15_000, timeout: 30_000 };
+
+/** Rolls the transaction back: the stored row was handled by another path while this one decided. */
+class HandledElsewhere extends Error {}
+
+interface RecordedRow {
+  id: string;
+  kind: string;
+  received_at: Date;
+  flag_reason: string | null;
+  payment_id: string | null;
+  payout_id: string | null;
+}
+
+/**
+ * Records the outcome on the stored row if it is still unhandled (its row lock is taken here, after the
+ * payment's); the recorded row, or undefined when another path handled it first.
+ */
+async function recordOutcome(tx: Tx, callbackId: string, verdict: Extract<CallbackVerdict<unknown>, { recorded: true }>): Promise<RecordedCallback | undefined> {
+  const rows = await tx.$queryRaw<RecordedRow[]>`
+    UPDATE momo_callbacks
+       SET outcome = ${verdict.outcome}, flag_reason = ${verdict.flagReason ?? null},
+           payment_id = ${verdict.link.paymentId ?? null}::uuid, payout_id = ${verdict.link.payoutId ?? null}::uuid
+     WHERE id = ${callbackId}::uuid AND outcome = 'accepted' AND payment_id IS NULL AND payout_id IS NULL
+    RETURNING id::text AS id, kind, received_at, flag_reason, payment_id::text AS payment_id, payout_id::text AS payout_id`;
   const row = rows[0];
-  if (row === undefined || row.outcome !== "accepted" || row.linked) return null;
-  return { receivedAt: new Date(row.received_at), accountReference: row.account_reference };
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    kind: row.kind,
+    receivedAt: new Date(row.received_at),
+    flagReason: row.flag_reason,
+    paymentId: row.payment_id,
+    payoutId: row.payout_id,
+  };
 }
 
 /**
@@ -85,19 +116,23 @@ export async function applyStoredCallback<Settled>(
   deps: Deps,
   callbackId: string,
   logFields: object,
-  decide: (tx: Tx, stored: UnappliedCallback, now: Date) => Promise<CallbackVerdict<Settled>>,
+  decide: (tx: Tx, now: Date) => Promise<CallbackVerdict<Settled>>,
 ): Promise<{ result: StoredApplyResult; settled?: Settled | undefined }> {
   const now = deps.clock.now();
-  const verdict = await deps.db.unscoped.$transaction(async (tx): Promise<CallbackVerdict<Settled> | undefined> => {
-    const stored = await lockUnapplied(tx, callbackId);
-    if (!stored) return undefined;
-    const decided = await decide(tx, stored, now);
-    if (decided.recorded) {
-      const recorded = await tx.momoCallback.update({ where: { id: callbackId }, data: { outcome: decided.outcome, flagReason: decided.flagReason ?? null, ...decided.link } });
-      if (decided.outcome === "flagged") await recordCallbackFlagged(tx, recorded, now, eventIdsFrom(deps.random));
-    }
-    return decided;
-  });
+  let verdict: CallbackVerdict<Settled> | undefined;
+  try {
+    verdict = await deps.db.unscoped.$transaction(async (tx): Promise<CallbackVerdict<Settled>> => {
+      const decided = await decide(tx, now);
+      if (decided.recorded) {
+        const recorded = await recordOutcome(tx, callbackId, decided);
+        if (!recorded) throw new HandledElsewhere();
+        if (decided.outcome === "flagged") await recordCallbackFlagged(tx, recorded, now, eventIdsFrom(deps.random));
+      }
+      return decided;
+    }, applyTransaction);
+  } catch (error) {
+    if (!(error instanceof HandledElsewhere)) throw error;
+  }
   if (!verdict) return { result: "skipped" };
   if (verdict.recorded) deps.webhooks.nudge();
   if (!verdict.recorded) return { result: verdict.result };

@@ -88,7 +88,7 @@ export function parsePayoutCallback(kind: PayoutCallbackKind, body: unknown): { 
 
 /** Applies a stored payout callback once, under the payout's row lock. */
 export async function applyStoredPayoutCallback(deps: Deps, callbackId: string, outcome: PayoutOutcome, ids: PayoutIds): Promise<StoredApplyResult> {
-  const { result } = await applyStoredCallback(deps, callbackId, ids, async (tx, _stored, now) => {
+  const { result } = await applyStoredCallback(deps, callbackId, ids, async (tx, now) => {
     if (!ids.originatorConversationId && !ids.conversationId) {
       // A status query that failed or timed out names no payout: nothing to apply, the reconciler asks again.
       return { recorded: false, result: "accepted" };

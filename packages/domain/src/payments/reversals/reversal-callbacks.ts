@@ -94,7 +94,7 @@ function asReversalOutcome(reversal: PaymentReversalModel, callback: ReversalCal
 /** Applies a stored reversal callback once, under the reversal's row lock. */
 export async function applyStoredReversalCallback(deps: Deps, callbackId: string, callback: ReversalCallback): Promise<StoredApplyResult> {
   const { ids } = callback;
-  const { result } = await applyStoredCallback(deps, callbackId, ids, async (tx, _stored, now) => {
+  const { result } = await applyStoredCallback(deps, callbackId, ids, async (tx, now) => {
     if (!ids.originatorConversationId && !ids.conversationId && !ids.receipt && !ids.originalReceipt) {
       // A status query that failed names no transaction: nothing to apply, the reconciler asks again.
       return { recorded: false, result: "accepted" };

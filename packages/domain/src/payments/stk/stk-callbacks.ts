@@ -10,7 +10,7 @@ import { classifyStkResultCode, parseStkCallback, type StkCallback } from "@mtej
 import type { PaymentModel } from "@mteja/db";
 import type { Deps } from "../../context.js";
 import { publishPaymentStatus } from "../kernel/status-publisher.js";
-import { applyStoredCallback, type CallbackVerdict, type StoredApplyResult, type UnappliedCallback } from "../kernel/stored-callback.js";
+import { applyStoredCallback, type CallbackVerdict, type StoredApplyResult } from "../kernel/stored-callback.js";
 import { lockPaymentByCheckoutId, type Tx } from "../payment-records.js";
 import { settleStkPayment, type Settlement, type StkOutcome } from "./stk-settlement.js";
 import { claimForCallback, lockPromptMatching, withoutDarajaIds } from "./unknown-prompts.js";
@@ -36,6 +36,13 @@ async function promptsInFlight(tx: Tx, now: Date, inFlightSeconds: number): Prom
   return count > 0;
 }
 
+/** A stored STK callback: its row, and what matching a prompt without ids needs of it. */
+export interface StoredStkCallback {
+  id: string;
+  receivedAt: Date;
+  accountReference: string | null;
+}
+
 type StkTarget = { kind: "payment"; payment: PaymentModel } | { kind: "held" } | { kind: "flagged"; flagReason: string };
 
 /**
@@ -44,7 +51,7 @@ type StkTarget = { kind: "payment"; payment: PaymentModel } | { kind: "held" } |
  * that stores its ids before the count is found by the second lookup, one that stores them after is
  * counted (the callback is held and applied by that push) — never missed and flagged for good.
  */
-async function stkTarget(tx: Tx, deps: Deps, callback: StkCallback, stored: UnappliedCallback, now: Date): Promise<StkTarget> {
+async function stkTarget(tx: Tx, deps: Deps, callback: StkCallback, stored: StoredStkCallback, now: Date): Promise<StkTarget> {
   const { promptInFlightSeconds, unknownPromptWindowSeconds } = deps.momo.settings;
   const found = await lockPaymentByCheckoutId(tx, callback.checkoutRequestId);
   if (found) return { kind: "payment", payment: found };
@@ -62,7 +69,7 @@ async function stkTarget(tx: Tx, deps: Deps, callback: StkCallback, stored: Unap
   return { kind: "flagged", flagReason: "unknown CheckoutRequestID" };
 }
 
-async function stkVerdict(tx: Tx, deps: Deps, callback: StkCallback, stored: UnappliedCallback, now: Date): Promise<CallbackVerdict<Settlement>> {
+async function stkVerdict(tx: Tx, deps: Deps, callback: StkCallback, stored: StoredStkCallback, now: Date): Promise<CallbackVerdict<Settlement>> {
   const target = await stkTarget(tx, deps, callback, stored, now);
   if (target.kind === "held") return { recorded: false, result: "held" };
   if (target.kind === "flagged") return { recorded: true, outcome: "flagged", flagReason: target.flagReason, link: {} };
@@ -79,8 +86,8 @@ async function stkVerdict(tx: Tx, deps: Deps, callback: StkCallback, stored: Una
  * Applies a stored STK callback (from the callback route, from stkPush after it stored the ids, or
  * from the reconciler). Idempotent: a callback already applied is skipped.
  */
-export async function applyStoredStkCallback(deps: Deps, callbackId: string, callback: StkCallback): Promise<StoredApplyResult> {
-  const { result, settled } = await applyStoredCallback(deps, callbackId, { checkoutRequestId: callback.checkoutRequestId }, (tx, stored, now) =>
+export async function applyStoredStkCallback(deps: Deps, stored: StoredStkCallback, callback: StkCallback): Promise<StoredApplyResult> {
+  const { result, settled } = await applyStoredCallback(deps, stored.id, { checkoutRequestId: callback.checkoutRequestId }, (tx, now) =>
     stkVerdict(tx, deps, callback, stored, now),
   );
   if (settled?.decision.statusChanged) publishPaymentStatus(deps, settled.payment);
@@ -112,13 +119,13 @@ async function applyHeld(deps: Deps, where: { correlationId?: string; receivedAt
     where: { kind: "stkpush", outcome: "accepted", paymentId: null, ...where },
     orderBy: { receivedAt: "asc" },
     take: 200,
-    select: { id: true, rawBody: true },
+    select: { id: true, rawBody: true, receivedAt: true, accountReference: true },
   });
   let applied = 0;
   for (const row of held) {
     const parsed = parseStoredStkCallback(row.rawBody);
     if (!parsed) continue;
-    const result = await applyStoredStkCallback(deps, row.id, parsed);
+    const result = await applyStoredStkCallback(deps, row, parsed);
     if (result !== "skipped" && result !== "held") applied += 1;
   }
   return applied;

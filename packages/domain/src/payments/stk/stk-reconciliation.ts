@@ -35,12 +35,12 @@ export async function sweepHeldCallbacks({ deps, report }: SweepRun): Promise<vo
     where: { kind: "stkpush", outcome: "accepted", paymentId: null },
     orderBy: { receivedAt: "asc" },
     take: 200,
-    select: { id: true, rawBody: true, receivedAt: true, correlationId: true },
+    select: { id: true, rawBody: true, receivedAt: true, accountReference: true, correlationId: true },
   });
   for (const row of held) {
     const parsed = parseStoredStkCallback(row.rawBody);
     if (!parsed) continue;
-    const result = await applyStoredStkCallback(deps, row.id, parsed);
+    const result = await applyStoredStkCallback(deps, row, parsed);
     if (result === "held" && row.receivedAt < cutoff) {
       const flagReason = "unknown CheckoutRequestID (no payment claimed it while prompts were in flight)";
       const flagged = await deps.db.unscoped.momoCallback.updateMany({
