@@ -15,7 +15,7 @@ import { z } from "zod";
 import { RestRequest, RestResponse } from "../src/http/rest/node-pair.js";
 
 describe("patched dependencies", () => {
-  it("trpc-to-openapi makes a request's AbortSignal only when it is read (no WHATWG Request per call) and calls the procedure without a caller per request", async () => {
+  it("trpc-to-openapi makes a request's AbortSignal only when it is read (no WHATWG Request per call), with one getter for every call, and calls the procedure without a caller per request", async () => {
     const t = initTRPC.context<{ info: unknown }>().meta<OpenApiMeta>().create();
     const router = t.router({
       ping: t.procedure
@@ -25,11 +25,11 @@ describe("patched dependencies", () => {
         .query(() => ({ pong: true })),
     });
     const createCaller = vi.spyOn(router, "createCaller");
-    let info: { signal?: AbortSignal } | undefined;
+    const infos: Array<{ signal?: AbortSignal }> = [];
     const handle = createOpenApiNodeHttpHandler({
       router,
-      createContext: ({ info: given }: { info: unknown }) => {
-        info = given as { signal?: AbortSignal };
+      createContext: ({ info }: { info: unknown }) => {
+        infos.push(info as { signal?: AbortSignal });
         return { info };
       },
     } as never) as unknown as (req: RestRequest, res: RestResponse) => Promise<void>;
@@ -38,11 +38,17 @@ describe("patched dependencies", () => {
       await handle(new RestRequest(request), new RestResponse(reply));
       return reply;
     });
-    const res = await app.inject({ method: "GET", url: "/ping" });
+    const answers = [await app.inject({ method: "GET", url: "/ping" }), await app.inject({ method: "GET", url: "/ping" })];
     await app.close();
-    expect(res.json()).toEqual({ pong: true });
-    expect(typeof Object.getOwnPropertyDescriptor(info, "signal")?.get).toBe("function");
-    expect(info?.signal).toBeInstanceOf(AbortSignal);
+    for (const res of answers) expect(res.json()).toEqual({ pong: true });
+    // Not an accessor of each call's own (V8 would keep each call's request alive past its answer).
+    const getters = infos.map((info) => {
+      expect(Object.getOwnPropertyDescriptor(info, "signal")).toBeUndefined();
+      return Object.getOwnPropertyDescriptor(Object.getPrototypeOf(info), "signal")?.get;
+    });
+    expect(typeof getters[0]).toBe("function");
+    expect(getters[1]).toBe(getters[0]);
+    for (const info of infos) expect(info.signal).toBeInstanceOf(AbortSignal);
     expect(createCaller).not.toHaveBeenCalled();
   });
 

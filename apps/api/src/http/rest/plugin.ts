@@ -42,6 +42,9 @@ interface LibraryErrorBody {
 
 const bodyMethods = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
+const contextKey = Symbol("restContext");
+type WithContext = FastifyRequest & { [contextKey]: Context | null };
+
 export const restPlugin: FastifyPluginAsync<RestOptions> = async (app, opts) => {
   app.addHook("onRequest", async (request) => {
     // Body-less POSTs (logout, refresh) often come without a content type; treat them as an empty JSON body.
@@ -56,15 +59,18 @@ export const restPlugin: FastifyPluginAsync<RestOptions> = async (app, opts) => 
     }
   });
 
-  // The domain's view of each request, for the language of the library's own input-error message.
-  const contexts = new WeakMap<FastifyRequest, Context>();
+  // The domain's view of each request, for the language of the library's own input-error message. Kept
+  // on the request rather than in a WeakMap: V8's scavenger holds a long-lived WeakMap's values
+  // strongly, and each context refers to its request, so every request would outlive its answer into
+  // the old space until the next full collection (docs/performance.md, "Promotion per request").
+  app.decorateRequest(contextKey, null);
 
   app.addHook("onSend", async (request, reply, payload) => {
     if (reply.statusCode < 400 || typeof payload !== "string") return payload;
     try {
       const body = JSON.parse(payload) as LibraryErrorBody;
       if (body.success !== false || !body.error) return payload;
-      return JSON.stringify({ success: false, message: restMessage(body, contexts.get(request), request), error: body.error });
+      return JSON.stringify({ success: false, message: restMessage(body, (request as WithContext)[contextKey] ?? undefined, request), error: body.error });
     } catch {
       return payload;
     }
@@ -87,7 +93,7 @@ export const restPlugin: FastifyPluginAsync<RestOptions> = async (app, opts) => 
     router: opts.router,
     createContext: ({ req, res }: { req: RestRequest; res: RestResponse }) => {
       const ctx = createRequestContext(opts.deps, req.fastify, res.reply);
-      contexts.set(req.fastify, ctx);
+      (req.fastify as WithContext)[contextKey] = ctx;
       return ctx;
     },
     responseMeta: createResponseMeta(opts.router),
