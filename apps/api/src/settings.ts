@@ -71,7 +71,7 @@ const settingsSchema = z
     PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
     PASSWORD_HASH_MAX_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(4_000),
     PASSWORD_HASH_SHED_PAUSE_MS: z.coerce.number().int().min(0).max(10_000).default(1_000),
-    PASSWORD_HASHER: z.enum(["threads", "processes"]).default("threads"),
+    PASSWORD_HASHER: z.enum(["threads", "processes"]).default("processes"),
     BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(64 * 1024),
     METRICS_TOKEN: z.string().min(16, "METRICS_TOKEN must be at least 16 characters").optional(),
     /** The demo app's built files, served at /demo/ outside production; default apps/demo/dist. */

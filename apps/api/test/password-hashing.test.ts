@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { createProcessHashing, type ProcessHashing } from "../src/runtime/password-hashing/process-pool.js";
+import { readSettings } from "../src/settings.js";
 import { registerUser, RestClient, startTestApp, type TestApp } from "./support/app.js";
 import { skipThisTarget, target } from "./support/database.js";
 
@@ -96,6 +97,13 @@ describe.skipIf(target !== "embedded")("the pool of hashing processes", () => {
     await pool.close();
     for (const pid of pids) expect(alive(pid)).toBe(false);
     await expect(pool.hash("c")).rejects.toThrow(/closed/);
+  });
+});
+
+describe("the default", () => {
+  it("hashes in the nice-10 processes unless PASSWORD_HASHER says threads (the storm measurements in docs/performance.md)", () => {
+    expect(readSettings({}).PASSWORD_HASHER).toBe("processes");
+    expect(readSettings({ PASSWORD_HASHER: "threads" }).PASSWORD_HASHER).toBe("threads");
   });
 });
 

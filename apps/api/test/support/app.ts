@@ -53,6 +53,9 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     DATA_DIR: "/nonexistent-test-data-dir",
     // Tests prune by hand (retention.runOnce), at the clock's time of their choosing.
     PRUNE_INTERVAL_SECONDS: "0",
+    // Hundreds of services start in one run: hashing in-process keeps each light. The default (hashing
+    // processes) is what password-hashing.test.ts and the process tests start.
+    PASSWORD_HASHER: "threads",
     ...env,
   });
   const logger = options.logStream ? pino(loggerOptions(settings) as pino.LoggerOptions, options.logStream) : undefined;
