@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { registerUser, RestClient, startTestApp, uniqueEmail, type TestApp } from "./support/app.js";
-import { skipThisTarget } from "./support/database.js";
+import { skipThisTarget, target } from "./support/database.js";
 import {
   dropRedisKeys,
   IpClient,
@@ -20,9 +20,12 @@ import {
   waitRetryAfter,
 } from "./support/limits.js";
 
+// The limits count in memory or in Redis, never in the database: run once, on the embedded one (CI time).
+const skipHere = skipThisTarget || target !== "embedded";
+
 const randomAddress = () => `${1 + (randomBytes(1)[0]! % 220)}.${randomBytes(1)[0]}.${randomBytes(1)[0]}.${randomBytes(1)[0]}`;
 
-describe.skipIf(skipThisTarget)("per-IP limits without a trusted proxy (TRUST_PROXY unset)", () => {
+describe.skipIf(skipHere)("per-IP limits without a trusted proxy (TRUST_PROXY unset)", () => {
   describe("requests", () => {
     let t: TestApp;
     it.beforeAll(async ({ launch }) => {
@@ -61,7 +64,7 @@ describe.skipIf(skipThisTarget)("per-IP limits without a trusted proxy (TRUST_PR
   });
 });
 
-describe.skipIf(skipThisTarget)("per-IP limits behind a trusted proxy (TRUST_PROXY=127.0.0.1)", () => {
+describe.skipIf(skipHere)("per-IP limits behind a trusted proxy (TRUST_PROXY=127.0.0.1)", () => {
   let t: TestApp;
   it.beforeAll(async ({ launch }) => {
     t = await launch.app({ TRUST_PROXY: "127.0.0.1", RATE_LIMIT_RULES: "auth_requests_per_ip=4/60" });
@@ -90,7 +93,7 @@ describe.skipIf(skipThisTarget)("per-IP limits behind a trusted proxy (TRUST_PRO
   });
 });
 
-describe.skipIf(skipThisTarget || skipRedis)("limits in Redis (REDIS_URL)", () => {
+describe.skipIf(skipHere || skipRedis)("limits in Redis (REDIS_URL)", () => {
   const prefix = uniqueRedisPrefix();
   const env = {
     REDIS_URL: redisUrl,

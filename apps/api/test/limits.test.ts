@@ -8,8 +8,11 @@ import { it } from "./support/fixture.js";
 import { createLimiter, limitRules, parseLimitRules } from "../src/runtime/limiter.js";
 import { readSettings } from "../src/settings.js";
 import { registerUser, RestClient, uniqueEmail, type TestApp } from "./support/app.js";
-import { skipThisTarget } from "./support/database.js";
+import { skipThisTarget, target } from "./support/database.js";
 import { IpClient, trpcMutation, uniqueIp, waitRetryAfter } from "./support/limits.js";
+
+// The limits count in memory or in Redis, never in the database: run once, on the embedded one (CI time).
+const skipHere = skipThisTarget || target !== "embedded";
 
 async function resetToken(t: TestApp, email: string): Promise<string> {
   for (let i = 0; i < 100; i++) {
@@ -21,7 +24,7 @@ async function resetToken(t: TestApp, email: string): Promise<string> {
   throw new Error("no reset mail");
 }
 
-describe.skipIf(skipThisTarget)("abuse limits", () => {
+describe.skipIf(skipHere)("abuse limits", () => {
   let t: TestApp;
   it.beforeAll(async ({ launch }) => {
     t = await launch.app({
@@ -219,7 +222,7 @@ describe.skipIf(skipThisTarget)("abuse limits", () => {
   });
 });
 
-describe.skipIf(skipThisTarget)("RATE_LIMITS=off", () => {
+describe.skipIf(skipHere)("RATE_LIMITS=off", () => {
   let t: TestApp;
   it.beforeAll(async ({ launch }) => {
     t = await launch.app({ RATE_LIMITS: "off", RATE_LIMIT_RULES: "login_failures_per_account=1/60,login_failures_per_ip=1/60,auth_requests_per_ip=1/60" });
@@ -233,7 +236,7 @@ describe.skipIf(skipThisTarget)("RATE_LIMITS=off", () => {
   });
 });
 
-describe.skipIf(skipThisTarget)("default limits", () => {
+describe.skipIf(skipHere)("default limits", () => {
   let t: TestApp;
   it.beforeAll(async ({ launch }) => {
     t = await launch.app();
