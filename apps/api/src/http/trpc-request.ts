@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { incomingMessageToRequest } from "@trpc/server/adapters/node-http";
+import { createURL, incomingMessageToRequest } from "@trpc/server/adapters/node-http";
 
 /**
  * The request tRPC's `resolveResponse` is given for a Node request.
@@ -14,8 +14,12 @@ import { incomingMessageToRequest } from "@trpc/server/adapters/node-http";
  */
 export function trpcRequestOf(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Request {
   if (req.method !== "GET" && req.method !== "HEAD") return incomingMessageToRequest(req, res, { maxBodySize: null });
-  const url = fullUrl(req);
-  if (!URL.canParse(url)) return incomingMessageToRequest(req, res, { maxBodySize: null });
+  let url: string;
+  try {
+    url = createURL(req).href;
+  } catch {
+    return incomingMessageToRequest(req, res, { maxBodySize: null });
+  }
   let signal: AbortSignal | undefined;
   const bodiless = {
     method: req.method,
@@ -26,13 +30,6 @@ export function trpcRequestOf(req: IncomingMessage & { body?: unknown }, res: Se
     },
   };
   return bodiless as unknown as Request;
-}
-
-/** As tRPC's `createURL`: the scheme from `:scheme` or the socket, the host from `Host` or `:authority`. */
-function fullUrl(req: IncomingMessage): string {
-  const encrypted = req.headers[":scheme"] === "https" || (req.socket !== undefined && "encrypted" in req.socket && Boolean(req.socket.encrypted));
-  const host = req.headers.host ?? (req.headers[":authority"] as string | undefined) ?? "localhost";
-  return `${encrypted ? "https:" : "http:"}//${host}${req.url ?? ""}`;
 }
 
 /** As tRPC's `createHeaders`: every header but HTTP/2 pseudo-headers, repeated ones appended. */

@@ -62,6 +62,11 @@ export async function createPasswordHasher(options: PasswordHasherOptions): Prom
   };
 }
 
+/** The answer to a shed hash: come back once about `waitMs` has passed (whole seconds, at least 1). */
+function hashingBusy(waitMs: number): DomainError {
+  return new DomainError("RATE_LIMITED", "auth.hashing_busy", { retryAfter: Math.max(1, Math.ceil(waitMs / 1000)) });
+}
+
 /**
  * Admits a hash only if its expected wait (its place in line × the recent mean hash time ÷ concurrency)
  * stays within the budget: a login storm is shed with 429 instead of queueing sign-ins for minutes.
@@ -75,8 +80,7 @@ export function createAdmission({ clock, concurrency, maxWaitMs, shedPauseMs }: 
   const shedding = (): DomainError | undefined => {
     if (running < concurrency) return undefined;
     const expectedWaitMs = ((waiting.length + 1) * (meanMs ?? 0)) / concurrency;
-    if (expectedWaitMs <= maxWaitMs) return undefined;
-    return new DomainError("RATE_LIMITED", "auth.hashing_busy", { retryAfter: Math.max(1, Math.ceil(expectedWaitMs / 1000)) });
+    return expectedWaitMs <= maxWaitMs ? undefined : hashingBusy(expectedWaitMs);
   };
   /** Answers a shed request: after the shed pause (while fewer than maxHeldSheds are held), rejects with `error`. */
   const shed = async (error: DomainError): Promise<never> => {
@@ -110,7 +114,7 @@ export function createAdmission({ clock, concurrency, maxWaitMs, shedPauseMs }: 
       // nice-10 process). Nobody waits in line longer than the budget; past it, the slot passes on.
       if (clock.monotonicMs() - queuedAt > maxWaitMs) {
         release();
-        throw new DomainError("RATE_LIMITED", "auth.hashing_busy", { retryAfter: Math.max(1, Math.ceil((meanMs ?? 0) / 1000)) });
+        throw hashingBusy(meanMs ?? 0);
       }
     } else {
       running++;
