@@ -9,7 +9,11 @@
 // original, half later), at 50 at a time into Mteja; afterwards the database must hold every callback
 // once and every payment settled once (nothing lost, nothing applied twice).
 //
-//   node bench/callbacks.mjs [--seconds 10] [--connections 50] [--rounds 3] [--storm 2000]
+// Each round also prints the CPU time this process spent per callback on each target (only one target is
+// loaded at a time): the figure that moves least with the machine's load. `--targets mteja` loads Mteja
+// alone (for a profile: `node --cpu-prof --cpu-prof-dir=bench/results bench/callbacks.mjs --targets mteja`).
+//
+//   node bench/callbacks.mjs [--seconds 10] [--connections 50] [--rounds 3] [--storm 2000] [--targets mteja,baseline]
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -30,7 +34,8 @@ const secret = randomBytes(32).toString("hex");
 const mteja = await startMteja({ env: momoEnv(secret) });
 const pool = new pg.Pool({ connectionString: mteja.url, max: mteja.poolMax });
 const baseline = await startHandWrittenCallbacks(pool, secret);
-const targets = { mteja: `${mteja.base}${path}?token=${secret}`, baseline: `${baseline.base}${path}?token=${secret}` };
+const allTargets = { mteja: `${mteja.base}${path}?token=${secret}`, baseline: `${baseline.base}${path}?token=${secret}` };
+const targets = Object.fromEntries(Object.entries(allTargets).filter(([name]) => (args.targets ?? "mteja,baseline").split(",").includes(name)));
 
 // Each load run settles payments of its own; seeded for well above the rate either target reaches.
 const perRun = Math.max(20_000, seconds * 6_000);
@@ -39,7 +44,10 @@ async function loadRun(name) {
   run++;
   const prefix = `ws_CO_r${run}${name[0]}_`;
   await seedPendingPayments(mteja.url, { userId: mteja.userId, prefix, count: perRun });
+  const cpuBefore = process.cpuUsage();
   const result = await loadCallbacks({ url: targets[name], prefix, receiptTag: `R${run.toString(36).toUpperCase().padStart(3, "0")}`, connections, seconds, count: perRun });
+  const cpu = process.cpuUsage(cpuBefore);
+  result.cpuMsPerCallback = (cpu.user + cpu.system) / 1000 / Math.max(1, result.requests.total);
   if (result.sent > perRun) console.warn(`${name}: ${result.sent} callbacks built for ${perRun} payments: the rest were duplicates`);
   if (result.non2xx || result.errors) throw new Error(`errors during the run: ${name} ${JSON.stringify({ non2xx: result.non2xx, errors: result.errors })}`);
   return result;
@@ -54,9 +62,17 @@ for (let round = 1; round <= rounds; round++) {
     const r = await loadRun(name);
     row[name] = r.requests.average;
     row[`${name}P99`] = r.latency.p99;
+    row[`${name}Cpu`] = r.cpuMsPerCallback;
   }
   results.push(row);
-  console.log(`round ${round}: Mteja ${row.mteja.toFixed(0)} callbacks/s (p99 ${row.mtejaP99} ms), hand-written ${row.baseline.toFixed(0)} callbacks/s (p99 ${row.baselineP99} ms)`);
+  const label = { mteja: "Mteja", baseline: "hand-written" };
+  console.log(`round ${round}: ${Object.keys(targets).map((name) => `${label[name]} ${row[name].toFixed(0)} callbacks/s (p99 ${row[`${name}P99`]} ms, CPU ${row[`${name}Cpu`].toFixed(2)} ms/callback)`).join(", ")}`);
+}
+if (!targets.mteja || !targets.baseline) {
+  await baseline.close();
+  await pool.end();
+  await mteja.close();
+  process.exit(0);
 }
 const sum = (key) => results.reduce((s, r) => s + r[key], 0);
 const ratio = sum("mteja") / sum("baseline");

@@ -6,8 +6,11 @@
 //   `node bench/profile-summary.mjs <file>`),
 // - the event-loop delay histogram (perf_hooks.monitorEventLoopDelay) and every GC pause, which
 //   explain the p99: a long pause delays every request waiting behind it.
+// With `--allocations`, instead of the CPU profile: what each function allocated over the measured phase,
+// short-lived objects included (V8's sampling heap profiler keeping what minor and major GCs collected),
+// printed as bytes per request by function — what the scavenges of a busy run are paying for.
 //
-//   node bench/profile-me.mjs [--target rest|trpc|baseline] [--seconds 10] [--connections 50] [--rate <req/s>] [--no-profile]
+//   node bench/profile-me.mjs [--target rest|trpc|baseline] [--seconds 10] [--connections 50] [--rate <req/s>] [--no-profile] [--allocations]
 import { mkdirSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
@@ -21,7 +24,8 @@ const option = (name, fallback) => {
 const target = option("target", "rest");
 const seconds = Number(option("seconds", 10));
 const connections = Number(option("connections", 50));
-const profiling = !args.includes("--no-profile");
+const allocations = args.includes("--allocations");
+const profiling = !args.includes("--no-profile") && !allocations;
 // A fixed offered rate (requests/s over all connections) makes CPU per request comparable between
 // targets and runs: at saturation it also depends on how busy the machine is.
 const rate = option("rate", undefined);
@@ -49,6 +53,11 @@ if (profiling) {
   session.connect();
   await session.post("Profiler.enable");
   await session.post("Profiler.start");
+}
+if (allocations) {
+  session.connect();
+  await session.post("HeapProfiler.enable");
+  await session.post("HeapProfiler.startSampling", { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
 }
 delay.enable();
 const cpuBefore = process.cpuUsage();
@@ -86,5 +95,30 @@ if (profiling) {
   console.log(`profile: ${file.pathname} (node bench/profile-summary.mjs ${file.pathname})`);
 }
 
+if (allocations) {
+  const { profile } = await session.post("HeapProfiler.stopSampling");
+  session.disconnect();
+  printAllocations(profile, result.requests.total);
+}
+
 await baseline?.close();
 await mteja.close();
+
+/** Bytes allocated per request by function (self), from a sampling heap profile, the top 30. */
+function printAllocations(profile, requests) {
+  const bySelf = new Map();
+  let total = 0;
+  const visit = (node) => {
+    const frame = node.callFrame;
+    const where = frame.url.replace(/^.*node_modules\//, "").replace(/^file:\/\/.*?\/(apps|packages)\//, "$1/");
+    const name = `${frame.functionName || "(anonymous)"} ${where}:${frame.lineNumber + 1}`;
+    bySelf.set(name, (bySelf.get(name) ?? 0) + node.selfSize);
+    total += node.selfSize;
+    for (const child of node.children) visit(child);
+  };
+  visit(profile.head);
+  console.log(`allocated: ${(total / requests / 1024).toFixed(1)} KB per request (sampled), by function:`);
+  for (const [name, bytes] of [...bySelf].sort((a, b) => b[1] - a[1]).slice(0, 30)) {
+    console.log(`${(bytes / requests).toFixed(0).padStart(7)} B  ${((100 * bytes) / total).toFixed(1).padStart(5)} %  ${name}`);
+  }
+}

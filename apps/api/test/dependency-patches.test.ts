@@ -60,6 +60,17 @@ describe("patched dependencies", () => {
     for (const name of helpers) expect(readFileSync(path.join(dist, name), "utf8"), name).toContain("Object.assign(e, t);");
   });
 
+  it("@trpc/server's middleware chain and validators spread with native object spread (one object per level, no helper)", () => {
+    const dist = path.dirname(createRequire(import.meta.url).resolve("@trpc/server"));
+    const chains = readdirSync(dist).filter((name) => /\.(c|m)js$/.test(name) && readFileSync(path.join(dist, name), "utf8").includes("async function callRecursive("));
+    expect(chains.length).toBeGreaterThan(0);
+    for (const name of chains) {
+      const source = readFileSync(path.join(dist, name), "utf8");
+      expect(source, name).toContain("return callRecursive(index + 1, _def, {\n\t\t\t\t\t...opts,");
+      expect(source, name).toContain("return { ...result, data };");
+    }
+  });
+
   it("@trpc/server still defines an own __proto__ key of a middleware's context as a property", async () => {
     const t = initTRPC.context<Record<string, unknown>>().create();
     const extra = JSON.parse('{"__proto__": {"polluted": true}, "plain": 1}') as Record<string, unknown>;

@@ -42,6 +42,10 @@ describe("the tRPC mount's request", () => {
         expect(ours.url).toBe(theirs.url);
         expect(ours.method).toBe("GET");
         expect([...ours.headers]).toEqual([...theirs.headers]);
+        for (const name of ["x-tenant-id", "X-Tenant-ID", "accept", "trpc-accept", "content-type"]) {
+          expect(ours.headers.get(name), name).toBe(theirs.headers.get(name));
+          expect(ours.headers.has(name), name).toBe(theirs.headers.has(name));
+        }
       },
     );
   });

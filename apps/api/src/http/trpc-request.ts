@@ -32,16 +32,44 @@ export function trpcRequestOf(req: IncomingMessage & { body?: unknown }, res: Se
   return bodiless as unknown as Request;
 }
 
-/** As tRPC's `createHeaders`: every header but HTTP/2 pseudo-headers, repeated ones appended. */
-function headersOf(req: IncomingMessage): Headers {
-  const headers = new Headers();
-  for (const name in req.headers) {
-    if (name.startsWith(":")) continue;
-    const value = req.headers[name];
-    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-    else if (value != null) headers.append(name, value);
+/**
+ * The request's headers as tRPC reads them (`get`, `has`), read straight from Node's: the same values
+ * its `createHeaders` would give (Node has lower-cased the names and joined repeated ones with ", ",
+ * as `Headers` does), without copying every header into an undici `Headers` per call.
+ */
+class NodeHeaders {
+  constructor(private readonly headers: IncomingMessage["headers"]) {}
+
+  get(name: string): string | null {
+    const value = this.headers[name.toLowerCase()];
+    if (value === undefined) return null;
+    return Array.isArray(value) ? value.join(", ") : value;
   }
-  return headers;
+
+  has(name: string): boolean {
+    return this.headers[name.toLowerCase()] !== undefined;
+  }
+
+  /** In name order, as `Headers` iterates (not on any hot path: tRPC only gets and tests). */
+  *entries(): IterableIterator<[string, string]> {
+    for (const name of Object.keys(this.headers).sort()) {
+      if (name.startsWith(":")) continue;
+      const value = this.get(name);
+      if (value !== null) yield [name, value];
+    }
+  }
+
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    return this.entries();
+  }
+
+  forEach(callback: (value: string, name: string) => void): void {
+    for (const [name, value] of this.entries()) callback(value, name);
+  }
+}
+
+function headersOf(req: IncomingMessage): Headers {
+  return new NodeHeaders(req.headers) as unknown as Headers;
 }
 
 /** Aborts when the client goes (the request is aborted, or the response closes before its end). */
@@ -52,19 +80,10 @@ function clientGoneSignal(req: IncomingMessage, res: ServerResponse): AbortSigna
     controller.abort();
     return controller.signal;
   }
-  const onAbort = (): void => {
-    res.off("close", onClose);
-    req.off("aborted", onAbort);
-    controller.abort();
-  };
-  const onClose = (): void => {
-    if (res.writableEnded) {
-      req.off("aborted", onAbort);
-      return;
-    }
-    onAbort();
-  };
-  res.once("close", onClose);
-  req.once("aborted", onAbort);
+  // The response closes once, at its end or when the client goes (an aborted request closes it too):
+  // one listener, never removed, on an object that lives as long as the request.
+  res.once("close", () => {
+    if (!res.writableEnded) controller.abort();
+  });
   return controller.signal;
 }
