@@ -19,7 +19,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { stkCallbackBody } from "./callback-body.mjs";
-import { startHandWrittenCallbacks } from "./hand-written-callback.mjs";
+import { startHandWrittenCallbacks, startMtejaStatementsByHand } from "./hand-written-callback.mjs";
 import { seedPendingPayments } from "./seed.mjs";
 import { momoEnv, onLoadCore, pinServerCore, startMteja } from "./targets.mjs";
 import { args } from "./args.mjs";
@@ -34,8 +34,10 @@ const secret = randomBytes(32).toString("hex");
 const mteja = await startMteja({ env: momoEnv(secret) });
 const pool = new pg.Pool({ connectionString: mteja.url, max: mteja.poolMax });
 const baseline = await startHandWrittenCallbacks(pool, secret);
-const allTargets = { mteja: `${mteja.base}${path}?token=${secret}`, baseline: `${baseline.base}${path}?token=${secret}` };
-const targets = Object.fromEntries(Object.entries(allTargets).filter(([name]) => (args.targets ?? "mteja,baseline").split(",").includes(name)));
+// For reference (not a goal): Mteja's statements written by hand (hand-written-callback.mjs).
+const byHand = await startMtejaStatementsByHand(pool, secret);
+const allTargets = { mteja: `${mteja.base}${path}?token=${secret}`, baseline: `${baseline.base}${path}?token=${secret}`, statements: `${byHand.base}${path}?token=${secret}` };
+const targets = Object.fromEntries(Object.entries(allTargets).filter(([name]) => (args.targets ?? "mteja,baseline,statements").split(",").includes(name)));
 
 // Each load run settles payments of its own; seeded for well above the rate either target reaches.
 const perRun = Math.max(20_000, seconds * 6_000);
@@ -65,10 +67,11 @@ for (let round = 1; round <= rounds; round++) {
     row[`${name}Cpu`] = r.cpuMsPerCallback;
   }
   results.push(row);
-  const label = { mteja: "Mteja", baseline: "hand-written" };
+  const label = { mteja: "Mteja", baseline: "hand-written", statements: "Mteja's statements by hand" };
   console.log(`round ${round}: ${Object.keys(targets).map((name) => `${label[name]} ${row[name].toFixed(0)} callbacks/s (p99 ${row[`${name}P99`]} ms, CPU ${row[`${name}Cpu`].toFixed(2)} ms/callback)`).join(", ")}`);
 }
 if (!targets.mteja || !targets.baseline) {
+  await byHand.close();
   await baseline.close();
   await pool.end();
   await mteja.close();
@@ -79,6 +82,10 @@ const ratio = sum("mteja") / sum("baseline");
 const p99Ratio = sum("mtejaP99") / sum("baselineP99");
 console.log(`\nSTK callbacks, ${connections} connections, ${seconds} s x ${rounds} rounds (hand-written ${(sum("baseline") / rounds).toFixed(0)}/s, p99 ${(sum("baselineP99") / rounds).toFixed(0)} ms)`);
 console.log(`  Mteja/hand-written = ${ratio.toFixed(3)} (${(sum("mteja") / rounds).toFixed(0)}/s), p99 ${p99Ratio.toFixed(2)}x`);
+const cpuOf = (name) => results.reduce((s, r) => s + r[`${name}Cpu`], 0) / rounds;
+console.log(`  CPU per callback: Mteja ${cpuOf("mteja").toFixed(2)} ms, hand-written ${cpuOf("baseline").toFixed(2)} ms`);
+const statementsRatio = targets.statements ? sum("statements") / sum("baseline") : undefined;
+if (statementsRatio !== undefined) console.log(`  for reference, Mteja's 8 statements by hand / hand-written = ${statementsRatio.toFixed(3)} (${(sum("statements") / rounds).toFixed(0)}/s, CPU ${cpuOf("statements").toFixed(2)} ms per callback)`);
 
 const storm = await callbackStorm(stormSize);
 console.log(
@@ -90,8 +97,9 @@ const checks = [
   { what: `callback storm: ${storm.sent} callbacks, ${storm.duplicates} duplicates — problems found in the database`, measured: storm.problems.length, goal: "0", met: storm.problems.length === 0 },
 ];
 mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
-writeFileSync(new URL("./results/callbacks.json", import.meta.url), JSON.stringify({ at: new Date().toISOString(), seconds, connections, rounds, ratio, p99Ratio, results, storm, checks }, null, 2));
+writeFileSync(new URL("./results/callbacks.json", import.meta.url), JSON.stringify({ at: new Date().toISOString(), seconds, connections, rounds, ratio, p99Ratio, statementsRatio, results, storm, checks }, null, 2));
 
+await byHand.close();
 await baseline.close();
 await pool.end();
 await mteja.close();

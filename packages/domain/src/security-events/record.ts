@@ -5,6 +5,7 @@
  */
 import type { TenantDb, TenantTx } from "@mteja/db";
 import type { Context } from "../context.js";
+import { storedUserAgent } from "../core/client-info.js";
 import type { SecurityEventDetails, SecurityEventType } from "./event-types.js";
 
 export interface SecurityEventInput {
@@ -13,11 +14,8 @@ export interface SecurityEventInput {
   details?: SecurityEventDetails;
 }
 
-/** The request's client, as stored with the event; user agents are cut to the length sessions keep. */
-const userAgentMaxLength = 512;
-
 export async function recordSecurityEvent(ctx: Context, writer: TenantTx | TenantDb, tenantId: string, event: SecurityEventInput): Promise<void> {
-  const userAgent = ctx.request.userAgent?.slice(0, userAgentMaxLength) ?? null;
+  const userAgent = storedUserAgent(ctx.request.userAgent);
   // A plain statement: every sign-in writes one, and Prisma's model create costs several times its CPU
   // (docs/performance.md, "Sign-in"). The tenant is named, as the scoped client would.
   await writer.$executeRaw`INSERT INTO security_events (id, tenant_id, user_id, type, ip, user_agent, details, created_at)

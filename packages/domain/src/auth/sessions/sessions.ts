@@ -9,6 +9,7 @@ import type { Deps } from "../../context.js";
 import { DomainError } from "../../errors.js";
 import type { AccessClaims } from "../tokens/access-tokens.js";
 import { randomToken, sha256 } from "../../core/secrets.js";
+import { storedUserAgent } from "../../core/client-info.js";
 
 type Tx = TenantTx;
 
@@ -35,7 +36,7 @@ export async function createSession(
   // Every sign-in writes these two rows: plain statements on the transaction cost a fifth of the CPU of
   // Prisma's model creates (docs/performance.md, "Sign-in"). The tenant is named, as the scoped client would.
   const sessionId = deps.random.uuid();
-  const userAgent = client.userAgent?.slice(0, 512) ?? null;
+  const userAgent = storedUserAgent(client.userAgent);
   await tx.$executeRaw`INSERT INTO sessions (id, tenant_id, user_id, created_at, last_refreshed_at, last_used_at, idle_expires_at, absolute_expires_at, ip, user_agent)
     VALUES (${sessionId}::uuid, ${user.tenantId}, ${user.id}::uuid, ${now}, ${now}, ${now}, ${idleExpiresAt}, ${absoluteExpiresAt}, ${client.ip}, ${userAgent})`;
   const refreshToken = randomToken(deps.random);
