@@ -6,8 +6,11 @@ import Fastify from "fastify";
 import { randomUUID, timingSafeEqual } from "node:crypto";
 import { inTransaction } from "./pg-transaction.mjs";
 
-/** The hand-written route: the same token check, the raw body stored, then applied once under the payment's row lock. */
-export async function startHandWrittenCallbacks(pool, secret, path = "/api/momo/callback/stkpush") {
+/**
+ * A callback route by hand: the same token check, the raw body stored (its own commit), then `apply`
+ * in one transaction, which returns the outcome for the stored row and the payment it names.
+ */
+async function startCallbackRoute(pool, secret, path, apply) {
   const app = Fastify({ logger: false });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => done(null, body));
@@ -27,18 +30,8 @@ export async function startHandWrittenCallbacks(pool, secret, path = "/api/momo/
       [request.body, request.ip, callback.CheckoutRequestID],
     );
     await inTransaction(pool, async (client) => {
-      const payment = (await client.query("SELECT id, status, amount FROM payments WHERE checkout_request_id = $1 FOR UPDATE", [callback.CheckoutRequestID])).rows[0];
-      let outcome = "flagged";
-      if (payment && payment.status !== "PENDING") outcome = "duplicate";
-      else if (payment && callback.ResultCode === 0 && items.get("Amount") === payment.amount) {
-        await client.query(
-          `UPDATE payments SET status = 'SUCCESS', result_code = $2, result_desc = $3, mpesa_receipt = $4, paid_amount = $5, paid_phone = $6,
-                  transaction_date = $7, settled_at = now(), updated_at = now() WHERE id = $1`,
-          [payment.id, String(callback.ResultCode), callback.ResultDesc, items.get("MpesaReceiptNumber"), items.get("Amount"), String(items.get("PhoneNumber")), String(items.get("TransactionDate"))],
-        );
-        outcome = "applied";
-      }
-      await client.query("UPDATE momo_callbacks SET outcome = $2, payment_id = $3 WHERE id = $1", [rows[0].id, outcome, payment?.id ?? null]);
+      const { outcome, paymentId, recordSql } = await apply(client, callback, items);
+      await client.query(recordSql, [rows[0].id, outcome, paymentId]);
     });
     return reply.header("cache-control", "no-store").send({ ResultCode: 0, ResultDesc: "Accepted" });
   });
@@ -46,73 +39,70 @@ export async function startHandWrittenCallbacks(pool, secret, path = "/api/momo/
   return { base: `http://127.0.0.1:${app.server.address().port}`, close: () => app.close() };
 }
 
+/** The hand-written route: the same token check, the raw body stored, then applied once under the payment's row lock. */
+export function startHandWrittenCallbacks(pool, secret, path = "/api/momo/callback/stkpush") {
+  return startCallbackRoute(pool, secret, path, async (client, callback, items) => {
+    const payment = (await client.query("SELECT id, status, amount FROM payments WHERE checkout_request_id = $1 FOR UPDATE", [callback.CheckoutRequestID])).rows[0];
+    let outcome = "flagged";
+    if (payment && payment.status !== "PENDING") outcome = "duplicate";
+    else if (payment && callback.ResultCode === 0 && items.get("Amount") === payment.amount) {
+      await client.query(
+        `UPDATE payments SET status = 'SUCCESS', result_code = $2, result_desc = $3, mpesa_receipt = $4, paid_amount = $5, paid_phone = $6,
+                transaction_date = $7, settled_at = now(), updated_at = now() WHERE id = $1`,
+        [payment.id, String(callback.ResultCode), callback.ResultDesc, items.get("MpesaReceiptNumber"), items.get("Amount"), String(items.get("PhoneNumber")), String(items.get("TransactionDate"))],
+      );
+      outcome = "applied";
+    }
+    return { outcome, paymentId: payment?.id ?? null, recordSql: "UPDATE momo_callbacks SET outcome = $2, payment_id = $3 WHERE id = $1" };
+  });
+}
 
 /**
  * For reference, not a goal: the same route doing by hand every statement Mteja's callback does
  * (docs/performance.md, "Callback path, round three") — the stored row; then, in one transaction, the
  * payment locked and read whole, the receipt checked against every other payment, the payment updated
  * and read back, the payment.succeeded event written with one delivery per subscribed endpoint, the
- * outcome recorded on the stored row — 8 statements against the 6 above. What Mteja's callback could
- * cost with no framework at all: the part of the gap that is Mteja's extra work, not its overhead.
+ * outcome recorded on the stored row while it is still unhandled — 8 statements against the 6 above.
+ * What Mteja's callback could cost with no framework at all: the part of the gap that is Mteja's extra
+ * work, not its overhead.
  */
-export async function startMtejaStatementsByHand(pool, secret, path = "/api/momo/callback/stkpush") {
-  const app = Fastify({ logger: false });
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => done(null, body));
-  const expected = Buffer.from(secret);
-  app.post(path, async (request, reply) => {
-    const token = Buffer.from(String(request.query.token ?? ""));
-    if (token.length !== expected.length || !timingSafeEqual(token, expected)) return reply.code(403).send({ success: false });
-    let callback;
-    try {
-      callback = JSON.parse(request.body).Body.stkCallback;
-    } catch {
-      return reply.code(400).send({ success: false });
-    }
-    const items = new Map((callback.CallbackMetadata?.Item ?? []).map((item) => [item.Name, item.Value]));
-    const { rows } = await pool.query(
-      "INSERT INTO momo_callbacks (id, kind, raw_body, source_ip, received_at, outcome, correlation_id) VALUES (gen_random_uuid(), 'stkpush', $1, $2, now(), 'accepted', $3) RETURNING id",
-      [request.body, request.ip, callback.CheckoutRequestID],
-    );
-    await inTransaction(pool, async (client) => {
-      const payment = (await client.query("SELECT * FROM payments WHERE checkout_request_id = $1 FOR UPDATE", [callback.CheckoutRequestID])).rows[0];
-      let outcome = "flagged";
-      const receipt = items.get("MpesaReceiptNumber");
-      if (payment && payment.status !== "PENDING") outcome = "duplicate";
-      else if (payment && callback.ResultCode === 0 && items.get("Amount") === payment.amount) {
-        const taken = (await client.query("SELECT id FROM payments WHERE mpesa_receipt = $1 AND id <> $2 LIMIT 1", [receipt, payment.id])).rows[0];
-        if (!taken) {
-          const settled = (
-            await client.query(
-              `UPDATE payments SET status = 'SUCCESS', result_code = $2, result_desc = $3, mpesa_receipt = $4, paid_amount = $5, paid_phone = $6,
-                      transaction_date = $7, last_error = NULL, next_query_at = NULL, settled_at = now(), updated_at = now() WHERE id = $1 RETURNING *`,
-              [payment.id, String(callback.ResultCode), callback.ResultDesc, receipt, items.get("Amount"), String(items.get("PhoneNumber")), String(items.get("TransactionDate"))],
-            )
-          ).rows[0];
-          const eventId = `evt_${randomUUID().replace(/-/g, "")}`;
-          const at = new Date();
-          const body = JSON.stringify({ id: eventId, type: "payment.succeeded", created_at: at.toISOString(), tenant_id: settled.tenant_id, data: { payment: settled } });
+export function startMtejaStatementsByHand(pool, secret, path = "/api/momo/callback/stkpush") {
+  return startCallbackRoute(pool, secret, path, async (client, callback, items) => {
+    const payment = (await client.query("SELECT * FROM payments WHERE checkout_request_id = $1 FOR UPDATE", [callback.CheckoutRequestID])).rows[0];
+    let outcome = "flagged";
+    const receipt = items.get("MpesaReceiptNumber");
+    if (payment && payment.status !== "PENDING") outcome = "duplicate";
+    else if (payment && callback.ResultCode === 0 && items.get("Amount") === payment.amount) {
+      const taken = (await client.query("SELECT id FROM payments WHERE mpesa_receipt = $1 AND id <> $2 LIMIT 1", [receipt, payment.id])).rows[0];
+      if (!taken) {
+        const settled = (
           await client.query(
-            `WITH event AS (
-               INSERT INTO webhook_events (id, tenant_id, type, body, created_at) VALUES ($1, $2, 'payment.succeeded', $3, $4) RETURNING id, tenant_id, type, created_at
-             )
-             INSERT INTO webhook_deliveries (id, tenant_id, event_id, endpoint_id, status, attempts, next_attempt_at, created_at)
-             SELECT gen_random_uuid(), event.tenant_id, event.id, endpoint.id, 'pending', 0, event.created_at, event.created_at
-               FROM event JOIN webhook_endpoints endpoint ON endpoint.tenant_id = event.tenant_id
-              WHERE endpoint.enabled AND endpoint.deleted_at IS NULL
-                AND (jsonb_typeof(endpoint.events) <> 'array' OR endpoint.events @> jsonb_build_array(event.type))`,
-            [eventId, settled.tenant_id, body, at],
-          );
-          outcome = "applied";
-        }
+            `UPDATE payments SET status = 'SUCCESS', result_code = $2, result_desc = $3, mpesa_receipt = $4, paid_amount = $5, paid_phone = $6,
+                    transaction_date = $7, last_error = NULL, next_query_at = NULL, settled_at = now(), updated_at = now() WHERE id = $1 RETURNING *`,
+            [payment.id, String(callback.ResultCode), callback.ResultDesc, receipt, items.get("Amount"), String(items.get("PhoneNumber")), String(items.get("TransactionDate"))],
+          )
+        ).rows[0];
+        const eventId = `evt_${randomUUID().replace(/-/g, "")}`;
+        const at = new Date();
+        const body = JSON.stringify({ id: eventId, type: "payment.succeeded", created_at: at.toISOString(), tenant_id: settled.tenant_id, data: { payment: settled } });
+        await client.query(
+          `WITH event AS (
+             INSERT INTO webhook_events (id, tenant_id, type, body, created_at) VALUES ($1, $2, 'payment.succeeded', $3, $4) RETURNING id, tenant_id, type, created_at
+           )
+           INSERT INTO webhook_deliveries (id, tenant_id, event_id, endpoint_id, status, attempts, next_attempt_at, created_at)
+           SELECT gen_random_uuid(), event.tenant_id, event.id, endpoint.id, 'pending', 0, event.created_at, event.created_at
+             FROM event JOIN webhook_endpoints endpoint ON endpoint.tenant_id = event.tenant_id
+            WHERE endpoint.enabled AND endpoint.deleted_at IS NULL
+              AND (jsonb_typeof(endpoint.events) <> 'array' OR endpoint.events @> jsonb_build_array(event.type))`,
+          [eventId, settled.tenant_id, body, at],
+        );
+        outcome = "applied";
       }
-      await client.query(
-        "UPDATE momo_callbacks SET outcome = $2, payment_id = $3 WHERE id = $1 AND outcome = 'accepted' AND payment_id IS NULL AND payout_id IS NULL RETURNING id, kind, received_at",
-        [rows[0].id, outcome, payment?.id ?? null],
-      );
-    });
-    return reply.header("cache-control", "no-store").send({ ResultCode: 0, ResultDesc: "Accepted" });
+    }
+    return {
+      outcome,
+      paymentId: payment?.id ?? null,
+      recordSql: "UPDATE momo_callbacks SET outcome = $2, payment_id = $3 WHERE id = $1 AND outcome = 'accepted' AND payment_id IS NULL AND payout_id IS NULL RETURNING id, kind, received_at",
+    };
   });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  return { base: `http://127.0.0.1:${app.server.address().port}`, close: () => app.close() };
 }
