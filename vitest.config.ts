@@ -14,6 +14,10 @@ export default defineConfig({
   test: {
     reporters: ["default"],
     testTimeout: 30_000,
+    // Two files at a time on the 2-core CI machine (vitest's default there is one): most of an API test
+    // file's time is spent waiting on PostgreSQL, timers and child processes, not on a core. Every file
+    // has its own database, listens on port 0 and keeps its own Redis key prefix, so two can run at once.
+    maxWorkers: 2,
     hookTimeout: 60_000,
     projects: [
       { extends: true, test: { name: "unit", include: unitTests } },
