@@ -57,6 +57,19 @@ describe.skipIf(skipThisTarget)("CORS", () => {
     }
   });
 
+  it("gives a request without an Origin no CORS headers, and still says its answer varies by Origin", async () => {
+    for (const path of ["/api/v1/auth/me", "/trpc/profile.me"]) {
+      const res = await fetch(t.url + path, { headers: { "x-tenant-id": "default" } });
+      expect(res.status, path).toBe(401);
+      expect(res.headers.get("access-control-allow-origin"), path).toBeNull();
+      expect(res.headers.get("access-control-allow-credentials"), path).toBeNull();
+      expect(res.headers.get("vary"), path).toMatch(/origin/i);
+    }
+    // An OPTIONS without an Origin is not a preflight: no CORS headers either.
+    const options = await fetch(`${t.url}/api/v1/auth/login`, { method: "OPTIONS" });
+    expect(options.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
   it("answers a listed origin's request with CORS headers and exposes X-Request-Id", async () => {
     const res = await fetch(`${t.url}/api/v1/auth/me`, { headers: { origin: shopFront, "x-tenant-id": "default" } });
     expect(res.headers.get("access-control-allow-origin")).toBe(shopFront);

@@ -34,11 +34,16 @@ export async function installCors(app: FastifyInstance, options: CorsOptions): P
     return tenant ? corsOriginsOf(tenant).includes(origin) : false;
   };
 
+  // A request without an Origin (a server, curl, the same origin's GET) gets no CORS headers: answered
+  // at once with one shared options object, without a promise and a copy of the options per request.
+  const noCors: FastifyCorsOptions = { ...base, origin: false };
   await app.register(cors, {
-    delegator: async (request: FastifyRequest): Promise<FastifyCorsOptions> => {
+    delegator: (request: FastifyRequest, callback: (error: Error | null, options: FastifyCorsOptions) => void): void => {
       const origin = request.headers.origin;
-      const allowed = typeof origin === "string" && (await isAllowed(request, normaliseOrigin(origin)).catch(() => false));
-      return { ...base, origin: allowed ? origin : false };
+      if (typeof origin !== "string") return callback(null, noCors);
+      void isAllowed(request, normaliseOrigin(origin))
+        .catch(() => false)
+        .then((allowed) => callback(null, allowed ? { ...base, origin } : noCors));
     },
   });
 }

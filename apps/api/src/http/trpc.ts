@@ -57,7 +57,11 @@ export const trpcPlugin: FastifyPluginAsync<TrpcMountOptions> = async (app, opts
       onError: ({ error, path }) => opts.onError(error, path),
     });
     void reply.code(answer.status);
-    for (const [name, value] of answer.headers) void reply.header(name, value);
+    for (const [name, value] of answer.headers) {
+      // tRPC's own Vary (trpc-accept, accept) joins what the CORS hook already said (Origin) instead of replacing it.
+      const vary = name === "vary" ? reply.getHeader("vary") : undefined;
+      void reply.header(name, vary ? `${String(vary)}, ${value}` : value);
+    }
     return reply.send(answer.body);
   });
 };
