@@ -71,10 +71,7 @@ for (let round = 1; round <= rounds; round++) {
   console.log(`round ${round}: ${Object.keys(targets).map((name) => `${label[name]} ${row[name].toFixed(0)} callbacks/s (p99 ${row[`${name}P99`]} ms, CPU ${row[`${name}Cpu`].toFixed(2)} ms/callback)`).join(", ")}`);
 }
 if (!targets.mteja || !targets.baseline) {
-  await byHand.close();
-  await baseline.close();
-  await pool.end();
-  await mteja.close();
+  await closeAll();
   process.exit(0);
 }
 const sum = (key) => results.reduce((s, r) => s + r[key], 0);
@@ -99,10 +96,14 @@ const checks = [
 mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
 writeFileSync(new URL("./results/callbacks.json", import.meta.url), JSON.stringify({ at: new Date().toISOString(), seconds, connections, rounds, ratio, p99Ratio, statementsRatio, results, storm, checks }, null, 2));
 
-await byHand.close();
-await baseline.close();
-await pool.end();
-await mteja.close();
+await closeAll();
+
+async function closeAll() {
+  await byHand.close();
+  await baseline.close();
+  await pool.end();
+  await mteja.close();
+}
 
 /** Runs bench/callback-load.mjs on LOAD_CORE; its JSON result. */
 function loadCallbacks(options) {

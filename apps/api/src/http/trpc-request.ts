@@ -26,7 +26,7 @@ export function trpcRequestOf(req: IncomingMessage & { body?: unknown }, res: Se
     url,
     headers: headersOf(req),
     get signal(): AbortSignal {
-      return (signal ??= clientGoneSignal(req, res));
+      return (signal ??= clientGoneSignal(res));
     },
   };
   return bodiless as unknown as Request;
@@ -73,7 +73,7 @@ function headersOf(req: IncomingMessage): Headers {
 }
 
 /** Aborts when the client goes (the request is aborted, or the response closes before its end). */
-function clientGoneSignal(req: IncomingMessage, res: ServerResponse): AbortSignal {
+function clientGoneSignal(res: ServerResponse): AbortSignal {
   const controller = new AbortController();
   // Read after the client already went: nothing will fire any more.
   if (res.destroyed && !res.writableEnded) {
