@@ -6,6 +6,7 @@
  * phone, amount and reference match, or becomes TIMEOUT. Only "never sent" (no connection, no OAuth
  * token) is 503, and only Daraja's own refusal is 502.
  */
+import type { SqlQuery } from "@mteja/db";
 import { afterAll, beforeEach, describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { testClock } from "./support/clock.js";
@@ -377,44 +378,23 @@ describe.skipIf(skipThisTarget)("a push storing its ids while its callback is be
 
     // The push's answer stores its ids right after the callback's transaction took its first look
     // (the in-flight count or the lookup by CheckoutRequestID, whichever comes first).
-    const prisma = t.deps.db.unscoped;
-    const original = prisma.$transaction.bind(prisma);
+    const db = t.deps.db;
+    const original = db.rawTransaction;
     let stored = false;
-    const storeIds = async (tx: any) => {
-      if (stored) return;
-      stored = true;
-      await tx.payment.update({ where: { id: inFlight.id }, data: { checkoutRequestId: ids.checkoutRequestId, merchantRequestId: ids.merchantRequestId } });
-    };
-    (prisma as any).$transaction = (fn: (tx: any) => Promise<unknown>, options?: unknown) =>
-      original(
-        (tx: any) =>
-          fn(
-            new Proxy(tx, {
-              get(target, property) {
-                if (property === "$queryRaw") {
-                  return async (strings: TemplateStringsArray, ...values: unknown[]) => {
-                    const rows = await target.$queryRaw(strings, ...values);
-                    if (strings.join("?").includes("WHERE checkout_request_id =")) await storeIds(target);
-                    return rows;
-                  };
-                }
-                if (property === "payment") {
-                  return new Proxy(target.payment, {
-                    get(payment, method) {
-                      if (method !== "count") return payment[method];
-                      return async (args: unknown) => {
-                        const count = await payment.count(args);
-                        await storeIds(target);
-                        return count;
-                      };
-                    },
-                  });
-                }
-                return target[property];
-              },
-            }),
-          ),
-        options as never,
+    db.rawTransaction = (fn) =>
+      original((tx) =>
+        fn({
+          $executeRaw: (query, ...values) => tx.$executeRaw(query, ...values),
+          $queryRaw: async <T>(query: SqlQuery, ...values: unknown[]) => {
+            const rows = await tx.$queryRaw<T>(query, ...values);
+            const text = "raw" in query ? query.join("?") : query.text;
+            if (!stored && (text.includes("WHERE checkout_request_id =") || text.includes("EXISTS"))) {
+              stored = true;
+              await tx.$executeRaw`UPDATE payments SET checkout_request_id = ${ids.checkoutRequestId}, merchant_request_id = ${ids.merchantRequestId} WHERE id = ${inFlight.id}::uuid`;
+            }
+            return rows;
+          },
+        }),
       );
     try {
       const receipt = uniqueReceipt();
@@ -423,7 +403,7 @@ describe.skipIf(skipThisTarget)("a push storing its ids while its callback is be
       expect(await t.deps.db.unscoped.momoCallback.findFirstOrThrow({ where: { correlationId: ids.checkoutRequestId } })).toMatchObject({ outcome: "applied", paymentId: inFlight.id });
       expect(await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id: inFlight.id } })).toMatchObject({ status: "SUCCESS", mpesaReceipt: receipt });
     } finally {
-      (prisma as any).$transaction = original;
+      db.rawTransaction = original;
     }
   });
 });

@@ -5,6 +5,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "./generated/prisma/client.js";
 import { openEmbeddedDirectory, type EmbeddedDirectory } from "./embedded.js";
 import { applyMigrations, listPendingMigrations, type MigrationReport, type SqlRunner } from "./migrator.js";
+import { pgliteTransactions, poolTransactions, type RawTransactions } from "./raw-sql.js";
 import { createTenantClients } from "./tenant-clients.js";
 import type { TenantDb } from "./tenant-scope.js";
 
@@ -33,6 +34,11 @@ export interface Database {
   unscoped: PrismaClient;
   /** Raw SQL outside Prisma (migrator, health checks, drift test). */
   sql: SqlRunner;
+  /**
+   * A transaction of raw SQL outside Prisma, for the hot write paths (applying a callback): every
+   * tenant's rows, unchecked, like `unscoped`, and listed in the same structural test.
+   */
+  rawTransaction: RawTransactions;
   migrate(): Promise<MigrationReport>;
   pendingMigrations(): Promise<string[]>;
   ping(): Promise<void>;
@@ -71,6 +77,7 @@ async function openPostgres(url: string, poolMax: number): Promise<Database> {
     kind: "postgres",
     ...clientsOf(prisma),
     sql,
+    rawTransaction: poolTransactions(pool),
     migrate: () => applyMigrations(sql),
     pendingMigrations: () => listPendingMigrations(sql),
     ping: async () => void (await pool.query("SELECT 1")),
@@ -97,6 +104,7 @@ async function openEmbedded(dataDir: string | undefined): Promise<Database> {
     kind: "embedded",
     ...clientsOf(prisma),
     sql,
+    rawTransaction: pgliteTransactions(pglite),
     migrate: () => applyMigrations(sql),
     pendingMigrations: () => listPendingMigrations(sql),
     ping: async () => void (await pglite.query("SELECT 1")),

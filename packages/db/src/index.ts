@@ -1,5 +1,17 @@
 export { openDatabase, type Database, type DatabaseKind, type DatabaseOptions } from "./database.js";
 export { applyMigrations, listPendingMigrations, readMigrations, defaultMigrationsDir, type MigrationReport, type SqlRunner } from "./migrator.js";
+export {
+  findRow,
+  insertRow,
+  intentsTable,
+  paymentsTable,
+  payoutsTable,
+  reversalsTable,
+  updateRow,
+  type ModelTable,
+  type RowChanges,
+} from "./model-rows.js";
+export { isUniqueViolation, type RawSql, type RawTransactions, type SqlQuery } from "./raw-sql.js";
 export { scopeToTenant, TenantScopeViolation, tenantScopeOfModel, type TenantDb, type TenantTx } from "./tenant-scope.js";
 export { createTenantClients, type TenantClients } from "./tenant-clients.js";
 export { PrismaClient, Prisma } from "./generated/prisma/client.js";

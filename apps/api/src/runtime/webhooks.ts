@@ -19,8 +19,14 @@ export interface WebhooksRuntime {
 }
 
 const batchSize = 20;
-/** Due retries are looked for this often; a commit that wrote events nudges the worker at once. */
+/** Due retries are looked for this often; a commit that wrote events nudges the worker sooner. */
 const pollIntervalMs = 1_000;
+/**
+ * A nudge is answered this long after it: the nudges of a burst of settlements share one claim of due
+ * deliveries. Claiming after each commit cost a callback storm a fifth of its CPU (docs/performance.md,
+ * "Callback path, round four"); a webhook leaves at most this much later.
+ */
+const nudgeWindowMs = 20;
 
 export function createWebhooksRuntime(settings: Settings, logger: Logger, getDeps: () => Deps): WebhooksRuntime {
   const allowPrivate = settings.NODE_ENV !== "production" || settings.WEBHOOK_ALLOW_PRIVATE_URLS;
@@ -32,6 +38,7 @@ export function createWebhooksRuntime(settings: Settings, logger: Logger, getDep
   let timer: NodeJS.Timeout | undefined;
   let inFlight: Promise<void> | undefined;
   let again = false;
+  let nudged = false;
 
   const runOnce = () => deliverDueWebhooks(getDeps(), sender, options);
 
@@ -49,6 +56,7 @@ export function createWebhooksRuntime(settings: Settings, logger: Logger, getDep
     inFlight = (async () => {
       do {
         again = false;
+        nudged = false;
         try {
           const report = await runOnce();
           // A full batch: more are probably due.
@@ -59,14 +67,19 @@ export function createWebhooksRuntime(settings: Settings, logger: Logger, getDep
       } while (again && !stopped);
     })().finally(() => {
       inFlight = undefined;
-      schedule(pollIntervalMs);
+      schedule(nudged ? nudgeWindowMs : pollIntervalMs);
     });
   }
 
   return {
     deps: {
       urlProblem: (url) => endpointUrlProblem(url, { publicHttpsOnly: !allowPrivate }),
-      nudge: () => schedule(0),
+      nudge: () => {
+        if (nudged) return;
+        nudged = true;
+        // A run in flight schedules the next one when it ends.
+        if (!inFlight) schedule(nudgeWindowMs);
+      },
     },
     start() {
       started = true;

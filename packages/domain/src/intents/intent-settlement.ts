@@ -6,10 +6,8 @@
  * comes back as `{ duplicate: true }` for the payment's own update (the partial unique index
  * payments_one_success_per_intent allows one success that counts).
  */
-import type { PaymentModel, Prisma } from "@mteja/db";
+import { Prisma, type PaymentModel, type RawSql } from "@mteja/db";
 import { isIntentStatus, settleIntentWithPayment, statusesAllowing, type SettledPaymentStatus } from "./intent-transitions.js";
-
-type Tx = Prisma.TransactionClient;
 
 const settledStatuses: ReadonlySet<string> = new Set(["SUCCESS", "CANCELLED", "FAILED", "TIMEOUT"]);
 
@@ -17,7 +15,7 @@ const settledStatuses: ReadonlySet<string> = new Set(["SUCCESS", "CANCELLED", "F
 export type IntentPaymentColumns = { duplicate?: true };
 
 export async function settleIntentOf(
-  tx: Tx,
+  tx: RawSql,
   payment: Pick<PaymentModel, "tenantId" | "intentId">,
   paymentStatus: unknown,
   now: Date,
@@ -29,10 +27,9 @@ export async function settleIntentOf(
   if (status === undefined || !isIntentStatus(status)) return {};
   const settlement = settleIntentWithPayment(status, paymentStatus as SettledPaymentStatus);
   if (settlement.next) {
-    await tx.paymentIntent.updateMany({
-      where: { id: payment.intentId, tenantId: payment.tenantId, status: { in: statusesAllowing(settlement.event) } },
-      data: { status: settlement.next, updatedAt: now },
-    });
+    await tx.$executeRaw`
+      UPDATE payment_intents SET status = ${settlement.next}, updated_at = ${now}
+       WHERE id = ${payment.intentId} AND tenant_id = ${payment.tenantId} AND status IN (${Prisma.join(statusesAllowing(settlement.event))})`;
   }
   return settlement.duplicate ? { duplicate: true } : {};
 }

@@ -1,30 +1,27 @@
 /** Reading and locking payment and payout rows, and the views the API returns. */
-import { Prisma, type PaymentModel, type PayoutModel, type TenantTx } from "@mteja/db";
+import { Prisma, paymentsTable, payoutsTable, reversalsTable, type ModelTable, type PaymentModel, type PayoutModel, type RawSql, type TenantTx } from "@mteja/db";
+import type { PaymentRow } from "./payment-object.js";
 import type { PaymentStatus, PaymentView, PayoutStatus } from "./schemas.js";
 
-/** An unscoped transaction: callbacks find the payment or payout Daraja names across tenants. */
+/** An unscoped Prisma transaction (model queries across tenants). */
 export type Tx = Prisma.TransactionClient;
 
 /**
- * Either kind of transaction, seen as the unscoped type, for writes that name their tenant themselves
- * (settling an intent, recording an event): at run time both are Prisma transactions and the scoped
- * one only adds the tenant filter, but Prisma's two client types do not assign to each other.
+ * A tenant's transaction seen as the unscoped type, for model writes that name their tenant themselves
+ * (expiring intents): at run time both are Prisma transactions and the scoped one only adds the
+ * tenant filter, but Prisma's two client types do not assign to each other.
  */
-export function asTransaction(tx: Tx | TenantTx | SettlementTx): Tx {
+export function asTransaction(tx: Tx | TenantTx): Tx {
   return tx as Tx;
 }
 
 /**
- * What settling a locked payment writes, offered by both kinds of transaction: a tenant's (stkquery,
- * the reconciler's queries) and the unscoped one of callbacks (Prisma's two client types do not
- * assign to each other).
+ * What settling a locked row writes with: raw SQL, offered alike by the plain transaction callbacks
+ * run in (the database's raw transaction) and by Prisma's transactions, a tenant's (stkquery, the
+ * reconciler's queries) or the unscoped one. The rows are named by id, so the tenant scope has nothing
+ * to add.
  */
-export interface SettlementTx {
-  payment: {
-    findFirst(args: { where: Prisma.PaymentWhereInput; select: { id: true } }): PromiseLike<{ id: string } | null>;
-    update(args: { where: { id: string }; data: Prisma.PaymentUpdateInput }): PromiseLike<PaymentModel>;
-  };
-}
+export type SettlementTx = RawSql;
 
 /** A payment named with its tenant, for raw SQL on a tenant's transaction (which the scope does not reach). */
 export interface PaymentKey {
@@ -39,49 +36,52 @@ export function isTerminalPayment(status: string): boolean {
   return terminalPaymentStatuses.has(status);
 }
 
-/** Every column of payments under its PaymentModel name, for a raw `SELECT … FOR UPDATE` that locks and reads in one statement. */
-const paymentColumns = Prisma.sql`id::text AS "id", tenant_id AS "tenantId", user_id::text AS "userId", phone, amount, reference, description,
-  status, checkout_request_id AS "checkoutRequestId", merchant_request_id AS "merchantRequestId", result_code AS "resultCode",
-  result_desc AS "resultDesc", mpesa_receipt AS "mpesaReceipt", paid_amount AS "paidAmount", paid_phone AS "paidPhone",
-  transaction_date AS "transactionDate", idempotency_key AS "idempotencyKey", last_error AS "lastError", query_attempts AS "queryAttempts",
-  next_query_at AS "nextQueryAt", settled_at AS "settledAt", created_at AS "createdAt", updated_at AS "updatedAt", intent_id AS "intentId",
-  duplicate, channel, trans_id AS "transId", c2b_match AS "c2bMatch", c2b_note AS "c2bNote", short_code AS "shortCode"`;
-
-const orNullDate = (value: Date | string | null): Date | null => (value === null ? null : new Date(value));
-
-/** A raw row as Prisma would have read it (timestamps as Date whatever the driver returned). */
-function paymentFromRow(row: PaymentModel): PaymentModel {
-  return {
-    ...row,
-    nextQueryAt: orNullDate(row.nextQueryAt),
-    settledAt: orNullDate(row.settledAt),
-    createdAt: new Date(row.createdAt),
-    updatedAt: new Date(row.updatedAt),
-  };
-}
-
 /** Locks the payment with this CheckoutRequestID (FOR UPDATE) and reads it, in one statement; undefined if none. */
-export async function lockPaymentByCheckoutId(tx: Tx, checkoutRequestId: string): Promise<PaymentModel | undefined> {
-  const rows = await tx.$queryRaw<PaymentModel[]>`SELECT ${paymentColumns} FROM payments WHERE checkout_request_id = ${checkoutRequestId} FOR UPDATE`;
-  return rows[0] ? paymentFromRow(rows[0]) : undefined;
+export async function lockPaymentByCheckoutId(tx: SettlementTx, checkoutRequestId: string): Promise<PaymentModel | undefined> {
+  const rows = await tx.$queryRaw<Record<string, unknown>[]>`SELECT ${paymentsTable.columns} FROM payments WHERE checkout_request_id = ${checkoutRequestId} FOR UPDATE`;
+  return rows[0] ? paymentsTable.fromRow(rows[0]) : undefined;
 }
 
 export async function lockPaymentById(tx: TenantTx, { id, tenantId }: PaymentKey): Promise<PaymentModel | undefined> {
-  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id::text AS id FROM payments WHERE id = ${id}::uuid AND tenant_id = ${tenantId} FOR UPDATE`;
-  return rows[0] ? ((await tx.payment.findUnique({ where: { id } })) ?? undefined) : undefined;
+  const rows = await tx.$queryRaw<Record<string, unknown>[]>`SELECT ${paymentsTable.columns} FROM payments WHERE id = ${id}::uuid AND tenant_id = ${tenantId} FOR UPDATE`;
+  return rows[0] ? paymentsTable.fromRow(rows[0]) : undefined;
 }
 
 /** Locks the payout Daraja names, by OriginatorConversationID (ours, stored first) else by ConversationID. */
-export async function lockPayout(tx: Tx, ids: { originatorConversationId?: string | undefined; conversationId?: string | undefined }): Promise<PayoutModel | undefined> {
-  let rows: { id: string }[] = [];
+export async function lockPayout(tx: SettlementTx, ids: { originatorConversationId?: string | undefined; conversationId?: string | undefined }): Promise<PayoutModel | undefined> {
+  let rows: Record<string, unknown>[] = [];
   if (ids.originatorConversationId) {
-    rows = await tx.$queryRaw`SELECT id::text AS id FROM payouts WHERE originator_conversation_id = ${ids.originatorConversationId} FOR UPDATE`;
+    rows = await tx.$queryRaw`SELECT ${payoutsTable.columns} FROM payouts WHERE originator_conversation_id = ${ids.originatorConversationId} FOR UPDATE`;
   }
   if (rows.length === 0 && ids.conversationId) {
-    rows = await tx.$queryRaw`SELECT id::text AS id FROM payouts WHERE conversation_id = ${ids.conversationId} FOR UPDATE`;
+    rows = await tx.$queryRaw`SELECT ${payoutsTable.columns} FROM payouts WHERE conversation_id = ${ids.conversationId} FOR UPDATE`;
   }
-  const id = rows[0]?.id;
-  return id ? ((await tx.payout.findUnique({ where: { id } })) ?? undefined) : undefined;
+  return rows[0] ? payoutsTable.fromRow(rows[0]) : undefined;
+}
+
+/** The tenant a payment or payout belongs to; undefined when there is no such row. */
+export async function tenantOfRow(tx: SettlementTx, table: ModelTable<PaymentModel> | ModelTable<PayoutModel>, id: string): Promise<string | undefined> {
+  const rows = await tx.$queryRaw<{ tenant_id: string }[]>`SELECT tenant_id FROM ${table.table} WHERE id = ${id}::uuid`;
+  return rows[0]?.tenant_id;
+}
+
+/**
+ * The payments a condition names, oldest first, each with its latest reversal: what `include:
+ * latestReversal` reads through Prisma, in two statements of raw SQL (for the events a settlement writes).
+ */
+export async function paymentsWithLatestReversal(tx: SettlementTx, condition: Prisma.Sql): Promise<PaymentRow[]> {
+  const rows = await tx.$queryRaw<Record<string, unknown>[]>`SELECT ${paymentsTable.columns} FROM payments WHERE ${condition} ORDER BY created_at, id`;
+  if (rows.length === 0) return [];
+  const payments = rows.map((row) => paymentsTable.fromRow(row));
+  const ids = Prisma.join(payments.map((payment) => Prisma.sql`${payment.id}::uuid`));
+  const reversals = await tx.$queryRaw<Record<string, unknown>[]>`
+    SELECT DISTINCT ON (payment_id) ${reversalsTable.columns} FROM payment_reversals
+     WHERE payment_id IN (${ids}) ORDER BY payment_id, created_at DESC, id DESC`;
+  const latest = new Map(reversals.map((row) => reversalsTable.fromRow(row)).map((reversal) => [reversal.paymentId, reversal]));
+  return payments.map((payment) => {
+    const reversal = latest.get(payment.id);
+    return { ...payment, reversals: reversal ? [reversal] : [] };
+  });
 }
 
 export function paymentView(row: PaymentModel): PaymentView {

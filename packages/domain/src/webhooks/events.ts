@@ -4,7 +4,7 @@
  * subscribed to its type. A rollback takes the event with it; a commit makes its delivery certain
  * (the worker claims the delivery rows, whichever instance and however often it restarts).
  */
-import type { Prisma } from "@mteja/db";
+import type { RawSql } from "@mteja/db";
 import type { Random } from "@mteja/kernel";
 import type { WebhookEventData, WebhookEventType } from "./event-types.js";
 
@@ -33,7 +33,7 @@ export function eventIdsFrom(random: Random): EventIds {
  * that hold the random port pass `eventIds`; the others (some settlement paths have a clock but no
  * random port) let the database draw the id, in one more statement.
  */
-export async function recordEvent(tx: Prisma.TransactionClient, event: NewEvent, eventIds?: EventIds): Promise<string> {
+export async function recordEvent(tx: RawSql, event: NewEvent, eventIds?: EventIds): Promise<string> {
   const id = eventIds ? eventIds() : await drawEventId(tx);
   // One statement (one round trip) for the event and its fan-out: a delivery per enabled endpoint
   // subscribed to the type. The rule of subscriptions.ts in SQL: a list subscribes to the types it
@@ -53,7 +53,7 @@ export async function recordEvent(tx: Prisma.TransactionClient, event: NewEvent,
   return id;
 }
 
-async function drawEventId(tx: Prisma.TransactionClient): Promise<string> {
+async function drawEventId(tx: RawSql): Promise<string> {
   const [drawn] = await tx.$queryRaw<{ id: string }[]>`SELECT 'evt_' || replace(gen_random_uuid()::text, '-', '') AS id`;
   return drawn!.id;
 }

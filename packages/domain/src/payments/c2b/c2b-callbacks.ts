@@ -10,14 +10,14 @@
  *   without a validation before it (Daraja skips validation unless it is enabled) is the same.
  */
 import { c2bValidationAnswer, type C2bNotification } from "@mteja/daraja";
-import { Prisma } from "@mteja/db";
+import { isUniqueViolation } from "@mteja/db";
 import type { Deps } from "../../context.js";
 import type { Tenant } from "../../tenants/directory.js";
 import { settleIntentOf } from "../../intents/intent-settlement.js";
 import { recordEvent } from "../../webhooks/events.js";
 import { recordPaymentSettled } from "../kernel/settled-events.js";
 import { applyStoredCallback, type CallbackVerdict, type StoredApplyResult } from "../kernel/stored-callback.js";
-import type { Tx } from "../payment-records.js";
+import type { SettlementTx } from "../payment-records.js";
 import { matchC2bConfirmation, validateC2bPayment } from "./c2b-matching.js";
 import { c2bPaymentObject } from "./c2b-object.js";
 import { insertC2bPayment, intentNamedBy, paymentWithTransId } from "./c2b-records.js";
@@ -39,14 +39,14 @@ export async function answerC2bValidation(deps: Deps, notification: C2bNotificat
   return { body: c2bValidationAnswer(decision.code), rejection: `${decision.code}: ${decision.reason}` };
 }
 
-async function confirmationVerdict(tx: Tx, tenant: Tenant | null, notification: C2bNotification, now: Date): Promise<CallbackVerdict<undefined>> {
+async function confirmationVerdict(tx: SettlementTx, tenant: Tenant | null, notification: C2bNotification, paymentId: string, now: Date): Promise<CallbackVerdict<undefined>> {
   if (!tenant) return { recorded: true, outcome: "flagged", flagReason: `no single shop has short code ${notification.businessShortCode}`, link: {} };
   const earlier = await paymentWithTransId(tx, notification.transId);
   if (earlier) return { recorded: true, outcome: "duplicate", link: { paymentId: earlier.id } };
 
   const intent = await intentNamedBy(tx, tenant.id, notification.billRefNumber, true);
   const match = matchC2bConfirmation(intent, notification.amount, now);
-  const fields = { tenantId: tenant.id, notification, now };
+  const fields = { id: paymentId, tenantId: tenant.id, notification, now };
   if (match.match === "unmatched") {
     const payment = await insertC2bPayment(tx, { ...fields, match: "unmatched", intentId: null, duplicate: false, note: match.note });
     await recordEvent(tx, { tenantId: tenant.id, type: "c2b_payment.unmatched", data: { c2b_payment: c2bPaymentObject(payment) }, at: now });
@@ -63,8 +63,6 @@ async function confirmationVerdict(tx: Tx, tenant: Tenant | null, notification: 
   return duplicate ? { recorded: true, outcome: "flagged", flagReason: note ?? "duplicate payment", link } : { recorded: true, outcome: "applied", link };
 }
 
-const isUniqueViolation = (error: unknown) => error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
-
 /**
  * Applies a stored confirmation once. Two copies of one confirmation racing each other both miss the
  * TransID; the second insert then violates its unique index, and applying again finds the first.
@@ -74,7 +72,7 @@ export async function applyStoredC2bConfirmation(deps: Deps, callbackId: string,
   const tenant = await tenantForShortCode(deps, notification.businessShortCode);
   const apply = () =>
     applyStoredCallback(deps, callbackId, { transId: notification.transId, shortCode: notification.businessShortCode }, (tx, now) =>
-      confirmationVerdict(tx, tenant, notification, now),
+      confirmationVerdict(tx, tenant, notification, deps.random.uuid(), now),
     );
   try {
     return (await apply()).result;

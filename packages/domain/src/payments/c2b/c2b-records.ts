@@ -1,14 +1,14 @@
 /** The rows a C2B notification reads and writes, on the callback's unscoped transaction (the tenant is named). */
 import type { C2bNotification } from "@mteja/daraja";
-import type { PaymentModel } from "@mteja/db";
-import type { Tx } from "../payment-records.js";
+import { insertRow, paymentsTable, type PaymentModel } from "@mteja/db";
+import type { SettlementTx } from "../payment-records.js";
 import type { NamedIntent } from "./c2b-matching.js";
 
 /**
  * The intent a BillRefNumber names for this tenant: its open one with that reference (at most one, a
  * partial unique index), else the latest with it. Locked when `lock` (confirmation settles it).
  */
-export async function intentNamedBy(tx: Pick<Tx, "$queryRaw">, tenantId: string, account: string, lock: boolean): Promise<NamedIntent | null> {
+export async function intentNamedBy(tx: Pick<SettlementTx, "$queryRaw">, tenantId: string, account: string, lock: boolean): Promise<NamedIntent | null> {
   const reference = account.trim();
   if (!/^[A-Za-z0-9]{1,12}$/.test(reference)) return null;
   const rows = lock
@@ -24,11 +24,13 @@ export async function intentNamedBy(tx: Pick<Tx, "$queryRaw">, tenantId: string,
   return row ? { id: row.id, status: row.status, amount: Number(row.amount), expiresAt: new Date(row.expires_at) } : null;
 }
 
-export function paymentWithTransId(tx: Tx, transId: string): Promise<PaymentModel | null> {
-  return tx.payment.findUnique({ where: { transId } });
+export async function paymentWithTransId(tx: SettlementTx, transId: string): Promise<PaymentModel | undefined> {
+  const rows = await tx.$queryRaw<Record<string, unknown>[]>`SELECT ${paymentsTable.columns} FROM payments WHERE trans_id = ${transId}`;
+  return rows[0] ? paymentsTable.fromRow(rows[0]) : undefined;
 }
 
 export interface NewC2bPayment {
+  id: string;
   tenantId: string;
   notification: C2bNotification;
   match: "matched" | "unmatched";
@@ -39,10 +41,10 @@ export interface NewC2bPayment {
 }
 
 /** A C2B payment is money already received: it is written SUCCESS, with its TransID as the receipt. */
-export function insertC2bPayment(tx: Tx, row: NewC2bPayment): Promise<PaymentModel> {
+export function insertC2bPayment(tx: SettlementTx, row: NewC2bPayment): Promise<PaymentModel> {
   const { notification: n, now } = row;
-  return tx.payment.create({
-    data: {
+  return insertRow(tx, paymentsTable, {
+      id: row.id,
       tenantId: row.tenantId,
       userId: null,
       phone: n.maskedMsisdn,
@@ -65,6 +67,5 @@ export function insertC2bPayment(tx: Tx, row: NewC2bPayment): Promise<PaymentMod
       c2bMatch: row.match,
       c2bNote: row.note,
       shortCode: n.businessShortCode,
-    },
   });
 }

@@ -3,12 +3,11 @@
  * status, so the feed and the rows can never disagree. Every path that settles a payment or a payout
  * (callback, STK query, reconciler) calls one of these with the row it wrote.
  */
-import type { MomoCallbackModel, PaymentModel, PayoutModel } from "@mteja/db";
-import { withPayments } from "../../intents/intent-store.js";
+import { intentsTable, paymentsTable, payoutsTable, Prisma, type MomoCallbackModel, type PaymentModel, type PayoutModel } from "@mteja/db";
 import { toIntentView } from "../../intents/views.js";
 import { recordEvent, type EventIds } from "../../webhooks/events.js";
-import { latestReversal, paymentObject } from "../payment-object.js";
-import type { Tx } from "../payment-records.js";
+import { paymentObject } from "../payment-object.js";
+import { paymentsWithLatestReversal, tenantOfRow, type SettlementTx } from "../payment-records.js";
 import { payoutObject } from "../payouts/payout-object.js";
 
 const failedPaymentStatuses = new Set(["CANCELLED", "FAILED", "TIMEOUT"]);
@@ -19,31 +18,33 @@ const failedPaymentStatuses = new Set(["CANCELLED", "FAILED", "TIMEOUT"]);
  * payment_intent.succeeded, with the intent as the read API shows it; the payment's SUCCESS is applied
  * once, so is this event.
  */
-export async function recordPaymentSettled(tx: Tx, payment: PaymentModel, at: Date, eventIds?: EventIds): Promise<void> {
+export async function recordPaymentSettled(tx: SettlementTx, payment: PaymentModel, at: Date, eventIds?: EventIds): Promise<void> {
   const type = payment.status === "SUCCESS" ? "payment.succeeded" : failedPaymentStatuses.has(payment.status) ? "payment.failed" : undefined;
   if (!type) return;
   await recordEvent(tx, { tenantId: payment.tenantId, type, data: { payment: paymentObject(payment) }, at }, eventIds);
   if (type === "payment.succeeded" && payment.intentId && !payment.duplicate) await recordIntentSucceeded(tx, payment, at, eventIds);
 }
 
-async function recordIntentSucceeded(tx: Tx, payment: PaymentModel, at: Date, eventIds?: EventIds): Promise<void> {
-  const intent = await tx.paymentIntent.findFirst({
-    where: { id: payment.intentId!, tenantId: payment.tenantId, status: "succeeded" },
-    include: withPayments,
-  });
-  if (intent) await recordEvent(tx, { tenantId: payment.tenantId, type: "payment_intent.succeeded", data: { payment_intent: toIntentView(intent) }, at }, eventIds);
+async function recordIntentSucceeded(tx: SettlementTx, payment: PaymentModel, at: Date, eventIds?: EventIds): Promise<void> {
+  const rows = await tx.$queryRaw<Record<string, unknown>[]>`
+    SELECT ${intentsTable.columns} FROM payment_intents WHERE id = ${payment.intentId} AND tenant_id = ${payment.tenantId} AND status = 'succeeded'`;
+  if (!rows[0]) return;
+  const payments = await paymentsWithLatestReversal(tx, Prisma.sql`intent_id = ${payment.intentId} AND tenant_id = ${payment.tenantId}`);
+  const intent = { ...intentsTable.fromRow(rows[0]), payments };
+  await recordEvent(tx, { tenantId: payment.tenantId, type: "payment_intent.succeeded", data: { payment_intent: toIntentView(intent) }, at }, eventIds);
 }
 
 /** A payout whose status just became SUCCESS or FAILED (UNKNOWN is not an outcome: nothing is sent). */
-export async function recordPayoutSettled(tx: Tx, payout: PayoutModel, at: Date): Promise<void> {
+export async function recordPayoutSettled(tx: SettlementTx, payout: PayoutModel, at: Date): Promise<void> {
   const type = payout.status === "SUCCESS" ? "payout.succeeded" : payout.status === "FAILED" ? "payout.failed" : undefined;
   if (!type) return;
   await recordEvent(tx, { tenantId: payout.tenantId, type, data: { payout: payoutObject(payout) }, at });
 }
 
 /** A payment whose reversal just became SUCCESS: payment.reversed, the payment showing that reversal. */
-export async function recordPaymentReversed(tx: Tx, paymentId: string, at: Date): Promise<void> {
-  const payment = await tx.payment.findUniqueOrThrow({ where: { id: paymentId }, include: latestReversal });
+export async function recordPaymentReversed(tx: SettlementTx, paymentId: string, at: Date): Promise<void> {
+  const [payment] = await paymentsWithLatestReversal(tx, Prisma.sql`id = ${paymentId}::uuid`);
+  if (!payment) throw new Error(`payment ${paymentId} of a settled reversal is missing`);
   await recordEvent(tx, { tenantId: payment.tenantId, type: "payment.reversed", data: { payment: paymentObject(payment) }, at });
 }
 
@@ -51,15 +52,15 @@ export async function recordPaymentReversed(tx: Tx, paymentId: string, at: Date)
 export type RecordedCallback = Pick<MomoCallbackModel, "id" | "kind" | "receivedAt" | "flagReason" | "paymentId" | "payoutId">;
 
 /** A flagged callback that names a payment or payout (one that names nothing has no tenant to tell). */
-export async function recordCallbackFlagged(tx: Tx, callback: RecordedCallback, at: Date, eventIds?: EventIds): Promise<void> {
-  const owner = callback.paymentId
-    ? await tx.payment.findUnique({ where: { id: callback.paymentId }, select: { tenantId: true } })
+export async function recordCallbackFlagged(tx: SettlementTx, callback: RecordedCallback, at: Date, eventIds?: EventIds): Promise<void> {
+  const tenantId = callback.paymentId
+    ? await tenantOfRow(tx, paymentsTable, callback.paymentId)
     : callback.payoutId
-      ? await tx.payout.findUnique({ where: { id: callback.payoutId }, select: { tenantId: true } })
-      : null;
-  if (!owner) return;
+      ? await tenantOfRow(tx, payoutsTable, callback.payoutId)
+      : undefined;
+  if (!tenantId) return;
   await recordEvent(tx, {
-    tenantId: owner.tenantId,
+    tenantId,
     type: "callback.flagged",
     data: {
       callback: {

@@ -10,7 +10,7 @@
  * up front saves a round trip per callback (docs/performance.md, "Callback path, round two").
  */
 import type { Deps } from "../../context.js";
-import type { Tx } from "../payment-records.js";
+import type { SettlementTx } from "../payment-records.js";
 import { eventIdsFrom } from "../../webhooks/events.js";
 import { recordCallbackFlagged, type RecordedCallback } from "./settled-events.js";
 
@@ -66,13 +66,6 @@ export type CallbackVerdict<Settled> =
   | { recorded: false; result: "held" | "accepted" }
   | { recorded: true; outcome: AppliedOutcome; flagReason?: string | undefined; link: { paymentId?: string; payoutId?: string }; settled?: Settled };
 
-/**
- * How long applying waits for a connection, and may take once started. Prisma's defaults (2 s, 5 s)
- * failed 1–3 % of callbacks with a 500 when the host was busy, although nothing was wrong: the stored
- * callback then waits for the reconciler. Applying waits as long as the request itself would instead.
- */
-const applyTransaction = { maxWait: 15_000, timeout: 30_000 };
-
 /** Rolls the transaction back: the stored row was handled by another path while this one decided. */
 class HandledElsewhere extends Error {}
 
@@ -89,7 +82,7 @@ interface RecordedRow {
  * Records the outcome on the stored row if it is still unhandled (its row lock is taken here, after the
  * payment's); the recorded row, or undefined when another path handled it first.
  */
-async function recordOutcome(tx: Tx, callbackId: string, verdict: Extract<CallbackVerdict<unknown>, { recorded: true }>): Promise<RecordedCallback | undefined> {
+async function recordOutcome(tx: SettlementTx, callbackId: string, verdict: Extract<CallbackVerdict<unknown>, { recorded: true }>): Promise<RecordedCallback | undefined> {
   const rows = await tx.$queryRaw<RecordedRow[]>`
     UPDATE momo_callbacks
        SET outcome = ${verdict.outcome}, flag_reason = ${verdict.flagReason ?? null},
@@ -116,12 +109,15 @@ export async function applyStoredCallback<Settled>(
   deps: Deps,
   callbackId: string,
   logFields: object,
-  decide: (tx: Tx, now: Date) => Promise<CallbackVerdict<Settled>>,
+  decide: (tx: SettlementTx, now: Date) => Promise<CallbackVerdict<Settled>>,
 ): Promise<{ result: StoredApplyResult; settled?: Settled | undefined }> {
   const now = deps.clock.now();
   let verdict: CallbackVerdict<Settled> | undefined;
   try {
-    verdict = await deps.db.unscoped.$transaction(async (tx): Promise<CallbackVerdict<Settled>> => {
+    // A plain transaction, not Prisma's: its interactive transaction costs five times the CPU per
+    // statement, most of a callback's (docs/performance.md, "Callback path, round four"). Like the
+    // request, it waits for a connection as long as the pool makes it.
+    verdict = await deps.db.rawTransaction(async (tx): Promise<CallbackVerdict<Settled>> => {
       const decided = await decide(tx, now);
       if (decided.recorded) {
         const recorded = await recordOutcome(tx, callbackId, decided);
@@ -129,7 +125,7 @@ export async function applyStoredCallback<Settled>(
         if (decided.outcome === "flagged") await recordCallbackFlagged(tx, recorded, now, eventIdsFrom(deps.random));
       }
       return decided;
-    }, applyTransaction);
+    });
   } catch (error) {
     if (!(error instanceof HandledElsewhere)) throw error;
   }

@@ -13,7 +13,6 @@ import type { DarajaClient } from "@mteja/daraja";
 import type { AuthedCtx } from "../../trpc.js";
 import { requestOnce, type ProviderRequest } from "../kernel/provider-request.js";
 import { recordPayoutSettled } from "../kernel/settled-events.js";
-import { asTransaction } from "../payment-records.js";
 import { providerUnavailable } from "../provider-errors.js";
 import { authorizePayout, storePayoutWithinDailyLimit } from "./payout-limits.js";
 import { checkTenantAmount, idempotencyKeyOf } from "../request-rules.js";
@@ -116,7 +115,7 @@ function payoutOnce(ctx: AuthedCtx, daraja: DarajaClient, urls: { resultUrl: str
           where: { id: payout.id, status: "PENDING" },
           data: { status: "FAILED", lastError, nextStatusQueryAt: null, settledAt: now, updatedAt: now },
         });
-        if (failed.count === 1) await recordPayoutSettled(asTransaction(tx), await tx.payout.findUniqueOrThrow({ where: { id: payout.id } }), now);
+        if (failed.count === 1) await recordPayoutSettled(tx, await tx.payout.findUniqueOrThrow({ where: { id: payout.id } }), now);
       });
     },
     async markUnknown(payout, lastError) {

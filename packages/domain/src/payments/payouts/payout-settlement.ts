@@ -8,8 +8,8 @@
  * SUCCESS and FAILED never change again. A payout is never re-sent automatically: UNKNOWN means the
  * money may have moved, and only Daraja's own answer settles it.
  */
-import type { PayoutModel, Prisma } from "@mteja/db";
-import type { Tx } from "../payment-records.js";
+import { payoutsTable, updateRow, type PayoutModel, type RowChanges } from "@mteja/db";
+import type { SettlementTx } from "../payment-records.js";
 import { recordPayoutSettled } from "../kernel/settled-events.js";
 import { amountMismatch, decideForSettled, type SettlementDecision } from "../kernel/stored-callback.js";
 
@@ -24,7 +24,7 @@ export interface PayoutOutcome {
   receiverName?: string | undefined;
 }
 
-export type PayoutDecision = SettlementDecision<Prisma.PayoutUpdateInput>;
+export type PayoutDecision = SettlementDecision<RowChanges<PayoutModel>>;
 
 export function decidePayoutOutcome(payout: PayoutModel, outcome: PayoutOutcome, now: Date): PayoutDecision {
   // Whatever the payout's status: never applied.
@@ -80,16 +80,16 @@ export function decidePayoutOutcome(payout: PayoutModel, outcome: PayoutOutcome,
   };
 }
 
-function conversation(payout: PayoutModel, outcome: PayoutOutcome): Prisma.PayoutUpdateInput {
+function conversation(payout: PayoutModel, outcome: PayoutOutcome): RowChanges<PayoutModel> {
   // Callers pass the payout's own ConversationID (for a status result: the queried transaction's, not the query's).
   return payout.conversationId === null && outcome.conversationId ? { conversationId: outcome.conversationId } : {};
 }
 
 /** Applies an outcome to a payout whose row lock the transaction holds. */
-export async function settlePayout(tx: Tx, payout: PayoutModel, outcome: PayoutOutcome, now: Date): Promise<{ decision: PayoutDecision; payout: PayoutModel }> {
+export async function settlePayout(tx: SettlementTx, payout: PayoutModel, outcome: PayoutOutcome, now: Date): Promise<{ decision: PayoutDecision; payout: PayoutModel }> {
   const decision = decidePayoutOutcome(payout, outcome, now);
   if (!decision.changes) return { decision, payout };
-  const updated = await tx.payout.update({ where: { id: payout.id }, data: decision.changes });
+  const updated = await updateRow(tx, payoutsTable, payout.id, decision.changes);
   if (decision.statusChanged) await recordPayoutSettled(tx, updated, now);
   return { decision, payout: updated };
 }

@@ -9,10 +9,10 @@
  * amount or reversed receipt differs from the reversal's is never applied: the callback is flagged.
  * SUCCESS writes `payment.reversed` in the same transaction.
  */
-import type { PaymentReversalModel, Prisma } from "@mteja/db";
+import { reversalsTable, updateRow, type PaymentReversalModel, type RowChanges } from "@mteja/db";
 import { recordPaymentReversed } from "../kernel/settled-events.js";
 import { amountMismatch, decideForSettled, type SettlementDecision } from "../kernel/stored-callback.js";
-import type { Tx } from "../payment-records.js";
+import type { SettlementTx } from "../payment-records.js";
 
 export interface ReversalOutcome {
   source: "result" | "timeout" | "status";
@@ -28,7 +28,7 @@ export interface ReversalOutcome {
   amount?: number | undefined;
 }
 
-export type ReversalDecision = SettlementDecision<Prisma.PaymentReversalUpdateInput>;
+export type ReversalDecision = SettlementDecision<RowChanges<PaymentReversalModel>>;
 
 export function decideReversalOutcome(reversal: PaymentReversalModel, outcome: ReversalOutcome, now: Date): ReversalDecision {
   const mismatch = amountMismatch("the reversal is of", reversal.amount, outcome.amount);
@@ -73,16 +73,16 @@ export function decideReversalOutcome(reversal: PaymentReversalModel, outcome: R
 }
 
 /** Daraja's ids, kept when the request's own answer never brought them. */
-function ids(reversal: PaymentReversalModel, outcome: ReversalOutcome): Prisma.PaymentReversalUpdateInput {
+function ids(reversal: PaymentReversalModel, outcome: ReversalOutcome): RowChanges<PaymentReversalModel> {
   if (reversal.conversationId !== null || !outcome.conversationId || !outcome.originatorConversationId) return {};
   return { conversationId: outcome.conversationId, originatorConversationId: outcome.originatorConversationId };
 }
 
 /** Applies an outcome to a reversal whose row lock the transaction holds. */
-export async function settleReversal(tx: Tx, reversal: PaymentReversalModel, outcome: ReversalOutcome, now: Date): Promise<{ decision: ReversalDecision; reversal: PaymentReversalModel }> {
+export async function settleReversal(tx: SettlementTx, reversal: PaymentReversalModel, outcome: ReversalOutcome, now: Date): Promise<{ decision: ReversalDecision; reversal: PaymentReversalModel }> {
   const decision = decideReversalOutcome(reversal, outcome, now);
   if (!decision.changes) return { decision, reversal };
-  const updated = await tx.paymentReversal.update({ where: { id: reversal.id }, data: decision.changes });
+  const updated = await updateRow(tx, reversalsTable, reversal.id, decision.changes);
   if (decision.statusChanged && updated.status === "SUCCESS") await recordPaymentReversed(tx, updated.paymentId, now);
   return { decision, reversal: updated };
 }

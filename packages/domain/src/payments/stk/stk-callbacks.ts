@@ -11,9 +11,9 @@ import type { PaymentModel } from "@mteja/db";
 import type { Deps } from "../../context.js";
 import { publishPaymentStatus } from "../kernel/status-publisher.js";
 import { applyStoredCallback, type CallbackVerdict, type StoredApplyResult } from "../kernel/stored-callback.js";
-import { lockPaymentByCheckoutId, type Tx } from "../payment-records.js";
+import { lockPaymentByCheckoutId, type SettlementTx } from "../payment-records.js";
 import { settleStkPayment, type Settlement, type StkOutcome } from "./stk-settlement.js";
-import { claimForCallback, lockPromptMatching, withoutDarajaIds } from "./unknown-prompts.js";
+import { claimForCallback, lockPromptMatching } from "./unknown-prompts.js";
 import { eventIdsFrom } from "../../webhooks/events.js";
 
 export function stkOutcomeOf(callback: StkCallback): StkOutcome {
@@ -30,10 +30,11 @@ export function stkOutcomeOf(callback: StkCallback): StkOutcome {
 }
 
 /** A push still waiting for Daraja's answer (one whose outcome is unknown has a last_error). */
-async function promptsInFlight(tx: Tx, now: Date, inFlightSeconds: number): Promise<boolean> {
+async function promptsInFlight(tx: SettlementTx, now: Date, inFlightSeconds: number): Promise<boolean> {
   const since = new Date(now.getTime() - inFlightSeconds * 1000);
-  const count = await tx.payment.count({ where: { ...withoutDarajaIds, lastError: null, createdAt: { gte: since } } });
-  return count > 0;
+  const rows = await tx.$queryRaw<{ in_flight: boolean }[]>`
+    SELECT EXISTS (SELECT 1 FROM payments WHERE status = 'PENDING' AND checkout_request_id IS NULL AND last_error IS NULL AND created_at >= ${since}) AS in_flight`;
+  return rows[0]?.in_flight === true;
 }
 
 /** A stored STK callback: its row, and what matching a prompt without ids needs of it. */
@@ -51,7 +52,7 @@ type StkTarget = { kind: "payment"; payment: PaymentModel } | { kind: "held" } |
  * that stores its ids before the count is found by the second lookup, one that stores them after is
  * counted (the callback is held and applied by that push) — never missed and flagged for good.
  */
-async function stkTarget(tx: Tx, deps: Deps, callback: StkCallback, stored: StoredStkCallback, now: Date): Promise<StkTarget> {
+async function stkTarget(tx: SettlementTx, deps: Deps, callback: StkCallback, stored: StoredStkCallback, now: Date): Promise<StkTarget> {
   const { promptInFlightSeconds, unknownPromptWindowSeconds } = deps.momo.settings;
   const found = await lockPaymentByCheckoutId(tx, callback.checkoutRequestId);
   if (found) return { kind: "payment", payment: found };
@@ -69,7 +70,7 @@ async function stkTarget(tx: Tx, deps: Deps, callback: StkCallback, stored: Stor
   return { kind: "flagged", flagReason: "unknown CheckoutRequestID" };
 }
 
-async function stkVerdict(tx: Tx, deps: Deps, callback: StkCallback, stored: StoredStkCallback, now: Date): Promise<CallbackVerdict<Settlement>> {
+async function stkVerdict(tx: SettlementTx, deps: Deps, callback: StkCallback, stored: StoredStkCallback, now: Date): Promise<CallbackVerdict<Settlement>> {
   const target = await stkTarget(tx, deps, callback, stored, now);
   if (target.kind === "held") return { recorded: false, result: "held" };
   if (target.kind === "flagged") return { recorded: true, outcome: "flagged", flagReason: target.flagReason, link: {} };

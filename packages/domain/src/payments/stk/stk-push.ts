@@ -18,7 +18,6 @@ import { applyHeldStkCallbacks, applyHeldStkCallbacksSince } from "./stk-callbac
 import { requestOnce, type ProviderRequest } from "../kernel/provider-request.js";
 import { recordPaymentSettled } from "../kernel/settled-events.js";
 import { providerUnavailable } from "../provider-errors.js";
-import { asTransaction } from "../payment-records.js";
 import { checkTenantAmount, idempotencyKeyOf } from "../request-rules.js";
 import type { PaymentStatus, StkPushInput } from "../schemas.js";
 import { promptCallbackUrl } from "./unknown-prompts.js";
@@ -119,8 +118,8 @@ function promptOnce(ctx: AuthedCtx, daraja: DarajaClient, callbackUrl: string, r
           data: { status: "FAILED", lastError, nextQueryAt: null, settledAt: now, updatedAt: now },
         });
         if (failed.count !== 1) return;
-        await settleIntentOf(asTransaction(tx), payment, "FAILED", now); // payment intents: back to requires_payment
-        await recordPaymentSettled(asTransaction(tx), await tx.payment.findUniqueOrThrow({ where: { id: payment.id } }), now);
+        await settleIntentOf(tx, payment, "FAILED", now); // payment intents: back to requires_payment
+        await recordPaymentSettled(tx, await tx.payment.findUniqueOrThrow({ where: { id: payment.id } }), now);
       });
     },
     async markUnknown(payment, lastError) {

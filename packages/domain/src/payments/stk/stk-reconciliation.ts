@@ -13,7 +13,7 @@ import type { Deps } from "../../context.js";
 import { leaseEnd, nextAttemptAt, queryErrorNote, type SweepRun } from "../kernel/leased-sweep.js";
 import { recordPaymentSettled } from "../kernel/settled-events.js";
 import { publishPaymentStatus } from "../kernel/status-publisher.js";
-import { asTransaction, isTerminalPayment, lockPaymentById, type PaymentKey } from "../payment-records.js";
+import { isTerminalPayment, lockPaymentById, type PaymentKey } from "../payment-records.js";
 import { applyStoredStkCallback, parseStoredStkCallback } from "./stk-callbacks.js";
 import { settleFromQuery } from "./stk-query.js";
 import { withoutDarajaIds } from "./unknown-prompts.js";
@@ -91,10 +91,10 @@ export async function timeOutPromptsWithoutId({ deps, report }: SweepRun): Promi
           nextQueryAt: null,
           settledAt: now,
           updatedAt: now,
-          ...(await settleIntentOf(asTransaction(tx), locked, "TIMEOUT", now)), // payment intents: back to requires_payment
+          ...(await settleIntentOf(tx, locked, "TIMEOUT", now)), // payment intents: back to requires_payment
         },
       });
-      await recordPaymentSettled(asTransaction(tx), timedOut, now);
+      await recordPaymentSettled(tx, timedOut, now);
       return timedOut;
     });
     if (!payment) continue;
@@ -168,10 +168,10 @@ async function exhaustPayment(deps: Deps, db: TenantDb, key: PaymentKey, lastAns
         nextQueryAt: null,
         settledAt: now,
         updatedAt: now,
-        ...(await settleIntentOf(asTransaction(tx), locked, "FAILED", now)), // payment intents: back to requires_payment
+        ...(await settleIntentOf(tx, locked, "FAILED", now)), // payment intents: back to requires_payment
       },
     });
-    await recordPaymentSettled(asTransaction(tx), exhausted, now);
+    await recordPaymentSettled(tx, exhausted, now);
     return exhausted;
   });
   if (!payment) return false;

@@ -7,11 +7,11 @@
  * Callbacks, STK queries (the stkquery operation and the reconciler) all settle a payment through
  * `settleStkPayment`, inside a transaction that holds the payment's row lock.
  */
-import type { PaymentModel, Prisma } from "@mteja/db";
+import { paymentsTable, updateRow, type PaymentModel, type RowChanges } from "@mteja/db";
 import type { StkStatus } from "@mteja/daraja";
 import { recordPaymentSettled } from "../kernel/settled-events.js";
 import type { SettlementDecision } from "../kernel/stored-callback.js";
-import { asTransaction, isTerminalPayment, type SettlementTx } from "../payment-records.js";
+import { isTerminalPayment, type SettlementTx } from "../payment-records.js";
 import { settleIntentOf } from "../../intents/intent-settlement.js";
 import type { EventIds } from "../../webhooks/events.js";
 
@@ -28,7 +28,7 @@ export interface StkOutcome {
   transactionDate?: string | undefined;
 }
 
-export type PaymentDecision = SettlementDecision<Prisma.PaymentUpdateInput>;
+export type PaymentDecision = SettlementDecision<RowChanges<PaymentModel>>;
 
 function describeCode(outcome: StkOutcome): string {
   return `ResultCode ${outcome.resultCode ?? "(none)"}${outcome.resultDesc ? ` (${outcome.resultDesc})` : ""}`;
@@ -53,7 +53,7 @@ export function decideStkOutcome(payment: PaymentModel, outcome: StkOutcome, now
         outcome.receipt !== undefined &&
         outcome.amount === payment.amount
       ) {
-        return { outcome: "applied", statusChanged: false, changes: receiptColumns(outcome) };
+        return { outcome: "applied", statusChanged: false, changes: { ...receiptColumns(outcome), updatedAt: now } };
       }
       return { outcome: "duplicate", statusChanged: false };
     }
@@ -98,7 +98,7 @@ function amountMismatch(payment: PaymentModel, outcome: StkOutcome): string {
   return `amount mismatch: the payment is for ${payment.amount}, the ${outcome.source} says ${outcome.amount ?? "(none)"}`;
 }
 
-function receiptColumns(outcome: StkOutcome): Prisma.PaymentUpdateInput {
+function receiptColumns(outcome: StkOutcome): RowChanges<PaymentModel> {
   return {
     mpesaReceipt: outcome.receipt ?? null,
     paidAmount: outcome.amount ?? null,
@@ -118,12 +118,12 @@ export async function settleStkPayment(tx: SettlementTx, payment: PaymentModel, 
   const receipt = decision.changes?.mpesaReceipt;
   if (typeof receipt === "string") {
     // Only callbacks bring a receipt, on the unscoped transaction: the check spans every tenant, as the unique index does.
-    const other = await tx.payment.findFirst({ where: { mpesaReceipt: receipt, NOT: { id: payment.id } }, select: { id: true } });
-    if (other) decision = { outcome: "flagged", flagReason: `MpesaReceiptNumber ${receipt} is already recorded on another payment`, statusChanged: false };
+    const other = await tx.$queryRaw<unknown[]>`SELECT 1 FROM payments WHERE mpesa_receipt = ${receipt} AND id <> ${payment.id}::uuid`;
+    if (other.length > 0) decision = { outcome: "flagged", flagReason: `MpesaReceiptNumber ${receipt} is already recorded on another payment`, statusChanged: false };
   }
   if (!decision.changes) return { decision, payment };
-  const intentColumns = await settleIntentOf(asTransaction(tx), payment, decision.changes.status, now); // payment intents follow their payment
-  const updated = await tx.payment.update({ where: { id: payment.id }, data: { ...decision.changes, ...intentColumns } });
-  if (decision.statusChanged) await recordPaymentSettled(asTransaction(tx), updated, now, eventIds);
+  const intentColumns = await settleIntentOf(tx, payment, decision.changes.status, now); // payment intents follow their payment
+  const updated = await updateRow(tx, paymentsTable, payment.id, { ...decision.changes, ...intentColumns });
+  if (decision.statusChanged) await recordPaymentSettled(tx, updated, now, eventIds);
   return { decision, payment: updated };
 }

@@ -9,9 +9,9 @@
  * match exactly one such payment created within MOMO_UNKNOWN_PROMPT_WINDOW_SECONDS settles it; one
  * that has none after the window becomes TIMEOUT (the reconciler).
  */
-import type { PaymentModel } from "@mteja/db";
+import { paymentsTable, updateRow, type PaymentModel } from "@mteja/db";
 import type { StkCallback } from "@mteja/daraja";
-import type { Tx } from "../payment-records.js";
+import type { SettlementTx } from "../payment-records.js";
 
 export const REFERENCE_PARAMETER = "ref";
 
@@ -48,11 +48,11 @@ export interface MatchWindow {
  * a candidate: its own answer stores its ids and applies the callback. Failure callbacks carry no
  * phone or amount: they match none.
  */
-export async function lockPromptMatching(tx: Tx, callback: StkCallback, reference: string | undefined, window: MatchWindow): Promise<PromptMatch> {
+export async function lockPromptMatching(tx: SettlementTx, callback: StkCallback, reference: string | undefined, window: MatchWindow): Promise<PromptMatch> {
   const { phoneNumber, amount } = callback;
   if (reference === undefined || phoneNumber === undefined || amount === undefined || !Number.isInteger(amount)) return { kind: "none" };
-  const rows = await tx.$queryRaw<{ id: string }[]>`
-    SELECT id::text AS id FROM payments
+  const rows = await tx.$queryRaw<Record<string, unknown>[]>`
+    SELECT ${paymentsTable.columns} FROM payments
      WHERE status = 'PENDING' AND checkout_request_id IS NULL
        AND phone = ${phoneNumber} AND amount = ${amount}::int AND reference = ${reference}
        AND created_at >= ${window.since} AND created_at <= ${window.receivedAt}
@@ -61,14 +61,10 @@ export async function lockPromptMatching(tx: Tx, callback: StkCallback, referenc
        FOR UPDATE`;
   if (rows.length === 0) return { kind: "none" };
   if (rows.length > 1) return { kind: "ambiguous", count: rows.length };
-  const payment = await tx.payment.findUnique({ where: { id: rows[0]!.id } });
-  return payment ? { kind: "one", payment } : { kind: "none" };
+  return { kind: "one", payment: paymentsTable.fromRow(rows[0]!) };
 }
 
 /** Gives the matched payment the callback's ids, so later callbacks and queries find it as usual. */
-export function claimForCallback(tx: Tx, payment: PaymentModel, callback: StkCallback, now: Date): Promise<PaymentModel> {
-  return tx.payment.update({
-    where: { id: payment.id },
-    data: { checkoutRequestId: callback.checkoutRequestId, merchantRequestId: callback.merchantRequestId, updatedAt: now },
-  });
+export function claimForCallback(tx: SettlementTx, payment: PaymentModel, callback: StkCallback, now: Date): Promise<PaymentModel> {
+  return updateRow(tx, paymentsTable, payment.id, { checkoutRequestId: callback.checkoutRequestId, merchantRequestId: callback.merchantRequestId, updatedAt: now });
 }

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyStoredCallback, type CallbackVerdict } from "../../../src/payments/kernel/stored-callback.js";
-import type { Tx } from "../../../src/payments/payment-records.js";
+import type { SettlementTx } from "../../../src/payments/payment-records.js";
 import { createServiceDeps, defaultTenantId, type ServiceDeps } from "../../support/caller.js";
 
 describe("applyStoredCallback", () => {
@@ -26,7 +26,7 @@ describe("applyStoredCallback", () => {
   /** A decision that writes something first (the tenant's name), as settling a payment would. */
   const writesThen =
     (name: string, verdict: CallbackVerdict<never>) =>
-    async (tx: Tx): Promise<CallbackVerdict<never>> => {
+    async (tx: SettlementTx): Promise<CallbackVerdict<never>> => {
       await tx.$executeRaw`UPDATE tenants SET name = ${name} WHERE id = ${defaultTenantId}`;
       return verdict;
     };

@@ -127,12 +127,12 @@ describe("the STK payment state machine (decideStkOutcome)", () => {
     expect(decision.changes).toBeUndefined();
   });
 
-  it("adds the receipt a success callback brings after a query already settled the success", () => {
+  it("adds the receipt a success callback brings after a query already settled the success, and marks the row updated", () => {
     const querySettled = payment({ status: "SUCCESS", resultCode: "0", settledAt: now });
     expect(decideStkOutcome(querySettled, paidCallback, now)).toEqual({
       outcome: "applied",
       statusChanged: false,
-      changes: { mpesaReceipt: "NLJ7RT61SV", paidAmount: 100, paidPhone: "254712345678", transactionDate: "20261125080000" },
+      changes: { mpesaReceipt: "NLJ7RT61SV", paidAmount: 100, paidPhone: "254712345678", transactionDate: "20261125080000", updatedAt: now },
     });
   });
 });

@@ -1,0 +1,57 @@
+/**
+ * The webhook delivery worker's schedule (src/runtime/webhooks.ts): a commit that wrote events nudges
+ * it, and the nudges of a burst of settlements share one claim of due deliveries instead of costing
+ * one claim each (docs/performance.md, "Callback path, round four"). Driven by fake timers; the
+ * database is a stand-in that counts the claims (nothing is ever due).
+ */
+import type { Deps, Logger } from "@mteja/domain";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { createWebhooksRuntime, type WebhooksRuntime } from "../src/runtime/webhooks.js";
+import { readSettings } from "../src/settings.js";
+import { skipThisTarget, target } from "./support/database.js";
+
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined } as unknown as Logger;
+
+// Nothing here is database-specific: it runs once, with the embedded project.
+describe.skipIf(skipThisTarget || target !== "embedded")("the webhook delivery worker's nudges", () => {
+  let claims: number;
+  let runtime: WebhooksRuntime;
+
+  beforeEach(async () => {
+    vi.useFakeTimers();
+    claims = 0;
+    const deps = {
+      clock: { now: () => new Date() },
+      db: { unscoped: { $queryRaw: async () => ((claims += 1), []) } },
+    } as unknown as Deps;
+    runtime = createWebhooksRuntime(readSettings({}), quiet, () => deps);
+    runtime.start();
+    await vi.advanceTimersByTimeAsync(10);
+    claims = 0;
+  });
+  afterEach(async () => {
+    await runtime.close();
+    vi.useRealTimers();
+  });
+
+  it("claims soon after a nudge, long before the next poll", async () => {
+    runtime.deps.nudge();
+    await vi.advanceTimersByTimeAsync(50);
+    expect(claims).toBe(1);
+  });
+
+  it("shares one claim among the nudges of a burst: 100 settlements 2 ms apart cost at most one claim per 20 ms", async () => {
+    for (let i = 0; i < 100; i += 1) {
+      runtime.deps.nudge();
+      await vi.advanceTimersByTimeAsync(2);
+    }
+    await vi.advanceTimersByTimeAsync(50);
+    expect(claims).toBeGreaterThanOrEqual(5);
+    expect(claims).toBeLessThanOrEqual(12);
+  });
+
+  it("still polls for due retries once a second without nudges", async () => {
+    await vi.advanceTimersByTimeAsync(3_050);
+    expect(claims).toBe(3);
+  });
+});

@@ -1,0 +1,94 @@
+/**
+ * Rows of Prisma's models read and written in raw SQL (raw-sql.ts), so code on either kind of
+ * transaction gets the same `PaymentModel` (and so on) that Prisma's model queries return. The columns
+ * come from Prisma's own field lists, each field's column being its name in snake case (the schema's
+ * `@map`, checked for every table here by test/model-rows.test.ts), and a field ending in `At` is a
+ * timestamp.
+ */
+import { Prisma } from "./generated/prisma/client.js";
+import type { PaymentIntentModel, PaymentModel, PaymentReversalModel, PayoutModel } from "./generated/prisma/models.js";
+import type { RawSql } from "./raw-sql.js";
+
+export const columnOf = (field: string): string => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+
+const isTimestamp = (field: string): boolean => field.endsWith("At");
+
+/** A model's table: how to read its rows whole and how to write some of its columns. */
+export interface ModelTable<Model> {
+  name: string;
+  /** The table's name, to put in a statement. */
+  table: Prisma.Sql;
+  /** The id column's type, for the cast of an id parameter. */
+  idType: "uuid" | "text";
+  fields: readonly (keyof Model & string)[];
+  /** Every column under its field's name, for `SELECT … FROM` or `RETURNING`. */
+  columns: Prisma.Sql;
+  /** A row as Prisma would have read it (timestamps as Date, JSON parsed, whatever the driver gave). */
+  fromRow(row: Record<string, unknown>): Model;
+}
+
+function modelTable<Model>(name: string, idType: "uuid" | "text", fieldEnum: Record<string, string>): ModelTable<Model> {
+  const fields = Object.keys(fieldEnum) as (keyof Model & string)[];
+  const columns = Prisma.raw(fields.map((field) => `"${columnOf(field)}" AS "${field}"`).join(", "));
+  const timestamps = fields.filter(isTimestamp);
+  return {
+    name,
+    table: Prisma.raw(name),
+    idType,
+    fields,
+    columns,
+    fromRow(row) {
+      const model = { ...row };
+      for (const field of timestamps) {
+        const value = model[field];
+        if (value !== null && value !== undefined && !(value instanceof Date)) model[field] = new Date(value as string);
+      }
+      if (typeof model.metadata === "string") model.metadata = JSON.parse(model.metadata) as unknown;
+      return model as Model;
+    },
+  };
+}
+
+export const paymentsTable = modelTable<PaymentModel>("payments", "uuid", Prisma.PaymentScalarFieldEnum);
+export const payoutsTable = modelTable<PayoutModel>("payouts", "uuid", Prisma.PayoutScalarFieldEnum);
+export const reversalsTable = modelTable<PaymentReversalModel>("payment_reversals", "uuid", Prisma.PaymentReversalScalarFieldEnum);
+export const intentsTable = modelTable<PaymentIntentModel>("payment_intents", "text", Prisma.PaymentIntentScalarFieldEnum);
+
+/** Columns to write, by field name; a field left out keeps its value. */
+export type RowChanges<Model> = { [Field in keyof Model]?: Model[Field] };
+
+function assignments<Model>(table: ModelTable<Model>, changes: RowChanges<Model>): Prisma.Sql[] {
+  const known = new Set<string>(table.fields);
+  return Object.entries(changes)
+    .filter(([, value]) => value !== undefined)
+    .map(([field, value]) => {
+      if (!known.has(field)) throw new Error(`${table.name} has no field ${field}`);
+      return Prisma.sql`${Prisma.raw(`"${columnOf(field)}"`)} = ${value}`;
+    });
+}
+
+/** Writes `changes` to the row with this id (one the caller holds locked); the row as it now is. */
+export async function updateRow<Model>(tx: RawSql, table: ModelTable<Model>, id: string, changes: RowChanges<Model>): Promise<Model> {
+  const set = assignments(table, changes);
+  if (set.length === 0) throw new Error(`nothing to write to ${table.name}`);
+  const rows = await tx.$queryRaw<Record<string, unknown>[]>`
+    UPDATE ${table.table} SET ${Prisma.join(set)} WHERE id = ${id}::${Prisma.raw(table.idType)} RETURNING ${table.columns}`;
+  if (!rows[0]) throw new Error(`${table.name} has no row ${id} to update`);
+  return table.fromRow(rows[0]);
+}
+
+/** Inserts one row (columns the database defaults may be left out); the row as stored. */
+export async function insertRow<Model>(tx: RawSql, table: ModelTable<Model>, values: RowChanges<Model>): Promise<Model> {
+  const entries = Object.entries(values).filter(([, value]) => value !== undefined);
+  const names = Prisma.raw(entries.map(([field]) => `"${columnOf(field)}"`).join(", "));
+  const rows = await tx.$queryRaw<Record<string, unknown>[]>`
+    INSERT INTO ${table.table} (${names}) VALUES (${Prisma.join(entries.map(([, value]) => value))}) RETURNING ${table.columns}`;
+  return table.fromRow(rows[0]!);
+}
+
+/** Reads the row with this id (locked FOR UPDATE when `lock`); undefined when there is none. */
+export async function findRow<Model>(tx: RawSql, table: ModelTable<Model>, id: string, lock = false): Promise<Model | undefined> {
+  const rows = await tx.$queryRaw<Record<string, unknown>[]>`
+    SELECT ${table.columns} FROM ${table.table} WHERE id = ${id}::${Prisma.raw(table.idType)} ${lock ? Prisma.sql`FOR UPDATE` : Prisma.empty}`;
+  return rows[0] ? table.fromRow(rows[0]) : undefined;
+}

@@ -1,0 +1,95 @@
+/**
+ * Raw SQL in a transaction without Prisma (docs/performance.md, "Callback path, round three"). Code
+ * that must run on either kind of transaction — a payment's settlement runs in Prisma transactions
+ * (STK queries, the reconciler) and in the plain one of callbacks — is written against `RawSql`, the
+ * two tagged-template methods Prisma's transaction clients already have. `openRawTransactions` gives
+ * the plain kind: one pooled pg client between BEGIN and COMMIT, or PGlite's own transaction, at a
+ * fifth of the CPU Prisma's interactive transaction costs per statement.
+ */
+import type { PGlite, Transaction as PGliteTransaction } from "@electric-sql/pglite";
+import type pg from "pg";
+import { Prisma } from "./generated/prisma/client.js";
+
+export type SqlQuery = TemplateStringsArray | Prisma.Sql;
+
+/** The raw half of a Prisma client, which plain transactions offer too. */
+export interface RawSql {
+  /** Rows as the driver reads them: cast ids to text and read counts as numbers in the statement. */
+  $queryRaw<T = unknown>(query: SqlQuery, ...values: unknown[]): PromiseLike<T>;
+  /** The number of rows the statement changed. */
+  $executeRaw(query: SqlQuery, ...values: unknown[]): PromiseLike<number>;
+}
+
+/** Runs `fn` in one transaction: committed when it returns, rolled back when it throws. */
+export type RawTransactions = <T>(fn: (tx: RawSql) => Promise<T>) => Promise<T>;
+
+type Run = (text: string, values: unknown[]) => Promise<{ rows: unknown[]; changed: number }>;
+
+function statementOf(query: SqlQuery, values: unknown[]): Prisma.Sql {
+  return query instanceof Prisma.Sql ? query : Prisma.sql(query, ...values);
+}
+
+function rawSqlOn(run: Run): RawSql {
+  return {
+    $queryRaw: async <T>(query: SqlQuery, ...values: unknown[]) => {
+      const statement = statementOf(query, values);
+      return (await run(statement.text, statement.values)).rows as T;
+    },
+    $executeRaw: async (query: SqlQuery, ...values: unknown[]) => {
+      const statement = statementOf(query, values);
+      return (await run(statement.text, statement.values)).changed;
+    },
+  };
+}
+
+export function poolTransactions(pool: pg.Pool): RawTransactions {
+  return async (fn) => {
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query("BEGIN");
+      const result = await fn(
+        rawSqlOn(async (text, values) => {
+          const answer = await client.query(text, values);
+          return { rows: answer.rows, changed: answer.rowCount ?? 0 };
+        }),
+      );
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      // A client whose ROLLBACK fails is in an unknown state: the pool discards it instead of reusing it.
+      await client.query("ROLLBACK").catch((rollbackError: Error) => (broken = rollbackError));
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  };
+}
+
+export function pgliteTransactions(pglite: PGlite): RawTransactions {
+  // PGlite's transaction holds its one connection; Prisma's adapter takes the same lock for its own.
+  return (fn) =>
+    pglite.transaction((tx: PGliteTransaction) =>
+      fn(
+        rawSqlOn(async (text, values) => {
+          const answer = await tx.query(text, values);
+          return { rows: answer.rows, changed: answer.affectedRows ?? 0 };
+        }),
+      ),
+    );
+}
+
+const uniqueViolation = "23505";
+
+/**
+ * A unique index refused a write, from either kind of transaction: Prisma's model queries report
+ * P2002, its raw ones P2010 with the server's SQLSTATE in the driver adapter's cause, and pg or PGlite
+ * report SQLSTATE 23505 directly.
+ */
+export function isUniqueViolation(error: unknown): boolean {
+  if (error instanceof Prisma.PrismaClientKnownRequestError) {
+    const cause = (error.meta as { driverAdapterError?: { cause?: { originalCode?: unknown } } } | undefined)?.driverAdapterError?.cause;
+    return error.code === "P2002" || (error.code === "P2010" && cause?.originalCode === uniqueViolation);
+  }
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === uniqueViolation;
+}

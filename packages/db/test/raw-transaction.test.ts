@@ -1,0 +1,125 @@
+/**
+ * The plain transaction of raw SQL (src/raw-sql.ts) and the raw rows written through it
+ * (src/model-rows.ts), on the embedded database and, when it answers, on PostgreSQL: committed when the
+ * function returns, rolled back when it throws, rows read back exactly as Prisma's model queries read
+ * them, on either kind of transaction, and unique violations recognised from every path.
+ */
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createScratchDatabase,
+  findRow,
+  insertRow,
+  isPostgresReachable,
+  isUniqueViolation,
+  openDatabase,
+  paymentsTable,
+  updateRow,
+  type Database,
+  type PaymentModel,
+} from "../src/index.js";
+
+const adminUrl = process.env.MTEJA_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const postgresReachable = await isPostgresReachable(adminUrl);
+
+const targets = [
+  { name: "embedded", open: async () => ({ db: await openDatabase({}), drop: async () => undefined }) },
+  {
+    name: "postgres",
+    skip: !postgresReachable,
+    open: async () => {
+      const scratch = await createScratchDatabase(adminUrl, "mteja_raw_tx");
+      return { db: await openDatabase({ url: scratch.url, poolMax: 2 }), drop: scratch.drop };
+    },
+  },
+];
+
+const at = new Date("2026-11-27T10:00:00.123Z");
+
+function newPayment(overrides: Partial<PaymentModel> = {}): Partial<PaymentModel> {
+  return { id: randomUUID(), tenantId: "shop", phone: "254712345678", amount: 100, reference: "ORDER1", description: "Payment", createdAt: at, updatedAt: at, ...overrides };
+}
+
+for (const target of targets) {
+  describe.skipIf(target.skip ?? false)(`raw transactions (${target.name})`, () => {
+    let db: Database;
+    let drop: () => Promise<void>;
+
+    beforeAll(async () => {
+      ({ db, drop } = await target.open());
+      await db.migrate();
+      await db.unscoped.tenant.create({ data: { id: "shop", name: "Shop" } });
+    });
+    afterAll(async () => {
+      await db?.close();
+      await drop?.();
+    });
+
+    it("commits what the function wrote when it returns, and answers its result", async () => {
+      const row = newPayment();
+      const result = await db.rawTransaction(async (tx) => (await insertRow(tx, paymentsTable, row)).id);
+      expect(result).toBe(row.id);
+      expect(await db.unscoped.payment.findUnique({ where: { id: row.id! } })).not.toBeNull();
+    });
+
+    it("rolls back everything when the function throws, and the connection serves the next transaction", async () => {
+      const row = newPayment();
+      await expect(
+        db.rawTransaction(async (tx) => {
+          await insertRow(tx, paymentsTable, row);
+          throw new Error("decided against it");
+        }),
+      ).rejects.toThrow("decided against it");
+      expect(await db.unscoped.payment.findUnique({ where: { id: row.id! } })).toBeNull();
+      for (let i = 0; i < 3; i += 1) expect(await db.rawTransaction(async (tx) => tx.$queryRaw<{ one: number }[]>`SELECT 1 AS one`)).toEqual([{ one: 1 }]);
+    });
+
+    it("answers how many rows $executeRaw changed", async () => {
+      const row = newPayment({ reference: "COUNTED" });
+      await db.rawTransaction((tx) => insertRow(tx, paymentsTable, row));
+      expect(await db.rawTransaction((tx) => tx.$executeRaw`UPDATE payments SET description = ${"Changed"} WHERE reference = ${"COUNTED"}`)).toBe(1);
+      expect(await db.rawTransaction((tx) => tx.$executeRaw`UPDATE payments SET description = ${"Changed"} WHERE reference = ${"NONE"}`)).toBe(0);
+    });
+
+    it("reads, writes and returns rows exactly as Prisma's model queries do, on a plain and on a Prisma transaction", async () => {
+      const row = newPayment({ intentId: null, paidAmount: null });
+      const inserted = await db.rawTransaction((tx) => insertRow(tx, paymentsTable, row));
+      expect(inserted).toEqual(await db.unscoped.payment.findUniqueOrThrow({ where: { id: row.id! } }));
+
+      const settledAt = new Date("2026-11-27T10:05:00.456Z");
+      const changes = { status: "SUCCESS", mpesaReceipt: `R${Date.now()}`, paidAmount: 100, settledAt, updatedAt: settledAt, lastError: null, duplicate: true };
+      const updated = await db.rawTransaction((tx) => updateRow(tx, paymentsTable, row.id!, changes));
+      expect(updated).toMatchObject(changes);
+      expect(updated).toEqual(await db.unscoped.payment.findUniqueOrThrow({ where: { id: row.id! } }));
+
+      const viaPrisma = await db.unscoped.$transaction((tx) => findRow(tx, paymentsTable, row.id!, true));
+      expect(viaPrisma).toEqual(updated);
+      expect(await db.rawTransaction((tx) => findRow(tx, paymentsTable, randomUUID()))).toBeUndefined();
+    });
+
+    it("refuses to update a row that is not there, or with a field the table does not have", async () => {
+      await expect(db.rawTransaction((tx) => updateRow(tx, paymentsTable, randomUUID(), { status: "FAILED" }))).rejects.toThrow(/no row/);
+      await expect(db.rawTransaction((tx) => updateRow(tx, paymentsTable, randomUUID(), { nonsense: 1 } as never))).rejects.toThrow(/no field nonsense/);
+    });
+
+    it("recognises a unique violation from a plain transaction, a Prisma raw query and a Prisma model query", async () => {
+      const transId = `T${Date.now()}`;
+      await db.rawTransaction((tx) => insertRow(tx, paymentsTable, newPayment({ transId })));
+      const plain = await db.rawTransaction((tx) => insertRow(tx, paymentsTable, newPayment({ transId }))).catch((error: unknown) => error);
+      const prismaRaw = await db.unscoped
+        .$executeRaw`INSERT INTO payments (id, tenant_id, phone, amount, reference, description, trans_id) VALUES (${randomUUID()}::uuid, 'shop', '1', 1, 'R', 'D', ${transId})`
+        .catch((error: unknown) => error);
+      const { id: _id, ...fields } = newPayment({ transId });
+      const prismaModel = await db.unscoped.payment.create({ data: fields as never }).catch((error: unknown) => error);
+      const verdicts = Object.entries({ plain, prismaRaw, prismaModel }).map(([path, error]) => [path, isUniqueViolation(error)]);
+      expect(verdicts, [plain, prismaRaw, prismaModel].map((error) => `${String(error).slice(0, 200)} ${JSON.stringify(error)}`).join("\n")).toEqual([
+        ["plain", true],
+        ["prismaRaw", true],
+        ["prismaModel", true],
+      ]);
+      expect(isUniqueViolation(new Error("something else"))).toBe(false);
+      const otherFailure = await db.rawTransaction((tx) => tx.$queryRaw`SELECT 1/0`).catch((error: unknown) => error);
+      expect(isUniqueViolation(otherFailure)).toBe(false);
+    });
+  });
+}
