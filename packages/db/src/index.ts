@@ -1,6 +1,7 @@
 export { openDatabase, type Database, type DatabaseKind, type DatabaseOptions } from "./database.js";
 export { applyMigrations, listPendingMigrations, readMigrations, defaultMigrationsDir, type MigrationReport, type SqlRunner } from "./migrator.js";
 export {
+  changedRow,
   findRow,
   insertRow,
   intentsTable,

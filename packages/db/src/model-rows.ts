@@ -67,12 +67,26 @@ function assignments<Model>(table: ModelTable<Model>, changes: RowChanges<Model>
     });
 }
 
-/** Writes `changes` to the row with this id (one the caller holds locked); the row as it now is. */
-export async function updateRow<Model>(tx: RawSql, table: ModelTable<Model>, id: string, changes: RowChanges<Model>): Promise<Model> {
+/** The row as `updateRow` leaves it: `changes` over `row`, a field left out (or undefined) keeping its value. */
+export function changedRow<Model extends object>(row: Model, changes: RowChanges<Model>): Model {
+  const next = { ...row };
+  for (const [field, value] of Object.entries(changes)) if (value !== undefined) (next as Record<string, unknown>)[field] = value;
+  return next;
+}
+
+/**
+ * Writes `changes` to the row with this id (one the caller holds locked); the row as it now is.
+ * `alsoWrite`: more writes of the same statement, as common table expressions (`name AS (…)`) — the
+ * event that reports the change, say — saving their round trips.
+ */
+export async function updateRow<Model>(tx: RawSql, table: ModelTable<Model>, id: string, changes: RowChanges<Model>, alsoWrite?: Prisma.Sql): Promise<Model> {
   const set = assignments(table, changes);
   if (set.length === 0) throw new Error(`nothing to write to ${table.name}`);
   const rows = await tx.$queryRaw<Record<string, unknown>[]>`
-    UPDATE ${table.table} SET ${Prisma.join(set)} WHERE id = ${id}::${Prisma.raw(table.idType)} RETURNING ${table.columns}`;
+    WITH updated AS (
+      UPDATE ${table.table} SET ${Prisma.join(set)} WHERE id = ${id}::${Prisma.raw(table.idType)} RETURNING ${table.columns}
+    )${alsoWrite ? Prisma.sql`, ${alsoWrite}` : Prisma.empty}
+    SELECT * FROM updated`;
   if (!rows[0]) throw new Error(`${table.name} has no row ${id} to update`);
   return table.fromRow(rows[0]);
 }

@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  changedRow,
   createScratchDatabase,
   findRow,
   insertRow,
@@ -14,6 +15,7 @@ import {
   isUniqueViolation,
   openDatabase,
   paymentsTable,
+  Prisma,
   updateRow,
   type Database,
   type PaymentModel,
@@ -77,19 +79,22 @@ for (const target of targets) {
     it("answers how many rows $executeRaw changed", async () => {
       const row = newPayment({ reference: "COUNTED" });
       await db.rawTransaction((tx) => insertRow(tx, paymentsTable, row));
-      expect(await db.rawTransaction((tx) => tx.$executeRaw`UPDATE payments SET description = ${"Changed"} WHERE reference = ${"COUNTED"}`)).toBe(1);
-      expect(await db.rawTransaction((tx) => tx.$executeRaw`UPDATE payments SET description = ${"Changed"} WHERE reference = ${"NONE"}`)).toBe(0);
+      expect(await db.rawTransaction(async (tx) => tx.$executeRaw`UPDATE payments SET description = ${"Changed"} WHERE reference = ${"COUNTED"}`)).toBe(1);
+      expect(await db.rawTransaction(async (tx) => tx.$executeRaw`UPDATE payments SET description = ${"Changed"} WHERE reference = ${"NONE"}`)).toBe(0);
     });
 
-    it("reads, writes and returns rows exactly as Prisma's model queries do, on a plain and on a Prisma transaction", async () => {
+    it("reads, writes and returns rows exactly as Prisma's model queries do, on a plain and on a Prisma transaction; changedRow foretells an update", async () => {
       const row = newPayment({ intentId: null, paidAmount: null });
       const inserted = await db.rawTransaction((tx) => insertRow(tx, paymentsTable, row));
       expect(inserted).toEqual(await db.unscoped.payment.findUniqueOrThrow({ where: { id: row.id! } }));
 
       const settledAt = new Date("2026-11-27T10:05:00.456Z");
       const changes = { status: "SUCCESS", mpesaReceipt: `R${Date.now()}`, paidAmount: 100, settledAt, updatedAt: settledAt, lastError: null, duplicate: true };
-      const updated = await db.rawTransaction((tx) => updateRow(tx, paymentsTable, row.id!, changes));
+      const alsoWrite = Prisma.sql`renamed AS (UPDATE tenants SET name = ${"Renamed in the same statement"} WHERE id = 'shop' RETURNING id)`;
+      const updated = await db.rawTransaction((tx) => updateRow(tx, paymentsTable, row.id!, { ...changes, resultCode: undefined }, alsoWrite));
       expect(updated).toMatchObject(changes);
+      expect(changedRow(inserted, { ...changes, resultCode: undefined })).toEqual(updated);
+      expect((await db.unscoped.tenant.findUniqueOrThrow({ where: { id: "shop" } })).name).toBe("Renamed in the same statement");
       expect(updated).toEqual(await db.unscoped.payment.findUniqueOrThrow({ where: { id: row.id! } }));
 
       const viaPrisma = await db.unscoped.$transaction((tx) => findRow(tx, paymentsTable, row.id!, true));
@@ -118,7 +123,7 @@ for (const target of targets) {
         ["prismaModel", true],
       ]);
       expect(isUniqueViolation(new Error("something else"))).toBe(false);
-      const otherFailure = await db.rawTransaction((tx) => tx.$queryRaw`SELECT 1/0`).catch((error: unknown) => error);
+      const otherFailure = await db.rawTransaction(async (tx) => tx.$queryRaw`SELECT 1/0`).catch((error: unknown) => error);
       expect(isUniqueViolation(otherFailure)).toBe(false);
     });
   });

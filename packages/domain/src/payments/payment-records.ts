@@ -36,10 +36,25 @@ export function isTerminalPayment(status: string): boolean {
   return terminalPaymentStatuses.has(status);
 }
 
-/** Locks the payment with this CheckoutRequestID (FOR UPDATE) and reads it, in one statement; undefined if none. */
-export async function lockPaymentByCheckoutId(tx: SettlementTx, checkoutRequestId: string): Promise<PaymentModel | undefined> {
-  const rows = await tx.$queryRaw<Record<string, unknown>[]>`SELECT ${paymentsTable.columns} FROM payments WHERE checkout_request_id = ${checkoutRequestId} FOR UPDATE`;
-  return rows[0] ? paymentsTable.fromRow(rows[0]) : undefined;
+/** A payment a callback names, locked, and whether the receipt the callback brings is already another payment's. */
+export interface PaymentForCallback {
+  payment: PaymentModel;
+  receiptElsewhere: boolean;
+}
+
+/**
+ * Locks the payment with this CheckoutRequestID (FOR UPDATE) and reads it, in one statement that also
+ * looks for `receipt` on every other payment (the unique index spans tenants, so does the look);
+ * undefined if there is no such payment.
+ */
+export async function lockPaymentByCheckoutId(tx: SettlementTx, checkoutRequestId: string, receipt?: string): Promise<PaymentForCallback | undefined> {
+  const rows = await tx.$queryRaw<Record<string, unknown>[]>`
+    SELECT ${paymentsTable.columns},
+           EXISTS (SELECT 1 FROM payments other WHERE other.mpesa_receipt = ${receipt ?? null} AND other.id <> payments.id) AS "receiptElsewhere"
+      FROM payments WHERE checkout_request_id = ${checkoutRequestId} FOR UPDATE`;
+  if (!rows[0]) return undefined;
+  const { receiptElsewhere, ...row } = rows[0];
+  return { payment: paymentsTable.fromRow(row), receiptElsewhere: receiptElsewhere === true };
 }
 
 export async function lockPaymentById(tx: TenantTx, { id, tenantId }: PaymentKey): Promise<PaymentModel | undefined> {

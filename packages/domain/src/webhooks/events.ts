@@ -4,7 +4,7 @@
  * subscribed to its type. A rollback takes the event with it; a commit makes its delivery certain
  * (the worker claims the delivery rows, whichever instance and however often it restarts).
  */
-import type { RawSql } from "@mteja/db";
+import { Prisma, type RawSql } from "@mteja/db";
 import type { Random } from "@mteja/kernel";
 import type { WebhookEventData, WebhookEventType } from "./event-types.js";
 
@@ -29,27 +29,34 @@ export function eventIdsFrom(random: Random): EventIds {
 }
 
 /**
- * Writes the event and its deliveries inside the caller's transaction; answers the event's id. Paths
- * that hold the random port pass `eventIds`; the others (some settlement paths have a clock but no
- * random port) let the database draw the id, in one more statement.
+ * The event and its fan-out as two common table expressions, `event` and `deliveries`, for one statement
+ * with other writes (updateRow's `alsoWrite`): a delivery per enabled endpoint subscribed to the type.
+ * The rule of subscriptions.ts in SQL: a list subscribes to the types it names, anything else to every
+ * type. The deliveries' foreign key is checked at the statement's end, when the event row is there.
  */
-export async function recordEvent(tx: RawSql, event: NewEvent, eventIds?: EventIds): Promise<string> {
-  const id = eventIds ? eventIds() : await drawEventId(tx);
-  // One statement (one round trip) for the event and its fan-out: a delivery per enabled endpoint
-  // subscribed to the type. The rule of subscriptions.ts in SQL: a list subscribes to the types it
-  // names, anything else to every type. The deliveries' foreign key is checked at the statement's end,
-  // when the event row is there.
-  await tx.$executeRaw`
-    WITH event AS (
+export function eventWrites(id: string, event: NewEvent): Prisma.Sql {
+  return Prisma.sql`event AS (
       INSERT INTO webhook_events (id, tenant_id, type, body, created_at)
       VALUES (${id}::text, ${event.tenantId}::text, ${event.type}::text, ${eventBody(id, event)}::text, ${event.at}::timestamptz)
       RETURNING id, tenant_id, type, created_at
-    )
-    INSERT INTO webhook_deliveries (id, tenant_id, event_id, endpoint_id, status, attempts, next_attempt_at, created_at)
-    SELECT gen_random_uuid(), event.tenant_id, event.id, endpoint.id, 'pending', 0, event.created_at, event.created_at
-      FROM event JOIN webhook_endpoints endpoint ON endpoint.tenant_id = event.tenant_id
-     WHERE endpoint.enabled AND endpoint.deleted_at IS NULL
-       AND (jsonb_typeof(endpoint.events) <> 'array' OR endpoint.events @> jsonb_build_array(event.type))`;
+    ), deliveries AS (
+      INSERT INTO webhook_deliveries (id, tenant_id, event_id, endpoint_id, status, attempts, next_attempt_at, created_at)
+      SELECT gen_random_uuid(), event.tenant_id, event.id, endpoint.id, 'pending', 0, event.created_at, event.created_at
+        FROM event JOIN webhook_endpoints endpoint ON endpoint.tenant_id = event.tenant_id
+       WHERE endpoint.enabled AND endpoint.deleted_at IS NULL
+         AND (jsonb_typeof(endpoint.events) <> 'array' OR endpoint.events @> jsonb_build_array(event.type))
+      RETURNING id
+    )`;
+}
+
+/**
+ * Writes the event and its deliveries inside the caller's transaction, in one statement; answers the
+ * event's id. Paths that hold the random port pass `eventIds`; the others (some settlement paths have
+ * a clock but no random port) let the database draw the id, in one more statement.
+ */
+export async function recordEvent(tx: RawSql, event: NewEvent, eventIds?: EventIds): Promise<string> {
+  const id = eventIds ? eventIds() : await drawEventId(tx);
+  await tx.$queryRaw`WITH ${eventWrites(id, event)} SELECT count(*)::int AS deliveries FROM deliveries`;
   return id;
 }
 

@@ -5,7 +5,7 @@
  */
 import { intentsTable, paymentsTable, payoutsTable, Prisma, type MomoCallbackModel, type PaymentModel, type PayoutModel } from "@mteja/db";
 import { toIntentView } from "../../intents/views.js";
-import { recordEvent, type EventIds } from "../../webhooks/events.js";
+import { recordEvent, type EventIds, type NewEvent } from "../../webhooks/events.js";
 import { paymentObject } from "../payment-object.js";
 import { paymentsWithLatestReversal, tenantOfRow, type SettlementTx } from "../payment-records.js";
 import { payoutObject } from "../payouts/payout-object.js";
@@ -13,19 +13,32 @@ import { payoutObject } from "../payouts/payout-object.js";
 const failedPaymentStatuses = new Set(["CANCELLED", "FAILED", "TIMEOUT"]);
 
 /**
- * A payment whose status just changed: SUCCESS → payment.succeeded; CANCELLED, FAILED, TIMEOUT →
- * payment.failed. A success that paid its intent (not a duplicate) also reports
- * payment_intent.succeeded, with the intent as the read API shows it; the payment's SUCCESS is applied
- * once, so is this event.
+ * The event of a payment whose status just changed: SUCCESS → payment.succeeded; CANCELLED, FAILED,
+ * TIMEOUT → payment.failed; undefined for any other status.
  */
-export async function recordPaymentSettled(tx: SettlementTx, payment: PaymentModel, at: Date, eventIds?: EventIds): Promise<void> {
+export function paymentSettledEvent(payment: PaymentModel, at: Date): NewEvent | undefined {
   const type = payment.status === "SUCCESS" ? "payment.succeeded" : failedPaymentStatuses.has(payment.status) ? "payment.failed" : undefined;
-  if (!type) return;
-  await recordEvent(tx, { tenantId: payment.tenantId, type, data: { payment: paymentObject(payment) }, at }, eventIds);
-  if (type === "payment.succeeded" && payment.intentId && !payment.duplicate) await recordIntentSucceeded(tx, payment, at, eventIds);
+  return type ? { tenantId: payment.tenantId, type, data: { payment: paymentObject(payment) }, at } : undefined;
 }
 
-async function recordIntentSucceeded(tx: SettlementTx, payment: PaymentModel, at: Date, eventIds?: EventIds): Promise<void> {
+/**
+ * Writes the event of a payment whose status just changed (paymentSettledEvent), and what follows it
+ * (recordIntentPaid).
+ */
+export async function recordPaymentSettled(tx: SettlementTx, payment: PaymentModel, at: Date, eventIds?: EventIds): Promise<void> {
+  const event = paymentSettledEvent(payment, at);
+  if (!event) return;
+  await recordEvent(tx, event, eventIds);
+  await recordIntentPaid(tx, payment, at, eventIds);
+}
+
+/**
+ * A success that paid its intent (not a duplicate) also reports payment_intent.succeeded, with the
+ * intent as the read API shows it; the payment's SUCCESS is applied once, so is this event. Written
+ * after the payment's own event.
+ */
+export async function recordIntentPaid(tx: SettlementTx, payment: PaymentModel, at: Date, eventIds?: EventIds): Promise<void> {
+  if (payment.status !== "SUCCESS" || !payment.intentId || payment.duplicate) return;
   const rows = await tx.$queryRaw<Record<string, unknown>[]>`
     SELECT ${intentsTable.columns} FROM payment_intents WHERE id = ${payment.intentId} AND tenant_id = ${payment.tenantId} AND status = 'succeeded'`;
   if (!rows[0]) return;

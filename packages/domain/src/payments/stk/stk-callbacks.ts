@@ -44,7 +44,7 @@ export interface StoredStkCallback {
   accountReference: string | null;
 }
 
-type StkTarget = { kind: "payment"; payment: PaymentModel } | { kind: "held" } | { kind: "flagged"; flagReason: string };
+type StkTarget = { kind: "payment"; payment: PaymentModel; receiptElsewhere?: boolean } | { kind: "held" } | { kind: "flagged"; flagReason: string };
 
 /**
  * The payment a callback settles, locked. Most callbacks find their payment at once; only when the
@@ -54,11 +54,11 @@ type StkTarget = { kind: "payment"; payment: PaymentModel } | { kind: "held" } |
  */
 async function stkTarget(tx: SettlementTx, deps: Deps, callback: StkCallback, stored: StoredStkCallback, now: Date): Promise<StkTarget> {
   const { promptInFlightSeconds, unknownPromptWindowSeconds } = deps.momo.settings;
-  const found = await lockPaymentByCheckoutId(tx, callback.checkoutRequestId);
-  if (found) return { kind: "payment", payment: found };
+  const found = await lockPaymentByCheckoutId(tx, callback.checkoutRequestId, callback.mpesaReceiptNumber);
+  if (found) return { kind: "payment", ...found };
   const inFlight = await promptsInFlight(tx, now, promptInFlightSeconds);
-  const payment = await lockPaymentByCheckoutId(tx, callback.checkoutRequestId);
-  if (payment) return { kind: "payment", payment };
+  const idsStored = await lockPaymentByCheckoutId(tx, callback.checkoutRequestId, callback.mpesaReceiptNumber);
+  if (idsStored) return { kind: "payment", ...idsStored };
   const match = await lockPromptMatching(tx, callback, stored.accountReference ?? undefined, {
     since: new Date(stored.receivedAt.getTime() - unknownPromptWindowSeconds * 1000),
     receivedAt: stored.receivedAt,
@@ -79,7 +79,7 @@ async function stkVerdict(tx: SettlementTx, deps: Deps, callback: StkCallback, s
   if (payment.merchantRequestId !== null && payment.merchantRequestId !== callback.merchantRequestId) {
     return { recorded: true, outcome: "flagged", flagReason: `MerchantRequestID mismatch: stored ${payment.merchantRequestId}, callback ${callback.merchantRequestId}`, link };
   }
-  const settlement = await settleStkPayment(tx, payment, stkOutcomeOf(callback), now, eventIdsFrom(deps.random));
+  const settlement = await settleStkPayment(tx, payment, stkOutcomeOf(callback), now, { eventIds: eventIdsFrom(deps.random), receiptElsewhere: target.receiptElsewhere });
   return { recorded: true, outcome: settlement.decision.outcome, flagReason: settlement.decision.flagReason, link, settled: settlement };
 }
 

@@ -15,6 +15,7 @@ import { isTerminalPayment, lockPaymentById, type PaymentKey } from "../payment-
 import { providerUnavailable, toProviderError } from "../provider-errors.js";
 import type { PaymentStatus } from "../schemas.js";
 import { settleStkPayment, type StkOutcome } from "./stk-settlement.js";
+import { eventIdsFrom } from "../../webhooks/events.js";
 
 export interface StkQueryAnswer {
   checkoutRequestId: string;
@@ -75,7 +76,7 @@ export async function settleFromQuery(deps: Deps, db: TenantDb, { id: paymentId,
   const settlement = await db.$transaction(async (tx) => {
     const payment = await lockPaymentById(tx, { id: paymentId, tenantId });
     if (!payment) return undefined;
-    return settleStkPayment(tx, payment, queryOutcome(result), now);
+    return settleStkPayment(tx, payment, queryOutcome(result), now, { eventIds: eventIdsFrom(deps.random) });
   });
   if (settlement?.decision.outcome === "flagged") {
     deps.logger.warn({ paymentId, flagReason: settlement.decision.flagReason }, "STK query answer contradicts the stored payment; not applied");

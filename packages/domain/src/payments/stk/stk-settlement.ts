@@ -7,13 +7,13 @@
  * Callbacks, STK queries (the stkquery operation and the reconciler) all settle a payment through
  * `settleStkPayment`, inside a transaction that holds the payment's row lock.
  */
-import { paymentsTable, updateRow, type PaymentModel, type RowChanges } from "@mteja/db";
+import { changedRow, paymentsTable, updateRow, type PaymentModel, type RowChanges } from "@mteja/db";
 import type { StkStatus } from "@mteja/daraja";
-import { recordPaymentSettled } from "../kernel/settled-events.js";
+import { paymentSettledEvent, recordIntentPaid } from "../kernel/settled-events.js";
 import type { SettlementDecision } from "../kernel/stored-callback.js";
 import { isTerminalPayment, type SettlementTx } from "../payment-records.js";
 import { settleIntentOf } from "../../intents/intent-settlement.js";
-import type { EventIds } from "../../webhooks/events.js";
+import { eventWrites, type EventIds } from "../../webhooks/events.js";
 
 /** What Daraja said about a prompt, from a callback or an STK query. */
 export interface StkOutcome {
@@ -112,18 +112,31 @@ export interface Settlement {
   payment: PaymentModel;
 }
 
-/** Applies an outcome to a payment whose row lock the transaction holds (`eventIds`: see recordEvent). */
-export async function settleStkPayment(tx: SettlementTx, payment: PaymentModel, outcome: StkOutcome, now: Date, eventIds?: EventIds): Promise<Settlement> {
+/** Only callbacks bring a receipt; the look spans every tenant, as the unique index does. */
+async function receiptRecordedElsewhere(tx: SettlementTx, receipt: string, paymentId: string): Promise<boolean> {
+  const other = await tx.$queryRaw<unknown[]>`SELECT 1 FROM payments WHERE mpesa_receipt = ${receipt} AND id <> ${paymentId}::uuid`;
+  return other.length > 0;
+}
+
+export interface SettleOptions {
+  /** The id of the event a change of status writes. */
+  eventIds: EventIds;
+  /** Whether the outcome's receipt is already another payment's, when the lock read it (lockPaymentByCheckoutId); else it is looked up. */
+  receiptElsewhere?: boolean | undefined;
+}
+
+/** Applies an outcome to a payment whose row lock the transaction holds. */
+export async function settleStkPayment(tx: SettlementTx, payment: PaymentModel, outcome: StkOutcome, now: Date, options: SettleOptions): Promise<Settlement> {
   let decision = decideStkOutcome(payment, outcome, now);
   const receipt = decision.changes?.mpesaReceipt;
-  if (typeof receipt === "string") {
-    // Only callbacks bring a receipt, on the unscoped transaction: the check spans every tenant, as the unique index does.
-    const other = await tx.$queryRaw<unknown[]>`SELECT 1 FROM payments WHERE mpesa_receipt = ${receipt} AND id <> ${payment.id}::uuid`;
-    if (other.length > 0) decision = { outcome: "flagged", flagReason: `MpesaReceiptNumber ${receipt} is already recorded on another payment`, statusChanged: false };
+  if (typeof receipt === "string" && (options.receiptElsewhere ?? (await receiptRecordedElsewhere(tx, receipt, payment.id)))) {
+    decision = { outcome: "flagged", flagReason: `MpesaReceiptNumber ${receipt} is already recorded on another payment`, statusChanged: false };
   }
   if (!decision.changes) return { decision, payment };
-  const intentColumns = await settleIntentOf(tx, payment, decision.changes.status, now); // payment intents follow their payment
-  const updated = await updateRow(tx, paymentsTable, payment.id, { ...decision.changes, ...intentColumns });
-  if (decision.statusChanged) await recordPaymentSettled(tx, updated, now, eventIds);
+  const changes = { ...decision.changes, ...(await settleIntentOf(tx, payment, decision.changes.status, now)) }; // payment intents follow their payment
+  // The event reports the row as the update leaves it, and is written by the update's own statement.
+  const event = decision.statusChanged ? paymentSettledEvent(changedRow(payment, changes), now) : undefined;
+  const updated = await updateRow(tx, paymentsTable, payment.id, changes, event && eventWrites(options.eventIds(), event));
+  if (event) await recordIntentPaid(tx, updated, now, options.eventIds);
   return { decision, payment: updated };
 }
