@@ -8,33 +8,18 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   changedRow,
-  createScratchDatabase,
   findRow,
   insertRow,
-  isPostgresReachable,
   isUniqueViolation,
-  openDatabase,
   paymentsTable,
   Prisma,
   updateRow,
   type Database,
   type PaymentModel,
 } from "../src/index.js";
+import { databaseTargets } from "./support/databases.js";
 
-const adminUrl = process.env.MTEJA_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const postgresReachable = await isPostgresReachable(adminUrl);
-
-const targets = [
-  { name: "embedded", open: async () => ({ db: await openDatabase({}), drop: async () => undefined }) },
-  {
-    name: "postgres",
-    skip: !postgresReachable,
-    open: async () => {
-      const scratch = await createScratchDatabase(adminUrl, "mteja_raw_tx");
-      return { db: await openDatabase({ url: scratch.url, poolMax: 2 }), drop: scratch.drop };
-    },
-  },
-];
+const targets = await databaseTargets("mteja_raw_tx");
 
 const at = new Date("2026-11-27T10:00:00.123Z");
 
@@ -43,7 +28,7 @@ function newPayment(overrides: Partial<PaymentModel> = {}): Partial<PaymentModel
 }
 
 for (const target of targets) {
-  describe.skipIf(target.skip ?? false)(`raw transactions (${target.name})`, () => {
+  describe.skipIf(target.skip)(`raw transactions (${target.name})`, () => {
     let db: Database;
     let drop: () => Promise<void>;
 
@@ -52,10 +37,7 @@ for (const target of targets) {
       await db.migrate();
       await db.unscoped.tenant.create({ data: { id: "shop", name: "Shop" } });
     });
-    afterAll(async () => {
-      await db?.close();
-      await drop?.();
-    });
+    afterAll(() => drop?.());
 
     it("commits what the function wrote when it returns, and answers its result", async () => {
       const row = newPayment();

@@ -8,10 +8,10 @@
 import { get_dmmf } from "@prisma/prisma-schema-wasm";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { createScratchDatabase, isPostgresReachable, openDatabase, type Database } from "../src/index.js";
+import { openDatabase, type Database } from "../src/index.js";
+import { databaseTargets } from "./support/databases.js";
 
 const schemaPath = new URL("../../../prisma/schema.prisma", import.meta.url);
-const adminUrl = process.env.MTEJA_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 /** Constraints Prisma's schema language cannot express; they must exist, and nothing else extra may. */
 const migrationOnlyIndexes = [
@@ -147,34 +147,11 @@ async function actualSchema(db: Database) {
   return { columns: columns.sort(), indexes: indexes.sort(), foreignKeys: foreignKeys.sort(), partial };
 }
 
-async function postgresDatabase(): Promise<{ db: Database; drop: () => Promise<void> } | undefined> {
-  if (!(await isPostgresReachable(adminUrl))) {
-    if (process.env.CI === "true") throw new Error(`PostgreSQL is required under CI=true but ${adminUrl} is not reachable`);
-    return undefined;
-  }
-  const scratch = await createScratchDatabase(adminUrl, "mteja_drift");
-  const db = await openDatabase({ url: scratch.url, poolMax: 2 });
-  return {
-    db,
-    drop: async () => {
-      await db.close();
-      await scratch.drop();
-    },
-  };
-}
+const targets = await databaseTargets("mteja_drift");
 
-const targets: Array<[string, () => Promise<{ db: Database; drop: () => Promise<void> } | undefined>]> = [
-  ["embedded", async () => {
-    const db = await openDatabase({});
-    return { db, drop: () => db.close() };
-  }],
-  ["postgres", postgresDatabase],
-];
-
-describe.each(targets)("migrated %s database matches prisma/schema.prisma", (_name, open) => {
-  it("has the same tables, columns, keys, indexes and foreign keys", async (ctx) => {
+describe.each(targets)("migrated $name database matches prisma/schema.prisma", ({ skip, open }) => {
+  it.skipIf(skip)("has the same tables, columns, keys, indexes and foreign keys", async () => {
     const target = await open();
-    if (!target) return ctx.skip();
     try {
       const report = await target.db.migrate();
       expect(report.applied.length).toBeGreaterThan(0);

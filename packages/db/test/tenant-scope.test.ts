@@ -6,25 +6,13 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createScratchDatabase, createTenantClients, isPostgresReachable, openDatabase, TenantScopeViolation, tenantScopeOfModel, type Database, type PrismaClient } from "../src/index.js";
+import { createTenantClients, TenantScopeViolation, tenantScopeOfModel, type Database, type PrismaClient } from "../src/index.js";
+import { databaseTargets } from "./support/databases.js";
 
-const adminUrl = process.env.MTEJA_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const postgresReachable = await isPostgresReachable(adminUrl);
-
-const targets = [
-  { name: "embedded", open: async () => ({ db: await openDatabase({}), drop: async () => undefined }) },
-  {
-    name: "postgres",
-    skip: !postgresReachable,
-    open: async () => {
-      const scratch = await createScratchDatabase(adminUrl, "mteja_test");
-      return { db: await openDatabase({ url: scratch.url, poolMax: 3 }), drop: scratch.drop };
-    },
-  },
-];
+const targets = await databaseTargets("mteja_test", 3);
 
 for (const target of targets) {
-  describe.skipIf(target.skip ?? false)(`tenant-scoped client (${target.name})`, () => {
+  describe.skipIf(target.skip)(`tenant-scoped client (${target.name})`, () => {
     let db: Database;
     let drop: () => Promise<void>;
     let aliceA: string;
@@ -37,10 +25,7 @@ for (const target of targets) {
       aliceA = (await db.unscoped.user.create({ data: { tenantId: "shop-a", email: "alice@example.com", name: "Alice A", passwordHash: "x" } })).id;
       aliceB = (await db.unscoped.user.create({ data: { tenantId: "shop-b", email: "alice@example.com", name: "Alice B", passwordHash: "x" } })).id;
     });
-    afterAll(async () => {
-      await db?.close();
-      await drop?.();
-    });
+    afterAll(() => drop?.());
 
     const shopA = () => db.forTenant("shop-a");
 
