@@ -82,6 +82,10 @@ export function changedRow<Model extends object>(row: Model, changes: RowChanges
 export async function updateRow<Model>(tx: RawSql, table: ModelTable<Model>, id: string, changes: RowChanges<Model>, alsoWrite?: Prisma.Sql): Promise<Model> {
   const set = assignments(table, changes);
   if (set.length === 0) throw new Error(`nothing to write to ${table.name}`);
+  // Prisma's @updatedAt is applied by its client, not by the database: raw SQL writes it, from the caller's clock.
+  if (table.fields.includes("updatedAt" as keyof Model & string) && (changes as { updatedAt?: unknown }).updatedAt === undefined) {
+    throw new Error(`an update of ${table.name} must write updatedAt`);
+  }
   const rows = await tx.$queryRaw<Record<string, unknown>[]>`
     WITH updated AS (
       UPDATE ${table.table} SET ${Prisma.join(set)} WHERE id = ${id}::${Prisma.raw(table.idType)} RETURNING ${table.columns}

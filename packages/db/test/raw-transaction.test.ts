@@ -84,9 +84,10 @@ for (const target of targets) {
       expect(await db.rawTransaction((tx) => findRow(tx, paymentsTable, randomUUID()))).toBeUndefined();
     });
 
-    it("refuses to update a row that is not there, or with a field the table does not have", async () => {
-      await expect(db.rawTransaction((tx) => updateRow(tx, paymentsTable, randomUUID(), { status: "FAILED" }))).rejects.toThrow(/no row/);
-      await expect(db.rawTransaction((tx) => updateRow(tx, paymentsTable, randomUUID(), { nonsense: 1 } as never))).rejects.toThrow(/no field nonsense/);
+    it("refuses to update a row that is not there, with a field the table does not have, or without updatedAt", async () => {
+      await expect(db.rawTransaction((tx) => updateRow(tx, paymentsTable, randomUUID(), { status: "FAILED", updatedAt: at }))).rejects.toThrow(/no row/);
+      await expect(db.rawTransaction((tx) => updateRow(tx, paymentsTable, randomUUID(), { nonsense: 1, updatedAt: at } as never))).rejects.toThrow(/no field nonsense/);
+      await expect(db.rawTransaction((tx) => updateRow(tx, paymentsTable, randomUUID(), { status: "FAILED" }))).rejects.toThrow(/must write updatedAt/);
     });
 
     it("recognises a unique violation from a plain transaction, a Prisma raw query and a Prisma model query", async () => {
