@@ -1,4 +1,4 @@
-/** The rows a C2B notification reads and writes, on the callback's unscoped transaction (the tenant is named). */
+/** The rows a C2B notification reads and writes, on the callback's transaction (each statement names the tenant). */
 import type { C2bNotification } from "@mteja/daraja";
 import { insertRow, paymentsTable, type PaymentModel } from "@mteja/db";
 import type { SettlementTx } from "../payment-records.js";
@@ -44,28 +44,28 @@ export interface NewC2bPayment {
 export function insertC2bPayment(tx: SettlementTx, row: NewC2bPayment): Promise<PaymentModel> {
   const { notification: n, now } = row;
   return insertRow(tx, paymentsTable, {
-      id: row.id,
-      tenantId: row.tenantId,
-      userId: null,
-      phone: n.maskedMsisdn,
-      amount: Math.round(n.amount),
-      reference: n.billRefNumber.slice(0, 100),
-      description: (n.transactionType || "C2B").slice(0, 100),
-      status: "SUCCESS",
-      resultCode: "0",
-      resultDesc: "C2B confirmation",
-      mpesaReceipt: n.transId,
-      paidAmount: Math.round(n.amount),
-      transactionDate: n.transTime || null,
-      settledAt: now,
-      createdAt: now,
-      updatedAt: now,
-      intentId: row.intentId,
-      duplicate: row.duplicate,
-      channel: "c2b",
-      transId: n.transId,
-      c2bMatch: row.match,
-      c2bNote: row.note,
-      shortCode: n.businessShortCode,
+    id: row.id,
+    tenantId: row.tenantId,
+    userId: null,
+    phone: n.maskedMsisdn,
+    amount: Math.round(n.amount),
+    reference: n.billRefNumber.slice(0, 100),
+    description: (n.transactionType || "C2B").slice(0, 100),
+    status: "SUCCESS",
+    resultCode: "0",
+    resultDesc: "C2B confirmation",
+    mpesaReceipt: n.transId,
+    paidAmount: Math.round(n.amount),
+    transactionDate: n.transTime || null,
+    settledAt: now,
+    createdAt: now,
+    updatedAt: now,
+    intentId: row.intentId,
+    duplicate: row.duplicate,
+    channel: "c2b",
+    transId: n.transId,
+    c2bMatch: row.match,
+    c2bNote: row.note,
+    shortCode: n.businessShortCode,
   });
 }
