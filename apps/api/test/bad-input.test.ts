@@ -8,7 +8,7 @@
 import { describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { registerUser, RestClient, type TestApp } from "./support/app.js";
-import { skipThisTarget } from "./support/database.js";
+import { skipDatabaseAgnostic } from "./support/database.js";
 import { postCallback, type MomoApp } from "./support/momo.js";
 
 const address = { label: "Home", recipient_name: "Wanjiku Kamau", phone: "0712345678", street: "Moi Avenue 1", county: "nairobi" };
@@ -37,7 +37,7 @@ async function postTrpc(url: string, procedure: string, rawBody: string, headers
   return { status: response.status, body: body.error ?? body };
 }
 
-describe.skipIf(skipThisTarget)("bad input", () => {
+describe.skipIf(skipDatabaseAgnostic)("bad input", () => {
   let t: TestApp;
   let c: RestClient;
   let token: string;
@@ -174,7 +174,7 @@ describe.skipIf(skipThisTarget)("bad input", () => {
   });
 });
 
-describe.skipIf(skipThisTarget)("bad input: Daraja callbacks holding NUL", () => {
+describe.skipIf(skipDatabaseAgnostic)("bad input: Daraja callbacks holding NUL", () => {
   let t: MomoApp;
   // Daraja is never called here: only callbacks are posted.
   it.beforeAll(async ({ launch }) => {

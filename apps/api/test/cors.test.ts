@@ -2,7 +2,7 @@
 import { describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { adminKey, type TestApp } from "./support/app.js";
-import { skipThisTarget } from "./support/database.js";
+import { skipDatabaseAgnostic } from "./support/database.js";
 
 const shopFront = "https://shop.example.co.ke";
 const otherShopFront = "https://duka.example.com";
@@ -16,7 +16,7 @@ function preflight(url: string, path: string, origin: string) {
 
 it.override({ appEnv: { CORS_ORIGINS: `${shopFront}, https://admin.example.co.ke/` } });
 
-describe.skipIf(skipThisTarget)("CORS", () => {
+describe.skipIf(skipDatabaseAgnostic)("CORS", () => {
   let t: TestApp;
   it.beforeAll(async ({ app }) => {
     t = app;

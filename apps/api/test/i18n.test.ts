@@ -9,11 +9,11 @@ import { afterAll, describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { startSmtpReceiver, type ReceivedMail, type SmtpReceiver } from "../../../packages/mailer/test/support/smtp-receiver.js";
 import { adminKey, RestClient, trpcClient, uniqueEmail, type TestApp } from "./support/app.js";
-import { skipThisTarget } from "./support/database.js";
+import { skipDatabaseAgnostic } from "./support/database.js";
 
 const password = "correct horse battery";
 
-describe.skipIf(skipThisTarget)("languages", () => {
+describe.skipIf(skipDatabaseAgnostic)("languages", () => {
   let t: TestApp;
   let receiver: SmtpReceiver;
   let client: RestClient;

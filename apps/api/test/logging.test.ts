@@ -8,11 +8,11 @@ import { describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { RestClient, trpcClient, uniqueEmail, type TestApp } from "./support/app.js";
 import { testClock } from "./support/clock.js";
-import { skipThisTarget } from "./support/database.js";
+import { skipDatabaseAgnostic } from "./support/database.js";
 
 type Line = Record<string, any>;
 
-describe.skipIf(skipThisTarget)("request logs", () => {
+describe.skipIf(skipDatabaseAgnostic)("request logs", () => {
   const raw: string[] = [];
   const lines = () => raw.map((text) => JSON.parse(text) as Line);
   const clock = testClock();

@@ -4,7 +4,7 @@ import { describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { registerUser, RestClient, type TestApp } from "./support/app.js";
 import { testClock } from "./support/clock.js";
-import { skipThisTarget } from "./support/database.js";
+import { skipDatabaseAgnostic } from "./support/database.js";
 
 /** node:crypto's answers, each one recorded, so the test can recognise where a value came from. */
 function recordingRandom() {
@@ -34,7 +34,7 @@ const clock = testClock(Date.parse("2031-01-01T00:00:00.000Z"));
 const recorded = recordingRandom();
 it.override({ appOptions: { now: clock.now, random: recorded.random } });
 
-describe.skipIf(skipThisTarget)("the Clock and Random ports", () => {
+describe.skipIf(skipDatabaseAgnostic)("the Clock and Random ports", () => {
   let t: TestApp;
   it.beforeAll(async ({ app }) => {
     t = app;

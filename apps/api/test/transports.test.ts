@@ -4,7 +4,7 @@ import { TRPCClientError } from "@trpc/client";
 import { describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { registerUser, RestClient, trpcClient, uniqueEmail, type TestApp } from "./support/app.js";
-import { skipThisTarget } from "./support/database.js";
+import { skipDatabaseAgnostic } from "./support/database.js";
 
 async function trpcError(promise: Promise<unknown>) {
   try {
@@ -16,7 +16,7 @@ async function trpcError(promise: Promise<unknown>) {
   throw new Error("expected a TRPCClientError");
 }
 
-describe.skipIf(skipThisTarget)("tRPC and REST", () => {
+describe.skipIf(skipDatabaseAgnostic)("tRPC and REST", () => {
   let t: TestApp;
   it.beforeAll(async ({ app }) => {
     t = app;

@@ -5,7 +5,7 @@
 import { describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { registerUser, RestClient, type TestApp } from "./support/app.js";
-import { skipThisTarget } from "./support/database.js";
+import { skipDatabaseAgnostic } from "./support/database.js";
 
 const address = {
   label: "Home",
@@ -16,7 +16,7 @@ const address = {
   town: "Kilimani",
 };
 
-describe.skipIf(skipThisTarget)("tRPC batch size", () => {
+describe.skipIf(skipDatabaseAgnostic)("tRPC batch size", () => {
   let t: TestApp;
   it.beforeAll(async ({ app }) => {
     t = app;

@@ -6,9 +6,9 @@
 import { describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { registerUser, RestClient, type TestApp } from "./support/app.js";
-import { skipThisTarget } from "./support/database.js";
+import { skipDatabaseAgnostic } from "./support/database.js";
 
-describe.skipIf(skipThisTarget)("tRPC transport", () => {
+describe.skipIf(skipDatabaseAgnostic)("tRPC transport", () => {
   let t: TestApp;
   it.beforeAll(async ({ app }) => {
     t = app;

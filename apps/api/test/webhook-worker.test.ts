@@ -8,12 +8,12 @@ import type { Deps, Logger } from "@mteja/domain";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createWebhooksRuntime, type WebhooksRuntime } from "../src/runtime/webhooks.js";
 import { readSettings } from "../src/settings.js";
-import { skipThisTarget, target } from "./support/database.js";
+import { skipDatabaseAgnostic } from "./support/database.js";
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined } as unknown as Logger;
 
-// Nothing here is database-specific: it runs once, with the embedded project.
-describe.skipIf(skipThisTarget || target !== "embedded")("the webhook delivery worker's nudges", () => {
+// Nothing here is database-specific: it runs once.
+describe.skipIf(skipDatabaseAgnostic)("the webhook delivery worker's nudges", () => {
   let claims: number;
   let runtime: WebhooksRuntime;
 

@@ -66,14 +66,27 @@ export function poolTransactions(pool: pg.Pool): RawTransactions {
   };
 }
 
+/**
+ * PGlite puts a failed statement's parameters on its error (pg does not): an error logged with its
+ * fields would write them — phone numbers, receipts — to the log.
+ */
+function withoutParameters(error: unknown): unknown {
+  if (typeof error === "object" && error !== null && "params" in error) delete (error as { params?: unknown }).params;
+  return error;
+}
+
 export function pgliteTransactions(pglite: PGlite): RawTransactions {
   // PGlite's transaction holds its one connection; Prisma's adapter takes the same lock for its own.
   return (fn) =>
     pglite.transaction((tx: PGliteTransaction) =>
       fn(
         rawSqlOn(async (text, values) => {
-          const answer = await tx.query(text, values);
-          return { rows: answer.rows, changed: answer.affectedRows ?? 0 };
+          try {
+            const answer = await tx.query(text, values);
+            return { rows: answer.rows, changed: answer.affectedRows ?? 0 };
+          } catch (error) {
+            throw withoutParameters(error);
+          }
         }),
       ),
     );

@@ -58,6 +58,14 @@ for (const target of targets) {
       for (let i = 0; i < 3; i += 1) expect(await db.rawTransaction(async (tx) => tx.$queryRaw<{ one: number }[]>`SELECT 1 AS one`)).toEqual([{ one: 1 }]);
     });
 
+    it("keeps a failed statement's parameters off its error, so a logged error cannot carry them", async () => {
+      const transId = `P${Date.now()}`;
+      await db.rawTransaction((tx) => insertRow(tx, paymentsTable, newPayment({ transId })));
+      const error = await db.rawTransaction((tx) => insertRow(tx, paymentsTable, newPayment({ transId, phone: "254700999888" }))).catch((failure: unknown) => failure);
+      expect(isUniqueViolation(error)).toBe(true);
+      expect(JSON.stringify(error)).not.toContain("254700999888");
+    });
+
     it("answers how many rows $executeRaw changed", async () => {
       const row = newPayment({ reference: "COUNTED" });
       await db.rawTransaction((tx) => insertRow(tx, paymentsTable, row));

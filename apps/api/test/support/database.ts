@@ -16,6 +16,17 @@ export const skipThisTarget: boolean = await (async () => {
   return true;
 })();
 
+/**
+ * True where a suite with nothing database-specific (the HTTP surface: transports, CORS, bad input,
+ * logs, …) does not run. Such a suite runs once: on PostgreSQL where it answers — its files start in a
+ * third of the embedded database's time — else on the embedded database. Everything that reads or
+ * writes rows in its own way keeps running on both.
+ */
+export const skipDatabaseAgnostic: boolean = await (async () => {
+  const postgresAnswers = target === "postgres" ? !skipThisTarget : await isPostgresReachable(adminUrl);
+  return target !== (postgresAnswers ? "postgres" : "embedded");
+})();
+
 export interface TestDatabase {
   db: Database;
   url: string | undefined;
