@@ -2,7 +2,6 @@ export { openDatabase, type Database, type DatabaseKind, type DatabaseOptions } 
 export { applyMigrations, listPendingMigrations, readMigrations, defaultMigrationsDir, type MigrationReport, type SqlRunner } from "./migrator.js";
 export {
   changedRow,
-  findRow,
   insertRow,
   intentsTable,
   paymentsTable,

@@ -103,10 +103,3 @@ export async function insertRow<Model>(tx: RawSql, table: ModelTable<Model>, val
     INSERT INTO ${table.table} (${names}) VALUES (${Prisma.join(entries.map(([, value]) => value))}) RETURNING ${table.columns}`;
   return table.fromRow(rows[0]!);
 }
-
-/** Reads the row with this id (locked FOR UPDATE when `lock`); undefined when there is none. */
-export async function findRow<Model>(tx: RawSql, table: ModelTable<Model>, id: string, lock = false): Promise<Model | undefined> {
-  const rows = await tx.$queryRaw<Record<string, unknown>[]>`
-    SELECT ${table.columns} FROM ${table.table} WHERE id = ${id}::${Prisma.raw(table.idType)} ${lock ? Prisma.sql`FOR UPDATE` : Prisma.empty}`;
-  return rows[0] ? table.fromRow(rows[0]) : undefined;
-}

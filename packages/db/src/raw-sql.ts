@@ -2,8 +2,8 @@
  * Raw SQL in a transaction without Prisma (docs/performance.md, "Callback path, round three"). Code
  * that must run on either kind of transaction — a payment's settlement runs in Prisma transactions
  * (STK queries, the reconciler) and in the plain one of callbacks — is written against `RawSql`, the
- * two tagged-template methods Prisma's transaction clients already have. `openRawTransactions` gives
- * the plain kind: one pooled pg client between BEGIN and COMMIT, or PGlite's own transaction, at a
+ * two tagged-template methods Prisma's transaction clients already have. `poolTransactions` and
+ * `pgliteTransactions` give the plain kind (`Database.rawTransaction`): one pooled pg client between BEGIN and COMMIT, or PGlite's own transaction, at a
  * fifth of the CPU Prisma's interactive transaction costs per statement.
  */
 import type { PGlite, Transaction as PGliteTransaction } from "@electric-sql/pglite";

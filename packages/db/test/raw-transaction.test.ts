@@ -8,7 +8,6 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   changedRow,
-  findRow,
   insertRow,
   isUniqueViolation,
   paymentsTable,
@@ -16,6 +15,7 @@ import {
   updateRow,
   type Database,
   type PaymentModel,
+  type RawSql,
 } from "../src/index.js";
 import { databaseTargets } from "./support/databases.js";
 
@@ -87,9 +87,13 @@ for (const target of targets) {
       expect((await db.unscoped.tenant.findUniqueOrThrow({ where: { id: "shop" } })).name).toBe("Renamed in the same statement");
       expect(updated).toEqual(await db.unscoped.payment.findUniqueOrThrow({ where: { id: row.id! } }));
 
-      const viaPrisma = await db.unscoped.$transaction((tx) => findRow(tx, paymentsTable, row.id!, true));
+      const readRow = async (tx: RawSql, id: string) => {
+        const rows = await tx.$queryRaw<Record<string, unknown>[]>`SELECT ${paymentsTable.columns} FROM payments WHERE id = ${id}::uuid FOR UPDATE`;
+        return rows[0] ? paymentsTable.fromRow(rows[0]) : undefined;
+      };
+      const viaPrisma = await db.unscoped.$transaction((tx) => readRow(tx, row.id!));
       expect(viaPrisma).toEqual(updated);
-      expect(await db.rawTransaction((tx) => findRow(tx, paymentsTable, randomUUID()))).toBeUndefined();
+      expect(await db.rawTransaction((tx) => readRow(tx, randomUUID()))).toBeUndefined();
     });
 
     it("refuses to update a row that is not there, with a field the table does not have, or without updatedAt", async () => {

@@ -76,7 +76,7 @@ export async function lockPayout(tx: SettlementTx, ids: { originatorConversation
 
 /** The tenant a payment or payout belongs to; undefined when there is no such row. */
 export async function tenantOfRow(tx: SettlementTx, table: ModelTable<PaymentModel> | ModelTable<PayoutModel>, id: string): Promise<string | undefined> {
-  const rows = await tx.$queryRaw<{ tenant_id: string }[]>`SELECT tenant_id FROM ${table.table} WHERE id = ${id}::uuid`;
+  const rows = await tx.$queryRaw<{ tenant_id: string }[]>`SELECT tenant_id FROM ${table.table} WHERE id = ${id}::${Prisma.raw(table.idType)}`;
   return rows[0]?.tenant_id;
 }
 
