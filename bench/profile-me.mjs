@@ -11,6 +11,7 @@
 // printed as bytes per request by function — what the scavenges of a busy run are paying for.
 //
 //   node bench/profile-me.mjs [--target rest|trpc|baseline] [--seconds 10] [--connections 50] [--rate <req/s>] [--no-profile] [--allocations]
+//   node --expose-gc bench/profile-me.mjs --target trpc --promoted     # what each function allocated that outlived the scavenges
 import { mkdirSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
@@ -24,7 +25,11 @@ const option = (name, fallback) => {
 const target = option("target", "rest");
 const seconds = Number(option("seconds", 10));
 const connections = Number(option("connections", 50));
-const allocations = args.includes("--allocations");
+// --promoted: only what outlived the scavenges (promoted to the old space, whether a mark-compact later
+// took it or not), found by dropping samples of objects scavenges collected; run with --expose-gc so a
+// last scavenge clears what is merely young when the load ends.
+const promoted = args.includes("--promoted");
+const allocations = args.includes("--allocations") || promoted;
 const profiling = !args.includes("--no-profile") && !allocations;
 // A fixed offered rate (requests/s over all connections) makes CPU per request comparable between
 // targets and runs: at saturation it also depends on how busy the machine is.
@@ -57,7 +62,7 @@ if (profiling) {
 if (allocations) {
   session.connect();
   await session.post("HeapProfiler.enable");
-  await session.post("HeapProfiler.startSampling", { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  await session.post("HeapProfiler.startSampling", { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: !promoted });
 }
 delay.enable();
 const cpuBefore = process.cpuUsage();
@@ -96,6 +101,7 @@ if (profiling) {
 }
 
 if (allocations) {
+  if (promoted) globalThis.gc?.({ type: "minor" });
   const { profile } = await session.post("HeapProfiler.stopSampling");
   session.disconnect();
   printAllocations(profile, result.requests.total);
@@ -117,7 +123,7 @@ function printAllocations(profile, requests) {
     for (const child of node.children) visit(child);
   };
   visit(profile.head);
-  console.log(`allocated: ${(total / requests / 1024).toFixed(1)} KB per request (sampled), by function:`);
+  console.log(`${promoted ? "promoted" : "allocated"}: ${(total / requests / 1024).toFixed(1)} KB per request (sampled), by function:`);
   for (const [name, bytes] of [...bySelf].sort((a, b) => b[1] - a[1]).slice(0, 30)) {
     console.log(`${(bytes / requests).toFixed(0).padStart(7)} B  ${((100 * bytes) / total).toFixed(1).padStart(5)} %  ${name}`);
   }

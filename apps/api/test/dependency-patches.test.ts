@@ -123,12 +123,34 @@ describe("patched dependencies", () => {
       }
     });
 
-    it("gives a query in a whole-document answer the request's own signal (no combined signals per call)", async () => {
-      const controller = new AbortController();
-      const req = new Request("http://localhost/trpc/ping", { signal: controller.signal });
+    it("gives a query in a whole-document answer no signal, as trpc-to-openapi's REST calls give none, and reads neither the request's signal nor makes one of its own", async () => {
+      const req = new Request("http://localhost/trpc/ping?batch=1&input=%7B%7D", { method: "GET" });
+      let signalReads = 0;
+      const watched = new Proxy(req, {
+        get(target, key) {
+          if (key === "signal") signalReads++;
+          const value: unknown = Reflect.get(target, key, target);
+          return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+      const Original = globalThis.AbortController;
+      let made = 0;
+      globalThis.AbortController = class extends Original {
+        constructor() {
+          super();
+          made++;
+        }
+      };
       seen.length = 0;
-      await resolveResponseParts(optionsFor(req, "ping"));
-      expect(seen[0]?.signal).toBe(req.signal);
+      try {
+        const parts = await resolveResponseParts(optionsFor(watched, "ping"));
+        expect(parts.status).toBe(200);
+      } finally {
+        globalThis.AbortController = Original;
+      }
+      expect(seen).toEqual([{ signal: undefined }]);
+      expect(signalReads).toBe(0);
+      expect(made).toBe(0);
     });
 
     it("still gives a subscription a signal of its own that aborts with the request's", async () => {

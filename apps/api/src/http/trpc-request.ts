@@ -10,7 +10,9 @@ import { createURL, incomingMessageToRequest } from "@trpc/server/adapters/node-
  * ours and a second parse of the URL) was ~6 % of a `/trpc/profile.me` (docs/performance.md, "tRPC
  * transport, round two"). The URL and the headers are what tRPC's `incomingMessageToRequest` builds; the
  * signal is made when first read and aborts, as tRPC's does, when the client goes before the answer is
- * written. Requests with a body, and a URL tRPC's adapter would refuse, still go through the adapter.
+ * written. Only subscriptions and jsonl batches read it: a query or mutation answered as one document gets
+ * no signal (our @trpc/server patch), as over REST. Requests with a body, and a URL tRPC's adapter would
+ * refuse, still go through the adapter.
  */
 export function trpcRequestOf(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Request {
   if (req.method !== "GET" && req.method !== "HEAD") return incomingMessageToRequest(req, res, { maxBodySize: null });
