@@ -69,7 +69,7 @@ export async function prepare() {
 /** Starts bench/login-server.mjs (pinned to core 0) and resolves once it listens. */
 export function startServer({ target, hasher = "processes", database, key, env = {} }) {
   const command = pinned ? "taskset" : process.execPath;
-  const argv = [...(pinned ? ["-c", "0", process.execPath] : []), serverEntry, "--target", target, "--hasher", hasher, "--database", database, "--key", key];
+  const argv = [...(pinned ? ["-c", "0", process.execPath] : []), ...(process.env.SERVER_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.SERVER_CPU_PROF}`] : []), serverEntry, "--target", target, "--hasher", hasher, "--database", database, "--key", key];
   const child = spawn(command, argv, { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...env } });
   return new Promise((resolve, reject) => {
     let output = "";

@@ -60,7 +60,8 @@ const doors: { name: string; pattern: RegExp; allowed: string[] }[] = [
     pattern: /\.rawTransaction\b/,
     // A callback finds its payment or payout by Daraja's ids, which name no tenant; the settling that
     // follows stays on this transaction, as a tenant's client would need a second one and lose the locks.
-    allowed: ["payments/kernel/stored-callback.ts"],
+    // A sign-in's session, refresh token and event (startSession), written with the user's tenant named.
+    allowed: ["payments/kernel/stored-callback.ts", "auth/service.ts"],
   },
   {
     name: "Database.forTenant",

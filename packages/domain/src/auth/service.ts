@@ -92,7 +92,10 @@ export async function startSession(
   method: "password" | "otp" | "sms" = "password",
 ) {
   const { deps, request } = ctx;
-  const session = await ctx.db.$transaction(async (tx) => {
+  // A plain transaction, not Prisma's: every sign-in opens one, and Prisma's interactive transaction
+  // costs several times the CPU per statement, on the core the password hashes need (docs/performance.md,
+  // "Sign-in"). Both writes name the user's tenant themselves.
+  const session = await deps.db.rawTransaction(async (tx) => {
     const created = await createSession(deps, tx, user, { ip: request.ip, userAgent: request.userAgent });
     await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "sign_in.succeeded", details: { method, session_id: created.sessionId } });
     return created;

@@ -3,7 +3,7 @@
  * change the event reports, so the event exists exactly when the change committed; pass `ctx.db`
  * for events that change nothing else (a failed sign-in).
  */
-import type { TenantDb, TenantTx } from "@mteja/db";
+import type { RawSql } from "@mteja/db";
 import type { Context } from "../context.js";
 import { storedUserAgent } from "../core/client-info.js";
 import type { SecurityEventDetails, SecurityEventType } from "./event-types.js";
@@ -14,7 +14,7 @@ export interface SecurityEventInput {
   details?: SecurityEventDetails;
 }
 
-export async function recordSecurityEvent(ctx: Context, writer: TenantTx | TenantDb, tenantId: string, event: SecurityEventInput): Promise<void> {
+export async function recordSecurityEvent(ctx: Context, writer: RawSql, tenantId: string, event: SecurityEventInput): Promise<void> {
   const userAgent = storedUserAgent(ctx.request.userAgent);
   // A plain statement: every sign-in writes one, and Prisma's model create costs several times its CPU
   // (docs/performance.md, "Sign-in"). The tenant is named, as the scoped client would.

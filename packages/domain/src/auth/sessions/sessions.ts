@@ -4,7 +4,7 @@
  * A token's successor is derived from it (refresh-successor.ts), so every request that presents the
  * same token within the window gets the same new one.
  */
-import { findLiveSession, markSessionUsed, type SessionKey, type TenantDb, type TenantTx } from "@mteja/db";
+import { findLiveSession, markSessionUsed, type RawSql, type SessionKey, type TenantDb, type TenantTx } from "@mteja/db";
 import type { Deps } from "../../context.js";
 import { DomainError } from "../../errors.js";
 import type { AccessClaims } from "../tokens/access-tokens.js";
@@ -26,7 +26,7 @@ export interface SessionUser {
 
 export async function createSession(
   deps: Deps,
-  tx: Tx,
+  tx: RawSql,
   user: SessionUser,
   client: { ip: string; userAgent: string | undefined },
 ): Promise<IssuedSession> {

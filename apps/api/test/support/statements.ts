@@ -1,0 +1,45 @@
+/**
+ * Every statement the service's pg clients send, seen from the pg module itself (the db package's and
+ * the one Prisma's adapter loads): what a request costs in round trips, and which of them went through
+ * Prisma (its adapter asks pg for rows as arrays; the db package's plain clients never do).
+ */
+import { createRequire } from "node:module";
+import { afterAll, beforeAll } from "vitest";
+
+export interface SeenStatement {
+  text: string;
+  viaPrisma: boolean;
+}
+
+type QueryMethod = (...args: unknown[]) => unknown;
+
+const dbRequire = createRequire(new URL("../../../../packages/db/package.json", import.meta.url));
+const pgCopies = [...new Set([dbRequire("pg"), createRequire(dbRequire.resolve("@prisma/adapter-pg"))("pg")])] as { Client: { prototype: { query: QueryMethod } } }[];
+
+/** Installs the watch for the suite; `start()` begins a recording, `stop()` ends it and returns it. */
+export function watchStatements(): { start: () => void; stop: () => SeenStatement[] } {
+  let seen: SeenStatement[] | undefined;
+  const originals = pgCopies.map((pg) => pg.Client.prototype.query);
+  beforeAll(() => {
+    pgCopies.forEach((pg, i) => {
+      const original = originals[i]!;
+      pg.Client.prototype.query = function (this: unknown, ...args: unknown[]) {
+        const config = args[0] as string | { text?: string; rowMode?: string } | undefined;
+        const text = typeof config === "string" ? config : config?.text;
+        seen?.push({ text: String(text).replace(/\s+/g, " ").trim(), viaPrisma: typeof config === "object" && config?.rowMode === "array" });
+        return original.apply(this, args);
+      };
+    });
+  });
+  afterAll(() => pgCopies.forEach((pg, i) => (pg.Client.prototype.query = originals[i]!)));
+  return {
+    start: () => {
+      seen = [];
+    },
+    stop: () => {
+      const recorded = seen ?? [];
+      seen = undefined;
+      return recorded;
+    },
+  };
+}
