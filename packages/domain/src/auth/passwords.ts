@@ -75,7 +75,19 @@ export function createAdmission({ clock, concurrency, maxWaitMs, shedPauseMs }: 
   let running = 0;
   let meanMs: number | undefined;
   let held = 0;
-  const waiting: Array<() => void> = [];
+  /** The line, oldest first: each is given a slot or shed. */
+  const waiting: Array<{ queuedAt: number; admit: () => void; shed: (error: DomainError) => void }> = [];
+  /**
+   * The budget is a deadline: whoever could no longer be answered within it — the wait so far plus a
+   * hash of the recent mean time — is shed. Checked whenever the line moves (a slot frees, a sign-in
+   * arrives) rather than by a timer, so a slot held up by a starved hash process does not keep the line
+   * waiting past it while sign-ins keep coming; counting the hash keeps a sign-in admitted near the
+   * deadline from finishing a slow hash long after it.
+   */
+  const shedOverdue = () => {
+    const now = clock.monotonicMs();
+    while (waiting.length > 0 && now - waiting[0]!.queuedAt + (meanMs ?? 0) > maxWaitMs) waiting.shift()!.shed(hashingBusy(meanMs ?? 0));
+  };
   /** The RATE_LIMITED a hash started now is shed with, when it would wait in line longer than the budget. */
   const shedding = (): DomainError | undefined => {
     if (running < concurrency) return undefined;
@@ -95,27 +107,26 @@ export function createAdmission({ clock, concurrency, maxWaitMs, shedPauseMs }: 
     throw error;
   };
   const assertAdmits = async (): Promise<void> => {
+    shedOverdue();
     const error = shedding();
     if (error) await shed(error);
   };
   /** A finished (or refused) slot goes straight to the next in line, or back to the pool. */
   const release = () => {
+    // The expected wait is an estimate: hashes can slow down after it was made (a busy host, a starved
+    // nice-10 process). Nobody waits in line longer than the budget; past it, the slot passes on.
+    shedOverdue();
     const next = waiting.shift();
-    if (next) next();
+    if (next) next.admit();
     else running--;
   };
   async function admit<T>(task: () => Promise<T>): Promise<T> {
+    shedOverdue();
     if (running >= concurrency) {
       const error = shedding();
       if (error) await shed(error);
       const queuedAt = clock.monotonicMs();
-      await new Promise<void>((resolve) => waiting.push(resolve));
-      // The expected wait is an estimate: hashes can slow down after it was made (a busy host, a starved
-      // nice-10 process). Nobody waits in line longer than the budget; past it, the slot passes on.
-      if (clock.monotonicMs() - queuedAt > maxWaitMs) {
-        release();
-        throw hashingBusy(meanMs ?? 0);
-      }
+      await new Promise<void>((admitted, shed) => waiting.push({ queuedAt, admit: admitted, shed }));
     } else {
       running++;
     }

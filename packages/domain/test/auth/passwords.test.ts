@@ -220,6 +220,31 @@ describe("the budget as a deadline", () => {
     await expect(admit(async () => "fresh")).resolves.toBe("fresh");
   });
 
+  it("sheds a sign-in that could no longer be answered within the budget (its wait so far and a mean hash) as soon as another arrives, while every slot is still busy", async () => {
+    const clock = fakeClock();
+    const admit = createAdmission({ clock, concurrency: 1, maxWaitMs: 1_000, shedPauseMs: 0 });
+    await admit(async () => clock.advance(100));
+    let finishStuck!: () => void;
+    const stuck = admit(() => new Promise<void>((resolve) => (finishStuck = resolve))); // a starved hash process
+    const waiting = admit(async () => "ran late");
+    let answered: unknown;
+    waiting.then(
+      (value) => (answered = value),
+      (error: unknown) => (answered = error),
+    );
+    clock.advance(950); // 950 ms in line and a 100 ms hash would answer after the 1 s budget
+    await settle();
+    expect(answered).toBeUndefined(); // nothing happens by itself: the clock has no timers here
+    // The next sign-in's admission finds it past the budget: it is answered now, not when a slot frees.
+    await admit.assertAdmits().catch(() => undefined);
+    await settle();
+    expect(answered).toBeInstanceOf(DomainError);
+    expect((answered as DomainError).code).toBe("RATE_LIMITED");
+    finishStuck();
+    await stuck;
+    await expect(admit(async () => "fresh")).resolves.toBe("fresh");
+  });
+
   it("runs a hash that waited within the budget", async () => {
     const clock = fakeClock();
     const admit = createAdmission({ clock, concurrency: 1, maxWaitMs: 1_000, shedPauseMs: 0 });
@@ -227,7 +252,7 @@ describe("the budget as a deadline", () => {
     let finish!: () => void;
     const running = admit(() => new Promise<void>((resolve) => (finish = resolve)));
     const queued = admit(async () => "ran");
-    clock.advance(900);
+    clock.advance(700); // 700 ms in line, and the mean hash, now 220 ms, still answers within the 1 s
     finish();
     await running;
     await expect(queued).resolves.toBe("ran");
