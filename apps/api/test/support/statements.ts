@@ -16,7 +16,16 @@ type QueryMethod = (...args: unknown[]) => unknown;
 const dbRequire = createRequire(new URL("../../../../packages/db/package.json", import.meta.url));
 const pgCopies = [...new Set([dbRequire("pg"), createRequire(dbRequire.resolve("@prisma/adapter-pg"))("pg")])] as { Client: { prototype: { query: QueryMethod } } }[];
 
-/** Installs the watch for the suite; `start()` begins a recording, `stop()` ends it and returns it. */
+/**
+ * What runs beside a request rather than in it: the webhook worker's claim of due deliveries (its poll,
+ * or the nudge of a settlement) and the mail outbox sending what an earlier request queued.
+ */
+const backgroundWork = [/^WITH due AS \( SELECT id FROM webhook_deliveries\b/, /\bmail_outbox\b/];
+
+/**
+ * Installs the watch for the suite; `start()` begins a recording, `stop()` ends it and returns what was
+ * sent meanwhile, the background workers' statements left out.
+ */
 export function watchStatements(): { start: () => void; stop: () => SeenStatement[] } {
   let seen: SeenStatement[] | undefined;
   const originals = pgCopies.map((pg) => pg.Client.prototype.query);
@@ -39,7 +48,7 @@ export function watchStatements(): { start: () => void; stop: () => SeenStatemen
     stop: () => {
       const recorded = seen ?? [];
       seen = undefined;
-      return recorded;
+      return recorded.filter((statement) => !backgroundWork.some((pattern) => pattern.test(statement.text)));
     },
   };
 }
