@@ -7,6 +7,8 @@ const conditions = ["@mteja/source", "module", "node", "development|production"]
 
 const unitTests = ["packages/*/test/**/*.test.ts", "apps/demo/test/**/*.test.ts", "apps/daraja-sim/test/**/*.test.ts", "apps/sms-sim/test/**/*.test.ts", "scripts/test/*.test.ts"];
 const apiTests = ["apps/api/test/**/*.test.ts"];
+// Each API file starts from the fixtures' default options, whatever the file before it set.
+const apiSetup = ["apps/api/test/support/file-defaults.ts"];
 
 export default defineConfig({
   resolve: { conditions },
@@ -18,11 +20,16 @@ export default defineConfig({
     // file's time is spent waiting on PostgreSQL, timers and child processes, not on a core. Every file
     // has its own database, listens on port 0 and keeps its own Redis key prefix, so two can run at once.
     maxWorkers: 2,
+    // Files share their worker's module cache instead of importing the whole service again each
+    // (vitest's isolation cost half of .ci/run: 499 s of imports). Safe because nothing in the service
+    // keeps module-level state (the composition root builds everything per app), and each file builds
+    // its own app, database and clock; a file that patches a global restores it in its own hooks.
+    isolate: false,
     hookTimeout: 60_000,
     projects: [
       { extends: true, test: { name: "unit", include: unitTests } },
-      { extends: true, test: { name: "embedded", include: apiTests, env: { MTEJA_TEST_DB: "embedded" } } },
-      { extends: true, test: { name: "postgres", include: apiTests, env: { MTEJA_TEST_DB: "postgres" } } },
+      { extends: true, test: { name: "embedded", include: apiTests, setupFiles: apiSetup, env: { MTEJA_TEST_DB: "embedded" } } },
+      { extends: true, test: { name: "postgres", include: apiTests, setupFiles: apiSetup, env: { MTEJA_TEST_DB: "postgres" } } },
     ],
   },
 });

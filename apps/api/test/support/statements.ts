@@ -18,9 +18,15 @@ const pgCopies = [...new Set([dbRequire("pg"), createRequire(dbRequire.resolve("
 
 /**
  * What runs beside a request rather than in it: the webhook worker's claim of due deliveries (its poll,
- * or the nudge of a settlement) and the mail outbox sending what an earlier request queued.
+ * or the nudge of a settlement), and the mail and SMS outbox workers claiming and marking what an
+ * earlier request queued. A request's own queueing (an INSERT into an outbox) is still seen.
  */
-const backgroundWork = [/^WITH due AS \( SELECT id FROM webhook_deliveries\b/, /\bmail_outbox\b/];
+const backgroundWork = [/^WITH due AS \( SELECT id FROM webhook_deliveries\b/, /^(?!INSERT\b).*\b(mail_outbox|sms_outbox)\b/];
+
+/** Whether a statement (whitespace collapsed) is a background worker's, not the request's. */
+export function isBackgroundWork(text: string): boolean {
+  return backgroundWork.some((pattern) => pattern.test(text));
+}
 
 /**
  * Installs the watch for the suite; `start()` begins a recording, `stop()` ends it and returns what was
@@ -48,7 +54,7 @@ export function watchStatements(): { start: () => void; stop: () => SeenStatemen
     stop: () => {
       const recorded = seen ?? [];
       seen = undefined;
-      return recorded.filter((statement) => !backgroundWork.some((pattern) => pattern.test(statement.text)));
+      return recorded.filter((statement) => !isBackgroundWork(statement.text));
     },
   };
 }
