@@ -26,6 +26,8 @@ const settingsSchema = z
     HOST: z.string().min(1).optional(),
     DATABASE_URL: url("DATABASE_URL", /^postgres(ql)?$/).optional(),
     DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+    /** 0 behind a pooler that cannot keep prepared statements (PgBouncer in transaction mode before 1.21). */
+    DATABASE_PREPARED_STATEMENTS: z.coerce.number().int().min(0).max(10_000).default(500),
     DATA_DIR: z.string().min(1).default("./data"),
     REDIS_URL: url("REDIS_URL", /^rediss?$/).optional(),
     SMTP_URL: url("SMTP_URL", /^smtps?$/).optional(),

@@ -7,6 +7,7 @@
  * fifth of the CPU Prisma's interactive transaction costs per statement.
  */
 import type { PGlite, Transaction as PGliteTransaction } from "@electric-sql/pglite";
+import { createHash } from "node:crypto";
 import type pg from "pg";
 import { Prisma } from "./generated/prisma/client.js";
 
@@ -42,7 +43,31 @@ function rawSqlOn(run: Run): RawSql {
   };
 }
 
-export function poolTransactions(pool: pg.Pool): RawTransactions {
+/** The most statement texts one database keeps prepared on each of its connections (DATABASE_PREPARED_STATEMENTS). */
+export const PREPARED_STATEMENTS_MAX = 500;
+
+/**
+ * Names for statement texts, so each connection parses and plans a statement once and then sends only
+ * its name and values (pg's prepared statements): a callback's statements are long — the full row's
+ * columns, the event's CTEs — and sending and parsing their text on every round trip was a measured share
+ * of the CPU (docs/performance.md, "Callback path, round six"). A text is named by its hash; once
+ * `max` texts have names (a statement whose text varies with its input, say), the rest run unnamed, so
+ * no connection holds an unbounded number of prepared statements; `max` 0 names none (a pooler that
+ * hands each transaction another server connection cannot keep them).
+ */
+export function createStatementNames(max = PREPARED_STATEMENTS_MAX): (text: string) => string | undefined {
+  const names = new Map<string, string>();
+  return (text) => {
+    const known = names.get(text);
+    if (known !== undefined || names.size >= max) return known;
+    const name = `mteja_${createHash("sha256").update(text).digest("base64url").slice(0, 22)}`;
+    names.set(text, name);
+    return name;
+  };
+}
+
+/** `nameOf`: the pool's statement names, shared with its other users (a name is prepared once per connection). */
+export function poolTransactions(pool: pg.Pool, nameOf: (text: string) => string | undefined = createStatementNames()): RawTransactions {
   return async (fn) => {
     const client = await pool.connect();
     let broken: Error | undefined;
@@ -50,7 +75,8 @@ export function poolTransactions(pool: pg.Pool): RawTransactions {
       await client.query("BEGIN");
       const result = await fn(
         rawSqlOn(async (text, values) => {
-          const answer = await client.query(text, values);
+          const name = nameOf(text);
+          const answer = await (name ? client.query({ name, text, values }) : client.query(text, values));
           return { rows: answer.rows, changed: answer.rowCount ?? 0 };
         }),
       );

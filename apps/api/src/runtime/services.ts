@@ -74,7 +74,7 @@ export interface ServiceOverrides {
 }
 
 export async function createServices(settings: Settings, logger: Logger, overrides: ServiceOverrides = {}): Promise<Services> {
-  const db = overrides.db ?? (await openDatabase({ url: settings.DATABASE_URL, dataDir: settings.DATA_DIR, poolMax: settings.DATABASE_POOL_MAX }));
+  const db = overrides.db ?? (await openDatabase({ url: settings.DATABASE_URL, dataDir: settings.DATA_DIR, poolMax: settings.DATABASE_POOL_MAX, preparedStatements: settings.DATABASE_PREPARED_STATEMENTS }));
   const closers = createClosers();
   if (!overrides.db) closers.add("database", () => db.close());
   try {

@@ -43,7 +43,9 @@ export interface TestAppOptions {
 }
 
 export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
-  const database = options.database ?? (await createTestDatabase());
+  // The test opens the database itself (as the composition root would from the same setting).
+  const preparedStatements = env.DATABASE_PREPARED_STATEMENTS === undefined ? undefined : Number(env.DATABASE_PREPARED_STATEMENTS);
+  const database = options.database ?? (await createTestDatabase({ preparedStatements }));
   const ownsDatabase = !options.database;
   const settings = readSettings({
     NODE_ENV: "test",

@@ -33,13 +33,13 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+export async function createTestDatabase(options: { preparedStatements?: number | undefined } = {}): Promise<TestDatabase> {
   if (target === "embedded") {
     const db = await openDatabase({});
     return { db, url: undefined, drop: () => db.close() };
   }
   const scratch = await createScratchDatabase(adminUrl, "mteja_test");
-  const db = await openDatabase({ url: scratch.url, poolMax: 5 });
+  const db = await openDatabase({ url: scratch.url, poolMax: 5, ...(options.preparedStatements === undefined ? {} : { preparedStatements: options.preparedStatements }) });
   return {
     db,
     url: scratch.url,

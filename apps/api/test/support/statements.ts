@@ -9,6 +9,8 @@ import { afterAll, beforeAll } from "vitest";
 export interface SeenStatement {
   text: string;
   viaPrisma: boolean;
+  /** Sent as a prepared statement (by name: its text is parsed once per connection). */
+  prepared: boolean;
 }
 
 type QueryMethod = (...args: unknown[]) => unknown;
@@ -39,9 +41,10 @@ export function watchStatements(): { start: () => void; stop: () => SeenStatemen
     pgCopies.forEach((pg, i) => {
       const original = originals[i]!;
       pg.Client.prototype.query = function (this: unknown, ...args: unknown[]) {
-        const config = args[0] as string | { text?: string; rowMode?: string } | undefined;
+        const config = args[0] as string | { text?: string; rowMode?: string; name?: string } | undefined;
         const text = typeof config === "string" ? config : config?.text;
-        seen?.push({ text: String(text).replace(/\s+/g, " ").trim(), viaPrisma: typeof config === "object" && config?.rowMode === "array" });
+        const asObject = typeof config === "object" ? (config as { rowMode?: string; name?: string }) : undefined;
+        seen?.push({ text: String(text).replace(/\s+/g, " ").trim(), viaPrisma: asObject?.rowMode === "array", prepared: typeof asObject?.name === "string" });
         return original.apply(this, args);
       };
     });
