@@ -19,17 +19,22 @@ describe.skipIf(skipThisTarget || target !== "postgres")("STK callback round tri
     t = await launch.momo({ darajaUrl: sim.url });
   });
 
-  it("settles a payment in 6 statements: stored (its own commit); BEGIN, payment lock with its receipt check, update with its event and deliveries, stored outcome, COMMIT", async () => {
-    const user = await t.customer();
-    const pushed = await t.rest.post("/api/momo/stkpush", { phone: "0712345678", amount: 100 }, user.accessToken);
+  /** Pushes a prompt on `app`, then records the statements its success callback sends (the webhook worker's claim, woken by the settlement, runs beside the request and is left out). */
+  async function settleOne(app: MomoApp) {
+    const user = await app.customer();
+    const pushed = await app.rest.post("/api/momo/stkpush", { phone: "0712345678", amount: 100 }, user.accessToken);
     const ids = pushed.body.data as { checkoutRequestId: string; merchantRequestId: string };
     watch.start();
-    const answer = await postCallback(t.callbackUrl("stkpush"), stkCallbackBody(ids, 0, { amount: 100, receipt: uniqueReceipt(), phone: "254712345678" }));
-    // The webhook worker's claim, woken by the settlement, runs beside the request and is left out.
+    const answer = await postCallback(app.callbackUrl("stkpush"), stkCallbackBody(ids, 0, { amount: 100, receipt: uniqueReceipt(), phone: "254712345678" }));
     const seen = watch.stop();
-    const statements = seen.map((statement) => statement.text);
     expect(answer.status).toBe(200);
-    expect((await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { checkoutRequestId: ids.checkoutRequestId } })).status).toBe("SUCCESS");
+    expect((await app.deps.db.unscoped.payment.findUniqueOrThrow({ where: { checkoutRequestId: ids.checkoutRequestId } })).status).toBe("SUCCESS");
+    return seen;
+  }
+
+  it("settles a payment in 6 statements: stored (its own commit); BEGIN, payment lock with its receipt check, update with its event and deliveries, stored outcome, COMMIT", async () => {
+    const seen = await settleOne(t);
+    const statements = seen.map((statement) => statement.text);
     expect(statements, statements.join("\n")).toHaveLength(6);
     // Every statement with parameters goes by name, its text parsed once per connection (docs/performance.md, "Callback path, round six").
     const unprepared = seen.filter((statement) => !statement.prepared && statement.text !== "BEGIN" && statement.text !== "COMMIT").map((statement) => statement.text.slice(0, 60));
@@ -37,14 +42,7 @@ describe.skipIf(skipThisTarget || target !== "postgres")("STK callback round tri
   });
 
   it("sends every statement as text when DATABASE_PREPARED_STATEMENTS is 0", async ({ sim, launch }) => {
-    const plain = await launch.momo({ darajaUrl: sim.url, env: { DATABASE_PREPARED_STATEMENTS: "0" } });
-    const user = await plain.customer();
-    const pushed = await plain.rest.post("/api/momo/stkpush", { phone: "0712345678", amount: 100 }, user.accessToken);
-    const ids = pushed.body.data as { checkoutRequestId: string; merchantRequestId: string };
-    watch.start();
-    const answer = await postCallback(plain.callbackUrl("stkpush"), stkCallbackBody(ids, 0, { amount: 100, receipt: uniqueReceipt(), phone: "254712345678" }));
-    const seen = watch.stop();
-    expect(answer.status).toBe(200);
+    const seen = await settleOne(await launch.momo({ darajaUrl: sim.url, env: { DATABASE_PREPARED_STATEMENTS: "0" } }));
     expect(seen).toHaveLength(6);
     expect(seen.filter((statement) => statement.prepared)).toEqual([]);
   });
