@@ -5,7 +5,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "./generated/prisma/client.js";
 import { openEmbeddedDirectory, type EmbeddedDirectory } from "./embedded.js";
 import { applyMigrations, listPendingMigrations, type MigrationReport, type SqlRunner } from "./migrator.js";
-import { createStatementNames, pgliteTransactions, poolTransactions, type RawTransactions } from "./raw-sql.js";
+import { createStatementNames, pgliteTransactions, poolTransactions, sendStatement, type RawTransactions } from "./raw-sql.js";
 import { createTenantClients } from "./tenant-clients.js";
 import type { TenantDb } from "./tenant-scope.js";
 
@@ -19,7 +19,7 @@ export interface DatabaseOptions {
   /** Maximum PostgreSQL connections of this process. */
   poolMax?: number;
   /** Most statement texts prepared on each PostgreSQL connection (createStatementNames); 0: none. */
-  preparedStatements?: number;
+  preparedStatements?: number | undefined;
 }
 
 export interface Database {
@@ -51,19 +51,14 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   return options.url ? openPostgres(options.url, options.poolMax ?? 10, options.preparedStatements) : openEmbedded(options.dataDir);
 }
 
-async function openPostgres(url: string, poolMax: number, preparedStatements?: number): Promise<Database> {
+async function openPostgres(url: string, poolMax: number, preparedStatements: number | undefined): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: poolMax });
   // An idle client's error (server restart) must not crash the process; the pool replaces it.
   pool.on("error", () => undefined);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   const nameOf = createStatementNames(preparedStatements);
   const sql: SqlRunner = {
-    // A statement with parameters is prepared once per connection (raw-sql.ts createStatementNames);
-    // one without (a migration's script of many statements) runs as plain text.
-    query: async (text, params) => {
-      const name = params && params.length > 0 ? nameOf(text) : undefined;
-      return (await (name ? pool.query({ name, text, values: params as unknown[] }) : pool.query(text, params as unknown[]))).rows;
-    },
+    query: async (text, params) => (await sendStatement(pool, nameOf, text, params)).rows,
     exec: async (text) => void (await pool.query(text)),
     withLock: async (fn) => {
       const client = await pool.connect();

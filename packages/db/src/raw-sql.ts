@@ -66,8 +66,19 @@ export function createStatementNames(max = PREPARED_STATEMENTS_MAX): (text: stri
   };
 }
 
+export type StatementNames = ReturnType<typeof createStatementNames>;
+
+/**
+ * Sends one statement on a pool or a client: by name when it has parameters and `nameOf` names it,
+ * else as text (a statement without parameters may be a script of several, which cannot be prepared).
+ */
+export function sendStatement(target: pg.Pool | pg.PoolClient, nameOf: StatementNames, text: string, values: readonly unknown[] = []): Promise<pg.QueryResult> {
+  const name = values.length > 0 ? nameOf(text) : undefined;
+  return name ? target.query({ name, text, values: [...values] }) : target.query(text, [...values]);
+}
+
 /** `nameOf`: the pool's statement names, shared with its other users (a name is prepared once per connection). */
-export function poolTransactions(pool: pg.Pool, nameOf: (text: string) => string | undefined = createStatementNames()): RawTransactions {
+export function poolTransactions(pool: pg.Pool, nameOf: StatementNames = createStatementNames()): RawTransactions {
   return async (fn) => {
     const client = await pool.connect();
     let broken: Error | undefined;
@@ -75,8 +86,7 @@ export function poolTransactions(pool: pg.Pool, nameOf: (text: string) => string
       await client.query("BEGIN");
       const result = await fn(
         rawSqlOn(async (text, values) => {
-          const name = nameOf(text);
-          const answer = await (name ? client.query({ name, text, values }) : client.query(text, values));
+          const answer = await sendStatement(client, nameOf, text, values);
           return { rows: answer.rows, changed: answer.rowCount ?? 0 };
         }),
       );

@@ -43,10 +43,6 @@ export interface TestAppOptions {
 }
 
 export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
-  // The test opens the database itself (as the composition root would from the same setting).
-  const preparedStatements = env.DATABASE_PREPARED_STATEMENTS === undefined ? undefined : Number(env.DATABASE_PREPARED_STATEMENTS);
-  const database = options.database ?? (await createTestDatabase({ preparedStatements }));
-  const ownsDatabase = !options.database;
   const settings = readSettings({
     NODE_ENV: "test",
     LOG_LEVEL: "silent",
@@ -60,6 +56,9 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     PASSWORD_HASHER: "threads",
     ...env,
   });
+  // The test opens the database itself, from the settings the composition root would read.
+  const database = options.database ?? (await createTestDatabase({ preparedStatements: settings.DATABASE_PREPARED_STATEMENTS }));
+  const ownsDatabase = !options.database;
   const logger = options.logStream ? pino(loggerOptions(settings) as pino.LoggerOptions, options.logStream) : undefined;
   // The registry /metrics serves is also where the domain reports sign-ins, as main.ts wires it.
   const metrics = options.metrics ?? createMetrics();

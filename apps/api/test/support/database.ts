@@ -39,7 +39,7 @@ export async function createTestDatabase(options: { preparedStatements?: number 
     return { db, url: undefined, drop: () => db.close() };
   }
   const scratch = await createScratchDatabase(adminUrl, "mteja_test");
-  const db = await openDatabase({ url: scratch.url, poolMax: 5, ...(options.preparedStatements === undefined ? {} : { preparedStatements: options.preparedStatements }) });
+  const db = await openDatabase({ url: scratch.url, poolMax: 5, preparedStatements: options.preparedStatements });
   return {
     db,
     url: scratch.url,
