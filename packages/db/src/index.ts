@@ -8,6 +8,7 @@ export {
   payoutsTable,
   reversalsTable,
   updateRow,
+  updateRowIf,
   type ModelTable,
   type RowChanges,
 } from "./model-rows.js";

@@ -80,6 +80,24 @@ export function changedRow<Model extends object>(row: Model, changes: RowChanges
  * event that reports the change, say — saving their round trips.
  */
 export async function updateRow<Model>(tx: RawSql, table: ModelTable<Model>, id: string, changes: RowChanges<Model>, alsoWrite?: Prisma.Sql): Promise<Model> {
+  const row = await updateRowIf(tx, table, id, changes, { alsoWrite });
+  if (!row) throw new Error(`${table.name} has no row ${id} to update`);
+  return row;
+}
+
+export interface ConditionalWrites {
+  /**
+   * A data-modifying statement with RETURNING, run first in the same statement: the row is updated
+   * only if it returned a row — recording a stored callback's outcome while it is still unhandled, say,
+   * without a round trip of its own. When it returns none, writes of `alsoWrite` that do not read
+   * `updated` still happen: the caller rolls its transaction back.
+   */
+  onlyIf?: Prisma.Sql | undefined;
+  alsoWrite?: Prisma.Sql | undefined;
+}
+
+/** `updateRow` with a condition written in the same statement: undefined when `onlyIf` returned no row (nothing was updated). */
+export async function updateRowIf<Model>(tx: RawSql, table: ModelTable<Model>, id: string, changes: RowChanges<Model>, { onlyIf, alsoWrite }: ConditionalWrites): Promise<Model | undefined> {
   const set = assignments(table, changes);
   if (set.length === 0) throw new Error(`nothing to write to ${table.name}`);
   // Prisma's @updatedAt is applied by its client, not by the database: raw SQL writes it, from the caller's clock.
@@ -87,12 +105,13 @@ export async function updateRow<Model>(tx: RawSql, table: ModelTable<Model>, id:
     throw new Error(`an update of ${table.name} must write updatedAt`);
   }
   const rows = await tx.$queryRaw<Record<string, unknown>[]>`
-    WITH updated AS (
-      UPDATE ${table.table} SET ${Prisma.join(set)} WHERE id = ${id}::${Prisma.raw(table.idType)} RETURNING ${table.columns}
+    WITH ${onlyIf ? Prisma.sql`precondition AS (${onlyIf}), ` : Prisma.empty}updated AS (
+      UPDATE ${table.table} SET ${Prisma.join(set)}
+       WHERE id = ${id}::${Prisma.raw(table.idType)}${onlyIf ? Prisma.sql` AND EXISTS (SELECT 1 FROM precondition)` : Prisma.empty}
+      RETURNING ${table.columns}
     )${alsoWrite ? Prisma.sql`, ${alsoWrite}` : Prisma.empty}
     SELECT * FROM updated`;
-  if (!rows[0]) throw new Error(`${table.name} has no row ${id} to update`);
-  return table.fromRow(rows[0]);
+  return rows[0] ? table.fromRow(rows[0]) : undefined;
 }
 
 /** Inserts one row (columns the database defaults may be left out); the row as stored. */

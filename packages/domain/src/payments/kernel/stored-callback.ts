@@ -7,8 +7,11 @@
  *
  * Lock order, the same on every path: the payment (payout, reversal) first, the stored row last, in
  * the statement that records the outcome. Taking the stored row's lock in that statement instead of
- * up front saves a round trip per callback (docs/performance.md, "Callback path, round two").
+ * up front saves a round trip per callback (docs/performance.md, "Callback path, round two"); a
+ * settlement that writes its row can record the outcome in its own statement (`OutcomeRecorder`),
+ * saving one more (round seven).
  */
+import { Prisma } from "@mteja/db";
 import type { Deps } from "../../context.js";
 import type { SettlementTx } from "../payment-records.js";
 import { eventIdsFrom } from "../../webhooks/events.js";
@@ -66,8 +69,16 @@ export type CallbackVerdict<Settled> =
   | { recorded: false; result: "held" | "accepted" }
   | { recorded: true; outcome: AppliedOutcome; flagReason?: string | undefined; link: { paymentId?: string; payoutId?: string }; settled?: Settled };
 
-/** Rolls the transaction back: the stored row was handled by another path while this one decided. */
-class HandledElsewhere extends Error {}
+type RecordedVerdict = Extract<CallbackVerdict<unknown>, { recorded: true }>;
+
+/** What the stored row is to record: the outcome, why it was flagged, what it settled. */
+export type OutcomeToRecord = Pick<RecordedVerdict, "outcome" | "flagReason" | "link">;
+
+/**
+ * Rolls the transaction back: the stored row was handled by another path while this one decided.
+ * Thrown by a settlement whose own statement recorded the outcome (`OutcomeRecorder`) and found the row handled.
+ */
+export class CallbackHandledElsewhere extends Error {}
 
 interface RecordedRow {
   id: string;
@@ -78,17 +89,22 @@ interface RecordedRow {
   payout_id: string | null;
 }
 
+/** The statement that records an outcome on the stored row if it is still unhandled (taking its row lock), returning the row. */
+function outcomeStatement(callbackId: string, outcome: OutcomeToRecord): Prisma.Sql {
+  return Prisma.sql`
+    UPDATE momo_callbacks
+       SET outcome = ${outcome.outcome}, flag_reason = ${outcome.flagReason ?? null},
+           payment_id = ${outcome.link.paymentId ?? null}::uuid, payout_id = ${outcome.link.payoutId ?? null}::uuid
+     WHERE id = ${callbackId}::uuid AND outcome = 'accepted' AND payment_id IS NULL AND payout_id IS NULL
+    RETURNING id::text AS id, kind, received_at, flag_reason, payment_id::text AS payment_id, payout_id::text AS payout_id`;
+}
+
 /**
  * Records the outcome on the stored row if it is still unhandled (its row lock is taken here, after the
  * payment's); the recorded row, or undefined when another path handled it first.
  */
-async function recordOutcome(tx: SettlementTx, callbackId: string, verdict: Extract<CallbackVerdict<unknown>, { recorded: true }>): Promise<RecordedCallback | undefined> {
-  const rows = await tx.$queryRaw<RecordedRow[]>`
-    UPDATE momo_callbacks
-       SET outcome = ${verdict.outcome}, flag_reason = ${verdict.flagReason ?? null},
-           payment_id = ${verdict.link.paymentId ?? null}::uuid, payout_id = ${verdict.link.payoutId ?? null}::uuid
-     WHERE id = ${callbackId}::uuid AND outcome = 'accepted' AND payment_id IS NULL AND payout_id IS NULL
-    RETURNING id::text AS id, kind, received_at, flag_reason, payment_id::text AS payment_id, payout_id::text AS payout_id`;
+async function recordOutcome(tx: SettlementTx, callbackId: string, outcome: OutcomeToRecord): Promise<RecordedCallback | undefined> {
+  const rows = await tx.$queryRaw<RecordedRow[]>(outcomeStatement(callbackId, outcome));
   const row = rows[0];
   if (!row) return undefined;
   return {
@@ -102,6 +118,31 @@ async function recordOutcome(tx: SettlementTx, callbackId: string, verdict: Extr
 }
 
 /**
+ * Lets a settlement record the stored row's outcome in the statement that writes its row (updateRowIf's
+ * `onlyIf`), one round trip fewer. `statementFor` answers undefined for a flagged outcome, which the
+ * kernel records itself (its callback.flagged event needs the recorded row). A settlement that used the
+ * statement and finds the row handled throws `CallbackHandledElsewhere`.
+ */
+export interface OutcomeRecorder {
+  statementFor(outcome: OutcomeToRecord): Prisma.Sql | undefined;
+}
+
+function outcomeRecorder(callbackId: string): OutcomeRecorder & { recorded: OutcomeToRecord | undefined } {
+  const recorder = {
+    recorded: undefined as OutcomeToRecord | undefined,
+    statementFor(outcome: OutcomeToRecord) {
+      if (outcome.outcome === "flagged") return undefined;
+      recorder.recorded = outcome;
+      return outcomeStatement(callbackId, outcome);
+    },
+  };
+  return recorder;
+}
+
+const sameOutcome = (a: OutcomeToRecord, b: OutcomeToRecord): boolean =>
+  a.outcome === b.outcome && (a.flagReason ?? null) === (b.flagReason ?? null) && a.link.paymentId === b.link.paymentId && a.link.payoutId === b.link.payoutId;
+
+/**
  * Applies a stored callback once: `decide` finds, locks and settles what it names. A flagged callback
  * is logged (with `logFields`) after the commit; what was settled is returned for the caller to announce.
  */
@@ -109,7 +150,7 @@ export async function applyStoredCallback<Settled>(
   deps: Deps,
   callbackId: string,
   logFields: object,
-  decide: (tx: SettlementTx, now: Date) => Promise<CallbackVerdict<Settled>>,
+  decide: (tx: SettlementTx, now: Date, recorder: OutcomeRecorder) => Promise<CallbackVerdict<Settled>>,
 ): Promise<{ result: StoredApplyResult; settled?: Settled | undefined }> {
   const now = deps.clock.now();
   let verdict: CallbackVerdict<Settled> | undefined;
@@ -118,16 +159,24 @@ export async function applyStoredCallback<Settled>(
     // statement, most of a callback's (docs/performance.md, "Callback path, round four"). Like the
     // request, it waits for a connection as long as the pool makes it.
     verdict = await deps.db.rawTransaction(async (tx): Promise<CallbackVerdict<Settled>> => {
-      const decided = await decide(tx, now);
-      if (decided.recorded) {
-        const recorded = await recordOutcome(tx, callbackId, decided);
-        if (!recorded) throw new HandledElsewhere();
-        if (decided.outcome === "flagged") await recordCallbackFlagged(tx, recorded, now, eventIdsFrom(deps.random));
+      const recorder = outcomeRecorder(callbackId);
+      const decided = await decide(tx, now, recorder);
+      if (!decided.recorded) {
+        if (recorder.recorded) throw new Error("a settlement recorded an outcome for a callback its decision holds");
+        return decided;
       }
+      if (recorder.recorded) {
+        // Recorded by the settlement's own statement, which found the row unhandled (else it threw).
+        if (!sameOutcome(recorder.recorded, decided)) throw new Error("a settlement recorded another outcome than its decision");
+        return decided;
+      }
+      const recorded = await recordOutcome(tx, callbackId, decided);
+      if (!recorded) throw new CallbackHandledElsewhere();
+      if (decided.outcome === "flagged") await recordCallbackFlagged(tx, recorded, now, eventIdsFrom(deps.random));
       return decided;
     });
   } catch (error) {
-    if (!(error instanceof HandledElsewhere)) throw error;
+    if (!(error instanceof CallbackHandledElsewhere)) throw error;
   }
   if (!verdict) return { result: "skipped" };
   if (verdict.recorded) deps.webhooks.nudge();

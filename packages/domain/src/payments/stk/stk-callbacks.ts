@@ -10,7 +10,7 @@ import { classifyStkResultCode, parseStkCallback, type StkCallback } from "@mtej
 import type { PaymentModel } from "@mteja/db";
 import type { Deps } from "../../context.js";
 import { publishPaymentStatus } from "../kernel/status-publisher.js";
-import { applyStoredCallback, type CallbackVerdict, type StoredApplyResult } from "../kernel/stored-callback.js";
+import { applyStoredCallback, type CallbackVerdict, type OutcomeRecorder, type StoredApplyResult } from "../kernel/stored-callback.js";
 import { lockPaymentByCheckoutId, type SettlementTx } from "../payment-records.js";
 import { settleStkPayment, type Settlement, type StkOutcome } from "./stk-settlement.js";
 import { claimForCallback, lockPromptMatching } from "./unknown-prompts.js";
@@ -70,7 +70,7 @@ async function stkTarget(tx: SettlementTx, deps: Deps, callback: StkCallback, st
   return { kind: "flagged", flagReason: "unknown CheckoutRequestID" };
 }
 
-async function stkVerdict(tx: SettlementTx, deps: Deps, callback: StkCallback, stored: StoredStkCallback, now: Date): Promise<CallbackVerdict<Settlement>> {
+async function stkVerdict(tx: SettlementTx, deps: Deps, callback: StkCallback, stored: StoredStkCallback, now: Date, recorder: OutcomeRecorder): Promise<CallbackVerdict<Settlement>> {
   const target = await stkTarget(tx, deps, callback, stored, now);
   if (target.kind === "held") return { recorded: false, result: "held" };
   if (target.kind === "flagged") return { recorded: true, outcome: "flagged", flagReason: target.flagReason, link: {} };
@@ -79,7 +79,11 @@ async function stkVerdict(tx: SettlementTx, deps: Deps, callback: StkCallback, s
   if (payment.merchantRequestId !== null && payment.merchantRequestId !== callback.merchantRequestId) {
     return { recorded: true, outcome: "flagged", flagReason: `MerchantRequestID mismatch: stored ${payment.merchantRequestId}, callback ${callback.merchantRequestId}`, link };
   }
-  const settlement = await settleStkPayment(tx, payment, stkOutcomeOf(callback), now, { eventIds: eventIdsFrom(deps.random), receiptElsewhere: target.receiptElsewhere });
+  const settlement = await settleStkPayment(tx, payment, stkOutcomeOf(callback), now, {
+    eventIds: eventIdsFrom(deps.random),
+    receiptElsewhere: target.receiptElsewhere,
+    recordOutcome: (decision) => recorder.statementFor({ outcome: decision.outcome, flagReason: decision.flagReason, link }),
+  });
   return { recorded: true, outcome: settlement.decision.outcome, flagReason: settlement.decision.flagReason, link, settled: settlement };
 }
 
@@ -88,8 +92,8 @@ async function stkVerdict(tx: SettlementTx, deps: Deps, callback: StkCallback, s
  * from the reconciler). Idempotent: a callback already applied is skipped.
  */
 export async function applyStoredStkCallback(deps: Deps, stored: StoredStkCallback, callback: StkCallback): Promise<StoredApplyResult> {
-  const { result, settled } = await applyStoredCallback(deps, stored.id, { checkoutRequestId: callback.checkoutRequestId }, (tx, now) =>
-    stkVerdict(tx, deps, callback, stored, now),
+  const { result, settled } = await applyStoredCallback(deps, stored.id, { checkoutRequestId: callback.checkoutRequestId }, (tx, now, recorder) =>
+    stkVerdict(tx, deps, callback, stored, now, recorder),
   );
   if (settled?.decision.statusChanged) publishPaymentStatus(deps, settled.payment);
   return result;

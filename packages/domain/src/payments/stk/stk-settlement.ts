@@ -7,10 +7,10 @@
  * Callbacks, STK queries (the stkquery operation and the reconciler) all settle a payment through
  * `settleStkPayment`, inside a transaction that holds the payment's row lock.
  */
-import { changedRow, paymentsTable, updateRow, type PaymentModel, type RowChanges } from "@mteja/db";
+import { changedRow, paymentsTable, updateRowIf, type PaymentModel, type Prisma, type RowChanges } from "@mteja/db";
 import type { StkStatus } from "@mteja/daraja";
 import { paymentSettledEvent, recordIntentPaid } from "../kernel/settled-events.js";
-import type { SettlementDecision } from "../kernel/stored-callback.js";
+import { CallbackHandledElsewhere, type SettlementDecision } from "../kernel/stored-callback.js";
 import { isTerminalPayment, type SettlementTx } from "../payment-records.js";
 import { settleIntentOf } from "../../intents/intent-settlement.js";
 import { eventWrites, type EventIds } from "../../webhooks/events.js";
@@ -123,6 +123,11 @@ export interface SettleOptions {
   eventIds: EventIds;
   /** Whether the outcome's receipt is already another payment's, when the lock read it (lockPaymentByCheckoutId); else it is looked up. */
   receiptElsewhere?: boolean | undefined;
+  /**
+   * A callback's: the statement recording its outcome on the stored row, written with the payment's
+   * update (OutcomeRecorder); undefined leaves the recording to the caller.
+   */
+  recordOutcome?: ((decision: PaymentDecision) => Prisma.Sql | undefined) | undefined;
 }
 
 /** Applies an outcome to a payment whose row lock the transaction holds. */
@@ -136,7 +141,12 @@ export async function settleStkPayment(tx: SettlementTx, payment: PaymentModel, 
   const changes = { ...decision.changes, ...(await settleIntentOf(tx, payment, decision.changes.status, now)) }; // payment intents follow their payment
   // The event reports the row as the update leaves it, and is written by the update's own statement.
   const event = decision.statusChanged ? paymentSettledEvent(changedRow(payment, changes), now) : undefined;
-  const updated = await updateRow(tx, paymentsTable, payment.id, changes, event && eventWrites(options.eventIds(), event));
+  const onlyIf = options.recordOutcome?.(decision);
+  const updated = await updateRowIf(tx, paymentsTable, payment.id, changes, { onlyIf, alsoWrite: event && eventWrites(options.eventIds(), event) });
+  if (!updated) {
+    if (onlyIf) throw new CallbackHandledElsewhere();
+    throw new Error(`payments has no row ${payment.id} to update`);
+  }
   if (event) await recordIntentPaid(tx, updated, now, options.eventIds);
   return { decision, payment: updated };
 }

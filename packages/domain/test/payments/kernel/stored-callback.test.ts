@@ -4,7 +4,7 @@
  * still unhandled — otherwise everything the transaction wrote is rolled back and the result is "skipped".
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyStoredCallback, type CallbackVerdict } from "../../../src/payments/kernel/stored-callback.js";
+import { applyStoredCallback, CallbackHandledElsewhere, type CallbackVerdict, type OutcomeRecorder } from "../../../src/payments/kernel/stored-callback.js";
 import type { SettlementTx } from "../../../src/payments/payment-records.js";
 import { createServiceDeps, defaultTenantId, type ServiceDeps } from "../../support/caller.js";
 
@@ -80,5 +80,61 @@ describe("applyStoredCallback", () => {
     const { result } = await applyStoredCallback(service.deps, id, {}, async () => ({ recorded: false, result: "held" }));
     expect(result).toBe("held");
     expect(await storedRow(id)).toMatchObject({ outcome: "accepted", paymentId: null });
+  });
+
+  describe("an outcome recorded in the settlement's own statement (OutcomeRecorder)", () => {
+    /** A settlement that writes its row (the tenant's name) only if the outcome statement recorded, as updateRowIf does. */
+    const settlesWith =
+      (name: string, verdict: Extract<CallbackVerdict<never>, { recorded: true }>) =>
+      async (tx: SettlementTx, _now: Date, recorder: OutcomeRecorder): Promise<CallbackVerdict<never>> => {
+        const statement = recorder.statementFor(verdict);
+        if (!statement) throw new Error("expected a statement");
+        const rows = await tx.$queryRaw<unknown[]>`
+          WITH precondition AS (${statement})
+          UPDATE tenants SET name = ${name} WHERE id = ${defaultTenantId} AND EXISTS (SELECT 1 FROM precondition) RETURNING id`;
+        if (rows.length === 0) throw new CallbackHandledElsewhere();
+        return verdict;
+      };
+
+    it("records the outcome with the settlement's write and commits both", async () => {
+      const id = await storedCallback("accepted");
+      const { result } = await applyStoredCallback(service.deps, id, {}, settlesWith("Settled in one", { recorded: true, outcome: "applied", link: {} }));
+      expect(result).toBe("applied");
+      expect((await storedRow(id)).outcome).toBe("applied");
+      expect(await tenantName()).toBe("Settled in one");
+    });
+
+    it("rolls back and answers skipped when the row was handled first", async () => {
+      const before = await tenantName();
+      const id = await storedCallback("duplicate");
+      const { result } = await applyStoredCallback(service.deps, id, {}, settlesWith("Settled twice", { recorded: true, outcome: "applied", link: {} }));
+      expect(result).toBe("skipped");
+      expect((await storedRow(id)).outcome).toBe("duplicate");
+      expect(await tenantName()).toBe(before);
+    });
+
+    it("leaves a flagged outcome to the kernel, which records it after the decision", async () => {
+      const id = await storedCallback("accepted");
+      const { result } = await applyStoredCallback(service.deps, id, {}, async (_tx, _now, recorder) => {
+        expect(recorder.statementFor({ outcome: "flagged", flagReason: "looks wrong", link: {} })).toBeUndefined();
+        return { recorded: true, outcome: "flagged", flagReason: "looks wrong", link: {} };
+      });
+      expect(result).toBe("flagged");
+      expect(await storedRow(id)).toMatchObject({ outcome: "flagged", flagReason: "looks wrong" });
+    });
+
+    it("refuses a decision that differs from the outcome its settlement recorded, writing nothing", async () => {
+      const before = await tenantName();
+      const id = await storedCallback("accepted");
+      const settles = settlesWith("Recorded one thing", { recorded: true, outcome: "applied", link: {} });
+      await expect(
+        applyStoredCallback(service.deps, id, {}, async (tx, now, recorder) => {
+          await settles(tx, now, recorder);
+          return { recorded: true, outcome: "duplicate", link: {} };
+        }),
+      ).rejects.toThrow(/another outcome/);
+      expect((await storedRow(id)).outcome).toBe("accepted");
+      expect(await tenantName()).toBe(before);
+    });
   });
 });
