@@ -4,6 +4,7 @@
  */
 import { defaultWebhookRetrySchedule } from "@mteja/domain";
 import { parseSender } from "@mteja/mailer";
+import { availableParallelism } from "node:os";
 import { z } from "zod";
 import { parseLimitRules } from "./runtime/limiter.js";
 import { checkMomoSettings, momoSettingsShape } from "./runtime/payments-settings.js";
@@ -70,7 +71,10 @@ const settingsSchema = z
       .optional(),
     ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(3600).default(900),
     ACCESS_TOKEN_CACHE_SIZE: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
-    PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
+    // One hash per core the service may run on (its CPU affinity: taskset, a container's cpuset). On one
+    // core a second hashing process only doubles the CPU share hashing takes from reads in a login storm
+    // (docs/performance.md, "The login storm, one hash per core").
+    PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(() => Math.min(16, availableParallelism())),
     PASSWORD_HASH_MAX_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(4_000),
     PASSWORD_HASH_SHED_PAUSE_MS: z.coerce.number().int().min(0).max(10_000).default(1_000),
     PASSWORD_HASHER: z.enum(["threads", "processes"]).default("processes"),

@@ -4,7 +4,9 @@
  * sign-ins over HTTP with each PASSWORD_HASHER, with a hashing process killed mid-login, and shed with 429
  * once the expected wait passes PASSWORD_HASH_MAX_WAIT_MS.
  */
+import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import { createProcessHashing, type ProcessHashing } from "../src/runtime/password-hashing/process-pool.js";
 import { readSettings } from "../src/settings.js";
@@ -105,6 +107,20 @@ describe("the default", () => {
   it("hashes in the nice-10 processes unless PASSWORD_HASHER says threads (the storm measurements in docs/performance.md)", () => {
     expect(readSettings({}).PASSWORD_HASHER).toBe("processes");
     expect(readSettings({ PASSWORD_HASHER: "threads" }).PASSWORD_HASHER).toBe("threads");
+  });
+
+  it("hashes as many passwords at once as there are cores the service may run on: one when pinned to one core", () => {
+    const pid = String(process.pid);
+    const mask = /affinity mask: ([0-9a-f]+)/.exec(execFileSync("taskset", ["-p", pid], { encoding: "utf8" }))?.[1];
+    if (!mask) throw new Error("taskset printed no affinity mask");
+    execFileSync("taskset", ["-p", "1", pid], { stdio: "ignore" }); // this process's main thread on core 0 only
+    try {
+      expect(readSettings({}).PASSWORD_HASH_CONCURRENCY).toBe(1);
+    } finally {
+      execFileSync("taskset", ["-p", mask, pid], { stdio: "ignore" });
+    }
+    expect(readSettings({}).PASSWORD_HASH_CONCURRENCY).toBe(Math.min(16, availableParallelism()));
+    expect(readSettings({ PASSWORD_HASH_CONCURRENCY: "3" }).PASSWORD_HASH_CONCURRENCY).toBe(3);
   });
 });
 
