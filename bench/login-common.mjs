@@ -67,16 +67,36 @@ export async function prepare() {
 }
 
 /** Starts bench/login-server.mjs (pinned to core 0) and resolves once it listens. */
-export function startServer({ target, hasher = "processes", database, key, env = {} }) {
+/** `nodeOptions`: more options for the server's node (bench/memory.mjs: --expose-gc, for `collect()`). */
+export function startServer({ target, hasher = "processes", database, key, env = {}, nodeOptions = [] }) {
   const command = pinned ? "taskset" : process.execPath;
-  const argv = [...(pinned ? ["-c", "0", process.execPath] : []), ...(process.env.SERVER_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.SERVER_CPU_PROF}`] : []), serverEntry, "--target", target, "--hasher", hasher, "--database", database, "--key", key];
+  const argv = [
+    ...(pinned ? ["-c", "0", process.execPath] : []),
+    ...nodeOptions,
+    ...(process.env.SERVER_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.SERVER_CPU_PROF}`] : []),
+    serverEntry, "--target", target, "--hasher", hasher, "--database", database, "--key", key,
+  ];
   const child = spawn(command, argv, { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...env } });
+  let output = "";
+  let collected = 0;
+  const waitingForCollection = [];
+  child.stdout.on("data", (chunk) => {
+    output += chunk;
+    const done = (output.match(/^collected$/gm) ?? []).length;
+    while (collected < done) {
+      collected++;
+      waitingForCollection.shift()?.();
+    }
+  });
+  /** A full collection in the server (started with --expose-gc); resolves once it is done. */
+  const collect = () => new Promise((resolve) => {
+    waitingForCollection.push(resolve);
+    child.kill("SIGUSR2");
+  });
   return new Promise((resolve, reject) => {
-    let output = "";
-    child.stdout.on("data", (chunk) => {
-      output += chunk;
+    child.stdout.on("data", () => {
       const url = /listening (\S+)/.exec(output)?.[1];
-      if (url) resolve({ url, pid: child.pid, stop: () => stop(child) });
+      if (url) resolve({ url, pid: child.pid, collect, stop: () => stop(child) });
     });
     child.once("exit", (code) => reject(new Error(`${target} server exited with ${code} before listening`)));
   });
