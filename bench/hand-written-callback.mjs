@@ -3,7 +3,7 @@
 // the payment's row lock (lock, settle if PENDING, record the outcome on the stored row) — and the same
 // answer. No event outbox, no id-less prompt matching, no receipt check: what any route must do at least.
 import Fastify from "fastify";
-import { randomUUID, timingSafeEqual } from "node:crypto";
+import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { inTransaction } from "./pg-transaction.mjs";
 
 /**
@@ -11,7 +11,7 @@ import { inTransaction } from "./pg-transaction.mjs";
  * in one transaction, which returns the outcome for the stored row and the payment it names (or
  * `applyWithoutTransaction`, given the stored row's id, which records the outcome itself).
  */
-async function startCallbackRoute(pool, secret, path, apply, applyWithoutTransaction) {
+async function startCallbackRoute(pool, secret, path, apply, applyWithoutTransaction, { prepare = false } = {}) {
   const app = Fastify({ logger: false });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => done(null, body));
@@ -26,10 +26,9 @@ async function startCallbackRoute(pool, secret, path, apply, applyWithoutTransac
       return reply.code(400).send({ success: false });
     }
     const items = new Map((callback.CallbackMetadata?.Item ?? []).map((item) => [item.Name, item.Value]));
-    const { rows } = await pool.query(
-      "INSERT INTO momo_callbacks (id, kind, raw_body, source_ip, received_at, outcome, correlation_id) VALUES (gen_random_uuid(), 'stkpush', $1, $2, now(), 'accepted', $3) RETURNING id",
-      [request.body, request.ip, callback.CheckoutRequestID],
-    );
+    const insert = "INSERT INTO momo_callbacks (id, kind, raw_body, source_ip, received_at, outcome, correlation_id) VALUES (gen_random_uuid(), 'stkpush', $1, $2, now(), 'accepted', $3) RETURNING id";
+    const values = [request.body, request.ip, callback.CheckoutRequestID];
+    const { rows } = await (prepare ? pool.query(prepared(insert, values)) : pool.query(insert, values));
     if (applyWithoutTransaction) await applyWithoutTransaction(rows[0].id, callback, items);
     else
       await inTransaction(pool, async (client) => {
@@ -83,25 +82,37 @@ export function startMtejaStatementsByHand(pool, secret, path = "/api/momo/callb
  * lock; then one statement that settles it only if it is still as read (PENDING, the same updated_at),
  * records the outcome and writes the event — a single statement is its own transaction, and the row
  * lock its UPDATE takes is the lock the settlement is applied under. Read anew when the payment changed
- * in between. Settled exactly once as the locked route: the guard is the check the lock made.
+ * in between. Settled exactly once as the locked route: the guard is the check the lock made. Its
+ * statements are prepared, as Mteja's are (the hand-written route's are sent as text).
  */
 export function startOptimisticByHand(pool, secret, path = "/api/momo/callback/stkpush") {
   return startCallbackRoute(pool, secret, path, null, async (storedId, callback, items) => {
     for (;;) {
-      const payment = (await pool.query(PAYMENT_WITH_RECEIPT_LOOK, [callback.CheckoutRequestID, items.get("MpesaReceiptNumber")])).rows[0];
+      const payment = (await pool.query(prepared(PAYMENT_WITH_RECEIPT_LOOK, [callback.CheckoutRequestID, items.get("MpesaReceiptNumber")]))).rows[0];
       const outcome = outcomeFor(payment, callback, items);
       if (outcome !== "applied") {
-        await pool.query(RECORD_OUTCOME, [storedId, outcome, payment?.id ?? null]);
+        await pool.query(prepared(RECORD_OUTCOME, [storedId, outcome, payment?.id ?? null]));
         return;
       }
       const guarded = `, recorded AS (
            UPDATE momo_callbacks SET outcome = 'applied', payment_id = $1
             WHERE id = $12 AND outcome = 'accepted' AND payment_id IS NULL AND payout_id IS NULL AND EXISTS (SELECT 1 FROM updated) RETURNING id
          )`;
-      const { rows } = await pool.query(settleStatement("AND status = 'PENDING' AND updated_at = $13", guarded), [...settleParameters(payment, callback, items), storedId, payment.updated_at]);
+      const { rows } = await pool.query(prepared(settleStatement("AND status = 'PENDING' AND updated_at = $13", guarded), [...settleParameters(payment, callback, items), storedId, payment.updated_at]));
       if (rows.length === 1) return;
     }
-  });
+  }, { prepare: true });
+}
+
+/**
+ * A statement pg prepares once per connection and then sends by name, as Mteja sends its statements
+ * (DATABASE_PREPARED_STATEMENTS): the optimistic settle by hand is compared on the same footing.
+ */
+const statementNames = new Map();
+function prepared(text, values) {
+  let name = statementNames.get(text);
+  if (!name) statementNames.set(text, (name = `bench_${createHash("sha256").update(text).digest("hex").slice(0, 20)}`));
+  return { name, text, values };
 }
 
 const PAYMENT_WITH_RECEIPT_LOOK = `SELECT *, EXISTS (SELECT 1 FROM payments other WHERE other.mpesa_receipt = $2 AND other.id <> payments.id) AS receipt_elsewhere

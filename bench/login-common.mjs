@@ -66,8 +66,10 @@ export async function prepare() {
   return { database: scratch.url, key, drop: () => scratch.drop() };
 }
 
-/** Starts bench/login-server.mjs (pinned to core 0) and resolves once it listens. */
-/** `nodeOptions`: more options for the server's node (bench/memory.mjs: --expose-gc, for `collect()`). */
+/**
+ * Starts bench/login-server.mjs (pinned to core 0) and resolves once it listens. `nodeOptions`: more
+ * options for the server's node (bench/memory.mjs passes --expose-gc, for `collect()`).
+ */
 export function startServer({ target, hasher = "processes", database, key, env = {}, nodeOptions = [] }) {
   const command = pinned ? "taskset" : process.execPath;
   const argv = [
