@@ -42,6 +42,31 @@ describe.skipIf(skipThisTarget || target !== "postgres")("STK callback round tri
     expect(unprepared).toEqual([]);
   });
 
+  it("settles a payout in 7 statements: stored; BEGIN, payout lock, the stored outcome with the update, the event's id, the event, COMMIT", async ({ sim, launch }) => {
+    const app = await launch.momo({ darajaUrl: sim.url, b2c: { securityCredential: sim.securityCredential } });
+    const admin = await app.admin();
+    const requested = await app.rest.post("/api/momo/b2c", { phone: "0712345678", amount: 250 }, admin.accessToken);
+    expect(requested.status).toBe(200);
+    const { originatorConversationId, conversationId } = requested.body.data as { originatorConversationId: string; conversationId: string };
+    watch.start();
+    const answer = await postCallback(app.callbackUrl("b2c/result"), {
+      Result: {
+        ResultType: 0,
+        ResultCode: 0,
+        ResultDesc: "The service request is processed successfully.",
+        OriginatorConversationID: originatorConversationId,
+        ConversationID: conversationId,
+        TransactionID: "SKS1234567",
+        ResultParameters: { ResultParameter: [{ Key: "TransactionAmount", Value: 250 }] },
+      },
+    });
+    const statements = watch.stop().map((statement) => statement.text);
+    expect(answer.status).toBe(200);
+    expect((await app.deps.db.unscoped.payout.findUniqueOrThrow({ where: { originatorConversationId } })).status).toBe("SUCCESS");
+    expect(statements, statements.join("\n")).toHaveLength(7);
+    expect(statements[3]).toMatch(/precondition AS \(\s*UPDATE momo_callbacks/);
+  });
+
   it("sends every statement as text when DATABASE_PREPARED_STATEMENTS is 0", async ({ sim, launch }) => {
     const seen = await settleOne(await launch.momo({ darajaUrl: sim.url, env: { DATABASE_PREPARED_STATEMENTS: "0" } }));
     expect(seen).toHaveLength(5);

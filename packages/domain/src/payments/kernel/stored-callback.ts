@@ -11,7 +11,7 @@
  * settlement that writes its row can record the outcome in its own statement (`OutcomeRecorder`),
  * saving one more (round seven).
  */
-import { Prisma } from "@mteja/db";
+import { Prisma, updateRowIf, type ModelTable, type RowChanges } from "@mteja/db";
 import type { Deps } from "../../context.js";
 import type { SettlementTx } from "../payment-records.js";
 import { eventIdsFrom } from "../../webhooks/events.js";
@@ -125,6 +125,32 @@ async function recordOutcome(tx: SettlementTx, callbackId: string, outcome: Outc
  */
 export interface OutcomeRecorder {
   statementFor(outcome: OutcomeToRecord): Prisma.Sql | undefined;
+}
+
+/** What a settlement is given to record a callback's outcome with its decision (undefined: the caller records it). */
+export type RecordOutcome = ((decision: Pick<SettlementDecision<unknown>, "outcome" | "flagReason">) => Prisma.Sql | undefined) | undefined;
+
+/** The `RecordOutcome` of a callback that settles what `link` names. */
+export function recordOutcomeWith(recorder: OutcomeRecorder, link: OutcomeToRecord["link"]): RecordOutcome {
+  return (decision) => recorder.statementFor({ outcome: decision.outcome, flagReason: decision.flagReason, link });
+}
+
+/**
+ * Writes a settlement's changes to the locked row, with the callback's outcome in the same statement
+ * when `outcome` is given (updateRowIf's precondition); the row as it now is. Throws
+ * CallbackHandledElsewhere when the stored row was handled first (nothing was updated).
+ */
+export async function updateSettledRow<Model>(
+  tx: SettlementTx,
+  table: ModelTable<Model>,
+  id: string,
+  changes: RowChanges<Model>,
+  { outcome, alsoWrite }: { outcome?: Prisma.Sql | undefined; alsoWrite?: Prisma.Sql | undefined } = {},
+): Promise<Model> {
+  const updated = await updateRowIf(tx, table, id, changes, { onlyIf: outcome, alsoWrite });
+  if (updated) return updated;
+  if (outcome) throw new CallbackHandledElsewhere();
+  throw new Error(`${table.name} has no row ${id} to update`);
 }
 
 function outcomeRecorder(callbackId: string): OutcomeRecorder & { recorded: OutcomeToRecord | undefined } {

@@ -10,7 +10,7 @@ import {
   parseTransactionStatusResult,
 } from "@mteja/daraja";
 import type { Deps } from "../../context.js";
-import { applyStoredCallback, type StoredApplyResult } from "../kernel/stored-callback.js";
+import { applyStoredCallback, recordOutcomeWith, type StoredApplyResult } from "../kernel/stored-callback.js";
 import { lockPayout } from "../payment-records.js";
 import { settlePayout, type PayoutOutcome } from "./payout-settlement.js";
 
@@ -88,15 +88,16 @@ export function parsePayoutCallback(kind: PayoutCallbackKind, body: unknown): { 
 
 /** Applies a stored payout callback once, under the payout's row lock. */
 export async function applyStoredPayoutCallback(deps: Deps, callbackId: string, outcome: PayoutOutcome, ids: PayoutIds): Promise<StoredApplyResult> {
-  const { result } = await applyStoredCallback(deps, callbackId, ids, async (tx, now) => {
+  const { result } = await applyStoredCallback(deps, callbackId, ids, async (tx, now, recorder) => {
     if (!ids.originatorConversationId && !ids.conversationId) {
       // A status query that failed or timed out names no payout: nothing to apply, the reconciler asks again.
       return { recorded: false, result: "accepted" };
     }
     const payout = await lockPayout(tx, ids);
     if (!payout) return { recorded: true, outcome: "flagged", flagReason: "unknown OriginatorConversationID / ConversationID", link: {} };
-    const { decision } = await settlePayout(tx, payout, outcome, now);
-    return { recorded: true, outcome: decision.outcome, flagReason: decision.flagReason, link: { payoutId: payout.id } };
+    const link = { payoutId: payout.id };
+    const { decision } = await settlePayout(tx, payout, outcome, now, recordOutcomeWith(recorder, link));
+    return { recorded: true, outcome: decision.outcome, flagReason: decision.flagReason, link };
   });
   return result;
 }

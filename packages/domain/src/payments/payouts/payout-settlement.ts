@@ -8,10 +8,10 @@
  * SUCCESS and FAILED never change again. A payout is never re-sent automatically: UNKNOWN means the
  * money may have moved, and only Daraja's own answer settles it.
  */
-import { payoutsTable, updateRow, type PayoutModel, type RowChanges } from "@mteja/db";
+import { payoutsTable, type PayoutModel, type RowChanges } from "@mteja/db";
 import type { SettlementTx } from "../payment-records.js";
 import { recordPayoutSettled } from "../kernel/settled-events.js";
-import { amountMismatch, decideForSettled, type SettlementDecision } from "../kernel/stored-callback.js";
+import { amountMismatch, decideForSettled, updateSettledRow, type RecordOutcome, type SettlementDecision } from "../kernel/stored-callback.js";
 
 export interface PayoutOutcome {
   source: "result" | "timeout" | "status";
@@ -86,10 +86,16 @@ function conversation(payout: PayoutModel, outcome: PayoutOutcome): RowChanges<P
 }
 
 /** Applies an outcome to a payout whose row lock the transaction holds. */
-export async function settlePayout(tx: SettlementTx, payout: PayoutModel, outcome: PayoutOutcome, now: Date): Promise<{ decision: PayoutDecision; payout: PayoutModel }> {
+export async function settlePayout(
+  tx: SettlementTx,
+  payout: PayoutModel,
+  outcome: PayoutOutcome,
+  now: Date,
+  recordOutcome?: RecordOutcome,
+): Promise<{ decision: PayoutDecision; payout: PayoutModel }> {
   const decision = decidePayoutOutcome(payout, outcome, now);
   if (!decision.changes) return { decision, payout };
-  const updated = await updateRow(tx, payoutsTable, payout.id, decision.changes);
+  const updated = await updateSettledRow(tx, payoutsTable, payout.id, decision.changes, { outcome: recordOutcome?.(decision) });
   if (decision.statusChanged) await recordPayoutSettled(tx, updated, now);
   return { decision, payout: updated };
 }

@@ -13,7 +13,7 @@ import {
 } from "@mteja/daraja";
 import type { PaymentReversalModel } from "@mteja/db";
 import type { Deps } from "../../context.js";
-import { applyStoredCallback, type StoredApplyResult } from "../kernel/stored-callback.js";
+import { applyStoredCallback, recordOutcomeWith, type StoredApplyResult } from "../kernel/stored-callback.js";
 import { lockReversal, type ReversalIds } from "./reversal-records.js";
 import { settleReversal, type ReversalOutcome } from "./reversal-settlement.js";
 
@@ -94,15 +94,16 @@ function asReversalOutcome(reversal: PaymentReversalModel, callback: ReversalCal
 /** Applies a stored reversal callback once, under the reversal's row lock. */
 export async function applyStoredReversalCallback(deps: Deps, callbackId: string, callback: ReversalCallback): Promise<StoredApplyResult> {
   const { ids } = callback;
-  const { result } = await applyStoredCallback(deps, callbackId, ids, async (tx, now) => {
+  const { result } = await applyStoredCallback(deps, callbackId, ids, async (tx, now, recorder) => {
     if (!ids.originatorConversationId && !ids.conversationId && !ids.receipt && !ids.originalReceipt) {
       // A status query that failed names no transaction: nothing to apply, the reconciler asks again.
       return { recorded: false, result: "accepted" };
     }
     const reversal = await lockReversal(tx, ids);
     if (!reversal) return { recorded: true, outcome: "flagged", flagReason: "names no reversal (unknown OriginatorConversationID / ConversationID / receipt)", link: {} };
-    const { decision } = await settleReversal(tx, reversal, asReversalOutcome(reversal, callback), now);
-    return { recorded: true, outcome: decision.outcome, flagReason: decision.flagReason, link: { paymentId: reversal.paymentId } };
+    const link = { paymentId: reversal.paymentId };
+    const { decision } = await settleReversal(tx, reversal, asReversalOutcome(reversal, callback), now, recordOutcomeWith(recorder, link));
+    return { recorded: true, outcome: decision.outcome, flagReason: decision.flagReason, link };
   });
   return result;
 }

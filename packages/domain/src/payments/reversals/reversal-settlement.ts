@@ -9,9 +9,9 @@
  * amount or reversed receipt differs from the reversal's is never applied: the callback is flagged.
  * SUCCESS writes `payment.reversed` in the same transaction.
  */
-import { reversalsTable, updateRow, type PaymentReversalModel, type RowChanges } from "@mteja/db";
+import { reversalsTable, type PaymentReversalModel, type RowChanges } from "@mteja/db";
 import { recordPaymentReversed } from "../kernel/settled-events.js";
-import { amountMismatch, decideForSettled, type SettlementDecision } from "../kernel/stored-callback.js";
+import { amountMismatch, decideForSettled, updateSettledRow, type RecordOutcome, type SettlementDecision } from "../kernel/stored-callback.js";
 import type { SettlementTx } from "../payment-records.js";
 
 export interface ReversalOutcome {
@@ -79,10 +79,16 @@ function ids(reversal: PaymentReversalModel, outcome: ReversalOutcome): RowChang
 }
 
 /** Applies an outcome to a reversal whose row lock the transaction holds. */
-export async function settleReversal(tx: SettlementTx, reversal: PaymentReversalModel, outcome: ReversalOutcome, now: Date): Promise<{ decision: ReversalDecision; reversal: PaymentReversalModel }> {
+export async function settleReversal(
+  tx: SettlementTx,
+  reversal: PaymentReversalModel,
+  outcome: ReversalOutcome,
+  now: Date,
+  recordOutcome?: RecordOutcome,
+): Promise<{ decision: ReversalDecision; reversal: PaymentReversalModel }> {
   const decision = decideReversalOutcome(reversal, outcome, now);
   if (!decision.changes) return { decision, reversal };
-  const updated = await updateRow(tx, reversalsTable, reversal.id, decision.changes);
+  const updated = await updateSettledRow(tx, reversalsTable, reversal.id, decision.changes, { outcome: recordOutcome?.(decision) });
   if (decision.statusChanged && updated.status === "SUCCESS") await recordPaymentReversed(tx, updated.paymentId, now);
   return { decision, reversal: updated };
 }

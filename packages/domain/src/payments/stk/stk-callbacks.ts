@@ -10,7 +10,7 @@ import { classifyStkResultCode, parseStkCallback, type StkCallback } from "@mtej
 import type { PaymentModel } from "@mteja/db";
 import type { Deps } from "../../context.js";
 import { publishPaymentStatus } from "../kernel/status-publisher.js";
-import { applyStoredCallback, type CallbackVerdict, type OutcomeRecorder, type StoredApplyResult } from "../kernel/stored-callback.js";
+import { applyStoredCallback, recordOutcomeWith, type CallbackVerdict, type OutcomeRecorder, type StoredApplyResult } from "../kernel/stored-callback.js";
 import { lockPaymentByCheckoutId, type SettlementTx } from "../payment-records.js";
 import { settleStkPayment, type Settlement, type StkOutcome } from "./stk-settlement.js";
 import { claimForCallback, lockPromptMatching } from "./unknown-prompts.js";
@@ -82,7 +82,7 @@ async function stkVerdict(tx: SettlementTx, deps: Deps, callback: StkCallback, s
   const settlement = await settleStkPayment(tx, payment, stkOutcomeOf(callback), now, {
     eventIds: eventIdsFrom(deps.random),
     receiptElsewhere: target.receiptElsewhere,
-    recordOutcome: (decision) => recorder.statementFor({ outcome: decision.outcome, flagReason: decision.flagReason, link }),
+    recordOutcome: recordOutcomeWith(recorder, link),
   });
   return { recorded: true, outcome: settlement.decision.outcome, flagReason: settlement.decision.flagReason, link, settled: settlement };
 }

@@ -7,10 +7,10 @@
  * Callbacks, STK queries (the stkquery operation and the reconciler) all settle a payment through
  * `settleStkPayment`, inside a transaction that holds the payment's row lock.
  */
-import { changedRow, paymentsTable, updateRowIf, type PaymentModel, type Prisma, type RowChanges } from "@mteja/db";
+import { changedRow, paymentsTable, type PaymentModel, type RowChanges } from "@mteja/db";
 import type { StkStatus } from "@mteja/daraja";
 import { paymentSettledEvent, recordIntentPaid } from "../kernel/settled-events.js";
-import { CallbackHandledElsewhere, type SettlementDecision } from "../kernel/stored-callback.js";
+import { updateSettledRow, type RecordOutcome, type SettlementDecision } from "../kernel/stored-callback.js";
 import { isTerminalPayment, type SettlementTx } from "../payment-records.js";
 import { settleIntentOf } from "../../intents/intent-settlement.js";
 import { eventWrites, type EventIds } from "../../webhooks/events.js";
@@ -127,7 +127,7 @@ export interface SettleOptions {
    * A callback's: the statement recording its outcome on the stored row, written with the payment's
    * update (OutcomeRecorder); undefined leaves the recording to the caller.
    */
-  recordOutcome?: ((decision: PaymentDecision) => Prisma.Sql | undefined) | undefined;
+  recordOutcome?: RecordOutcome;
 }
 
 /** Applies an outcome to a payment whose row lock the transaction holds. */
@@ -141,12 +141,10 @@ export async function settleStkPayment(tx: SettlementTx, payment: PaymentModel, 
   const changes = { ...decision.changes, ...(await settleIntentOf(tx, payment, decision.changes.status, now)) }; // payment intents follow their payment
   // The event reports the row as the update leaves it, and is written by the update's own statement.
   const event = decision.statusChanged ? paymentSettledEvent(changedRow(payment, changes), now) : undefined;
-  const onlyIf = options.recordOutcome?.(decision);
-  const updated = await updateRowIf(tx, paymentsTable, payment.id, changes, { onlyIf, alsoWrite: event && eventWrites(options.eventIds(), event) });
-  if (!updated) {
-    if (onlyIf) throw new CallbackHandledElsewhere();
-    throw new Error(`payments has no row ${payment.id} to update`);
-  }
+  const updated = await updateSettledRow(tx, paymentsTable, payment.id, changes, {
+    outcome: options.recordOutcome?.(decision),
+    alsoWrite: event && eventWrites(options.eventIds(), event),
+  });
   if (event) await recordIntentPaid(tx, updated, now, options.eventIds);
   return { decision, payment: updated };
 }
