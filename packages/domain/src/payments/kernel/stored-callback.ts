@@ -11,7 +11,7 @@
  * settlement that writes its row can record the outcome in its own statement (`OutcomeRecorder`),
  * saving one more (round seven).
  */
-import { Prisma, updateRowIf, type ModelTable, type RowChanges } from "@mteja/db";
+import { Prisma, updateRow, updateRowIf, type ModelTable, type RowChanges } from "@mteja/db";
 import type { Deps } from "../../context.js";
 import type { SettlementTx } from "../payment-records.js";
 import { eventIdsFrom } from "../../webhooks/events.js";
@@ -147,10 +147,10 @@ export async function updateSettledRow<Model>(
   changes: RowChanges<Model>,
   { outcome, alsoWrite }: { outcome?: Prisma.Sql | undefined; alsoWrite?: Prisma.Sql | undefined } = {},
 ): Promise<Model> {
+  if (!outcome) return updateRow(tx, table, id, changes, alsoWrite);
   const updated = await updateRowIf(tx, table, id, changes, { onlyIf: outcome, alsoWrite });
-  if (updated) return updated;
-  if (outcome) throw new CallbackHandledElsewhere();
-  throw new Error(`${table.name} has no row ${id} to update`);
+  if (!updated) throw new CallbackHandledElsewhere();
+  return updated;
 }
 
 function outcomeRecorder(callbackId: string): OutcomeRecorder & { recorded: OutcomeToRecord | undefined } {
