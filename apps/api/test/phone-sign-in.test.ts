@@ -146,29 +146,35 @@ describe.skipIf(skipThisTarget)("phone sign-in by SMS", () => {
     const known = uniquePhone();
     expect((await signInByPhone(new RestClient(t.url), known)).status).toBe(200);
     const client = new RestClient(t.url);
-    const time = async (phone: string) => {
-      // The previous start's writes (after its answer) must not land inside this measurement.
-      await new Promise((resolve) => setTimeout(resolve, 60));
+    const time = async (phone: ReturnType<typeof uniquePhone>) => {
+      const texted = textsTo(sim, phone.international).length;
       const started = performance.now();
-      const answer = await client.post("/api/v1/auth/phone/start", { phone });
-      return { ms: performance.now() - started, status: answer.status, body: answer.body };
+      const answer = await client.post("/api/v1/auth/phone/start", { phone: phone.local });
+      const ms = performance.now() - started;
+      // The work after the answer (lookup, code, text) ends with the text: wait for it, so that it
+      // never lands inside the next measurement.
+      await codeTexted(sim, phone.international, texted + 1);
+      return { ms, status: answer.status, body: answer.body };
     };
-    const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const knownTimes: number[] = [];
     const unknownTimes: number[] = [];
-    for (let i = 0; i < 7; i++) {
+    for (let i = 0; i < 9; i++) {
       clock.advance(15 * 60 + 1);
-      // Alternating which goes first, so neither kind always follows the other's writes.
-      const [k, u] = i % 2 === 0 ? [await time(known.local), await time(uniquePhone().local)] : [undefined, await time(uniquePhone().local)];
-      const kk = k ?? (await time(known.local));
-      expect([kk.status, kk.body]).toEqual([200, startAnswer]);
+      // Alternating which goes first, so neither kind always follows the other.
+      const first = i % 2 === 0 ? await time(known) : await time(uniquePhone());
+      const second = i % 2 === 0 ? await time(uniquePhone()) : await time(known);
+      const [k, u] = i % 2 === 0 ? [first, second] : [second, first];
+      expect([k.status, k.body]).toEqual([200, startAnswer]);
       expect([u.status, u.body]).toEqual([200, startAnswer]);
-      knownTimes.push(kk.ms);
+      knownTimes.push(k.ms);
       unknownTimes.push(u.ms);
     }
-    // The lookup and the writes run after the answer: neither kind waits for them.
-    expect(median(knownTimes)).toBeLessThan(median(unknownTimes) * 2 + 5);
-    expect(median(unknownTimes)).toBeLessThan(median(knownTimes) * 2 + 5);
+    // The lookup and the writes run after the answer: neither kind waits for them. The fastest of
+    // each kind is compared: a loaded machine only ever adds time, so the minimum is what a request
+    // of that kind costs.
+    const fastest = (xs: number[]) => Math.min(...xs);
+    expect(fastest(knownTimes)).toBeLessThan(fastest(unknownTimes) * 2 + 5);
+    expect(fastest(unknownTimes)).toBeLessThan(fastest(knownTimes) * 2 + 5);
   });
 
   it("asks a two-factor account for its TOTP code after the SMS step", async () => {
