@@ -5,7 +5,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "./generated/prisma/client.js";
 import { openEmbeddedDirectory, type EmbeddedDirectory } from "./embedded.js";
 import { applyMigrations, listPendingMigrations, type MigrationReport, type SqlRunner } from "./migrator.js";
-import { createStatementNames, pgliteTransactions, poolTransactions, sendStatement, type RawTransactions } from "./raw-sql.js";
+import { createStatementNames, pgliteStatements, pgliteTransactions, poolStatements, poolTransactions, sendStatement, type RawSql, type RawTransactions } from "./raw-sql.js";
 import { createTenantClients } from "./tenant-clients.js";
 import type { TenantDb } from "./tenant-scope.js";
 
@@ -41,6 +41,11 @@ export interface Database {
    * tenant's rows, unchecked, like `unscoped`, and listed in the same structural test.
    */
   rawTransaction: RawTransactions;
+  /**
+   * Raw SQL outside Prisma, each statement its own transaction: for a write one statement guards and
+   * makes whole (a callback applied without locks). Every tenant's rows, unchecked, like `rawTransaction`.
+   */
+  autocommit: RawSql;
   migrate(): Promise<MigrationReport>;
   pendingMigrations(): Promise<string[]>;
   ping(): Promise<void>;
@@ -81,6 +86,7 @@ async function openPostgres(url: string, poolMax: number, preparedStatements: nu
     ...clientsOf(prisma),
     sql,
     rawTransaction: poolTransactions(pool, nameOf),
+    autocommit: poolStatements(pool, nameOf),
     migrate: () => applyMigrations(sql),
     pendingMigrations: () => listPendingMigrations(sql),
     ping: async () => void (await pool.query("SELECT 1")),
@@ -108,6 +114,7 @@ async function openEmbedded(dataDir: string | undefined): Promise<Database> {
     ...clientsOf(prisma),
     sql,
     rawTransaction: pgliteTransactions(pglite),
+    autocommit: pgliteStatements(pglite),
     migrate: () => applyMigrations(sql),
     pendingMigrations: () => listPendingMigrations(sql),
     ping: async () => void (await pglite.query("SELECT 1")),

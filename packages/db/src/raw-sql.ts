@@ -21,6 +21,29 @@ export interface RawSql {
   $executeRaw(query: SqlQuery, ...values: unknown[]): PromiseLike<number>;
 }
 
+/**
+ * Statements each in a transaction of its own (autocommit): for a write that one statement makes whole,
+ * guarded by what it checks itself, without the round trips of BEGIN and COMMIT (a callback's apply
+ * without locks, docs/performance.md, "Callback path, round eight").
+ */
+export function poolStatements(pool: pg.Pool, nameOf: StatementNames): RawSql {
+  return rawSqlOn(async (text, values) => {
+    const answer = await sendStatement(pool, nameOf, text, values);
+    return { rows: answer.rows, changed: answer.rowCount ?? 0 };
+  });
+}
+
+export function pgliteStatements(pglite: PGlite): RawSql {
+  return rawSqlOn(async (text, values) => {
+    try {
+      const answer = await pglite.query(text, values);
+      return { rows: answer.rows, changed: answer.affectedRows ?? 0 };
+    } catch (error) {
+      throw withoutParameters(error);
+    }
+  });
+}
+
 /** Runs `fn` in one transaction: committed when it returns, rolled back when it throws. */
 export type RawTransactions = <T>(fn: (tx: RawSql) => Promise<T>) => Promise<T>;
 

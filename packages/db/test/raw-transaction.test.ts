@@ -46,6 +46,16 @@ for (const target of targets) {
       expect(await db.unscoped.payment.findUnique({ where: { id: row.id! } })).not.toBeNull();
     });
 
+    it("autocommit: each statement commits on its own, reads rows as Prisma does, and counts what it changed", async () => {
+      const row = newPayment();
+      expect(await db.autocommit.$executeRaw`INSERT INTO payments (id, tenant_id, phone, amount, reference, description, created_at, updated_at)
+        VALUES (${row.id}::uuid, 'shop', '254712345678', 100, 'ORDER1', 'Payment', ${at}, ${at})`).toBe(1);
+      expect(await db.unscoped.payment.findUniqueOrThrow({ where: { id: row.id! } })).toMatchObject({ amount: 100, updatedAt: at });
+      const rows = await db.autocommit.$queryRaw<Record<string, unknown>[]>`SELECT ${paymentsTable.columns} FROM payments WHERE id = ${row.id}::uuid`;
+      expect(paymentsTable.fromRow(rows[0]!)).toEqual(await db.unscoped.payment.findUniqueOrThrow({ where: { id: row.id! } }));
+      expect(await db.autocommit.$executeRaw`UPDATE payments SET amount = 101 WHERE id = ${row.id}::uuid AND updated_at = ${new Date(at.getTime() + 1)}`).toBe(0);
+    });
+
     it("rolls back everything when the function throws, and the connection serves the next transaction", async () => {
       const row = newPayment();
       await expect(

@@ -64,6 +64,12 @@ const doors: { name: string; pattern: RegExp; allowed: string[] }[] = [
     allowed: ["payments/kernel/stored-callback.ts", "auth/service.ts"],
   },
   {
+    name: "Database.autocommit (raw SQL outside Prisma, each statement its own transaction)",
+    pattern: /\.autocommit\b/,
+    // A callback applied without locks: the payment read by Daraja's ids, then settled in one guarded statement.
+    allowed: ["payments/kernel/stored-callback.ts"],
+  },
+  {
     name: "Database.forTenant",
     pattern: /\.forTenant\(/,
     // The procedure ladder builds ctx.db; the admin API's role change names its tenant in a header;
@@ -88,7 +94,7 @@ describe("domain code and the unscoped database", () => {
   });
 
   it("would notice a use elsewhere", () => {
-    const samples = ["await ctx.deps.db.unscoped.user.findMany()", "isSessionLive(deps.db.sql, key)", "deps.db.rawTransaction(fn)", "deps.db.forTenant(id)"];
+    const samples = ["await ctx.deps.db.unscoped.user.findMany()", "isSessionLive(deps.db.sql, key)", "deps.db.rawTransaction(fn)", "attempt(deps.db.autocommit, now)", "deps.db.forTenant(id)"];
     for (const [index, door] of doors.entries()) expect(door.pattern.test(samples[index]!)).toBe(true);
     expect(doors.every((door) => !door.pattern.test("await ctx.db.user.findMany()"))).toBe(true);
   });

@@ -47,11 +47,20 @@ export interface PaymentForCallback {
  * looks for `receipt` on every other payment (the unique index spans tenants, so does the look);
  * undefined if there is no such payment.
  */
-export async function lockPaymentByCheckoutId(tx: SettlementTx, checkoutRequestId: string, receipt?: string): Promise<PaymentForCallback | undefined> {
+export function lockPaymentByCheckoutId(tx: SettlementTx, checkoutRequestId: string, receipt?: string): Promise<PaymentForCallback | undefined> {
+  return paymentByCheckoutId(tx, checkoutRequestId, receipt, Prisma.sql`FOR UPDATE`);
+}
+
+/** lockPaymentByCheckoutId without the lock: for a callback's apply without locks, whose write checks the row is still as read. */
+export function readPaymentByCheckoutId(sql: SettlementTx, checkoutRequestId: string, receipt?: string): Promise<PaymentForCallback | undefined> {
+  return paymentByCheckoutId(sql, checkoutRequestId, receipt, Prisma.empty);
+}
+
+async function paymentByCheckoutId(tx: SettlementTx, checkoutRequestId: string, receipt: string | undefined, lock: Prisma.Sql): Promise<PaymentForCallback | undefined> {
   const rows = await tx.$queryRaw<Record<string, unknown>[]>`
     SELECT ${paymentsTable.columns},
            EXISTS (SELECT 1 FROM payments other WHERE other.mpesa_receipt = ${receipt ?? null} AND other.id <> payments.id) AS "receiptElsewhere"
-      FROM payments WHERE checkout_request_id = ${checkoutRequestId} FOR UPDATE`;
+      FROM payments WHERE checkout_request_id = ${checkoutRequestId} ${lock}`;
   if (!rows[0]) return undefined;
   const { receiptElsewhere, ...row } = rows[0];
   return { payment: paymentsTable.fromRow(row), receiptElsewhere: receiptElsewhere === true };

@@ -30,14 +30,17 @@ export function eventIdsFrom(random: Random): EventIds {
 
 /**
  * The event and its fan-out as two common table expressions, `event` and `deliveries`, for one statement
- * with other writes (updateRow's `alsoWrite`): a delivery per enabled endpoint subscribed to the type.
+ * with other writes (updateRow's `alsoWrite`, with `onlyIfUpdated`): a delivery per enabled endpoint subscribed to the type.
  * The rule of subscriptions.ts in SQL: a list subscribes to the types it names, anything else to every
  * type. The deliveries' foreign key is checked at the statement's end, when the event row is there.
  */
-export function eventWrites(id: string, event: NewEvent): Prisma.Sql {
+export function eventWrites(id: string, event: NewEvent, { onlyIfUpdated = false }: { onlyIfUpdated?: boolean } = {}): Prisma.Sql {
+  const values = Prisma.sql`${id}::text, ${event.tenantId}::text, ${event.type}::text, ${eventBody(id, event)}::text, ${event.at}::timestamptz`;
+  // With `onlyIfUpdated`, written only when the statement's `updated` (updateRowIf) wrote its row: a
+  // statement outside a transaction has no rollback to undo an event whose change did not happen.
   return Prisma.sql`event AS (
       INSERT INTO webhook_events (id, tenant_id, type, body, created_at)
-      VALUES (${id}::text, ${event.tenantId}::text, ${event.type}::text, ${eventBody(id, event)}::text, ${event.at}::timestamptz)
+      ${onlyIfUpdated ? Prisma.sql`SELECT ${values} WHERE EXISTS (SELECT 1 FROM updated)` : Prisma.sql`VALUES (${values})`}
       RETURNING id, tenant_id, type, created_at
     ), deliveries AS (
       INSERT INTO webhook_deliveries (id, tenant_id, event_id, endpoint_id, status, attempts, next_attempt_at, created_at)

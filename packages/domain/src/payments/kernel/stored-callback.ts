@@ -10,6 +10,13 @@
  * up front saves a round trip per callback (docs/performance.md, "Callback path, round two"); a
  * settlement that writes its row can record the outcome in its own statement (`OutcomeRecorder`),
  * saving one more (round seven).
+ *
+ * Applying without locks first (round eight), when the caller offers it: the row is read without its
+ * lock and the decision is written by one statement, outside any transaction, that locks the row and
+ * writes only while it is still as read (its status and updated_at) and the stored row still
+ * unhandled — the row lock that statement takes is the lock the settlement is applied under. Anything
+ * else (the row changed, the stored row handled, a flagged outcome, a row that was not found) writes
+ * nothing and falls back to the transaction above.
  */
 import { Prisma, updateRow, updateRowIf, type ModelTable, type RowChanges } from "@mteja/db";
 import type { Deps } from "../../context.js";
@@ -89,22 +96,41 @@ interface RecordedRow {
   payout_id: string | null;
 }
 
-/** The statement that records an outcome on the stored row if it is still unhandled (taking its row lock), returning the row. */
-function outcomeStatement(callbackId: string, outcome: OutcomeToRecord): Prisma.Sql {
+/** A payment (payout, reversal) as read without its lock, by an apply without locks. */
+export interface RowAsRead {
+  table: Pick<ModelTable<unknown>, "table" | "idType">;
+  id: string;
+  status: string;
+  updatedAt: Date;
+}
+
+/** True while the row is still as read, locking it (FOR UPDATE): before the stored row's lock, the lock order of every path. */
+function stillAsRead(row: RowAsRead): Prisma.Sql {
+  return Prisma.sql`EXISTS (
+         SELECT 1 FROM ${row.table.table}
+          WHERE id = ${row.id}::${Prisma.raw(row.table.idType)} AND status = ${row.status} AND updated_at = ${row.updatedAt}
+            FOR UPDATE)`;
+}
+
+/**
+ * The statement that records an outcome on the stored row if it is still unhandled (taking its row
+ * lock), and, given `asRead`, only while that row is still as read; returning the stored row.
+ */
+function outcomeStatement(callbackId: string, outcome: OutcomeToRecord, asRead?: RowAsRead): Prisma.Sql {
   return Prisma.sql`
     UPDATE momo_callbacks
        SET outcome = ${outcome.outcome}, flag_reason = ${outcome.flagReason ?? null},
            payment_id = ${outcome.link.paymentId ?? null}::uuid, payout_id = ${outcome.link.payoutId ?? null}::uuid
-     WHERE id = ${callbackId}::uuid AND outcome = 'accepted' AND payment_id IS NULL AND payout_id IS NULL
+     WHERE id = ${callbackId}::uuid AND outcome = 'accepted' AND payment_id IS NULL AND payout_id IS NULL${asRead ? Prisma.sql` AND ${stillAsRead(asRead)}` : Prisma.empty}
     RETURNING id::text AS id, kind, received_at, flag_reason, payment_id::text AS payment_id, payout_id::text AS payout_id`;
 }
 
 /**
  * Records the outcome on the stored row if it is still unhandled (its row lock is taken here, after the
- * payment's); the recorded row, or undefined when another path handled it first.
+ * payment's) and, given `asRead`, that row still as read; the recorded row, or undefined when not.
  */
-async function recordOutcome(tx: SettlementTx, callbackId: string, outcome: OutcomeToRecord): Promise<RecordedCallback | undefined> {
-  const rows = await tx.$queryRaw<RecordedRow[]>(outcomeStatement(callbackId, outcome));
+async function recordOutcome(tx: SettlementTx, callbackId: string, outcome: OutcomeToRecord, asRead?: RowAsRead): Promise<RecordedCallback | undefined> {
+  const rows = await tx.$queryRaw<RecordedRow[]>(outcomeStatement(callbackId, outcome, asRead));
   const row = rows[0];
   if (!row) return undefined;
   return {
@@ -169,22 +195,96 @@ const sameOutcome = (a: OutcomeToRecord, b: OutcomeToRecord): boolean =>
   a.outcome === b.outcome && (a.flagReason ?? null) === (b.flagReason ?? null) && a.link.paymentId === b.link.paymentId && a.link.payoutId === b.link.payoutId;
 
 /**
- * Applies a stored callback once: `decide` finds, locks and settles what it names. A flagged callback
- * is logged (with `logFields`) after the commit; what was settled is returned for the caller to announce.
+ * Thrown through an apply without locks when its decision needs the transaction (a flagged outcome,
+ * whose callback.flagged event reads the recorded row): nothing was written, the locked path decides.
+ */
+export class CallbackNeedsLocks extends Error {}
+
+/** What an apply without locks is given to record its outcome with: the recorder of a row it read. */
+export interface UnlockedRecorder {
+  /** The recorder of a settlement of `row`: its statement writes nothing unless `row` is still as read. */
+  asRead(row: RowAsRead): OutcomeRecorder;
+}
+
+/**
+ * An apply without locks: reads what the callback names (no lock, no transaction) and settles it
+ * through `recorder.asRead` in one guarded statement, every other write of the settlement in that
+ * statement too (it has no transaction to roll back); undefined when it cannot (nothing found, a row
+ * whose settlement writes more rows), for the locked path to decide.
+ */
+export type ApplyWithoutLocks<Settled> = (sql: SettlementTx, now: Date, recorder: UnlockedRecorder) => Promise<CallbackVerdict<Settled> | undefined>;
+
+const deadlockDetected = "40P01";
+
+/** Applies without locks; undefined when nothing was written and the locked path is to decide. */
+async function applyWithoutLocks<Settled>(deps: Deps, callbackId: string, now: Date, attempt: ApplyWithoutLocks<Settled>): Promise<CallbackVerdict<Settled> | undefined> {
+  let asRead: RowAsRead | undefined;
+  let recorded: OutcomeToRecord | undefined;
+  const recorder: UnlockedRecorder = {
+    asRead(row) {
+      asRead = row;
+      return {
+        statementFor(outcome) {
+          if (outcome.outcome === "flagged") throw new CallbackNeedsLocks();
+          recorded = outcome;
+          return outcomeStatement(callbackId, outcome, row);
+        },
+      };
+    },
+  };
+  try {
+    const decided = await attempt(deps.db.autocommit, now, recorder);
+    if (recorded) {
+      // Written by the settlement's guarded statement (else it threw CallbackHandledElsewhere).
+      if (!decided?.recorded || !sameOutcome(recorded, decided)) throw new Error("a settlement recorded another outcome than its decision");
+      return decided;
+    }
+    if (!decided?.recorded || decided.outcome === "flagged" || !asRead) return undefined;
+    // A decision that writes nothing but the outcome (a duplicate), recorded while the row is still as read.
+    return (await recordOutcome(deps.db.autocommit, callbackId, decided, asRead)) ? decided : undefined;
+  } catch (error) {
+    // The row changed or the stored row was handled since the read; a flagged outcome; a deadlock: the
+    // statement wrote nothing (a statement is its own transaction).
+    if (error instanceof CallbackHandledElsewhere || error instanceof CallbackNeedsLocks) return undefined;
+    if ((error as { code?: unknown } | null)?.code === deadlockDetected) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Applies a stored callback once: `withoutLocks` first when given (applyWithoutLocks), else or when it
+ * cannot, `decide`, which finds, locks and settles what the callback names. A flagged callback is
+ * logged (with `logFields`) after the commit; what was settled is returned for the caller to announce.
  */
 export async function applyStoredCallback<Settled>(
   deps: Deps,
   callbackId: string,
   logFields: object,
   decide: (tx: SettlementTx, now: Date, recorder: OutcomeRecorder) => Promise<CallbackVerdict<Settled>>,
+  withoutLocks?: ApplyWithoutLocks<Settled>,
 ): Promise<{ result: StoredApplyResult; settled?: Settled | undefined }> {
   const now = deps.clock.now();
-  let verdict: CallbackVerdict<Settled> | undefined;
+  let verdict: CallbackVerdict<Settled> | undefined = withoutLocks && (await applyWithoutLocks(deps, callbackId, now, withoutLocks));
+  if (!verdict) verdict = await applyWithLocks(deps, callbackId, now, decide);
+  if (!verdict) return { result: "skipped" };
+  if (verdict.recorded) deps.webhooks.nudge();
+  if (!verdict.recorded) return { result: verdict.result };
+  if (verdict.outcome === "flagged") deps.logger.warn({ callbackId, ...logFields, flagReason: verdict.flagReason }, "momo callback flagged for review");
+  return { result: verdict.outcome, settled: verdict.settled };
+}
+
+/** `decide` in one transaction; undefined when the stored row was handled by another path first. */
+async function applyWithLocks<Settled>(
+  deps: Deps,
+  callbackId: string,
+  now: Date,
+  decide: (tx: SettlementTx, now: Date, recorder: OutcomeRecorder) => Promise<CallbackVerdict<Settled>>,
+): Promise<CallbackVerdict<Settled> | undefined> {
   try {
     // A plain transaction, not Prisma's: its interactive transaction costs five times the CPU per
     // statement, most of a callback's (docs/performance.md, "Callback path, round four"). Like the
     // request, it waits for a connection as long as the pool makes it.
-    verdict = await deps.db.rawTransaction(async (tx): Promise<CallbackVerdict<Settled>> => {
+    return await deps.db.rawTransaction(async (tx): Promise<CallbackVerdict<Settled>> => {
       const recorder = outcomeRecorder(callbackId);
       const decided = await decide(tx, now, recorder);
       if (!decided.recorded) {
@@ -203,10 +303,6 @@ export async function applyStoredCallback<Settled>(
     });
   } catch (error) {
     if (!(error instanceof CallbackHandledElsewhere)) throw error;
+    return undefined;
   }
-  if (!verdict) return { result: "skipped" };
-  if (verdict.recorded) deps.webhooks.nudge();
-  if (!verdict.recorded) return { result: verdict.result };
-  if (verdict.outcome === "flagged") deps.logger.warn({ callbackId, ...logFields, flagReason: verdict.flagReason }, "momo callback flagged for review");
-  return { result: verdict.outcome, settled: verdict.settled };
 }

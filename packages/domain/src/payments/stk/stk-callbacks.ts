@@ -7,11 +7,11 @@
  * amount and reference match (unknown-prompts.ts).
  */
 import { classifyStkResultCode, parseStkCallback, type StkCallback } from "@mteja/daraja";
-import type { PaymentModel } from "@mteja/db";
+import { paymentsTable, type PaymentModel } from "@mteja/db";
 import type { Deps } from "../../context.js";
 import { publishPaymentStatus } from "../kernel/status-publisher.js";
-import { applyStoredCallback, recordOutcomeWith, type CallbackVerdict, type OutcomeRecorder, type StoredApplyResult } from "../kernel/stored-callback.js";
-import { lockPaymentByCheckoutId, type SettlementTx } from "../payment-records.js";
+import { applyStoredCallback, recordOutcomeWith, type CallbackVerdict, type OutcomeRecorder, type StoredApplyResult, type UnlockedRecorder } from "../kernel/stored-callback.js";
+import { lockPaymentByCheckoutId, readPaymentByCheckoutId, type SettlementTx } from "../payment-records.js";
 import { settleStkPayment, type Settlement, type StkOutcome } from "./stk-settlement.js";
 import { claimForCallback, lockPromptMatching } from "./unknown-prompts.js";
 import { eventIdsFrom } from "../../webhooks/events.js";
@@ -74,14 +74,38 @@ async function stkVerdict(tx: SettlementTx, deps: Deps, callback: StkCallback, s
   const target = await stkTarget(tx, deps, callback, stored, now);
   if (target.kind === "held") return { recorded: false, result: "held" };
   if (target.kind === "flagged") return { recorded: true, outcome: "flagged", flagReason: target.flagReason, link: {} };
-  const { payment } = target;
+  return settleWithCallback(tx, deps, callback, target, now, recorder);
+}
+
+/**
+ * The apply without locks (applyStoredCallback's `withoutLocks`): the payment its CheckoutRequestID
+ * names, read, then settled in one statement while it is still as read. A callback that finds no
+ * payment (held, matched to a prompt without ids, flagged) and a payment with an intent (which its
+ * settlement writes in statements of their own) are left to the locked path.
+ */
+async function stkVerdictWithoutLocks(sql: SettlementTx, deps: Deps, callback: StkCallback, now: Date, recorder: UnlockedRecorder): Promise<CallbackVerdict<Settlement> | undefined> {
+  const found = await readPaymentByCheckoutId(sql, callback.checkoutRequestId, callback.mpesaReceiptNumber);
+  if (!found || found.payment.intentId !== null) return undefined;
+  const { payment } = found;
+  return settleWithCallback(sql, deps, callback, found, now, recorder.asRead({ table: paymentsTable, id: payment.id, status: payment.status, updatedAt: payment.updatedAt }));
+}
+
+/** Settles the payment a callback names (locked, or read by the apply without locks). */
+async function settleWithCallback(
+  tx: SettlementTx,
+  deps: Deps,
+  callback: StkCallback,
+  { payment, receiptElsewhere }: { payment: PaymentModel; receiptElsewhere?: boolean | undefined },
+  now: Date,
+  recorder: OutcomeRecorder,
+): Promise<CallbackVerdict<Settlement>> {
   const link = { paymentId: payment.id };
   if (payment.merchantRequestId !== null && payment.merchantRequestId !== callback.merchantRequestId) {
     return { recorded: true, outcome: "flagged", flagReason: `MerchantRequestID mismatch: stored ${payment.merchantRequestId}, callback ${callback.merchantRequestId}`, link };
   }
   const settlement = await settleStkPayment(tx, payment, stkOutcomeOf(callback), now, {
     eventIds: eventIdsFrom(deps.random),
-    receiptElsewhere: target.receiptElsewhere,
+    receiptElsewhere,
     recordOutcome: recordOutcomeWith(recorder, link),
   });
   return { recorded: true, outcome: settlement.decision.outcome, flagReason: settlement.decision.flagReason, link, settled: settlement };
@@ -92,8 +116,12 @@ async function stkVerdict(tx: SettlementTx, deps: Deps, callback: StkCallback, s
  * from the reconciler). Idempotent: a callback already applied is skipped.
  */
 export async function applyStoredStkCallback(deps: Deps, stored: StoredStkCallback, callback: StkCallback): Promise<StoredApplyResult> {
-  const { result, settled } = await applyStoredCallback(deps, stored.id, { checkoutRequestId: callback.checkoutRequestId }, (tx, now, recorder) =>
-    stkVerdict(tx, deps, callback, stored, now, recorder),
+  const { result, settled } = await applyStoredCallback(
+    deps,
+    stored.id,
+    { checkoutRequestId: callback.checkoutRequestId },
+    (tx, now, recorder) => stkVerdict(tx, deps, callback, stored, now, recorder),
+    (sql, now, recorder) => stkVerdictWithoutLocks(sql, deps, callback, now, recorder),
   );
   if (settled?.decision.statusChanged) publishPaymentStatus(deps, settled.payment);
   return result;

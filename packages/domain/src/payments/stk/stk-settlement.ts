@@ -143,7 +143,7 @@ export async function settleStkPayment(tx: SettlementTx, payment: PaymentModel, 
   const event = decision.statusChanged ? paymentSettledEvent(changedRow(payment, changes), now) : undefined;
   const updated = await updateSettledRow(tx, paymentsTable, payment.id, changes, {
     outcome: options.recordOutcome?.(decision),
-    alsoWrite: event && eventWrites(options.eventIds(), event),
+    alsoWrite: event && eventWrites(options.eventIds(), event, { onlyIfUpdated: true }),
   });
   if (event) await recordIntentPaid(tx, updated, now, options.eventIds);
   return { decision, payment: updated };
