@@ -265,6 +265,9 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
     expect(success!.event).toMatchObject({ type: "payout.succeeded", data: { payout: { id: succeeded, status: "SUCCESS", amount: 100, transaction_id: expect.any(String) } } });
     expect(failure!.event).toMatchObject({ type: "payout.failed", data: { payout: { id: failed, status: "FAILED", amount: 11, result_code: "1" } } });
     expect(Object.keys(success!.event.data.payout)).toContain("updated_at");
+    // The event reports the row as its settlement left it (written in the update's own statement).
+    const row = await t.deps.db.unscoped.payout.findUniqueOrThrow({ where: { id: succeeded } });
+    expect(success!.event.data.payout).toMatchObject({ transaction_id: row.transactionId, updated_at: row.updatedAt.toISOString(), settled_at: row.settledAt!.toISOString() });
   });
 
   it("sends callback.flagged when a callback contradicts a settled payment", async () => {

@@ -47,11 +47,19 @@ export async function recordIntentPaid(tx: SettlementTx, payment: PaymentModel, 
   await recordEvent(tx, { tenantId: payment.tenantId, type: "payment_intent.succeeded", data: { payment_intent: toIntentView(intent) }, at }, eventIds);
 }
 
-/** A payout whose status just became SUCCESS or FAILED (UNKNOWN is not an outcome: nothing is sent). */
-export async function recordPayoutSettled(tx: SettlementTx, payout: PayoutModel, at: Date): Promise<void> {
+/**
+ * The event of a payout whose status just changed: SUCCESS → payout.succeeded, FAILED → payout.failed;
+ * undefined for UNKNOWN, which is not an outcome (nothing is sent).
+ */
+export function payoutSettledEvent(payout: PayoutModel, at: Date): NewEvent | undefined {
   const type = payout.status === "SUCCESS" ? "payout.succeeded" : payout.status === "FAILED" ? "payout.failed" : undefined;
-  if (!type) return;
-  await recordEvent(tx, { tenantId: payout.tenantId, type, data: { payout: payoutObject(payout) }, at });
+  return type ? { tenantId: payout.tenantId, type, data: { payout: payoutObject(payout) }, at } : undefined;
+}
+
+/** Writes the event of a payout whose status just changed (payoutSettledEvent). */
+export async function recordPayoutSettled(tx: SettlementTx, payout: PayoutModel, at: Date): Promise<void> {
+  const event = payoutSettledEvent(payout, at);
+  if (event) await recordEvent(tx, event);
 }
 
 /** A payment whose reversal just became SUCCESS: payment.reversed, the payment showing that reversal. */

@@ -13,6 +13,7 @@ import type { Deps } from "../../context.js";
 import { applyStoredCallback, recordOutcomeWith, type StoredApplyResult } from "../kernel/stored-callback.js";
 import { lockPayout } from "../payment-records.js";
 import { settlePayout, type PayoutOutcome } from "./payout-settlement.js";
+import { eventIdsFrom } from "../../webhooks/events.js";
 
 export type PayoutCallbackKind = "b2c_result" | "b2c_timeout" | "b2c_status";
 
@@ -96,7 +97,7 @@ export async function applyStoredPayoutCallback(deps: Deps, callbackId: string, 
     const payout = await lockPayout(tx, ids);
     if (!payout) return { recorded: true, outcome: "flagged", flagReason: "unknown OriginatorConversationID / ConversationID", link: {} };
     const link = { payoutId: payout.id };
-    const { decision } = await settlePayout(tx, payout, outcome, now, recordOutcomeWith(recorder, link));
+    const { decision } = await settlePayout(tx, payout, outcome, now, { eventIds: eventIdsFrom(deps.random), recordOutcome: recordOutcomeWith(recorder, link) });
     return { recorded: true, outcome: decision.outcome, flagReason: decision.flagReason, link };
   });
   return result;

@@ -8,9 +8,10 @@
  * SUCCESS and FAILED never change again. A payout is never re-sent automatically: UNKNOWN means the
  * money may have moved, and only Daraja's own answer settles it.
  */
-import { payoutsTable, type PayoutModel, type RowChanges } from "@mteja/db";
+import { changedRow, payoutsTable, type PayoutModel, type RowChanges } from "@mteja/db";
 import type { SettlementTx } from "../payment-records.js";
-import { recordPayoutSettled } from "../kernel/settled-events.js";
+import { payoutSettledEvent } from "../kernel/settled-events.js";
+import { eventWrites, type EventIds } from "../../webhooks/events.js";
 import { amountMismatch, decideForSettled, updateSettledRow, type RecordOutcome, type SettlementDecision } from "../kernel/stored-callback.js";
 
 export interface PayoutOutcome {
@@ -85,17 +86,23 @@ function conversation(payout: PayoutModel, outcome: PayoutOutcome): RowChanges<P
   return payout.conversationId === null && outcome.conversationId ? { conversationId: outcome.conversationId } : {};
 }
 
-/** Applies an outcome to a payout whose row lock the transaction holds. */
+/**
+ * Applies an outcome to a payout whose row lock the transaction holds. `eventIds`: the id of the event
+ * a change of status writes, in the update's own statement.
+ */
 export async function settlePayout(
   tx: SettlementTx,
   payout: PayoutModel,
   outcome: PayoutOutcome,
   now: Date,
-  recordOutcome?: RecordOutcome,
+  { eventIds, recordOutcome }: { eventIds: EventIds; recordOutcome?: RecordOutcome },
 ): Promise<{ decision: PayoutDecision; payout: PayoutModel }> {
   const decision = decidePayoutOutcome(payout, outcome, now);
   if (!decision.changes) return { decision, payout };
-  const updated = await updateSettledRow(tx, payoutsTable, payout.id, decision.changes, { outcome: recordOutcome?.(decision) });
-  if (decision.statusChanged) await recordPayoutSettled(tx, updated, now);
+  const event = decision.statusChanged ? payoutSettledEvent(changedRow(payout, decision.changes), now) : undefined;
+  const updated = await updateSettledRow(tx, payoutsTable, payout.id, decision.changes, {
+    outcome: recordOutcome?.(decision),
+    alsoWrite: event && eventWrites(eventIds(), event, { onlyIfUpdated: true }),
+  });
   return { decision, payout: updated };
 }
