@@ -153,6 +153,9 @@ describe.skipIf(skipThisTarget)("momo callbacks", () => {
     expect(answers.every((a) => a.status === 200)).toBe(true);
     const outcomes = (await stored(ids.checkoutRequestId)).map((r) => r.outcome).sort();
     expect(outcomes).toEqual(["applied", "duplicate", "duplicate", "duplicate", "duplicate"]);
+    // One settlement, one event: a delivery that lost the race wrote none.
+    const { id } = await payment(ids.checkoutRequestId);
+    expect(await t.deps.db.unscoped.webhookEvent.count({ where: { type: "payment.succeeded", body: { contains: id } } })).toBe(1);
   });
 
   it("answers 400 to a malformed body and still stores it verbatim", async () => {
