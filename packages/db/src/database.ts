@@ -5,7 +5,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "./generated/prisma/client.js";
 import { openEmbeddedDirectory, type EmbeddedDirectory } from "./embedded.js";
 import { applyMigrations, listPendingMigrations, type MigrationReport, type SqlRunner } from "./migrator.js";
-import { createStatementNames, pgliteStatements, pgliteTransactions, poolStatements, poolTransactions, sendStatement, type RawSql, type RawTransactions } from "./raw-sql.js";
+import { createStatementNames, pgliteStatements, pgliteTransactions, pgStatements, poolTransactions, sendStatement, type RawSql, type RawTransactions } from "./raw-sql.js";
 import { createTenantClients } from "./tenant-clients.js";
 import type { TenantDb } from "./tenant-scope.js";
 
@@ -86,7 +86,7 @@ async function openPostgres(url: string, poolMax: number, preparedStatements: nu
     ...clientsOf(prisma),
     sql,
     rawTransaction: poolTransactions(pool, nameOf),
-    autocommit: poolStatements(pool, nameOf),
+    autocommit: pgStatements(pool, nameOf),
     migrate: () => applyMigrations(sql),
     pendingMigrations: () => listPendingMigrations(sql),
     ping: async () => void (await pool.query("SELECT 1")),

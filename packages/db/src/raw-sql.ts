@@ -22,21 +22,23 @@ export interface RawSql {
 }
 
 /**
- * Statements each in a transaction of its own (autocommit): for a write that one statement makes whole,
- * guarded by what it checks itself, without the round trips of BEGIN and COMMIT (a callback's apply
- * without locks, docs/performance.md, "Callback path, round eight").
+ * Raw SQL on a pg pool or one of its clients. On the pool each statement is a transaction of its own
+ * (autocommit, `Database.autocommit`): for a write that one statement makes whole, guarded by what it
+ * checks itself, without the round trips of BEGIN and COMMIT (a callback's apply without locks,
+ * docs/performance.md, "Callback path, round eight").
  */
-export function poolStatements(pool: pg.Pool, nameOf: StatementNames): RawSql {
+export function pgStatements(target: pg.Pool | pg.PoolClient, nameOf: StatementNames): RawSql {
   return rawSqlOn(async (text, values) => {
-    const answer = await sendStatement(pool, nameOf, text, values);
+    const answer = await sendStatement(target, nameOf, text, values);
     return { rows: answer.rows, changed: answer.rowCount ?? 0 };
   });
 }
 
-export function pgliteStatements(pglite: PGlite): RawSql {
+/** Raw SQL on PGlite (each statement its own transaction) or in one of its transactions. */
+export function pgliteStatements(target: PGlite | PGliteTransaction): RawSql {
   return rawSqlOn(async (text, values) => {
     try {
-      const answer = await pglite.query(text, values);
+      const answer = await target.query(text, values);
       return { rows: answer.rows, changed: answer.affectedRows ?? 0 };
     } catch (error) {
       throw withoutParameters(error);
@@ -107,12 +109,7 @@ export function poolTransactions(pool: pg.Pool, nameOf: StatementNames = createS
     let broken: Error | undefined;
     try {
       await client.query("BEGIN");
-      const result = await fn(
-        rawSqlOn(async (text, values) => {
-          const answer = await sendStatement(client, nameOf, text, values);
-          return { rows: answer.rows, changed: answer.rowCount ?? 0 };
-        }),
-      );
+      const result = await fn(pgStatements(client, nameOf));
       await client.query("COMMIT");
       return result;
     } catch (error) {
@@ -136,19 +133,7 @@ function withoutParameters(error: unknown): unknown {
 
 export function pgliteTransactions(pglite: PGlite): RawTransactions {
   // PGlite's transaction holds its one connection; Prisma's adapter takes the same lock for its own.
-  return (fn) =>
-    pglite.transaction((tx: PGliteTransaction) =>
-      fn(
-        rawSqlOn(async (text, values) => {
-          try {
-            const answer = await tx.query(text, values);
-            return { rows: answer.rows, changed: answer.affectedRows ?? 0 };
-          } catch (error) {
-            throw withoutParameters(error);
-          }
-        }),
-      ),
-    );
+  return (fn) => pglite.transaction((tx: PGliteTransaction) => fn(pgliteStatements(tx)));
 }
 
 const uniqueViolation = "23505";

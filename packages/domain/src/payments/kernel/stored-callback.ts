@@ -179,13 +179,22 @@ export async function updateSettledRow<Model>(
   return updated;
 }
 
-function outcomeRecorder(callbackId: string): OutcomeRecorder & { recorded: OutcomeToRecord | undefined } {
+/**
+ * The recorder of the locked path, or given `asRead` of an apply without locks: its statement also
+ * checks the row is still as read, and a flagged outcome, which only the locked path records, throws
+ * CallbackNeedsLocks before anything is written.
+ */
+function outcomeRecorder(callbackId: string, asRead?: RowAsRead): OutcomeRecorder & { recorded: OutcomeToRecord | undefined; asRead: RowAsRead | undefined } {
   const recorder = {
     recorded: undefined as OutcomeToRecord | undefined,
+    asRead,
     statementFor(outcome: OutcomeToRecord) {
-      if (outcome.outcome === "flagged") return undefined;
+      if (outcome.outcome === "flagged") {
+        if (asRead) throw new CallbackNeedsLocks();
+        return undefined;
+      }
       recorder.recorded = outcome;
-      return outcomeStatement(callbackId, outcome);
+      return outcomeStatement(callbackId, outcome, asRead);
     },
   };
   return recorder;
@@ -218,30 +227,17 @@ const deadlockDetected = "40P01";
 
 /** Applies without locks; undefined when nothing was written and the locked path is to decide. */
 async function applyWithoutLocks<Settled>(deps: Deps, callbackId: string, now: Date, attempt: ApplyWithoutLocks<Settled>): Promise<CallbackVerdict<Settled> | undefined> {
-  let asRead: RowAsRead | undefined;
-  let recorded: OutcomeToRecord | undefined;
-  const recorder: UnlockedRecorder = {
-    asRead(row) {
-      asRead = row;
-      return {
-        statementFor(outcome) {
-          if (outcome.outcome === "flagged") throw new CallbackNeedsLocks();
-          recorded = outcome;
-          return outcomeStatement(callbackId, outcome, row);
-        },
-      };
-    },
-  };
+  let recorder: ReturnType<typeof outcomeRecorder> | undefined;
   try {
-    const decided = await attempt(deps.db.autocommit, now, recorder);
-    if (recorded) {
+    const decided = await attempt(deps.db.autocommit, now, { asRead: (row) => (recorder = outcomeRecorder(callbackId, row)) });
+    if (recorder?.recorded) {
       // Written by the settlement's guarded statement (else it threw CallbackHandledElsewhere).
-      if (!decided?.recorded || !sameOutcome(recorded, decided)) throw new Error("a settlement recorded another outcome than its decision");
+      if (!decided?.recorded || !sameOutcome(recorder.recorded, decided)) throw new Error("a settlement recorded another outcome than its decision");
       return decided;
     }
-    if (!decided?.recorded || decided.outcome === "flagged" || !asRead) return undefined;
+    if (!decided?.recorded || decided.outcome === "flagged" || !recorder) return undefined;
     // A decision that writes nothing but the outcome (a duplicate), recorded while the row is still as read.
-    return (await recordOutcome(deps.db.autocommit, callbackId, decided, asRead)) ? decided : undefined;
+    return (await recordOutcome(deps.db.autocommit, callbackId, decided, recorder.asRead)) ? decided : undefined;
   } catch (error) {
     // The row changed or the stored row was handled since the read; a flagged outcome; a deadlock: the
     // statement wrote nothing (a statement is its own transaction).
