@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   }
   logger.info({ database: services.deps.db.kind, url: `http://localhost:${settings.PORT}` }, "Mteja is listening");
   if (services.deps.config.adminApiKeyLoopbackOnly) {
-    logger.info({ devAdminApiKey: services.deps.config.adminApiKey }, "dev start: this admin API key answers loopback connections only (set ADMIN_API_KEY to choose your own)");
+    logger.info({ devAdminApiKey: services.deps.config.adminApiKey }, "dev start: this admin API key answers local requests only (loopback, Host localhost, 127.0.0.1 or [::1]; set ADMIN_API_KEY to choose your own)");
   }
 
   // Stop accepting, end event streams, finish requests in flight (callbacks too), then stop the workers

@@ -2,15 +2,18 @@
  * Dev conveniences stay on this machine (docs/operations.md#production-checklist): an unset NODE_ENV means
  * production; outside production the service listens on loopback by default; and even when it
  * listens on the network, GET /dev/outbox and the dev start's known admin key answer only direct
- * loopback connections — not the network, not requests relayed by a proxy.
+ * loopback connections — not the network, not requests relayed by a proxy — that name this machine in
+ * their Host (not a page of another site that rebound its name to 127.0.0.1).
  */
+import { request as httpRequest } from "node:http";
 import { networkInterfaces } from "node:os";
 import { describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { devAdminApiKey } from "../src/runtime/admin-key.js";
 import { readSettings } from "../src/settings.js";
 import { registerUser, RestClient, trpcClient, type TestApp } from "./support/app.js";
-import { skipThisTarget } from "./support/database.js";
+import { skipDatabaseAgnostic, skipThisTarget } from "./support/database.js";
+import { isLocalHost } from "../src/http/loopback.js";
 
 /** An address of this machine that is not loopback: connections to it arrive from the network interface. */
 const networkAddress = Object.values(networkInterfaces())
@@ -84,5 +87,89 @@ describe.skipIf(skipThisTarget || !networkAddress)("an ADMIN_API_KEY the operato
     const admin = (key: string) => new RestClient(overNetwork(t), "").request("GET", "/api/v1/admin/tenants", { headers: { authorization: `Bearer ${key}` } });
     expect((await admin(operatorKey)).status).toBe(200);
     expect((await admin(devAdminApiKey)).status).toBe(401);
+  });
+});
+
+describe("a Host naming this machine", () => {
+  it("is localhost, 127.0.0.1 or [::1], with any port and in any case; nothing else", () => {
+    for (const host of ["localhost", "localhost:3000", "LOCALHOST:3000", "LocalHost", "127.0.0.1", "127.0.0.1:8080", "[::1]", "[::1]:3000", "[::1]:65535"]) {
+      expect(isLocalHost(host), host).toBe(true);
+    }
+    for (const host of [undefined, "", "evil.example", "evil.example:3000", "localhost.", "localhost.:3000", "127.0.0.1.", "[::1].", "localhost.evil.example", "127.0.0.1.nip.io", "evil.localhost", "::1", "[::1]:", "localhost:", "localhost:3000:1", "localhost:abc", "127.0.0.2", "0.0.0.0:3000", "[::ffff:127.0.0.1]", " localhost", "localhost "]) {
+      expect(isLocalHost(host), String(host)).toBe(false);
+    }
+  });
+});
+
+/** A request on a direct loopback connection with the `Host` header chosen (fetch always sends the URL's). */
+function withHost(base: string, method: string, path: string, host: string, headers: Record<string, string> = {}, body?: unknown): Promise<{ status: number; body: any }> {
+  const url = new URL(path, base);
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const outgoing = httpRequest(
+      { host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers: { host, ...headers, ...(payload ? { "content-type": "application/json" } : {}) } },
+      (response) => {
+        let text = "";
+        response.on("data", (chunk) => (text += chunk));
+        response.on("end", () => {
+          let parsed: unknown = text;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            // not JSON: kept as text
+          }
+          resolve({ status: response.statusCode ?? 0, body: parsed });
+        });
+      },
+    );
+    outgoing.on("error", reject);
+    outgoing.end(payload);
+  });
+}
+
+describe.skipIf(skipDatabaseAgnostic)("dev-only routes answer only a Host naming this machine (DNS rebinding)", () => {
+  let t: TestApp;
+  it.beforeAll(async ({ launch }) => {
+    t = await launch.app({ NODE_ENV: "development", MTEJA_DEV_START: "1", MOMO_SIMULATOR: "off", ADMIN_API_KEY: "" });
+  });
+  const devKey = { authorization: `Bearer ${devAdminApiKey}` };
+
+  it("each dev route and the dev admin key answer 404 to a loopback request whose Host names another site", async () => {
+    for (const host of ["evil.example", "evil.example:3000", "localhost.:3000", "127.0.0.1.nip.io"]) {
+      const calls: [string, string, Record<string, string>?, unknown?][] = [
+        ["GET", "/dev/outbox"],
+        ["GET", "/dev/outbox/texts"],
+        ["POST", "/demo/shop/orders", {}, { amount: 100 }],
+        ["GET", "/demo/shop/orders/pi_unknown"],
+        ["POST", "/demo/shop/phone/pay", {}, {}],
+        ["GET", "/api/v1/admin/tenants", devKey],
+        ["GET", "/trpc/admin.listTenants", devKey],
+      ];
+      for (const [method, path, headers, body] of calls) {
+        const res = await withHost(t.url, method, path, host, headers, body);
+        expect(res.status, `${method} ${path} Host: ${host}`).toBe(404);
+        expect(JSON.stringify(res.body), `${method} ${path} Host: ${host}`).not.toMatch(/mails|texts|order_number|tenants/);
+      }
+    }
+  });
+
+  it("and answer with Host localhost:3000 (any port, any case, or 127.0.0.1, or [::1])", async () => {
+    expect((await withHost(t.url, "GET", "/dev/outbox", "localhost:3000")).body).toMatchObject({ success: true, data: { mails: expect.any(Array) } });
+    expect((await withHost(t.url, "GET", "/dev/outbox/texts", "LOCALHOST:3000")).body).toMatchObject({ success: true, data: { texts: expect.any(Array) } });
+    const order = await withHost(t.url, "POST", "/demo/shop/orders", "127.0.0.1:3000", {}, { amount: 100 });
+    expect(order.status, JSON.stringify(order.body)).toBe(201);
+    const read = await withHost(t.url, "GET", `/demo/shop/orders/${order.body.intent_id}`, "[::1]:3000");
+    expect(read.body).toMatchObject({ status: "requires_payment" });
+    // Answered by the route (its own validation), not the 404 of an unknown one.
+    expect((await withHost(t.url, "POST", "/demo/shop/phone/pay", "localhost", {}, {})).status).toBe(422);
+    expect((await withHost(t.url, "GET", "/api/v1/admin/tenants", "localhost:3000", devKey)).status).toBe(200);
+    expect((await withHost(t.url, "GET", "/trpc/admin.listTenants", "localhost:3000", devKey)).status).toBe(200);
+  });
+
+  it("the demo's static pages are served whatever the Host (nothing in them is private)", async () => {
+    const page = await withHost(t.url, "GET", "/demo/", "evil.example");
+    // Served when the demo is built; either way not refused for its Host.
+    expect([200, 404]).toContain(page.status);
+    expect(page.status).toBe((await withHost(t.url, "GET", "/demo/", "localhost:3000")).status);
   });
 });

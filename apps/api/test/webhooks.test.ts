@@ -3,7 +3,9 @@
  * with the payment's settlement and delivered by the worker to real HTTP receivers, signed, retried on
  * WEBHOOK_RETRY_SCHEDULE, never following redirects.
  */
+import { recordEvent } from "@mteja/domain";
 import { verifyWebhook } from "@mteja/webhooks";
+import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect } from "vitest";
 import { readSettings } from "../src/settings.js";
 import { adminKey, RestClient } from "./support/app.js";
@@ -351,23 +353,64 @@ describe.skipIf(skipThisTarget)("webhook endpoint URLs in production", () => {
     const lifted = await launch.app({ NODE_ENV: "production", WEBHOOK_ALLOW_PRIVATE_URLS: "true" });
     const key = await createApiKey(production.url);
     const create = (url: string) => new RestClient(production.url, "").request("POST", "/api/v1/webhook-endpoints", { body: { url }, token: key });
+    expect((await create("http://shop.example.com/hooks")).body.error.details).toEqual([{ path: "url", message: "url must be https" }]);
+    const refusedBy = (rule: string) => `url resolves to a non-public address (rule: ${rule})`;
     for (const [url, message] of [
-      ["http://shop.example.com/hooks", "url must be https"],
-      ["https://127.0.0.1/hooks", "127.0.0.1"],
-      ["https://10.1.2.3/hooks", "10.1.2.3"],
-      ["https://[::1]/hooks", "::1"],
-      ["https://169.254.169.254/latest", "169.254.169.254"],
-      ["https://localhost/hooks", "a loopback, private or link-local address"],
+      ["https://127.0.0.1/hooks", refusedBy("loopback 127.0.0.0/8")],
+      ["https://10.1.2.3/hooks", refusedBy("private network 10.0.0.0/8")],
+      ["https://[::1]/hooks", refusedBy("loopback ::1/128")],
+      ["https://169.254.169.254/latest", refusedBy("link-local 169.254.0.0/16")],
+      ["https://100.64.0.1/hooks", refusedBy("carrier-grade NAT 100.64.0.0/10")],
+      ["https://198.18.0.1/hooks", refusedBy("benchmarking 198.18.0.0/15")],
+      ["https://[::ffff:10.0.0.1]/hooks", refusedBy("IPv4-mapped IPv6 ::ffff:0:0/96")],
+      ["https://[::10.0.0.1]/hooks", refusedBy("IPv4-compatible IPv6 ::/96")],
+      ["https://[2002:a00:1::1]/hooks", refusedBy("6to4 2002::/16")],
+      ["https://[64:ff9b::a00:1]/hooks", refusedBy("NAT64 64:ff9b::/96")],
+      ["https://[64:ff9b:1::a00:1]/hooks", refusedBy("local-use NAT64 64:ff9b:1::/48")],
+      ["https://[fec0::1]/hooks", refusedBy("site-local fec0::/10")],
+      ["https://[fd00::1]/hooks", refusedBy("unique local fc00::/7")],
+      ["https://224.0.0.1/hooks", refusedBy("multicast 224.0.0.0/4")],
     ] as const) {
       const res = await create(url);
       expect(res.status, url).toBe(422);
-      expect(res.body.error.details).toEqual([{ path: "url", message: expect.stringContaining(message) }]);
+      expect(res.body.error.details, url).toEqual([{ path: "url", message }]);
     }
+    // A name: the answer names the rule, never the address it resolved to.
+    const named = await create("https://localhost/hooks");
+    expect(named.status).toBe(422);
+    expect(named.body.error.details).toEqual([{ path: "url", message: expect.stringMatching(/^url resolves to a non-public address \(rule: loopback (127\.0\.0\.0\/8|::1\/128)\)$/) }]);
+    expect(JSON.stringify(named.body)).not.toMatch(/127\.0\.0\.1|"::1"/);
+    const swahili = await new RestClient(production.url, "").request("POST", "/api/v1/webhook-endpoints", { body: { url: "https://100.64.0.1/hooks" }, token: key, headers: { "accept-language": "sw" } });
+    expect(swahili.body.error.details[0].message).toContain("(url resolves to a non-public address (rule: carrier-grade NAT 100.64.0.0/10))");
     expect((await create("https://93.184.215.14/hooks")).status).toBe(201);
+    expect((await create("https://[2a00:1450:4001::200e]/hooks")).status).toBe(201);
 
     const liftedKey = await createApiKey(lifted.url);
     const allowed = await new RestClient(lifted.url, "").request("POST", "/api/v1/webhook-endpoints", { body: { url: "http://127.0.0.1:9/hooks" }, token: liftedKey });
     expect(allowed.status).toBe(201);
+    for (const url of ["https://100.64.0.1/hooks", "https://[::ffff:10.0.0.1]/hooks", "https://[64:ff9b::a00:1]/hooks", "https://[fec0::1]/hooks"]) {
+      expect((await new RestClient(lifted.url, "").request("POST", "/api/v1/webhook-endpoints", { body: { url }, token: liftedKey })).status, url).toBe(201);
+    }
+  });
+
+  it("checks the address again when sending: a name that resolves to loopback now fails the attempt, which names the rule", async ({ launch }) => {
+    const production = await launch.app({ NODE_ENV: "production" });
+    // Added while its name resolved to a public address (the check at creation passed); it now resolves to loopback.
+    const endpointId = randomUUID();
+    const now = new Date();
+    await production.deps.db.forTenant("default").webhookEndpoint.create({
+      data: { id: endpointId, tenantId: "default", url: "https://localhost:9/hooks", events: allEventTypes, secretSealed: production.deps.cipher.encrypt("whsec_rebound"), createdAt: now, updatedAt: now },
+    });
+    await production.deps.db.forTenant("default").$transaction((tx) => recordEvent(tx, { tenantId: "default", type: "payment.succeeded", data: { payment: { id: "rebound" } }, at: now }));
+    production.deps.webhooks.nudge();
+    const key = await createApiKey(production.url);
+    const listed = await waitFor(async () => {
+      const res = await new RestClient(production.url, "").request("GET", "/api/v1/webhook-events", { token: key });
+      return res.body.data.webhook_events[0]?.attempts.length > 0 ? res : undefined;
+    });
+    const [attempt] = listed.body.data.webhook_events[0].attempts;
+    expect(attempt).toMatchObject({ endpoint_id: endpointId, status_code: null, error: expect.stringMatching(/^refused: the host is not a public address \(rule: loopback (127\.0\.0\.0\/8|::1\/128)\)$/) });
+    expect(JSON.stringify(listed.body)).not.toMatch(/127\.0\.0\.1|"::1"/);
   });
 });
 

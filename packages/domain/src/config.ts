@@ -5,7 +5,7 @@ export interface DomainConfig {
   appUrl: string;
   cookieSecure: boolean;
   adminApiKey: string | undefined;
-  /** The dev start's known key: accepted only from a direct loopback connection. */
+  /** The dev start's known key: accepted only from a local request (direct loopback, local Host). */
   adminApiKeyLoopbackOnly: boolean;
   rateLimits: boolean;
   accessTokenTtlSeconds: number;

@@ -26,8 +26,11 @@ export interface RequestInfo {
   authorization: string | undefined;
   idempotencyKey: string | undefined;
   ip: string;
-  /** Made straight from this machine's loopback interface, not relayed by a proxy (never from request headers alone). */
-  directLoopback: boolean;
+  /**
+   * Made straight from this machine's loopback interface, not relayed by a proxy (the socket's address,
+   * never a header), and naming this machine in its Host (localhost, 127.0.0.1, [::1]): apps/api/src/http/loopback.ts.
+   */
+  localRequest: boolean;
   userAgent: string | undefined;
   /** The Accept-Language header as sent (docs/i18n.md#which-language). */
   acceptLanguage?: string | undefined;

@@ -151,7 +151,7 @@ async function inUsersLanguage<R extends { ok: boolean }>(ctx: AuthedCtx, result
 export const adminApiProcedure = publicProcedure.meta({ credential: "adminKey" }).use(async ({ ctx, next }) => {
   const key = ctx.deps.config.adminApiKey;
   // Without ADMIN_API_KEY the admin API does not exist (docs/tenants.md#admin-api); nor, for the network, with the dev start's known key.
-  if (!key || (ctx.deps.config.adminApiKeyLoopbackOnly && !ctx.request.directLoopback)) throw new DomainError("NOT_FOUND");
+  if (!key || (ctx.deps.config.adminApiKeyLoopbackOnly && !ctx.request.localRequest)) throw new DomainError("NOT_FOUND");
   const presented = bearerToken(ctx.request.authorization);
   if (!presented) throw new DomainError("AUTH_REQUIRED", "access.admin_key_required");
   if (!equalsConstantTime(presented, key)) throw new DomainError("INVALID_TOKEN", "access.admin_key_invalid");

@@ -36,20 +36,32 @@ export interface WebhookSenderOptions {
 
 const maxResponseBytes = 16 * 1024;
 
+/** The attempt's error (shown to the shop): names the guard's rule, never the address. */
 export class RefusedAddressError extends Error {
-  constructor(readonly address: string) {
-    super(`refused: ${address} is not a public address`);
+  constructor(readonly rule: string) {
+    super(`refused: the host is not a public address (rule: ${rule})`);
     this.name = "RefusedAddressError";
   }
 }
 
-/** A dns.lookup that fails the connection when any resolved address is refused by the guard. */
-export function guardedLookup(guard: AddressGuard): LookupFunction {
+/** How names are resolved: node's dns.lookup, asked for every address. */
+export type ResolveAll = (hostname: string, options: { all: true }, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+
+const resolveAll: ResolveAll = (hostname, options, callback) => dnsLookup(hostname, options, callback);
+
+/**
+ * A dns.lookup that fails the connection when any resolved address is refused by the guard. It runs
+ * for every connection (the sender keeps none alive), so the check is made when sending, whatever
+ * the name resolved to when the endpoint was added.
+ */
+export function guardedLookup(guard: AddressGuard, resolve: ResolveAll = resolveAll): LookupFunction {
   return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+    resolve(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, "", 0);
-      const refused = addresses.find((entry) => !guard.allows(entry.address));
-      if (refused) return callback(new RefusedAddressError(refused.address), "", 0);
+      for (const entry of addresses) {
+        const rule = guard.refusal(entry.address);
+        if (rule) return callback(new RefusedAddressError(rule), "", 0);
+      }
       if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       const first = addresses[0]!;
       callback(null, first.address, first.family);
@@ -82,7 +94,8 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
         if (url.protocol !== "https:" && url.protocol !== "http:") return finish({ statusCode: null, error: "unsupported protocol" });
         // A literal IP address skips dns.lookup, so the guard is asked directly.
         const literal = url.hostname.replace(/^\[|\]$/g, "");
-        if (/^[\d.]+$|:/.test(literal) && !guard.allows(literal)) return finish({ statusCode: null, error: new RefusedAddressError(literal).message });
+        const literalRule = /^[\d.]+$|:/.test(literal) ? guard.refusal(literal) : null;
+        if (literalRule) return finish({ statusCode: null, error: new RefusedAddressError(literalRule).message });
         const transport = url.protocol === "https:" ? https : http;
         const outgoing = transport.request(url, {
           method: "POST",

@@ -1,6 +1,7 @@
 /**
- * The check made when an endpoint is added (the sender checks every resolved address again at
- * connection time, so a name that changes its answer later is still refused).
+ * The check made when an endpoint is added (an endpoint's URL never changes afterwards; the sender
+ * checks every resolved address again at connection time, so a name that changes its answer later is
+ * still refused).
  */
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
@@ -37,6 +38,10 @@ export async function endpointUrlProblem(url: string, rules: EndpointUrlRules): 
   }
   if (addresses.length === 0) return "url's host name does not resolve";
   const guard = createAddressGuard({ allowPrivate: false });
-  const refused = addresses.find((address) => !guard.allows(address));
-  return refused ? `url resolves to ${refused}, a loopback, private or link-local address` : null;
+  for (const address of addresses) {
+    // The rule, never the address: what an internal name resolves to is not the shop's to learn.
+    const rule = guard.refusal(address);
+    if (rule) return `url resolves to a non-public address (rule: ${rule})`;
+  }
+  return null;
 }

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { createAddressGuard, createWebhookSender } from "../src/index.js";
+import { createAddressGuard, createWebhookSender, guardedLookup } from "../src/index.js";
 
 interface Received {
   headers: IncomingMessage["headers"];
@@ -79,12 +79,31 @@ describe("the webhook sender", () => {
   it("in production refuses loopback by address and by a name that resolves to it, without connecting", async () => {
     const target = await receiver((res) => res.writeHead(200).end());
     const sender = createWebhookSender({ allowPrivateAddresses: false });
-    for (const url of [target.url, `http://localhost:${target.port}/hooks`, `http://[::ffff:127.0.0.1]:${target.port}/`]) {
+    for (const [url, rule] of [
+      [target.url, "loopback 127.0.0.0/8"],
+      [`http://localhost:${target.port}/hooks`, /loopback (127\.0\.0\.0\/8|::1\/128)/],
+      [`http://[::ffff:127.0.0.1]:${target.port}/`, "IPv4-mapped IPv6 ::ffff:0:0/96"],
+    ] as const) {
       const result = await sender.send({ url, ...delivery });
       expect(result.acknowledged, url).toBe(false);
-      expect(result.error, url).toMatch(/not a public address/);
+      expect(result.error, url).toMatch(/^refused: the host is not a public address \(rule: /);
+      expect(result.error, url).toMatch(rule);
+      // The attempt's error is shown to the shop: a name's address is never in it.
+      if (url.includes("localhost")) expect(result.error).not.toMatch(/127\.0\.0\.1|::1\b/);
     }
     expect(target.received).toHaveLength(0);
+  });
+
+  it("checks the addresses a name resolves to when connecting (a name that turned private since it was added)", async () => {
+    const rebound = guardedLookup(createAddressGuard({ allowPrivate: false }), (_hostname, _options, callback) =>
+      callback(null, [{ address: "93.184.215.14", family: 4 }, { address: "10.9.8.7", family: 4 }]),
+    );
+    const error = await new Promise<Error | null>((resolve) => rebound("shop.example.com", { all: true }, (err) => resolve(err)));
+    expect(error?.message).toBe("refused: the host is not a public address (rule: private network 10.0.0.0/8)");
+    expect(error?.message).not.toContain("10.9.8.7");
+    const allowed = guardedLookup(createAddressGuard({ allowPrivate: false }), (_hostname, _options, callback) => callback(null, [{ address: "93.184.215.14", family: 4 }]));
+    const answer = await new Promise<unknown>((resolve) => allowed("shop.example.com", {}, (err, address) => resolve(err ?? address)));
+    expect(answer).toBe("93.184.215.14");
   });
 
   it("refuses what is not an http(s) URL", async () => {
@@ -99,6 +118,12 @@ describe("the address guard", () => {
 
   it("refuses loopback, private, link-local, CGNAT, multicast and unspecified addresses, IPv4-mapped ones included", () => {
     for (const address of ["127.0.0.1", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "224.0.0.1", "::1", "::", "fe80::1", "fd00::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1"]) {
+      expect(production.allows(address), address).toBe(false);
+    }
+  });
+
+  it("refuses the IPv6 forms that carry an IPv4 address (compatible, 6to4, NAT64) and site-local ones", () => {
+    for (const address of ["::7f00:1", "::10.0.0.1", "2002:7f00:1::", "2002:a00:1::1", "64:ff9b:1::a00:1", "fec0::1", "feff::1"]) {
       expect(production.allows(address), address).toBe(false);
     }
   });

@@ -40,7 +40,7 @@ function operatorRequest(adminKey: string): RequestInfo {
     authorization: `Bearer ${adminKey}`,
     idempotencyKey: undefined,
     ip: "127.0.0.1",
-    directLoopback: true,
+    localRequest: true,
     userAgent: "mteja-cli",
     getCookie: () => undefined,
     setCookie() {},

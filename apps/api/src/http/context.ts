@@ -1,6 +1,6 @@
 import type { Context, Deps } from "@mteja/domain";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { isDirectLoopback } from "./loopback.js";
+import { isLocalRequest } from "./loopback.js";
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
@@ -25,7 +25,7 @@ export function createRequestContext(deps: Deps, request: FastifyRequest, reply:
       authorization: header(request, "authorization"),
       idempotencyKey: header(request, "idempotency-key"),
       ip: request.ip,
-      directLoopback: isDirectLoopback(request),
+      localRequest: isLocalRequest(request),
       userAgent: header(request, "user-agent"),
       acceptLanguage: header(request, "accept-language"),
       getCookie: (name) => request.cookies[name],

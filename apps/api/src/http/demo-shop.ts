@@ -6,17 +6,17 @@
  * pay from the M-Pesa menu. `POST /demo/shop/phone/pay` stands in for the customer's phone: it asks
  * the Daraja simulator to pay the paybill (docs/daraja-simulator.md#c2b).
  *
- * Outside production only, and for direct loopback connections only (as the dev outbox): it acts
- * with the admin key on the shop's behalf.
+ * Outside production only, and for local requests only (direct loopback naming a local Host, as the
+ * dev outbox): it acts with the admin key on the shop's behalf.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { z } from "zod";
-import { isDirectLoopback } from "./loopback.js";
+import { isLocalRequest } from "./loopback.js";
 
 export interface DemoShopOptions {
-  /** The admin API key in force (the dev start's answers loopback connections, which these calls are). */
+  /** The admin API key in force (the dev start's answers local requests, which these calls to 127.0.0.1 are). */
   adminApiKey: string | undefined;
   /** Where the simulator listens (MOMO_BASE_URL, or the dev start's in-process one). */
   darajaUrl: string | undefined;
@@ -68,13 +68,13 @@ export const demoShopRoutes: FastifyPluginAsync<DemoShopOptions> = async (app, o
     return account;
   };
 
-  const loopbackOnly = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!isDirectLoopback(request)) return reply.callNotFound();
+  const localOnly = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!isLocalRequest(request)) return reply.callNotFound();
   };
   const send = (reply: FastifyReply, status: number, body: unknown) => reply.code(status).header("cache-control", "no-store").send(body);
 
   // The checkout asks the shop for an order: the shop fixes the amount in a payment intent.
-  app.post("/demo/shop/orders", { onRequest: loopbackOnly }, async (request, reply) => {
+  app.post("/demo/shop/orders", { onRequest: localOnly }, async (request, reply) => {
     const input = orderInput.safeParse(request.body);
     if (!input.success) return send(reply, 422, { error: "amount must be a whole number of shillings" });
     const shop = await shopAccount();
@@ -85,7 +85,7 @@ export const demoShopRoutes: FastifyPluginAsync<DemoShopOptions> = async (app, o
   });
 
   // The shop reads its order's intent (a real shop would also be told by its webhook).
-  app.get<{ Params: { id: string } }>("/demo/shop/orders/:id", { onRequest: loopbackOnly }, async (request, reply) => {
+  app.get<{ Params: { id: string } }>("/demo/shop/orders/:id", { onRequest: localOnly }, async (request, reply) => {
     const shop = await shopAccount();
     const intent = await call("GET", `/api/v1/payment-intents/${encodeURIComponent(request.params.id)}`, shop.apiKey);
     if (intent.status !== 200) return send(reply, intent.status, intent.body);
@@ -95,7 +95,7 @@ export const demoShopRoutes: FastifyPluginAsync<DemoShopOptions> = async (app, o
   });
 
   // The customer's phone: pays the paybill from the M-Pesa menu, through the simulator.
-  app.post("/demo/shop/phone/pay", { onRequest: loopbackOnly }, async (request, reply) => {
+  app.post("/demo/shop/phone/pay", { onRequest: localOnly }, async (request, reply) => {
     const input = phoneInput.safeParse(request.body);
     if (!input.success) return send(reply, 422, { error: "paybill, account and amount are required" });
     if (!opts.darajaUrl) return send(reply, 503, { error: "M-Pesa is not configured" });

@@ -1,12 +1,13 @@
 /**
  * GET /dev/outbox (and /dev/outbox/texts): the newest mails (and texts) of the outbox with their text, so a developer (or the demo app)
  * can follow verification and reset links without a mail server. The bodies hold live tokens, so it
- * is registered only outside production, and even then answers only direct loopback connections
- * (anyone else gets the 404 of an unknown route): nobody on the network can read another person's mail.
+ * is registered only outside production, and even then answers only local requests — direct loopback
+ * connections naming localhost, 127.0.0.1 or [::1] as Host (http/loopback.ts; anyone else gets the 404 of
+ * an unknown route): nobody on the network, nor a web page rebinding its name to 127.0.0.1, can read another person's mail.
  */
 import type { Database } from "@mteja/db";
 import type { FastifyPluginAsync } from "fastify";
-import { isDirectLoopback } from "./loopback.js";
+import { isLocalRequest } from "./loopback.js";
 
 export interface DevOutboxOptions {
   db: Database;
@@ -27,10 +28,10 @@ function filtersOf(query: DevOutboxQuery): { to: string | undefined; tenant: str
 type Filters = ReturnType<typeof filtersOf>;
 
 export const devOutboxRoutes: FastifyPluginAsync<DevOutboxOptions> = async (app, opts) => {
-  /** One dev list: loopback only, the shared filters, never cached, `data: { <name>: rows }`. */
+  /** One dev list: local requests only, the shared filters, never cached, `data: { <name>: rows }`. */
   const devList = (path: string, name: string, read: (filters: Filters) => Promise<unknown[]>) =>
     app.get<{ Querystring: DevOutboxQuery }>(path, async (request, reply) => {
-      if (!isDirectLoopback(request)) return reply.callNotFound();
+      if (!isLocalRequest(request)) return reply.callNotFound();
       const rows = await read(filtersOf(request.query));
       void reply.header("Cache-Control", "no-store");
       return { success: true, data: { [name]: rows } };

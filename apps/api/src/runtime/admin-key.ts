@@ -1,7 +1,8 @@
 /**
  * The admin API key in force. The dev start (MTEJA_DEV_START outside production) without
  * ADMIN_API_KEY gets a known key, so a new user can promote an admin and try payouts at once. Being
- * known to everyone, that key answers only direct loopback connections: nobody on the network can
+ * known to everyone, that key answers only local requests (direct loopback connections naming a local
+ * Host, http/loopback.ts): nobody on the network, nor a web page rebinding its name to 127.0.0.1, can
  * use it to act as admin. A configured ADMIN_API_KEY works from anywhere, as in production.
  */
 import type { Settings } from "../settings.js";

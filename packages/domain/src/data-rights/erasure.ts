@@ -1,9 +1,11 @@
 /**
- * DELETE /api/v1/auth/me (docs/data-rights.md#erasure): the customer erases their account. In one
- * transaction: personal fields replaced, addresses, secrets, sessions, tokens and security history
- * deleted, unsent mail to them cancelled, payments kept for the law with the phone masked; then the
- * event and a last notice to the old address. The row itself stays (payments point at it), under an
- * address that cannot receive mail, so the email is free to register again.
+ * DELETE /api/v1/auth/me (docs/data-rights.md#erasure): the customer erases their account. First, in
+ * batches, their phone is masked in the evidence kept beyond their own rows (erased-evidence.ts: stored
+ * callbacks, webhook event bodies, sent texts). Then in one transaction: personal fields replaced,
+ * addresses, secrets, sessions, tokens and security history deleted, unsent mail and texts to them
+ * cancelled, payments kept for the law with the phone masked, what was written meanwhile masked too;
+ * then the event and a last notice to the old address. The row itself stays (payments point at it),
+ * under an address that cannot receive mail, so the email is free to register again.
  */
 import type { TenantTx } from "@mteja/db";
 import { clearRefreshCookie } from "../auth/sessions/refresh-cookie.js";
@@ -11,6 +13,8 @@ import { DomainError } from "../errors.js";
 import { recordSecurityEvent } from "../security-events/record.js";
 import type { AuthedCtx } from "../trpc.js";
 import { confirmAccountOwner, type OwnerProof } from "./confirmation.js";
+import { erasedEvidenceOf, maskErasedEvidence, maskEvidenceWrittenMeanwhile } from "./erased-evidence.js";
+import { storedPhoneForms } from "./mask-evidence.js";
 import { maskPhone } from "./mask-phone.js";
 import { enqueueDataRightsNotice } from "./notices.js";
 
@@ -25,12 +29,17 @@ export async function eraseMyAccount(ctx: AuthedCtx, proof: OwnerProof): Promise
   if (!user) throw new DomainError("INVALID_TOKEN");
   await confirmAccountOwner(ctx, user, proof);
 
+  // Read before anything changes (the payments' phones are masked below); a failure leaves the account as it was.
+  const evidence = await erasedEvidenceOf(ctx, user);
+  const batchesStartedAt = await maskErasedEvidence(ctx, evidence);
+
   await ctx.db.$transaction(async (tx) => {
     const now = deps.clock.now();
     if (user.email !== null) await tx.mailOutbox.deleteMany({ where: { toAddress: user.email, sentAt: null } });
-    // Texts not yet sent to their phone, and its codes (phone_codes name the phone, not always the account).
+    // Texts not yet sent to the account's phones (recipients are stored as +254…), and its codes
+    // (phone_codes name the phone, not always the account).
+    await tx.smsOutbox.deleteMany({ where: { toPhone: { in: storedPhoneForms(evidence.accountPhones) }, sentAt: null } });
     if (user.phone !== null) {
-      await tx.smsOutbox.deleteMany({ where: { toPhone: user.phone, sentAt: null } });
       await tx.phoneCode.deleteMany({ where: { OR: [{ userId: user.id }, { phone: user.phone }] } });
     } else {
       await tx.phoneCode.deleteMany({ where: { userId: user.id } });
@@ -64,6 +73,7 @@ export async function eraseMyAccount(ctx: AuthedCtx, proof: OwnerProof): Promise
     await tx.recoveryCode.deleteMany({ where: { userId: user.id } });
     await tx.securityEvent.deleteMany({ where: { userId: user.id } });
     await maskPaymentPhones(tx, user.id);
+    await maskEvidenceWrittenMeanwhile(tx, evidence, batchesStartedAt);
     await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "account.deleted" });
   });
   deps.nudgeMail();

@@ -35,7 +35,7 @@ export const webhooksRouter = createTRPCRouter({
         path: "/api/v1/webhook-endpoints",
         tags,
         summary: "Add a webhook endpoint",
-        description: `The signing secret (whsec_…) is in this answer only (Cache-Control: no-store). In production the URL must be https and must not resolve to a loopback, private or link-local address. At most ${maxEndpointsPerTenant} endpoints per tenant.`,
+        description: `The signing secret (whsec_…) is in this answer only (Cache-Control: no-store). In production the URL must be https and must resolve to public addresses only (not loopback, private, link-local, carrier-grade NAT, multicast, reserved, nor an IPv6 form carrying an IPv4 address); a refusal names the rule, never the address. At most ${maxEndpointsPerTenant} endpoints per tenant.`,
         errorResponses: { ...serverErrors, 422: `VALIDATION_ERROR (a URL that is refused, unknown event types, or ${maxEndpointsPerTenant} endpoints already)` },
       },
     })

@@ -2,7 +2,7 @@
 export interface WebhookDeps {
   /**
    * Why this URL cannot be an endpoint, or null when it can. In production: https only, and the name
-   * must not resolve to a loopback, private or link-local address (unless WEBHOOK_ALLOW_PRIVATE_URLS).
+   * must resolve to public addresses only (unless WEBHOOK_ALLOW_PRIVATE_URLS; docs/webhooks.md#endpoint-addresses).
    * The sender checks every resolved address again when it connects.
    */
   urlProblem(url: string): Promise<string | null>;

@@ -148,7 +148,7 @@ export function clientOf(deps: Deps, options: { tenant?: string | undefined } = 
     },
     idempotencyKey: undefined,
     ip: "203.0.113.7",
-    directLoopback: false,
+    localRequest: false,
     userAgent: "service-test",
     getCookie: (name) => client.cookies.get(name),
     setCookie: (name, value) => void client.cookies.set(name, value),

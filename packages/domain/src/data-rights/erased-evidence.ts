@@ -1,0 +1,138 @@
+/**
+ * The erased customer's phone masked beyond their own rows (docs/data-rights.md#erasure): in the webhook
+ * event bodies that show their payments, in the stored callbacks of their payments and in the texts sent
+ * to them, as payments show it (`254******678`). Only this customer's, in this shop:
+ *
+ * - events: the shop's events that show one of the customer's payments (the masking goes by the
+ *   payment's id, so a payment of another customer paid from the same phone keeps its number);
+ * - callbacks: those Daraja sent about the customer's payments — their STK payments, the C2B payments
+ *   of intents made out to them, and those payments' reversals — found by Daraja's ids of these rows
+ *   (momo_callbacks.correlation_id), which are unique across shops (erased-callbacks.ts);
+ * - texts: the shop's sent texts to the account's phones (its phone, and any phone it asked a code for).
+ *
+ * Done in batches before the account's own transaction, each row written by its own short statement,
+ * so no lock is held for long and a failure leaves the account as it was (the customer tries again;
+ * masking twice changes nothing). The transaction then masks what was written meanwhile.
+ */
+import type { TenantTx } from "@mteja/db";
+import type { TenantCtx } from "../trpc.js";
+import { maskStoredCallbacks } from "./erased-callbacks.js";
+import { maskKnownPhones, maskPaymentPhonesInEvent, storedPhoneForms } from "./mask-evidence.js";
+import { maskPhone } from "./mask-phone.js";
+
+/** Rows read, and written one by one, per round trip. */
+const evidenceBatchSize = 200;
+
+/** Events written while the batches ran are looked for again from this long before they started. */
+const meanwhileMarginMs = 60_000;
+
+export interface ErasedEvidence {
+  /** The customer's payments (STK, `user_id`): the payment objects to mask in events. */
+  paymentIds: ReadonlySet<string>;
+  /** Their phones as stored (not masked yet): an event showing one of them names it. */
+  paymentPhones: string[];
+  /** When the first of them was made: no event about them is older. */
+  firstPaymentAt: Date | null;
+  /** The account's phones: its phone and every phone it asked a code for. */
+  accountPhones: string[];
+  /** Daraja's ids of their payments, of the C2B payments of their intents, and of those payments' reversals. */
+  callbackIds: string[];
+}
+
+/** The rows the two evidence passes reach: the shop's client or its transaction. */
+type EvidenceDb = Pick<TenantTx, "webhookEvent" | "smsOutbox">;
+
+/** Reads what the customer's evidence is found by, before anything of the account changes. */
+export async function erasedEvidenceOf(ctx: TenantCtx, user: { id: string; phone: string | null }): Promise<ErasedEvidence> {
+  const payments = await ctx.db.payment.findMany({
+    where: { OR: [{ userId: user.id }, { channel: "c2b", intent: { is: { userId: user.id } } }] },
+    select: { id: true, userId: true, phone: true, paidPhone: true, createdAt: true, checkoutRequestId: true, mpesaReceipt: true, transId: true },
+  });
+  const own = payments.filter((payment) => payment.userId === user.id);
+  const reversals = payments.length === 0 ? [] : await ctx.db.paymentReversal.findMany({
+    where: { paymentId: { in: payments.map((payment) => payment.id) } },
+    select: { originatorConversationId: true, conversationId: true, receipt: true },
+  });
+  const codes = await ctx.db.phoneCode.findMany({ where: { userId: user.id }, select: { phone: true }, distinct: ["phone"] });
+  const present = (values: (string | null)[]) => [...new Set(values.filter((value): value is string => value !== null && value !== ""))];
+  return {
+    paymentIds: new Set(own.map((payment) => payment.id)),
+    paymentPhones: present(own.flatMap((payment) => [payment.phone, payment.paidPhone])).filter((phone) => !phone.includes("*")),
+    firstPaymentAt: own.reduce<Date | null>((first, payment) => (first === null || payment.createdAt < first ? payment.createdAt : first), null),
+    accountPhones: present([user.phone, ...codes.map((code) => code.phone)]),
+    callbackIds: present([
+      ...payments.flatMap((payment) => [payment.checkoutRequestId, payment.mpesaReceipt, payment.transId]),
+      ...reversals.flatMap((reversal) => [reversal.originatorConversationId, reversal.conversationId, reversal.receipt]),
+    ]),
+  };
+}
+
+/** The batches, before the account's transaction; answers when they started (for `maskEvidenceWrittenMeanwhile`). */
+export async function maskErasedEvidence(ctx: TenantCtx, evidence: ErasedEvidence, { batchSize = evidenceBatchSize } = {}): Promise<Date> {
+  const startedAt = ctx.deps.clock.now();
+  await maskStoredCallbacks(ctx.deps, evidence.callbackIds, [...evidence.accountPhones, ...evidence.paymentPhones], batchSize);
+  await maskEventBodies(ctx.db, evidence, evidence.firstPaymentAt, batchSize);
+  await maskSentTexts(ctx.db, evidence, batchSize);
+  return startedAt;
+}
+
+/**
+ * In the account's transaction: the events and texts written while the batches ran (a payment settling,
+ * a text going out, at that moment). Afterwards nothing new names the phone: the payments are masked
+ * and the account has no phone to text.
+ */
+export async function maskEvidenceWrittenMeanwhile(tx: TenantTx, evidence: ErasedEvidence, batchesStartedAt: Date): Promise<void> {
+  await maskEventBodies(tx, evidence, new Date(batchesStartedAt.getTime() - meanwhileMarginMs), evidenceBatchSize);
+  await maskSentTexts(tx, evidence, evidenceBatchSize);
+}
+
+/** The shop's events since `since` that show a payment of the customer's, their phone masked. */
+async function maskEventBodies(db: EvidenceDb, evidence: ErasedEvidence, since: Date | null, batchSize: number): Promise<void> {
+  if (since === null || evidence.paymentPhones.length === 0) return;
+  // Candidates name one of the phones as a payment object writes it; the masking then goes by payment id.
+  const namesAPhone = evidence.paymentPhones.map((phone) => ({ body: { contains: `"phone":${JSON.stringify(phone)}` } }));
+  let after: { createdAt: Date; id: string } | undefined;
+  for (;;) {
+    const rows = await db.webhookEvent.findMany({
+      where: {
+        AND: [
+          { createdAt: { gte: since } },
+          { OR: namesAPhone },
+          ...(after ? [{ OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] }] : []),
+        ],
+      },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+      take: batchSize,
+      select: { id: true, body: true, createdAt: true },
+    });
+    for (const row of rows) {
+      const body = maskPaymentPhonesInEvent(row.body, evidence.paymentIds);
+      if (body !== row.body) await db.webhookEvent.updateMany({ where: { id: row.id }, data: { body } });
+    }
+    if (rows.length < batchSize) return;
+    after = rows[rows.length - 1]!;
+  }
+}
+
+/**
+ * The shop's sent texts to the account's phones: the recipient masked, and any of the customer's phones
+ * in the body (bodies are blanked once sent in production). Unsent ones are the transaction's to delete.
+ */
+async function maskSentTexts(db: EvidenceDb, evidence: ErasedEvidence, batchSize: number): Promise<void> {
+  const recipients = storedPhoneForms(evidence.accountPhones);
+  if (recipients.length === 0) return;
+  const phones = [...evidence.accountPhones, ...evidence.paymentPhones];
+  for (;;) {
+    // A masked row no longer matches, so each round reads the next ones.
+    const rows = await db.smsOutbox.findMany({
+      where: { toPhone: { in: recipients }, sentAt: { not: null } },
+      orderBy: { id: "asc" },
+      take: batchSize,
+      select: { id: true, toPhone: true, body: true },
+    });
+    for (const row of rows) {
+      await db.smsOutbox.updateMany({ where: { id: row.id }, data: { toPhone: maskPhone(row.toPhone), body: maskKnownPhones(row.body, phones) } });
+    }
+    if (rows.length < batchSize) return;
+  }
+}
