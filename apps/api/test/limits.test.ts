@@ -255,6 +255,7 @@ describe.skipIf(skipHere)("default limits", () => {
       unauthenticated_callbacks_stored: { points: 60, durationSeconds: 60 },
       phone_codes_per_tenant: { points: 600, durationSeconds: 3600 },
       sms_texts_per_ip: { points: 60, durationSeconds: 3600 },
+      sms_texts_per_account: { points: 10, durationSeconds: 3600 },
       sms_texts_platform: { points: 5000, durationSeconds: 3600 },
     });
     expect(readSettings({}).RATE_LIMIT_RULES).toEqual({});

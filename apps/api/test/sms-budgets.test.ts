@@ -1,7 +1,7 @@
 /**
  * What texts cost (docs/limits.md#texts): only texts actually written to the SMS outbox count toward
  * the shop's budget (`phone_codes_per_tenant`), the texts of one address at a shop (`sms_texts_per_ip`)
- * and the platform's texts (`sms_texts_platform`, past which a shop sending more than a quarter of them
+ * or of one signed-in account (`sms_texts_per_account`), and the platform's texts (`sms_texts_platform`, past which a shop sending more than a quarter of them
  * is refused with 503 SMS_UNAVAILABLE while the others go on). A shop's own numbers (settings.limits).
  * Through HTTP, REST and tRPC, on both databases; shared by two instances through Redis.
  */
@@ -64,11 +64,11 @@ async function textOnce(t: TestApp, client: RestClient): Promise<Phone> {
   return phone;
 }
 
-describe.skipIf(skipThisTarget)("texts sent, per shop and per address (phone_codes_per_tenant, sms_texts_per_ip)", () => {
+describe.skipIf(skipThisTarget)("texts sent, per shop, address and account (phone_codes_per_tenant, sms_texts_per_ip, sms_texts_per_account)", () => {
   let t: TestApp;
   it.beforeAll(async ({ launch }) => {
     // Each test but the first texts through shops of its own, so their budgets are apart.
-    t = await launch.app({ TRUST_PROXY: "127.0.0.1", RATE_LIMIT_RULES: "phone_codes_per_tenant=5/3600,sms_texts_per_ip=3/3600" });
+    t = await launch.app({ TRUST_PROXY: "127.0.0.1", RATE_LIMIT_RULES: "phone_codes_per_tenant=5/3600,sms_texts_per_ip=3/3600,sms_texts_per_account=4/3600" });
   });
 
   it("one address repeating phone/start for one number: texts stop at the per-phone limit and the shop's other customers still get codes", async () => {
@@ -188,6 +188,25 @@ describe.skipIf(skipThisTarget)("texts sent, per shop and per address (phone_cod
     const own = uniquePhone();
     expect((await fromAddress.post("/api/v1/auth/me/phone/start", { phone: own.local }, user.accessToken)).status).toBe(200);
     expect(await textsWritten(t, own)).toBe(1);
+  });
+
+
+  it("past sms_texts_per_account a signed-in customer texting new numbers gets 429; the shop's other customers go on", async () => {
+    const shop = await createShop(t, { limits: { phone_codes_per_tenant: 100 } });
+    const client = new RestClient(t.url, shop);
+    const spammer = await registerUser(client);
+    for (let i = 0; i < 4; i++) expect((await client.post("/api/v1/auth/me/phone/start", { phone: uniquePhone().local }, spammer.accessToken)).status).toBe(200);
+    const limited = await client.post("/api/v1/auth/me/phone/start", { phone: uniquePhone().local }, spammer.accessToken);
+    expect([limited.status, limited.body.error.code]).toEqual([429, "RATE_LIMITED"]);
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    const overTrpc = await trpcMutation(t.url, "phone.meStart", { phone: uniquePhone().local }, { "x-tenant-id": shop, authorization: `Bearer ${spammer.accessToken}` });
+    expect([overTrpc.status, overTrpc.code]).toEqual([429, "RATE_LIMITED"]);
+
+    const other = await registerUser(client);
+    const own = uniquePhone();
+    expect((await client.post("/api/v1/auth/me/phone/start", { phone: own.local }, other.accessToken)).status).toBe(200);
+    expect(await textsWritten(t, own)).toBe(1);
+    await textOnce(t, new IpClient(t.url, uniqueIp(), shop));
   });
 });
 

@@ -28,6 +28,7 @@ export const limitRules: LimitRules = {
   unauthenticated_callbacks_stored: { points: 60, durationSeconds: 60 },
   phone_codes_per_tenant: { points: 600, durationSeconds: 60 * 60 },
   sms_texts_per_ip: { points: 60, durationSeconds: 60 * 60 },
+  sms_texts_per_account: { points: 10, durationSeconds: 60 * 60 },
   sms_texts_platform: { points: 5000, durationSeconds: 60 * 60 },
 };
 

@@ -14,6 +14,7 @@ export type LimitRule =
   | "unauthenticated_callbacks_stored"
   | "phone_codes_per_tenant"
   | "sms_texts_per_ip"
+  | "sms_texts_per_account"
   | "sms_texts_platform";
 
 export interface LimitDecision {

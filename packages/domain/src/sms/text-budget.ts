@@ -1,11 +1,12 @@
 /**
  * What a text costs (docs/limits.md#texts). Every text the service writes to the SMS outbox is charged
  * here, once it is known to be sent and before it is written, and nothing else is: a request that
- * sends no text costs no budget. Three counts:
+ * sends no text costs no budget. It counts:
  *
  * - the shop's budget, `phone_codes_per_tenant` (over it: 429 RATE_LIMITED);
  * - for a request without a session, its address at the shop, `sms_texts_per_ip` (over it: 429,
- *   which phone/start keeps to itself: its caller sees 200 and nothing is sent);
+ *   which phone/start keeps to itself: its caller sees 200 and nothing is sent); for a signed-in
+ *   customer, the account, `sms_texts_per_account` (429), so one account cannot spend the shop's budget;
  * - the platform's texts, `sms_texts_platform`: once the platform has sent its number in the window,
  *   a shop that sent more than a quarter of them is refused (503 SMS_UNAVAILABLE) and the others go on.
  *
@@ -19,7 +20,7 @@ import type { LimitRule, Tally } from "../core/limiter.js";
 import type { TenantCtx } from "../trpc.js";
 
 /** The rules a shop may set its own number for (tenant settings `limits`, docs/tenants.md#settings). */
-export type ShopLimitRule = "phone_codes_per_tenant" | "sms_texts_per_ip";
+export type ShopLimitRule = "phone_codes_per_tenant" | "sms_texts_per_ip" | "sms_texts_per_account";
 
 /** The shop's own number for a rule, where it has one; otherwise the process's applies. */
 export function shopLimit(tenant: Tenant, rule: ShopLimitRule): number | undefined {
@@ -81,24 +82,32 @@ export interface TextCharge {
   refund(): Promise<void>;
 }
 
-export interface TextPayer {
-  /** The request has no session: its texts also count against its address at the shop (`sms_texts_per_ip`). */
-  unauthenticated: boolean;
+/** Who asked for the text, besides the shop that pays for it. */
+export type TextPayer =
+  /** A request without a session: counted against its address at the shop (`sms_texts_per_ip`). */
+  | { kind: "address" }
+  /** A signed-in customer: counted against the account (`sms_texts_per_account`). */
+  | { kind: "account"; userId: string };
+
+/** One point under a rule, for a key, compared with the shop's own number where it has one. */
+type Count = readonly [rule: LimitRule, key: string, limit: number | undefined];
+
+function payerCount(ctx: TenantCtx, payer: TextPayer): Count {
+  const { tenant } = ctx;
+  return payer.kind === "address"
+    ? ["sms_texts_per_ip", `${tenant.id}:${ipLimitKey(ctx.request.ip)}`, shopLimit(tenant, "sms_texts_per_ip")]
+    : ["sms_texts_per_account", `${tenant.id}:${payer.userId}`, shopLimit(tenant, "sms_texts_per_account")];
 }
 
 /**
- * Charges one text about to be written to the outbox, or throws RATE_LIMITED (the shop's budget, or
- * the address's) or SMS_UNAVAILABLE (the platform's) having charged nothing. Every path that texts
- * calls it (through issuePhoneCode for codes), after its own rules (the per-phone limit) have said yes.
+ * Charges one text about to be written to the outbox, or throws RATE_LIMITED (the shop's budget, the
+ * address's or the account's) or SMS_UNAVAILABLE (the platform's) having charged nothing. Every path
+ * that texts calls it (through issuePhoneCode for codes), after its own rules (the per-phone limit)
+ * have said yes.
  */
 export async function chargeText(ctx: TenantCtx, payer: TextPayer): Promise<TextCharge> {
   const { limiter } = ctx.deps;
-  const counts: Array<readonly [rule: LimitRule, key: string, limit: number | undefined]> = [
-    ["phone_codes_per_tenant", ctx.tenant.id, shopLimit(ctx.tenant, "phone_codes_per_tenant")],
-  ];
-  if (payer.unauthenticated) {
-    counts.push(["sms_texts_per_ip", `${ctx.tenant.id}:${ipLimitKey(ctx.request.ip)}`, shopLimit(ctx.tenant, "sms_texts_per_ip")]);
-  }
+  const counts: Count[] = [["phone_codes_per_tenant", ctx.tenant.id, shopLimit(ctx.tenant, "phone_codes_per_tenant")], payerCount(ctx, payer)];
   const decisions = await Promise.all(counts.map(([rule, key, limit]) => limiter.consume(rule, key, limit)));
   const refundCounts = () => Promise.all(counts.map(([rule, key]) => limiter.refund(rule, key))).then(() => undefined);
   const refused = decisions.filter((decision) => !decision.allowed);

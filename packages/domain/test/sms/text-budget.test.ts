@@ -24,7 +24,7 @@ describe("the platform rule (sms_texts_platform)", () => {
   });
 });
 
-const numbers: Partial<Record<LimitRule, number>> = { phone_codes_per_tenant: 10, sms_texts_per_ip: 2, sms_texts_platform: 4 };
+const numbers: Partial<Record<LimitRule, number>> = { phone_codes_per_tenant: 10, sms_texts_per_ip: 2, sms_texts_per_account: 5, sms_texts_platform: 4 };
 
 /** Counts in memory like the real limiter: a count per rule and key, and a tally per rule and key. */
 function countingLimiter() {
@@ -66,45 +66,50 @@ function shopContext(limiter: Limiter, tenantId: string, options: { ip?: string;
 const codeOf = (promise: Promise<unknown>) => promise.then(() => "charged", (error: unknown) => (error instanceof DomainError ? error.code : error));
 
 describe("charging a text", () => {
-  it("counts it to the shop, to the address of an unauthenticated request, and to the platform", async () => {
+  it("counts it to the shop, to the address of an unauthenticated request or to the signed-in account, and to the platform", async () => {
     const { limiter, count, tally } = countingLimiter();
-    await chargeText(shopContext(limiter, "duka").ctx, { unauthenticated: true });
-    await chargeText(shopContext(limiter, "duka").ctx, { unauthenticated: false });
+    await chargeText(shopContext(limiter, "duka").ctx, { kind: "address" });
+    await chargeText(shopContext(limiter, "duka").ctx, { kind: "account", userId: "wanjiku" });
     expect(count("phone_codes_per_tenant", "duka")).toBe(2);
     expect(count("sms_texts_per_ip", "duka:196.201.214.200")).toBe(1);
+    expect(count("sms_texts_per_account", "duka:wanjiku")).toBe(1);
     expect([tally("platform"), tally("shop:duka")]).toEqual([2, 2]);
   });
 
   it("charges nothing when any count refuses: the address's refusal gives the shop's point back", async () => {
     const { limiter, count, tally } = countingLimiter();
-    for (let i = 0; i < 2; i++) await chargeText(shopContext(limiter, "duka").ctx, { unauthenticated: true });
-    expect(await codeOf(chargeText(shopContext(limiter, "duka").ctx, { unauthenticated: true }))).toBe("RATE_LIMITED");
+    for (let i = 0; i < 2; i++) await chargeText(shopContext(limiter, "duka").ctx, { kind: "address" });
+    expect(await codeOf(chargeText(shopContext(limiter, "duka").ctx, { kind: "address" }))).toBe("RATE_LIMITED");
     expect(count("phone_codes_per_tenant", "duka")).toBe(2);
     expect(count("sms_texts_per_ip", "duka:196.201.214.200")).toBe(2);
     expect(tally("platform")).toBe(2);
     // Another address of the same shop is not the one that is spent.
-    expect(await codeOf(chargeText(shopContext(limiter, "duka", { ip: "41.90.64.7" }).ctx, { unauthenticated: true }))).toBe("charged");
+    expect(await codeOf(chargeText(shopContext(limiter, "duka", { ip: "41.90.64.7" }).ctx, { kind: "address" }))).toBe("charged");
   });
 
   it("uses a shop's own numbers where it has them", async () => {
     const { limiter } = countingLimiter();
     const { ctx } = shopContext(limiter, "duka", { limits: { phone_codes_per_tenant: 1 } });
-    expect(await codeOf(chargeText(ctx, { unauthenticated: false }))).toBe("charged");
-    expect(await codeOf(chargeText(ctx, { unauthenticated: false }))).toBe("RATE_LIMITED");
+    expect(await codeOf(chargeText(ctx, { kind: "account", userId: "wanjiku" }))).toBe("charged");
+    expect(await codeOf(chargeText(ctx, { kind: "account", userId: "wanjiku" }))).toBe("RATE_LIMITED");
     await expect(assertShopCanText(ctx)).rejects.toMatchObject({ code: "RATE_LIMITED" });
+    const perAccount = shopContext(limiter, "soko", { limits: { sms_texts_per_account: 1 } }).ctx;
+    expect(await codeOf(chargeText(perAccount, { kind: "account", userId: "wanjiku" }))).toBe("charged");
+    expect(await codeOf(chargeText(perAccount, { kind: "account", userId: "wanjiku" }))).toBe("RATE_LIMITED");
+    expect(await codeOf(chargeText(perAccount, { kind: "account", userId: "achieng" }))).toBe("charged");
   });
 
   it("past the platform's number refuses the heavy shop with SMS_UNAVAILABLE, giving every count back, and serves a light one", async () => {
     const { limiter, count, tally } = countingLimiter();
-    for (let i = 0; i < 3; i++) await chargeText(shopContext(limiter, "heavy").ctx, { unauthenticated: false });
-    await chargeText(shopContext(limiter, "light").ctx, { unauthenticated: false });
+    for (let i = 0; i < 3; i++) await chargeText(shopContext(limiter, "heavy").ctx, { kind: "account", userId: "wanjiku" });
+    await chargeText(shopContext(limiter, "light").ctx, { kind: "account", userId: "wanjiku" });
     const heavy = shopContext(limiter, "heavy");
-    await expect(chargeText(heavy.ctx, { unauthenticated: false })).rejects.toMatchObject({ code: "SMS_UNAVAILABLE", status: 503, retryAfter: 1800 });
+    await expect(chargeText(heavy.ctx, { kind: "account", userId: "wanjiku" })).rejects.toMatchObject({ code: "SMS_UNAVAILABLE", status: 503, retryAfter: 1800 });
     await expect(assertShopCanText(heavy.ctx)).rejects.toMatchObject({ code: "SMS_UNAVAILABLE" });
     expect(count("phone_codes_per_tenant", "heavy")).toBe(3);
     expect([tally("platform"), tally("shop:heavy")]).toEqual([4, 3]);
     expect(await codeOf(assertShopCanText(shopContext(limiter, "light").ctx))).toBe("charged");
-    expect(await codeOf(chargeText(shopContext(limiter, "light").ctx, { unauthenticated: false }))).toBe("charged");
+    expect(await codeOf(chargeText(shopContext(limiter, "light").ctx, { kind: "account", userId: "wanjiku" }))).toBe("charged");
     // Warned once, by the first request that found the platform past its number.
     expect(heavy.warnings).toEqual([expect.objectContaining({ platformTexts: 4, limit: 4, tenantId: "heavy", refused: true })]);
   });

@@ -44,7 +44,7 @@ export async function startPhoneSignIn(ctx: TenantCtx, input: z.infer<typeof pho
         purpose: "sign_in",
         userId: null,
         locale: localeOfRecipient(user?.preferences, tenant),
-        payer: { unauthenticated: true },
+        payer: { kind: "address" },
       });
       if (sent) deps.nudgeSms();
       else deps.logger.info({ tenantId: tenant.id }, "phone code limit reached; no text written");
@@ -117,7 +117,7 @@ export async function startMePhone(ctx: AuthedCtx, input: z.infer<typeof mePhone
     purpose: "verify",
     userId: user.id,
     locale: localeOfRecipient(user.preferences, tenant),
-    payer: { unauthenticated: false },
+    payer: { kind: "account", userId: user.id },
   });
   // The caller is signed in and names their own number: saying so reveals nothing about anyone else.
   if (!sent) throw new DomainError("RATE_LIMITED", "phone.too_many_codes", { retryAfter: 15 * 60 });
