@@ -254,6 +254,9 @@ describe.skipIf(skipHere)("default limits", () => {
       stk_prompts_per_phone_hour: { points: 10, durationSeconds: 3600 },
       unauthenticated_callbacks_stored: { points: 60, durationSeconds: 60 },
       phone_codes_per_tenant: { points: 600, durationSeconds: 3600 },
+      sms_texts_per_ip: { points: 60, durationSeconds: 3600 },
+      sms_texts_per_account: { points: 10, durationSeconds: 3600 },
+      sms_texts_platform: { points: 5000, durationSeconds: 3600 },
     });
     expect(readSettings({}).RATE_LIMIT_RULES).toEqual({});
   });
@@ -276,6 +279,32 @@ describe.skipIf(skipHere)("default limits", () => {
     expect(refused.retryAfter).toBeGreaterThan(0);
     expect(refused.retryAfter).toBeLessThanOrEqual(60);
     expect((await limiter.consume("stkpush_per_user", "shop:user-2")).allowed).toBe(true);
+  });
+});
+
+describe.skipIf(skipHere)("the limiter", () => {
+  it("compares a count with a shop's own number where one is given, higher or lower than the rule's", async () => {
+    const limiter = createLimiter({ rules: { phone_codes_per_tenant: { points: 2, durationSeconds: 60 } } });
+    for (let i = 0; i < 3; i++) expect((await limiter.consume("phone_codes_per_tenant", "big-shop", 3)).allowed).toBe(true);
+    expect((await limiter.peek("phone_codes_per_tenant", "big-shop", 3)).allowed).toBe(false);
+    expect((await limiter.consume("phone_codes_per_tenant", "big-shop", 3)).allowed).toBe(false);
+    expect((await limiter.consume("phone_codes_per_tenant", "small-shop", 1)).allowed).toBe(true);
+    expect((await limiter.peek("phone_codes_per_tenant", "small-shop")).allowed).toBe(true);
+    expect((await limiter.consume("phone_codes_per_tenant", "small-shop", 1)).allowed).toBe(false);
+  });
+
+  it("tallies keys in one window aligned to the service clock, so their counts compare, and starts afresh in the next", async () => {
+    let now = Date.UTC(2026, 10, 28, 13, 0, 0);
+    const limiter = createLimiter({ rules: { sms_texts_platform: { points: 4, durationSeconds: 3600 } }, nowMs: () => now });
+    await limiter.tally("sms_texts_platform", ["platform", "shop:a"], 1);
+    now += 59 * 60 * 1000;
+    const second = await limiter.tally("sms_texts_platform", ["platform", "shop:b"], 1);
+    expect(second).toEqual({ counts: [2, 1], limit: 4, retryAfter: 60 });
+    expect((await limiter.tally("sms_texts_platform", ["platform", "shop:a", "shop:b"], 0)).counts).toEqual([2, 1, 1]);
+    expect((await limiter.tally("sms_texts_platform", ["platform", "shop:b"], -1)).counts).toEqual([1, 0]);
+    now += 60 * 1000;
+    const next = await limiter.tally("sms_texts_platform", ["platform", "shop:a"], 0);
+    expect(next).toEqual({ counts: [0, 0], limit: 4, retryAfter: 3600 });
   });
 });
 

@@ -37,6 +37,8 @@ export const errorStatus = {
   PAYMENT_NOT_REVERSIBLE: 409,
   // Phone sign-in: the phone is verified on another account of the shop.
   PHONE_IN_USE: 409,
+  // The platform's texts of the hour are spent and this shop sent more than a quarter of them (docs/limits.md#texts).
+  SMS_UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;
@@ -64,7 +66,7 @@ export interface DomainErrorOptions {
   details?: readonly DetailSource[];
   /** Only where one code has two statuses (INVALID_TOKEN is 400 on reset-password; docs/errors.md). */
   status?: number;
-  /** Seconds, for RATE_LIMITED. */
+  /** Seconds, for RATE_LIMITED and SMS_UNAVAILABLE. */
   retryAfter?: number;
   /** The answer's language, where no request context will exist to decide it (a body refused before tRPC builds one). */
   locale?: Locale;

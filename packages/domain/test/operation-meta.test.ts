@@ -11,7 +11,7 @@ import { TRPCError, type AnyRouter } from "@trpc/server";
 import type { SignInReport } from "../src/events.js";
 import { operationMetaOf } from "../src/operation-meta.js";
 import { appRouter } from "../src/router.js";
-import type { LimitDecision, Limiter, LimitRule } from "../src/core/limiter.js";
+import { unlimited, type LimitDecision, type Limiter, type LimitRule } from "../src/core/limiter.js";
 import {
   adminApiProcedure,
   adminProcedure,
@@ -58,6 +58,7 @@ function harness(limit: () => Promise<LimitDecision> = async () => ({ allowed: t
     refund: async () => undefined,
     reset: async () => undefined,
     peek: async () => ({ allowed: true, retryAfter: 0 }),
+    tally: unlimited.tally,
   };
   const deps = { limiter, events: { signIn: (report: SignInReport) => reports.push(report) } } as unknown as Deps;
   const request = { ip: "::ffff:203.0.113.9", tenantHeader: undefined, authorization: undefined } as unknown as RequestInfo;

@@ -1,7 +1,8 @@
 /**
  * The abuse limits of docs/limits.md, on rate-limiter-flexible: in memory for one instance, or in
  * Redis so that several instances share one count. Each rule is a fixed window: `points` events per
- * `durationSeconds`, counted from the key's first event.
+ * `durationSeconds`, counted from the key's first event. A tally (the platform's texts and each shop's
+ * share of them) counts in windows aligned to the service clock instead, one window for every key.
  */
 import type { Limiter, LimitRule } from "@mteja/domain";
 import type { Redis } from "ioredis";
@@ -26,6 +27,9 @@ export const limitRules: LimitRules = {
   stk_prompts_per_phone_hour: { points: 10, durationSeconds: 60 * 60 },
   unauthenticated_callbacks_stored: { points: 60, durationSeconds: 60 },
   phone_codes_per_tenant: { points: 600, durationSeconds: 60 * 60 },
+  sms_texts_per_ip: { points: 60, durationSeconds: 60 * 60 },
+  sms_texts_per_account: { points: 10, durationSeconds: 60 * 60 },
+  sms_texts_platform: { points: 5000, durationSeconds: 60 * 60 },
 };
 
 export const limitRuleNames = Object.keys(limitRules) as LimitRule[];
@@ -55,45 +59,51 @@ export interface LimiterOptions {
   rules?: Partial<LimitRules> | undefined;
   /** Redis key prefix (REDIS_KEY_PREFIX), so deployments or test runs sharing one Redis do not share counts. */
   keyPrefix?: string | undefined;
+  /** The service clock in milliseconds, which places the aligned windows of `tally` (default: the system's). */
+  nowMs?: (() => number) | undefined;
 }
 
 export function createLimiter(options: LimiterOptions = {}): Limiter {
   const rules: LimitRules = { ...limitRules, ...options.rules };
   const prefix = options.keyPrefix ?? "mteja";
+  const nowMs = options.nowMs ?? Date.now;
+  const counter = (base: { points: number; duration: number; keyPrefix: string }): RateLimiterAbstract =>
+    options.redis
+      ? new RateLimiterRedis({
+          ...base,
+          storeClient: options.redis,
+          // If Redis is unreachable, count in this instance's memory rather than fail every auth request.
+          rejectIfRedisNotReady: true,
+          insuranceLimiter: new RateLimiterMemory(base),
+        })
+      : new RateLimiterMemory(base);
   const limiters = new Map<LimitRule, RateLimiterAbstract>();
+  const tallies = new Map<LimitRule, RateLimiterAbstract>();
   for (const rule of limitRuleNames) {
     const { points, durationSeconds } = rules[rule];
-    const base = { points, duration: durationSeconds, keyPrefix: `${prefix}:limit:${rule}` };
-    limiters.set(
-      rule,
-      options.redis
-        ? new RateLimiterRedis({
-            ...base,
-            storeClient: options.redis,
-            // If Redis is unreachable, count in this instance's memory rather than fail every auth request.
-            rejectIfRedisNotReady: true,
-            insuranceLimiter: new RateLimiterMemory(base),
-          })
-        : new RateLimiterMemory(base),
-    );
+    limiters.set(rule, counter({ points, duration: durationSeconds, keyPrefix: `${prefix}:limit:${rule}` }));
+    // A tally never refuses by itself: the domain compares its counts.
+    tallies.set(rule, counter({ points: Number.MAX_SAFE_INTEGER, duration: durationSeconds, keyPrefix: `${prefix}:tally:${rule}` }));
   }
   const get = (rule: LimitRule) => limiters.get(rule)!;
+  const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
   return {
-    async consume(rule, key) {
+    async consume(rule, key, limit = rules[rule].points) {
+      let state: RateLimiterRes;
       try {
-        await get(rule).consume(key, 1);
-        return { allowed: true, retryAfter: 0 };
+        state = await get(rule).consume(key, 1);
       } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) return { allowed: false, retryAfter: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
-        throw rejection;
+        if (!(rejection instanceof RateLimiterRes)) throw rejection;
+        // Over the rule's number, but the event is counted all the same: a shop's own number may be higher.
+        state = rejection;
       }
+      if (state.consumedPoints <= limit) return { allowed: true, retryAfter: 0 };
+      return { allowed: false, retryAfter: seconds(state.msBeforeNext) };
     },
-    async peek(rule, key) {
+    async peek(rule, key, limit = rules[rule].points) {
       const state = await get(rule).get(key);
-      if (state && state.consumedPoints >= rules[rule].points) {
-        return { allowed: false, retryAfter: Math.max(1, Math.ceil(state.msBeforeNext / 1000)) };
-      }
+      if (state && state.consumedPoints >= limit) return { allowed: false, retryAfter: seconds(state.msBeforeNext) };
       return { allowed: true, retryAfter: 0 };
     },
     async reset(rule, key) {
@@ -101,6 +111,20 @@ export function createLimiter(options: LimiterOptions = {}): Limiter {
     },
     async refund(rule, key) {
       await get(rule).reward(key, 1);
+    },
+    async tally(rule, keys, by) {
+      const windowMs = rules[rule].durationSeconds * 1000;
+      const now = nowMs();
+      const window = Math.floor(now / windowMs);
+      const tally = tallies.get(rule)!;
+      const counts = await Promise.all(
+        keys.map(async (key) => {
+          const windowKey = `${window}:${key}`;
+          const state = by === 1 ? await tally.consume(windowKey, 1) : by === -1 ? await tally.reward(windowKey, 1) : await tally.get(windowKey);
+          return Math.max(0, state?.consumedPoints ?? 0);
+        }),
+      );
+      return { counts, limit: rules[rule].points, retryAfter: seconds((window + 1) * windowMs - now) };
     },
   };
 }

@@ -117,7 +117,7 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       closers.add("redis", async () => (client.status === "ready" ? client.quit() : client.disconnect()));
       await redis.connect();
     }
-    const limiter = settings.RATE_LIMITS === "on" ? createLimiter({ redis, rules: settings.RATE_LIMIT_RULES, keyPrefix: settings.REDIS_KEY_PREFIX }) : unlimited;
+    const limiter = settings.RATE_LIMITS === "on" ? createLimiter({ redis, rules: settings.RATE_LIMIT_RULES, keyPrefix: settings.REDIS_KEY_PREFIX, nowMs: () => clock.now().getTime() }) : unlimited;
 
     const mail = createMailRuntime(settings, db, logger, now, random, overrides.startWorkers !== false);
     closers.add("mail outbox worker", () => mail.close());

@@ -12,7 +12,10 @@ export type LimitRule =
   | "stk_prompts_per_phone_minute"
   | "stk_prompts_per_phone_hour"
   | "unauthenticated_callbacks_stored"
-  | "phone_codes_per_tenant";
+  | "phone_codes_per_tenant"
+  | "sms_texts_per_ip"
+  | "sms_texts_per_account"
+  | "sms_texts_platform";
 
 export interface LimitDecision {
   allowed: boolean;
@@ -20,15 +23,34 @@ export interface LimitDecision {
   retryAfter: number;
 }
 
+/**
+ * Counts under one rule in a window aligned to the clock, the same window for every key of the rule, so
+ * that the counts of different keys are of one period and can be compared (a shop's share of the
+ * platform's texts).
+ */
+export interface Tally {
+  /** Each key's count in the current window, after the change. */
+  counts: number[];
+  /** The rule's number for the window. */
+  limit: number;
+  /** Seconds until the window ends. */
+  retryAfter: number;
+}
+
 export interface Limiter {
-  /** Counts one event and says whether it was within the limit. */
-  consume(rule: LimitRule, key: string): Promise<LimitDecision>;
-  /** Says whether the key is currently blocked, without counting. */
-  peek(rule: LimitRule, key: string): Promise<LimitDecision>;
+  /**
+   * Counts one event and says whether it was within the limit: the rule's number, or `limit` where a
+   * shop has its own (docs/tenants.md#settings; the count is the same, only the number differs).
+   */
+  consume(rule: LimitRule, key: string, limit?: number): Promise<LimitDecision>;
+  /** Says whether the key is currently blocked (under the rule's number or `limit`), without counting. */
+  peek(rule: LimitRule, key: string, limit?: number): Promise<LimitDecision>;
   /** Forgets the key's count (e.g. failed logins after a successful one). */
   reset(rule: LimitRule, key: string): Promise<void>;
   /** Gives back one point consumed earlier (an attempt counted up front that turned out to succeed). */
   refund(rule: LimitRule, key: string): Promise<void>;
+  /** Adds `by` to each key's count in the rule's current aligned window (0: reads; -1: gives one back). */
+  tally(rule: LimitRule, keys: readonly string[], by: -1 | 0 | 1): Promise<Tally>;
 }
 
 export const unlimited: Limiter = {
@@ -36,4 +58,5 @@ export const unlimited: Limiter = {
   peek: async () => ({ allowed: true, retryAfter: 0 }),
   reset: async () => undefined,
   refund: async () => undefined,
+  tally: async (_rule, keys) => ({ counts: keys.map(() => 0), limit: Number.POSITIVE_INFINITY, retryAfter: 0 }),
 };

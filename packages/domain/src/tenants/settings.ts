@@ -50,6 +50,16 @@ const momoFields = {
   securityCredential: z.string().min(1).max(2000).regex(/^[A-Za-z0-9+/]+={0,2}$/, "must be base64 (Daraja's encrypted initiator password)"),
 };
 
+/**
+ * A shop's own numbers for the limits counted per shop (docs/limits.md#per-shop-numbers): events in the
+ * rule's window, in place of the process's number.
+ */
+const limitFields = {
+  phone_codes_per_tenant: uncoerced(z.number().int().min(1).max(1_000_000)),
+  sms_texts_per_ip: uncoerced(z.number().int().min(1).max(1_000_000)),
+  sms_texts_per_account: uncoerced(z.number().int().min(1).max(1_000_000)),
+};
+
 const topFields = {
   displayName: oneLineString().trim().min(1).max(100),
   appUrl: oneLineString().pipe(z.url({ protocol: /^https?$/ })),
@@ -72,11 +82,13 @@ function removable<T extends Fields>(fields: T) {
 /** Per-tenant settings that override process defaults (docs/tenants.md#settings, docs/mpesa.md "Per-shop M-Pesa"), as a new tenant is created with. */
 export const tenantSettingsSchema = optional(topFields)
   .extend({ momo: optional(momoFields).extend({ b2c: optional(b2cFields).optional(), c2b: optional(c2bFields).optional() }).optional() })
+  .extend({ limits: optional(limitFields).strip().optional() })
   .strip();
 
 /** PATCH /api/v1/admin/tenants/:id `settings`: a JSON Merge Patch (RFC 7396) of the stored settings. */
 export const tenantSettingsPatchSchema = removable(topFields)
   .extend({ momo: removable(momoFields).extend({ b2c: removable(b2cFields).nullable().optional(), c2b: removable(c2bFields).nullable().optional() }).nullable().optional() })
+  .extend({ limits: removable(limitFields).strip().nullable().optional() })
   .strip();
 
 /** Every field optional, and a stored value that no longer reads is dropped alone. */
@@ -97,7 +109,10 @@ const storedMomoSchema = lenient({
   securityCredential: z.string().min(1),
 }).extend({ b2c: lenient(b2cFields).optional().catch(undefined), c2b: lenient(c2bFields).optional().catch(undefined) });
 
-export const storedTenantSettingsSchema = lenient(topFields).extend({ momo: storedMomoSchema.optional().catch(undefined) }).strip();
+export const storedTenantSettingsSchema = lenient(topFields)
+  .extend({ momo: storedMomoSchema.optional().catch(undefined) })
+  .extend({ limits: lenient(limitFields).optional().catch(undefined) })
+  .strip();
 
 export type TenantSettings = z.infer<typeof storedTenantSettingsSchema>;
 export type TenantSettingsPatch = z.infer<typeof tenantSettingsPatchSchema>;

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { createPasswordHasher, type PasswordHashing } from "../../src/auth/passwords.js";
 import { login } from "../../src/auth/service.js";
-import type { Limiter } from "../../src/core/limiter.js";
+import { unlimited, type Limiter } from "../../src/core/limiter.js";
 import { DomainError } from "../../src/errors.js";
 import type { TenantCtx } from "../../src/trpc.js";
 import { fakeClock } from "../support/fake-ports.js";
@@ -40,6 +40,7 @@ describe("a login shed by the hashing admission", () => {
       refund: async (rule) => void work.push(`refund ${rule}`),
       reset: async (rule) => void work.push(`reset ${rule}`),
       peek: async () => ({ allowed: true, retryAfter: 0 }),
+      tally: unlimited.tally,
     };
     const ctx = {
       deps: {

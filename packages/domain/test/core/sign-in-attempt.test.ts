@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Context } from "../../src/context.js";
 import { beginSignInAttempt } from "../../src/core/abuse-limits.js";
-import type { Limiter, LimitRule } from "../../src/core/limiter.js";
+import { unlimited, type Limiter, type LimitRule } from "../../src/core/limiter.js";
 import { DomainError } from "../../src/errors.js";
 
 /** Counts points per rule and key, allowing `limit` of them. */
@@ -17,6 +17,7 @@ function countingLimiter(limit: number) {
     peek: async (rule, key) => ({ allowed: (counts.get(id(rule, key)) ?? 0) < limit, retryAfter: 0 }),
     reset: async (rule, key) => void counts.delete(id(rule, key)),
     refund: async (rule, key) => void counts.set(id(rule, key), Math.max(0, (counts.get(id(rule, key)) ?? 0) - 1)),
+    tally: unlimited.tally,
   };
   return { limiter, count: (rule: LimitRule, key: string) => counts.get(id(rule, key)) ?? 0 };
 }

@@ -41,6 +41,10 @@ export const errorMessages = {
     en: "This phone number is already verified on another account.",
     sw: "Nambari hii ya simu tayari imethibitishwa kwenye akaunti nyingine.",
   },
+  "error.SMS_UNAVAILABLE": {
+    en: "Text messages cannot be sent from this shop right now; please try again later.",
+    sw: "Ujumbe mfupi hauwezi kutumwa kutoka duka hili kwa sasa; tafadhali jaribu tena baadaye.",
+  },
 
   // Credentials and access (packages/domain/src/trpc.ts, api-keys/credential.ts).
   "access.token_required": { en: "An access token is required (Authorization: Bearer <token>).", sw: "Tokeni ya ufikiaji inahitajika (Authorization: Bearer <token>)." },

@@ -1,11 +1,14 @@
 /**
  * Codes texted to a phone (docs/phone-sign-in.md): 6 digits, only their hash stored, single use,
  * PHONE_CODE_TTL_SECONDS (10 minutes), 5 tries, and at most 3 texts per phone per 15 minutes. The
- * code row and its text are written in one transaction, so a code exists exactly when its text does.
+ * code row and its text are written in one transaction, so a code exists exactly when its text does,
+ * and the text is charged (sms/text-budget.ts) only once the per-phone limit has let it through.
  */
 import { enqueueSms, type TenantDb, type TenantTx } from "@mteja/db";
 import type { Context } from "../../context.js";
 import { equalsConstantTime, sha256 } from "../../core/secrets.js";
+import { chargeText, type TextCharge, type TextPayer } from "../../sms/text-budget.js";
+import type { TenantCtx } from "../../trpc.js";
 import { t, type Locale } from "@mteja/i18n";
 
 export type PhoneCodePurpose = "sign_in" | "verify";
@@ -32,24 +35,30 @@ export interface CodeRequest {
   purpose: PhoneCodePurpose;
   userId: string | null;
   locale: Locale;
+  /** Who the text is charged to (docs/limits.md#texts). */
+  payer: TextPayer;
 }
 
 /**
  * Writes a code and its text, unless the phone already had its 3 texts in the last 15 minutes.
  * Serialised per phone (a transaction-scoped advisory lock), so parallel requests cannot pass the
- * count together. Returns whether a text was written.
+ * count together. Returns whether a text was written; a text its budgets refuse throws (RATE_LIMITED,
+ * SMS_UNAVAILABLE) and writes nothing.
  */
-export async function issuePhoneCode(ctx: Context, db: TenantDb, request: CodeRequest): Promise<boolean> {
+export async function issuePhoneCode(ctx: TenantCtx, db: TenantDb, request: CodeRequest): Promise<boolean> {
   const { deps } = ctx;
   const now = deps.clock.now();
   const ttlSeconds = deps.config.phoneCodeTtlSeconds;
   const code = newCode(ctx);
-  return db.$transaction(async (tx) => {
+  let charge: TextCharge | undefined;
+  const written = db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`phone-code:${request.tenantId}:${request.phone}`}))`;
     const recent = await tx.phoneCode.count({
       where: { phone: request.phone, createdAt: { gt: new Date(now.getTime() - phoneCodeRules.windowSeconds * 1000) } },
     });
+    // Over the per-phone limit nothing is sent, so nothing is charged.
     if (recent >= phoneCodeRules.textsPerWindow) return false;
+    charge = await chargeText(ctx, request.payer);
     const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
     // Only the newest code counts: asking again retires the one before (one live code per phone and purpose).
     await tx.phoneCode.updateMany({
@@ -71,6 +80,11 @@ export async function issuePhoneCode(ctx: Context, db: TenantDb, request: CodeRe
     // Stored as Daraja writes it (2547…); Africa's Talking wants the international form.
     await enqueueSms(tx, { tenantId: request.tenantId, kind: "phone_code", to: `+${request.phone}`, body, expiresAt }, now);
     return true;
+  });
+  return written.catch(async (error: unknown) => {
+    // Not written after all: the text costs nothing.
+    await charge?.refund();
+    throw error;
   });
 }
 

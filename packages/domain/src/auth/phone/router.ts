@@ -28,9 +28,9 @@ export const phoneRouter = createTRPCRouter({
         tags,
         summary: "Text a sign-in code to a phone",
         description:
-          "Always answers 200 with the same body: a known, an unknown and a limited phone look alike. The 6-digit code lasts 10 minutes and allows 5 tries; at most 3 texts per phone per 15 minutes.",
+          "Always answers 200 with the same body: a known, an unknown and a limited phone look alike. The 6-digit code lasts 10 minutes and allows 5 tries; at most 3 texts per phone per 15 minutes. Only the shop's own state answers otherwise: its text budget spent (429) or, past the platform's texts of the hour, its share of them too large (503).",
         requestHeaders: tenantHeaders,
-        errorResponses: { 422: "VALIDATION_ERROR", 429: "RATE_LIMITED (per IP or per shop)" },
+        errorResponses: { 422: "VALIDATION_ERROR", 429: "RATE_LIMITED (per IP, or the shop's text budget)", 503: "SMS_UNAVAILABLE" },
       },
     })
     .input(phoneStartInput)
@@ -67,7 +67,7 @@ export const phoneRouter = createTRPCRouter({
         summary: "Text a code to verify a phone on this account",
         description: "Default phone: the account's. The code verifies the phone (me/phone/verify) or confirms a change on an account without a password (`sms_code`).",
         requestHeaders: tenantHeaders,
-        errorResponses: { 401: "AUTH_REQUIRED or INVALID_TOKEN", 422: "VALIDATION_ERROR", 429: "RATE_LIMITED" },
+        errorResponses: { 401: "AUTH_REQUIRED or INVALID_TOKEN", 422: "VALIDATION_ERROR", 429: "RATE_LIMITED (the phone's texts, or the shop's text budget)", 503: "SMS_UNAVAILABLE" },
       },
     })
     .input(mePhoneStartInput)

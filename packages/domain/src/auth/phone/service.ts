@@ -3,13 +3,15 @@
  * login does; me/phone/start and me/phone/verify verify a phone on a signed-in account.
  *
  * phone/start reveals nothing about the phone: the same answer for a known, an unknown and a
- * limited phone, and the work that differs (the lookup, the per-phone count, the writes) runs after
- * the answer has left, as forgot-password does.
+ * limited phone, and the work that differs (the lookup, the per-phone count, the charge, the writes)
+ * runs after the answer has left, as forgot-password does. Only what the shop may still text (its
+ * budget, its share of the platform's texts) is said up front: that is the shop's state, not the phone's.
  */
 import { Prisma } from "@mteja/db";
 import type { z } from "zod";
 import { DomainError } from "../../errors.js";
-import { beginSignInAttempt, consumeAll } from "../../core/abuse-limits.js";
+import { beginSignInAttempt } from "../../core/abuse-limits.js";
+import { assertShopCanText } from "../../sms/text-budget.js";
 import { tenantDisplayName } from "../../tenants/directory.js";
 import type { AuthedCtx, TenantCtx } from "../../trpc.js";
 import { noStore } from "../sessions/refresh-cookie.js";
@@ -26,14 +28,9 @@ const afterAnswerMs = 10;
 const invalidCode = () => new DomainError("INVALID_OTP", "phone.code_wrong_or_expired");
 const phoneInUse = () => new DomainError("PHONE_IN_USE", "phone.in_use");
 
-/** Every phone/start of a tenant, known phone or not: bounds what one shop's SMS budget can be made to pay. */
-async function countTenantText(ctx: TenantCtx): Promise<void> {
-  await consumeAll(ctx.deps.limiter, [["phone_codes_per_tenant", ctx.tenant.id]]);
-}
-
 export async function startPhoneSignIn(ctx: TenantCtx, input: z.infer<typeof phoneStartInput>): Promise<void> {
   const { deps, tenant } = ctx;
-  await countTenantText(ctx);
+  await assertShopCanText(ctx);
   void deps.clock
     .sleep(afterAnswerMs)
     .then(async () => {
@@ -47,11 +44,17 @@ export async function startPhoneSignIn(ctx: TenantCtx, input: z.infer<typeof pho
         purpose: "sign_in",
         userId: null,
         locale: localeOfRecipient(user?.preferences, tenant),
+        payer: { kind: "address" },
       });
       if (sent) deps.nudgeSms();
       else deps.logger.info({ tenantId: tenant.id }, "phone code limit reached; no text written");
     })
     .catch((error: unknown) => {
+      // A budget that ran out since the answer (or the address's): the caller already has the same 200.
+      if (error instanceof DomainError) {
+        deps.logger.info({ tenantId: tenant.id, code: error.code }, "a text budget is spent; no text written");
+        return;
+      }
       deps.logger.error({ tenantId: tenant.id, error: error instanceof Error ? error.name : "unknown" }, "phone code not written");
     });
 }
@@ -107,7 +110,6 @@ export async function startMePhone(ctx: AuthedCtx, input: z.infer<typeof mePhone
   if (!phone) {
     throw new DomainError("VALIDATION_ERROR", undefined, { details: [{ path: "phone", message: "detail.account_has_no_phone" }] });
   }
-  await countTenantText(ctx);
   const sent = await issuePhoneCode(ctx, ctx.db, {
     tenantId: tenant.id,
     shop: tenantDisplayName(tenant),
@@ -115,6 +117,7 @@ export async function startMePhone(ctx: AuthedCtx, input: z.infer<typeof mePhone
     purpose: "verify",
     userId: user.id,
     locale: localeOfRecipient(user.preferences, tenant),
+    payer: { kind: "account", userId: user.id },
   });
   // The caller is signed in and names their own number: saying so reveals nothing about anyone else.
   if (!sent) throw new DomainError("RATE_LIMITED", "phone.too_many_codes", { retryAfter: 15 * 60 });
