@@ -301,6 +301,28 @@ describe.skipIf(skipThisTarget)("phone sign-in by SMS", () => {
     expect((await client.get("/api/v1/auth/me", owner.accessToken)).body.data.phone_verified).toBe(false);
   });
 
+  it("a wrong sign-in code records sign_in.failed (invalid_code) for an existing account; an unknown phone records nothing", async () => {
+    const phone = uniquePhone();
+    const owner = await signInByPhone(new RestClient(t.url), phone);
+    const token = owner.body.data.access_token as string;
+    const client = new RestClient(t.url);
+    const texted = textsTo(sim, phone.international).length;
+    await client.post("/api/v1/auth/phone/start", { phone: phone.local });
+    const code = await codeTexted(sim, phone.international, texted + 1);
+    const wrong = await client.request("POST", "/api/v1/auth/phone/verify", { body: { phone: phone.local, code: code === "000000" ? "111111" : "000000" }, headers: { "user-agent": "Guesser/1.0" } });
+    expect(wrong.status).toBe(401);
+    const events = (await client.get("/api/v1/auth/me/security-events", token)).body.data.security_events;
+    expect(events.filter((e: { type: string }) => e.type === "sign_in.failed")).toMatchObject([{ user_agent: "Guesser/1.0", details: { reason: "invalid_code" } }]);
+
+    const before = await t.deps.db.unscoped.securityEvent.count();
+    const unknown = uniquePhone();
+    expect((await client.post("/api/v1/auth/phone/verify", { phone: unknown.local, code: "123456" })).status).toBe(401);
+    await client.post("/api/v1/auth/phone/start", { phone: unknown.local });
+    const unknownCode = await codeTexted(sim, unknown.international);
+    expect((await client.post("/api/v1/auth/phone/verify", { phone: unknown.local, code: unknownCode === "000000" ? "111111" : "000000" })).status).toBe(401);
+    expect(await t.deps.db.unscoped.securityEvent.count()).toBe(before);
+  });
+
   it("me/phone/verify refuses a wrong code", async () => {
     const client = new RestClient(t.url);
     const user = await registerUser(client);

@@ -18,6 +18,7 @@ import { assertEmailVerifiedIfRequired, startSession, type LoginResult } from ".
 import { issuePhoneCode, spendPhoneCode } from "./phone-codes.js";
 import { recordPhoneVerified } from "./phone-verified.js";
 import { localeOfRecipient } from "../../i18n/recipient-locale.js";
+import { recordSecurityEvent } from "../../security-events/record.js";
 import type { mePhoneStartInput, mePhoneVerifyInput, phoneStartInput, phoneVerifyInput } from "./schemas.js";
 
 /** Long enough for the answer to leave the process first (as forgot-password). */
@@ -57,13 +58,19 @@ export async function startPhoneSignIn(ctx: TenantCtx, input: z.infer<typeof pho
 }
 
 export async function verifyPhoneSignIn(ctx: TenantCtx, input: z.infer<typeof phoneVerifyInput>): Promise<LoginResult> {
-  const { deps, tenant } = ctx;
+  const { tenant } = ctx;
   // Wrong codes are failed sign-ins of the phone and of the IP, like wrong passwords.
   const attempt = await beginSignInAttempt(ctx, { tenantId: tenant.id, email: `phone:${input.phone}` }, { ip: true });
   const spent = await attempt.check(() => spendPhoneCode(ctx, ctx.db, { tenantId: tenant.id, purpose: "sign_in", phone: input.phone }, input.code));
-  if (!spent) throw invalidCode();
+  const existing = await ctx.db.user.findFirst({ where: { phone: input.phone, phoneVerified: true } });
+  if (!spent) {
+    // As a wrong password: recorded for existing accounts only (an unknown phone leaves no row), and
+    // at most as often as the phone's sign-in limit lets a guess through (docs/security-events.md#retention).
+    if (existing) await recordSecurityEvent(ctx, ctx.db, tenant.id, { userId: existing.id, type: "sign_in.failed", details: { reason: "invalid_code" } });
+    throw invalidCode();
+  }
 
-  const user = (await ctx.db.user.findFirst({ where: { phone: input.phone, phoneVerified: true } })) ?? (await signUpByPhone(ctx, input));
+  const user = existing ?? (await signUpByPhone(ctx, input));
   if (user.otpEnabled) await attempt.stepPassed();
   else await attempt.succeeded();
   assertEmailVerifiedIfRequired(tenant, user);
