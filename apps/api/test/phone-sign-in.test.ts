@@ -184,7 +184,10 @@ describe.skipIf(skipThisTarget)("phone sign-in by SMS", () => {
     const token = signedUp.body.data.access_token as string;
     const setup = await client.post("/api/v1/auth/otp/setup", undefined, token);
     const secret = setup.body.data.secret as string;
+    const textedBefore = textsTo(sim, phone.international).length;
     expect((await client.post("/api/v1/auth/otp/verify", { code: totpAt(secret, clock.now()) }, token)).status).toBe(200);
+    // Turning two-factor on texts a notice to the phone (sign-in-factor-changes.test.ts): let it arrive first.
+    await expect.poll(() => textsTo(sim, phone.international).length, { timeout: 10_000 }).toBe(textedBefore + 1);
     clock.advance(step);
 
     const fresh = new RestClient(t.url);

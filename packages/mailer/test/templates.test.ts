@@ -24,6 +24,9 @@ const sampleData: { [K in MailKind]: MailDataByKind[K] } = {
   twoFactorDisabled: { tenantName: "Duka Bora", userName: "Amina", when },
   accountExported: { tenantName: "Duka Bora", userName: "Amina", when },
   accountDeleted: { tenantName: "Duka Bora", userName: "Amina", when },
+  emailChanged: { tenantName: "Duka Bora", userName: "Amina", when },
+  phoneChanged: { tenantName: "Duka Bora", userName: "Amina", when },
+  phoneAdded: { tenantName: "Duka Bora", userName: "Amina", when },
 };
 
 describe("templates", () => {
@@ -56,6 +59,13 @@ describe("templates", () => {
     expect(mail.text).toContain(`\n\n${link}\n\n`);
     expect(mail.html).toContain(`href="${escapeHtml(link)}"`);
     expect(mail.html).toContain("token=0a1b2c&amp;email=amina%40example.com");
+  });
+
+  it("emailChanged (to the old address) sends the reader to the shop, not to a password reset that would reach the new address", () => {
+    const mail = renderMail("emailChanged", sampleData.emailChanged);
+    expect(mail.text).toContain("contact Duka Bora at once");
+    expect(mail.text).not.toContain("Forgot password");
+    expect(renderMail("phoneChanged", sampleData.phoneChanged).text).toContain("Forgot password");
   });
 
   it("writes the data-rights notices in the recipient's language", () => {

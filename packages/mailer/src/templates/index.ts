@@ -4,8 +4,11 @@ import { resetPassword, type ResetPasswordData } from "./reset-password.js";
 import {
   accountDeleted,
   accountExported,
+  emailChanged,
   passwordChanged,
   passwordReset,
+  phoneAdded,
+  phoneChanged,
   twoFactorDisabled,
   twoFactorEnabled,
   type SecurityNoticeData,
@@ -18,8 +21,11 @@ export { resetPassword, type ResetPasswordData } from "./reset-password.js";
 export {
   accountDeleted,
   accountExported,
+  emailChanged,
   passwordChanged,
   passwordReset,
+  phoneAdded,
+  phoneChanged,
   twoFactorDisabled,
   twoFactorEnabled,
   type SecurityNoticeData,
@@ -36,6 +42,9 @@ export interface MailDataByKind {
   twoFactorDisabled: SecurityNoticeData;
   accountExported: SecurityNoticeData;
   accountDeleted: SecurityNoticeData;
+  emailChanged: SecurityNoticeData;
+  phoneChanged: SecurityNoticeData;
+  phoneAdded: SecurityNoticeData;
 }
 
 export type MailKind = keyof MailDataByKind;
@@ -49,6 +58,9 @@ export const MAIL_KINDS = [
   "twoFactorDisabled",
   "accountExported",
   "accountDeleted",
+  "emailChanged",
+  "phoneChanged",
+  "phoneAdded",
 ] as const satisfies readonly MailKind[];
 
 const templates: { readonly [K in MailKind]: (data: MailDataByKind[K], locale: Locale) => RenderedMail } = {
@@ -60,6 +72,9 @@ const templates: { readonly [K in MailKind]: (data: MailDataByKind[K], locale: L
   twoFactorDisabled,
   accountExported,
   accountDeleted,
+  emailChanged,
+  phoneChanged,
+  phoneAdded,
 };
 
 /** The mail in the recipient's language (English unless told). */
