@@ -254,6 +254,8 @@ describe.skipIf(skipHere)("default limits", () => {
       stk_prompts_per_phone_hour: { points: 10, durationSeconds: 3600 },
       unauthenticated_callbacks_stored: { points: 60, durationSeconds: 60 },
       phone_codes_per_tenant: { points: 600, durationSeconds: 3600 },
+      email_changes_per_account: { points: 5, durationSeconds: 3600 },
+      email_change_mails_per_address: { points: 5, durationSeconds: 3600 },
     });
     expect(readSettings({}).RATE_LIMIT_RULES).toEqual({});
   });

@@ -37,6 +37,8 @@ export const errorStatus = {
   PAYMENT_NOT_REVERSIBLE: 409,
   // Phone sign-in: the phone is verified on another account of the shop.
   PHONE_IN_USE: 409,
+  // Email management: verifying a new address another account of the shop has (docs/email.md).
+  EMAIL_IN_USE: 409,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

@@ -26,6 +26,8 @@ export const limitRules: LimitRules = {
   stk_prompts_per_phone_hour: { points: 10, durationSeconds: 60 * 60 },
   unauthenticated_callbacks_stored: { points: 60, durationSeconds: 60 },
   phone_codes_per_tenant: { points: 600, durationSeconds: 60 * 60 },
+  email_changes_per_account: { points: 5, durationSeconds: 60 * 60 },
+  email_change_mails_per_address: { points: 5, durationSeconds: 60 * 60 },
 };
 
 export const limitRuleNames = Object.keys(limitRules) as LimitRule[];

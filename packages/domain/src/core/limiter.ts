@@ -12,7 +12,9 @@ export type LimitRule =
   | "stk_prompts_per_phone_minute"
   | "stk_prompts_per_phone_hour"
   | "unauthenticated_callbacks_stored"
-  | "phone_codes_per_tenant";
+  | "phone_codes_per_tenant"
+  | "email_changes_per_account"
+  | "email_change_mails_per_address";
 
 export interface LimitDecision {
   allowed: boolean;

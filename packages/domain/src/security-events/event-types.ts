@@ -11,6 +11,7 @@ export const SECURITY_EVENT_TYPES = [
   "account.exported",
   "phone.verified",
   "phone.changed",
+  "email.changed",
 ] as const;
 
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];

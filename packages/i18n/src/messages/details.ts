@@ -76,4 +76,8 @@ export const detailMessages = {
     en: "a verified phone is changed by verifying the new number: /api/v1/auth/me/phone/start, then /api/v1/auth/me/phone/verify",
     sw: "nambari ya simu iliyothibitishwa hubadilishwa kwa kuthibitisha nambari mpya: /api/v1/auth/me/phone/start, kisha /api/v1/auth/me/phone/verify",
   },
+  "detail.email_is_current": {
+    en: "email is already this account's address",
+    sw: "email tayari ni anwani ya akaunti hii",
+  },
 } as const satisfies Record<string, Bilingual>;

@@ -41,6 +41,10 @@ export const errorMessages = {
     en: "This phone number is already verified on another account.",
     sw: "Nambari hii ya simu tayari imethibitishwa kwenye akaunti nyingine.",
   },
+  "error.EMAIL_IN_USE": {
+    en: "Another account of this shop uses this email address.",
+    sw: "Akaunti nyingine ya duka hili inatumia anwani hii ya barua pepe.",
+  },
 
   // Credentials and access (packages/domain/src/trpc.ts, api-keys/credential.ts).
   "access.token_required": { en: "An access token is required (Authorization: Bearer <token>).", sw: "Tokeni ya ufikiaji inahitajika (Authorization: Bearer <token>)." },

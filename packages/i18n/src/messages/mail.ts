@@ -25,6 +25,22 @@ export const mailMessages = {
     sw: "Ikiwa hukufungua akaunti na {shop}, unaweza kupuuza barua pepe hii.",
   },
 
+  // A new address for an existing account (docs/email.md): the link goes to the new address.
+  "mail.confirm_email_change.subject": { en: "Confirm your new email for {shop}", sw: "Thibitisha barua pepe yako mpya ya {shop}" },
+  "mail.confirm_email_change.intro": {
+    en: "Someone asked to use this address for their {shop} account. If it was you, please confirm it:",
+    sw: "Mtu ameomba kutumia anwani hii kwa akaunti yake ya {shop}. Ikiwa ni wewe, tafadhali ithibitishe:",
+  },
+  "mail.confirm_email_change.button": { en: "Confirm my new email", sw: "Thibitisha barua pepe yangu mpya" },
+  "mail.confirm_email_change.signed_in": {
+    en: "Open it where you are signed in to {shop}: the address changes for the account signed in there.",
+    sw: "Tafadhali kifungue mahali ambapo umeingia kwenye {shop}: anwani itabadilika kwa akaunti iliyoingia hapo.",
+  },
+  "mail.confirm_email_change.not_you": {
+    en: "If you did not ask for this, you can ignore this email: nothing changes.",
+    sw: "Ikiwa hukuomba hivi, unaweza kupuuza barua pepe hii: hakuna kitakachobadilika.",
+  },
+
   "mail.reset_password.subject": { en: "Reset your {shop} password", sw: "Badilisha nenosiri lako la {shop}" },
   "mail.reset_password.intro": {
     en: "Someone asked to reset the password of your {shop} account. If it was you, choose a new password here:",

@@ -1,6 +1,7 @@
 import type { Locale } from "@mteja/i18n";
 import type { RenderedMail } from "./mail-body.js";
 import { resetPassword, type ResetPasswordData } from "./reset-password.js";
+import { confirmEmailChange, type ConfirmEmailChangeData } from "./confirm-email-change.js";
 import {
   accountDeleted,
   accountExported,
@@ -18,6 +19,7 @@ import { verifyEmail, type VerifyEmailData } from "./verify-email.js";
 export { escapeHtml } from "./escape-html.js";
 export type { RenderedMail } from "./mail-body.js";
 export { resetPassword, type ResetPasswordData } from "./reset-password.js";
+export { confirmEmailChange, type ConfirmEmailChangeData } from "./confirm-email-change.js";
 export {
   accountDeleted,
   accountExported,
@@ -42,6 +44,7 @@ export interface MailDataByKind {
   twoFactorDisabled: SecurityNoticeData;
   accountExported: SecurityNoticeData;
   accountDeleted: SecurityNoticeData;
+  confirmEmailChange: ConfirmEmailChangeData;
   emailChanged: SecurityNoticeData;
   phoneChanged: SecurityNoticeData;
   phoneAdded: SecurityNoticeData;
@@ -58,6 +61,7 @@ export const MAIL_KINDS = [
   "twoFactorDisabled",
   "accountExported",
   "accountDeleted",
+  "confirmEmailChange",
   "emailChanged",
   "phoneChanged",
   "phoneAdded",
@@ -72,6 +76,7 @@ const templates: { readonly [K in MailKind]: (data: MailDataByKind[K], locale: L
   twoFactorDisabled,
   accountExported,
   accountDeleted,
+  confirmEmailChange,
   emailChanged,
   phoneChanged,
   phoneAdded,
