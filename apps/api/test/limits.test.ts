@@ -257,6 +257,8 @@ describe.skipIf(skipHere)("default limits", () => {
       sms_texts_per_ip: { points: 60, durationSeconds: 3600 },
       sms_texts_per_account: { points: 10, durationSeconds: 3600 },
       sms_texts_platform: { points: 5000, durationSeconds: 3600 },
+      email_changes_per_account: { points: 5, durationSeconds: 3600 },
+      email_change_mails_per_address: { points: 5, durationSeconds: 3600 },
     });
     expect(readSettings({}).RATE_LIMIT_RULES).toEqual({});
   });

@@ -184,7 +184,10 @@ describe.skipIf(skipThisTarget)("phone sign-in by SMS", () => {
     const token = signedUp.body.data.access_token as string;
     const setup = await client.post("/api/v1/auth/otp/setup", undefined, token);
     const secret = setup.body.data.secret as string;
+    const textedBefore = textsTo(sim, phone.international).length;
     expect((await client.post("/api/v1/auth/otp/verify", { code: totpAt(secret, clock.now()) }, token)).status).toBe(200);
+    // Turning two-factor on texts a notice to the phone (sign-in-factor-changes.test.ts): let it arrive first.
+    await expect.poll(() => textsTo(sim, phone.international).length, { timeout: 10_000 }).toBe(textedBefore + 1);
     clock.advance(step);
 
     const fresh = new RestClient(t.url);
@@ -295,10 +298,58 @@ describe.skipIf(skipThisTarget)("phone sign-in by SMS", () => {
     expect(taken.status).toBe(409);
     expect(taken.body.error.code).toBe("PHONE_IN_USE");
 
-    // Changing the number in the profile un-verifies it.
-    const moved = await client.put("/api/v1/auth/me", { phone: uniquePhone().local }, owner.accessToken);
-    expect(moved.status).toBe(200);
-    expect((await client.get("/api/v1/auth/me", owner.accessToken)).body.data.phone_verified).toBe(false);
+  });
+
+  it("PUT me may not change or remove a verified phone (422 on phone, both languages); an unverified one changes freely", async () => {
+    const client = new RestClient(t.url);
+    const user = await registerUser(client, { phone: "0712 000 333" });
+    // Unverified: edited as before.
+    const edited = await client.put("/api/v1/auth/me", { phone: "0712 000 444" }, user.accessToken);
+    expect(edited.status).toBe(200);
+    expect(edited.body.data.phone).toBe("254712000444");
+    expect((await client.put("/api/v1/auth/me", { phone: null }, user.accessToken)).body.data.phone).toBeNull();
+
+    const phone = uniquePhone();
+    await client.post("/api/v1/auth/me/phone/start", { phone: phone.local }, user.accessToken);
+    expect((await client.post("/api/v1/auth/me/phone/verify", { code: await codeTexted(sim, phone.international) }, user.accessToken)).status).toBe(200);
+    for (const body of [{ phone: uniquePhone().local }, { phone: null }, { name: "Njeri", phone: uniquePhone().local }]) {
+      const refused = await client.put("/api/v1/auth/me", body, user.accessToken);
+      expect(refused.status, JSON.stringify(body)).toBe(422);
+      expect(refused.body.error.code).toBe("VALIDATION_ERROR");
+      expect(refused.body.error.details).toEqual([
+        { path: "phone", message: "a verified phone is changed by verifying the new number: /api/v1/auth/me/phone/start, then /api/v1/auth/me/phone/verify" },
+      ]);
+    }
+    const sw = await client.request("PUT", "/api/v1/auth/me", { body: { phone: uniquePhone().local }, token: user.accessToken, headers: { "accept-language": "sw" } });
+    expect(sw.body.error.details[0].message).toBe(
+      "nambari ya simu iliyothibitishwa hubadilishwa kwa kuthibitisha nambari mpya: /api/v1/auth/me/phone/start, kisha /api/v1/auth/me/phone/verify",
+    );
+    // Nothing changed, and the same number (or no phone field) is no change.
+    expect((await client.get("/api/v1/auth/me", user.accessToken)).body.data).toMatchObject({ name: "Wanjiku Kamau", phone: phone.stored, phone_verified: true });
+    expect((await client.put("/api/v1/auth/me", { phone: phone.local, name: "Njeri" }, user.accessToken)).status).toBe(200);
+    expect((await client.get("/api/v1/auth/me", user.accessToken)).body.data).toMatchObject({ name: "Njeri", phone: phone.stored, phone_verified: true });
+  });
+
+  it("a wrong sign-in code records sign_in.failed (invalid_code) for an existing account; an unknown phone records nothing", async () => {
+    const phone = uniquePhone();
+    const owner = await signInByPhone(new RestClient(t.url), phone);
+    const token = owner.body.data.access_token as string;
+    const client = new RestClient(t.url);
+    const texted = textsTo(sim, phone.international).length;
+    await client.post("/api/v1/auth/phone/start", { phone: phone.local });
+    const code = await codeTexted(sim, phone.international, texted + 1);
+    const wrong = await client.request("POST", "/api/v1/auth/phone/verify", { body: { phone: phone.local, code: code === "000000" ? "111111" : "000000" }, headers: { "user-agent": "Guesser/1.0" } });
+    expect(wrong.status).toBe(401);
+    const events = (await client.get("/api/v1/auth/me/security-events", token)).body.data.security_events;
+    expect(events.filter((e: { type: string }) => e.type === "sign_in.failed")).toMatchObject([{ user_agent: "Guesser/1.0", details: { reason: "invalid_code" } }]);
+
+    const before = await t.deps.db.unscoped.securityEvent.count();
+    const unknown = uniquePhone();
+    expect((await client.post("/api/v1/auth/phone/verify", { phone: unknown.local, code: "123456" })).status).toBe(401);
+    await client.post("/api/v1/auth/phone/start", { phone: unknown.local });
+    const unknownCode = await codeTexted(sim, unknown.international);
+    expect((await client.post("/api/v1/auth/phone/verify", { phone: unknown.local, code: unknownCode === "000000" ? "111111" : "000000" })).status).toBe(401);
+    expect(await t.deps.db.unscoped.securityEvent.count()).toBe(before);
   });
 
   it("me/phone/verify refuses a wrong code", async () => {

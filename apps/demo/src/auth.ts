@@ -2,6 +2,7 @@
  * Account: register, sign in (with the two-factor step when the account has it), and, once signed in,
  * the profile and the dev outbox, where the verification link is followed.
  */
+import { emailChangeCard } from "./email-change.js";
 import { linkParams, mailCard, readOutbox } from "./outbox.js";
 import { phoneSignInCard } from "./phone.js";
 import type { Screen, Shell } from "./shell.js";
@@ -105,7 +106,7 @@ function signedInView(shell: Shell): HTMLElement {
     ),
   );
   // An account made by phone sign-in has no email, so no inbox.
-  return h("section", { class: "grid" }, profile, user.email === null ? null : inboxCard(shell));
+  return h("section", { class: "grid" }, profile, user.email === null ? null : inboxCard(shell), emailChangeCard(shell));
 }
 
 /** The dev outbox for this customer; a verification link gets a button that spends its token here. */

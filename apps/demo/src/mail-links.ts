@@ -1,7 +1,9 @@
 /**
  * The pages the account mails link to, `${APP_URL}/verify-email?token&email` and
  * `${APP_URL}/reset-password?token&email`: APP_URL is this demo on the dev start, so a link followed
- * from the dev outbox (or a real mail client) lands here and spends its token.
+ * from the dev outbox (or a real mail client) lands here and spends its token. A verify-email link with
+ * `change=1` confirms a new address (docs/email.md): it is spent by the signed-in account, through
+ * email.verify, not auth.verifyEmail.
  */
 import type { MtejaClient } from "@mteja/client";
 import { describeError, field, h, notice, onSubmit } from "./ui.js";
@@ -15,6 +17,7 @@ export function mailLinkScreen(mteja: MtejaClient, url: URL): HTMLElement | unde
   if (!page) return undefined;
   // Missing parts go to the API as they are: its VALIDATION_ERROR / INVALID_TOKEN is the answer.
   const link = { token: url.searchParams.get("token") ?? "", email: url.searchParams.get("email") ?? "" };
+  if (page === "verify-email" && url.searchParams.get("change") === "1") return changeEmailCard(mteja, link);
   return page === "verify-email" ? verifyEmailCard(mteja, link) : resetPasswordCard(mteja, link);
 }
 
@@ -31,6 +34,21 @@ function verifyEmailCard(mteja: MtejaClient, link: Link): HTMLElement {
     .then((result) => status.show("ok", result.message))
     .catch((error: unknown) => status.show("error", describeError(error)));
   return h("article", { class: "card", id: "verify-email" }, h("h2", {}, t("links.verifyTitle")), status, h("p", {}, toShop(t("links.toShop"))));
+}
+
+/** The change is the signed-in account's: the session comes back from the refresh cookie first. */
+function changeEmailCard(mteja: MtejaClient, link: Link): HTMLElement {
+  const status = notice();
+  status.show("info", t("links.changing", { email: link.email }));
+  mteja.refresh().then(
+    () =>
+      mteja.api.email.verify
+        .mutate({ token: link.token })
+        .then((result) => status.show("ok", result.message ?? t("links.changed", { email: result.data.email })))
+        .catch((error: unknown) => status.show("error", describeError(error))),
+    () => status.show("error", t("links.changeSignInFirst")),
+  );
+  return h("article", { class: "card", id: "change-email" }, h("h2", {}, t("links.changeTitle")), status, h("p", {}, toShop(t("links.toShop"))));
 }
 
 function resetPasswordCard(mteja: MtejaClient, link: Link): HTMLElement {

@@ -203,6 +203,23 @@ export const texts = {
   "links.setPassword": { en: "Set new password", sw: "Weka nenosiri jipya" },
   "links.signIn": { en: "Sign in", sw: "Ingia" },
   "links.resetTitle": { en: "Choose a new password", sw: "Chagua nenosiri jipya" },
+  "links.changeTitle": { en: "Confirm your new email", sw: "Thibitisha barua pepe yako mpya" },
+  "links.changing": { en: "Changing your email to {email}…", sw: "Inabadilisha barua pepe yako kuwa {email}…" },
+  "links.changed": { en: "Your email is now {email}.", sw: "Barua pepe yako sasa ni {email}." },
+  "links.changeSignInFirst": {
+    en: "Please sign in to the shop in this browser first, then open the link again: it changes the email of the account signed in here.",
+    sw: "Tafadhali ingia kwenye duka kwenye kivinjari hiki kwanza, kisha ufungue kiungo tena: kinabadilisha barua pepe ya akaunti iliyoingia hapa.",
+  },
+  // Changing (or adding) the account's email
+  "email.changeTitle": { en: "Change email", sw: "Badilisha barua pepe" },
+  "email.addTitle": { en: "Add an email", sw: "Ongeza barua pepe" },
+  "email.new": { en: "New email", sw: "Barua pepe mpya" },
+  "email.send": { en: "Send me a link", sw: "Nitumie kiungo" },
+  "email.hint": {
+    en: "The link goes to the new address; your email changes when it is opened here. Your other devices are then signed out.",
+    sw: "Kiungo kitatumwa kwa anwani mpya; barua pepe yako itabadilika kikifunguliwa hapa. Kisha utatolewa kwenye vifaa vyako vingine.",
+  },
+  "email.confirmWithLink": { en: "Confirm with this link", sw: "Thibitisha kwa kiungo hiki" },
 } satisfies Record<string, Text>;
 
 export type TextKey = keyof typeof texts;

@@ -39,6 +39,8 @@ export const errorStatus = {
   PHONE_IN_USE: 409,
   // The platform's texts of the hour are spent and this shop sent more than a quarter of them (docs/limits.md#texts).
   SMS_UNAVAILABLE: 503,
+  // Email management: verifying a new address another account of the shop has (docs/email.md).
+  EMAIL_IN_USE: 409,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

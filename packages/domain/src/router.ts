@@ -13,6 +13,7 @@ import { adminRouter } from "./tenants/router.js";
 import { createTRPCRouter } from "./trpc.js";
 import { webhooksRouter } from "./webhooks/router.js";
 import { phoneRouter } from "./auth/phone/router.js";
+import { emailRouter } from "./auth/email/router.js";
 
 /** One router per area of the API. */
 export const appRouter = createTRPCRouter({
@@ -28,6 +29,7 @@ export const appRouter = createTRPCRouter({
   reversals: reversalsRouter,
   c2b: c2bRouter,
   phone: phoneRouter,
+  email: emailRouter,
   securityEvents: securityEventsRouter,
   dataRights: dataRightsRouter,
 });

@@ -24,6 +24,10 @@ const sampleData: { [K in MailKind]: MailDataByKind[K] } = {
   twoFactorDisabled: { tenantName: "Duka Bora", userName: "Amina", when },
   accountExported: { tenantName: "Duka Bora", userName: "Amina", when },
   accountDeleted: { tenantName: "Duka Bora", userName: "Amina", when },
+  confirmEmailChange: { tenantName: "Duka Bora", userName: "Amina", link: `${link}&change=1`, validHours: 24 },
+  emailChanged: { tenantName: "Duka Bora", userName: "Amina", when },
+  phoneChanged: { tenantName: "Duka Bora", userName: "Amina", when },
+  phoneAdded: { tenantName: "Duka Bora", userName: "Amina", when },
 };
 
 describe("templates", () => {
@@ -56,6 +60,22 @@ describe("templates", () => {
     expect(mail.text).toContain(`\n\n${link}\n\n`);
     expect(mail.html).toContain(`href="${escapeHtml(link)}"`);
     expect(mail.html).toContain("token=0a1b2c&amp;email=amina%40example.com");
+  });
+
+  it("confirmEmailChange puts its link in both parts and says the link must be opened where the account is signed in", () => {
+    const mail = renderMail("confirmEmailChange", sampleData.confirmEmailChange);
+    expect(mail.subject).toBe("Confirm your new email for Duka Bora");
+    expect(mail.text).toContain(`\n\n${link}&change=1\n\n`);
+    expect(mail.html).toContain(`href="${escapeHtml(`${link}&change=1`)}"`);
+    expect(mail.text).toContain("This link works for 24 hours and can be used once.");
+    expect(mail.text).toContain("Open it where you are signed in to Duka Bora");
+  });
+
+  it("emailChanged (to the old address) sends the reader to the shop, not to a password reset that would reach the new address", () => {
+    const mail = renderMail("emailChanged", sampleData.emailChanged);
+    expect(mail.text).toContain("contact Duka Bora at once");
+    expect(mail.text).not.toContain("Forgot password");
+    expect(renderMail("phoneChanged", sampleData.phoneChanged).text).toContain("Forgot password");
   });
 
   it("writes the data-rights notices in the recipient's language", () => {
@@ -108,7 +128,7 @@ describe("templates in Swahili", () => {
     expect(mail.text).toMatch(/^Habari Amina,/);
     expect(mail.text).toContain("— Duka Bora");
     expect(mail.html).toContain('<html lang="sw">');
-    const words = mail.text.replace(link, "");
+    const words = mail.text.replace(`${link}&change=1`, "").replace(link, "");
     expect(words).not.toMatch(englishWords);
     expect(mail.subject).not.toMatch(englishWords);
   });

@@ -15,7 +15,9 @@ export type LimitRule =
   | "phone_codes_per_tenant"
   | "sms_texts_per_ip"
   | "sms_texts_per_account"
-  | "sms_texts_platform";
+  | "sms_texts_platform"
+  | "email_changes_per_account"
+  | "email_change_mails_per_address";
 
 export interface LimitDecision {
   allowed: boolean;

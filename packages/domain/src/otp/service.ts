@@ -9,6 +9,7 @@ import { DomainError } from "../errors.js";
 import { enqueueSecurityNotice } from "../auth/recovery/security-notices.js";
 import { beginSignInAttempt, signInAccountOf } from "../core/abuse-limits.js";
 import { confirmIdentity } from "../auth/phone/confirm-identity.js";
+import { secureSignInFactorChange } from "../auth/factor-changes.js";
 import { recordSecurityEvent } from "../security-events/record.js";
 import { tenantDisplayName } from "../tenants/directory.js";
 import type { AuthedCtx, TenantCtx } from "../trpc.js";
@@ -76,9 +77,11 @@ export async function verify(ctx: AuthedCtx, input: z.infer<typeof otpVerifyInpu
       data: recoveryCodes.map((code) => ({ userId: user.id, codeHash: hashRecoveryCode(user.id, code), createdAt: deps.clock.now() })),
     });
     await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "otp.enabled" });
-    await enqueueSecurityNotice(ctx, tx, user, "twoFactorEnabled");
+    // A second factor now guards sign-in: other sessions end, the email and the verified phone are told.
+    await secureSignInFactorChange(ctx, tx, user, "two_factor_enabled");
   });
   deps.nudgeMail();
+  deps.nudgeSms();
   return { recovery_codes: recoveryCodes };
 }
 

@@ -22,11 +22,11 @@ export async function getMe(ctx: AuthedCtx) {
 
 export async function updateMe(ctx: AuthedCtx, input: z.infer<typeof updateMeInput>) {
   const { auth } = ctx;
-  const current = await ctx.db.user.findFirst({ where: { id: auth.sub }, select: { phone: true, phoneVerified: true, email: true, passwordHash: true } });
+  const current = await ctx.db.user.findFirst({ where: { id: auth.sub }, select: { phone: true, phoneVerified: true } });
   if (!current) throw invalidToken();
-  // An account whose only way in is its verified phone would lock itself out: it changes the number
-  // by proving the new one (me/phone/start, me/phone/verify).
-  if (input.phone !== undefined && input.phone !== current.phone && current.phoneVerified && current.email === null && current.passwordHash === null) {
+  // A verified phone is a way to sign in: it is changed (or removed) only by proving the new number
+  // (me/phone/start, me/phone/verify), which ends the other sessions and tells the old phone.
+  if (input.phone !== undefined && input.phone !== current.phone && current.phoneVerified) {
     throw new DomainError("VALIDATION_ERROR", undefined, {
       details: [{ path: "phone", message: "detail.phone_change_needs_verification" }],
     });
@@ -36,7 +36,7 @@ export async function updateMe(ctx: AuthedCtx, input: z.infer<typeof updateMeInp
     where: { id: auth.sub },
     data: {
       ...(input.name !== undefined ? { name: input.name } : {}),
-      // A changed number is not verified any more: it would otherwise sign in as this account.
+      // A changed number is not verified: only a number proven by a code signs in (also if one was verified since the read above).
       ...(input.phone !== undefined ? { phone: input.phone, ...(input.phone !== current.phone ? { phoneVerified: false } : {}) } : {}),
       ...(input.avatar_url !== undefined ? { avatarUrl: input.avatar_url } : {}),
       ...(preferences ? { preferences } : {}),

@@ -10,6 +10,8 @@ export const SECURITY_EVENT_TYPES = [
   "account.deleted",
   "account.exported",
   "phone.verified",
+  "phone.changed",
+  "email.changed",
 ] as const;
 
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];

@@ -73,7 +73,11 @@ export const detailMessages = {
   },
   "detail.account_has_no_phone": { en: "phone is required: the account has no phone", sw: "phone inahitajika: akaunti haina nambari ya simu" },
   "detail.phone_change_needs_verification": {
-    en: "this account signs in with its phone: verify a new number with /api/v1/auth/me/phone/start and /api/v1/auth/me/phone/verify",
-    sw: "akaunti hii huingia kwa simu yake: thibitisha nambari mpya kwa /api/v1/auth/me/phone/start na /api/v1/auth/me/phone/verify",
+    en: "a verified phone is changed by verifying the new number: /api/v1/auth/me/phone/start, then /api/v1/auth/me/phone/verify",
+    sw: "nambari ya simu iliyothibitishwa hubadilishwa kwa kuthibitisha nambari mpya: /api/v1/auth/me/phone/start, kisha /api/v1/auth/me/phone/verify",
+  },
+  "detail.email_is_current": {
+    en: "email is already this account's address",
+    sw: "email tayari ni anwani ya akaunti hii",
   },
 } as const satisfies Record<string, Bilingual>;

@@ -45,6 +45,10 @@ export const errorMessages = {
     en: "Text messages cannot be sent from this shop right now; please try again later.",
     sw: "Ujumbe mfupi hauwezi kutumwa kutoka duka hili kwa sasa; tafadhali jaribu tena baadaye.",
   },
+  "error.EMAIL_IN_USE": {
+    en: "Another account of this shop uses this email address.",
+    sw: "Akaunti nyingine ya duka hili inatumia anwani hii ya barua pepe.",
+  },
 
   // Credentials and access (packages/domain/src/trpc.ts, api-keys/credential.ts).
   "access.token_required": { en: "An access token is required (Authorization: Bearer <token>).", sw: "Tokeni ya ufikiaji inahitajika (Authorization: Bearer <token>)." },

@@ -25,6 +25,22 @@ export const mailMessages = {
     sw: "Ikiwa hukufungua akaunti na {shop}, unaweza kupuuza barua pepe hii.",
   },
 
+  // A new address for an existing account (docs/email.md): the link goes to the new address.
+  "mail.confirm_email_change.subject": { en: "Confirm your new email for {shop}", sw: "Thibitisha barua pepe yako mpya ya {shop}" },
+  "mail.confirm_email_change.intro": {
+    en: "Someone asked to use this address for their {shop} account. If it was you, please confirm it:",
+    sw: "Mtu ameomba kutumia anwani hii kwa akaunti yake ya {shop}. Ikiwa ni wewe, tafadhali ithibitishe:",
+  },
+  "mail.confirm_email_change.button": { en: "Confirm my new email", sw: "Thibitisha barua pepe yangu mpya" },
+  "mail.confirm_email_change.signed_in": {
+    en: "Open it where you are signed in to {shop}: the address changes for the account signed in there.",
+    sw: "Tafadhali kifungue mahali ambapo umeingia kwenye {shop}: anwani itabadilika kwa akaunti iliyoingia hapo.",
+  },
+  "mail.confirm_email_change.not_you": {
+    en: "If you did not ask for this, you can ignore this email: nothing changes.",
+    sw: "Ikiwa hukuomba hivi, unaweza kupuuza barua pepe hii: hakuna kitakachobadilika.",
+  },
+
   "mail.reset_password.subject": { en: "Reset your {shop} password", sw: "Badilisha nenosiri lako la {shop}" },
   "mail.reset_password.intro": {
     en: "Someone asked to reset the password of your {shop} account. If it was you, choose a new password here:",
@@ -60,8 +76,8 @@ export const mailMessages = {
     sw: "Uthibitishaji wa hatua mbili sasa umewashwa kwa akaunti yako ya {shop}",
   },
   "mail.two_factor_enabled.body": {
-    en: "Two-step sign-in was turned on for your {shop} account on {when}. From now on, signing in also asks for a 6-digit code from your authenticator app.",
-    sw: "Uthibitishaji wa hatua mbili uliwashwa kwa akaunti yako ya {shop} {when}. Kuanzia sasa, kuingia kutaomba pia nambari ya kuthibitisha yenye tarakimu 6 kutoka kwenye programu yako ya uthibitishaji.",
+    en: "Two-step sign-in was turned on for your {shop} account on {when}. From now on, signing in also asks for a 6-digit code from your authenticator app. For your safety, you were signed out on your other devices.",
+    sw: "Uthibitishaji wa hatua mbili uliwashwa kwa akaunti yako ya {shop} {when}. Kuanzia sasa, kuingia kutaomba pia nambari ya kuthibitisha yenye tarakimu 6 kutoka kwenye programu yako ya uthibitishaji. Kwa usalama wako, umetolewa kwenye vifaa vyako vingine.",
   },
   "mail.two_factor_enabled.recovery_codes": {
     en: "Keep your recovery codes somewhere safe: they let you sign in if you lose your phone.",
@@ -74,6 +90,26 @@ export const mailMessages = {
   "mail.two_factor_disabled.body": {
     en: "Two-step sign-in was turned off for your {shop} account on {when}. Signing in now needs only your password.",
     sw: "Uthibitishaji wa hatua mbili ulizimwa kwa akaunti yako ya {shop} {when}. Sasa kuingia kunahitaji nenosiri lako pekee.",
+  },
+  // A way into the account changed (docs/sessions.md#what-ends-sessions): told to the OLD address.
+  "mail.email_changed.subject": { en: "The email address of your {shop} account was changed", sw: "Barua pepe ya akaunti yako ya {shop} imebadilishwa" },
+  "mail.email_changed.body": {
+    en: "The email address of your {shop} account was changed on {when}: mail about the account now goes to the new address. For your safety, you were signed out on your other devices.",
+    sw: "Anwani ya barua pepe ya akaunti yako ya {shop} ilibadilishwa {when}: barua pepe kuhusu akaunti sasa zitatumwa kwa anwani mpya. Kwa usalama wako, umetolewa kwenye vifaa vyako vingine.",
+  },
+  "mail.phone_changed.subject": { en: "The phone number of your {shop} account was changed", sw: "Nambari ya simu ya akaunti yako ya {shop} imebadilishwa" },
+  "mail.phone_changed.body": {
+    en: "The phone number of your {shop} account was changed on {when}: signing in by SMS now uses the new number. For your safety, you were signed out on your other devices.",
+    sw: "Nambari ya simu ya akaunti yako ya {shop} ilibadilishwa {when}: kuingia kwa SMS sasa kunatumia nambari mpya. Kwa usalama wako, umetolewa kwenye vifaa vyako vingine.",
+  },
+  "mail.phone_added.subject": { en: "A phone number was added to your {shop} account", sw: "Nambari ya simu imeongezwa kwenye akaunti yako ya {shop}" },
+  "mail.phone_added.body": {
+    en: "A phone number was verified on your {shop} account on {when}: it can now be used to sign in by SMS. For your safety, you were signed out on your other devices.",
+    sw: "Nambari ya simu ilithibitishwa kwenye akaunti yako ya {shop} {when}: sasa inaweza kutumika kuingia kwa SMS. Kwa usalama wako, umetolewa kwenye vifaa vyako vingine.",
+  },
+  "mail.notice.not_you_contact_shop": {
+    en: "If this was not you, someone may have access to your account: contact {shop} at once.",
+    sw: "Ikiwa si wewe, huenda mtu mwingine anaweza kuingia kwenye akaunti yako: tafadhali wasiliana na {shop} mara moja.",
   },
   "mail.two_factor_disabled.turn_back_on": { en: "Then turn two-step sign-in back on.", sw: "Kisha uwashe tena uthibitishaji wa hatua mbili." },
 

@@ -11,4 +11,22 @@ export const smsMessages = {
     en: "{code} is your {shop} verification code. It expires in {minutes} minutes. Do not share it with anyone.",
     sw: "{code} ni nambari yako ya kuthibitisha ya {shop}. Itaisha baada ya dakika {minutes}. Usimpe mtu yeyote.",
   },
+  // Security notices (docs/sessions.md#what-ends-sessions): to the account's verified phone as it was
+  // before the change. No time (the text arrives at once), one SMS for the default shop name.
+  "sms.notice.phone_changed": {
+    en: "{shop}: the phone number of your account was changed and your other devices were signed out. Not you? Contact {shop} at once.",
+    sw: "{shop}: nambari ya simu ya akaunti yako imebadilishwa na umetolewa kwenye vifaa vingine. Si wewe? Wasiliana na {shop} mara moja.",
+  },
+  "sms.notice.email_changed": {
+    en: "{shop}: the email address of your account was changed and your other devices were signed out. Not you? Contact {shop} at once.",
+    sw: "{shop}: barua pepe ya akaunti yako imebadilishwa na umetolewa kwenye vifaa vingine. Si wewe? Wasiliana na {shop} mara moja.",
+  },
+  "sms.notice.email_added": {
+    en: "{shop}: an email address was added to your account and your other devices were signed out. Not you? Contact {shop} at once.",
+    sw: "{shop}: barua pepe imeongezwa kwenye akaunti yako na umetolewa kwenye vifaa vingine. Si wewe? Wasiliana na {shop} mara moja.",
+  },
+  "sms.notice.two_factor_enabled": {
+    en: "{shop}: two-step sign-in was turned on for your account and your other devices were signed out. Not you? Contact {shop} at once.",
+    sw: "{shop}: uthibitishaji wa hatua mbili umewashwa kwa akaunti yako na umetolewa kwenye vifaa vingine. Si wewe? Wasiliana na {shop} mara moja.",
+  },
 } as const satisfies Record<string, Bilingual>;

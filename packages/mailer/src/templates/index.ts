@@ -1,11 +1,15 @@
 import type { Locale } from "@mteja/i18n";
 import type { RenderedMail } from "./mail-body.js";
 import { resetPassword, type ResetPasswordData } from "./reset-password.js";
+import { confirmEmailChange, type ConfirmEmailChangeData } from "./confirm-email-change.js";
 import {
   accountDeleted,
   accountExported,
+  emailChanged,
   passwordChanged,
   passwordReset,
+  phoneAdded,
+  phoneChanged,
   twoFactorDisabled,
   twoFactorEnabled,
   type SecurityNoticeData,
@@ -15,11 +19,15 @@ import { verifyEmail, type VerifyEmailData } from "./verify-email.js";
 export { escapeHtml } from "./escape-html.js";
 export type { RenderedMail } from "./mail-body.js";
 export { resetPassword, type ResetPasswordData } from "./reset-password.js";
+export { confirmEmailChange, type ConfirmEmailChangeData } from "./confirm-email-change.js";
 export {
   accountDeleted,
   accountExported,
+  emailChanged,
   passwordChanged,
   passwordReset,
+  phoneAdded,
+  phoneChanged,
   twoFactorDisabled,
   twoFactorEnabled,
   type SecurityNoticeData,
@@ -36,6 +44,10 @@ export interface MailDataByKind {
   twoFactorDisabled: SecurityNoticeData;
   accountExported: SecurityNoticeData;
   accountDeleted: SecurityNoticeData;
+  confirmEmailChange: ConfirmEmailChangeData;
+  emailChanged: SecurityNoticeData;
+  phoneChanged: SecurityNoticeData;
+  phoneAdded: SecurityNoticeData;
 }
 
 export type MailKind = keyof MailDataByKind;
@@ -49,6 +61,10 @@ export const MAIL_KINDS = [
   "twoFactorDisabled",
   "accountExported",
   "accountDeleted",
+  "confirmEmailChange",
+  "emailChanged",
+  "phoneChanged",
+  "phoneAdded",
 ] as const satisfies readonly MailKind[];
 
 const templates: { readonly [K in MailKind]: (data: MailDataByKind[K], locale: Locale) => RenderedMail } = {
@@ -60,6 +76,10 @@ const templates: { readonly [K in MailKind]: (data: MailDataByKind[K], locale: L
   twoFactorDisabled,
   accountExported,
   accountDeleted,
+  confirmEmailChange,
+  emailChanged,
+  phoneChanged,
+  phoneAdded,
 };
 
 /** The mail in the recipient's language (English unless told). */

@@ -9,7 +9,16 @@ export interface SecurityNoticeData {
   when: Date;
 }
 
-type Notice = "password_changed" | "password_reset" | "two_factor_enabled" | "two_factor_disabled" | "account_exported" | "account_deleted";
+type Notice =
+  | "password_changed"
+  | "password_reset"
+  | "two_factor_enabled"
+  | "two_factor_disabled"
+  | "account_exported"
+  | "account_deleted"
+  | "email_changed"
+  | "phone_changed"
+  | "phone_added";
 
 /** What each notice says after its subject and its "what changed, when" paragraph. */
 const closing: Record<Notice, (locale: Locale, shop: string) => string[]> = {
@@ -19,6 +28,10 @@ const closing: Record<Notice, (locale: Locale, shop: string) => string[]> = {
   two_factor_disabled: (locale, shop) => [`${t(locale, "mail.notice.not_you", { shop })} ${t(locale, "mail.two_factor_disabled.turn_back_on")}`],
   account_exported: (locale, shop) => [t(locale, "mail.account_exported.keep_safe"), t(locale, "mail.notice.not_you", { shop })],
   account_deleted: (locale, shop) => [t(locale, "mail.account_deleted.payments_kept"), t(locale, "mail.account_deleted.welcome_back", { shop })],
+  // Sent to the old address: "reset your password" would send the link to the new one.
+  email_changed: (locale, shop) => [t(locale, "mail.notice.if_you"), t(locale, "mail.notice.not_you_contact_shop", { shop })],
+  phone_changed: (locale, shop) => [t(locale, "mail.notice.if_you"), t(locale, "mail.notice.not_you", { shop })],
+  phone_added: (locale, shop) => [t(locale, "mail.notice.if_you"), t(locale, "mail.notice.not_you", { shop })],
 };
 
 function notice(kind: Notice) {
@@ -39,3 +52,7 @@ export const twoFactorDisabled = notice("two_factor_disabled");
 /** The data-rights notices (docs/data-rights.md): the customer's data was exported, their account erased. */
 export const accountExported = notice("account_exported");
 export const accountDeleted = notice("account_deleted");
+/** A way into the account changed (docs/sessions.md#what-ends-sessions), told to the address it had before. */
+export const emailChanged = notice("email_changed");
+export const phoneChanged = notice("phone_changed");
+export const phoneAdded = notice("phone_added");

@@ -20,6 +20,8 @@ import { assertEmailVerifiedIfRequired, startSession, type LoginResult } from ".
 import { issuePhoneCode, spendPhoneCode } from "./phone-codes.js";
 import { recordPhoneVerified } from "./phone-verified.js";
 import { localeOfRecipient } from "../../i18n/recipient-locale.js";
+import { recordSecurityEvent } from "../../security-events/record.js";
+import { secureSignInFactorChange } from "../factor-changes.js";
 import type { mePhoneStartInput, mePhoneVerifyInput, phoneStartInput, phoneVerifyInput } from "./schemas.js";
 
 /** Long enough for the answer to leave the process first (as forgot-password). */
@@ -60,13 +62,19 @@ export async function startPhoneSignIn(ctx: TenantCtx, input: z.infer<typeof pho
 }
 
 export async function verifyPhoneSignIn(ctx: TenantCtx, input: z.infer<typeof phoneVerifyInput>): Promise<LoginResult> {
-  const { deps, tenant } = ctx;
+  const { tenant } = ctx;
   // Wrong codes are failed sign-ins of the phone and of the IP, like wrong passwords.
   const attempt = await beginSignInAttempt(ctx, { tenantId: tenant.id, email: `phone:${input.phone}` }, { ip: true });
   const spent = await attempt.check(() => spendPhoneCode(ctx, ctx.db, { tenantId: tenant.id, purpose: "sign_in", phone: input.phone }, input.code));
-  if (!spent) throw invalidCode();
+  const existing = await ctx.db.user.findFirst({ where: { phone: input.phone, phoneVerified: true } });
+  if (!spent) {
+    // As a wrong password: recorded for existing accounts only (an unknown phone leaves no row), and
+    // at most as often as the phone's sign-in limit lets a guess through (docs/security-events.md#retention).
+    if (existing) await recordSecurityEvent(ctx, ctx.db, tenant.id, { userId: existing.id, type: "sign_in.failed", details: { reason: "invalid_code" } });
+    throw invalidCode();
+  }
 
-  const user = (await ctx.db.user.findFirst({ where: { phone: input.phone, phoneVerified: true } })) ?? (await signUpByPhone(ctx, input));
+  const user = existing ?? (await signUpByPhone(ctx, input));
   if (user.otpEnabled) await attempt.stepPassed();
   else await attempt.succeeded();
   assertEmailVerifiedIfRequired(tenant, user);
@@ -125,7 +133,7 @@ export async function startMePhone(ctx: AuthedCtx, input: z.infer<typeof mePhone
 }
 
 export async function verifyMePhone(ctx: AuthedCtx, input: z.infer<typeof mePhoneVerifyInput>) {
-  const { tenant } = ctx;
+  const { deps, tenant } = ctx;
   const user = await currentUser(ctx);
   const attempt = await beginSignInAttempt(ctx, { tenantId: tenant.id, email: `phone-verify:${user.id}` }, { ip: false });
   // Spent outside the transaction below: a try must stay counted whatever happens next.
@@ -133,16 +141,40 @@ export async function verifyMePhone(ctx: AuthedCtx, input: z.infer<typeof mePhon
   if (!spent) throw invalidCode();
   await attempt.stepPassed();
   try {
-    return await ctx.db.$transaction(async (tx) => {
+    const verified = await ctx.db.$transaction(async (tx) => {
       const holder = await tx.user.findFirst({ where: { phone: spent.phone, phoneVerified: true, id: { not: user.id } }, select: { id: true } });
       if (holder) throw phoneInUse();
+      // The account as it is now, in this transaction: its verified phone is the old one to tell.
+      const before = await tx.user.findFirst({ where: { id: user.id } });
+      if (!before) throw new DomainError("INVALID_TOKEN");
       await tx.user.update({ where: { id: user.id }, data: { phone: spent.phone, phoneVerified: true } });
-      await recordPhoneVerified(ctx, tx, { tenantId: tenant.id, userId: user.id, created: false });
-      return { phone: spent.phone, phone_verified: true as const };
+      const change = phoneChangeOf(before, spent.phone);
+      if (change === "phone_changed") {
+        const { sessionsEnded } = await secureSignInFactorChange(ctx, tx, before, change);
+        await recordSecurityEvent(ctx, tx, tenant.id, { userId: user.id, type: "phone.changed", details: { sessions_ended: sessionsEnded } });
+      } else {
+        if (change === "phone_added") await secureSignInFactorChange(ctx, tx, before, change);
+        await recordPhoneVerified(ctx, tx, { tenantId: tenant.id, userId: user.id, created: false });
+      }
+      return { phone: spent.phone, phone_verified: true as const, notified: change !== undefined };
     });
+    if (verified.notified) {
+      deps.nudgeMail();
+      deps.nudgeSms();
+    }
+    return { phone: verified.phone, phone_verified: verified.phone_verified };
   } catch (error) {
     // Another account verified the same phone between the check and the update.
     if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") throw phoneInUse();
     throw error;
   }
+}
+
+/**
+ * A verified phone replaced by another is a change; a first verified phone is a new way to sign in,
+ * which ends other sessions as adding one does; the same verified phone again is nothing.
+ */
+function phoneChangeOf(before: { phone: string | null; phoneVerified: boolean }, phone: string): "phone_changed" | "phone_added" | undefined {
+  if (!before.phoneVerified || before.phone === null) return "phone_added";
+  return before.phone === phone ? undefined : "phone_changed";
 }

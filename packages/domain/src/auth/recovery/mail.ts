@@ -31,10 +31,19 @@ export async function mailTenant(ctx: MailContext, tx: Tx, tenantId: string): Pr
   return toTenant(await tx.tenant.findUniqueOrThrow({ where: { id: tenantId } }));
 }
 
-/** `${appUrl}/<page>?token=…&email=…`, appUrl being the tenant's own or APP_URL. */
-export function accountLink(ctx: Context, tenant: Tenant, page: "verify-email" | "reset-password", params: { token: string; email: string }): string {
+/**
+ * `${appUrl}/<page>?token=…&email=…`, appUrl being the tenant's own or APP_URL; an email change's link
+ * (docs/email.md) is the verification page's with `&change=1`.
+ */
+export function accountLink(
+  ctx: Context,
+  tenant: Tenant,
+  page: "verify-email" | "reset-password",
+  params: { token: string; email: string; change?: true },
+): string {
   const base = (tenant.settings.appUrl ?? ctx.deps.config.appUrl).replace(/\/+$/, "");
-  return `${base}/${page}?${new URLSearchParams({ token: params.token, email: params.email }).toString()}`;
+  const query = new URLSearchParams({ token: params.token, email: params.email, ...(params.change ? { change: "1" } : {}) });
+  return `${base}/${page}?${query.toString()}`;
 }
 
 /**

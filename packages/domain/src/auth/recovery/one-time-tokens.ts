@@ -1,6 +1,7 @@
 /**
  * Emailed one-time tokens (docs/sessions.md#emailed-tokens): 32 random bytes as hex in the link,
- * stored only as SHA-256 in one_time_tokens, single use; reset 30 minutes, verification 24 hours.
+ * stored only as SHA-256 in one_time_tokens, single use; reset 30 minutes, verification and an email
+ * change (docs/email.md) 24 hours. A change's token also carries the address it confirms.
  */
 import type { TenantTx } from "@mteja/db";
 import type { Deps } from "../../context.js";
@@ -10,11 +11,13 @@ import { randomToken, sha256 } from "../../core/secrets.js";
 
 type Tx = TenantTx;
 
-export type EmailTokenPurpose = "verify_email" | "reset_password";
+export type EmailTokenPurpose = "verify_email" | "reset_password" | "change_email";
 
 export const emailTokenLifetimeSeconds: Record<EmailTokenPurpose, number> = {
   verify_email: 24 * 3600,
   reset_password: 30 * 60,
+  // A change's link verifies an address too: it lasts as long as the verification link.
+  change_email: 24 * 3600,
 };
 
 const tokenShape = /^[0-9a-f]{64}$/;
@@ -29,8 +32,24 @@ export async function createEmailToken(
   deps: Deps,
   tx: Tx,
   user: { id: string; tenantId: string },
-  purpose: EmailTokenPurpose,
+  purpose: Exclude<EmailTokenPurpose, "change_email">,
   token: string = randomToken(deps.random, "hex"),
+): Promise<string> {
+  return insertEmailToken(deps, tx, user, purpose, token, null);
+}
+
+/** Stores the token of a link that confirms `newEmail` for the user; returns it in clear. */
+export async function createEmailChangeToken(deps: Deps, tx: Tx, user: { id: string; tenantId: string }, newEmail: string): Promise<string> {
+  return insertEmailToken(deps, tx, user, "change_email", randomToken(deps.random, "hex"), newEmail);
+}
+
+async function insertEmailToken(
+  deps: Deps,
+  tx: Tx,
+  user: { id: string; tenantId: string },
+  purpose: EmailTokenPurpose,
+  token: string,
+  email: string | null,
 ): Promise<string> {
   const now = deps.clock.now();
   await tx.oneTimeToken.create({
@@ -39,6 +58,7 @@ export async function createEmailToken(
       userId: user.id,
       purpose,
       tokenHash: sha256(token),
+      email,
       createdAt: now,
       expiresAt: addSeconds(now, emailTokenLifetimeSeconds[purpose]),
     },
@@ -69,8 +89,29 @@ export interface TokenOwner {
 export async function findEmailToken(
   deps: Deps,
   db: Tx,
-  query: { tenantId: string; email: string; purpose: EmailTokenPurpose; token: string },
+  query: { tenantId: string; email: string; purpose: Exclude<EmailTokenPurpose, "change_email">; token: string },
 ): Promise<{ id: string; user: TokenOwner } | undefined> {
+  const row = await findLiveEmailToken(deps, db, query);
+  if (!row || row.user.email !== query.email) return undefined;
+  return { id: row.id, user: row.user };
+}
+
+/**
+ * The token of a change link, provided it is unused, unexpired, and was issued to the signed-in
+ * account (`userId`) in this tenant; with the address it confirms. Undefined otherwise.
+ */
+export async function findEmailChangeToken(
+  deps: Deps,
+  db: Tx,
+  query: { tenantId: string; userId: string; token: string },
+): Promise<{ id: string; newEmail: string; user: TokenOwner } | undefined> {
+  const row = await findLiveEmailToken(deps, db, { ...query, purpose: "change_email" });
+  if (!row || row.user.id !== query.userId || row.email === null) return undefined;
+  return { id: row.id, newEmail: row.email, user: row.user };
+}
+
+/** A token of this purpose, unused and unexpired, of an account of this tenant. */
+async function findLiveEmailToken(deps: Deps, db: Tx, query: { tenantId: string; purpose: EmailTokenPurpose; token: string }) {
   if (!tokenShape.test(query.token)) return undefined;
   const row = await db.oneTimeToken.findUnique({
     where: { tokenHash: sha256(query.token) },
@@ -78,14 +119,15 @@ export async function findEmailToken(
       id: true,
       tenantId: true,
       purpose: true,
+      email: true,
       usedAt: true,
       expiresAt: true,
       user: { select: { id: true, tenantId: true, email: true, name: true, emailVerified: true } },
     },
   });
   if (!row || row.purpose !== query.purpose || row.usedAt !== null || row.expiresAt <= deps.clock.now()) return undefined;
-  if (row.tenantId !== query.tenantId || row.user.tenantId !== query.tenantId || row.user.email !== query.email) return undefined;
-  return { id: row.id, user: row.user };
+  if (row.tenantId !== query.tenantId || row.user.tenantId !== query.tenantId) return undefined;
+  return row;
 }
 
 /** Marks the token used; false when a concurrent request spent it first (or it expired meanwhile). */

@@ -3,7 +3,7 @@ import { messageOnly } from "../../core/envelope.js";
 import { emailField, newPasswordField, oneLineString } from "../../core/fields.js";
 
 /** The token of an emailed link. Its shape is checked with the token itself: a malformed one is INVALID_TOKEN. */
-const emailedToken = oneLineString({ error: "token is required" })
+export const emailedToken = oneLineString({ error: "token is required" })
   .trim()
   .toLowerCase()
   .min(1, "token is required")

@@ -1,12 +1,23 @@
 /**
- * Security notices by mail (ASVS 6.3.7): password changed or reset, two-factor turned on or off.
- * Written through `tx`, in the transaction of the change itself, so a notice exists exactly when
- * the change committed. The caller nudges the mail worker after commit.
+ * Security notices (ASVS 6.3.7): password changed or reset, two-factor turned on or off, a way into
+ * the account changed — by mail, and by text to a verified phone. Written through `tx`, in the
+ * transaction of the change itself, so a notice exists exactly when the change committed. The caller
+ * nudges the mail (and SMS) worker after commit.
  */
-import type { TenantTx } from "@mteja/db";
+import { enqueueSms, type TenantTx } from "@mteja/db";
+import { t } from "@mteja/i18n";
+import { recipientLocale } from "../../i18n/recipient-locale.js";
+import { tenantDisplayName } from "../../tenants/directory.js";
 import { mailTenant, writeMail, type MailContext, type MailUser } from "./mail.js";
 
-export type SecurityNotice = "passwordChanged" | "passwordReset" | "twoFactorEnabled" | "twoFactorDisabled";
+export type SecurityNotice =
+  | "passwordChanged"
+  | "passwordReset"
+  | "twoFactorEnabled"
+  | "twoFactorDisabled"
+  | "emailChanged"
+  | "phoneChanged"
+  | "phoneAdded";
 
 export async function enqueueSecurityNotice(
   ctx: MailContext,
@@ -16,4 +27,20 @@ export async function enqueueSecurityNotice(
 ): Promise<void> {
   const tenant = await mailTenant(ctx, tx, user.tenantId);
   await writeMail(ctx, tx, tenant, user, notice, { userName: user.name ?? "", when: ctx.deps.clock.now() });
+}
+
+export type SecurityText = "sms.notice.phone_changed" | "sms.notice.email_changed" | "sms.notice.email_added" | "sms.notice.two_factor_enabled";
+
+/** A notice texted to `phone` (2547… as stored) in the account's language, through the SMS outbox. */
+export async function enqueueSecurityText(
+  ctx: MailContext,
+  tx: TenantTx,
+  user: { id: string; tenantId: string },
+  phone: string,
+  text: SecurityText,
+): Promise<void> {
+  const tenant = await mailTenant(ctx, tx, user.tenantId);
+  const body = t(await recipientLocale(tx, tenant, user.id), text, { shop: tenantDisplayName(tenant) });
+  // No expiry: unlike a code, a notice is worth sending late.
+  await enqueueSms(tx, { tenantId: tenant.id, kind: "security_notice", to: `+${phone}`, body, expiresAt: null }, ctx.deps.clock.now());
 }

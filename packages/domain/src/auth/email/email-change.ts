@@ -1,0 +1,81 @@
+/**
+ * Email management (docs/email.md): me/email/start mails a link to the new address, me/email/verify
+ * (the signed-in account, with the token of its own link) switches the account to it, verified.
+ *
+ * start never looks at other accounts: whether the address is free is decided at verify (409
+ * EMAIL_IN_USE), so start's answer, and the work before it, are the same for a free and a taken
+ * address. The link is an emailed one-time token (recovery/one-time-tokens.ts) that carries its
+ * address; a newer start spends the older link.
+ */
+import { Prisma } from "@mteja/db";
+import type { z } from "zod";
+import { consumeAll } from "../../core/abuse-limits.js";
+import { DomainError } from "../../errors.js";
+import { recordSecurityEvent } from "../../security-events/record.js";
+import type { AuthedCtx } from "../../trpc.js";
+import { secureSignInFactorChange } from "../factor-changes.js";
+import { accountLink, writeMail } from "../recovery/mail.js";
+import { createEmailChangeToken, emailTokenLifetimeSeconds, findEmailChangeToken, invalidEmailToken, revokeEmailTokens, spendEmailToken } from "../recovery/one-time-tokens.js";
+import type { emailStartInput, emailVerifyInput } from "./schemas.js";
+
+const emailInUse = () => new DomainError("EMAIL_IN_USE");
+
+export async function startEmailChange(ctx: AuthedCtx, input: z.infer<typeof emailStartInput>): Promise<void> {
+  const { deps, tenant } = ctx;
+  const user = await ctx.db.user.findFirst({ where: { id: ctx.auth.sub }, select: { id: true, tenantId: true, email: true, name: true } });
+  if (!user) throw new DomainError("INVALID_TOKEN");
+  if (user.email === input.email) {
+    throw new DomainError("VALIDATION_ERROR", undefined, { details: [{ path: "email", message: "detail.email_is_current" }] });
+  }
+  // Per account (docs/limits.md): the caller learns only about its own account, so 429 says so.
+  await consumeAll(deps.limiter, [["email_changes_per_account", `${tenant.id}:${user.id}`]]);
+  // Per address, whoever asks: many accounts cannot flood one inbox. Over it: the same answer, no mail.
+  const forAddress = await deps.limiter.consume("email_change_mails_per_address", `${tenant.id}:${input.email}`);
+  if (!forAddress.allowed) {
+    deps.logger.info({ tenantId: tenant.id, userId: user.id }, "email change mail cap of the address reached; no mail written");
+    return;
+  }
+  await ctx.db.$transaction(async (tx) => {
+    await revokeEmailTokens(deps, tx, user, "change_email");
+    const token = await createEmailChangeToken(deps, tx, user, input.email);
+    // To the new address, in the account's language.
+    await writeMail(ctx, tx, tenant, { ...user, email: input.email }, "confirmEmailChange", {
+      userName: user.name ?? "",
+      link: accountLink(ctx, tenant, "verify-email", { token, email: input.email, change: true }),
+      validHours: emailTokenLifetimeSeconds.change_email / 3600,
+    });
+  });
+  deps.nudgeMail();
+}
+
+export async function verifyEmailChange(ctx: AuthedCtx, input: z.infer<typeof emailVerifyInput>) {
+  const { deps, tenant } = ctx;
+  try {
+    const email = await ctx.db.$transaction(async (tx) => {
+      const found = await findEmailChangeToken(deps, tx, { tenantId: tenant.id, userId: ctx.auth.sub, token: input.token });
+      if (!found) throw invalidEmailToken();
+      const holder = await tx.user.findFirst({ where: { email: found.newEmail, id: { not: found.user.id } }, select: { id: true } });
+      if (holder) throw emailInUse();
+      if (!(await spendEmailToken(deps, tx, found.id))) throw invalidEmailToken();
+      const before = await tx.user.findFirst({ where: { id: found.user.id } });
+      if (!before) throw new DomainError("INVALID_TOKEN");
+      await tx.user.update({ where: { id: before.id }, data: { email: found.newEmail, emailVerified: true } });
+      // Links mailed to the old address (verification, reset) and any other pending change end with it.
+      await tx.oneTimeToken.updateMany({
+        where: { userId: before.id, usedAt: null, purpose: { in: ["verify_email", "reset_password", "change_email"] } },
+        data: { usedAt: deps.clock.now() },
+      });
+      const first = before.email === null;
+      const { sessionsEnded } = await secureSignInFactorChange(ctx, tx, before, first ? "email_added" : "email_changed");
+      await recordSecurityEvent(ctx, tx, tenant.id, { userId: before.id, type: "email.changed", details: { first, sessions_ended: sessionsEnded } });
+      return found.newEmail;
+    });
+    deps.nudgeMail();
+    deps.nudgeSms();
+    return { email, email_verified: true as const };
+  } catch (error) {
+    // Another account took the address between the check and the update (emails are unique per shop).
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") throw emailInUse();
+    throw error;
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * What follows a change to the ways into an account (docs/sessions.md#what-ends-sessions): every
+ * other session of the account ends (the one making the change stays), and the owner is told at the
+ * email and the verified phone the account had BEFORE the change, in the account's language. Called
+ * inside the transaction of the change, so the sessions end and the notices exist exactly when the
+ * change committed; the caller nudges the mail and SMS workers after commit.
+ *
+ * A new kind of change (adding a passkey, linking Google) adds its row to the two tables below.
+ */
+import type { TenantTx } from "@mteja/db";
+import type { AuthedCtx } from "../trpc.js";
+import { enqueueSecurityNotice, enqueueSecurityText, type SecurityNotice, type SecurityText } from "./recovery/security-notices.js";
+import { revokeUserSessions } from "./sessions/sessions.js";
+
+export type SignInFactorChange =
+  /** A verified phone replaced by another. */
+  | "phone_changed"
+  /** A first verified phone: a new way to sign in (by SMS). */
+  | "phone_added"
+  /** An email replaced by another (through its link). */
+  | "email_changed"
+  /** A first email on an account that had none: a new way back in (password reset by mail). */
+  | "email_added"
+  | "two_factor_enabled";
+
+/** The account as it was before the change: its old email and its old verified phone are told. */
+export interface AccountBeforeChange {
+  id: string;
+  tenantId: string;
+  name: string | null;
+  email: string | null;
+  phone: string | null;
+  phoneVerified: boolean;
+}
+
+/** The mail to the old email; none where there is nothing to add to what the reader already knows. */
+const noticeMail: Record<SignInFactorChange, SecurityNotice | undefined> = {
+  phone_changed: "phoneChanged",
+  phone_added: "phoneAdded",
+  email_changed: "emailChanged",
+  // There was no email to tell.
+  email_added: undefined,
+  two_factor_enabled: "twoFactorEnabled",
+};
+
+/** The text to the old verified phone (a first phone has no old one to tell). */
+const noticeText: Record<SignInFactorChange, SecurityText | undefined> = {
+  phone_changed: "sms.notice.phone_changed",
+  phone_added: undefined,
+  email_changed: "sms.notice.email_changed",
+  email_added: "sms.notice.email_added",
+  two_factor_enabled: "sms.notice.two_factor_enabled",
+};
+
+/** Ends the account's other sessions and writes the notices; answers how many sessions ended. */
+export async function secureSignInFactorChange(
+  ctx: AuthedCtx,
+  tx: TenantTx,
+  before: AccountBeforeChange,
+  change: SignInFactorChange,
+): Promise<{ sessionsEnded: number }> {
+  // Whoever held another session may be who the owner is locking out: it ends now, on every instance
+  // (each request reads its session), and its refresh cookie with it.
+  const sessionsEnded = await revokeUserSessions(ctx.deps, tx, before.id, change, ctx.auth.sid);
+  const mail = noticeMail[change];
+  if (mail && before.email !== null) await enqueueSecurityNotice(ctx, tx, before, mail);
+  const text = noticeText[change];
+  // Only a verified phone: an unverified number may be anyone's.
+  if (text && before.phoneVerified && before.phone !== null) await enqueueSecurityText(ctx, tx, before, before.phone, text);
+  return { sessionsEnded };
+}
