@@ -37,6 +37,10 @@ export const errorStatus = {
   PAYMENT_NOT_REVERSIBLE: 409,
   // Phone sign-in: the phone is verified on another account of the shop.
   PHONE_IN_USE: 409,
+  // Step-up (docs/step-up.md): a sensitive operation on a session that is not fresh, without a body
+  // proof; reauthenticate/sms for an account without a verified phone.
+  STEP_UP_REQUIRED: 403,
+  NO_VERIFIED_PHONE: 409,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

@@ -10,6 +10,7 @@ export const SECURITY_EVENT_TYPES = [
   "account.deleted",
   "account.exported",
   "phone.verified",
+  "reauthenticated",
 ] as const;
 
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
