@@ -14,7 +14,7 @@
  * A new kind of factor (passkeys, linked Google accounts) goes into `factorsOf`; a new proof that
  * arrives by mail or text is harvested by `harvest` (every code and `token=` sent to the account's
  * addresses and to the new ones); an operation that needs a preparation the walk cannot guess (a
- * pending change started elsewhere) adds it to the fixtures.
+ * pending change started elsewhere) adds it to the fixtures, as the pending phone and email changes are.
  */
 import { generateSync } from "otplib";
 import type { AnyProcedure } from "@trpc/server";
@@ -151,6 +151,20 @@ describe("the walk: no procedure changes a sign-in factor on a stale session unl
 
   const userIdOf = async (client: Client) => (await client.call.profile.me()).data.id;
 
+  /**
+   * An email change started by the owner on the fresh session, where the service has one (me/email/start):
+   * the link mailed to the new address is then a candidate token for every operation.
+   */
+  async function startedEmailChange(client: Client): Promise<{ email: string; tokens: string[] }> {
+    const email = `new-address-${unique()}@example.com`;
+    const start = proceduresOf().find(({ meta }) => meta?.openapi?.path === "/api/v1/auth/me/email/start");
+    if (!start) return { email, tokens: [] };
+    await callByPath(client, start.path, { email }).catch((error: unknown) => {
+      throw new Error(`the walk's preparation could not start an email change with ${start.path}({ email }): ${String(error)}`);
+    });
+    return { email, tokens: await tokensMailedTo(email, 1) };
+  }
+
   /** An email and password account with a verified phone, two-factor being set up, a code to a new phone pending, reset and verification links mailed. */
   async function passwordAccount(): Promise<Fixture> {
     const client = clientOf(service.deps);
@@ -165,6 +179,7 @@ describe("the walk: no procedure changes a sign-in factor on a stale session unl
     const otherCode = await codeTextedTo(other.international);
     await clientOf(service.deps).call.auth.forgotPassword({ email });
     const tokens = await tokensMailedTo(email, 2);
+    const change = await startedEmailChange(client);
     stale();
     return {
       kind: "password account",
@@ -175,10 +190,10 @@ describe("the walk: no procedure changes a sign-in factor on a stale session unl
         current_password: [() => password],
         new_password: [() => "the attacker's new passphrase"],
         phone: [() => other.local],
-        email: [() => email, () => `attacker-${unique()}@example.com`],
+        email: [() => email, () => change.email],
         code: [() => totp(pendingSecret), () => otherCode],
         sms_code: [() => otherCode],
-        token: tokens.map((token) => () => token),
+        token: [...tokens, ...change.tokens].map((token) => () => token),
       },
     };
   }
@@ -214,6 +229,7 @@ describe("the walk: no procedure changes a sign-in factor on a stale session unl
     const client = await signUpByPhone(own);
     await client.call.phone.meStart({});
     const ownCode = await codeTextedTo(own.international, 1);
+    const change = await startedEmailChange(client);
     stale();
     return {
       kind: "phone-only account",
@@ -222,9 +238,10 @@ describe("the walk: no procedure changes a sign-in factor on a stale session unl
       candidates: {
         new_password: [() => "the attacker's new passphrase"],
         phone: [() => newPhone().local],
-        email: [() => `attacker-${unique()}@example.com`],
+        email: [() => change.email],
         code: [() => ownCode],
         sms_code: [() => ownCode],
+        token: change.tokens.map((token) => () => token),
       },
     };
   }
