@@ -71,6 +71,8 @@ const settingsSchema = z
       .optional(),
     ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(3600).default(900),
     ACCESS_TOKEN_CACHE_SIZE: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
+    /** How long a session stays fresh after a sign-in or reauthenticate (docs/step-up.md); tests may shorten it. */
+    STEP_UP_WINDOW_SECONDS: z.coerce.number({ error: "STEP_UP_WINDOW_SECONDS must be a number" }).int().min(1).max(3600).default(300),
     // One hash per core the service may run on (its CPU affinity: taskset, a container's cpuset). On one
     // core a second hashing process only doubles the CPU share hashing takes from reads in a login storm
     // (docs/performance.md, "The login storm, one hash per core").

@@ -77,8 +77,9 @@ describe.skipIf(skipThisTarget)("API documentation", () => {
     it("documents a DELETE's input as a JSON body, so no password is put in a URL", () => {
       const disable = doc.paths["/api/v1/auth/otp/disable"].delete;
       expect((disable.parameters as Json[]).some((p) => p.in === "query")).toBe(false);
-      // `password`, or `sms_code` for an account without one (docs/phone-sign-in.md): both in the body.
-      expect(Object.keys(disable.requestBody.content["application/json"].schema.properties).sort()).toEqual(["password", "sms_code"]);
+      // `password`, or `sms_code` for an account without one (docs/phone-sign-in.md), and `code` that
+      // completes the proof on a session that is not fresh (docs/step-up.md): all in the body.
+      expect(Object.keys(disable.requestBody.content["application/json"].schema.properties).sort()).toEqual(["code", "password", "sms_code"]);
     });
 
     it("describes the answers the service really gives: a documented error example matches a live one", async () => {

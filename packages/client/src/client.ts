@@ -9,6 +9,7 @@ import type { AppRouter } from "./router-types.js";
 import { EventSource as FetchEventSource } from "eventsource";
 import { refreshLink } from "./refresh-link.js";
 import { createSession, type CookieMode } from "./session.js";
+import { stepUpRunner, type ProofPrompt } from "./step-up.js";
 
 /** The most calls the service accepts in one tRPC batch; more calls made together go in several requests. */
 export const MAX_BATCH_CALLS = 10;
@@ -53,6 +54,13 @@ export interface MtejaClient {
    * refused because the session is over). Returns the function that stops it.
    */
   onAuthStateChange(listener: AuthStateListener): () => void;
+  /**
+   * Runs `call`; when the service answers 403 STEP_UP_REQUIRED (a sensitive change on a session that is
+   * no longer fresh: docs/step-up.md), asks `askProof()` for the user's password or SMS code (and
+   * two-factor code), reauthenticates with it and runs `call` once more. `askProof` resolving to null
+   * gives up: the call fails with STEP_UP_REQUIRED.
+   */
+  withStepUp<T>(call: () => Promise<T>, askProof: ProofPrompt): Promise<T>;
 }
 
 export function createMtejaClient(options: MtejaClientOptions): MtejaClient {
@@ -108,5 +116,6 @@ export function createMtejaClient(options: MtejaClientOptions): MtejaClient {
     logout: session.logout,
     getAuthState: session.getAuthState,
     onAuthStateChange: session.onAuthStateChange,
+    withStepUp: stepUpRunner(api),
   };
 }

@@ -216,6 +216,25 @@ describe("createMtejaClient", () => {
     expect((aborted as Error).message).toMatch(/abort/i);
   });
 
+  it("withStepUp: a sensitive call refused with STEP_UP_REQUIRED is made again after reauthenticate with the user's proof", async () => {
+    const { client, counted, email } = await signedIn();
+    const exportData = () => client.api.dataRights.exportMyData.query();
+    expect((await client.withStepUp(exportData, async () => null)).data.profile.email).toBe(email);
+    // Past the window (STEP_UP_WINDOW_SECONDS, 300 by default); the expired access token is refreshed on the way, which does not make the session fresh.
+    clock.advance(301);
+    const asked: number[] = [];
+    const cancelled = await client.withStepUp(exportData, async () => (asked.push(1), null)).catch((e: unknown) => e);
+    expect(errorCode(cancelled)).toEqual({ code: "STEP_UP_REQUIRED", status: 403 });
+    expect(isMtejaError(cancelled, "STEP_UP_REQUIRED")).toBe(true);
+    const wrong = await client.withStepUp(exportData, async () => ({ password: "not the password" })).catch((e: unknown) => e);
+    expect(errorCode(wrong)).toEqual({ code: "INVALID_CREDENTIALS", status: 401 });
+    const exported = await client.withStepUp(exportData, async () => (asked.push(1), { password: "correct horse battery" }));
+    expect(exported.data.profile.email).toBe(email);
+    expect(asked).toHaveLength(2);
+    expect(counted.count("/api/v1/auth/refresh")).toBe(1);
+    expectTypeOf<RouterInputs["auth"]["reauthenticate"]>().toExtend<{ password?: string; sms_code?: string; code?: string }>();
+  });
+
   it("does not refresh for errors that are not an expired token", async () => {
     const { client, counted } = await signedIn();
     const error = await client.api.addresses.update

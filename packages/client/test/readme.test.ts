@@ -29,11 +29,25 @@ async function rootReadmeExample(showSignIn: () => void) {
   return [data.status, isMtejaError(new Error("x"), "INVALID_OTP")] as const;
 }
 
+/** The README's step-up example. */
+async function stepUpExample(askForPassword: () => Promise<string | null>) {
+  const mteja = createMtejaClient({ baseUrl: "https://accounts.example.co.ke", tenantId: "duka" });
+  const { data } = await mteja.withStepUp(
+    () => mteja.api.dataRights.exportMyData.query(),
+    async () => {
+      const password = await askForPassword();
+      return password ? { password } : null;
+    },
+  );
+  return data.profile.id;
+}
+
 it("creates a client lazily: nothing is sent until a call is made", () => {
   let calls = 0;
   const client = createMtejaClient({ baseUrl: "http://127.0.0.1:9/", tenantId: "duka", fetch: async () => (calls++, new Response()) });
   expect(client.getAccessToken()).toBeNull();
   expect(typeof readmeExample).toBe("function");
   expect(typeof rootReadmeExample).toBe("function");
+  expect(typeof stepUpExample).toBe("function");
   expect(calls).toBe(0);
 });

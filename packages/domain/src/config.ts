@@ -14,6 +14,8 @@ export interface DomainConfig {
   refreshReuseGraceSeconds: number;
   issuer: string;
   audience: string;
+  /** STEP_UP_WINDOW_SECONDS: how long a session stays fresh after a sign-in or reauthenticate (docs/step-up.md). */
+  stepUpWindowSeconds: number;
   /** PHONE_CODE_TTL_SECONDS: how long a texted code lasts (docs/phone-sign-in.md). */
   phoneCodeTtlSeconds: number;
   /** SMS_CALLBACK_SECRET: the `?token=` of Africa's Talking's delivery reports; null refuses them all. */

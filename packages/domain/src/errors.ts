@@ -41,6 +41,10 @@ export const errorStatus = {
   SMS_UNAVAILABLE: 503,
   // Email management: verifying a new address another account of the shop has (docs/email.md).
   EMAIL_IN_USE: 409,
+  // Step-up (docs/step-up.md): a sensitive operation on a session that is not fresh, without a body
+  // proof; reauthenticate/sms for an account without a verified phone.
+  STEP_UP_REQUIRED: 403,
+  NO_VERIFIED_PHONE: 409,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

@@ -3,6 +3,7 @@
  * procedure builder of trpc.ts). The transports, the OpenAPI document, the abuse limits and the
  * metrics read them from here; nothing keeps a table of operations by path or name.
  */
+import type { TenantDb } from "@mteja/db";
 import type { AnyRouter } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 
@@ -31,6 +32,57 @@ export interface Deprecation {
 }
 
 /**
+ * A sensitive operation (docs/step-up.md). On a session that is not fresh (past its `fresh_until`) it
+ * answers 403 STEP_UP_REQUIRED, except:
+ * - `"always"`: no exception (otp/setup, otp/verify, the export: they take no proof of their own);
+ * - `{ orBodyProof: "current_password" }`: the body carries the proof the operation already takes,
+ *   complete: the named password field — or `sms_code` (texted to the verified phone) for an account
+ *   without a password — and, while two-factor is on, `code`. The operation verifies them all against
+ *   the account's factors before it changes anything, as it does on a fresh session;
+ * - `{ when: condition }`: only the calls the condition finds sensitive need a fresh session, and no body
+ *   proof stands in for it (me/phone/start and me/phone/verify for a phone other than the verified one).
+ * One line on the procedure; checked by one function of trpc.ts on the session row the credential
+ * check has already read, so an operation without it does no work for it.
+ */
+export type StepUp = "always" | { orBodyProof: PasswordField } | { when: StepUpCondition };
+
+/** The name of the password field of an operation's input. */
+export type PasswordField = "password" | "current_password";
+
+/** The account a step-up decision is about, read only when the session is not fresh. */
+export interface StepUpAccount {
+  id: string;
+  tenantId: string;
+  email: string | null;
+  phone: string | null;
+  phoneVerified: boolean;
+  otpEnabled: boolean;
+  hasPassword: boolean;
+}
+
+/** What a condition is given: the account, the input as sent (not yet validated) and the tenant's data. */
+export interface StepUpCall {
+  account: StepUpAccount;
+  input: unknown;
+  db: TenantDb;
+}
+
+/**
+ * True when this call of the operation is sensitive. The input has not been validated yet: when it
+ * cannot tell, a condition answers true (a fresh session is asked for, never wrongly waived). Its
+ * `description` completes "needs a fresh session when …" in the OpenAPI document.
+ */
+export interface StepUpCondition {
+  (call: StepUpCall): boolean | Promise<boolean>;
+  readonly description: string;
+}
+
+/** A condition of step-up with the words the OpenAPI document says it in. */
+export function stepUpCondition(description: string, sensitive: (call: StepUpCall) => boolean | Promise<boolean>): StepUpCondition {
+  return Object.assign((call: StepUpCall) => sensitive(call), { description });
+}
+
+/**
  * What a procedure with a REST path declares in `.meta({ openapi })`: `method`, `path`, `summary` (one
  * line, required: a test fails without it), and `errorResponses` for the codes its own rules answer
  * (`{ 409: "USER_EXISTS" }`). The document derives the rest: `operationId` from the procedure's path,
@@ -52,6 +104,8 @@ export interface OperationMeta extends OpenApiMeta {
   signInStep?: SignInStep;
   /** The operation is deprecated: answered with `Deprecation` and `Sunset` headers until its sunset. */
   deprecated?: Deprecation;
+  /** A sensitive operation: it needs a fresh session or a complete body proof (docs/step-up.md). */
+  stepUp?: StepUp;
 }
 
 /** The declared facts of a procedure by its tRPC path ("auth.register"), if it exists. */

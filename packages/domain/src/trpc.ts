@@ -16,17 +16,18 @@
  * docs/tenants.md#data-scoping): procedures read and write tenant-owned rows through it only.
  *
  * Each builder declares the credential it checks (`meta.credential`, operation-meta.ts); a router adds
- * the rest of an operation's facts (`ipLimited`, `successStatus`, `signInStep`, `openapi`) in its `.meta()`.
+ * the rest of an operation's facts (`ipLimited`, `successStatus`, `signInStep`, `stepUp`, `openapi`) in its `.meta()`.
  */
 import { getTRPCErrorFromUnknown, initTRPC, type TRPCError } from "@trpc/server";
-import type { TenantDb } from "@mteja/db";
+import type { LiveSessionRow, TenantDb } from "@mteja/db";
 import type { Context } from "./context.js";
 import { DomainError, toErrorEnvelope, toTrpcError } from "./errors.js";
-import type { OperationMeta } from "./operation-meta.js";
+import type { OperationMeta, StepUp } from "./operation-meta.js";
 import type { AccessClaims } from "./auth/tokens/access-tokens.js";
 import { countAuthRequest } from "./core/abuse-limits.js";
 import { equalsConstantTime } from "./core/secrets.js";
 import { assertLiveSession } from "./auth/sessions/sessions.js";
+import { requireStepUp } from "./auth/step-up/require-step-up.js";
 import type { Tenant } from "./tenants/directory.js";
 import { authenticateApiKey } from "./api-keys/credential.js";
 import { looksLikeApiKey } from "./api-keys/keys.js";
@@ -111,12 +112,12 @@ export const tenantProcedure = publicProcedure.use(async ({ ctx, next }) => {
   return next({ ctx: withTenant(ctx, await requireTenantHeader(ctx)) });
 });
 
-export const authProcedure = publicProcedure.meta({ credential: "bearer" }).use(async ({ ctx, next }) => {
+export const authProcedure = publicProcedure.meta({ credential: "bearer" }).use(async ({ ctx, meta, getRawInput, next }) => {
   const tenant = await requireTenantHeader(ctx);
   const auth = await verifyBearerOf(ctx, tenant);
-  await assertLiveSession(ctx.deps, auth);
+  const session = await assertLiveSession(ctx.deps, auth);
   const authed = { auth, ...withTenant(ctx, tenant) };
-  return inUsersLanguage({ ...ctx, ...authed }, next({ ctx: authed }));
+  return signedInCall({ ...ctx, ...authed }, meta, session, getRawInput, () => next({ ctx: authed }));
 });
 
 /** Like authProcedure but leaves the session check to the procedure (GET /me joins it into its one query). */
@@ -127,18 +128,18 @@ export const authTokenProcedure = publicProcedure.meta({ credential: "bearer" })
   return inUsersLanguage({ ...ctx, ...authed }, next({ ctx: authed }));
 });
 
-export const protectedProcedure = publicProcedure.meta({ credential: "bearer" }).use(async ({ ctx, next }) => {
-  const authed = await bearerWithItsTenant(ctx);
-  return inUsersLanguage({ ...ctx, ...authed }, next({ ctx: authed }));
+export const protectedProcedure = publicProcedure.meta({ credential: "bearer" }).use(async ({ ctx, meta, getRawInput, next }) => {
+  const { session, ...authed } = await bearerWithItsTenant(ctx);
+  return signedInCall({ ...ctx, ...authed }, meta, session, getRawInput, () => next({ ctx: authed }));
 });
 
-export const adminProcedure = publicProcedure.meta({ credential: "bearer" }).use(async ({ ctx, next }) => {
-  const authed = await bearerWithItsTenant(ctx);
+export const adminProcedure = publicProcedure.meta({ credential: "bearer" }).use(async ({ ctx, meta, getRawInput, next }) => {
+  const { session, ...authed } = await bearerWithItsTenant(ctx);
   if (authed.auth.role !== "admin") {
     await noteSignedInLocale({ ...ctx, ...authed }, authed.auth.sub);
     throw new DomainError("FORBIDDEN", "access.admin_role_needed");
   }
-  return inUsersLanguage({ ...ctx, ...authed }, next({ ctx: authed }));
+  return signedInCall({ ...ctx, ...authed }, meta, session, getRawInput, () => next({ ctx: authed }));
 });
 
 /** A signed-in call that fails answers in the user's language (i18n/answer-locale.ts). */
@@ -146,6 +147,27 @@ async function inUsersLanguage<R extends { ok: boolean }>(ctx: AuthedCtx, result
   const settled = await result;
   if (!settled.ok) await noteSignedInLocale(ctx, ctx.auth.sub);
   return settled;
+}
+
+/**
+ * The rest of a call whose session the credential check has read: its step-up, then the procedure,
+ * failures answered in the user's language. This is the one place `meta.stepUp` is read
+ * (docs/step-up.md): a sensitive operation runs on a fresh session, or on a complete proof in its body,
+ * else answers 403 STEP_UP_REQUIRED. The freshness comes with the session row already read, so an
+ * operation that declares no step-up does no work for it.
+ */
+function signedInCall<R extends { ok: boolean }>(ctx: AuthedCtx, meta: OperationMeta | undefined, session: LiveSessionRow, rawInput: () => Promise<unknown>, run: () => Promise<R>): Promise<R> {
+  return inUsersLanguage(ctx, meta?.stepUp ? stepUpThen(ctx, meta.stepUp, session, rawInput, run) : run());
+}
+
+async function stepUpThen<R>(ctx: AuthedCtx, rule: StepUp, session: LiveSessionRow, rawInput: () => Promise<unknown>, run: () => Promise<R>): Promise<R> {
+  try {
+    await requireStepUp(ctx, rule, session, rawInput);
+  } catch (error) {
+    await noteSignedInLocale(ctx, ctx.auth.sub);
+    throw error;
+  }
+  return run();
 }
 
 export const adminApiProcedure = publicProcedure.meta({ credential: "adminKey" }).use(async ({ ctx, next }) => {
@@ -201,15 +223,15 @@ async function verifyBearerOf(ctx: Context, tenant: Tenant): Promise<AccessClaim
   return auth;
 }
 
-/** A bearer token with a live session; the tenant is the token's (X-Tenant-ID optional but must match). */
-async function bearerWithItsTenant(ctx: Context): Promise<Pick<AuthedCtx, "auth" | "tenant" | "db">> {
+/** A bearer token with a live session (as read); the tenant is the token's (X-Tenant-ID optional but must match). */
+async function bearerWithItsTenant(ctx: Context): Promise<Pick<AuthedCtx, "auth" | "tenant" | "db"> & { session: LiveSessionRow }> {
   const auth = await verifyBearer(ctx);
   const header = ctx.request.tenantHeader?.trim();
   if (header && header !== auth.tid) throw new DomainError("INVALID_TOKEN", "access.token_wrong_tenant");
   const tenant = await ctx.deps.tenants.find(auth.tid);
   if (!tenant) throw new DomainError("INVALID_TOKEN", "access.token_wrong_tenant");
-  await assertLiveSession(ctx.deps, auth);
-  return { auth, ...withTenant(ctx, tenant) };
+  const session = await assertLiveSession(ctx.deps, auth);
+  return { auth, session, ...withTenant(ctx, tenant) };
 }
 
 function withTenant(ctx: Context, tenant: Tenant): Pick<TenantCtx, "tenant" | "db"> {

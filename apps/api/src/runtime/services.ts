@@ -171,6 +171,7 @@ export async function createServices(settings: Settings, logger: Logger, overrid
         refreshReuseGraceSeconds: tokenDefaults.refreshReuseGraceSeconds,
         issuer: settings.JWT_ISSUER,
         audience: settings.JWT_AUDIENCE,
+        stepUpWindowSeconds: settings.STEP_UP_WINDOW_SECONDS,
         phoneCodeTtlSeconds: settings.PHONE_CODE_TTL_SECONDS,
         smsCallbackSecret: sms.callbackSecret,
       },

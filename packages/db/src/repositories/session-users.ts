@@ -15,6 +15,8 @@ export interface SessionKey {
 /** A live session, as the per-request check reads it. */
 export interface LiveSessionRow {
   last_used_at: Date | null;
+  /** Until when the session is fresh (docs/step-up.md); read in the same row, so step-up costs no query of its own. */
+  fresh_until: Date | null;
 }
 
 export interface SessionUserRow {
@@ -37,7 +39,7 @@ const liveSessionCondition = `s.id = $3 AND s.user_id = $1 AND s.tenant_id = $2 
 
 export async function findLiveSession(sql: SqlRunner, key: SessionKey): Promise<LiveSessionRow | undefined> {
   if (!uuid.test(key.userId) || !uuid.test(key.sessionId)) return undefined;
-  const rows = await sql.query(`SELECT s.last_used_at FROM sessions s WHERE ${liveSessionCondition}`, [key.userId, key.tenantId, key.sessionId, key.now]);
+  const rows = await sql.query(`SELECT s.last_used_at, s.fresh_until FROM sessions s WHERE ${liveSessionCondition}`, [key.userId, key.tenantId, key.sessionId, key.now]);
   return rows[0] as LiveSessionRow | undefined;
 }
 

@@ -5,12 +5,14 @@ import { loginInput, loginOutput, logoutOutput, refreshOutput, registerInput, re
 import * as auth from "./service.js";
 import { recoveryProcedures } from "./recovery/router.js";
 import { deviceProcedures } from "./sessions/router.js";
+import { stepUpProcedures } from "./step-up/router.js";
 
 const tags = ["auth"];
 
 export const authRouter = createTRPCRouter({
   ...recoveryProcedures,
   ...deviceProcedures,
+  ...stepUpProcedures,
 
   register: tenantProcedure
     .meta({

@@ -11,6 +11,7 @@ const tags = ["profile"];
 export const dataRightsRouter = createTRPCRouter({
   exportMyData: authProcedure
     .meta({
+      stepUp: "always",
       openapi: {
         method: "GET",
         path: "/api/v1/auth/me/export",
@@ -26,6 +27,7 @@ export const dataRightsRouter = createTRPCRouter({
 
   eraseMyAccount: authProcedure
     .meta({
+      stepUp: { orBodyProof: "password" },
       openapi: {
         method: "DELETE",
         path: "/api/v1/auth/me",

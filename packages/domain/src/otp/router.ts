@@ -28,6 +28,7 @@ const otpTenantProcedure = tenantProcedure.use(({ ctx, next }) => {
 export const otpRouter = createTRPCRouter({
   setup: otpAuthProcedure
     .meta({
+      stepUp: "always",
       openapi: {
         method: "POST",
         path: "/api/v1/auth/otp/setup",
@@ -46,6 +47,7 @@ export const otpRouter = createTRPCRouter({
 
   verify: otpAuthProcedure
     .meta({
+      stepUp: "always",
       openapi: {
         method: "POST",
         path: "/api/v1/auth/otp/verify",
@@ -92,12 +94,14 @@ export const otpRouter = createTRPCRouter({
 
   disable: otpAuthProcedure
     .meta({
+      stepUp: { orBodyProof: "password" },
       openapi: {
         method: "DELETE",
         path: "/api/v1/auth/otp/disable",
         tags,
         summary: "Disable two-factor (current password required)",
-        description: "Takes `{ password }` as a JSON body. Deletes the secret and the recovery codes.",
+        description:
+          "Takes `{ password }` (or `{ sms_code }` for an account without a password) as a JSON body, and `code` from the authenticator (or a recovery code) on a session that is not fresh. Deletes the secret and the recovery codes.",
         requestHeaders: tenantHeaders,
         errorResponses: {
           401: "INVALID_CREDENTIALS (wrong password), AUTH_REQUIRED or INVALID_TOKEN",

@@ -43,9 +43,18 @@ export const otpValidateInput = z.object({
 
 export const otpValidateOutput = envelope(z.object({ access_token: z.string(), user: loginUser }));
 
+/**
+ * The two-factor code that completes a body proof (docs/step-up.md): on a session that is not fresh,
+ * an operation confirmed by the password (or sms_code) also needs it while two-factor is on.
+ */
+export const secondFactorProofField = oneLineString()
+  .max(64, "code must be a 6-digit code or a recovery code")
+  .describe("While two-factor is on: a code from the authenticator app or a recovery code. Needed with the password (or sms_code) on a session that is not fresh (docs/step-up.md)");
+
 export const otpDisableInput = z.object({
   password: passwordField.optional().describe("The current password (required when the account has one)"),
   sms_code: smsCodeProofField.optional(),
+  code: secondFactorProofField.optional(),
 }).superRefine(...requirePasswordOrSmsCode("password"));
 
 export const otpDisableOutput = messageOnly;

@@ -140,7 +140,7 @@ export async function disable(ctx: AuthedCtx, input: z.infer<typeof otpDisableIn
   const { deps, tenant } = ctx;
   const user = await currentUser(ctx);
   // The password, or for an account without one an sms_code (counted as sign-in failures of the account).
-  await confirmIdentity(ctx, user, { password: input.password, sms_code: input.sms_code });
+  await confirmIdentity(ctx, user, { password: input.password, sms_code: input.sms_code, code: input.code });
   if (!user.otpEnabled) throw new DomainError("OTP_NOT_SETUP");
 
   await ctx.db.$transaction(async (tx) => {

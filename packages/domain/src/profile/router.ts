@@ -39,6 +39,7 @@ export const profileRouter = createTRPCRouter({
 
   changePassword: authProcedure
     .meta({
+      stepUp: { orBodyProof: "current_password" },
       openapi: {
         method: "PUT",
         path: "/api/v1/auth/me/password",

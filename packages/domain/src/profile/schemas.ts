@@ -2,6 +2,7 @@ import { LOCALES } from "@mteja/i18n";
 import { z } from "zod";
 import { envelope, messageOnly } from "../core/envelope.js";
 import { requirePasswordOrSmsCode, smsCodeProofField } from "../auth/phone/schemas.js";
+import { secondFactorProofField } from "../otp/schemas.js";
 import { kenyanPhoneField, newPasswordField, oneLineString, passwordField, personNameField } from "../core/fields.js";
 
 /** The customer as GET /me shows them (the data export adds its dates). */
@@ -43,6 +44,7 @@ export const updateMeOutput = envelope(
 export const changePasswordInput = z.object({
   current_password: passwordField.optional().describe("The current password (required when the account has one)"),
   sms_code: smsCodeProofField.optional(),
+  code: secondFactorProofField.optional(),
   new_password: newPasswordField,
 }).superRefine(...requirePasswordOrSmsCode("current_password"));
 

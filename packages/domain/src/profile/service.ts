@@ -67,7 +67,7 @@ export async function changePassword(ctx: AuthedCtx, input: z.infer<typeof chang
   const user = await ctx.db.user.findFirst({ where: { id: auth.sub } });
   if (!user) throw invalidToken();
   // The current password, or for an account created by phone (setting its first password) an sms_code.
-  await confirmIdentity(ctx, user, { password: input.current_password, sms_code: input.sms_code }, "current_password");
+  await confirmIdentity(ctx, user, { password: input.current_password, sms_code: input.sms_code, code: input.code }, "current_password");
   const passwordHash = await deps.passwords.hash(input.new_password);
   await ctx.db.$transaction(async (tx) => {
     await tx.user.update({ where: { id: user.id }, data: { passwordHash, passwordChangedAt: deps.clock.now() } });

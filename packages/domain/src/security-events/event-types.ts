@@ -12,6 +12,7 @@ export const SECURITY_EVENT_TYPES = [
   "phone.verified",
   "phone.changed",
   "email.changed",
+  "reauthenticated",
 ] as const;
 
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];

@@ -24,6 +24,7 @@ import {
   unobservedEvents,
   type Deps,
   type PasswordHashing,
+  type Random,
   type RequestInfo,
 } from "../../src/index.js";
 import { fakeClock, sequenceRandom } from "./fake-ports.js";
@@ -46,12 +47,13 @@ export interface ServiceDeps {
   close(): Promise<void>;
 }
 
-export async function createServiceDeps(): Promise<ServiceDeps> {
+/** `random`: the sequence by default; a file that opens many sessions (its tokens would repeat) passes a real one. */
+export async function createServiceDeps(options: { random?: Random } = {}): Promise<ServiceDeps> {
   const db = await openDatabase({});
   await db.migrate();
   await ensureDefaultTenant(db, defaultTenantId, "Default shop");
   const clock = fakeClock();
-  const random = sequenceRandom();
+  const random = options.random ?? sequenceRandom();
   const now = () => clock.now();
   const dataKey = randomBytes(32);
   const cipher = createDataCipher(dataKey, random);
@@ -76,6 +78,7 @@ export async function createServiceDeps(): Promise<ServiceDeps> {
     refreshReuseGraceSeconds: tokenDefaults.refreshReuseGraceSeconds,
     issuer: "mteja-test",
     audience: "mteja-test",
+    stepUpWindowSeconds: 300,
     phoneCodeTtlSeconds: 600,
     smsCallbackSecret: null,
   };
@@ -138,8 +141,14 @@ export function clientOf(deps: Deps, options: { tenant?: string | undefined } = 
     cookies: new Map(),
     call: undefined as unknown as Client["call"],
   };
+  client.call = createCaller({ deps, request: requestOf(client) });
+  return client;
+}
+
+/** The request a client's calls carry: its tenant header, its token, its cookies (read at each call). */
+export function requestOf(client: Client): RequestInfo {
   let accepted = false;
-  const request: RequestInfo = {
+  return {
     get tenantHeader() {
       return client.tenantHeader;
     },
@@ -159,8 +168,6 @@ export function clientOf(deps: Deps, options: { tenant?: string | undefined } = 
     },
     isAccepted: () => accepted,
   };
-  client.call = createCaller({ deps, request });
-  return client;
 }
 
 /** A client signed in as a newly registered customer of the default tenant. */

@@ -71,6 +71,10 @@ export const detailMessages = {
     en: "sms_code is required: this account has no password (send one with /api/v1/auth/me/phone/start)",
     sw: "sms_code inahitajika: akaunti hii haina nenosiri (omba nambari kwa /api/v1/auth/me/phone/start)",
   },
+  "detail.password_or_sms_code": {
+    en: "send password or sms_code (one of them; sms_code from /api/v1/auth/reauthenticate/sms)",
+    sw: "tuma password au sms_code (kimoja tu; sms_code kutoka /api/v1/auth/reauthenticate/sms)",
+  },
   "detail.account_has_no_phone": { en: "phone is required: the account has no phone", sw: "phone inahitajika: akaunti haina nambari ya simu" },
   "detail.phone_change_needs_verification": {
     en: "a verified phone is changed by verifying the new number: /api/v1/auth/me/phone/start, then /api/v1/auth/me/phone/verify",

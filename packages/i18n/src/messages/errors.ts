@@ -49,6 +49,14 @@ export const errorMessages = {
     en: "Another account of this shop uses this email address.",
     sw: "Akaunti nyingine ya duka hili inatumia anwani hii ya barua pepe.",
   },
+  "error.STEP_UP_REQUIRED": {
+    en: "Please confirm it is you before this change: sign in again or reauthenticate (POST /api/v1/auth/reauthenticate), then retry.",
+    sw: "Tafadhali thibitisha kwamba ni wewe kabla ya badiliko hili: ingia tena au jithibitishe upya (POST /api/v1/auth/reauthenticate), kisha ujaribu tena.",
+  },
+  "error.NO_VERIFIED_PHONE": {
+    en: "This account has no verified phone to text a code to; confirm with your password instead.",
+    sw: "Akaunti hii haina nambari ya simu iliyothibitishwa ya kutumiwa nambari ya kuthibitisha; tafadhali thibitisha kwa nenosiri lako.",
+  },
 
   // Credentials and access (packages/domain/src/trpc.ts, api-keys/credential.ts).
   "access.token_required": { en: "An access token is required (Authorization: Bearer <token>).", sw: "Tokeni ya ufikiaji inahitajika (Authorization: Bearer <token>)." },

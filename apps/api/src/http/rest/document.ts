@@ -2,7 +2,7 @@
  * The OpenAPI document of the REST mount: trpc-to-openapi generates it from the procedures' zod
  * schemas and `meta.openapi`; describeOperations adds what the generator cannot know.
  */
-import { errorStatus, operationMetas, type Credential, type Deprecation, type ErrorCode, type OperationMeta } from "@mteja/domain";
+import { errorStatus, operationMetas, type Credential, type Deprecation, type ErrorCode, type OperationMeta, type StepUp } from "@mteja/domain";
 import type { AnyRouter } from "@trpc/server";
 import { generateOpenApiDocument, type OpenAPIObject, type OpenApiRouter } from "trpc-to-openapi";
 
@@ -123,6 +123,7 @@ export function describeOperations(document: OpenAPIObject, router: AnyRouter): 
       addRequestExamples(operation);
       addExamples(operation, components.schemas);
       describeErrors(operation, errorsOf(meta, operation));
+      if (meta?.stepUp) markStepUp(operation, meta.stepUp);
       if (meta?.deprecated) markDeprecated(operation, meta.deprecated);
     }
   }
@@ -188,6 +189,7 @@ function errorsOf(meta: OperationMeta | undefined, operation: Json): Map<string,
   if (credential === "adminKey") imply(404, "NOT_FOUND");
   if (operation.requestBody || parameters.some((p) => p.in === "path" || p.in === "query")) imply(422, "VALIDATION_ERROR");
   if (meta?.ipLimited) imply(429, "RATE_LIMITED");
+  if (meta?.stepUp) imply(403, "STEP_UP_REQUIRED");
   imply(500, "INTERNAL_ERROR");
 
   const declared = Object.entries(meta?.openapi?.errorResponses ?? {}).map(([status, text]) => [String(status), String(text)] as const);
@@ -229,6 +231,25 @@ function describeErrors(operation: Json, errors: Map<string, { description: stri
     };
   }
   operation.responses = responses;
+}
+
+/**
+ * A sensitive operation (`stepUp`, docs/step-up.md): its description says when it needs a fresh
+ * session and which body proof stands in for one, and `x-step-up` says the same for tools:
+ * `{ fresh_session: "always" | "conditional", when?, body_proof: null | { password, without_password, with_two_factor } }`.
+ */
+function markStepUp(operation: Json, stepUp: StepUp): void {
+  const when = typeof stepUp === "object" && "when" in stepUp ? stepUp.when.description : undefined;
+  const bodyProof = typeof stepUp === "object" && "orBodyProof" in stepUp ? { password: stepUp.orBodyProof, without_password: "sms_code", with_two_factor: "code" } : null;
+  operation["x-step-up"] = { fresh_session: when ? "conditional" : "always", ...(when ? { when } : {}), body_proof: bodyProof };
+  const notice = [
+    `Needs a fresh session${when ? ` when ${when}` : ""}: on a session past its fresh_until it answers 403 STEP_UP_REQUIRED`,
+    bodyProof
+      ? `, unless the body carries \`${bodyProof.password}\` (\`sms_code\` for an account without a password) and, while two-factor is on, \`code\``
+      : "",
+    ". Sign-in and POST /api/v1/auth/reauthenticate make a session fresh for STEP_UP_WINDOW_SECONDS (docs/step-up.md).",
+  ].join("");
+  operation.description = [operation.description, notice].filter(Boolean).join("\n\n");
 }
 
 /** A deprecated operation: flagged, its replacement named, its Deprecation and Sunset headers documented. */

@@ -3,6 +3,7 @@ import { done, ok } from "../../core/envelope.js";
 import { tenantHeaders } from "../../core/fields.js";
 import { emailStartInput, emailStartOutput, emailVerifyInput, emailVerifyOutput } from "./schemas.js";
 import { startEmailChange, verifyEmailChange } from "./email-change.js";
+import { changesEmailOrAddsOneBesideAPassword } from "../step-up/conditions.js";
 
 const tags = ["auth"];
 
@@ -12,6 +13,7 @@ const startedMessage = "A link to confirm the new address is on its way to it. T
 export const emailRouter = createTRPCRouter({
   start: authProcedure
     .meta({
+      stepUp: { when: changesEmailOrAddsOneBesideAPassword },
       openapi: {
         method: "POST",
         path: "/api/v1/auth/me/email/start",

@@ -1,20 +1,18 @@
 /**
  * The one check of "it is really you" before a sensitive change (change-password, 2FA disable,
- * deletion): the current password, or for an account that has none (created by phone sign-in) an
- * `sms_code` from me/phone/start sent to its verified phone. Wrong answers count as failed sign-ins
- * of the account (not of the IP: the caller is authenticated), so a stolen access token cannot be
- * used to guess.
+ * deletion) and of reauthenticate (docs/step-up.md): the current password, or for an account that has
+ * none (created by phone sign-in) an `sms_code` texted to its verified phone; and the two-factor `code`
+ * whenever one is given while two-factor is on. Wrong answers count as failed sign-ins of the account
+ * (not of the IP: the caller is authenticated), so a stolen access token cannot be used to guess.
  */
 import type { Text } from "@mteja/i18n";
 import { DomainError } from "../../errors.js";
 import { beginSignInAttempt, signInAccountOf } from "../../core/abuse-limits.js";
+import { confirmSecondFactor, type SecondFactorUser } from "../../otp/second-factor.js";
 import type { AuthedCtx } from "../../trpc.js";
 import { spendPhoneCode } from "./phone-codes.js";
 
-export interface ConfirmingUser {
-  id: string;
-  tenantId: string;
-  email: string | null;
+export interface ConfirmingUser extends SecondFactorUser {
   phone: string | null;
   phoneVerified: boolean;
   passwordHash: string | null;
@@ -23,8 +21,10 @@ export interface ConfirmingUser {
 export interface IdentityProof {
   /** The current password (accounts that have one). */
   password?: string | undefined;
-  /** A code from me/phone/start (accounts without a password). */
+  /** A code from me/phone/start sent to the verified phone (accounts without a password). */
   sms_code?: string | undefined;
+  /** A two-factor code (TOTP or recovery code), checked when given while two-factor is on. */
+  code?: string | undefined;
 }
 
 function missing(field: string, message: Text): DomainError {
@@ -37,21 +37,33 @@ function missing(field: string, message: Text): DomainError {
  * the password in the caller's input (`password`, `current_password`).
  */
 export async function confirmIdentity(ctx: AuthedCtx, user: ConfirmingUser, proof: IdentityProof, passwordField = "password"): Promise<void> {
-  const { deps } = ctx;
   if (user.passwordHash === null) {
     if (proof.sms_code === undefined) throw missing("sms_code", "detail.sms_code_required");
-    const attempt = await beginSignInAttempt(ctx, signInAccountOf(user), { ip: false });
-    // Only a code sent to the account's own verified phone: a code sent to a new number proves nothing about the account.
-    const spent = user.phoneVerified && user.phone !== null
-      ? await attempt.check(() => spendPhoneCode(ctx, ctx.db, { tenantId: user.tenantId, purpose: "verify", userId: user.id, phone: user.phone! }, proof.sms_code!))
-      : undefined;
-    if (!spent) throw new DomainError("INVALID_OTP", "phone.code_wrong_or_expired");
-    await attempt.stepPassed();
-    return;
+    await confirmVerifiedPhoneCode(ctx, user, proof.sms_code);
+  } else {
+    if (proof.password === undefined) throw missing(passwordField, { key: "detail.field_required", params: { field: passwordField } });
+    await confirmPassword(ctx, user, proof.password, passwordField);
   }
-  if (proof.password === undefined) throw missing(passwordField, { key: "detail.field_required", params: { field: passwordField } });
+  // A step-up by body proof needs the code too (docs/step-up.md): given, it is always checked.
+  if (user.otpEnabled && proof.code !== undefined && proof.code.trim() !== "") await confirmSecondFactor(ctx, user, proof.code);
+}
+
+/** 401 INVALID_CREDENTIALS unless `password` is the account's (an account without one has no right password). */
+export async function confirmPassword(ctx: AuthedCtx, user: ConfirmingUser, password: string, passwordField = "password"): Promise<void> {
   const attempt = await beginSignInAttempt(ctx, signInAccountOf(user), { ip: false });
-  const valid = await attempt.check(() => deps.passwords.verify(user.passwordHash!, proof.password!));
+  // An account without a password is checked against the decoy: same work, same answer.
+  const valid = await attempt.check(() => ctx.deps.passwords.verify(user.passwordHash ?? undefined, password));
   if (!valid) throw new DomainError("INVALID_CREDENTIALS", passwordField === "current_password" ? "auth.current_password_wrong" : "auth.password_wrong");
+  await attempt.stepPassed();
+}
+
+/** 401 INVALID_OTP unless `smsCode` is the live code texted to the account's verified phone (spent). */
+export async function confirmVerifiedPhoneCode(ctx: AuthedCtx, user: ConfirmingUser, smsCode: string): Promise<void> {
+  const attempt = await beginSignInAttempt(ctx, signInAccountOf(user), { ip: false });
+  // Only a code sent to the account's own verified phone: a code sent to a new number proves nothing about the account.
+  const spent = user.phoneVerified && user.phone !== null
+    ? await attempt.check(() => spendPhoneCode(ctx, ctx.db, { tenantId: user.tenantId, purpose: "verify", userId: user.id, phone: user.phone! }, smsCode))
+    : undefined;
+  if (!spent) throw new DomainError("INVALID_OTP", "phone.code_wrong_or_expired");
   await attempt.stepPassed();
 }

@@ -12,6 +12,7 @@ import {
   phoneVerifyInput,
 } from "./schemas.js";
 import * as phone from "./service.js";
+import { startsAnotherPhone, verifiesAnotherPhone } from "./phone-step-up.js";
 
 const tags = ["auth"];
 
@@ -60,12 +61,15 @@ export const phoneRouter = createTRPCRouter({
 
   meStart: authProcedure
     .meta({
+      stepUp: { when: startsAnotherPhone },
       openapi: {
         method: "POST",
         path: "/api/v1/auth/me/phone/start",
         tags,
         summary: "Text a code to verify a phone on this account",
-        description: "Default phone: the account's. The code verifies the phone (me/phone/verify) or confirms a change on an account without a password (`sms_code`).",
+        description:
+          "Default phone: the account's. The code verifies the phone (me/phone/verify) or confirms a change on an account without a password (`sms_code`). " +
+          "A phone other than the account's verified phone needs a fresh session.",
         requestHeaders: tenantHeaders,
         errorResponses: { 401: "AUTH_REQUIRED or INVALID_TOKEN", 422: "VALIDATION_ERROR", 429: "RATE_LIMITED (the phone's texts, or the shop's text budget)", 503: "SMS_UNAVAILABLE" },
       },
@@ -79,6 +83,7 @@ export const phoneRouter = createTRPCRouter({
 
   meVerify: authProcedure
     .meta({
+      stepUp: { when: verifiesAnotherPhone },
       openapi: {
         method: "POST",
         path: "/api/v1/auth/me/phone/verify",

@@ -4,7 +4,7 @@
  * A token's successor is derived from it (refresh-successor.ts), so every request that presents the
  * same token within the window gets the same new one.
  */
-import { findLiveSession, markSessionUsed, type RawSql, type SessionKey, type TenantDb, type TenantTx } from "@mteja/db";
+import { findLiveSession, markSessionUsed, type LiveSessionRow, type RawSql, type SessionKey, type TenantDb, type TenantTx } from "@mteja/db";
 import type { Deps } from "../../context.js";
 import { DomainError } from "../../errors.js";
 import type { AccessClaims } from "../tokens/access-tokens.js";
@@ -33,12 +33,15 @@ export async function createSession(
   const now = deps.clock.now();
   const absoluteExpiresAt = addSeconds(now, deps.config.refreshAbsoluteSeconds);
   const idleExpiresAt = minDate(addSeconds(now, deps.config.refreshIdleSeconds), absoluteExpiresAt);
+  // Every way in (register, each sign-in method) opens its session here, so each starts fresh
+  // (docs/step-up.md); a refresh never moves it, only reauthenticate does.
+  const freshUntil = freshUntilFrom(deps, now);
   // Every sign-in writes these two rows: plain statements on the transaction cost a fifth of the CPU of
   // Prisma's model creates (docs/performance.md, "Sign-in"). The tenant is named, as the scoped client would.
   const sessionId = deps.random.uuid();
   const userAgent = storedUserAgent(client.userAgent);
-  await tx.$executeRaw`INSERT INTO sessions (id, tenant_id, user_id, created_at, last_refreshed_at, last_used_at, idle_expires_at, absolute_expires_at, ip, user_agent)
-    VALUES (${sessionId}::uuid, ${user.tenantId}, ${user.id}::uuid, ${now}, ${now}, ${now}, ${idleExpiresAt}, ${absoluteExpiresAt}, ${client.ip}, ${userAgent})`;
+  await tx.$executeRaw`INSERT INTO sessions (id, tenant_id, user_id, created_at, last_refreshed_at, last_used_at, idle_expires_at, absolute_expires_at, fresh_until, ip, user_agent)
+    VALUES (${sessionId}::uuid, ${user.tenantId}, ${user.id}::uuid, ${now}, ${now}, ${now}, ${idleExpiresAt}, ${absoluteExpiresAt}, ${freshUntil}, ${client.ip}, ${userAgent})`;
   const refreshToken = randomToken(deps.random);
   await tx.$executeRaw`INSERT INTO refresh_tokens (id, session_id, token_hash, created_at) VALUES (${deps.random.uuid()}::uuid, ${sessionId}::uuid, ${sha256(refreshToken)}, ${now})`;
   return { sessionId, refreshToken, refreshExpiresAt: idleExpiresAt };
@@ -128,12 +131,14 @@ export async function revokeUserSessions(deps: Deps, tx: Tx, userId: string, rea
 /**
  * An access token stays usable only while its session lives (logout, reuse, password change and a
  * revocation from the devices page end it). Read from the database on every request, with no cache,
- * so a revocation holds on the next request to any instance (docs/sessions.md#devices).
+ * so a revocation holds on the next request to any instance (docs/sessions.md#devices). Answers the
+ * session as read, its `fresh_until` included (step-up reads it from here: no query of its own).
  */
-export async function assertLiveSession(deps: Deps, auth: AccessClaims): Promise<void> {
+export async function assertLiveSession(deps: Deps, auth: AccessClaims): Promise<LiveSessionRow> {
   const live = await findLiveSession(deps.db.sql, sessionKey(deps, auth));
   if (!live) throw new DomainError("INVALID_TOKEN");
   await noteSessionUse(deps, auth.sid, live.last_used_at);
+  return live;
 }
 
 /** last_used_at is shown on the devices page; a minute's precision is enough, so it costs one write a minute, not one a request. */
@@ -148,6 +153,11 @@ export async function noteSessionUse(deps: Deps, sessionId: string, lastUsedAt: 
 
 export function sessionKey(deps: Deps, auth: AccessClaims): SessionKey {
   return { userId: auth.sub, tenantId: auth.tid, sessionId: auth.sid, now: deps.clock.now() };
+}
+
+/** The end of a session's freshness that starts now (docs/step-up.md): STEP_UP_WINDOW_SECONDS later. */
+export function freshUntilFrom(deps: Deps, now: Date): Date {
+  return addSeconds(now, deps.config.stepUpWindowSeconds);
 }
 
 export function addSeconds(date: Date, seconds: number): Date {
