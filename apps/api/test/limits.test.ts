@@ -254,6 +254,7 @@ describe.skipIf(skipHere)("default limits", () => {
       stk_prompts_per_phone_hour: { points: 10, durationSeconds: 3600 },
       unauthenticated_callbacks_stored: { points: 60, durationSeconds: 60 },
       phone_codes_per_tenant: { points: 600, durationSeconds: 3600 },
+      webhook_redeliveries_per_event: { points: 10, durationSeconds: 3600 },
     });
     expect(readSettings({}).RATE_LIMIT_RULES).toEqual({});
   });

@@ -89,14 +89,14 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
     const list = await call("GET", "/api/v1/webhook-endpoints");
     expect(list.status).toBe(200);
     expect(list.body.data).toEqual({
-      webhook_endpoints: [{ id: created.id, url: created.url, events: allEventTypes, enabled: true, created_at: created.created_at, updated_at: expect.any(String) }],
+      webhook_endpoints: [{ id: created.id, url: created.url, events: allEventTypes, enabled: true, disabled_reason: null, created_at: created.created_at, updated_at: expect.any(String) }],
       next_cursor: null,
     });
     expect(JSON.stringify(list.body)).not.toContain(created.secret);
 
     const patched = await call("PATCH", `/api/v1/webhook-endpoints/${created.id}`, { enabled: false, events: ["payment.succeeded"] });
     expect(patched.status).toBe(200);
-    expect(patched.body.data).toMatchObject({ id: created.id, enabled: false, events: ["payment.succeeded"] });
+    expect(patched.body.data).toMatchObject({ id: created.id, enabled: false, disabled_reason: null, events: ["payment.succeeded"] });
     expect(JSON.stringify(patched.body)).not.toContain(created.secret);
 
     const bad = await call("POST", "/api/v1/webhook-endpoints", { url: "ftp://example.com/x", events: ["payment.nonsense"] });

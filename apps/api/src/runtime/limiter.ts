@@ -26,6 +26,7 @@ export const limitRules: LimitRules = {
   stk_prompts_per_phone_hour: { points: 10, durationSeconds: 60 * 60 },
   unauthenticated_callbacks_stored: { points: 60, durationSeconds: 60 },
   phone_codes_per_tenant: { points: 600, durationSeconds: 60 * 60 },
+  webhook_redeliveries_per_event: { points: 10, durationSeconds: 60 * 60 },
 };
 
 export const limitRuleNames = Object.keys(limitRules) as LimitRule[];

@@ -12,7 +12,8 @@ export type LimitRule =
   | "stk_prompts_per_phone_minute"
   | "stk_prompts_per_phone_hour"
   | "unauthenticated_callbacks_stored"
-  | "phone_codes_per_tenant";
+  | "phone_codes_per_tenant"
+  | "webhook_redeliveries_per_event";
 
 export interface LimitDecision {
   allowed: boolean;
