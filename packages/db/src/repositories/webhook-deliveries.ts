@@ -37,6 +37,10 @@ export interface ClaimedWebhookDelivery {
 export async function claimDueWebhookDeliveries(prisma: PrismaClient, claim: WebhookClaim): Promise<ClaimedWebhookDelivery[]> {
   const leaseEnd = new Date(claim.now.getTime() + claim.leaseMs);
   const due = Prisma.sql`status = 'pending' AND next_attempt_at <= ${claim.now}`;
+  // A literal, not a parameter: the planner then knows each endpoint gives at most this many rows, and a
+  // claim is planned as the handful of rows it reads (a parameter made it plan for thousands, and JIT-compile).
+  if (!Number.isInteger(claim.perEndpoint) || claim.perEndpoint < 0) throw new RangeError("perEndpoint must be a whole number");
+  const perEndpoint = Prisma.raw(String(claim.perEndpoint));
   const candidates = Prisma.sql`
     WITH RECURSIVE pending_endpoints AS (
       (SELECT endpoint_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY endpoint_id LIMIT 1)
@@ -50,12 +54,14 @@ export async function claimDueWebhookDeliveries(prisma: PrismaClient, claim: Web
     SELECT due.id, due.tenant_id, due.next_attempt_at AS due_at
       FROM pending_endpoints p
       CROSS JOIN LATERAL (
-        SELECT id, tenant_id, next_attempt_at FROM webhook_deliveries
-         WHERE endpoint_id = p.endpoint_id AND ${due}
-         ORDER BY next_attempt_at, id
-         LIMIT GREATEST(0, ${claim.perEndpoint}::int - COALESCE((${countsJson(claim.inFlight.endpoints)}::jsonb ->> p.endpoint_id::text)::int, 0))
+        SELECT id, tenant_id, next_attempt_at, row_number() OVER (ORDER BY next_attempt_at, id) AS nth
+          FROM (SELECT id, tenant_id, next_attempt_at FROM webhook_deliveries
+                 WHERE endpoint_id = p.endpoint_id AND ${due}
+                 ORDER BY next_attempt_at, id
+                 LIMIT ${perEndpoint}) oldest
       ) due
-     WHERE p.endpoint_id IS NOT NULL`;
+     WHERE p.endpoint_id IS NOT NULL
+       AND due.nth + COALESCE((${countsJson(claim.inFlight.endpoints)}::jsonb ->> p.endpoint_id::text)::int, 0) <= ${perEndpoint}`;
   const rows = await claimFairly<ClaimedWebhookDelivery>(
     prisma,
     {
