@@ -380,4 +380,17 @@ describe("webhook settings", () => {
     }
     expect(readSettings({}).WEBHOOK_ALLOW_PRIVATE_URLS).toBe(false);
   });
+
+  it("reads the delivery caps and the failing time, and refuses a shop's share above the instance's", () => {
+    expect(readSettings({})).toMatchObject({ WEBHOOK_CONCURRENCY: 20, WEBHOOK_TENANT_CONCURRENCY: 4, WEBHOOK_DISABLE_AFTER_SECONDS: 259_200 });
+    expect(readSettings({ WEBHOOK_CONCURRENCY: "2", WEBHOOK_TENANT_CONCURRENCY: "1", WEBHOOK_DISABLE_AFTER_SECONDS: "5" })).toMatchObject({
+      WEBHOOK_CONCURRENCY: 2,
+      WEBHOOK_TENANT_CONCURRENCY: 1,
+      WEBHOOK_DISABLE_AFTER_SECONDS: 5,
+    });
+    expect(() => readSettings({ WEBHOOK_CONCURRENCY: "4", WEBHOOK_TENANT_CONCURRENCY: "5" })).toThrow(/WEBHOOK_TENANT_CONCURRENCY must be at most WEBHOOK_CONCURRENCY/);
+    for (const [name, bad] of [["WEBHOOK_CONCURRENCY", "0"], ["WEBHOOK_TENANT_CONCURRENCY", "many"], ["WEBHOOK_DISABLE_AFTER_SECONDS", "1.5"]] as const) {
+      expect(() => readSettings({ [name]: bad }), `${name}=${bad}`).toThrow(new RegExp(name));
+    }
+  });
 });
