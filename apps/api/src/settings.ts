@@ -93,6 +93,11 @@ const settingsSchema = z
       .default([...defaultWebhookRetrySchedule]),
     /** Production refuses http endpoints and ones resolving to internal addresses unless this is true. */
     WEBHOOK_ALLOW_PRIVATE_URLS: bool("WEBHOOK_ALLOW_PRIVATE_URLS").default(false),
+    /** Webhook deliveries in flight on one instance at most; of them one tenant's at most WEBHOOK_TENANT_CONCURRENCY (docs/webhooks.md#fairness). */
+    WEBHOOK_CONCURRENCY: z.coerce.number({ error: "WEBHOOK_CONCURRENCY must be a number" }).int().min(1).max(500).default(20),
+    WEBHOOK_TENANT_CONCURRENCY: z.coerce.number({ error: "WEBHOOK_TENANT_CONCURRENCY must be a number" }).int().min(1).max(500).default(4),
+    /** An endpoint whose every delivery has failed for this long is disabled (docs/webhooks.md#endpoints-that-keep-failing). */
+    WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number({ error: "WEBHOOK_DISABLE_AFTER_SECONDS must be a number" }).int().min(1).max(90 * 24 * 3600).default(3 * 24 * 3600),
     ...momoSettingsShape,
     ...retentionSettingsShape,
     ...smsSettingsShape,
@@ -100,6 +105,9 @@ const settingsSchema = z
   .superRefine((s, ctx) => {
     checkMomoSettings(s, ctx);
     checkSmsSettings(s, ctx);
+    if (s.WEBHOOK_TENANT_CONCURRENCY > s.WEBHOOK_CONCURRENCY) {
+      ctx.addIssue({ code: "custom", path: ["WEBHOOK_TENANT_CONCURRENCY"], message: "WEBHOOK_TENANT_CONCURRENCY must be at most WEBHOOK_CONCURRENCY" });
+    }
     if (s.NODE_ENV === "production" && s.DATABASE_URL && !s.DATA_ENCRYPTION_KEY) {
       ctx.addIssue({ code: "custom", path: ["DATA_ENCRYPTION_KEY"], message: "DATA_ENCRYPTION_KEY is required in production on PostgreSQL" });
     }

@@ -259,6 +259,7 @@ describe.skipIf(skipHere)("default limits", () => {
       sms_texts_platform: { points: 5000, durationSeconds: 3600 },
       email_changes_per_account: { points: 5, durationSeconds: 3600 },
       email_change_mails_per_address: { points: 5, durationSeconds: 3600 },
+      webhook_redeliveries_per_event: { points: 10, durationSeconds: 3600 },
     });
     expect(readSettings({}).RATE_LIMIT_RULES).toEqual({});
   });

@@ -91,14 +91,14 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
     const list = await call("GET", "/api/v1/webhook-endpoints");
     expect(list.status).toBe(200);
     expect(list.body.data).toEqual({
-      webhook_endpoints: [{ id: created.id, url: created.url, events: allEventTypes, enabled: true, created_at: created.created_at, updated_at: expect.any(String) }],
+      webhook_endpoints: [{ id: created.id, url: created.url, events: allEventTypes, enabled: true, disabled_reason: null, created_at: created.created_at, updated_at: expect.any(String) }],
       next_cursor: null,
     });
     expect(JSON.stringify(list.body)).not.toContain(created.secret);
 
     const patched = await call("PATCH", `/api/v1/webhook-endpoints/${created.id}`, { enabled: false, events: ["payment.succeeded"] });
     expect(patched.status).toBe(200);
-    expect(patched.body.data).toMatchObject({ id: created.id, enabled: false, events: ["payment.succeeded"] });
+    expect(patched.body.data).toMatchObject({ id: created.id, enabled: false, disabled_reason: null, events: ["payment.succeeded"] });
     expect(JSON.stringify(patched.body)).not.toContain(created.secret);
 
     const bad = await call("POST", "/api/v1/webhook-endpoints", { url: "ftp://example.com/x", events: ["payment.nonsense"] });
@@ -422,5 +422,18 @@ describe("webhook settings", () => {
       expect(() => readSettings({ WEBHOOK_RETRY_SCHEDULE: bad }), bad).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
     }
     expect(readSettings({}).WEBHOOK_ALLOW_PRIVATE_URLS).toBe(false);
+  });
+
+  it("reads the delivery caps and the failing time, and refuses a shop's share above the instance's", () => {
+    expect(readSettings({})).toMatchObject({ WEBHOOK_CONCURRENCY: 20, WEBHOOK_TENANT_CONCURRENCY: 4, WEBHOOK_DISABLE_AFTER_SECONDS: 259_200 });
+    expect(readSettings({ WEBHOOK_CONCURRENCY: "2", WEBHOOK_TENANT_CONCURRENCY: "1", WEBHOOK_DISABLE_AFTER_SECONDS: "5" })).toMatchObject({
+      WEBHOOK_CONCURRENCY: 2,
+      WEBHOOK_TENANT_CONCURRENCY: 1,
+      WEBHOOK_DISABLE_AFTER_SECONDS: 5,
+    });
+    expect(() => readSettings({ WEBHOOK_CONCURRENCY: "4", WEBHOOK_TENANT_CONCURRENCY: "5" })).toThrow(/WEBHOOK_TENANT_CONCURRENCY must be at most WEBHOOK_CONCURRENCY/);
+    for (const [name, bad] of [["WEBHOOK_CONCURRENCY", "0"], ["WEBHOOK_TENANT_CONCURRENCY", "many"], ["WEBHOOK_DISABLE_AFTER_SECONDS", "1.5"]] as const) {
+      expect(() => readSettings({ [name]: bad }), `${name}=${bad}`).toThrow(new RegExp(name));
+    }
   });
 });

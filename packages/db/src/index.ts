@@ -30,3 +30,10 @@ export { insertStoredCallback, type StoredCallbackInsert } from "./repositories/
 export { findLiveSession, findSessionUser, isSessionLive, markSessionUsed, type LiveSessionRow, type SessionKey, type SessionUserRow } from "./repositories/session-users.js";
 export { createScratchDatabase, isPostgresReachable, type ScratchDatabase } from "./scratch.js";
 export { createSmsOutboxStore, enqueueSms, type ClaimedOutboxText, type SmsInsert, type SmsOutboxStore } from "./repositories/sms-outbox.js";
+export {
+  claimDueWebhookDeliveries,
+  recordWebhookAttempt,
+  type ClaimedWebhookDelivery,
+  type WebhookAttemptRecord,
+  type WebhookClaim,
+} from "./repositories/webhook-deliveries.js";

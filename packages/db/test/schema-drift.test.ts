@@ -22,6 +22,7 @@ const migrationOnlyIndexes = [
   "refresh_tokens_one_current_per_session",
   "users_one_verified_phone_per_tenant",
   "signing_keys_one_current_per_algorithm",
+  "webhook_deliveries_pending_by_endpoint",
 ];
 
 interface DmmfField {

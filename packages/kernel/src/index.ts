@@ -1,5 +1,14 @@
-/** What several packages share and none owns: the one retry backoff and the time and chance ports. */
+/** What several packages share and none owns: the one retry backoff, the fair share of the workers' claims, and the time and chance ports. */
 export { backoffAfter, type Backoff, type BackoffPolicy, type Jitter } from "./backoff.js";
+export {
+  createInFlightLedger,
+  fairPick,
+  quarterShare,
+  type FairShare,
+  type InFlightCounts,
+  type InFlightLedger,
+  type ReadyRow,
+} from "./fair-share.js";
 export type { Clock, Random } from "./ports.js";
 export {
   createLeasedOutboxWorker,

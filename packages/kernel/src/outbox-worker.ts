@@ -5,6 +5,7 @@
  * passed in.
  */
 import { backoffAfter } from "./backoff.js";
+import { quarterShare } from "./fair-share.js";
 import type { Random } from "./ports.js";
 
 /** An outbox row as claimed: its id and its failed attempts so far (0 for one never tried). */
@@ -17,9 +18,10 @@ export interface OutboxItem {
  * Storage of an outbox. `claimDue` returns up to `limit` unsent rows whose next attempt is due and
  * leases them (moves their next attempt to `now + leaseMs`, FOR UPDATE SKIP LOCKED), so no other
  * worker claims them while this one delivers; a worker that dies mid-send lets the lease run out.
+ * It is fair between tenants (fair-share.ts): at most `perTenant` rows of one tenant, taken in turns.
  */
 export interface LeasedOutboxStore<T extends OutboxItem, R> {
-  claimDue(opts: { limit: number; now: Date; leaseMs: number }): Promise<T[]>;
+  claimDue(opts: { limit: number; now: Date; leaseMs: number; perTenant: number }): Promise<T[]>;
   /** Records delivery (with what the delivery answered); the row is never claimed again. Idempotent. */
   markSent(id: string, sentAt: Date, delivered: R): Promise<void>;
   /** Records a failed attempt and when to try again. Must not touch a row already marked sent. */
@@ -54,7 +56,7 @@ export interface LeasedOutboxWorkerOptions<T extends OutboxItem, R> {
   now?: () => Date;
   /** Pause between runs when there is nothing more to send (default 1 s). */
   intervalMs?: number;
-  /** Items claimed per run (default 20). */
+  /** Items claimed per run (default 20): the instance's sends in flight, of which one tenant's at most a quarter. */
   batchSize?: number;
   /** How long claimed items stay reserved for this worker (default 60 s). */
   leaseMs?: number;
@@ -95,6 +97,9 @@ export function createLeasedOutboxWorker<T extends OutboxItem, R>(options: Lease
   const now = options.now ?? (() => new Date());
   const intervalMs = options.intervalMs ?? 1_000;
   const batchSize = options.batchSize ?? 20;
+  // A tenant at most a quarter of the claimed batch: a backlog of one shop's mails or texts delays
+  // another shop's by one batch at most.
+  const perTenant = quarterShare(batchSize);
   const leaseMs = options.leaseMs ?? 60_000;
   const backoffPolicy = { base: options.baseBackoffMs ?? 2_000, max: options.maxBackoffMs ?? 15 * 60_000 };
   const concurrency = Math.max(1, options.concurrency ?? 4);
@@ -116,7 +121,7 @@ export function createLeasedOutboxWorker<T extends OutboxItem, R>(options: Lease
 
   async function runBatch(): Promise<BatchResult> {
     const claimedAt = now();
-    const items = await store.claimDue({ limit: batchSize, now: claimedAt, leaseMs });
+    const items = await store.claimDue({ limit: batchSize, now: claimedAt, leaseMs, perTenant });
     // Sends must end well before the lease does: once it runs out another instance may claim the
     // same item, and the two must never be sending it at the same time.
     const sendDeadline = claimedAt.getTime() + leaseMs * 0.75;
@@ -206,7 +211,8 @@ export function createLeasedOutboxWorker<T extends OutboxItem, R>(options: Lease
     let failedToRun = false;
     try {
       const result = await runSerialized();
-      again = result.sent === batchSize;
+      // A claim that may have been held back by a tenant's share (or came back full), and sent: look again at once.
+      again = result.sent > 0 && result.claimed >= perTenant;
     } catch (error) {
       failedToRun = true;
       logger.error({ error: options.describeFailure(error).description }, `${noun} outbox could not be read; will try again`);

@@ -30,8 +30,9 @@ export interface OutboxStore {
    * due first, and leases them: in the same transaction, moves their next attempt to `now + leaseMs`,
    * so no other worker claims them while this one sends (FOR UPDATE SKIP LOCKED). Does not change
    * `attempts`. A worker that dies mid-send simply lets the lease run out and the mail is claimed again.
+   * At most `perTenant` mails of one tenant, taken in turns across tenants (@mteja/kernel's fairPick).
    */
-  claimDue(opts: { limit: number; now: Date; leaseMs: number }): Promise<OutboxMail[]>;
+  claimDue(opts: { limit: number; now: Date; leaseMs: number; perTenant: number }): Promise<OutboxMail[]>;
   /** Records delivery; the row is never claimed again. Idempotent. */
   markSent(id: string, sentAt: Date): Promise<void>;
   /**

@@ -153,7 +153,8 @@ describe("outbox worker", () => {
     const store = new MemoryOutboxStore();
     queue(store, time.now(), 5);
     const transport = fakeTransport(async () => {});
-    const worker = createOutboxWorker({ store, transport, logger: captureLogger(), now: time.now, batchSize: 2, random: noJitter });
+    // Batches of 8, of which one tenant's share is 2.
+    const worker = createOutboxWorker({ store, transport, logger: captureLogger(), now: time.now, batchSize: 8, random: noJitter });
     expect(await worker.runOnce()).toEqual({ sent: 2, failed: 0 });
     expect(await worker.runOnce()).toEqual({ sent: 2, failed: 0 });
     expect(await worker.runOnce()).toEqual({ sent: 1, failed: 0 });
@@ -165,13 +166,41 @@ describe("outbox worker", () => {
     const store = new MemoryOutboxStore();
     queue(store, time.now(), 10);
     const transport = fakeTransport(() => new Promise((resolve) => setTimeout(resolve, 5)));
-    const options = { store, transport, logger: captureLogger(), now: time.now, batchSize: 3, random: noJitter };
+    // Batches of 12, of which one tenant's share is 3.
+    const options = { store, transport, logger: captureLogger(), now: time.now, batchSize: 12, random: noJitter };
     const first = createOutboxWorker(options);
     const second = createOutboxWorker(options);
     const results = await Promise.all([first.runOnce(), second.runOnce(), first.runOnce(), second.runOnce()]);
     expect(results.reduce((sum, result) => sum + result.sent, 0)).toBe(10);
     expect(new Set(transport.sent.map((mail) => mail.id)).size).toBe(10);
     expect(transport.sent).toHaveLength(10);
+  });
+
+  it("claims at most a quarter of a batch from one tenant: another tenant's mail goes out in the first batch", async () => {
+    const time = clock();
+    const store = new MemoryOutboxStore();
+    queue(store, time.now(), 300);
+    time.advance(1_000);
+    const other = store.insert(
+      newOutboxMail("passwordChanged", { userName: "Baraka", when: time.now() }, { tenantId: "soko", tenantName: "Soko", to: "baraka@example.com" }),
+      time.now(),
+    );
+    const transport = fakeTransport(async () => {});
+    const worker = createOutboxWorker({ store, transport, logger: captureLogger(), now: time.now, random: noJitter });
+    expect(await worker.runOnce()).toEqual({ sent: 6, failed: 0 });
+    expect(transport.sent.map((mail) => mail.tenantId).sort()).toEqual(["duka", "duka", "duka", "duka", "duka", "soko"]);
+    expect(other.sentAt).toBeDefined();
+  });
+
+  it("looks again at once while a tenant's backlog is held back by its share", async () => {
+    const store = new MemoryOutboxStore();
+    queue(store, new Date(), 12);
+    const transport = fakeTransport(async () => {});
+    const worker = createOutboxWorker({ store, transport, logger: captureLogger(), intervalMs: 60_000, random: noJitter });
+    worker.start();
+    await expect.poll(() => transport.sent.length).toBe(12);
+    expect(store.calls.claimDue).toBeGreaterThanOrEqual(3);
+    await worker.stop();
   });
 
   it("aborts a send that would outlive its lease and retries it later", async () => {

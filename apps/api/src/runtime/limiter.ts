@@ -32,6 +32,7 @@ export const limitRules: LimitRules = {
   sms_texts_platform: { points: 5000, durationSeconds: 60 * 60 },
   email_changes_per_account: { points: 5, durationSeconds: 60 * 60 },
   email_change_mails_per_address: { points: 5, durationSeconds: 60 * 60 },
+  webhook_redeliveries_per_event: { points: 10, durationSeconds: 60 * 60 },
 };
 
 export const limitRuleNames = Object.keys(limitRules) as LimitRule[];

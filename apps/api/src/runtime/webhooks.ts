@@ -3,8 +3,12 @@
  * (10 s time-out, no redirects, the address guard at connection time) and the delivery worker that
  * sends what settlements wrote to the outbox. Every instance runs one; SKIP LOCKED leases keep them
  * from sending one delivery twice at once.
+ *
+ * The worker keeps up to WEBHOOK_CONCURRENCY sends in flight and claims again whenever one ends, so
+ * a send that hangs holds one slot (of its tenant's share) until its time-out, never the whole worker.
  */
-import { deliverDueWebhooks, type DeliveryReport, type Deps, type Logger, type WebhookDeps } from "@mteja/domain";
+import { deliveriesPerEndpoint, startDueDeliveries, type DeliveryOptions, type DeliveryResult, type Deps, type Logger, type WebhookDeps } from "@mteja/domain";
+import { createInFlightLedger } from "@mteja/kernel";
 import { createWebhookSender, endpointUrlProblem } from "@mteja/webhooks";
 import type { Settings } from "../settings.js";
 
@@ -12,35 +16,58 @@ export interface WebhooksRuntime {
   deps: WebhookDeps;
   /** Starts the background runs (deps are read when a run starts, after they are built). */
   start(): void;
-  /** Claims and sends one batch now; for tests and tools. */
-  runOnce(): Promise<DeliveryReport>;
-  /** Stops the worker, waiting for the batch in flight. */
+  /** Claims what may start now and waits for those sends; for tests and tools. */
+  runOnce(): Promise<DeliveryResult[]>;
+  /** Stops the worker, waiting for the sends in flight. */
   close(): Promise<void>;
 }
 
-const batchSize = 20;
-/** Due retries are looked for this often; a commit that wrote events nudges the worker sooner. */
+/** Due retries are looked for this often; a commit that wrote events, or a send that ended, asks sooner. */
 const pollIntervalMs = 1_000;
 /**
- * A nudge is answered this long after it: the nudges of a burst of settlements share one claim of due
- * deliveries. Claiming after each commit cost a callback storm a fifth of its CPU (docs/performance.md,
- * "Callback path, round four"); a webhook leaves at most this much later.
+ * A nudge is answered this long after it: the nudges of a burst of settlements (or of sends ending)
+ * share one claim of due deliveries. Claiming after each commit cost a callback storm a fifth of its
+ * CPU (docs/performance.md, "Callback path, round four"); a webhook leaves at most this much later.
  */
 const nudgeWindowMs = 20;
+
+export function deliveryOptionsOf(settings: Settings): DeliveryOptions {
+  return {
+    concurrency: settings.WEBHOOK_CONCURRENCY,
+    perTenant: settings.WEBHOOK_TENANT_CONCURRENCY,
+    perEndpoint: deliveriesPerEndpoint,
+    leaseSeconds: 60,
+    retrySchedule: settings.WEBHOOK_RETRY_SCHEDULE,
+    disableAfterSeconds: settings.WEBHOOK_DISABLE_AFTER_SECONDS,
+  };
+}
 
 export function createWebhooksRuntime(settings: Settings, logger: Logger, getDeps: () => Deps): WebhooksRuntime {
   const allowPrivate = settings.NODE_ENV !== "production" || settings.WEBHOOK_ALLOW_PRIVATE_URLS;
   const sender = createWebhookSender({ allowPrivateAddresses: allowPrivate, timeoutMs: 10_000 });
-  const options = { batchSize, leaseSeconds: 60, retrySchedule: settings.WEBHOOK_RETRY_SCHEDULE };
+  const options = deliveryOptionsOf(settings);
+  const inFlight = createInFlightLedger();
+  const sending = new Set<Promise<unknown>>();
 
   let started = false;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
-  let inFlight: Promise<void> | undefined;
+  let claiming: Promise<void> | undefined;
   let again = false;
   let nudged = false;
 
-  const runOnce = () => deliverDueWebhooks(getDeps(), sender, options);
+  const claim = () => startDueDeliveries(getDeps(), sender, options, inFlight);
+
+  /** Follows a send to its end: a failure to record it is logged (its lease runs out and it is tried again), and its slot asks for a claim. */
+  function follow(send: Promise<DeliveryResult>): void {
+    const followed = send
+      .catch((error: unknown) => logger.error({ err: error }, "webhook delivery not recorded; it is sent again once its lease runs out"))
+      .finally(() => {
+        sending.delete(followed);
+        nudge();
+      });
+    sending.add(followed);
+  }
 
   function schedule(delayMs: number): void {
     if (!started || stopped) return;
@@ -49,47 +76,50 @@ export function createWebhooksRuntime(settings: Settings, logger: Logger, getDep
   }
 
   function tick(): void {
-    if (inFlight) {
+    if (claiming) {
       again = true;
       return;
     }
-    inFlight = (async () => {
+    claiming = (async () => {
       do {
         again = false;
         nudged = false;
         try {
-          const report = await runOnce();
-          // A full batch: more are probably due.
-          if (report.claimed === batchSize) again = true;
+          for (const send of await claim()) follow(send);
         } catch (error) {
           logger.error({ err: error }, "webhook delivery run failed; retrying on the next run");
         }
       } while (again && !stopped);
     })().finally(() => {
-      inFlight = undefined;
+      claiming = undefined;
       schedule(nudged ? nudgeWindowMs : pollIntervalMs);
     });
+  }
+
+  function nudge(): void {
+    if (nudged || stopped) return;
+    nudged = true;
+    // A claim in flight schedules the next one when it ends.
+    if (!claiming) schedule(nudgeWindowMs);
   }
 
   return {
     deps: {
       urlProblem: (url) => endpointUrlProblem(url, { publicHttpsOnly: !allowPrivate }),
-      nudge: () => {
-        if (nudged) return;
-        nudged = true;
-        // A run in flight schedules the next one when it ends.
-        if (!inFlight) schedule(nudgeWindowMs);
-      },
+      nudge,
     },
     start() {
       started = true;
       schedule(0);
     },
-    runOnce,
+    async runOnce() {
+      return Promise.all(await claim());
+    },
     async close() {
       stopped = true;
       clearTimeout(timer);
-      await inFlight;
+      await claiming;
+      await Promise.all(sending);
     },
   };
 }

@@ -56,3 +56,51 @@ export async function startReceiver(answer: (n: number, delivery: ReceivedDelive
       }),
   };
 }
+
+export interface HangingReceiver {
+  /** The URL of one of its paths (an endpoint each). */
+  url(path: string): string;
+  /** Requests received so far, by path. */
+  received: string[];
+  /** The most requests it held open at once: in all, and on one path. */
+  maxOpen(): { total: number; perPath: number };
+  close(): Promise<void>;
+}
+
+/**
+ * A receiver that takes each request and never answers it: the endpoint of a shop whose server hangs.
+ * Every request stays open until the sender gives up (its time-out) or the receiver closes.
+ */
+export async function startHangingReceiver(): Promise<HangingReceiver> {
+  const received: string[] = [];
+  const open = new Map<string, number>();
+  let openTotal = 0;
+  let maxTotal = 0;
+  let maxPerPath = 0;
+  const server = createServer((request) => {
+    const path = request.url ?? "/";
+    received.push(path);
+    openTotal += 1;
+    open.set(path, (open.get(path) ?? 0) + 1);
+    maxTotal = Math.max(maxTotal, openTotal);
+    maxPerPath = Math.max(maxPerPath, open.get(path)!);
+    request.resume();
+    request.socket.once("close", () => {
+      openTotal -= 1;
+      open.set(path, open.get(path)! - 1);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (path) => `http://127.0.0.1:${port}/${path}`,
+    received,
+    maxOpen: () => ({ total: maxTotal, perPath: maxPerPath }),
+    // Stops accepting first: a request accepted after the connections were closed would hang until the sender's time-out.
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

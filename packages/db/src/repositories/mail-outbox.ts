@@ -6,7 +6,7 @@
  */
 import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
 import type { TenantTx } from "../tenant-scope.js";
-import { claimDueOutboxRows } from "./outbox-claim.js";
+import { claimDueOutboxRows, type OutboxClaim } from "./outbox-claim.js";
 
 /** A mail to write to the outbox (what the mailer's `newOutboxMail` returns). */
 export interface OutboxInsert {
@@ -27,7 +27,7 @@ export interface ClaimedOutboxMail<K extends string = string> extends Omit<Outbo
 }
 
 export interface MailOutboxStore<K extends string> {
-  claimDue(opts: { limit: number; now: Date; leaseMs: number }): Promise<ClaimedOutboxMail<K>[]>;
+  claimDue(opts: OutboxClaim): Promise<ClaimedOutboxMail<K>[]>;
   markSent(id: string, sentAt: Date): Promise<void>;
   markFailed(id: string, opts: { error: string; nextAttemptAt: Date; attempts: number }): Promise<void>;
 }
@@ -83,11 +83,11 @@ interface ClaimedRow {
 
 export function createMailOutboxStore<K extends string>(prisma: PrismaClient, options: MailOutboxStoreOptions<K>): MailOutboxStore<K> {
   return {
-    async claimDue({ limit, now, leaseMs }) {
+    async claimDue(claim) {
       const rows = await claimDueOutboxRows<ClaimedRow>(
         prisma,
         { table: "mail_outbox", columns: ["tenant_id", "kind", "to_address", "from_name", "subject", "text_body", "html_body", "attempts"] },
-        { limit, now, leaseMs },
+        claim,
       );
       const claimed: ClaimedOutboxMail<K>[] = [];
       for (const row of rows) {

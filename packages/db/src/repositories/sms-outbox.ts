@@ -4,7 +4,7 @@
  * restated here structurally so this package does not depend on the SMS package.
  */
 import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
-import { claimDueOutboxRows } from "./outbox-claim.js";
+import { claimDueOutboxRows, type OutboxClaim } from "./outbox-claim.js";
 import type { TenantTx } from "../tenant-scope.js";
 
 export interface SmsInsert {
@@ -26,7 +26,7 @@ export interface ClaimedOutboxText {
 }
 
 export interface SmsOutboxStore {
-  claimDue(opts: { limit: number; now: Date; leaseMs: number }): Promise<ClaimedOutboxText[]>;
+  claimDue(opts: OutboxClaim): Promise<ClaimedOutboxText[]>;
   markSent(id: string, sentAt: Date, answer: { outcome: "accepted" | "rejected"; messageId: string | null; status: string }): Promise<void>;
   markFailed(id: string, opts: { error: string; nextAttemptAt: Date; attempts: number }): Promise<void>;
 }
@@ -57,12 +57,12 @@ interface ClaimedRow {
  */
 export function createSmsOutboxStore(prisma: PrismaClient, options: { scrubBodiesOnSend: boolean }): SmsOutboxStore {
   return {
-    async claimDue({ limit, now, leaseMs }) {
+    async claimDue(claim) {
       // A text whose code has expired is not worth sending any more and is never claimed.
       const rows = await claimDueOutboxRows<ClaimedRow>(
         prisma,
         { table: "sms_outbox", columns: ["tenant_id", "kind", "to_phone", "body", "attempts"], stillWorthSending: (at) => Prisma.sql`(expires_at IS NULL OR expires_at > ${at})` },
-        { limit, now, leaseMs },
+        claim,
       );
       return rows.map((row) => ({ id: row.id, tenantId: row.tenant_id, kind: row.kind, to: row.to_phone, body: row.body, attempts: Number(row.attempts) }));
     },

@@ -17,7 +17,8 @@ export type LimitRule =
   | "sms_texts_per_account"
   | "sms_texts_platform"
   | "email_changes_per_account"
-  | "email_change_mails_per_address";
+  | "email_change_mails_per_address"
+  | "webhook_redeliveries_per_event";
 
 export interface LimitDecision {
   allowed: boolean;

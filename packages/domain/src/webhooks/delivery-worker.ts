@@ -1,9 +1,16 @@
 /**
- * The delivery worker's run (docs/webhooks.md#how-delivery-works): claims due deliveries of every tenant with
- * FOR UPDATE SKIP LOCKED and leases them by pushing next_attempt_at past the send's time-out (the
- * reconciler's pattern, payments/kernel/leased-sweep.ts), so several instances never send one
- * delivery at once; signs each with the endpoint's secrets; records every attempt; schedules the retry.
+ * The delivery worker's sends (docs/webhooks.md#how-delivery-works): claims the due deliveries this
+ * instance may start now — fairly across tenants, as many as it has free slots, a tenant and an endpoint
+ * at most their share of what is in flight (@mteja/db's claimDueWebhookDeliveries) — and leases them
+ * (FOR UPDATE SKIP LOCKED, next_attempt_at pushed past the send's time-out), so several instances never
+ * send one delivery at once; signs each with the endpoint's secrets; records every attempt, the retry,
+ * and the endpoint's health (an endpoint failing for WEBHOOK_DISABLE_AFTER_SECONDS is disabled).
+ *
+ * The sends are not awaited together: each frees its slot when it ends, so a shop whose endpoints hang
+ * holds its own share of the slots for the time-out, and nobody else's.
  */
+import { claimDueWebhookDeliveries, recordWebhookAttempt, type ClaimedWebhookDelivery } from "@mteja/db";
+import type { InFlightLedger } from "@mteja/kernel";
 import { signatureHeader, type WebhookRequest, type WebhookResponse } from "@mteja/webhooks";
 import type { Deps } from "../context.js";
 import { signingSecrets } from "./endpoint-secrets.js";
@@ -14,55 +21,49 @@ export interface WebhookPoster {
 }
 
 export interface DeliveryOptions {
-  batchSize: number;
+  /** Deliveries in flight on this instance at most (WEBHOOK_CONCURRENCY). */
+  concurrency: number;
+  /** Of which one tenant's at most (WEBHOOK_TENANT_CONCURRENCY). */
+  perTenant: number;
+  /** Of which one endpoint's at most. */
+  perEndpoint: number;
   /** Longer than a send's time-out (10 s): a claimed delivery is not claimed again while it is being sent. */
   leaseSeconds: number;
   /** Seconds before each retry (retry-schedule.ts). */
   retrySchedule: readonly number[];
+  /** An endpoint whose every attempt has failed for this long is disabled (WEBHOOK_DISABLE_AFTER_SECONDS). */
+  disableAfterSeconds: number;
 }
 
-export interface DeliveryReport {
-  claimed: number;
-  delivered: number;
-  retrying: number;
-  failed: number;
-  dropped: number;
+/** A delivery per endpoint in flight at most twice on an instance (docs/webhooks.md#fairness). */
+export const deliveriesPerEndpoint = 2;
+
+export type DeliveryResult = "delivered" | "retrying" | "failed" | "dropped";
+
+/**
+ * Claims what this instance may start now and starts sending it, counting each send in `inFlight`
+ * until it ends. Answers the sends (each resolves with its result; rejects only when its attempt could
+ * not be recorded, and then the lease runs out and the delivery is tried again).
+ */
+export async function startDueDeliveries(deps: Deps, poster: WebhookPoster, options: DeliveryOptions, inFlight: InFlightLedger): Promise<Promise<DeliveryResult>[]> {
+  const free = options.concurrency - inFlight.size;
+  if (free <= 0) return [];
+  const claimed = await claimDueWebhookDeliveries(deps.db.unscoped, {
+    now: deps.clock.now(),
+    leaseMs: options.leaseSeconds * 1000,
+    limit: free,
+    perTenant: options.perTenant,
+    perEndpoint: options.perEndpoint,
+    inFlight,
+  });
+  return claimed.map((delivery) => {
+    const slot = { tenantId: delivery.tenant_id, endpointId: delivery.endpoint_id };
+    inFlight.add(slot);
+    return deliverOne(deps, poster, options, delivery).finally(() => inFlight.remove(slot));
+  });
 }
 
-interface ClaimedDelivery {
-  id: string;
-  event_id: string;
-  endpoint_id: string;
-  attempts: number;
-}
-
-async function claimDue(deps: Deps, options: DeliveryOptions, now: Date): Promise<ClaimedDelivery[]> {
-  const leaseEnd = new Date(now.getTime() + options.leaseSeconds * 1000);
-  return deps.db.unscoped.$queryRaw<ClaimedDelivery[]>`
-    WITH due AS (
-      SELECT id FROM webhook_deliveries
-       WHERE status = 'pending' AND next_attempt_at <= ${now}
-       ORDER BY next_attempt_at
-       LIMIT ${options.batchSize}::int
-         FOR UPDATE SKIP LOCKED
-    )
-    UPDATE webhook_deliveries d
-       SET next_attempt_at = ${leaseEnd}
-      FROM due
-     WHERE d.id = due.id
-    RETURNING d.id::text AS id, d.event_id, d.endpoint_id::text AS endpoint_id, d.attempts`;
-}
-
-export async function deliverDueWebhooks(deps: Deps, poster: WebhookPoster, options: DeliveryOptions): Promise<DeliveryReport> {
-  const claimed = await claimDue(deps, options, deps.clock.now());
-  const report: DeliveryReport = { claimed: claimed.length, delivered: 0, retrying: 0, failed: 0, dropped: 0 };
-  await Promise.all(claimed.map(async (delivery) => (report[await deliverOne(deps, poster, options, delivery)] += 1)));
-  return report;
-}
-
-type DeliveryResult = "delivered" | "retrying" | "failed" | "dropped";
-
-async function deliverOne(deps: Deps, poster: WebhookPoster, options: DeliveryOptions, delivery: ClaimedDelivery): Promise<DeliveryResult> {
+async function deliverOne(deps: Deps, poster: WebhookPoster, options: DeliveryOptions, delivery: ClaimedWebhookDelivery): Promise<DeliveryResult> {
   const db = deps.db.unscoped;
   const [endpoint, event] = await Promise.all([
     db.webhookEndpoint.findUnique({ where: { id: delivery.endpoint_id } }),
@@ -70,7 +71,7 @@ async function deliverOne(deps: Deps, poster: WebhookPoster, options: DeliveryOp
   ]);
   if (!endpoint || !event || endpoint.deletedAt || !endpoint.enabled) {
     // A deleted or disabled endpoint is owed nothing more.
-    await db.webhookDelivery.updateMany({ where: { id: delivery.id, status: "pending" }, data: { status: "dropped", finishedAt: deps.clock.now() } });
+    await db.webhookDelivery.updateMany({ where: { id: delivery.id, status: "pending" }, data: { status: "dropped", finishedAt: deps.clock.now(), lockedUntil: null } });
     return "dropped";
   }
   const attemptedAt = deps.clock.now();
@@ -89,20 +90,34 @@ async function deliverOne(deps: Deps, poster: WebhookPoster, options: DeliveryOp
   const finishedAt = deps.clock.now();
   const delay = response.acknowledged ? undefined : retryDelaySeconds(options.retrySchedule, attempts);
   const result: DeliveryResult = response.acknowledged ? "delivered" : delay === undefined ? "failed" : "retrying";
-  await db.$transaction([
-    db.webhookAttempt.create({
-      data: { tenantId: event.tenantId, eventId: event.id, endpointId: endpoint.id, attemptedAt, statusCode: response.statusCode, error: response.error?.slice(0, 500) ?? null },
-    }),
-    db.webhookDelivery.updateMany({
-      where: { id: delivery.id, status: "pending" },
-      data:
-        result === "retrying"
-          ? { attempts, nextAttemptAt: new Date(finishedAt.getTime() + delay! * 1000) }
-          : { attempts, status: result, finishedAt },
-    }),
-  ]);
+  const { endpointDisabledFailingSince } = await recordWebhookAttempt(db, {
+    deliveryId: delivery.id,
+    tenantId: event.tenantId,
+    eventId: event.id,
+    endpointId: endpoint.id,
+    attemptedAt,
+    finishedAt,
+    statusCode: response.statusCode,
+    error: response.error?.slice(0, 500) ?? null,
+    acknowledged: response.acknowledged,
+    attempts,
+    next: result === "retrying" ? { status: "pending", nextAttemptAt: new Date(finishedAt.getTime() + delay! * 1000) } : { status: result },
+    disableIfFailingSince: new Date(attemptedAt.getTime() - options.disableAfterSeconds * 1000),
+  });
   if (!response.acknowledged) {
     deps.logger.warn({ eventId: event.id, endpointId: endpoint.id, attempts, statusCode: response.statusCode, error: response.error, result }, "webhook delivery not acknowledged");
   }
+  if (endpointDisabledFailingSince) {
+    // The host only: a URL's path or query may carry the shop's own secret.
+    deps.logger.warn(
+      { endpointId: endpoint.id, tenantId: endpoint.tenantId, host: hostOf(endpoint.url), failingSince: endpointDisabledFailingSince.toISOString(), disableAfterSeconds: options.disableAfterSeconds },
+      "webhook endpoint disabled: every delivery to it has failed for WEBHOOK_DISABLE_AFTER_SECONDS; the shop enables it again with PATCH",
+    );
+    return result === "retrying" ? "dropped" : result;
+  }
   return result;
+}
+
+function hostOf(url: string): string | null {
+  return URL.canParse(url) ? new URL(url).host : null;
 }

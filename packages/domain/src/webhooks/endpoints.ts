@@ -1,14 +1,20 @@
 /** A shop's webhook endpoints (docs/webhooks.md#endpoints), managed with its API key. */
-import type { WebhookEndpointModel } from "@mteja/db";
+import type { TenantTx, WebhookEndpointModel } from "@mteja/db";
 import { noStore } from "../auth/sessions/refresh-cookie.js";
 import { DomainError } from "../errors.js";
 import type { TenantCtx } from "../trpc.js";
 import { webhookEventTypes, type WebhookEventType } from "./event-types.js";
 import { newEndpointSecret, previousSecretOverlapMs } from "./endpoint-secrets.js";
-import { maxEndpointsPerTenant } from "./schemas.js";
+import { endpointDisabledReasons, maxEndpointsPerTenant } from "./schemas.js";
+
+type EndpointDisabledReason = (typeof endpointDisabledReasons)[number];
 import { storedEventTypes } from "./subscriptions.js";
 
 const notFound = () => new DomainError("NOT_FOUND", "not_found.webhook_endpoint");
+
+function disabledReasonOf(stored: string | null): EndpointDisabledReason | null {
+  return (endpointDisabledReasons as readonly string[]).includes(stored ?? "") ? (stored as EndpointDisabledReason) : null;
+}
 
 export function endpointView(row: WebhookEndpointModel) {
   return {
@@ -16,6 +22,7 @@ export function endpointView(row: WebhookEndpointModel) {
     url: row.url,
     events: storedEventTypes(row.events),
     enabled: row.enabled,
+    disabled_reason: row.enabled ? null : disabledReasonOf(row.disabledReason),
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
@@ -80,20 +87,44 @@ async function liveEndpoint(ctx: TenantCtx, id: string): Promise<WebhookEndpoint
   return row;
 }
 
+/**
+ * Setting `enabled` is the shop's decision and replaces the service's: it clears `disabled_reason` (a
+ * manual disable has none), and enabling starts the count of failing days again. A disabled endpoint
+ * is owed nothing more: its pending deliveries are dropped with the change.
+ */
 export async function updateEndpoint(ctx: TenantCtx, input: { id: string; enabled?: boolean | undefined; events?: WebhookEventType[] | undefined }) {
   await liveEndpoint(ctx, input.id);
-  const updated = await ctx.db.webhookEndpoint.update({
-    where: { id: input.id },
-    data: { ...(input.enabled !== undefined ? { enabled: input.enabled } : {}), ...(input.events ? { events: input.events } : {}), updatedAt: ctx.deps.clock.now() },
+  const now = ctx.deps.clock.now();
+  const updated = await ctx.db.$transaction(async (tx) => {
+    const row = await tx.webhookEndpoint.update({
+      where: { id: input.id },
+      data: {
+        ...(input.enabled !== undefined ? { enabled: input.enabled, disabledReason: null } : {}),
+        ...(input.enabled === true ? { failingSince: null } : {}),
+        ...(input.events ? { events: input.events } : {}),
+        updatedAt: now,
+      },
+    });
+    if (input.enabled === false) await dropOwed(tx, input.id, now);
+    return row;
   });
   return endpointView(updated);
 }
 
-/** Deleted endpoints stay (their attempts remain listed) but get nothing more; the worker drops what they were owed. */
+/** Deleted endpoints stay (their attempts remain listed) but get nothing more: what they were owed is dropped. */
 export async function deleteEndpoint(ctx: TenantCtx, id: string): Promise<void> {
   const now = ctx.deps.clock.now();
-  const { count } = await ctx.db.webhookEndpoint.updateMany({ where: { id, deletedAt: null }, data: { deletedAt: now, enabled: false, updatedAt: now } });
+  const count = await ctx.db.$transaction(async (tx) => {
+    const deleted = await tx.webhookEndpoint.updateMany({ where: { id, deletedAt: null }, data: { deletedAt: now, enabled: false, updatedAt: now } });
+    if (deleted.count > 0) await dropOwed(tx, id, now);
+    return deleted.count;
+  });
   if (count === 0) throw notFound();
+}
+
+/** The endpoint's pending deliveries, dropped (one being sent right now finishes; the worker drops any written after this). */
+async function dropOwed(tx: TenantTx, endpointId: string, now: Date): Promise<void> {
+  await tx.webhookDelivery.updateMany({ where: { endpointId, status: "pending" }, data: { status: "dropped", finishedAt: now, lockedUntil: null } });
 }
 
 /**

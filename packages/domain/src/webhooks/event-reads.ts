@@ -30,18 +30,39 @@ export async function listEvents(ctx: TenantCtx, page: { limit: number; cursor?:
   };
 }
 
-/** Sends the event again, now, to every enabled endpoint subscribed to its type (with the same id and body). */
+/**
+ * Queues the event again, now, with the same id and body, for every enabled endpoint subscribed to its
+ * type (docs/webhooks.md#redelivery): at most webhook_redeliveries_per_event times an hour (429). An
+ * endpoint that still has the event pending is not queued twice: a retry it is waiting for is brought
+ * forward instead (one being sent right now is left to finish). Calls for one event are serialised by a
+ * lock on its row, so two at once queue it once.
+ */
 export async function redeliverEvent(ctx: TenantCtx, id: string) {
   const event = await ctx.db.webhookEvent.findFirst({ where: { id } });
   if (!event) throw new DomainError("NOT_FOUND", "not_found.webhook_event");
+  const allowed = await ctx.deps.limiter.consume("webhook_redeliveries_per_event", `${ctx.tenant.id}:${event.id}`);
+  if (!allowed.allowed) throw new DomainError("RATE_LIMITED", "limits.webhook_redeliveries", { retryAfter: allowed.retryAfter });
   const endpoints = await ctx.db.webhookEndpoint.findMany({ where: { enabled: true, deletedAt: null }, select: { id: true, events: true } });
-  const subscribed = endpoints.filter((endpoint) => subscribes(endpoint.events, event.type as WebhookEventType));
+  const subscribed = endpoints.filter((endpoint) => subscribes(endpoint.events, event.type as WebhookEventType)).map((endpoint) => endpoint.id);
+  if (subscribed.length === 0) return { id: event.id, deliveries: 0 };
   const now = ctx.deps.clock.now();
-  if (subscribed.length > 0) {
-    await ctx.db.webhookDelivery.createMany({
-      data: subscribed.map((endpoint) => ({ id: ctx.deps.random.uuid(), tenantId: ctx.tenant.id, eventId: event.id, endpointId: endpoint.id, nextAttemptAt: now, createdAt: now })),
-    });
-    ctx.deps.webhooks.nudge();
-  }
+  await ctx.db.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT id FROM webhook_events WHERE id = ${event.id} AND tenant_id = ${ctx.tenant.id} FOR UPDATE`;
+    const pending = await tx.webhookDelivery.findMany({ where: { eventId: event.id, status: "pending", endpointId: { in: subscribed } }, select: { endpointId: true } });
+    const queued = new Set(pending.map((delivery) => delivery.endpointId));
+    const fresh = subscribed.filter((endpointId) => !queued.has(endpointId));
+    if (fresh.length > 0) {
+      await tx.webhookDelivery.createMany({
+        data: fresh.map((endpointId) => ({ id: ctx.deps.random.uuid(), tenantId: ctx.tenant.id, eventId: event.id, endpointId, nextAttemptAt: now, createdAt: now })),
+      });
+    }
+    if (queued.size > 0) {
+      await tx.webhookDelivery.updateMany({
+        where: { eventId: event.id, status: "pending", endpointId: { in: [...queued] }, nextAttemptAt: { gt: now }, lockedUntil: null },
+        data: { nextAttemptAt: now },
+      });
+    }
+  });
+  ctx.deps.webhooks.nudge();
   return { id: event.id, deliveries: subscribed.length };
 }

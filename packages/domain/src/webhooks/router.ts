@@ -50,7 +50,17 @@ export const webhooksRouter = createTRPCRouter({
     .query(async ({ ctx, input }) => ok(await listEndpoints(ctx, input))),
 
   updateEndpoint: serverProcedure
-    .meta({ openapi: { method: "PATCH", path: "/api/v1/webhook-endpoints/{id}", tags, summary: "Enable, disable or re-subscribe a webhook endpoint", errorResponses: endpointErrors } })
+    .meta({
+      openapi: {
+        method: "PATCH",
+        path: "/api/v1/webhook-endpoints/{id}",
+        tags,
+        summary: "Enable, disable or re-subscribe a webhook endpoint",
+        description:
+          'Disabling drops what the endpoint is still owed. Setting `enabled` clears `disabled_reason`: enabling an endpoint the service disabled ("failing") lets it receive new events again, and its missed events can be redelivered.',
+        errorResponses: endpointErrors,
+      },
+    })
     .input(updateEndpointInput)
     .output(endpointOutput)
     .mutation(async ({ ctx, input }) => ok(await updateEndpoint(ctx, input))),
@@ -92,7 +102,9 @@ export const webhooksRouter = createTRPCRouter({
         path: "/api/v1/webhook-events/{id}/redeliver",
         tags,
         summary: "Send an event again to every endpoint subscribed to its type",
-        errorResponses: { ...serverErrors, 404: "NOT_FOUND (no event of this tenant has this id)" },
+        description:
+          "Queued now for every enabled endpoint subscribed to its type, with the same id and body; disabled endpoints are skipped. An endpoint that still has the event pending is not queued twice (a retry it waits for is brought forward). At most 10 calls per event per hour.",
+        errorResponses: { ...serverErrors, 404: "NOT_FOUND (no event of this tenant has this id)", 429: "RATE_LIMITED (10 redeliveries of this event in the last hour; Retry-After)" },
       },
     })
     .input(eventIdInput)

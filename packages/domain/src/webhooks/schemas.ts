@@ -3,6 +3,9 @@ import { envelope } from "../core/envelope.js";
 import { oneLineString } from "../core/fields.js";
 import { webhookEventTypes } from "./event-types.js";
 
+/** Why the service disabled an endpoint (docs/webhooks.md#endpoints-that-keep-failing); a shop's own disable has none. */
+export const endpointDisabledReasons = ["failing"] as const;
+
 /** At most this many endpoints per tenant that are not deleted (422 beyond): every event is sent to each. */
 export const maxEndpointsPerTenant = 16;
 
@@ -34,6 +37,10 @@ export const endpointView = z.object({
   url: z.string(),
   events: z.array(z.string()),
   enabled: z.boolean(),
+  disabled_reason: z
+    .enum(endpointDisabledReasons)
+    .nullable()
+    .describe('Why the service disabled it: "failing" when every delivery to it failed for 3 days (WEBHOOK_DISABLE_AFTER_SECONDS). Null when enabled, or when disabled by the shop (PATCH enabled: false). PATCH enabled: true clears it.'),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -67,4 +74,9 @@ const eventView = z.object({
   attempts: z.array(attemptView),
 });
 export const listEventsOutput = envelope(z.object({ webhook_events: z.array(eventView), next_cursor: z.string().nullable() }));
-export const redeliverOutput = envelope(z.object({ id: z.string(), deliveries: z.number().int().describe("How many endpoints it is sent to again.") }));
+export const redeliverOutput = envelope(
+  z.object({
+    id: z.string(),
+    deliveries: z.number().int().describe("How many enabled endpoints subscribed to its type it is now queued for (one already queued for an endpoint counts, and is not queued twice)."),
+  }),
+);

@@ -117,6 +117,10 @@ export const errorMessages = {
     en: "A tenant has at most {max} webhook endpoints; delete one first.",
     sw: "Duka linaweza kuwa na anwani za webhook zisizozidi {max}; futa moja kwanza.",
   },
+  "limits.webhook_redeliveries": {
+    en: "This event was sent again too often in the last hour; try again later.",
+    sw: "Tukio hili limetumwa tena mara nyingi mno katika saa iliyopita; jaribu tena baadaye.",
+  },
   "limits.status_streams": {
     en: "At most {max} payment status subscriptions can be open at once; close one first.",
     sw: "Unaweza kuwa na ufuatiliaji {max} tu wa hali ya malipo ulio wazi kwa wakati mmoja; funga mmoja kwanza.",

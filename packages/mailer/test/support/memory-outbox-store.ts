@@ -1,3 +1,4 @@
+import { fairPick } from "@mteja/kernel";
 import type { NewOutboxMail, OutboxMail, OutboxStore } from "../../src/index.js";
 
 export interface OutboxRow extends OutboxMail {
@@ -6,7 +7,7 @@ export interface OutboxRow extends OutboxMail {
   lastError: string | undefined;
 }
 
-/** An in-memory OutboxStore with the semantics the db package implements (lease on claim). */
+/** An in-memory OutboxStore with the semantics the db package implements (fair share, lease on claim). */
 export class MemoryOutboxStore implements OutboxStore {
   readonly rows: OutboxRow[] = [];
   readonly calls = { claimDue: 0, markSent: 0, markFailed: 0 };
@@ -25,12 +26,14 @@ export class MemoryOutboxStore implements OutboxStore {
     return row;
   }
 
-  async claimDue(opts: { limit: number; now: Date; leaseMs: number }): Promise<OutboxMail[]> {
+  async claimDue(opts: { limit: number; now: Date; leaseMs: number; perTenant?: number }): Promise<OutboxMail[]> {
     this.calls.claimDue++;
-    const due = this.rows
+    const ready = this.rows
       .filter((row) => row.sentAt === undefined && row.nextAttemptAt.getTime() <= opts.now.getTime())
-      .sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime())
-      .slice(0, opts.limit);
+      .map((row) => ({ id: row.id, tenantId: row.tenantId, dueAt: row.nextAttemptAt, row }));
+    const due = fairPick(ready, { limit: opts.limit, perTenant: opts.perTenant ?? opts.limit })
+      .map(({ row }) => row)
+      .sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime());
     for (const row of due) row.nextAttemptAt = new Date(opts.now.getTime() + opts.leaseMs);
     return due.map(({ nextAttemptAt: _n, sentAt: _s, lastError: _l, ...mail }) => ({ ...mail }));
   }
