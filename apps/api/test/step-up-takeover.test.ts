@@ -130,4 +130,61 @@ describe.skipIf(skipThisTarget)("account takeover from a stolen access token (is
     expectStepUpRequired("me/phone/verify", await owner.post("/api/v1/auth/me/phone/verify", { code }, victim.accessToken));
     expect((await owner.get("/api/v1/auth/me", victim.accessToken)).body.data.phone_verified).toBe(false);
   });
+
+  /** The reset link mailed to `email`, if any, and the kinds of mail it got. */
+  async function mailsTo(email: string) {
+    const mails = await t.deps.db.unscoped.mailOutbox.findMany({ where: { toAddress: email }, orderBy: { createdAt: "asc" } });
+    const link = mails.map((mail) => /https?:\/\/\S+\/(?:verify-email|reset-password)\?[^\s"<>]+/.exec(mail.textBody)?.[0]).filter(Boolean);
+    return { kinds: mails.map((mail) => mail.kind), links: link.map((href) => new URL(href!)) };
+  }
+
+  async function waitForMail(email: string, kind: string): Promise<void> {
+    for (let i = 0; i < 100; i++) {
+      if ((await mailsTo(email)).kinds.includes(kind)) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error(`no ${kind} mail to ${email}`);
+  }
+
+  it("an account with a password and no email: the attacker cannot attach their address (it could reset the password)", async () => {
+    const owner = new RestClient(t.url);
+    const ownPhone = uniquePhone();
+    const signedUp = await signInByPhone(owner, ownPhone);
+    const token = signedUp.body.data.access_token as string;
+    // The owner gives the phone-only account a password, on the fresh session (an sms_code proves it).
+    const before = textsTo(sim, ownPhone.international).length;
+    expect((await owner.post("/api/v1/auth/me/phone/start", {}, token)).status).toBe(200);
+    const smsCode = await codeTexted(sim, ownPhone.international, before + 1);
+    expect((await owner.put("/api/v1/auth/me/password", { new_password: "the owner's own passphrase", sms_code: smsCode }, token)).status).toBe(200);
+    clock.advance(window + 1);
+
+    const attackerEmail = `attacker-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
+    expectStepUpRequired("me/email/start to the attacker's address", await new RestClient(t.url).post("/api/v1/auth/me/email/start", { email: attackerEmail }, token));
+    expect((await mailsTo(attackerEmail)).kinds).toEqual([]);
+  });
+
+  it("a phone-only account: an email attached from a stolen token cannot give it a first password by reset", async () => {
+    const owner = new RestClient(t.url);
+    const ownPhone = uniquePhone();
+    const signedUp = await signInByPhone(owner, ownPhone);
+    const token = signedUp.body.data.access_token as string;
+    const userId = signedUp.body.data.user.id as string;
+    clock.advance(window + 1);
+
+    // The contract lets a phone-only account add its first email without a fresh session.
+    const attacker = new RestClient(t.url);
+    const attackerEmail = `attacker-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
+    expect((await attacker.post("/api/v1/auth/me/email/start", { email: attackerEmail }, token)).status).toBe(200);
+    const [changeLink] = (await mailsTo(attackerEmail)).links;
+    expect((await attacker.post("/api/v1/auth/me/email/verify", { token: changeLink!.searchParams.get("token") }, token)).status).toBe(200);
+
+    // forgot-password answers as always, but mails no link that could set a first password.
+    expect((await attacker.post("/api/v1/auth/forgot-password", { email: attackerEmail })).status).toBe(200);
+    await waitForMail(attackerEmail, "noPasswordToReset");
+    const mailed = await mailsTo(attackerEmail);
+    expect(mailed.kinds).not.toContain("resetPassword");
+    expect(mailed.links.filter((link) => link.pathname.endsWith("/reset-password"))).toEqual([]);
+    const row = await t.deps.db.unscoped.user.findUniqueOrThrow({ where: { id: userId } });
+    expect(row).toMatchObject({ phone: ownPhone.stored, phoneVerified: true, passwordHash: null });
+  });
 });

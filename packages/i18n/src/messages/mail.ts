@@ -56,6 +56,16 @@ export const mailMessages = {
     sw: "Ikiwa hukuomba hivi, unaweza kupuuza barua pepe hii: nenosiri lako halitabadilika.",
   },
 
+  "mail.no_password_to_reset.subject": { en: "About your {shop} password", sw: "Kuhusu nenosiri lako la {shop}" },
+  "mail.no_password_to_reset.body": {
+    en: "Someone asked to reset the password of your {shop} account, but the account has no password: it signs in with its phone number and a texted code.",
+    sw: "Mtu ameomba kubadilisha nenosiri la akaunti yako ya {shop}, lakini akaunti hii haina nenosiri: inaingia kwa nambari yake ya simu na nambari ya kuthibitisha inayotumwa kwa SMS.",
+  },
+  "mail.no_password_to_reset.set_one": {
+    en: "To use a password too, sign in with your phone and set one in your account settings.",
+    sw: "Ili kutumia nenosiri pia, ingia kwa simu yako kisha uweke nenosiri kwenye mipangilio ya akaunti yako.",
+  },
+
   "mail.password_changed.subject": { en: "Your {shop} password was changed", sw: "Nenosiri lako la {shop} limebadilishwa" },
   "mail.password_changed.body": {
     en: "The password of your {shop} account was changed on {when}. For your safety, you were signed out on your other devices.",

@@ -1,6 +1,7 @@
 import type { Locale } from "@mteja/i18n";
 import type { RenderedMail } from "./mail-body.js";
 import { resetPassword, type ResetPasswordData } from "./reset-password.js";
+import { noPasswordToReset, type NoPasswordToResetData } from "./no-password-to-reset.js";
 import { confirmEmailChange, type ConfirmEmailChangeData } from "./confirm-email-change.js";
 import {
   accountDeleted,
@@ -19,6 +20,7 @@ import { verifyEmail, type VerifyEmailData } from "./verify-email.js";
 export { escapeHtml } from "./escape-html.js";
 export type { RenderedMail } from "./mail-body.js";
 export { resetPassword, type ResetPasswordData } from "./reset-password.js";
+export { noPasswordToReset, type NoPasswordToResetData } from "./no-password-to-reset.js";
 export { confirmEmailChange, type ConfirmEmailChangeData } from "./confirm-email-change.js";
 export {
   accountDeleted,
@@ -38,6 +40,7 @@ export { verifyEmail, type VerifyEmailData } from "./verify-email.js";
 export interface MailDataByKind {
   verifyEmail: VerifyEmailData;
   resetPassword: ResetPasswordData;
+  noPasswordToReset: NoPasswordToResetData;
   passwordChanged: SecurityNoticeData;
   passwordReset: SecurityNoticeData;
   twoFactorEnabled: SecurityNoticeData;
@@ -55,6 +58,7 @@ export type MailKind = keyof MailDataByKind;
 export const MAIL_KINDS = [
   "verifyEmail",
   "resetPassword",
+  "noPasswordToReset",
   "passwordChanged",
   "passwordReset",
   "twoFactorEnabled",
@@ -70,6 +74,7 @@ export const MAIL_KINDS = [
 const templates: { readonly [K in MailKind]: (data: MailDataByKind[K], locale: Locale) => RenderedMail } = {
   verifyEmail,
   resetPassword,
+  noPasswordToReset,
   passwordChanged,
   passwordReset,
   twoFactorEnabled,

@@ -80,6 +80,8 @@ export interface TokenOwner {
   email: string | null;
   name: string | null;
   emailVerified: boolean;
+  /** Whether the account has a password (a reset replaces one; it never sets the first). */
+  hasPassword: boolean;
 }
 
 /**
@@ -122,12 +124,13 @@ async function findLiveEmailToken(deps: Deps, db: Tx, query: { tenantId: string;
       email: true,
       usedAt: true,
       expiresAt: true,
-      user: { select: { id: true, tenantId: true, email: true, name: true, emailVerified: true } },
+      user: { select: { id: true, tenantId: true, email: true, name: true, emailVerified: true, passwordHash: true } },
     },
   });
   if (!row || row.purpose !== query.purpose || row.usedAt !== null || row.expiresAt <= deps.clock.now()) return undefined;
   if (row.tenantId !== query.tenantId || row.user.tenantId !== query.tenantId) return undefined;
-  return row;
+  const { passwordHash, ...user } = row.user;
+  return { ...row, user: { ...user, hasPassword: passwordHash !== null } };
 }
 
 /** Marks the token used; false when a concurrent request spent it first (or it expired meanwhile). */

@@ -22,7 +22,7 @@ export async function forgotPassword(ctx: TenantCtx, input: z.infer<typeof forgo
   const { deps, tenant } = ctx;
   const user = await ctx.db.user.findUnique({
     where: { tenantId_email: { tenantId: tenant.id, email: input.email } },
-    select: { id: true, tenantId: true, email: true, name: true },
+    select: { id: true, tenantId: true, email: true, name: true, passwordHash: true },
   });
   // Generated for unknown emails too, so both answers cost the same before they are sent.
   const token = randomToken(deps.random, "hex");
@@ -32,7 +32,7 @@ export async function forgotPassword(ctx: TenantCtx, input: z.infer<typeof forgo
   // connection), made those answers measurably slower than for unknown emails.
   void deps.clock
     .sleep(afterAnswerMs)
-    .then(() => writeResetMail(ctx, tenant, user, token))
+    .then(() => (user.passwordHash === null ? writeNoPasswordMail(ctx, tenant, user) : writeResetMail(ctx, tenant, user, token)))
     .catch((error: unknown) => {
       // Only the error's name: a database error may quote the row, and the row holds the link.
       deps.logger.error({ tenantId: tenant.id, userId: user.id, error: error instanceof Error ? error.name : "unknown" }, "reset mail not written");
@@ -54,13 +54,26 @@ async function writeResetMail(ctx: TenantCtx, tenant: Tenant, user: MailUser, to
   deps.nudgeMail();
 }
 
+/**
+ * A reset replaces a forgotten password; it never gives an account its first one. An account created
+ * by phone may have gained its email without a fresh proof (docs/step-up.md#which-operations), so a
+ * link to that mailbox must not open a new way in: the owner signs in by phone and sets a password
+ * under step-up instead.
+ */
+async function writeNoPasswordMail(ctx: TenantCtx, tenant: Tenant, user: MailUser): Promise<void> {
+  if (user.email === null || !(await mailCapAllows(ctx, user))) return;
+  await ctx.db.$transaction((tx) => writeMail(ctx, tx, tenant, user, "noPasswordToReset", { userName: user.name ?? "" }));
+  ctx.deps.nudgeMail();
+}
+
 export async function resetPassword(ctx: TenantCtx, input: z.infer<typeof resetPasswordInput>): Promise<void> {
   const { deps, tenant } = ctx;
   const query = { tenantId: tenant.id, email: input.email, purpose: "reset_password" as const, token: input.token };
   // Checked before hashing, so a wrong token costs no argon2 work; spent again under the
   // transaction below, so two requests with the same token cannot both succeed.
   const found = await findEmailToken(deps, ctx.db, query);
-  if (!found) throw invalidEmailToken();
+  // A link mailed before accounts without a password stopped getting one sets no first password either.
+  if (!found || !found.user.hasPassword) throw invalidEmailToken();
   const passwordHash = await deps.passwords.hash(input.new_password);
   const user = found.user;
   await ctx.db.$transaction(async (tx) => {
