@@ -54,7 +54,7 @@ async function confirmationVerdict(tx: SettlementTx, tenant: Tenant | null, noti
     return match.flagged ? { recorded: true, outcome: "flagged", flagReason: match.note, link } : { recorded: true, outcome: "applied", link };
   }
   // The intent moves first (locked above); a success that finds it already paid comes back a duplicate.
-  const settled = match.duplicate ? { duplicate: true as const } : await settleIntentOf(tx, { tenantId: tenant.id, intentId: match.intentId }, "SUCCESS", now);
+  const settled = match.duplicate ? { duplicate: true as const } : (await settleIntentOf(tx, { tenantId: tenant.id, intentId: match.intentId }, "SUCCESS", now)).columns;
   const duplicate = settled.duplicate === true;
   const note = match.duplicate ? match.note : duplicate ? "a second payment for an intent that is already succeeded" : null;
   const payment = await insertC2bPayment(tx, { ...fields, match: "matched", intentId: match.intentId, duplicate, note });

@@ -16,7 +16,7 @@ import type { Tenant } from "../../tenants/directory.js";
 import type { AuthedCtx } from "../../trpc.js";
 import { applyHeldStkCallbacks, applyHeldStkCallbacksSince } from "./stk-callbacks.js";
 import { requestOnce, type ProviderRequest } from "../kernel/provider-request.js";
-import { recordPaymentSettled } from "../kernel/settled-events.js";
+import { recordIntentPaidByHeld, recordPaymentSettled } from "../kernel/settled-events.js";
 import { providerUnavailable } from "../provider-errors.js";
 import { checkTenantAmount, idempotencyKeyOf } from "../request-rules.js";
 import type { PaymentStatus, StkPushInput } from "../schemas.js";
@@ -118,8 +118,9 @@ function promptOnce(ctx: AuthedCtx, daraja: DarajaClient, callbackUrl: string, r
           data: { status: "FAILED", lastError, nextQueryAt: null, settledAt: now, updatedAt: now },
         });
         if (failed.count !== 1) return;
-        await settleIntentOf(tx, payment, "FAILED", now); // payment intents: back to requires_payment
+        const intent = await settleIntentOf(tx, payment, "FAILED", now); // payment intents: back to requires_payment
         await recordPaymentSettled(tx, await tx.payment.findUniqueOrThrow({ where: { id: payment.id } }), now);
+        await recordIntentPaidByHeld(tx, intent, now);
       });
     },
     async markUnknown(payment, lastError) {
