@@ -33,7 +33,7 @@ describe.skipIf(skipThisTarget)("a C2B payment held as a duplicate while a promp
       darajaUrl: fake.url,
       now: clock.now,
       b2c: { securityCredential: fake.securityCredential },
-      env: { MOMO_TIMEOUT_MS: "400", MOMO_UNKNOWN_PROMPT_WINDOW_SECONDS: String(WINDOW_SECONDS), RATE_LIMITS: "off" },
+      env: { MOMO_UNKNOWN_PROMPT_WINDOW_SECONDS: String(WINDOW_SECONDS), RATE_LIMITS: "off" },
     });
     const created = await new RestClient(t.url, "").request("POST", "/api/v1/admin/tenants/default/api-keys", { body: { name: "Shop backend" }, headers: { authorization: `Bearer ${adminKey}` } });
     expect(created.status).toBe(201);

@@ -35,7 +35,7 @@ export async function sweepHeldCallbacks({ deps, report }: SweepRun): Promise<vo
     where: { kind: "stkpush", outcome: "accepted", paymentId: null },
     orderBy: { receivedAt: "asc" },
     take: 200,
-    select: { id: true, rawBody: true, receivedAt: true, accountReference: true, correlationId: true },
+    select: { id: true, rawBody: true, receivedAt: true, accountReference: true, tokenTenantId: true, correlationId: true },
   });
   for (const row of held) {
     const parsed = parseStoredStkCallback(row.rawBody);
