@@ -1,7 +1,8 @@
 /**
  * Retention keeps the only record of money (docs/operations.md#retention): past RETENTION_CALLBACKS_DAYS
  * the pruning job deletes stored callbacks whose money a payment (payout, reversal) row records, and
- * unauthenticated ones, but never one that is flagged, unmatched, held with no row or unreadable — whatever its age.
+ * those refused before they were read, but never one that is flagged, unmatched, held with no row, unreadable,
+ * or refused for the row it names although its token was real — whatever its age.
  * The callbacks arrive through HTTP; the service's clock is then moved far past the retention.
  */
 import { describe, expect } from "vitest";
@@ -50,6 +51,9 @@ describe.skipIf(skipThisTarget)("retention of stored callbacks", () => {
     // Unauthenticated: refused and kept for audit only.
     const rejectedIds = { checkoutRequestId: `ws_CO_rejected${Date.now()}`, merchantRequestId: "r-1" };
     expect((await postCallback(t.callbackUrl("stkpush", "0".repeat(64)), stkCallbackBody(rejectedIds, 0, { amount: 1, receipt: uniqueReceipt() }))).status).toBe(403);
+    // Refused after it was read: the secret itself (the old form) for a prompt sent with the shop's own token.
+    const refusedOldForm = await push(140);
+    expect((await postCallback(t.callbackUrl("stkpush", t.secret, null), stkCallbackBody(refusedOldForm, 0, { amount: 140, receipt: uniqueReceipt() }))).status).toBe(403);
     // A C2B validation moves no money.
     const validated = c2bBody(`TSTV${Date.now().toString(36).toUpperCase().slice(-6)}`, "NOSUCHORDER", 80);
     expect((await postCallback(t.callbackUrl("c2b/validation"), validated)).status).toBe(200);
@@ -79,18 +83,20 @@ describe.skipIf(skipThisTarget)("retention of stored callbacks", () => {
       (await stored(validated.TransID)).id,
     ];
     expect(deletable).toHaveLength(4);
-    const rejected = await t.deps.db.unscoped.momoCallback.findFirstOrThrow({ where: { outcome: "rejected" } });
+    const rejected = await t.deps.db.unscoped.momoCallback.findFirstOrThrow({ where: { outcome: "rejected", correlationId: null } });
     const kept = {
       flaggedWithoutPayment: await stored(unknownIds.checkoutRequestId),
       flaggedWithPayment: (await t.deps.db.unscoped.momoCallback.findMany({ where: { correlationId: cancelled.checkoutRequestId, outcome: "flagged" } }))[0]!,
       unmatched: await stored(unmatchedTransId),
       held: await stored(heldIds.checkoutRequestId),
       malformed: await t.deps.db.unscoped.momoCallback.findFirstOrThrow({ where: { outcome: "malformed" } }),
+      refusedAfterReading: await stored(refusedOldForm.checkoutRequestId),
     };
     expect(kept.flaggedWithoutPayment).toMatchObject({ outcome: "flagged", paymentId: null });
     expect(kept.flaggedWithPayment).toMatchObject({ outcome: "flagged", paymentId: expect.any(String) });
     expect(kept.unmatched).toMatchObject({ outcome: "applied", paymentId: expect.any(String) });
     expect(kept.held).toMatchObject({ outcome: "accepted", paymentId: null });
+    expect(kept.refusedAfterReading).toMatchObject({ outcome: "rejected", flagReason: expect.stringContaining("old form") });
 
     // Years past the retention.
     clock.advance(3 * 365 * day);

@@ -30,14 +30,15 @@ export const retentionRules = [
   },
   {
     // Daraja's callbacks as received: evidence in a payment dispute, which can come months later. Only
-    // those whose money a payment or payout row records (a reversal's link its payment), unauthenticated
-    // ones and C2B validations (no money moves) ever go: a flagged, unmatched, held or unreadable one may
-    // be the only record of money received, and is kept whatever its age.
+    // those whose money a payment or payout row records (a reversal's link its payment), those refused
+    // before they were read (no token, a wrong one) and C2B validations (no money moves) ever go: a
+    // flagged, unmatched, held or unreadable one, or one with a real token refused for the row it names,
+    // may be the only record of money received, and is kept whatever its age.
     kind: "callbacks",
     table: "momo_callbacks",
     defaultDays: 730,
     expired: `received_at < $1 AND (
-      outcome = 'rejected'
+      (outcome = 'rejected' AND flag_reason IN ('no token', 'wrong token'))
       OR kind = 'c2b_validation'
       OR (outcome IN ('applied', 'duplicate', 'accepted')
           AND (payment_id IS NOT NULL OR payout_id IS NOT NULL)

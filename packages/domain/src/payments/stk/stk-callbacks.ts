@@ -184,7 +184,7 @@ async function applyHeld(deps: Deps, where: { correlationId?: string; receivedAt
     const parsed = parseStoredStkCallback(row.rawBody);
     if (!parsed) continue;
     const result = await applyStoredStkCallback(deps, row, parsed);
-    if (result !== "skipped" && result !== "held") applied += 1;
+    if (result !== "skipped" && result !== "held" && result !== "rejected") applied += 1;
   }
   return applied;
 }

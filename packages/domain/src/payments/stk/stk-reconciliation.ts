@@ -53,7 +53,7 @@ export async function sweepHeldCallbacks({ deps, report }: SweepRun): Promise<vo
       }
     } else if (result === "flagged") {
       report.heldCallbacksFlagged += 1;
-    } else if (result !== "held" && result !== "skipped") {
+    } else if (result !== "held" && result !== "skipped" && result !== "rejected") {
       report.heldCallbacksApplied += 1;
     }
   }
