@@ -44,9 +44,9 @@ describe("MOMO_* settings", () => {
     }
   });
 
-  it("refuses callback URLs Daraja would refuse: blocked words (also in the secret) and http in production", () => {
+  it("refuses callback URLs Daraja would refuse: blocked words and http in production (the secret is never in a URL: each shop's token is hex)", () => {
     expect(failure({ ...complete, MOMO_CALLBACK_URL: "https://shop.example.com/mpesa/callback" })).toContain('contains "mpesa"');
-    expect(failure({ ...complete, MOMO_CALLBACK_SECRET: `${"b".repeat(40)}SQL${"c".repeat(10)}` })).toContain('contains "sql"');
+    expect(readSettings({ ...complete, MOMO_CALLBACK_SECRET: `${"b".repeat(40)}SQL${"c".repeat(10)}` }).MOMO_CALLBACK_SECRET).toContain("SQL");
     expect(failure({ ...complete, NODE_ENV: "production", DATA_ENCRYPTION_KEY: "0".repeat(64), MOMO_CALLBACK_URL: "http://shop.example.com/api/momo/callback/stkpush" })).toContain("https");
     expect(failure({ ...complete, MOMO_CALLBACK_URL: `${complete.MOMO_CALLBACK_URL}?token=other` })).toContain("not MOMO_CALLBACK_SECRET");
     expect(failure({ ...complete, MOMO_CALLBACK_SECRET: "short" })).toContain("MOMO_CALLBACK_SECRET");

@@ -8,7 +8,7 @@ import { afterAll, describe, expect } from "vitest";
 import { adminKey, RestClient } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 import { it } from "./support/fixture.js";
-import { postCallback, type MomoApp } from "./support/momo.js";
+import { postCallback, tenantParameter, tenantToken, type MomoApp } from "./support/momo.js";
 import { CONSUMER_KEY, CONSUMER_SECRET, PASSKEY, SHORTCODE, type Simulator } from "./support/simulator.js";
 import { startReceiver, type Receiver } from "./support/webhook-receiver.js";
 
@@ -60,7 +60,7 @@ describe.skipIf(skipThisTarget)("C2B payments", () => {
     expect(sim.violations).toEqual([]);
   });
 
-  it("registers the tenant's URLs with Daraja's C2B v2 register URL, the secret in them but not in the answer", async () => {
+  it("registers the tenant's URLs with Daraja's C2B v2 register URL, the shop's token in them but not in the answer", async () => {
     const registered = await admin("POST", "/api/v1/admin/tenants/default/c2b/register", { response_type: "Cancelled" });
     expect(registered.status).toBe(200);
     expect(registered.body.data).toEqual({
@@ -76,8 +76,8 @@ describe.skipIf(skipThisTarget)("C2B payments", () => {
     expect(sent.body).toEqual({
       ShortCode: SHORTCODE,
       ResponseType: "Cancelled",
-      ConfirmationURL: `${t.relay.url}/api/momo/callback/c2b/confirmation?token=${t.secret}`,
-      ValidationURL: `${t.relay.url}/api/momo/callback/c2b/validation?token=${t.secret}`,
+      ConfirmationURL: `${t.relay.url}/api/momo/callback/c2b/confirmation?token=${tenantToken("default")}&tenant=${tenantParameter("default")}`,
+      ValidationURL: `${t.relay.url}/api/momo/callback/c2b/validation?token=${tenantToken("default")}&tenant=${tenantParameter("default")}`,
     });
     expect((await admin("POST", "/api/v1/admin/tenants/default/c2b/register", {})).status).toBe(200);
   });

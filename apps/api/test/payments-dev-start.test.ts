@@ -54,7 +54,7 @@ describe.skipIf(skipThisTarget)("dev start with the in-process simulator", () =>
 
   it("serves a prompt end to end through the simulator and pays out with the simulator's key", async () => {
     const settings = services.deps.momo.settings;
-    expect(settings.stkCallbackUrl).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/api/momo/callback/stkpush\\?token=[0-9a-f]{64}$`));
+    expect(settings.stkCallbackUrl).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/api/momo/callback/stkpush$`));
     expect(readFileSync(path.join(dataDir, "daraja-sim-public.pem"), "utf8")).toContain("PUBLIC KEY");
     const sim = await fetch(`http://127.0.0.1:${simPort}/sim/requests`);
     expect(sim.status).toBe(200);
@@ -71,6 +71,10 @@ describe.skipIf(skipThisTarget)("dev start with the in-process simulator", () =>
       { timeoutMs: 8_000 },
     );
     expect(payment.mpesaReceipt).toBeTruthy();
+    // The prompt's CallBackURL carried the default shop's own token (docs/mpesa.md#callback-tokens), and the simulator followed it.
+    const seen = (await (await fetch(`http://127.0.0.1:${simPort}/sim/requests`)).json()) as { requests: { path: string; body: any }[] };
+    const callBackUrl = seen.requests.find((r) => r.path.endsWith("/stkpush/v1/processrequest"))!.body.CallBackURL as string;
+    expect(callBackUrl).toMatch(/\/api\/momo\/callback\/stkpush\?token=[0-9a-f]{64}&tenant=64656661756c74&ref=/);
 
     await services.deps.db.unscoped.user.update({ where: { id: user.id }, data: { role: "admin" } });
     const login = await rest.post("/api/v1/auth/login", { email: user.email, password: user.password });

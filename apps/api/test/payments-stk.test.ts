@@ -7,7 +7,7 @@ import { describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { RestClient, trpcClient } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import type { MomoApp } from "./support/momo.js";
+import { tenantParameter, tenantToken, type MomoApp } from "./support/momo.js";
 import { createShop, shopAdmin } from "./support/shop-momo.js";
 import type { Simulator } from "./support/simulator.js";
 import { waitFor } from "./support/wait.js";
@@ -137,7 +137,8 @@ describe.skipIf(skipThisTarget)("STK push and query (simulator)", () => {
     expect(pushed.status).toBe(200);
     const sent = (await sim.requests()).requests.filter((r) => r.path === "/mpesa/stkpush/v1/processrequest").at(-1)!;
     expect(sent.body).toMatchObject({ AccountReference: "MtejaShop", TransactionDesc: "Payment", Amount: 11, PartyA: "254712345678", PhoneNumber: "254712345678" });
-    expect(sent.body.CallBackURL).toContain(`token=${t.secret}`);
+    expect(sent.body.CallBackURL).toContain(`token=${tenantToken("default")}&tenant=${tenantParameter("default")}`);
+    expect(sent.body.CallBackURL).not.toContain(t.secret);
   });
 
   it.each([

@@ -53,7 +53,8 @@ export const momoCallbackPlugin: FastifyPluginAsync<MomoCallbackOptions> = async
       const token = typeof query.token === "string" ? query.token : undefined;
       const rawBody = typeof request.body === "string" ? request.body : "";
       const reference = typeof query.ref === "string" ? query.ref : undefined;
-      const answer = await receiveCallback(deps, { kind, rawBody, sourceIp: request.ip, token, reference });
+      const tenant = typeof query.tenant === "string" ? query.tenant : undefined;
+      const answer = await receiveCallback(deps, { kind, rawBody, sourceIp: request.ip, token, tenant, reference });
       if (answer.rejected) {
         const { reason, stored } = answer.rejected;
         rejectedCallbacks.inc({ kind, reason: reason.replace(" ", "_"), stored: String(stored) });
@@ -74,7 +75,16 @@ const tokenParameter = {
   name: "token",
   in: "query" as const,
   required: true,
-  description: "MOMO_CALLBACK_SECRET (the service puts it in the callback URLs it gives Daraja).",
+  description:
+    "The shop's callback token, derived from MOMO_CALLBACK_SECRET (the service puts it in the callback URLs it gives Daraja); MOMO_CALLBACK_SECRET itself only for requests sent before shops had their own.",
+  schema: { type: "string" as const },
+};
+
+const tenantParameter = {
+  name: "tenant",
+  in: "query" as const,
+  required: false,
+  description: "The shop whose token `token` is (its id, hex-encoded); the callback is refused (403) for another shop's payment, payout, reversal or short code.",
   schema: { type: "string" as const },
 };
 
@@ -103,7 +113,7 @@ function callbackOperation(summary: string, body: string, answered: { descriptio
       tags: ["momo callbacks"],
       summary,
       description: `Called by Daraja, not by clients. ${body} Stored verbatim first, then applied exactly once.`,
-      parameters: [tokenParameter],
+      parameters: [tokenParameter, tenantParameter],
       requestBody: { required: true, content: { "application/json": { schema: z.object({}).passthrough() } } },
       responses: {
         200: answered,

@@ -3,6 +3,7 @@
  * settings schema of ../settings.ts. Without MOMO_BASE_URL, M-Pesa is off (the momo operations answer
  * PAYMENT_PROVIDER_UNAVAILABLE) unless the dev start runs the simulator in-process.
  */
+import { createCallbackTokens, tenantCallbackUrl } from "@mteja/domain";
 import { z } from "zod";
 
 const optionalUrl = (name: string) => z.url({ protocol: /^https?$/, error: `${name} must be an http(s) URL` }).optional();
@@ -70,11 +71,9 @@ export const momoSettingsShape = {
 export type MomoSettingsValues = z.output<z.ZodObject<typeof momoSettingsShape>>;
 type MomoSettingsInput = MomoSettingsValues & { NODE_ENV: string; PUBLIC_URL?: string | undefined };
 
-/** The token the callback URLs carry: appended from MOMO_CALLBACK_SECRET unless the URL already has it. */
-export function withCallbackToken(url: string, secret: string): string {
-  const parsed = new URL(url);
-  if (!parsed.searchParams.has("token")) parsed.searchParams.set("token", secret);
-  return parsed.toString();
+/** A callback URL as Daraja is given it: with a tenant's token and name (docs/mpesa.md#callback-tokens), here the default tenant's. */
+function asSentToDaraja(url: string, secret: string): string {
+  return tenantCallbackUrl(createCallbackTokens(secret), url, "default")!;
 }
 
 /** MOMO_B2C_STATUS_URL, or the result URL with its /b2c/result path turned into /b2c/status. */
@@ -186,7 +185,7 @@ export function checkMomoSettings(s: MomoSettingsInput, ctx: z.RefinementCtx): v
     if (!url || !secret || !URL.canParse(url)) continue;
     const token = new URL(url).searchParams.get("token");
     if (token !== null && token !== secret) issue(name, `${name} carries a token= that is not MOMO_CALLBACK_SECRET`);
-    const word = blockedWordIn(withCallbackToken(url, secret));
+    const word = blockedWordIn(asSentToDaraja(url, secret));
     if (word) issue(name, `${name} (with its token) contains "${word}", which Daraja refuses in callback URLs`);
     if (s.NODE_ENV === "production" && !url.startsWith("https://")) issue(name, `${name} must use https in production`);
   }

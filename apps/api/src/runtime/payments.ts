@@ -1,17 +1,18 @@
 /**
  * The payments side of the composition root: the platform's Daraja account from the MOMO_* settings
  * (whose account each tenant uses is the domain's rule, tenants/momo-accounts.ts), the callback
- * addresses with their secret token, the reconciliation worker, and, on the dev start, the Daraja
+ * addresses and the tokens of their secret (one per tenant, derived and kept by the object built here:
+ * docs/mpesa.md#callback-tokens), the reconciliation worker, and, on the dev start, the Daraja
  * simulator in-process. See docs/mpesa.md.
  */
 import { createDarajaClient, securityCredentialFromCertificate, worstCaseRequestMs } from "@mteja/daraja";
 import { buildDarajaSimulator, createSimulatorKeyFiles, simulatorDefaults } from "@mteja/daraja-sim";
-import { createMomoAccounts, createPaymentEvents, createReconciler, createStatusStreamSlots, type DataCipher, type Deps, type Logger, type MomoDeps, type PlatformMomoAccount, type ReconcileReport } from "@mteja/domain";
+import { createCallbackTokens, createMomoAccounts, createPaymentEvents, createReconciler, createStatusStreamSlots, type DataCipher, type Deps, type Logger, type MomoDeps, type PlatformMomoAccount, type ReconcileReport } from "@mteja/domain";
 import { createPrivateKey, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Settings } from "../settings.js";
-import { b2cStatusUrl, c2bCallbackUrls, reversalUrls, withCallbackToken } from "./payments-settings.js";
+import { b2cStatusUrl, c2bCallbackUrls, reversalUrls } from "./payments-settings.js";
 
 export interface PaymentsRuntime {
   momo: MomoDeps;
@@ -96,7 +97,7 @@ async function startDevSimulator(settings: Settings, logger: Logger): Promise<De
   });
   const sim = buildDarajaSimulator({ privateKey: createPrivateKey(keys.privateKeyPem) });
   const simUrl = await sim.listen({ host: "127.0.0.1", port: settings.SIM_PORT });
-  // Hex: a base64 secret could spell a word Daraja refuses in callback URLs ("sql", "exe", …).
+  // The shops' callback tokens are derived from it; it is never put in a URL itself.
   const secret = settings.MOMO_CALLBACK_SECRET ?? randomBytes(32).toString("hex");
   const self = `http://127.0.0.1:${settings.PORT}/api/momo/callback`;
   logger.info({ url: simUrl }, "Daraja simulator started in-process (magic amounts: docs/daraja-simulator.md)");
@@ -135,7 +136,8 @@ export async function createPaymentsRuntime(settings: Settings, logger: Logger, 
   const simulator = simulatorWanted(settings) ? await startDevSimulator(settings, logger) : undefined;
   const effective = simulator?.effective ?? fromSettings(settings);
   if (!effective) logger.info({}, "M-Pesa is not configured (MOMO_BASE_URL unset): the momo operations answer PAYMENT_PROVIDER_UNAVAILABLE");
-  const token = (url: string | undefined) => (url && effective ? withCallbackToken(url, effective.callbackSecret) : null);
+  // Each request's URL gets its tenant's token (tenantCallbackUrl); the addresses here carry none.
+  const address = (url: string | undefined) => (url && effective ? url : null);
 
   const reconciler = createReconciler(getDeps, { paceMs: settings.MOMO_RECONCILE_PACE_MS });
   const accounts = createMomoAccounts({
@@ -156,22 +158,22 @@ export async function createPaymentsRuntime(settings: Settings, logger: Logger, 
     darajaFor: accounts.darajaFor,
     hasPayoutAccount: accounts.hasPayoutAccount,
     b2cEnabled: effective?.b2cUrls !== undefined,
+    callbackTokens: effective ? createCallbackTokens(effective.callbackSecret) : null,
     settings: {
-      stkCallbackUrl: token(effective?.callbackUrl),
-      b2cResultUrl: token(effective?.b2cUrls?.resultUrl),
-      b2cTimeoutUrl: token(effective?.b2cUrls?.timeoutUrl),
-      b2cStatusUrl: token(effective?.b2cUrls?.statusUrl),
-      callbackSecret: effective?.callbackSecret ?? null,
+      stkCallbackUrl: address(effective?.callbackUrl),
+      b2cResultUrl: address(effective?.b2cUrls?.resultUrl),
+      b2cTimeoutUrl: address(effective?.b2cUrls?.timeoutUrl),
+      b2cStatusUrl: address(effective?.b2cUrls?.statusUrl),
       reconcileAfterSeconds: settings.MOMO_RECONCILE_AFTER_SECONDS,
       // The clients' own worst case (they share MOMO_TIMEOUT_MS and the default retry delays).
       promptInFlightSeconds: Math.ceil(worstCaseRequestMs({ timeoutMs: settings.MOMO_TIMEOUT_MS }) / 1000),
       unknownPromptWindowSeconds: settings.MOMO_UNKNOWN_PROMPT_WINDOW_SECONDS,
       callbackAllowedIps: settings.MOMO_CALLBACK_ALLOWED_IPS,
-      reversalResultUrl: token(effective?.reversalUrls?.resultUrl),
-      reversalTimeoutUrl: token(effective?.reversalUrls?.timeoutUrl),
-      reversalStatusUrl: token(effective?.reversalUrls?.statusUrl),
-      c2bValidationUrl: token(effective?.c2bUrls?.validationUrl),
-      c2bConfirmationUrl: token(effective?.c2bUrls?.confirmationUrl),
+      reversalResultUrl: address(effective?.reversalUrls?.resultUrl),
+      reversalTimeoutUrl: address(effective?.reversalUrls?.timeoutUrl),
+      reversalStatusUrl: address(effective?.reversalUrls?.statusUrl),
+      c2bValidationUrl: address(effective?.c2bUrls?.validationUrl),
+      c2bConfirmationUrl: address(effective?.c2bUrls?.confirmationUrl),
       platformShortcode: effective?.shortcode ?? null,
     },
     events: createPaymentEvents(),

@@ -4,7 +4,7 @@
  * it starts); and the callbacks a test posts itself.
  */
 import { createReconciler, type Reconciler } from "@mteja/domain";
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import Fastify from "fastify";
 import { adminKey, registerUser, RestClient, startTestApp, type TestApp, type TestAppOptions } from "./app.js";
 import { listen } from "./listen.js";
@@ -43,13 +43,32 @@ export async function startRelay(): Promise<Relay> {
 
 export const callbackSecret = randomBytes(32).toString("hex");
 
+/**
+ * The token a shop's callback URLs carry (docs/mpesa.md#callback-tokens), computed here from the
+ * documented rule, not by the service's code: HMAC-SHA256(secret, "momo-callback:" + tenant id), hex.
+ */
+export function tenantToken(tenantId: string, secret = callbackSecret): string {
+  return createHmac("sha256", secret).update(`momo-callback:${tenantId}`).digest("hex");
+}
+
+/** A tenant id as a callback URL's `tenant=` names it (hex). */
+export const tenantParameter = (tenantId: string): string => Buffer.from(tenantId, "utf8").toString("hex");
+
 export interface MomoApp extends TestApp {
   relay: Relay;
   secret: string;
   /** A reconciler on this app's deps, run by hand (the app's own schedule is off: MOMO_RECONCILE_INTERVAL_MS=0). */
   reconciler: Reconciler;
-  /** The callback URL of a kind, with or without the token. */
-  callbackUrl(path: "stkpush" | "b2c/result" | "b2c/timeout" | "b2c/status" | "reversal/result" | "reversal/timeout" | "reversal/status" | "c2b/validation" | "c2b/confirmation", token?: string | null): string;
+  /**
+   * The callback URL of a kind as a shop's requests give it to Daraja: `tenant=` and that tenant's token
+   * (default: the default tenant's); `token` replaces the token (null: none), `tenantId` null leaves
+   * `tenant=` out (an old-form URL: `?token=<MOMO_CALLBACK_SECRET>`).
+   */
+  callbackUrl(
+    path: "stkpush" | "b2c/result" | "b2c/timeout" | "b2c/status" | "reversal/result" | "reversal/timeout" | "reversal/status" | "c2b/validation" | "c2b/confirmation",
+    token?: string | null,
+    tenantId?: string | null,
+  ): string;
   rest: RestClient;
   customer(): Promise<{ id: string; accessToken: string; email: string; password: string }>;
   admin(): Promise<{ id: string; accessToken: string }>;
@@ -109,8 +128,12 @@ export async function startMomoApp(options: MomoAppOptions): Promise<MomoApp> {
     secret: callbackSecret,
     reconciler: createReconciler(() => t.deps, { paceMs: 0 }),
     rest,
-    callbackUrl(path, token = callbackSecret) {
-      return `${t.url}/api/momo/callback/${path}${token === null ? "" : `?token=${encodeURIComponent(token)}`}`;
+    callbackUrl(path, token, tenantId = "default") {
+      const url = new URL(`${t.url}/api/momo/callback/${path}`);
+      const presented = token === undefined ? (tenantId === null ? callbackSecret : tenantToken(tenantId)) : token;
+      if (presented !== null) url.searchParams.set("token", presented);
+      if (tenantId !== null) url.searchParams.set("tenant", tenantParameter(tenantId));
+      return url.toString();
     },
     customer: () => registerUser(new RestClient(t.url)),
     async admin() {

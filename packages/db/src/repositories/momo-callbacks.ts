@@ -16,14 +16,16 @@ export interface StoredCallbackInsert {
   correlationId: string | null;
   flagReason: string | null;
   accountReference: string | null;
+  /** The tenant whose token the callback's URL carried; null: the shared secret (docs/mpesa.md#callback-tokens). */
+  tokenTenantId: string | null;
 }
 
 /** Stores the callback; its id. */
 export async function insertStoredCallback(sql: SqlRunner, row: StoredCallbackInsert): Promise<string> {
   const rows = await sql.query(
-    `INSERT INTO momo_callbacks (id, kind, raw_body, source_ip, received_at, outcome, correlation_id, flag_reason, account_reference)
-     VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8) RETURNING id::text AS id`,
-    [row.kind, row.rawBody, row.sourceIp, row.receivedAt, row.outcome, row.correlationId, row.flagReason, row.accountReference],
+    `INSERT INTO momo_callbacks (id, kind, raw_body, source_ip, received_at, outcome, correlation_id, flag_reason, account_reference, token_tenant_id)
+     VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id::text AS id`,
+    [row.kind, row.rawBody, row.sourceIp, row.receivedAt, row.outcome, row.correlationId, row.flagReason, row.accountReference, row.tokenTenantId],
   );
   return (rows[0] as { id: string }).id;
 }

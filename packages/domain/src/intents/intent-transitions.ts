@@ -55,14 +55,23 @@ export interface IntentSettlement {
   next: IntentStatus | undefined;
   /** A success that finds the intent already paid (or closed): stored, never applied to the intent. */
   duplicate: boolean;
+  /** The prompt ended, and the successful payment held as a duplicate while it was pending pays the intent instead. */
+  paidByHeld: boolean;
 }
 
-export function settleIntentWithPayment(status: IntentStatus, payment: SettledPaymentStatus): IntentSettlement {
+/**
+ * `heldSuccess`: the intent has a successful payment that arrived while this prompt was pending (a C2B
+ * payment from the menu), held as a duplicate because the prompt might still pay. When the prompt then
+ * fails, is cancelled or times out, that payment is the money received: it pays the intent.
+ */
+export function settleIntentWithPayment(status: IntentStatus, payment: SettledPaymentStatus, heldSuccess = false): IntentSettlement {
   if (payment === "SUCCESS") {
     const next = nextIntentStatus(status, "payment_succeeded");
-    return { event: "payment_succeeded", next, duplicate: next === undefined };
+    return { event: "payment_succeeded", next, duplicate: next === undefined, paidByHeld: false };
   }
-  return { event: "prompt_ended", next: nextIntentStatus(status, "prompt_ended"), duplicate: false };
+  const ended = nextIntentStatus(status, "prompt_ended");
+  if (ended !== undefined && heldSuccess) return { event: "payment_succeeded", next: nextIntentStatus(status, "payment_succeeded"), duplicate: false, paidByHeld: true };
+  return { event: "prompt_ended", next: ended, duplicate: false, paidByHeld: false };
 }
 
 /** An intent still waiting for payment past its expires_at reads as (and becomes) expired. */

@@ -2,11 +2,14 @@
  * Daraja's callbacks (docs/mpesa.md#callbacks): STK results, B2C results, B2C timeouts, Transaction Status
  * results, reversal results, time-outs and status results, and C2B validations and confirmations. Each one is
  *
- *  1. checked for the secret `?token=` (constant time; missing or wrong → 403, stored as 'rejected' up to
+ *  1. checked for its token (callback-tokens.ts: the `tenant=` it names' own token, or the old form,
+ *     MOMO_CALLBACK_SECRET itself; constant time; missing or wrong → 403, stored as 'rejected' up to
  *     the unauthenticated_callbacks_stored limit, 60 a minute by default);
- *  2. stored verbatim in momo_callbacks before anything else (bad JSON or shape → 400, 'malformed');
+ *  2. stored verbatim in momo_callbacks before anything else, with the tenant its token speaks for (bad
+ *     JSON or shape → 400, 'malformed');
  *  3. applied exactly once in a transaction holding the payment's (payout's) row lock, and the stored
- *     row records what it did: applied | duplicate | flagged (with flag_reason) | accepted;
+ *     row records what it did: applied | duplicate | flagged (with flag_reason) | accepted — or
+ *     rejected (403) when the token does not speak for the row it names (kernel/callback-authority.ts);
  *  4. answered `{ "ResultCode": 0, "ResultDesc": "Accepted" }` only after that commit (C2B: the
  *     validation's accept or rejection code; the confirmation's `{ "ResultCode": 0, "ResultDesc": "Success" }`).
  *
@@ -17,11 +20,12 @@ import { C2B_CONFIRMATION_ANSWER, parseC2bNotification, parseStkCallback, type C
 import { insertStoredCallback } from "@mteja/db";
 import type { Deps } from "../context.js";
 import { equalsConstantTime } from "../core/secrets.js";
+import type { CallbackAuthority } from "./callback-tokens.js";
 import { answerC2bValidation, applyStoredC2bConfirmation } from "./c2b/c2b-callbacks.js";
-import type { CallbackOutcome } from "./kernel/stored-callback.js";
+import type { CallbackOutcome, StoredApplyResult } from "./kernel/stored-callback.js";
 import { applyStoredPayoutCallback, parsePayoutCallback, type PayoutCallback } from "./payouts/payout-callbacks.js";
 import { applyStoredReversalCallback, parseReversalCallback, type ReversalCallback, type ReversalCallbackKind } from "./reversals/reversal-callbacks.js";
-import { applyStoredStkCallback } from "./stk/stk-callbacks.js";
+import { applyStoredStkCallback, type StoredStkCallback } from "./stk/stk-callbacks.js";
 import { referenceFromParameter } from "./stk/unknown-prompts.js";
 
 export type CallbackKind = "stkpush" | "b2c_result" | "b2c_timeout" | "b2c_status" | ReversalCallbackKind | C2bCallbackKind;
@@ -33,6 +37,8 @@ export interface InboundCallback {
   sourceIp: string;
   /** The `token` query parameter as received. */
   token: string | undefined;
+  /** The `tenant` query parameter as received (the shop whose token the URL carries, hex). */
+  tenant?: string | undefined;
   /** The `ref` query parameter as received (STK: the prompt's AccountReference, hex). */
   reference?: string | undefined;
 }
@@ -45,6 +51,7 @@ export interface CallbackReply {
 }
 
 export interface RejectedCallback {
+  /** "wrong token" also when the token is a shop's but not the shop of what the callback names. */
   reason: "no token" | "wrong token";
   /** Kept for audit, or not (over the unauthenticated_callbacks_stored limit). */
   stored: boolean;
@@ -59,10 +66,17 @@ function errorReply(status: number, code: string, message: string): CallbackRepl
   return { status, body: { success: false, message, error: { code } } };
 }
 
-/** Whether the presented token is MOMO_CALLBACK_SECRET (compared in constant time). */
+/** Whether the presented token is `secret` itself (compared in constant time): SMS delivery reports' check. */
 export function callbackTokenValid(secret: string | null, presented: string | undefined): boolean {
   if (!secret || presented === undefined) return false;
   return equalsConstantTime(presented, secret);
+}
+
+const FORBIDDEN_MESSAGE = "This callback address needs its secret token.";
+
+/** A callback stored, then refused because its token does not speak for what it names. */
+function refusedReply(): CallbackReply {
+  return { ...errorReply(403, "FORBIDDEN", FORBIDDEN_MESSAGE), rejected: { reason: "wrong token", stored: true } };
 }
 
 /**
@@ -78,7 +92,7 @@ function storableText(text: string): string {
 async function store(
   deps: Deps,
   callback: InboundCallback,
-  fields: { outcome: CallbackOutcome; correlationId?: string | null; flagReason?: string | null; accountReference?: string | undefined },
+  fields: { outcome: CallbackOutcome; correlationId?: string | null; flagReason?: string | null; accountReference?: string | undefined; tokenTenantId?: string | null },
 ): Promise<{ id: string; receivedAt: Date }> {
   const receivedAt = deps.clock.now();
   const id = await insertStoredCallback(deps.db.sql, {
@@ -90,6 +104,7 @@ async function store(
     correlationId: fields.correlationId ?? null,
     flagReason: fields.flagReason ?? null,
     accountReference: fields.accountReference ?? null,
+    tokenTenantId: fields.tokenTenantId ?? null,
   });
   return { id, receivedAt };
 }
@@ -135,13 +150,15 @@ export async function receiveCallback(deps: Deps, callback: InboundCallback): Pr
     deps.logger.warn({ kind: callback.kind, sourceIp: callback.sourceIp }, "momo callback from an address outside MOMO_CALLBACK_ALLOWED_IPS");
   }
 
-  if (!callbackTokenValid(settings.callbackSecret, callback.token)) {
+  const authority = deps.momo.callbackTokens?.authenticate(callback.tenant, callback.token);
+  if (!authority) {
     const reason = callback.token === undefined ? "no token" : "wrong token";
     // Kept for audit, but bounded in size and number: anyone can post here without the secret.
     const { allowed: stored } = await deps.limiter.consume("unauthenticated_callbacks_stored", "all");
     if (stored) await store(deps, { ...callback, rawBody: callback.rawBody.slice(0, REJECTED_BODY_MAX_CHARS) }, { outcome: "rejected", flagReason: reason });
-    return { ...errorReply(403, "FORBIDDEN", "This callback address needs its secret token."), rejected: { reason, stored } };
+    return { ...errorReply(403, "FORBIDDEN", FORBIDDEN_MESSAGE), rejected: { reason, stored } };
   }
+  const tokenTenantId = authority.form === "tenant" ? authority.tenantId : null;
 
   const json = parseJson(callback.rawBody);
   const parsed = nulCharacter.test(callback.rawBody)
@@ -150,27 +167,35 @@ export async function receiveCallback(deps: Deps, callback: InboundCallback): Pr
       ? parseCallback(callback.kind, json.value)
       : { ok: false as const, error: "the body is not valid JSON" };
   if (!parsed.ok) {
-    const { id } = await store(deps, callback, { outcome: "malformed", flagReason: parsed.error.slice(0, 1000) });
+    const { id } = await store(deps, callback, { outcome: "malformed", flagReason: parsed.error.slice(0, 1000), tokenTenantId });
     deps.logger.warn({ callbackId: id, kind: callback.kind, reason: parsed.error.slice(0, 200) }, "momo callback malformed");
     return errorReply(400, "MALFORMED_REQUEST", "The callback body is not a Daraja callback.");
   }
 
   const value = parsed.value;
   const accountReference = value.kind === "stkpush" ? referenceFromParameter(callback.reference) : undefined;
-  const stored = await store(deps, callback, { outcome: "accepted", correlationId: value.correlationId, accountReference });
+  const stored = await store(deps, callback, { outcome: "accepted", correlationId: value.correlationId, accountReference, tokenTenantId });
   const { id } = stored;
   if (value.kind === "c2b_validation") {
     // Validation changes nothing: the stored row records the answer (a rejection's code in flag_reason).
-    const answer = await answerC2bValidation(deps, value.value);
+    const answer = await answerC2bValidation(deps, authority, value.value);
+    if ("refused" in answer) {
+      await deps.db.unscoped.momoCallback.update({ where: { id }, data: { outcome: "rejected", flagReason: answer.refused } });
+      deps.logger.warn({ callbackId: id, kind: value.kind, reason: answer.refused }, "momo callback refused: its token does not speak for what it names");
+      return refusedReply();
+    }
     await deps.db.unscoped.momoCallback.update({ where: { id }, data: { outcome: "applied", flagReason: answer.rejection ?? null } });
     return { status: 200, body: answer.body };
   }
-  if (value.kind === "c2b_confirmation") {
-    await applyStoredC2bConfirmation(deps, id, value.value);
-    return { status: 200, body: C2B_CONFIRMATION_ANSWER };
-  }
-  if (value.kind === "stkpush") await applyStoredStkCallback(deps, { ...stored, accountReference: accountReference ?? null }, value.value);
-  else if (isReversalCallback(value)) await applyStoredReversalCallback(deps, id, value);
-  else await applyStoredPayoutCallback(deps, id, value.outcome, value.ids);
-  return ACCEPTED;
+  const result = await applyStored(deps, value, { ...stored, accountReference: accountReference ?? null, tokenTenantId }, authority);
+  if (result === "rejected") return refusedReply();
+  return value.kind === "c2b_confirmation" ? { status: 200, body: C2B_CONFIRMATION_ANSWER } : ACCEPTED;
+}
+
+/** Applies a stored callback that changes something (every kind but the C2B validation). */
+function applyStored(deps: Deps, value: Exclude<Parsed, { kind: "c2b_validation" }>, stored: StoredStkCallback, authority: CallbackAuthority): Promise<StoredApplyResult> {
+  if (value.kind === "c2b_confirmation") return applyStoredC2bConfirmation(deps, stored.id, authority, value.value);
+  if (value.kind === "stkpush") return applyStoredStkCallback(deps, stored, value.value);
+  if (isReversalCallback(value)) return applyStoredReversalCallback(deps, stored.id, authority, value);
+  return applyStoredPayoutCallback(deps, stored.id, authority, value.outcome, value.ids);
 }

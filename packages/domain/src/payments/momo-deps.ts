@@ -5,18 +5,21 @@
  */
 import type { DarajaClient } from "@mteja/daraja";
 import type { Tenant } from "../tenants/directory.js";
+import type { CallbackTokens } from "./callback-tokens.js";
 import type { PaymentEvents } from "./payment-events.js";
 import type { StatusStreamSlots } from "./status-stream-slots.js";
 
+/**
+ * The callback addresses are the settings' own, without a token: each request gives Daraja the one of
+ * its tenant, with that tenant's token (tenantCallbackUrl of callback-tokens.ts).
+ */
 export interface MomoSettings {
-  /** STK CallBackURL, secret token included. Null: M-Pesa is not configured. */
+  /** STK CallBackURL. Null: M-Pesa is not configured. */
   stkCallbackUrl: string | null;
-  /** B2C ResultURL / QueueTimeOutURL and the Transaction Status ResultURL, tokens included. Null: B2C is not configured. */
+  /** B2C ResultURL / QueueTimeOutURL and the Transaction Status ResultURL. Null: B2C is not configured. */
   b2cResultUrl: string | null;
   b2cTimeoutUrl: string | null;
   b2cStatusUrl: string | null;
-  /** MOMO_CALLBACK_SECRET: the `?token=` every callback must carry. Null: every callback is rejected. */
-  callbackSecret: string | null;
   /** A payment still PENDING this long after it was created is reconciled with an STK query. */
   reconcileAfterSeconds: number;
   /**
@@ -34,13 +37,13 @@ export interface MomoSettings {
   /** Source addresses Safaricom calls back from. Empty: not checked. Checked for logging only. */
   callbackAllowedIps: readonly string[];
   /**
-   * Reversal ResultURL / QueueTimeOutURL and the ResultURL of a reversal's Transaction Status query,
-   * tokens included (docs/mpesa.md#reversals). Null: reversals are not configured.
+   * Reversal ResultURL / QueueTimeOutURL and the ResultURL of a reversal's Transaction Status query
+   * (docs/mpesa.md#reversals). Null: reversals are not configured.
    */
   reversalResultUrl: string | null;
   reversalTimeoutUrl: string | null;
   reversalStatusUrl: string | null;
-  /** C2B (docs/mpesa.md#c2b): the ValidationURL and ConfirmationURL registered with Daraja, tokens included. Null: not configured. */
+  /** C2B (docs/mpesa.md#c2b): the ValidationURL and ConfirmationURL registered with Daraja. Null: not configured. */
   c2bValidationUrl: string | null;
   c2bConfirmationUrl: string | null;
   /** MOMO_SHORTCODE: the default tenant's short code for C2B. Null: M-Pesa is not configured. */
@@ -58,6 +61,8 @@ export interface MomoDeps {
   /** Whether B2C (and Transaction Status) can run: Daraja and the B2C callback addresses are configured. */
   b2cEnabled: boolean;
   settings: MomoSettings;
+  /** The tokens of MOMO_CALLBACK_SECRET, per tenant (docs/mpesa.md#callback-tokens). Null: M-Pesa is not configured, and every callback is rejected. */
+  callbackTokens: CallbackTokens | null;
   events: PaymentEvents;
   /** The open payments.onStatus subscriptions per user, in this instance. */
   statusStreams: StatusStreamSlots;

@@ -29,11 +29,20 @@ export const retentionRules = [
     expired: `(revoked_at < $1 OR idle_expires_at < $1 OR absolute_expires_at < $1)`,
   },
   {
-    // Daraja's callbacks as received: evidence in a payment dispute, which can come months later.
+    // Daraja's callbacks as received: evidence in a payment dispute, which can come months later. Only
+    // those whose money a payment or payout row records (a reversal's link its payment), those refused
+    // before they were read (no token, a wrong one) and C2B validations (no money moves) ever go: a
+    // flagged, unmatched, held or unreadable one, or one with a real token refused for the row it names,
+    // may be the only record of money received, and is kept whatever its age.
     kind: "callbacks",
     table: "momo_callbacks",
     defaultDays: 730,
-    expired: `received_at < $1`,
+    expired: `received_at < $1 AND (
+      (outcome = 'rejected' AND flag_reason IN ('no token', 'wrong token'))
+      OR kind = 'c2b_validation'
+      OR (outcome IN ('applied', 'duplicate', 'accepted')
+          AND (payment_id IS NOT NULL OR payout_id IS NOT NULL)
+          AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.id = momo_callbacks.payment_id AND p.c2b_match = 'unmatched')))`,
   },
   {
     // Events every endpoint has finished with (delivered, failed or dropped), with their attempts.

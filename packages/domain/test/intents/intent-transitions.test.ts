@@ -45,17 +45,29 @@ describe("payment intent transitions", () => {
   });
 
   it("marks a success that finds the intent already paid or closed as a duplicate and leaves the intent", () => {
-    expect(settleIntentWithPayment("processing", "SUCCESS")).toEqual({ event: "payment_succeeded", next: "succeeded", duplicate: false });
+    expect(settleIntentWithPayment("processing", "SUCCESS")).toEqual({ event: "payment_succeeded", next: "succeeded", duplicate: false, paidByHeld: false });
     for (const status of ["succeeded", "cancelled", "expired"] as const) {
-      expect(settleIntentWithPayment(status, "SUCCESS")).toEqual({ event: "payment_succeeded", next: undefined, duplicate: true });
+      expect(settleIntentWithPayment(status, "SUCCESS")).toEqual({ event: "payment_succeeded", next: undefined, duplicate: true, paidByHeld: false });
     }
   });
 
   it("returns a processing intent to requires_payment when its prompt fails, is cancelled or times out", () => {
     for (const payment of ["FAILED", "CANCELLED", "TIMEOUT"] as const) {
-      expect(settleIntentWithPayment("processing", payment)).toEqual({ event: "prompt_ended", next: "requires_payment", duplicate: false });
-      expect(settleIntentWithPayment("succeeded", payment)).toEqual({ event: "prompt_ended", next: undefined, duplicate: false });
+      expect(settleIntentWithPayment("processing", payment)).toEqual({ event: "prompt_ended", next: "requires_payment", duplicate: false, paidByHeld: false });
+      expect(settleIntentWithPayment("succeeded", payment)).toEqual({ event: "prompt_ended", next: undefined, duplicate: false, paidByHeld: false });
     }
+  });
+
+  it("lets a success held while the prompt was pending pay the intent when that prompt fails, is cancelled or times out", () => {
+    for (const payment of ["FAILED", "CANCELLED", "TIMEOUT"] as const) {
+      expect(settleIntentWithPayment("processing", payment, true)).toEqual({ event: "payment_succeeded", next: "succeeded", duplicate: false, paidByHeld: true });
+      // Only a prompt that ends takes it: an intent already paid, closed or waiting keeps its status.
+      for (const status of ["requires_payment", "succeeded", "cancelled", "expired"] as const) {
+        expect(settleIntentWithPayment(status, payment, true)).toMatchObject({ event: "prompt_ended", duplicate: false, paidByHeld: false });
+      }
+    }
+    // A prompt that pays the intent itself leaves the held one a duplicate.
+    expect(settleIntentWithPayment("processing", "SUCCESS", true)).toEqual({ event: "payment_succeeded", next: "succeeded", duplicate: false, paidByHeld: false });
   });
 
   it("is due to expire only while it requires payment, from expires_at on", () => {

@@ -13,25 +13,31 @@ import { c2bValidationAnswer, type C2bNotification } from "@mteja/daraja";
 import { isUniqueViolation } from "@mteja/db";
 import type { Deps } from "../../context.js";
 import type { Tenant } from "../../tenants/directory.js";
+import type { CallbackAuthority } from "../callback-tokens.js";
 import { settleIntentOf } from "../../intents/intent-settlement.js";
 import { recordEvent } from "../../webhooks/events.js";
 import { recordPaymentSettled } from "../kernel/settled-events.js";
-import { applyStoredCallback, type CallbackVerdict, type StoredApplyResult } from "../kernel/stored-callback.js";
+import { applyStoredCallback, refusedVerdict, type CallbackVerdict, type StoredApplyResult } from "../kernel/stored-callback.js";
 import type { SettlementTx } from "../payment-records.js";
 import { matchC2bConfirmation, validateC2bPayment } from "./c2b-matching.js";
 import { c2bPaymentObject } from "./c2b-object.js";
 import { insertC2bPayment, intentNamedBy, paymentWithTransId } from "./c2b-records.js";
-import { tenantForShortCode } from "./c2b-tenant.js";
+import { c2bRefusal, tenantForShortCode } from "./c2b-tenant.js";
 
-export interface ValidationAnswer {
-  body: { ResultCode: string; ResultDesc: string };
-  /** Why it was rejected (kept on the stored callback); undefined when accepted. */
-  rejection?: string;
-}
+export type ValidationAnswer =
+  | {
+      body: { ResultCode: string; ResultDesc: string };
+      /** Why it was rejected (kept on the stored callback); undefined when accepted. */
+      rejection?: string;
+    }
+  /** Its token does not speak for the shop its short code names: refused (403), nothing answered to Daraja. */
+  | { refused: string };
 
-export async function answerC2bValidation(deps: Deps, notification: C2bNotification): Promise<ValidationAnswer> {
+export async function answerC2bValidation(deps: Deps, authority: CallbackAuthority, notification: C2bNotification): Promise<ValidationAnswer> {
   const tenant = await tenantForShortCode(deps, notification.businessShortCode);
   if (!tenant) return { body: c2bValidationAnswer("C2B00015"), rejection: "C2B00015: no single shop has this short code" };
+  const refused = await c2bRefusal(deps.db.unscoped, authority, tenant);
+  if (refused !== undefined) return { refused };
   if (tenant.settings.momo?.c2b?.validate === false) return { body: c2bValidationAnswer() };
   const intent = await intentNamedBy(deps.db.unscoped, tenant.id, notification.billRefNumber, false);
   const decision = validateC2bPayment(intent, notification.amount, deps.clock.now());
@@ -39,8 +45,17 @@ export async function answerC2bValidation(deps: Deps, notification: C2bNotificat
   return { body: c2bValidationAnswer(decision.code), rejection: `${decision.code}: ${decision.reason}` };
 }
 
-async function confirmationVerdict(tx: SettlementTx, tenant: Tenant | null, notification: C2bNotification, paymentId: string, now: Date): Promise<CallbackVerdict<undefined>> {
+async function confirmationVerdict(
+  tx: SettlementTx,
+  authority: CallbackAuthority,
+  tenant: Tenant | null,
+  notification: C2bNotification,
+  paymentId: string,
+  now: Date,
+): Promise<CallbackVerdict<undefined>> {
   if (!tenant) return { recorded: true, outcome: "flagged", flagReason: `no single shop has short code ${notification.businessShortCode}`, link: {} };
+  const refused = await c2bRefusal(tx, authority, tenant);
+  if (refused !== undefined) return refusedVerdict(refused);
   const earlier = await paymentWithTransId(tx, notification.transId);
   if (earlier) return { recorded: true, outcome: "duplicate", link: { paymentId: earlier.id } };
 
@@ -54,7 +69,7 @@ async function confirmationVerdict(tx: SettlementTx, tenant: Tenant | null, noti
     return match.flagged ? { recorded: true, outcome: "flagged", flagReason: match.note, link } : { recorded: true, outcome: "applied", link };
   }
   // The intent moves first (locked above); a success that finds it already paid comes back a duplicate.
-  const settled = match.duplicate ? { duplicate: true as const } : await settleIntentOf(tx, { tenantId: tenant.id, intentId: match.intentId }, "SUCCESS", now);
+  const settled = match.duplicate ? { duplicate: true as const } : (await settleIntentOf(tx, { tenantId: tenant.id, intentId: match.intentId }, "SUCCESS", now)).columns;
   const duplicate = settled.duplicate === true;
   const note = match.duplicate ? match.note : duplicate ? "a second payment for an intent that is already succeeded" : null;
   const payment = await insertC2bPayment(tx, { ...fields, match: "matched", intentId: match.intentId, duplicate, note });
@@ -67,12 +82,12 @@ async function confirmationVerdict(tx: SettlementTx, tenant: Tenant | null, noti
  * Applies a stored confirmation once. Two copies of one confirmation racing each other both miss the
  * TransID; the second insert then violates its unique index, and applying again finds the first.
  */
-export async function applyStoredC2bConfirmation(deps: Deps, callbackId: string, notification: C2bNotification): Promise<StoredApplyResult> {
+export async function applyStoredC2bConfirmation(deps: Deps, callbackId: string, authority: CallbackAuthority, notification: C2bNotification): Promise<StoredApplyResult> {
   // Found before the transaction: the embedded database has one connection, which the transaction holds.
   const tenant = await tenantForShortCode(deps, notification.businessShortCode);
   const apply = () =>
     applyStoredCallback(deps, callbackId, { transId: notification.transId, shortCode: notification.businessShortCode }, (tx, now) =>
-      confirmationVerdict(tx, tenant, notification, deps.random.uuid(), now),
+      confirmationVerdict(tx, authority, tenant, notification, deps.random.uuid(), now),
     );
   try {
     return (await apply()).result;

@@ -1,18 +1,22 @@
 /**
  * POST /api/v1/admin/tenants/:id/c2b/register: tells Daraja where a tenant's paybill/till payments are
- * validated and confirmed (C2B v2 register URL, docs/mpesa.md#c2b). The same two URLs serve every
- * tenant: a notification names its short code, which names the tenant.
+ * validated and confirmed (C2B v2 register URL, docs/mpesa.md#c2b). The same two addresses serve every
+ * tenant, each with the tenant's own token (docs/mpesa.md#callback-tokens): a notification names its
+ * short code, which names the tenant. Once Daraja accepts them, the shared secret (the old form) no
+ * longer speaks for the tenant's C2B.
  */
 import { DarajaError } from "@mteja/daraja";
 import type { Context } from "../../context.js";
 import { DomainError } from "../../errors.js";
 import { providerUnavailable, toProviderError } from "../provider-errors.js";
-import { c2bShortCodeOf } from "./c2b-tenant.js";
+import { TENANT_PARAMETER, TOKEN_PARAMETER, tenantCallbackUrl } from "../callback-tokens.js";
+import { c2bShortCodeOf, recordC2bRegisteredWithTenantToken } from "./c2b-tenant.js";
 import type { RegisterC2bInput } from "./schemas.js";
 
 const withoutToken = (url: string) => {
   const parsed = new URL(url);
-  parsed.searchParams.delete("token");
+  parsed.searchParams.delete(TOKEN_PARAMETER);
+  parsed.searchParams.delete(TENANT_PARAMETER);
   return parsed.toString();
 };
 
@@ -26,11 +30,13 @@ export async function registerC2b(ctx: Context, input: RegisterC2bInput) {
       details: [{ path: "settings.momo.shortcode", message: "detail.c2b_needs_own_shortcode" }],
     });
   }
-  const { c2bValidationUrl, c2bConfirmationUrl } = deps.momo.settings;
+  const c2bValidationUrl = tenantCallbackUrl(deps.momo.callbackTokens, deps.momo.settings.c2bValidationUrl, tenant.id);
+  const c2bConfirmationUrl = tenantCallbackUrl(deps.momo.callbackTokens, deps.momo.settings.c2bConfirmationUrl, tenant.id);
   const daraja = deps.momo.darajaFor(tenant);
   if (!daraja || !c2bValidationUrl || !c2bConfirmationUrl) throw providerUnavailable("payments.not_configured");
   try {
     const answer = await daraja.registerC2bUrls({ shortCode, responseType: input.response_type, validationUrl: c2bValidationUrl, confirmationUrl: c2bConfirmationUrl });
+    await recordC2bRegisteredWithTenantToken(deps, tenant.id);
     deps.logger.info({ tenantId: tenant.id, shortCode, version: answer.version }, "C2B URLs registered with Daraja");
     return {
       tenant_id: tenant.id,

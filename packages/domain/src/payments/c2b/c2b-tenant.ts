@@ -3,8 +3,11 @@
  * tenant with its own short code (settings.momo.shortcode) owns it; the default tenant also owns the
  * platform's (MOMO_SHORTCODE). Any other tenant has no short code to be paid into from the menu.
  */
+import type { RawSql } from "@mteja/db";
 import type { Deps } from "../../context.js";
 import type { Tenant } from "../../tenants/directory.js";
+import type { CallbackAuthority } from "../callback-tokens.js";
+import { refusalOf } from "../kernel/callback-authority.js";
 
 /** The short code a tenant's customers pay from the M-Pesa menu; null when it has none of its own. */
 export function c2bShortCodeOf(deps: Pick<Deps, "config" | "momo">, tenant: Pick<Tenant, "id" | "settings">): string | null {
@@ -29,4 +32,20 @@ export async function tenantForShortCode(deps: Deps, shortCode: string): Promise
   if (!ownerId) return null;
   const tenant = await deps.tenants.find(ownerId);
   return tenant && c2bShortCodeOf(deps, tenant) === shortCode ? tenant : null;
+}
+
+/**
+ * Why a C2B notification for `tenant` is refused (docs/mpesa.md#callback-tokens): another shop's token,
+ * or the shared secret (the old form) once the tenant's URLs were registered with its own token.
+ * The registration's form is read only for the old form: a tenant's own token needs no statement.
+ */
+export async function c2bRefusal(sql: Pick<RawSql, "$queryRaw">, authority: CallbackAuthority, tenant: Pick<Tenant, "id">): Promise<string | undefined> {
+  if (authority.form === "tenant") return refusalOf(authority, { tenantId: tenant.id, callbackTokenForm: "tenant" });
+  const rows = await sql.$queryRaw<{ form: string }[]>`SELECT c2b_callback_token_form AS form FROM tenants WHERE id = ${tenant.id}`;
+  return refusalOf(authority, { tenantId: tenant.id, callbackTokenForm: rows[0]?.form ?? "tenant" });
+}
+
+/** The tenant's C2B URLs are registered with its own token: from now on the shared secret no longer speaks for its C2B. */
+export async function recordC2bRegisteredWithTenantToken(deps: Pick<Deps, "db">, tenantId: string): Promise<void> {
+  await deps.db.unscoped.$executeRaw`UPDATE tenants SET c2b_callback_token_form = 'tenant' WHERE id = ${tenantId}`;
 }

@@ -4,6 +4,7 @@
  * (callback, STK query, reconciler) calls one of these with the row it wrote.
  */
 import { intentsTable, paymentsTable, payoutsTable, Prisma, type MomoCallbackModel, type PaymentModel, type PayoutModel } from "@mteja/db";
+import type { IntentSettled } from "../../intents/intent-settlement.js";
 import { toIntentView } from "../../intents/views.js";
 import { recordEvent, type EventIds, type NewEvent } from "../../webhooks/events.js";
 import { paymentObject } from "../payment-object.js";
@@ -45,6 +46,15 @@ export async function recordIntentPaid(tx: SettlementTx, payment: PaymentModel, 
   const payments = await paymentsWithLatestReversal(tx, Prisma.sql`intent_id = ${payment.intentId} AND tenant_id = ${payment.tenantId}`);
   const intent = { ...intentsTable.fromRow(rows[0]), payments };
   await recordEvent(tx, { tenantId: payment.tenantId, type: "payment_intent.succeeded", data: { payment_intent: toIntentView(intent) }, at }, eventIds);
+}
+
+/**
+ * An intent paid by its C2B payment held as a duplicate, when the prompt pending on its arrival ended
+ * (settleIntentOf's `paidByHeld`): payment_intent.succeeded, written after the prompt's own update and
+ * event so the intent shows that prompt settled.
+ */
+export async function recordIntentPaidByHeld(tx: SettlementTx, settled: IntentSettled, at: Date, eventIds?: EventIds): Promise<void> {
+  if (settled.paidByHeld) await recordIntentPaid(tx, settled.paidByHeld, at, eventIds);
 }
 
 /**

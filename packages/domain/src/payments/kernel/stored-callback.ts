@@ -30,7 +30,10 @@ export type CallbackOutcome = "accepted" | "applied" | "duplicate" | "flagged" |
 /** What a callback can come to once applied. */
 export type AppliedOutcome = Exclude<CallbackOutcome, "malformed" | "rejected">;
 
-export type StoredApplyResult = AppliedOutcome | "held" | "skipped";
+/** What applying can record: an applied outcome, or `rejected` when its token does not speak for what it names (callback-authority.ts). */
+export type RecordedOutcome = AppliedOutcome | "rejected";
+
+export type StoredApplyResult = RecordedOutcome | "held" | "skipped";
 
 /** What a state machine (payment or payout) decides an outcome does to its row. */
 export interface SettlementDecision<Changes> {
@@ -74,7 +77,15 @@ export function amountMismatch(what: string, expected: number, reported: number 
  */
 export type CallbackVerdict<Settled> =
   | { recorded: false; result: "held" | "accepted" }
-  | { recorded: true; outcome: AppliedOutcome; flagReason?: string | undefined; link: { paymentId?: string; payoutId?: string }; settled?: Settled };
+  | { recorded: true; outcome: RecordedOutcome; flagReason?: string | undefined; link: { paymentId?: string; payoutId?: string }; settled?: Settled };
+
+/**
+ * The verdict on a callback whose token does not speak for what it names (callback-authority.ts):
+ * nothing applied, the stored row `rejected` with why, linked to nothing (it is not that row's evidence).
+ */
+export function refusedVerdict(reason: string): CallbackVerdict<never> {
+  return { recorded: true, outcome: "rejected", flagReason: reason, link: {} };
+}
 
 type RecordedVerdict = Extract<CallbackVerdict<unknown>, { recorded: true }>;
 
@@ -235,7 +246,7 @@ async function applyWithoutLocks<Settled>(deps: Deps, callbackId: string, now: D
       if (!decided?.recorded || !sameOutcome(recorder.recorded, decided)) throw new Error("a settlement recorded another outcome than its decision");
       return decided;
     }
-    if (!decided?.recorded || decided.outcome === "flagged" || !recorder) return undefined;
+    if (!decided?.recorded || decided.outcome === "flagged" || decided.outcome === "rejected" || !recorder) return undefined;
     // A decision that writes nothing but the outcome (a duplicate), recorded while the row is still as read.
     return (await recordOutcome(deps.db.autocommit, callbackId, decided, recorder.asRead)) ? decided : undefined;
   } catch (error) {
@@ -266,6 +277,7 @@ export async function applyStoredCallback<Settled>(
   if (verdict.recorded) deps.webhooks.nudge();
   if (!verdict.recorded) return { result: verdict.result };
   if (verdict.outcome === "flagged") deps.logger.warn({ callbackId, ...logFields, flagReason: verdict.flagReason }, "momo callback flagged for review");
+  if (verdict.outcome === "rejected") deps.logger.warn({ callbackId, ...logFields, reason: verdict.flagReason }, "momo callback refused: its token does not speak for what it names");
   return { result: verdict.outcome, settled: verdict.settled };
 }
 

@@ -13,6 +13,7 @@ import type { DarajaClient } from "@mteja/daraja";
 import type { AuthedCtx } from "../../trpc.js";
 import { requestOnce, type ProviderRequest } from "../kernel/provider-request.js";
 import { recordPayoutSettled } from "../kernel/settled-events.js";
+import { tenantCallbackUrl } from "../callback-tokens.js";
 import { providerUnavailable } from "../provider-errors.js";
 import { authorizePayout, storePayoutWithinDailyLimit } from "./payout-limits.js";
 import { checkTenantAmount, idempotencyKeyOf } from "../request-rules.js";
@@ -38,7 +39,9 @@ export async function b2cPayout(ctx: AuthedCtx, input: B2cInput): Promise<B2cAns
   const { deps } = ctx;
   authorizePayout(ctx, input.amount);
   const daraja = deps.momo.darajaFor(ctx.tenant);
-  const { b2cResultUrl, b2cTimeoutUrl } = deps.momo.settings;
+  // The shop's own token in the result addresses (docs/mpesa.md#callback-tokens).
+  const b2cResultUrl = tenantCallbackUrl(deps.momo.callbackTokens, deps.momo.settings.b2cResultUrl, ctx.tenant.id);
+  const b2cTimeoutUrl = tenantCallbackUrl(deps.momo.callbackTokens, deps.momo.settings.b2cTimeoutUrl, ctx.tenant.id);
   if (!daraja || !deps.momo.b2cEnabled || !b2cResultUrl || !b2cTimeoutUrl) throw providerUnavailable("payouts.service_not_configured");
   checkTenantAmount(ctx.tenant, input.amount);
 
@@ -70,6 +73,7 @@ function payoutOnce(ctx: AuthedCtx, daraja: DarajaClient, urls: { resultUrl: str
           ...request,
           originatorConversationId: deps.random.uuid(),
           idempotencyKey: idempotencyKey ?? null,
+          callbackTokenForm: "tenant",
           // If neither a result nor a timeout arrives, a status query settles it.
           nextStatusQueryAt: new Date(now.getTime() + deps.momo.settings.reconcileAfterSeconds * 1000),
           createdAt: now,

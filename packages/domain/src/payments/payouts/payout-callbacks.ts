@@ -10,7 +10,9 @@ import {
   parseTransactionStatusResult,
 } from "@mteja/daraja";
 import type { Deps } from "../../context.js";
-import { applyStoredCallback, recordOutcomeWith, type StoredApplyResult } from "../kernel/stored-callback.js";
+import type { CallbackAuthority } from "../callback-tokens.js";
+import { refusalOf } from "../kernel/callback-authority.js";
+import { applyStoredCallback, recordOutcomeWith, refusedVerdict, type StoredApplyResult } from "../kernel/stored-callback.js";
 import { lockPayout } from "../payment-records.js";
 import { settlePayout, type PayoutOutcome } from "./payout-settlement.js";
 import { eventIdsFrom } from "../../webhooks/events.js";
@@ -87,8 +89,8 @@ export function parsePayoutCallback(kind: PayoutCallbackKind, body: unknown): { 
   return { ok: true, value: { kind, ids, outcome, correlationId: ids.originatorConversationId ?? ids.conversationId ?? null } };
 }
 
-/** Applies a stored payout callback once, under the payout's row lock. */
-export async function applyStoredPayoutCallback(deps: Deps, callbackId: string, outcome: PayoutOutcome, ids: PayoutIds): Promise<StoredApplyResult> {
+/** Applies a stored payout callback once, under the payout's row lock, if its token speaks for that payout. */
+export async function applyStoredPayoutCallback(deps: Deps, callbackId: string, authority: CallbackAuthority, outcome: PayoutOutcome, ids: PayoutIds): Promise<StoredApplyResult> {
   const { result } = await applyStoredCallback(deps, callbackId, ids, async (tx, now, recorder) => {
     if (!ids.originatorConversationId && !ids.conversationId) {
       // A status query that failed or timed out names no payout: nothing to apply, the reconciler asks again.
@@ -96,6 +98,8 @@ export async function applyStoredPayoutCallback(deps: Deps, callbackId: string, 
     }
     const payout = await lockPayout(tx, ids);
     if (!payout) return { recorded: true, outcome: "flagged", flagReason: "unknown OriginatorConversationID / ConversationID", link: {} };
+    const refusal = refusalOf(authority, payout);
+    if (refusal !== undefined) return refusedVerdict(refusal);
     const link = { payoutId: payout.id };
     const { decision } = await settlePayout(tx, payout, outcome, now, { eventIds: eventIdsFrom(deps.random), recordOutcome: recordOutcomeWith(recorder, link) });
     return { recorded: true, outcome: decision.outcome, flagReason: decision.flagReason, link };

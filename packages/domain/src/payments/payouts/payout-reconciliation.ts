@@ -4,6 +4,7 @@
  * up (the money may have moved): after `payoutGiveUpAfterSeconds` it stays UNKNOWN, is no longer
  * queried, and is logged for review.
  */
+import { tenantCallbackUrl } from "../callback-tokens.js";
 import { claimDueStatusQueries, queryClaimedForStatus, type ClaimedForStatus, type SweepRun } from "../kernel/leased-sweep.js";
 
 interface ClaimedPayout extends ClaimedForStatus {
@@ -28,8 +29,11 @@ export async function queryDuePayouts(run: SweepRun): Promise<void> {
       describe: (row) => ({ payoutId: row.id, originatorConversationId: row.originator_conversation_id }),
       giveUp: async (db, row, lastError) =>
         (await db.payout.updateMany({ where: { id: row.id, status: { in: open } }, data: { status: "UNKNOWN", nextStatusQueryAt: null, lastError, updatedAt: deps.clock.now() } })).count === 1,
-      query: (client, row) =>
-        client.transactionStatus({ originatorConversationId: row.originator_conversation_id, resultUrl: statusUrl, queueTimeoutUrl: statusUrl, remarks: "Payout status" }),
+      query: (client, row) => {
+        // The payout's shop's own token (docs/mpesa.md#callback-tokens), whichever form the payout's own URLs carried.
+        const url = tenantCallbackUrl(deps.momo.callbackTokens, statusUrl, row.tenant_id) ?? statusUrl;
+        return client.transactionStatus({ originatorConversationId: row.originator_conversation_id, resultUrl: url, queueTimeoutUrl: url, remarks: "Payout status" });
+      },
       reschedule: async (db, row, next, lastError) => {
         await db.payout.updateMany({ where: { id: row.id, status: { in: open } }, data: { nextStatusQueryAt: next, ...(lastError ? { lastError } : {}) } });
       },

@@ -19,6 +19,7 @@ import { toServerPaymentView } from "../../intents/views.js";
 import type { ServerPaymentView } from "../../intents/schemas.js";
 import { latestReversal } from "../payment-object.js";
 import { lockPaymentById } from "../payment-records.js";
+import { tenantCallbackUrl } from "../callback-tokens.js";
 import { providerUnavailable } from "../provider-errors.js";
 import { idempotencyKeyOf } from "../request-rules.js";
 
@@ -33,7 +34,9 @@ export async function requestReversal(ctx: ShopCallerCtx, paymentId: string): Pr
   // A payment of another shop is not found, whatever this shop's M-Pesa set-up.
   await readPayment(ctx, paymentId);
   const daraja = deps.momo.darajaFor(ctx.tenant);
-  const { reversalResultUrl, reversalTimeoutUrl } = deps.momo.settings;
+  // The shop's own token in the result addresses (docs/mpesa.md#callback-tokens).
+  const reversalResultUrl = tenantCallbackUrl(deps.momo.callbackTokens, deps.momo.settings.reversalResultUrl, ctx.tenant.id);
+  const reversalTimeoutUrl = tenantCallbackUrl(deps.momo.callbackTokens, deps.momo.settings.reversalTimeoutUrl, ctx.tenant.id);
   if (!daraja || !reversalResultUrl || !reversalTimeoutUrl) throw providerUnavailable("reversals.service_not_configured");
   // The Reversal request is made by the initiator of the shop's B2C group; without one it cannot be sent.
   if (!deps.momo.hasPayoutAccount(ctx.tenant)) throw providerUnavailable("reversals.initiator_missing");
@@ -84,6 +87,7 @@ function reversalOnce(ctx: ShopCallerCtx, daraja: DarajaClient, urls: Urls, paym
             originalReceipt: payment.mpesaReceipt,
             requestedBy: requesterOf(ctx),
             idempotencyKey: idempotencyKey ?? null,
+            callbackTokenForm: "tenant",
             // If neither a result nor a time-out arrives, a status query settles it.
             nextStatusQueryAt: new Date(now.getTime() + deps.momo.settings.reconcileAfterSeconds * 1000),
             createdAt: now,

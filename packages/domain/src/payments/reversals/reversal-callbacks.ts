@@ -13,7 +13,9 @@ import {
 } from "@mteja/daraja";
 import type { PaymentReversalModel } from "@mteja/db";
 import type { Deps } from "../../context.js";
-import { applyStoredCallback, recordOutcomeWith, type StoredApplyResult } from "../kernel/stored-callback.js";
+import type { CallbackAuthority } from "../callback-tokens.js";
+import { refusalOf } from "../kernel/callback-authority.js";
+import { applyStoredCallback, recordOutcomeWith, refusedVerdict, type StoredApplyResult } from "../kernel/stored-callback.js";
 import { lockReversal, type ReversalIds } from "./reversal-records.js";
 import { settleReversal, type ReversalOutcome } from "./reversal-settlement.js";
 
@@ -91,8 +93,8 @@ function asReversalOutcome(reversal: PaymentReversalModel, callback: ReversalCal
   return { ...outcome, status: reversed ? "SUCCESS" : "UNKNOWN", receipt: undefined, originatorConversationId: undefined, conversationId: undefined };
 }
 
-/** Applies a stored reversal callback once, under the reversal's row lock. */
-export async function applyStoredReversalCallback(deps: Deps, callbackId: string, callback: ReversalCallback): Promise<StoredApplyResult> {
+/** Applies a stored reversal callback once, under the reversal's row lock, if its token speaks for that reversal. */
+export async function applyStoredReversalCallback(deps: Deps, callbackId: string, authority: CallbackAuthority, callback: ReversalCallback): Promise<StoredApplyResult> {
   const { ids } = callback;
   const { result } = await applyStoredCallback(deps, callbackId, ids, async (tx, now, recorder) => {
     if (!ids.originatorConversationId && !ids.conversationId && !ids.receipt && !ids.originalReceipt) {
@@ -101,6 +103,8 @@ export async function applyStoredReversalCallback(deps: Deps, callbackId: string
     }
     const reversal = await lockReversal(tx, ids);
     if (!reversal) return { recorded: true, outcome: "flagged", flagReason: "names no reversal (unknown OriginatorConversationID / ConversationID / receipt)", link: {} };
+    const refusal = refusalOf(authority, reversal);
+    if (refusal !== undefined) return refusedVerdict(refusal);
     const link = { paymentId: reversal.paymentId };
     const { decision } = await settleReversal(tx, reversal, asReversalOutcome(reversal, callback), now, recordOutcomeWith(recorder, link));
     return { recorded: true, outcome: decision.outcome, flagReason: decision.flagReason, link };

@@ -6,6 +6,7 @@
  * receipt. A reversal is never marked FAILED by giving up (the money may have moved): after
  * `reversalGiveUpAfterSeconds` it stays UNKNOWN, is no longer queried, and is logged for review.
  */
+import { tenantCallbackUrl } from "../callback-tokens.js";
 import { claimDueStatusQueries, queryClaimedForStatus, type ClaimedForStatus, type SweepRun } from "../kernel/leased-sweep.js";
 
 interface ClaimedReversal extends ClaimedForStatus {
@@ -38,14 +39,17 @@ export async function queryDueReversals(run: SweepRun): Promise<void> {
       describe: (row) => ({ reversalId: row.id, paymentId: row.payment_id }),
       giveUp: async (db, row, lastError) =>
         (await db.paymentReversal.updateMany({ where: { id: row.id, status: { in: open } }, data: { status: "UNKNOWN", nextStatusQueryAt: null, lastError, updatedAt: deps.clock.now() } })).count === 1,
-      query: (client, row) =>
-        client.transactionStatus({
+      query: (client, row) => {
+        // The reversal's shop's own token (docs/mpesa.md#callback-tokens), whichever form its own URLs carried.
+        const url = tenantCallbackUrl(deps.momo.callbackTokens, statusUrl, row.tenant_id) ?? statusUrl;
+        return client.transactionStatus({
           ...(row.originator_conversation_id ? { originatorConversationId: row.originator_conversation_id } : { transactionId: row.original_receipt }),
           partyA: client.reversalShortcode,
-          resultUrl: statusUrl,
-          queueTimeoutUrl: statusUrl,
+          resultUrl: url,
+          queueTimeoutUrl: url,
           remarks: "Reversal status",
-        }),
+        });
+      },
       reschedule: async (db, row, next, lastError) => {
         await db.paymentReversal.updateMany({ where: { id: row.id, status: { in: open } }, data: { nextStatusQueryAt: next, ...(lastError ? { lastError } : {}) } });
       },

@@ -9,9 +9,11 @@
 import { classifyStkResultCode, parseStkCallback, type StkCallback } from "@mteja/daraja";
 import { paymentsTable, type PaymentModel } from "@mteja/db";
 import type { Deps } from "../../context.js";
+import type { CallbackAuthority } from "../callback-tokens.js";
+import { authorityOfStored, refusalOf } from "../kernel/callback-authority.js";
 import { publishPaymentStatus } from "../kernel/status-publisher.js";
-import { applyStoredCallback, recordOutcomeWith, type CallbackVerdict, type OutcomeRecorder, type StoredApplyResult, type UnlockedRecorder } from "../kernel/stored-callback.js";
-import { lockPaymentByCheckoutId, readPaymentByCheckoutId, type SettlementTx } from "../payment-records.js";
+import { applyStoredCallback, recordOutcomeWith, refusedVerdict, type CallbackVerdict, type OutcomeRecorder, type StoredApplyResult, type UnlockedRecorder } from "../kernel/stored-callback.js";
+import { lockPaymentByCheckoutId, readPaymentByCheckoutId, type PaymentForCallback, type SettlementTx } from "../payment-records.js";
 import { settleStkPayment, type Settlement, type StkOutcome } from "./stk-settlement.js";
 import { claimForCallback, lockPromptMatching } from "./unknown-prompts.js";
 import { eventIdsFrom } from "../../webhooks/events.js";
@@ -37,14 +39,26 @@ async function promptsInFlight(tx: SettlementTx, now: Date, inFlightSeconds: num
   return rows[0]?.in_flight === true;
 }
 
-/** A stored STK callback: its row, and what matching a prompt without ids needs of it. */
+/** A stored STK callback: its row, what matching a prompt without ids needs of it, and whose token it came with. */
 export interface StoredStkCallback {
   id: string;
   receivedAt: Date;
   accountReference: string | null;
+  /** The tenant whose token its URL carried; null: the shared secret (docs/mpesa.md#callback-tokens). */
+  tokenTenantId: string | null;
 }
 
-type StkTarget = { kind: "payment"; payment: PaymentModel; receiptElsewhere?: boolean } | { kind: "held" } | { kind: "flagged"; flagReason: string };
+type StkTarget =
+  | { kind: "payment"; payment: PaymentModel; receiptElsewhere?: boolean }
+  | { kind: "held" }
+  | { kind: "flagged"; flagReason: string }
+  | { kind: "refused"; reason: string };
+
+/** The payment found, unless the callback's token does not speak for it. */
+function paymentTarget(found: PaymentForCallback, authority: CallbackAuthority): StkTarget {
+  const reason = refusalOf(authority, found.payment);
+  return reason === undefined ? { kind: "payment", ...found } : { kind: "refused", reason };
+}
 
 /**
  * The payment a callback settles, locked. Most callbacks find their payment at once; only when the
@@ -54,12 +68,14 @@ type StkTarget = { kind: "payment"; payment: PaymentModel; receiptElsewhere?: bo
  */
 async function stkTarget(tx: SettlementTx, deps: Deps, callback: StkCallback, stored: StoredStkCallback, now: Date): Promise<StkTarget> {
   const { promptInFlightSeconds, unknownPromptWindowSeconds } = deps.momo.settings;
+  const authority = authorityOfStored(stored.tokenTenantId);
   const found = await lockPaymentByCheckoutId(tx, callback.checkoutRequestId, callback.mpesaReceiptNumber);
-  if (found) return { kind: "payment", ...found };
+  if (found) return paymentTarget(found, authority);
   const inFlight = await promptsInFlight(tx, now, promptInFlightSeconds);
   const idsStored = await lockPaymentByCheckoutId(tx, callback.checkoutRequestId, callback.mpesaReceiptNumber);
-  if (idsStored) return { kind: "payment", ...idsStored };
-  const match = await lockPromptMatching(tx, callback, stored.accountReference ?? undefined, {
+  if (idsStored) return paymentTarget(idsStored, authority);
+  // Only the prompts its token speaks for are candidates.
+  const match = await lockPromptMatching(tx, callback, stored.accountReference ?? undefined, authority, {
     since: new Date(stored.receivedAt.getTime() - unknownPromptWindowSeconds * 1000),
     receivedAt: stored.receivedAt,
     inFlightSince: new Date(now.getTime() - promptInFlightSeconds * 1000),
@@ -73,6 +89,7 @@ async function stkTarget(tx: SettlementTx, deps: Deps, callback: StkCallback, st
 async function stkVerdict(tx: SettlementTx, deps: Deps, callback: StkCallback, stored: StoredStkCallback, now: Date, recorder: OutcomeRecorder): Promise<CallbackVerdict<Settlement>> {
   const target = await stkTarget(tx, deps, callback, stored, now);
   if (target.kind === "held") return { recorded: false, result: "held" };
+  if (target.kind === "refused") return refusedVerdict(target.reason);
   if (target.kind === "flagged") return { recorded: true, outcome: "flagged", flagReason: target.flagReason, link: {} };
   return settleWithCallback(tx, deps, callback, target, now, recorder);
 }
@@ -80,12 +97,20 @@ async function stkVerdict(tx: SettlementTx, deps: Deps, callback: StkCallback, s
 /**
  * The apply without locks (applyStoredCallback's `withoutLocks`): the payment its CheckoutRequestID
  * names, read, then settled in one statement while it is still as read. A callback that finds no
- * payment (held, matched to a prompt without ids, flagged) and a payment with an intent (which its
- * settlement writes in statements of their own) are left to the locked path.
+ * payment (held, matched to a prompt without ids, flagged), a payment with an intent (which its
+ * settlement writes in statements of their own) and a payment its token does not speak for (recorded
+ * `rejected`) are left to the locked path.
  */
-async function stkVerdictWithoutLocks(sql: SettlementTx, deps: Deps, callback: StkCallback, now: Date, recorder: UnlockedRecorder): Promise<CallbackVerdict<Settlement> | undefined> {
+async function stkVerdictWithoutLocks(
+  sql: SettlementTx,
+  deps: Deps,
+  callback: StkCallback,
+  stored: StoredStkCallback,
+  now: Date,
+  recorder: UnlockedRecorder,
+): Promise<CallbackVerdict<Settlement> | undefined> {
   const found = await readPaymentByCheckoutId(sql, callback.checkoutRequestId, callback.mpesaReceiptNumber);
-  if (!found || found.payment.intentId !== null) return undefined;
+  if (!found || found.payment.intentId !== null || refusalOf(authorityOfStored(stored.tokenTenantId), found.payment) !== undefined) return undefined;
   const { payment } = found;
   return settleWithCallback(sql, deps, callback, found, now, recorder.asRead({ table: paymentsTable, id: payment.id, status: payment.status, updatedAt: payment.updatedAt }));
 }
@@ -121,7 +146,7 @@ export async function applyStoredStkCallback(deps: Deps, stored: StoredStkCallba
     stored.id,
     { checkoutRequestId: callback.checkoutRequestId },
     (tx, now, recorder) => stkVerdict(tx, deps, callback, stored, now, recorder),
-    (sql, now, recorder) => stkVerdictWithoutLocks(sql, deps, callback, now, recorder),
+    (sql, now, recorder) => stkVerdictWithoutLocks(sql, deps, callback, stored, now, recorder),
   );
   if (settled?.decision.statusChanged) publishPaymentStatus(deps, settled.payment);
   return result;
@@ -152,14 +177,14 @@ async function applyHeld(deps: Deps, where: { correlationId?: string; receivedAt
     where: { kind: "stkpush", outcome: "accepted", paymentId: null, ...where },
     orderBy: { receivedAt: "asc" },
     take: 200,
-    select: { id: true, rawBody: true, receivedAt: true, accountReference: true },
+    select: { id: true, rawBody: true, receivedAt: true, accountReference: true, tokenTenantId: true },
   });
   let applied = 0;
   for (const row of held) {
     const parsed = parseStoredStkCallback(row.rawBody);
     if (!parsed) continue;
     const result = await applyStoredStkCallback(deps, row, parsed);
-    if (result !== "skipped" && result !== "held") applied += 1;
+    if (result !== "skipped" && result !== "held" && result !== "rejected") applied += 1;
   }
   return applied;
 }

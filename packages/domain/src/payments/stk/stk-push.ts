@@ -16,11 +16,12 @@ import type { Tenant } from "../../tenants/directory.js";
 import type { AuthedCtx } from "../../trpc.js";
 import { applyHeldStkCallbacks, applyHeldStkCallbacksSince } from "./stk-callbacks.js";
 import { requestOnce, type ProviderRequest } from "../kernel/provider-request.js";
-import { recordPaymentSettled } from "../kernel/settled-events.js";
+import { recordIntentPaidByHeld, recordPaymentSettled } from "../kernel/settled-events.js";
 import { providerUnavailable } from "../provider-errors.js";
 import { checkTenantAmount, idempotencyKeyOf } from "../request-rules.js";
 import type { PaymentStatus, StkPushInput } from "../schemas.js";
 import { promptCallbackUrl } from "./unknown-prompts.js";
+import { tenantCallbackUrl } from "../callback-tokens.js";
 import { intentTermsForPrompt, storePromptForIntent } from "../../intents/intent-prompt.js";
 import { settleIntentOf } from "../../intents/intent-settlement.js";
 
@@ -53,7 +54,8 @@ export function defaultReference(tenant: Tenant): string {
 export async function stkPush(ctx: AuthedCtx, input: StkPushInput): Promise<StkPushAnswer> {
   const { deps } = ctx;
   const daraja = deps.momo.darajaFor(ctx.tenant);
-  const callbackUrl = deps.momo.settings.stkCallbackUrl;
+  // The shop's own token in the prompt's CallBackURL (docs/mpesa.md#callback-tokens).
+  const callbackUrl = tenantCallbackUrl(deps.momo.callbackTokens, deps.momo.settings.stkCallbackUrl, ctx.tenant.id);
   if (!daraja || !callbackUrl) throw providerUnavailable("payments.not_configured");
   // Payment intents (intents/intent-prompt.ts): the intent's terms replace the customer's.
   const intent = await intentTermsForPrompt(ctx, input);
@@ -87,6 +89,7 @@ function promptOnce(ctx: AuthedCtx, daraja: DarajaClient, callbackUrl: string, r
         ...owner,
         ...request,
         idempotencyKey: idempotencyKey ?? null,
+        callbackTokenForm: "tenant",
         nextQueryAt: new Date(now.getTime() + deps.momo.settings.reconcileAfterSeconds * 1000),
         createdAt: now,
         updatedAt: now,
@@ -118,8 +121,9 @@ function promptOnce(ctx: AuthedCtx, daraja: DarajaClient, callbackUrl: string, r
           data: { status: "FAILED", lastError, nextQueryAt: null, settledAt: now, updatedAt: now },
         });
         if (failed.count !== 1) return;
-        await settleIntentOf(tx, payment, "FAILED", now); // payment intents: back to requires_payment
+        const intent = await settleIntentOf(tx, payment, "FAILED", now); // payment intents: back to requires_payment
         await recordPaymentSettled(tx, await tx.payment.findUniqueOrThrow({ where: { id: payment.id } }), now);
+        await recordIntentPaidByHeld(tx, intent, now);
       });
     },
     async markUnknown(payment, lastError) {

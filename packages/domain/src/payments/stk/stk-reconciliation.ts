@@ -11,7 +11,7 @@ import type { StkQueryResult } from "@mteja/daraja";
 import type { TenantDb } from "@mteja/db";
 import type { Deps } from "../../context.js";
 import { leaseEnd, nextAttemptAt, queryErrorNote, type SweepRun } from "../kernel/leased-sweep.js";
-import { recordPaymentSettled } from "../kernel/settled-events.js";
+import { recordIntentPaidByHeld, recordPaymentSettled } from "../kernel/settled-events.js";
 import { publishPaymentStatus } from "../kernel/status-publisher.js";
 import { isTerminalPayment, lockPaymentById, type PaymentKey } from "../payment-records.js";
 import { applyStoredStkCallback, parseStoredStkCallback } from "./stk-callbacks.js";
@@ -35,7 +35,7 @@ export async function sweepHeldCallbacks({ deps, report }: SweepRun): Promise<vo
     where: { kind: "stkpush", outcome: "accepted", paymentId: null },
     orderBy: { receivedAt: "asc" },
     take: 200,
-    select: { id: true, rawBody: true, receivedAt: true, accountReference: true, correlationId: true },
+    select: { id: true, rawBody: true, receivedAt: true, accountReference: true, tokenTenantId: true, correlationId: true },
   });
   for (const row of held) {
     const parsed = parseStoredStkCallback(row.rawBody);
@@ -53,7 +53,7 @@ export async function sweepHeldCallbacks({ deps, report }: SweepRun): Promise<vo
       }
     } else if (result === "flagged") {
       report.heldCallbacksFlagged += 1;
-    } else if (result !== "held" && result !== "skipped") {
+    } else if (result !== "held" && result !== "skipped" && result !== "rejected") {
       report.heldCallbacksApplied += 1;
     }
   }
@@ -83,6 +83,7 @@ export async function timeOutPromptsWithoutId({ deps, report }: SweepRun): Promi
     const payment = await deps.db.forTenant(tenantId).$transaction(async (tx) => {
       const locked = await lockPaymentById(tx, { id, tenantId });
       if (!locked || locked.status !== "PENDING" || locked.checkoutRequestId !== null) return undefined;
+      const intent = await settleIntentOf(tx, locked, "TIMEOUT", now); // payment intents: back to requires_payment
       const timedOut = await tx.payment.update({
         where: { id },
         data: {
@@ -91,10 +92,11 @@ export async function timeOutPromptsWithoutId({ deps, report }: SweepRun): Promi
           nextQueryAt: null,
           settledAt: now,
           updatedAt: now,
-          ...(await settleIntentOf(tx, locked, "TIMEOUT", now)), // payment intents: back to requires_payment
+          ...intent.columns,
         },
       });
       await recordPaymentSettled(tx, timedOut, now);
+      await recordIntentPaidByHeld(tx, intent, now);
       return timedOut;
     });
     if (!payment) continue;
@@ -160,6 +162,7 @@ async function exhaustPayment(deps: Deps, db: TenantDb, key: PaymentKey, lastAns
   const payment = await db.$transaction(async (tx) => {
     const locked = await lockPaymentById(tx, key);
     if (!locked || locked.status !== "PENDING") return undefined;
+    const intent = await settleIntentOf(tx, locked, "FAILED", now); // payment intents: back to requires_payment
     const exhausted = await tx.payment.update({
       where: { id: paymentId },
       data: {
@@ -168,10 +171,11 @@ async function exhaustPayment(deps: Deps, db: TenantDb, key: PaymentKey, lastAns
         nextQueryAt: null,
         settledAt: now,
         updatedAt: now,
-        ...(await settleIntentOf(tx, locked, "FAILED", now)), // payment intents: back to requires_payment
+        ...intent.columns,
       },
     });
     await recordPaymentSettled(tx, exhausted, now);
+    await recordIntentPaidByHeld(tx, intent, now);
     return exhausted;
   });
   if (!payment) return false;

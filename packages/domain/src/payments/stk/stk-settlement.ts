@@ -9,7 +9,7 @@
  */
 import { changedRow, paymentsTable, type PaymentModel, type RowChanges } from "@mteja/db";
 import type { StkStatus } from "@mteja/daraja";
-import { paymentSettledEvent, recordIntentPaid } from "../kernel/settled-events.js";
+import { paymentSettledEvent, recordIntentPaid, recordIntentPaidByHeld } from "../kernel/settled-events.js";
 import { updateSettledRow, type RecordOutcome, type SettlementDecision } from "../kernel/stored-callback.js";
 import { isTerminalPayment, type SettlementTx } from "../payment-records.js";
 import { settleIntentOf } from "../../intents/intent-settlement.js";
@@ -138,7 +138,8 @@ export async function settleStkPayment(tx: SettlementTx, payment: PaymentModel, 
     decision = { outcome: "flagged", flagReason: `MpesaReceiptNumber ${receipt} is already recorded on another payment`, statusChanged: false };
   }
   if (!decision.changes) return { decision, payment };
-  const changes = { ...decision.changes, ...(await settleIntentOf(tx, payment, decision.changes.status, now)) }; // payment intents follow their payment
+  const intent = await settleIntentOf(tx, payment, decision.changes.status, now); // payment intents follow their payment
+  const changes = { ...decision.changes, ...intent.columns };
   // The event reports the row as the update leaves it, and is written by the update's own statement.
   const event = decision.statusChanged ? paymentSettledEvent(changedRow(payment, changes), now) : undefined;
   const updated = await updateSettledRow(tx, paymentsTable, payment.id, changes, {
@@ -146,5 +147,6 @@ export async function settleStkPayment(tx: SettlementTx, payment: PaymentModel, 
     alsoWrite: event && eventWrites(options.eventIds(), event, { onlyIfUpdated: true }),
   });
   if (event) await recordIntentPaid(tx, updated, now, options.eventIds);
+  await recordIntentPaidByHeld(tx, intent, now, options.eventIds);
   return { decision, payment: updated };
 }

@@ -9,8 +9,9 @@
  * match exactly one such payment created within MOMO_UNKNOWN_PROMPT_WINDOW_SECONDS settles it; one
  * that has none after the window becomes TIMEOUT (the reconciler).
  */
-import { paymentsTable, updateRow, type PaymentModel } from "@mteja/db";
+import { paymentsTable, Prisma, updateRow, type PaymentModel } from "@mteja/db";
 import type { StkCallback } from "@mteja/daraja";
+import type { CallbackAuthority } from "../callback-tokens.js";
 import type { SettlementTx } from "../payment-records.js";
 
 export const REFERENCE_PARAMETER = "ref";
@@ -42,13 +43,18 @@ export interface MatchWindow {
   inFlightSince: Date;
 }
 
+/** The prompts a callback's token speaks for (docs/mpesa.md#callback-tokens): its tenant's, or those sent with the shared secret. */
+function promptsOf(authority: CallbackAuthority): Prisma.Sql {
+  return authority.form === "tenant" ? Prisma.sql`tenant_id = ${authority.tenantId}` : Prisma.sql`callback_token_form = 'shared'`;
+}
+
 /**
  * Locks the one payment whose push had an unknown outcome (or was never answered), created within the
- * window, whose phone, amount and AccountReference are the callback's. A push still in flight is not
- * a candidate: its own answer stores its ids and applies the callback. Failure callbacks carry no
- * phone or amount: they match none.
+ * window, whose phone, amount and AccountReference are the callback's, among those its token speaks
+ * for. A push still in flight is not a candidate: its own answer stores its ids and applies the
+ * callback. Failure callbacks carry no phone or amount: they match none.
  */
-export async function lockPromptMatching(tx: SettlementTx, callback: StkCallback, reference: string | undefined, window: MatchWindow): Promise<PromptMatch> {
+export async function lockPromptMatching(tx: SettlementTx, callback: StkCallback, reference: string | undefined, authority: CallbackAuthority, window: MatchWindow): Promise<PromptMatch> {
   const { phoneNumber, amount } = callback;
   if (reference === undefined || phoneNumber === undefined || amount === undefined || !Number.isInteger(amount)) return { kind: "none" };
   const rows = await tx.$queryRaw<Record<string, unknown>[]>`
@@ -57,6 +63,7 @@ export async function lockPromptMatching(tx: SettlementTx, callback: StkCallback
        AND phone = ${phoneNumber} AND amount = ${amount}::int AND reference = ${reference}
        AND created_at >= ${window.since} AND created_at <= ${window.receivedAt}
        AND (last_error IS NOT NULL OR created_at < ${window.inFlightSince})
+       AND ${promptsOf(authority)}
      ORDER BY created_at
        FOR UPDATE`;
   if (rows.length === 0) return { kind: "none" };

@@ -28,6 +28,7 @@ function payout(overrides: Partial<PayoutModel> = {}): PayoutModel {
     settledAt: null,
     createdAt: new Date("2026-11-25T07:59:00.000Z"),
     updatedAt: new Date("2026-11-25T07:59:00.000Z"),
+    callbackTokenForm: "tenant",
     ...overrides,
   };
 }

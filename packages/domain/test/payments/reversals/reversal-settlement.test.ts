@@ -25,6 +25,7 @@ function reversal(overrides: Partial<PaymentReversalModel> = {}): PaymentReversa
     settledAt: null,
     createdAt: now,
     updatedAt: now,
+    callbackTokenForm: "tenant",
     ...overrides,
   };
 }

@@ -36,6 +36,7 @@ function payment(overrides: Partial<PaymentModel> = {}): PaymentModel {
     c2bMatch: null,
     c2bNote: null,
     shortCode: null,
+    callbackTokenForm: "tenant",
     ...overrides,
   };
 }
