@@ -307,6 +307,7 @@ describe.skipIf(skipDatabaseAgnostic)("step-up in the OpenAPI document", () => {
         when: "the code was texted to a phone other than the account's verified phone",
         body_proof: null,
       },
+      "POST /api/v1/auth/me/email/start": { fresh_session: "conditional", when: "the account already has an email or a password", body_proof: null },
       "GET /api/v1/auth/me/export": { fresh_session: "always", body_proof: null },
       "DELETE /api/v1/auth/me": bodyProof("password"),
     });
