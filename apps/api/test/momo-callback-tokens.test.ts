@@ -165,6 +165,39 @@ describe.skipIf(skipThisTarget)("callback tokens per shop", () => {
     expect(await intentStatus(SHOP_B, intent.id)).toBe("succeeded");
   });
 
+  it("links a C2B confirmation to nothing of another shop: a TransID another shop recorded is flagged, not applied; that shop's own confirmations still apply", async () => {
+    // Shop B is paid from the menu: its payment carries the TransID.
+    const paid = await intentOf(SHOP_B, 410);
+    const genuine = c2bBody(SHORTCODE, paid.reference, 410);
+    expect((await postCallback(t.callbackUrl("c2b/confirmation", undefined, SHOP_B), genuine)).body).toEqual({ ResultCode: 0, ResultDesc: "Success" });
+    const bPayment = await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { transId: genuine.TransID } });
+    expect(bPayment.tenantId).toBe(SHOP_B);
+
+    // Shop C, with its own token and its own short code, sends a confirmation carrying B's TransID.
+    const cIntent = await intentOf(SHOP_C, 410);
+    const forged = c2bBody(SHOP_C_SHORTCODE, cIntent.reference, 410, genuine.TransID);
+    expect((await postCallback(t.callbackUrl("c2b/confirmation", undefined, SHOP_C), forged)).body).toEqual({ ResultCode: 0, ResultDesc: "Success" });
+    const stored = await storedFor(genuine.TransID);
+    expect(stored).toHaveLength(2);
+    expect(stored[1]).toMatchObject({ outcome: "flagged", paymentId: null, payoutId: null, tokenTenantId: SHOP_C, flagReason: expect.stringContaining("another shop") });
+    // Nothing applied in C, nothing changed in B.
+    expect(await t.deps.db.unscoped.payment.count({ where: { tenantId: SHOP_C, mpesaReceipt: genuine.TransID } })).toBe(0);
+    expect(await intentStatus(SHOP_C, cIntent.id)).toBe("requires_payment");
+    expect(await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id: bPayment.id } })).toEqual(bPayment);
+    // C's shop sees no flagged callback of B's payment: the flag names none.
+    const cEvents = await t.deps.db.unscoped.webhookEvent.findMany({ where: { tenantId: SHOP_C } });
+    expect(cEvents.filter((event) => event.body.includes(bPayment.id))).toEqual([]);
+
+    // B's own confirmations still apply: Daraja sending the same one again is B's duplicate, a new one pays B's next intent.
+    expect((await postCallback(t.callbackUrl("c2b/confirmation", undefined, SHOP_B), genuine)).status).toBe(200);
+    expect((await storedFor(genuine.TransID))[2]).toMatchObject({ outcome: "duplicate", paymentId: bPayment.id });
+    const next = await intentOf(SHOP_B, 420);
+    const later = c2bBody(SHORTCODE, next.reference, 420);
+    expect((await postCallback(t.callbackUrl("c2b/confirmation", undefined, SHOP_B), later)).body).toEqual({ ResultCode: 0, ResultDesc: "Success" });
+    expect(await intentStatus(SHOP_B, next.id)).toBe("succeeded");
+    expect(await storedFor(later.TransID)).toEqual([expect.objectContaining({ outcome: "applied", tokenTenantId: SHOP_B })]);
+  });
+
   it("refuses a kept callback that a later prompt of another shop claims", async () => {
     // A prompt of shop B in flight (its push not answered yet): a callback for an unknown CheckoutRequestID is kept.
     const inFlight = await t.deps.db.unscoped.payment.create({

@@ -7,7 +7,8 @@
  * - confirmation: the money has moved. Applied once per TransID (kernel/stored-callback.ts): a new
  *   payment row (channel c2b, SUCCESS) that pays its intent through the same apply-once settlement
  *   as STK (intents/intent-settlement.ts), or is kept as a duplicate or unmatched. A confirmation
- *   without a validation before it (Daraja skips validation unless it is enabled) is the same.
+ *   without a validation before it (Daraja skips validation unless it is enabled) is the same. A
+ *   TransID another shop has recorded is flagged and linked to nothing (docs/mpesa.md#confirmation-and-states).
  */
 import { c2bValidationAnswer, type C2bNotification } from "@mteja/daraja";
 import { isUniqueViolation } from "@mteja/db";
@@ -56,8 +57,10 @@ async function confirmationVerdict(
   if (!tenant) return { recorded: true, outcome: "flagged", flagReason: `no single shop has short code ${notification.businessShortCode}`, link: {} };
   const refused = await c2bRefusal(tx, authority, tenant);
   if (refused !== undefined) return refusedVerdict(refused);
-  const earlier = await paymentWithTransId(tx, notification.transId);
-  if (earlier) return { recorded: true, outcome: "duplicate", link: { paymentId: earlier.id } };
+  const earlier = await paymentWithTransId(tx, tenant.id, notification.transId);
+  if (earlier.holder === "this shop") return { recorded: true, outcome: "duplicate", link: { paymentId: earlier.payment.id } };
+  // Never linked to the other shop's row, nor counted here: the same receipt is one payment, in one shop.
+  if (earlier.holder === "another shop") return { recorded: true, outcome: "flagged", flagReason: "TransID already recorded by another shop: not applied", link: {} };
 
   const intent = await intentNamedBy(tx, tenant.id, notification.billRefNumber, true);
   const match = matchC2bConfirmation(intent, notification.amount, now);
