@@ -6,10 +6,12 @@
  * and for a shop's C2B until its URLs are registered again. Two shops on one simulator: the default
  * one on the platform's account, "tok-b" on its own (the simulator's) with its own short code.
  */
+import { ensureDefaultTenant } from "@mteja/domain";
+import { Writable } from "node:stream";
 import { afterAll, describe, expect } from "vitest";
-import { adminKey, registerUser, RestClient } from "./support/app.js";
+import { adminKey, registerUser, RestClient, startTestApp } from "./support/app.js";
 import { testClock } from "./support/clock.js";
-import { skipThisTarget } from "./support/database.js";
+import { createTestDatabase, skipThisTarget } from "./support/database.js";
 import { it } from "./support/fixture.js";
 import { postCallback, stkCallbackBody, uniqueReceipt, type MomoApp } from "./support/momo.js";
 import { CONSUMER_KEY, CONSUMER_SECRET, PASSKEY, SHORTCODE, type Simulator } from "./support/simulator.js";
@@ -262,5 +264,39 @@ describe.skipIf(skipThisTarget)("callback tokens per shop", () => {
     expect((await postCallback(direct(urls.ValidationURL), paidAfter)).body).toEqual({ ResultCode: "0", ResultDesc: "Accepted" });
     expect((await postCallback(direct(urls.ConfirmationURL), paidAfter)).body).toEqual({ ResultCode: 0, ResultDesc: "Success" });
     expect(await intentStatus(SHOP_C, second.id)).toBe("succeeded");
+  });
+
+  it("warns once at start how many shops' C2B still accepts the old shared secret", async () => {
+    // A database upgraded from before shop tokens: two shops with short codes never registered again.
+    const database = await createTestDatabase();
+    try {
+      await database.db.migrate();
+      await ensureDefaultTenant(database.db, "default", "Default");
+      const shop = (id: string, shortcode: string | null, form: "shared" | "tenant") =>
+        database.db.unscoped.tenant.create({ data: { id, name: id, c2bCallbackTokenForm: form, settings: shortcode ? { momo: { shortcode } } : {} } });
+      await shop("old-a", "600801", "shared");
+      await shop("old-b", "600802", "shared");
+      await shop("registered", "600803", "tenant");
+      await shop("no-code", null, "shared");
+      await database.db.unscoped.tenant.update({ where: { id: "default" }, data: { c2bCallbackTokenForm: "tenant" } });
+
+      const lines: Array<Record<string, any>> = [];
+      const logStream = new Writable({
+        write(chunk, _encoding, done) {
+          for (const line of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(line));
+          done();
+        },
+      });
+      const momoEnv = {
+        MOMO_BASE_URL: sim.url, MOMO_CONSUMER_KEY: CONSUMER_KEY, MOMO_CONSUMER_SECRET: CONSUMER_SECRET, MOMO_SHORTCODE: SHORTCODE, MOMO_PASSKEY: PASSKEY,
+        MOMO_CALLBACK_URL: "https://api.example.co.ke/api/momo/callback/stkpush", MOMO_CALLBACK_SECRET: "f".repeat(64), MOMO_RECONCILE_INTERVAL_MS: "0", LOG_LEVEL: "warn",
+      };
+      const started = await startTestApp(momoEnv, { database, logStream });
+      await started.close();
+      const warnings = lines.filter((line) => String(line.msg).includes("MOMO_CALLBACK_SECRET itself on their C2B URLs"));
+      expect(warnings).toEqual([expect.objectContaining({ level: 40, shops: 2, msg: expect.stringContaining("register their C2B URLs again") })]);
+    } finally {
+      await database.drop();
+    }
   });
 });
