@@ -237,4 +237,40 @@ describe.skipIf(skipThisTarget || !cliBuilt || target !== "postgres")("mteja, th
       await smtp.stop();
     }
   });
+
+  it("doctor warns of the shops whose C2B still accepts the old shared secret, and says to register their URLs again", { timeout: 180_000 }, async () => {
+    const momo = { MOMO_CALLBACK_SECRET: "e".repeat(64), MOMO_SHORTCODE: SHORTCODE };
+    const db = await shared.open();
+    try {
+      const shop = (id: string, shortcode: string | null, form: "shared" | "tenant", active = true) =>
+        db.unscoped.tenant.create({ data: { id, name: id, active, c2bCallbackTokenForm: form, settings: shortcode ? { momo: { shortcode } } : {} } });
+      // From before shop tokens and not registered since, with a short code to be paid into: on the old form.
+      await shop("c2b-old-a", "600701", "shared");
+      await shop("c2b-old-b", "600702", "shared");
+      // Registered since; without a short code (no C2B at all); disabled: none of them accepts C2B with the secret.
+      await shop("c2b-registered", "600703", "tenant");
+      await shop("c2b-no-code", null, "shared");
+      await shop("c2b-disabled", "600704", "shared", false);
+      // The default shop is paid into MOMO_SHORTCODE: it counts too while it is on the old form.
+      await db.unscoped.tenant.updateMany({ where: { id: "default" }, data: { c2bCallbackTokenForm: "shared" } });
+    } finally {
+      await db.close();
+    }
+
+    const warned = await mteja(["doctor"], momo);
+    expect(warned.code, warned.stdout).toBe(0);
+    expect(warned.stdout).toContain(
+      "WARN  c2b callback tokens: 3 shop(s) still accept MOMO_CALLBACK_SECRET itself on their C2B URLs (c2b-old-a, c2b-old-b, default): register their C2B URLs again (POST /api/v1/admin/tenants/:id/c2b/register) so that only their own token is accepted",
+    );
+    // Without a callback secret no callback is accepted at all: nothing to say.
+    expect((await mteja(["doctor"])).stdout).toContain("SKIP  c2b callback tokens: MOMO_CALLBACK_SECRET is unset");
+
+    const after = await shared.open();
+    try {
+      await after.unscoped.tenant.updateMany({ where: { id: { in: ["c2b-old-a", "c2b-old-b", "default"] } }, data: { c2bCallbackTokenForm: "tenant" } });
+    } finally {
+      await after.close();
+    }
+    expect((await mteja(["doctor"], momo)).stdout).toContain("OK    c2b callback tokens: every shop with a C2B short code accepts only its own token");
+  });
 });

@@ -170,6 +170,39 @@ describe.skipIf(skipThisTarget)("erasure masks the phone in callbacks, events an
     expect((await db().payment.findUniqueOrThrow({ where: { id: theirPayment.id } })).phone).toBe(phone.stored);
   });
 
+  it("finds every phone the account has had: texts to a phone it signed up with and later changed are masked, that phone's codes deleted", async () => {
+    const first = uniquePhone();
+    const second = uniquePhone();
+    const client = new RestClient(t.url);
+    // Signs up by SMS with the first phone, then (fresh session) changes to the second.
+    expect((await client.post("/api/v1/auth/phone/start", { phone: first.local })).status).toBe(200);
+    const signedUp = await client.post("/api/v1/auth/phone/verify", { phone: first.local, code: await textedCode("default", first.international, 1) });
+    expect(signedUp.status, JSON.stringify(signedUp.body)).toBe(200);
+    const token = signedUp.body.data.access_token as string;
+    expect((await client.post("/api/v1/auth/me/phone/start", { phone: second.local }, token)).status).toBe(200);
+    const changed = await client.post("/api/v1/auth/me/phone/verify", { code: await textedCode("default", second.international, 1) }, token);
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    // The first phone got its sign-up code and the notice of the change.
+    await waitFor(async () => (await db().smsOutbox.count({ where: { tenantId: "default", toPhone: first.international } })) === 2);
+    await allTextsSent("default", first.international);
+    const toFirst = await db().smsOutbox.findMany({ where: { tenantId: "default", toPhone: first.international }, select: { id: true, kind: true } });
+    expect(toFirst.map((text) => text.kind).sort()).toEqual(["phone_code", "security_notice"]);
+    expect(await db().phoneCode.count({ where: { tenantId: "default", phone: first.stored } })).toBe(1);
+
+    expect((await client.post("/api/v1/auth/me/phone/start", {}, token)).status).toBe(200);
+    const code = await textedCode("default", second.international, 2);
+    const erased = await client.request("DELETE", "/api/v1/auth/me", { body: { sms_code: code }, token });
+    expect(erased.status, JSON.stringify(erased.body)).toBe(200);
+
+    // Nothing keeps either number: the texts to both are masked, the codes of both deleted.
+    for (const phone of [first, second]) {
+      expect(await db().smsOutbox.count({ where: { tenantId: "default", toPhone: phone.international } }), phone.international).toBe(0);
+      expect(await db().phoneCode.count({ where: { tenantId: "default", phone: phone.stored } }), phone.stored).toBe(0);
+    }
+    const kept = await db().smsOutbox.findMany({ where: { id: { in: toFirst.map((text) => text.id) } } });
+    expect(kept.map((text) => text.toPhone)).toEqual([`254******${first.stored.slice(-3)}`, `254******${first.stored.slice(-3)}`]);
+  });
+
   it("still stores every callback verbatim before applying it: one arriving after the erasure is kept as received", async () => {
     const phone = uniquePhone();
     const client = new RestClient(t.url);

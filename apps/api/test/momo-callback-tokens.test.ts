@@ -6,10 +6,12 @@
  * and for a shop's C2B until its URLs are registered again. Two shops on one simulator: the default
  * one on the platform's account, "tok-b" on its own (the simulator's) with its own short code.
  */
+import { ensureDefaultTenant } from "@mteja/domain";
+import { Writable } from "node:stream";
 import { afterAll, describe, expect } from "vitest";
-import { adminKey, registerUser, RestClient } from "./support/app.js";
+import { adminKey, registerUser, RestClient, startTestApp } from "./support/app.js";
 import { testClock } from "./support/clock.js";
-import { skipThisTarget } from "./support/database.js";
+import { createTestDatabase, skipThisTarget } from "./support/database.js";
 import { it } from "./support/fixture.js";
 import { postCallback, stkCallbackBody, uniqueReceipt, type MomoApp } from "./support/momo.js";
 import { CONSUMER_KEY, CONSUMER_SECRET, PASSKEY, SHORTCODE, type Simulator } from "./support/simulator.js";
@@ -165,6 +167,39 @@ describe.skipIf(skipThisTarget)("callback tokens per shop", () => {
     expect(await intentStatus(SHOP_B, intent.id)).toBe("succeeded");
   });
 
+  it("links a C2B confirmation to nothing of another shop: a TransID another shop recorded is flagged, not applied; that shop's own confirmations still apply", async () => {
+    // Shop B is paid from the menu: its payment carries the TransID.
+    const paid = await intentOf(SHOP_B, 410);
+    const genuine = c2bBody(SHORTCODE, paid.reference, 410);
+    expect((await postCallback(t.callbackUrl("c2b/confirmation", undefined, SHOP_B), genuine)).body).toEqual({ ResultCode: 0, ResultDesc: "Success" });
+    const bPayment = await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { transId: genuine.TransID } });
+    expect(bPayment.tenantId).toBe(SHOP_B);
+
+    // Shop C, with its own token and its own short code, sends a confirmation carrying B's TransID.
+    const cIntent = await intentOf(SHOP_C, 410);
+    const forged = c2bBody(SHOP_C_SHORTCODE, cIntent.reference, 410, genuine.TransID);
+    expect((await postCallback(t.callbackUrl("c2b/confirmation", undefined, SHOP_C), forged)).body).toEqual({ ResultCode: 0, ResultDesc: "Success" });
+    const stored = await storedFor(genuine.TransID);
+    expect(stored).toHaveLength(2);
+    expect(stored[1]).toMatchObject({ outcome: "flagged", paymentId: null, payoutId: null, tokenTenantId: SHOP_C, flagReason: expect.stringContaining("another shop") });
+    // Nothing applied in C, nothing changed in B.
+    expect(await t.deps.db.unscoped.payment.count({ where: { tenantId: SHOP_C, mpesaReceipt: genuine.TransID } })).toBe(0);
+    expect(await intentStatus(SHOP_C, cIntent.id)).toBe("requires_payment");
+    expect(await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id: bPayment.id } })).toEqual(bPayment);
+    // C's shop sees no flagged callback of B's payment: the flag names none.
+    const cEvents = await t.deps.db.unscoped.webhookEvent.findMany({ where: { tenantId: SHOP_C } });
+    expect(cEvents.filter((event) => event.body.includes(bPayment.id))).toEqual([]);
+
+    // B's own confirmations still apply: Daraja sending the same one again is B's duplicate, a new one pays B's next intent.
+    expect((await postCallback(t.callbackUrl("c2b/confirmation", undefined, SHOP_B), genuine)).status).toBe(200);
+    expect((await storedFor(genuine.TransID))[2]).toMatchObject({ outcome: "duplicate", paymentId: bPayment.id });
+    const next = await intentOf(SHOP_B, 420);
+    const later = c2bBody(SHORTCODE, next.reference, 420);
+    expect((await postCallback(t.callbackUrl("c2b/confirmation", undefined, SHOP_B), later)).body).toEqual({ ResultCode: 0, ResultDesc: "Success" });
+    expect(await intentStatus(SHOP_B, next.id)).toBe("succeeded");
+    expect(await storedFor(later.TransID)).toEqual([expect.objectContaining({ outcome: "applied", tokenTenantId: SHOP_B })]);
+  });
+
   it("refuses a kept callback that a later prompt of another shop claims", async () => {
     // A prompt of shop B in flight (its push not answered yet): a callback for an unknown CheckoutRequestID is kept.
     const inFlight = await t.deps.db.unscoped.payment.create({
@@ -229,5 +264,39 @@ describe.skipIf(skipThisTarget)("callback tokens per shop", () => {
     expect((await postCallback(direct(urls.ValidationURL), paidAfter)).body).toEqual({ ResultCode: "0", ResultDesc: "Accepted" });
     expect((await postCallback(direct(urls.ConfirmationURL), paidAfter)).body).toEqual({ ResultCode: 0, ResultDesc: "Success" });
     expect(await intentStatus(SHOP_C, second.id)).toBe("succeeded");
+  });
+
+  it("warns once at start how many shops' C2B still accepts the old shared secret", async () => {
+    // A database upgraded from before shop tokens: two shops with short codes never registered again.
+    const database = await createTestDatabase();
+    try {
+      await database.db.migrate();
+      await ensureDefaultTenant(database.db, "default", "Default");
+      const shop = (id: string, shortcode: string | null, form: "shared" | "tenant") =>
+        database.db.unscoped.tenant.create({ data: { id, name: id, c2bCallbackTokenForm: form, settings: shortcode ? { momo: { shortcode } } : {} } });
+      await shop("old-a", "600801", "shared");
+      await shop("old-b", "600802", "shared");
+      await shop("registered", "600803", "tenant");
+      await shop("no-code", null, "shared");
+      await database.db.unscoped.tenant.update({ where: { id: "default" }, data: { c2bCallbackTokenForm: "tenant" } });
+
+      const lines: Array<Record<string, any>> = [];
+      const logStream = new Writable({
+        write(chunk, _encoding, done) {
+          for (const line of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(line));
+          done();
+        },
+      });
+      const momoEnv = {
+        MOMO_BASE_URL: sim.url, MOMO_CONSUMER_KEY: CONSUMER_KEY, MOMO_CONSUMER_SECRET: CONSUMER_SECRET, MOMO_SHORTCODE: SHORTCODE, MOMO_PASSKEY: PASSKEY,
+        MOMO_CALLBACK_URL: "https://api.example.co.ke/api/momo/callback/stkpush", MOMO_CALLBACK_SECRET: "f".repeat(64), MOMO_RECONCILE_INTERVAL_MS: "0", LOG_LEVEL: "warn",
+      };
+      const started = await startTestApp(momoEnv, { database, logStream });
+      await started.close();
+      const warnings = lines.filter((line) => String(line.msg).includes("MOMO_CALLBACK_SECRET itself on their C2B URLs"));
+      expect(warnings).toEqual([expect.objectContaining({ level: 40, shops: 2, msg: expect.stringContaining("register their C2B URLs again") })]);
+    } finally {
+      await database.drop();
+    }
   });
 });

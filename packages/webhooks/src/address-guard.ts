@@ -1,7 +1,7 @@
 /**
  * Which addresses a webhook may be delivered to (docs/webhooks.md#endpoint-addresses). In production an
  * endpoint must not reach the service's own network (SSRF): every range below is refused, IPv4 and
- * IPv6, including the IPv6 forms that carry an IPv4 address (mapped, compatible, 6to4, NAT64), which
+ * IPv6, including the IPv6 forms that carry an IPv4 address (mapped, compatible, translated, 6to4, NAT64, Teredo), which
  * could otherwise reach an internal IPv4 address through a translator. The check is made on every
  * address the name resolves to, at connection time (the socket connects to the checked address), so a
  * name that resolves to a private address, or changes its answer between a check and the connection
@@ -54,11 +54,15 @@ export const refusedAddressRanges: readonly RefusedAddressRange[] = [
   range("loopback", "::1", 128),
   range("IPv4-mapped IPv6", "::ffff:0:0", 96),
   range("IPv4-compatible IPv6", "::", 96),
+  range("IPv4-translated IPv6 (SIIT)", "::ffff:0:0:0", 96),
   range("discard-only", "100::", 64),
   range("NAT64", "64:ff9b::", 96),
   range("local-use NAT64", "64:ff9b:1::", 48),
+  range("Teredo", "2001::", 32),
   range("documentation", "2001:db8::", 32),
   range("6to4", "2002::", 16),
+  range("documentation", "3fff::", 20),
+  range("segment routing", "5f00::", 16),
   range("unique local", "fc00::", 7),
   range("link-local", "fe80::", 10),
   range("site-local", "fec0::", 10),

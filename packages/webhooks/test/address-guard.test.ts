@@ -27,6 +27,10 @@ const ranges: { rule: string; inside: string[]; outside: string[] }[] = [
   { rule: "loopback ::1/128", inside: ["::1", "0:0:0:0:0:0:0:1"], outside: ["::2"] },
   { rule: "IPv4-mapped IPv6 ::ffff:0:0/96", inside: ["::ffff:8.8.8.8", "::ffff:127.0.0.1", "::ffff:a00:1"], outside: ["::fffe:ffff:ffff", "::1:0:0:0"] },
   { rule: "IPv4-compatible IPv6 ::/96", inside: ["::8.8.8.8", "::7f00:1", "::2"], outside: ["::1:0:0", "::fffe:ffff:ffff"] },
+  { rule: "IPv4-translated IPv6 (SIIT) ::ffff:0:0:0/96", inside: ["::ffff:0:8.8.8.8", "::ffff:0:a00:1", "0:0:0:0:ffff:0:ffff:ffff"], outside: ["::ffff:1:0:0", "::fffe:ffff:ffff:ffff"] },
+  { rule: "Teredo 2001::/32", inside: ["2001::1", "2001:0:4136:e378:8000:63bf:3fff:fdd2", "2001:0:ffff:ffff:ffff:ffff:ffff:ffff"], outside: ["2001:1::1", "2000:ffff:ffff:ffff:ffff:ffff:ffff:ffff"] },
+  { rule: "documentation 3fff::/20", inside: ["3fff::1", "3fff:fff:ffff::1"], outside: ["3fff:1000::1", "3ffe:ffff::1"] },
+  { rule: "segment routing 5f00::/16", inside: ["5f00::1", "5f00:ffff::1"], outside: ["5eff:ffff::1", "5f01::1"] },
   { rule: "discard-only 100::/64", inside: ["100::1"], outside: ["100:0:0:1::1"] },
   { rule: "NAT64 64:ff9b::/96", inside: ["64:ff9b::8.8.8.8", "64:ff9b::a00:1"], outside: ["64:ff9b::1:0:0", "64:ff9a:ffff:ffff:ffff:ffff:ffff:ffff"] },
   { rule: "local-use NAT64 64:ff9b:1::/48", inside: ["64:ff9b:1::a00:1", "64:ff9b:1:ffff::1"], outside: ["64:ff9b:2::1"] },
@@ -58,7 +62,7 @@ describe("the address guard in production", () => {
   });
 
   it("allows public addresses, IPv4 and IPv6, including the neighbours of refused ranges", () => {
-    for (const address of ["8.8.8.8", "1.0.0.0", "11.0.0.0", "100.63.255.255", "100.128.0.0", "172.32.0.1", "196.201.214.200", "198.20.0.0", "223.255.255.255", "2001:4860:4860::8888", "2003::1", "2a00:1450:4001::200e", "::fffe:ffff:ffff"]) {
+    for (const address of ["8.8.8.8", "1.0.0.0", "11.0.0.0", "100.63.255.255", "100.128.0.0", "172.32.0.1", "196.201.214.200", "198.20.0.0", "223.255.255.255", "2001:4860:4860::8888", "2003::1", "2a00:1450:4001::200e", "::fffe:ffff:ffff", "3fff:1000::1", "5f01::1"]) {
       expect(guard.refusal(address), address).toBeNull();
       expect(guard.allows(address), address).toBe(true);
     }

@@ -1,9 +1,10 @@
 /**
  * `mteja doctor`: checks what a start needs — the settings, the database and its migrations, the data
- * key against the stored signing key, Redis, SMTP and Daraja's OAuth — and says what is wrong in words.
+ * key against the stored signing key, Redis, SMTP and Daraja's OAuth — and says what is wrong in words;
+ * it also warns of shops whose C2B still accepts the old shared callback secret.
  */
 import { openDatabase, type Database } from "@mteja/db";
-import { createDataCipher, cryptoRandom } from "@mteja/domain";
+import { createDataCipher, cryptoRandom, shopsOnSharedC2bToken } from "@mteja/domain";
 import { checkSmtpServer } from "@mteja/mailer";
 import { Redis } from "ioredis";
 import { productionWarnings } from "../runtime/production-warnings.js";
@@ -19,6 +20,7 @@ export interface Finding {
 type Check = { check: string; run: (settings: Settings, db: () => Promise<Database>) => Promise<Omit<Finding, "check">> };
 
 const ok = (message: string) => ({ status: "ok" as const, message });
+const warn = (message: string) => ({ status: "warn" as const, message });
 const fail = (message: string) => ({ status: "fail" as const, message });
 const skip = (message: string) => ({ status: "skip" as const, message });
 
@@ -60,6 +62,25 @@ const checks: Check[] = [
       } catch {
         return fail("DATA_ENCRYPTION_KEY cannot decrypt the stored signing key: it is not the key this database was written with (every instance must share one)");
       }
+    },
+  },
+  {
+    check: "c2b callback tokens",
+    async run(settings, db) {
+      if (!settings.MOMO_CALLBACK_SECRET) return skip("MOMO_CALLBACK_SECRET is unset: no M-Pesa callback is accepted");
+      let database: Database;
+      try {
+        database = await db();
+      } catch {
+        return skip("the database cannot be reached");
+      }
+      if ((await database.pendingMigrations()).length) return skip("migrations are not applied yet");
+      const shops = await shopsOnSharedC2bToken(database.unscoped, { defaultTenantId: settings.DEFAULT_TENANT_ID, platformShortcode: settings.MOMO_SHORTCODE ?? null });
+      if (shops.length === 0) return ok("every shop with a C2B short code accepts only its own token");
+      // A warning, not a failure: the service works, but a leaked URL of before the upgrade can still fake these shops' C2B.
+      return warn(
+        `${shops.length} shop(s) still accept MOMO_CALLBACK_SECRET itself on their C2B URLs (${shops.join(", ")}): register their C2B URLs again (POST /api/v1/admin/tenants/:id/c2b/register) so that only their own token is accepted`,
+      );
     },
   },
   {

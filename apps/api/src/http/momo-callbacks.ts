@@ -17,7 +17,7 @@ import { receiveCallback, type CallbackKind, type Deps } from "@mteja/domain";
 import type { FastifyPluginAsync } from "fastify";
 import type { Counter } from "prom-client";
 import { z } from "zod";
-import { createLogThrottle } from "./log-throttle.js";
+import { createLogThrottle, type LogThrottle } from "./log-throttle.js";
 
 /** Rejected callbacks (no or wrong token) are logged at most once a minute; the metric counts each one. */
 const REJECTED_LOG_INTERVAL_MS = 60_000;
@@ -42,6 +42,14 @@ export const momoCallbackRoutes: Record<string, CallbackKind> = {
 
 export const momoCallbackPlugin: FastifyPluginAsync<MomoCallbackOptions> = async (app, { deps, rejectedCallbacks }) => {
   const rejectedLog = createLogThrottle(REJECTED_LOG_INTERVAL_MS, () => deps.clock.now());
+  // One per shop whose real token carries callbacks that settle nothing (its token is real, so there are no more than shops).
+  const unsettledLogs = new Map<string, LogThrottle>();
+  const unsettledLog = (tenantId: string | null) => {
+    const key = tenantId ?? "";
+    let throttle = unsettledLogs.get(key);
+    if (!throttle) unsettledLogs.set(key, (throttle = createLogThrottle(REJECTED_LOG_INTERVAL_MS, () => deps.clock.now())));
+    return throttle;
+  };
   // Scoped to this plugin: the rest of the service keeps its JSON parser.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => done(null, body));
@@ -63,6 +71,16 @@ export const momoCallbackPlugin: FastifyPluginAsync<MomoCallbackOptions> = async
           deps.logger.warn(
             { kind, sourceIp: request.ip, reason, stored, notLoggedSinceLastLine: line.heldBack },
             "momo callback rejected (missing or wrong token); further ones within a minute are only counted (mteja_momo_callbacks_rejected_total)",
+          );
+        }
+      }
+      if (answer.overUnsettledLimit) {
+        const { tenantId, bodyCut } = answer.overUnsettledLimit;
+        const line = unsettledLog(tenantId).take();
+        if (line.log) {
+          deps.logger.warn(
+            { kind, tenantId, bodyCut, notLoggedSinceLastLine: line.heldBack },
+            "momo callbacks with this shop's real token that settle nothing passed unmatched_callbacks_stored_per_tenant: still stored and applied, bodies over 8 KiB cut; if Daraja did not send them, the shop's callback URL has leaked (rotate MOMO_CALLBACK_SECRET)",
           );
         }
       }

@@ -26,6 +26,7 @@ export const limitRules: LimitRules = {
   stk_prompts_per_phone_minute: { points: 3, durationSeconds: 60 },
   stk_prompts_per_phone_hour: { points: 10, durationSeconds: 60 * 60 },
   unauthenticated_callbacks_stored: { points: 60, durationSeconds: 60 },
+  unmatched_callbacks_stored_per_tenant: { points: 600, durationSeconds: 60 },
   phone_codes_per_tenant: { points: 600, durationSeconds: 60 * 60 },
   sms_texts_per_ip: { points: 60, durationSeconds: 60 * 60 },
   sms_texts_per_account: { points: 10, durationSeconds: 60 * 60 },

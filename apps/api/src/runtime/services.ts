@@ -34,6 +34,7 @@ import { createMailRuntime, type MailRuntime } from "./mail.js";
 import { createSmsRuntime, type SmsRuntime } from "./sms.js";
 import { createClosers } from "./closers.js";
 import { createPaymentsRuntime, type PaymentsRuntime } from "./payments.js";
+import { warnOfSharedC2bTokens } from "./c2b-token-form.js";
 import { createWebhooksRuntime, type WebhooksRuntime } from "./webhooks.js";
 import { createRetentionRuntime, type RetentionRuntime } from "./retention.js";
 import { createPasswordHashing } from "./password-hashing/index.js";
@@ -177,6 +178,7 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       },
     };
     if (overrides.startWorkers !== false) {
+      await warnOfSharedC2bTokens(deps);
       payments.start();
       webhooks.start();
       retention.start();

@@ -11,6 +11,8 @@ export interface SmsInsert {
   tenantId: string;
   kind: string;
   to: string;
+  /** The account it is written for, when it is one's (an erasure finds every phone the account has had by it). */
+  userId?: string | null;
   body: string;
   /** Not sent after this (a code that has expired). */
   expiresAt: Date | null;
@@ -36,7 +38,7 @@ export async function enqueueSms(tx: TenantTx, text: SmsInsert, now: Date): Prom
 export async function enqueueSms(tx: TenantTx | Prisma.TransactionClient, text: SmsInsert, now: Date): Promise<string> {
   const writer = tx as Prisma.TransactionClient;
   const row = await writer.smsOutbox.create({
-    data: { tenantId: text.tenantId, kind: text.kind, toPhone: text.to, body: text.body, expiresAt: text.expiresAt, nextAttemptAt: now, createdAt: now },
+    data: { tenantId: text.tenantId, kind: text.kind, toPhone: text.to, userId: text.userId ?? null, body: text.body, expiresAt: text.expiresAt, nextAttemptAt: now, createdAt: now },
     select: { id: true },
   });
   return row.id;

@@ -12,6 +12,7 @@ export type LimitRule =
   | "stk_prompts_per_phone_minute"
   | "stk_prompts_per_phone_hour"
   | "unauthenticated_callbacks_stored"
+  | "unmatched_callbacks_stored_per_tenant"
   | "phone_codes_per_tenant"
   | "sms_texts_per_ip"
   | "sms_texts_per_account"

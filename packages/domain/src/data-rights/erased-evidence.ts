@@ -8,7 +8,9 @@
  * - callbacks: those Daraja sent about the customer's payments — their STK payments, the C2B payments
  *   of intents made out to them, and those payments' reversals — found by Daraja's ids of these rows
  *   (momo_callbacks.correlation_id), which are unique across shops (erased-callbacks.ts);
- * - texts: the shop's sent texts to the account's phones (its phone, and any phone it asked a code for).
+ * - texts: the shop's sent texts to the account's phones — every phone it has had, as its codes and
+ *   texts name it (a code or text written for an account carries its id) — except those written for
+ *   another account that has one of these phones since.
  *
  * Done in batches before the account's own transaction, each row written by its own short statement,
  * so no lock is held for long and a failure leaves the account as it was (the customer tries again;
@@ -33,7 +35,13 @@ export interface ErasedEvidence {
   paymentPhones: string[];
   /** When the first of them was made: no event about them is older. */
   firstPaymentAt: Date | null;
-  /** The account's phones: its phone and every phone it asked a code for. */
+  /** The account whose evidence it is. */
+  userId: string;
+  /**
+   * Every phone the account has had, as far as Mteja keeps a trace of it: its phone, the phones of the
+   * codes and texts written for it (a sign-in code, a code for a new phone, the notice of a change
+   * texted to the old phone).
+   */
   accountPhones: string[];
   /** Daraja's ids of their payments, of the C2B payments of their intents, and of those payments' reversals. */
   callbackIds: string[];
@@ -54,12 +62,15 @@ export async function erasedEvidenceOf(ctx: TenantCtx, user: { id: string; phone
     select: { originatorConversationId: true, conversationId: true, receipt: true },
   });
   const codes = await ctx.db.phoneCode.findMany({ where: { userId: user.id }, select: { phone: true }, distinct: ["phone"] });
+  const texts = await ctx.db.smsOutbox.findMany({ where: { userId: user.id }, select: { toPhone: true }, distinct: ["toPhone"] });
   const present = (values: (string | null)[]) => [...new Set(values.filter((value): value is string => value !== null && value !== ""))];
   return {
     paymentIds: new Set(own.map((payment) => payment.id)),
     paymentPhones: present(own.flatMap((payment) => [payment.phone, payment.paidPhone])).filter((phone) => !phone.includes("*")),
     firstPaymentAt: own.reduce<Date | null>((first, payment) => (first === null || payment.createdAt < first ? payment.createdAt : first), null),
-    accountPhones: present([user.phone, ...codes.map((code) => code.phone)]),
+    userId: user.id,
+    // Texts are addressed +2547…; a masked one (an earlier erasure's) names no phone.
+    accountPhones: present([user.phone, ...codes.map((code) => code.phone), ...texts.map((text) => text.toPhone.replace(/^\+/, ""))]).filter((phone) => !phone.includes("*")),
     callbackIds: present([
       ...payments.flatMap((payment) => [payment.checkoutRequestId, payment.mpesaReceipt, payment.transId]),
       ...reversals.flatMap((reversal) => [reversal.originatorConversationId, reversal.conversationId, reversal.receipt]),
@@ -115,17 +126,27 @@ async function maskEventBodies(db: EvidenceDb, evidence: ErasedEvidence, since: 
 }
 
 /**
+ * The shop's texts to the account's phones (sent or not: `sentAt`), theirs or no account's: not those
+ * written for another account that has had one of these phones since. Undefined when it has no phone.
+ */
+export function textsToAccountPhones(evidence: ErasedEvidence, sentAt: { not: null } | null) {
+  const recipients = storedPhoneForms(evidence.accountPhones);
+  if (recipients.length === 0) return undefined;
+  return { toPhone: { in: recipients }, sentAt, OR: [{ userId: evidence.userId }, { userId: null }] };
+}
+
+/**
  * The shop's sent texts to the account's phones: the recipient masked, and any of the customer's phones
  * in the body (bodies are blanked once sent in production). Unsent ones are the transaction's to delete.
  */
 async function maskSentTexts(db: EvidenceDb, evidence: ErasedEvidence, batchSize: number): Promise<void> {
-  const recipients = storedPhoneForms(evidence.accountPhones);
-  if (recipients.length === 0) return;
+  const where = textsToAccountPhones(evidence, { not: null });
+  if (where === undefined) return;
   const phones = [...evidence.accountPhones, ...evidence.paymentPhones];
   for (;;) {
     // A masked row no longer matches, so each round reads the next ones.
     const rows = await db.smsOutbox.findMany({
-      where: { toPhone: { in: recipients }, sentAt: { not: null } },
+      where,
       orderBy: { id: "asc" },
       take: batchSize,
       select: { id: true, toPhone: true, body: true },

@@ -13,8 +13,7 @@ import { DomainError } from "../errors.js";
 import { recordSecurityEvent } from "../security-events/record.js";
 import type { AuthedCtx } from "../trpc.js";
 import { confirmAccountOwner, type OwnerProof } from "./confirmation.js";
-import { erasedEvidenceOf, maskErasedEvidence, maskEvidenceWrittenMeanwhile } from "./erased-evidence.js";
-import { storedPhoneForms } from "./mask-evidence.js";
+import { erasedEvidenceOf, maskErasedEvidence, maskEvidenceWrittenMeanwhile, textsToAccountPhones } from "./erased-evidence.js";
 import { maskPhone } from "./mask-phone.js";
 import { enqueueDataRightsNotice } from "./notices.js";
 
@@ -36,14 +35,11 @@ export async function eraseMyAccount(ctx: AuthedCtx, proof: OwnerProof): Promise
   await ctx.db.$transaction(async (tx) => {
     const now = deps.clock.now();
     if (user.email !== null) await tx.mailOutbox.deleteMany({ where: { toAddress: user.email, sentAt: null } });
-    // Texts not yet sent to the account's phones (recipients are stored as +254…), and its codes
-    // (phone_codes name the phone, not always the account).
-    await tx.smsOutbox.deleteMany({ where: { toPhone: { in: storedPhoneForms(evidence.accountPhones) }, sentAt: null } });
-    if (user.phone !== null) {
-      await tx.phoneCode.deleteMany({ where: { OR: [{ userId: user.id }, { phone: user.phone }] } });
-    } else {
-      await tx.phoneCode.deleteMany({ where: { userId: user.id } });
-    }
+    // Texts not yet sent to the account's phones, and the codes of the account and of its phones
+    // (a code names the account only when one had its phone then).
+    const unsent = textsToAccountPhones(evidence, null);
+    if (unsent !== undefined) await tx.smsOutbox.deleteMany({ where: unsent });
+    await tx.phoneCode.deleteMany({ where: { OR: [{ userId: user.id }, { userId: null, phone: { in: evidence.accountPhones } }] } });
     // The last mail, written while the account still holds its language.
     await enqueueDataRightsNotice(ctx, tx, user, "accountDeleted");
     const claimed = await tx.user.updateMany({

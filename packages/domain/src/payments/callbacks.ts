@@ -6,7 +6,8 @@
  *     MOMO_CALLBACK_SECRET itself; constant time; missing or wrong → 403, stored as 'rejected' up to
  *     the unauthenticated_callbacks_stored limit, 60 a minute by default);
  *  2. stored verbatim in momo_callbacks before anything else, with the tenant its token speaks for (bad
- *     JSON or shape → 400, 'malformed');
+ *     JSON or shape → 400, 'malformed'); one that settles nothing beyond the shop's
+ *     unmatched_callbacks_stored_per_tenant a minute has its body cut to 8 KiB (keptUnsettled, below);
  *  3. applied exactly once in a transaction holding the payment's (payout's) row lock, and the stored
  *     row records what it did: applied | duplicate | flagged (with flag_reason) | accepted — or
  *     rejected (403) when the token does not speak for the row it names (kernel/callback-authority.ts);
@@ -48,6 +49,15 @@ export interface CallbackReply {
   body: unknown;
   /** Set when the token was missing or wrong: for the caller's metric and (rate-bounded) log line. */
   rejected?: RejectedCallback;
+  /** Set when a callback with a real token that settles nothing passed its shop's number: for the caller's (rate-bounded) log line. */
+  overUnsettledLimit?: OverUnsettledLimit;
+}
+
+export interface OverUnsettledLimit {
+  /** The shop whose token it carried; null: the old form (MOMO_CALLBACK_SECRET itself). */
+  tenantId: string | null;
+  /** Its body was longer than 8 KiB and is stored cut. */
+  bodyCut: boolean;
 }
 
 export interface RejectedCallback {
@@ -57,8 +67,19 @@ export interface RejectedCallback {
   stored: boolean;
 }
 
-/** A rejected (unauthenticated) callback's body is stored up to this length. */
+/**
+ * A rejected (unauthenticated) callback's body is stored up to this length, and so is that of a callback
+ * beyond its shop's number of those that settle nothing. Daraja's largest bodies (a Transaction Status
+ * result) are under 2 KiB, so a real callback is never cut.
+ */
 const REJECTED_BODY_MAX_CHARS = 8 * 1024;
+
+/** The body's first REJECTED_BODY_MAX_CHARS characters, never half of a surrogate pair (not storable as text). */
+function cutBody(rawBody: string): string {
+  if (rawBody.length <= REJECTED_BODY_MAX_CHARS) return rawBody;
+  const cut = rawBody.slice(0, REJECTED_BODY_MAX_CHARS);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
 
 const ACCEPTED: CallbackReply = { status: 200, body: { ResultCode: 0, ResultDesc: "Accepted" } };
 
@@ -155,7 +176,7 @@ export async function receiveCallback(deps: Deps, callback: InboundCallback): Pr
     const reason = callback.token === undefined ? "no token" : "wrong token";
     // Kept for audit, but bounded in size and number: anyone can post here without the secret.
     const { allowed: stored } = await deps.limiter.consume("unauthenticated_callbacks_stored", "all");
-    if (stored) await store(deps, { ...callback, rawBody: callback.rawBody.slice(0, REJECTED_BODY_MAX_CHARS) }, { outcome: "rejected", flagReason: reason });
+    if (stored) await store(deps, { ...callback, rawBody: cutBody(callback.rawBody) }, { outcome: "rejected", flagReason: reason });
     return { ...errorReply(403, "FORBIDDEN", FORBIDDEN_MESSAGE), rejected: { reason, stored } };
   }
   const tokenTenantId = authority.form === "tenant" ? authority.tenantId : null;
@@ -167,9 +188,11 @@ export async function receiveCallback(deps: Deps, callback: InboundCallback): Pr
       ? parseCallback(callback.kind, json.value)
       : { ok: false as const, error: "the body is not valid JSON" };
   if (!parsed.ok) {
-    const { id } = await store(deps, callback, { outcome: "malformed", flagReason: parsed.error.slice(0, 1000), tokenTenantId });
+    // Settles nothing, and it is known before it is stored.
+    const over = await unsettledOverLimit(deps, tokenTenantId, callback.rawBody);
+    const { id } = await store(deps, over?.bodyCut ? { ...callback, rawBody: cutBody(callback.rawBody) } : callback, { outcome: "malformed", flagReason: parsed.error.slice(0, 1000), tokenTenantId });
     deps.logger.warn({ callbackId: id, kind: callback.kind, reason: parsed.error.slice(0, 200) }, "momo callback malformed");
-    return errorReply(400, "MALFORMED_REQUEST", "The callback body is not a Daraja callback.");
+    return { ...errorReply(400, "MALFORMED_REQUEST", "The callback body is not a Daraja callback."), ...(over ? { overUnsettledLimit: over } : {}) };
   }
 
   const value = parsed.value;
@@ -187,15 +210,52 @@ export async function receiveCallback(deps: Deps, callback: InboundCallback): Pr
     await deps.db.unscoped.momoCallback.update({ where: { id }, data: { outcome: "applied", flagReason: answer.rejection ?? null } });
     return { status: 200, body: answer.body };
   }
-  const result = await applyStored(deps, value, { ...stored, accountReference: accountReference ?? null, tokenTenantId }, authority);
-  if (result === "rejected") return refusedReply();
-  return value.kind === "c2b_confirmation" ? { status: 200, body: C2B_CONFIRMATION_ANSWER } : ACCEPTED;
+  const { result, keptUnmatched } = await applyStored(deps, value, { ...stored, accountReference: accountReference ?? null, tokenTenantId }, authority);
+  const over = settlesNothing(result, keptUnmatched) ? await keptUnsettled(deps, id, tokenTenantId, callback.rawBody) : undefined;
+  const reply = result === "rejected" ? refusedReply() : value.kind === "c2b_confirmation" ? { status: 200, body: C2B_CONFIRMATION_ANSWER } : ACCEPTED;
+  return over ? { ...reply, overUnsettledLimit: over } : reply;
 }
 
-/** Applies a stored callback that changes something (every kind but the C2B validation). */
-function applyStored(deps: Deps, value: Exclude<Parsed, { kind: "c2b_validation" }>, stored: StoredStkCallback, authority: CallbackAuthority): Promise<StoredApplyResult> {
+/** Applies a stored callback that changes something (every kind but the C2B validation); a C2B confirmation says whether it was kept unmatched. */
+async function applyStored(
+  deps: Deps,
+  value: Exclude<Parsed, { kind: "c2b_validation" }>,
+  stored: StoredStkCallback,
+  authority: CallbackAuthority,
+): Promise<{ result: StoredApplyResult; keptUnmatched?: boolean }> {
   if (value.kind === "c2b_confirmation") return applyStoredC2bConfirmation(deps, stored.id, authority, value.value);
-  if (value.kind === "stkpush") return applyStoredStkCallback(deps, stored, value.value);
-  if (isReversalCallback(value)) return applyStoredReversalCallback(deps, stored.id, authority, value);
-  return applyStoredPayoutCallback(deps, stored.id, authority, value.outcome, value.ids);
+  if (value.kind === "stkpush") return { result: await applyStoredStkCallback(deps, stored, value.value) };
+  if (isReversalCallback(value)) return { result: await applyStoredReversalCallback(deps, stored.id, authority, value) };
+  return { result: await applyStoredPayoutCallback(deps, stored.id, authority, value.outcome, value.ids) };
+}
+
+/**
+ * Whether a stored callback is one retention keeps whatever its age (it may be the only record of money,
+ * docs/operations.md#retention) because it settled nothing: all but an applied or duplicate one (flagged,
+ * held for a prompt in flight, refused for the row it names, accepted with nothing to apply yet), and a C2B
+ * payment kept unmatched. A callback another path handled meanwhile (skipped) is that path's.
+ */
+function settlesNothing(result: StoredApplyResult, keptUnmatched: boolean | undefined): boolean {
+  if (keptUnmatched === true) return true;
+  return result !== "applied" && result !== "duplicate" && result !== "skipped";
+}
+
+/**
+ * Counts a callback with a real token that settles nothing against its shop's
+ * unmatched_callbacks_stored_per_tenant (the old form: one count of its own): such rows are never pruned,
+ * so a leaked token must not write rows of any size for ever. Beyond the number it is still stored, applied
+ * and answered as any other — only a body longer than 8 KiB is cut, which no Daraja callback is, so a real
+ * money record (a C2B confirmation's amount, TransID, MSISDN and BillRefNumber) keeps every field.
+ * Undefined while within the number.
+ */
+async function unsettledOverLimit(deps: Deps, tokenTenantId: string | null, rawBody: string): Promise<OverUnsettledLimit | undefined> {
+  const { allowed } = await deps.limiter.consume("unmatched_callbacks_stored_per_tenant", tokenTenantId ?? "shared");
+  return allowed ? undefined : { tenantId: tokenTenantId, bodyCut: rawBody.length > REJECTED_BODY_MAX_CHARS };
+}
+
+/** `unsettledOverLimit` for a callback already stored (`callbackId`): cuts its stored body when over. */
+async function keptUnsettled(deps: Deps, callbackId: string, tokenTenantId: string | null, rawBody: string): Promise<OverUnsettledLimit | undefined> {
+  const over = await unsettledOverLimit(deps, tokenTenantId, rawBody);
+  if (over?.bodyCut) await deps.db.unscoped.momoCallback.updateMany({ where: { id: callbackId }, data: { rawBody: storableText(cutBody(rawBody)) } });
+  return over;
 }

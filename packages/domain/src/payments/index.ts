@@ -5,3 +5,4 @@ export { createStatusStreamSlots, MAX_OPEN_STATUS_STREAMS_PER_USER, type StatusS
 export { createReconciler, defaultReconcileOptions, type Reconciler, type ReconcileOptions, type ReconcileReport } from "./reconciliation.js";
 export { createCallbackTokens, tenantCallbackUrl, type CallbackTokens } from "./callback-tokens.js";
 export { receiveCallback, callbackTokenValid, type CallbackKind, type CallbackReply, type InboundCallback, type RejectedCallback } from "./callbacks.js";
+export { shopsOnSharedC2bToken } from "./c2b/c2b-tenant.js";

@@ -33,6 +33,7 @@ export interface CodeRequest {
   shop: string;
   phone: string;
   purpose: PhoneCodePurpose;
+  /** The account the code is for (me/phone/start; phone/start for a phone an account has), kept on the code and its text. */
   userId: string | null;
   locale: Locale;
   /** Who the text is charged to (docs/limits.md#texts). */
@@ -78,7 +79,7 @@ export async function issuePhoneCode(ctx: TenantCtx, db: TenantDb, request: Code
     });
     const body = t(request.locale, "sms.phone_code", { code, shop: request.shop, minutes: Math.max(1, Math.round(ttlSeconds / 60)) });
     // Stored as Daraja writes it (2547…); Africa's Talking wants the international form.
-    await enqueueSms(tx, { tenantId: request.tenantId, kind: "phone_code", to: `+${request.phone}`, body, expiresAt }, now);
+    await enqueueSms(tx, { tenantId: request.tenantId, kind: "phone_code", to: `+${request.phone}`, userId: request.userId, body, expiresAt }, now);
     return true;
   });
   return written.catch(async (error: unknown) => {
@@ -126,4 +127,14 @@ export async function spendPhoneCode(
   const spent = await db.phoneCode.updateMany({ where: { id: latest.id, usedAt: null }, data: { usedAt: now } });
   if (spent.count !== 1) return undefined;
   return { phone: latest.phone, userId: latest.userId };
+}
+
+/**
+ * A sign-up by phone: the codes texted to the phone while no account had it (the one just spent among
+ * them) and their texts become the new account's, as its later codes and notices are from the start,
+ * so its erasure finds them whatever its phone is by then (docs/data-rights.md#evidence).
+ */
+export async function linkCodesToNewAccount(tx: TenantTx, { phone, userId }: { phone: string; userId: string }): Promise<void> {
+  await tx.phoneCode.updateMany({ where: { phone, userId: null }, data: { userId } });
+  await tx.smsOutbox.updateMany({ where: { toPhone: `+${phone}`, userId: null }, data: { userId } });
 }

@@ -17,7 +17,7 @@ import type { AuthedCtx, TenantCtx } from "../../trpc.js";
 import { noStore } from "../sessions/refresh-cookie.js";
 import { issueOtpLoginToken } from "../tokens/otp-login-token.js";
 import { assertEmailVerifiedIfRequired, startSession, type LoginResult } from "../service.js";
-import { issuePhoneCode, spendPhoneCode } from "./phone-codes.js";
+import { issuePhoneCode, linkCodesToNewAccount, spendPhoneCode } from "./phone-codes.js";
 import { recordPhoneVerified } from "./phone-verified.js";
 import { localeOfRecipient } from "../../i18n/recipient-locale.js";
 import { recordSecurityEvent } from "../../security-events/record.js";
@@ -44,7 +44,8 @@ export async function startPhoneSignIn(ctx: TenantCtx, input: z.infer<typeof pho
         shop: tenantDisplayName(tenant),
         phone: input.phone,
         purpose: "sign_in",
-        userId: null,
+        // A known account's code names it, so its erasure finds this phone even after a change.
+        userId: user?.id ?? null,
         locale: localeOfRecipient(user?.preferences, tenant),
         payer: { kind: "address" },
       });
@@ -92,6 +93,7 @@ async function signUpByPhone(ctx: TenantCtx, input: z.infer<typeof phoneVerifyIn
       const user = await tx.user.create({
         data: { tenantId: tenant.id, phone: input.phone, phoneVerified: true, name: input.name ?? null, email: null, passwordHash: null },
       });
+      await linkCodesToNewAccount(tx, { phone: input.phone, userId: user.id });
       await recordPhoneVerified(ctx, tx, { tenantId: tenant.id, userId: user.id, created: true });
       return user;
     });

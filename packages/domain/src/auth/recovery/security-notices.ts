@@ -42,5 +42,5 @@ export async function enqueueSecurityText(
   const tenant = await mailTenant(ctx, tx, user.tenantId);
   const body = t(await recipientLocale(tx, tenant, user.id), text, { shop: tenantDisplayName(tenant) });
   // No expiry: unlike a code, a notice is worth sending late.
-  await enqueueSms(tx, { tenantId: tenant.id, kind: "security_notice", to: `+${phone}`, body, expiresAt: null }, ctx.deps.clock.now());
+  await enqueueSms(tx, { tenantId: tenant.id, kind: "security_notice", to: `+${phone}`, userId: user.id, body, expiresAt: null }, ctx.deps.clock.now());
 }

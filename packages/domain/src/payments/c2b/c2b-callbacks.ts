@@ -7,7 +7,8 @@
  * - confirmation: the money has moved. Applied once per TransID (kernel/stored-callback.ts): a new
  *   payment row (channel c2b, SUCCESS) that pays its intent through the same apply-once settlement
  *   as STK (intents/intent-settlement.ts), or is kept as a duplicate or unmatched. A confirmation
- *   without a validation before it (Daraja skips validation unless it is enabled) is the same.
+ *   without a validation before it (Daraja skips validation unless it is enabled) is the same. A
+ *   TransID another shop has recorded is flagged and linked to nothing (docs/mpesa.md#confirmation-and-states).
  */
 import { c2bValidationAnswer, type C2bNotification } from "@mteja/daraja";
 import { isUniqueViolation } from "@mteja/db";
@@ -45,6 +46,11 @@ export async function answerC2bValidation(deps: Deps, authority: CallbackAuthori
   return { body: c2bValidationAnswer(decision.code), rejection: `${decision.code}: ${decision.reason}` };
 }
 
+/** A confirmation kept as an unmatched payment: money no intent took (its stored callback is kept whatever its age). */
+interface KeptUnmatched {
+  keptUnmatched: true;
+}
+
 async function confirmationVerdict(
   tx: SettlementTx,
   authority: CallbackAuthority,
@@ -52,12 +58,14 @@ async function confirmationVerdict(
   notification: C2bNotification,
   paymentId: string,
   now: Date,
-): Promise<CallbackVerdict<undefined>> {
+): Promise<CallbackVerdict<KeptUnmatched | undefined>> {
   if (!tenant) return { recorded: true, outcome: "flagged", flagReason: `no single shop has short code ${notification.businessShortCode}`, link: {} };
   const refused = await c2bRefusal(tx, authority, tenant);
   if (refused !== undefined) return refusedVerdict(refused);
-  const earlier = await paymentWithTransId(tx, notification.transId);
-  if (earlier) return { recorded: true, outcome: "duplicate", link: { paymentId: earlier.id } };
+  const earlier = await paymentWithTransId(tx, tenant.id, notification.transId);
+  if (earlier.holder === "this shop") return { recorded: true, outcome: "duplicate", link: { paymentId: earlier.payment.id } };
+  // Never linked to the other shop's row, nor counted here: the same receipt is one payment, in one shop.
+  if (earlier.holder === "another shop") return { recorded: true, outcome: "flagged", flagReason: "TransID already recorded by another shop: not applied", link: {} };
 
   const intent = await intentNamedBy(tx, tenant.id, notification.billRefNumber, true);
   const match = matchC2bConfirmation(intent, notification.amount, now);
@@ -66,7 +74,8 @@ async function confirmationVerdict(
     const payment = await insertC2bPayment(tx, { ...fields, match: "unmatched", intentId: null, duplicate: false, note: match.note });
     await recordEvent(tx, { tenantId: tenant.id, type: "c2b_payment.unmatched", data: { c2b_payment: c2bPaymentObject(payment) }, at: now });
     const link = { paymentId: payment.id };
-    return match.flagged ? { recorded: true, outcome: "flagged", flagReason: match.note, link } : { recorded: true, outcome: "applied", link };
+    const settled = { keptUnmatched: true as const };
+    return match.flagged ? { recorded: true, outcome: "flagged", flagReason: match.note, link, settled } : { recorded: true, outcome: "applied", link, settled };
   }
   // The intent moves first (locked above); a success that finds it already paid comes back a duplicate.
   const settled = match.duplicate ? { duplicate: true as const } : (await settleIntentOf(tx, { tenantId: tenant.id, intentId: match.intentId }, "SUCCESS", now)).columns;
@@ -81,18 +90,28 @@ async function confirmationVerdict(
 /**
  * Applies a stored confirmation once. Two copies of one confirmation racing each other both miss the
  * TransID; the second insert then violates its unique index, and applying again finds the first.
+ * Says too whether it was kept unmatched.
  */
-export async function applyStoredC2bConfirmation(deps: Deps, callbackId: string, authority: CallbackAuthority, notification: C2bNotification): Promise<StoredApplyResult> {
+export async function applyStoredC2bConfirmation(
+  deps: Deps,
+  callbackId: string,
+  authority: CallbackAuthority,
+  notification: C2bNotification,
+): Promise<{ result: StoredApplyResult; keptUnmatched: boolean }> {
   // Found before the transaction: the embedded database has one connection, which the transaction holds.
   const tenant = await tenantForShortCode(deps, notification.businessShortCode);
   const apply = () =>
     applyStoredCallback(deps, callbackId, { transId: notification.transId, shortCode: notification.businessShortCode }, (tx, now) =>
       confirmationVerdict(tx, authority, tenant, notification, deps.random.uuid(), now),
     );
+  const outcome = async () => {
+    const applied = await apply();
+    return { result: applied.result, keptUnmatched: applied.settled?.keptUnmatched === true };
+  };
   try {
-    return (await apply()).result;
+    return await outcome();
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
-    return (await apply()).result;
+    return outcome();
   }
 }

@@ -24,9 +24,22 @@ export async function intentNamedBy(tx: Pick<SettlementTx, "$queryRaw">, tenantI
   return row ? { id: row.id, status: row.status, amount: Number(row.amount), expiresAt: new Date(row.expires_at) } : null;
 }
 
-export async function paymentWithTransId(tx: SettlementTx, transId: string): Promise<PaymentModel | undefined> {
-  const rows = await tx.$queryRaw<Record<string, unknown>[]>`SELECT ${paymentsTable.columns} FROM payments WHERE trans_id = ${transId}`;
-  return rows[0] ? paymentsTable.fromRow(rows[0]) : undefined;
+/** Who has already recorded a TransID: this tenant (its payment), another tenant (nothing of it), or nobody. */
+export type TransIdHolder = { holder: "this shop"; payment: PaymentModel } | { holder: "another shop" } | { holder: "nobody" };
+
+/**
+ * The tenant's payment with this TransID, in one statement that also says whether another tenant has
+ * recorded it (a TransID is one payment on the whole platform: payments_trans_id_key) without reading
+ * anything of that tenant's row.
+ */
+export async function paymentWithTransId(tx: SettlementTx, tenantId: string, transId: string): Promise<TransIdHolder> {
+  const rows = await tx.$queryRaw<Record<string, unknown>[]>`
+    SELECT own.*, EXISTS (SELECT 1 FROM payments WHERE trans_id = ${transId} AND tenant_id <> ${tenantId}) AS "recordedElsewhere"
+      FROM (SELECT 1) AS one
+      LEFT JOIN LATERAL (SELECT ${paymentsTable.columns} FROM payments WHERE trans_id = ${transId} AND tenant_id = ${tenantId}) AS own ON true`;
+  const row = rows[0];
+  if (row && row.id !== null && row.id !== undefined) return { holder: "this shop", payment: paymentsTable.fromRow(row) };
+  return row?.recordedElsewhere === true ? { holder: "another shop" } : { holder: "nobody" };
 }
 
 export interface NewC2bPayment {

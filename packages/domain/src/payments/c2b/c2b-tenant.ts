@@ -49,3 +49,18 @@ export async function c2bRefusal(sql: Pick<RawSql, "$queryRaw">, authority: Call
 export async function recordC2bRegisteredWithTenantToken(deps: Pick<Deps, "db">, tenantId: string): Promise<void> {
   await deps.db.unscoped.$executeRaw`UPDATE tenants SET c2b_callback_token_form = 'tenant' WHERE id = ${tenantId}`;
 }
+
+/**
+ * The active shops whose C2B still accepts the old form (MOMO_CALLBACK_SECRET itself): registered before
+ * shop tokens and not since, and with a short code to be paid into (their own, or the default shop's
+ * `platformShortcode`); sorted ids. What `mteja doctor` and the start's warning report
+ * (docs/operations.md#upgrading-to-shop-callback-tokens).
+ */
+export async function shopsOnSharedC2bToken(sql: Pick<RawSql, "$queryRaw">, platform: { defaultTenantId: string; platformShortcode: string | null }): Promise<string[]> {
+  const rows = await sql.$queryRaw<{ id: string }[]>`
+    SELECT id FROM tenants
+     WHERE active AND c2b_callback_token_form = 'shared'
+       AND (coalesce(settings->'momo'->>'shortcode', '') <> '' OR (id = ${platform.defaultTenantId} AND ${platform.platformShortcode}::text IS NOT NULL))
+     ORDER BY id`;
+  return rows.map((row) => row.id);
+}
