@@ -6,6 +6,7 @@ import { confirmIdentity } from "../auth/phone/confirm-identity.js";
 import { noteSessionUse, revokeUserSessions, sessionKey } from "../auth/sessions/sessions.js";
 import type { AuthedCtx } from "../trpc.js";
 import { enqueueSecurityNotice } from "../auth/recovery/security-notices.js";
+import { secureSignInFactorChange } from "../auth/factor-changes.js";
 import { recordSecurityEvent } from "../security-events/record.js";
 import type { changePasswordInput, updateMeInput } from "./schemas.js";
 
@@ -89,15 +90,22 @@ export async function changePassword(ctx: AuthedCtx, input: z.infer<typeof chang
   // The current password, or for an account created by phone (setting its first password) an sms_code.
   await confirmIdentity(ctx, user, { password: input.current_password, sms_code: input.sms_code, code: input.code }, "current_password");
   const passwordHash = await deps.passwords.hash(input.new_password);
+  const first = user.passwordHash === null;
   await ctx.db.$transaction(async (tx) => {
     await tx.user.update({ where: { id: user.id }, data: { passwordHash, passwordChangedAt: deps.clock.now() } });
-    await revokeUserSessions(deps, tx, user.id, "password_changed", auth.sid);
+    if (first) {
+      // A first password is a new way in: the other sessions end, the email and the verified phone are told.
+      await secureSignInFactorChange(ctx, tx, user, "password_added");
+    } else {
+      await revokeUserSessions(deps, tx, user.id, "password_changed", auth.sid);
+      await enqueueSecurityNotice(ctx, tx, user, "passwordChanged");
+    }
     await tx.oneTimeToken.updateMany({
       where: { userId: user.id, purpose: "reset_password", usedAt: null },
       data: { usedAt: deps.clock.now() },
     });
     await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "password.changed", details: { via: "change" } });
-    await enqueueSecurityNotice(ctx, tx, user, "passwordChanged");
   });
   deps.nudgeMail();
+  if (first) deps.nudgeSms();
 }

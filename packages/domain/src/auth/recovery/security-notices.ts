@@ -30,7 +30,12 @@ export async function enqueueSecurityNotice(
   await writeMail(ctx, tx, tenant, user, notice, { userName: user.name ?? "", when: ctx.deps.clock.now() });
 }
 
-export type SecurityText = "sms.notice.phone_changed" | "sms.notice.email_changed" | "sms.notice.email_added" | "sms.notice.two_factor_enabled";
+export type SecurityText =
+  | "sms.notice.phone_changed"
+  | "sms.notice.email_changed"
+  | "sms.notice.email_added"
+  | "sms.notice.password_set"
+  | "sms.notice.two_factor_enabled";
 
 /**
  * A notice texted to `phone` (2547… as stored) in the account's language, through the SMS outbox.
