@@ -46,15 +46,21 @@ export function loggerOptions(settings: Settings): FastifyServerOptions["logger"
   };
 }
 
-/** TRUST_PROXY: unset/false (use the socket address), true, a hop count, or a comma-separated list of proxy addresses/CIDRs. */
-export function parseTrustProxy(value: string | undefined): boolean | string[] | ((address: string, hop: number) => boolean) {
+/**
+ * TRUST_PROXY (docs/limits.md#client-address): unset/false (use the socket address), true (one proxy:
+ * the same as 1), a hop count, or a comma-separated list of proxy addresses/CIDRs. `true` is never
+ * Fastify's own `true`, which believes every X-Forwarded-For entry and so takes the leftmost, the one
+ * the client wrote itself; one hop takes the rightmost, the address the proxy saw.
+ */
+export function parseTrustProxy(value: string | undefined): false | string[] | ((address: string, hop: number) => boolean) {
   if (value === undefined || value === "" || value === "false") return false;
-  if (value === "true") return true;
-  if (/^\d+$/.test(value)) {
-    const hops = Number(value);
-    return (_address, hop) => hop < hops;
-  }
+  if (value === "true") return trustedHops(1);
+  if (/^\d+$/.test(value)) return trustedHops(Number(value));
   return value.split(",").map((s) => s.trim()).filter(Boolean);
+}
+
+function trustedHops(hops: number): (address: string, hop: number) => boolean {
+  return (_address, hop) => hop < hops;
 }
 
 export async function buildServer(options: BuildServerOptions): Promise<FastifyInstance> {

@@ -149,3 +149,33 @@ describe.skipIf(skipHere || skipRedis)("limits in Redis (REDIS_URL)", () => {
     expect((await new IpClient(b.url, ip).post("/api/v1/auth/forgot-password", { email: uniqueEmail() })).status).toBe(200);
   });
 });
+
+// The session's address is stored in the database: this one runs on both.
+describe.skipIf(skipThisTarget)("TRUST_PROXY=true: one trusted proxy", () => {
+  let t: TestApp;
+  it.beforeAll(async ({ launch }) => {
+    t = await launch.app({ TRUST_PROXY: "true", RATE_LIMIT_RULES: "auth_requests_per_ip=3/60" });
+  });
+
+  it("the client is the rightmost X-Forwarded-For entry (what the proxy saw), not the leftmost (what the client wrote)", async () => {
+    const client = new IpClient(t.url, "203.0.113.9, 198.51.100.7");
+    const user = await registerUser(client);
+    const sessions = await client.get("/api/v1/auth/sessions", user.accessToken);
+    expect(sessions.status).toBe(200);
+    expect(sessions.body.data.sessions.map((session: { ip: string | null }) => session.ip)).toEqual(["198.51.100.7"]);
+
+    // Per-IP limits count that address whatever the client prepends.
+    for (let i = 0; i < 2; i++) {
+      expect((await new IpClient(t.url, `${randomAddress()}, 198.51.100.7`).post("/api/v1/auth/forgot-password", { email: uniqueEmail() })).status).toBe(200);
+    }
+    expect((await new IpClient(t.url, `${randomAddress()}, 198.51.100.7`).post("/api/v1/auth/forgot-password", { email: uniqueEmail() })).status).toBe(429);
+    expect((await new IpClient(t.url, `203.0.113.9, ${uniqueIp()}`).post("/api/v1/auth/forgot-password", { email: uniqueEmail() })).status).toBe(200);
+  });
+
+  it("a hop count still skips that many proxies from the right (a list of proxies: TRUST_PROXY=127.0.0.1 above)", async ({ launch }) => {
+    const twoHops = await launch.app({ TRUST_PROXY: "2" });
+    const client = new IpClient(twoHops.url, "203.0.113.9, 198.51.100.7, 10.9.1.1");
+    const user = await registerUser(client);
+    expect((await client.get("/api/v1/auth/sessions", user.accessToken)).body.data.sessions[0].ip).toBe("198.51.100.7");
+  });
+});

@@ -257,6 +257,8 @@ describe.skipIf(skipHere)("default limits", () => {
       phone_codes_per_tenant: { points: 600, durationSeconds: 3600 },
       sms_texts_per_ip: { points: 60, durationSeconds: 3600 },
       sms_texts_per_account: { points: 10, durationSeconds: 3600 },
+      sms_texts_signed_in_per_tenant: { points: 300, durationSeconds: 3600 },
+      sms_texts_signed_in_per_ip: { points: 60, durationSeconds: 3600 },
       sms_texts_platform: { points: 5000, durationSeconds: 3600 },
       email_changes_per_account: { points: 5, durationSeconds: 3600 },
       email_change_mails_per_address: { points: 5, durationSeconds: 3600 },
@@ -324,5 +326,15 @@ describe("RATE_LIMIT_RULES", () => {
     expect(parseLimitRules("auth_requests_per_ip=lots")).toMatch(/points\/seconds/);
     expect(() => readSettings({ RATE_LIMIT_RULES: "auth_requests_per_ip=many" })).toThrow(/RATE_LIMIT_RULES/);
     expect(() => readSettings({ REDIS_KEY_PREFIX: "has spaces" })).toThrow(/REDIS_KEY_PREFIX/);
+  });
+
+  it("keeps the signed-in share of the text budget at half the budget, in its window, unless it is given", () => {
+    expect(createLimiter().numberOf("sms_texts_signed_in_per_tenant")).toBe(300);
+    expect(createLimiter({ rules: { phone_codes_per_tenant: { points: 2001, durationSeconds: 600 } } }).numberOf("sms_texts_signed_in_per_tenant")).toBe(1000);
+    const given = parseLimitRules("phone_codes_per_tenant=2000/600,sms_texts_signed_in_per_tenant=1500/600");
+    expect(typeof given === "object" && createLimiter({ rules: given }).numberOf("sms_texts_signed_in_per_tenant")).toBe(1500);
+    // It is a number compared with the budget's count: a window of its own would mean nothing.
+    expect(parseLimitRules("sms_texts_signed_in_per_tenant=100/60")).toMatch(/same seconds \(3600\)/);
+    expect(parseLimitRules("phone_codes_per_tenant=10/60,sms_texts_signed_in_per_tenant=4/3600")).toMatch(/same seconds \(60\)/);
   });
 });

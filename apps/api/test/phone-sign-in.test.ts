@@ -8,7 +8,7 @@ import { TRPCClientError } from "@trpc/client";
 import { afterAll, describe, expect } from "vitest";
 import type { SmsSimulator } from "@mteja/sms-sim";
 import { it } from "./support/fixture.js";
-import { adminKey, RestClient, registerUser, trpcClient, type TestApp } from "./support/app.js";
+import { adminKey, RestClient, registerUser, trpcClient, type HttpResult, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 import { totpClock, step } from "./support/two-factor.js";
 import { totpAt } from "./support/totp.js";
@@ -270,6 +270,88 @@ describe.skipIf(skipThisTarget)("phone sign-in by SMS", () => {
     const bySms = await client.request("DELETE", "/api/v1/auth/otp/disable", { body: { sms_code: code }, token: again.body.data.access_token });
     expect(bySms.status).toBe(422);
     expect(bySms.body.error.details[0].path).toBe("password");
+  });
+
+  /**
+   * Runs `during` once, right after the first read of the account that asks for exactly `phone` and
+   * `phoneVerified` (PUT me's read of the phone it may change): the interleaving of a race, forced.
+   */
+  async function afterPhoneRead<T>(during: () => Promise<HttpResult>, request: () => Promise<T>): Promise<{ result: T; during: HttpResult | undefined }> {
+    const db = t.deps.db;
+    const forTenant = db.forTenant;
+    let ran: HttpResult | undefined;
+    let armed = true;
+    const isPhoneRead = (args: { select?: Record<string, unknown> } | undefined) =>
+      args?.select !== undefined && Object.keys(args.select).sort().join() === "phone,phoneVerified";
+    db.forTenant = (tenantId) => {
+      const scoped = forTenant.call(db, tenantId);
+      return new Proxy(scoped, {
+        get(target, prop) {
+          const value = Reflect.get(target, prop);
+          if (prop !== "user") return typeof value === "function" ? value.bind(target) : value;
+          return new Proxy(value, {
+            get(model, name) {
+              const method = Reflect.get(model, name);
+              if (name !== "findFirst") return typeof method === "function" ? method.bind(model) : method;
+              return async (args: { select?: Record<string, unknown> }) => {
+                const row = await method.call(model, args);
+                if (armed && isPhoneRead(args)) {
+                  armed = false;
+                  ran = await during();
+                }
+                return row;
+              };
+            },
+          });
+        },
+      });
+    };
+    try {
+      return { result: await request(), during: ran };
+    } finally {
+      db.forTenant = forTenant;
+    }
+  }
+
+  it("PUT me racing me/phone/verify: the phone verified in between stays the account's, verified (422 on phone)", async () => {
+    const client = new RestClient(t.url);
+    const owner = await registerUser(client);
+    const proven = uniquePhone();
+    expect((await client.post("/api/v1/auth/me/phone/start", { phone: proven.local }, owner.accessToken)).status).toBe(200);
+    const code = await codeTexted(sim, proven.international);
+
+    // PUT me reads the account (no verified phone), me/phone/verify commits, then PUT me writes.
+    const { result: put, during: verified } = await afterPhoneRead(
+      () => client.post("/api/v1/auth/me/phone/verify", { code }, owner.accessToken),
+      () => client.put("/api/v1/auth/me", { phone: uniquePhone().local, name: "Wanjiru" }, owner.accessToken),
+    );
+    expect(verified?.status).toBe(200);
+    expect([put.status, put.body.error?.code, put.body.error?.details?.[0]?.path]).toEqual([422, "VALIDATION_ERROR", "phone"]);
+    const me = await client.get("/api/v1/auth/me", owner.accessToken);
+    // Nothing of the refused request was written.
+    expect(me.body.data).toMatchObject({ phone: proven.stored, phone_verified: true, name: owner.name });
+    // The verified phone still signs in to the account.
+    const again = await new RestClient(t.url).post("/api/v1/auth/phone/start", { phone: proven.local });
+    expect(again.status).toBe(200);
+  });
+
+  it("PUT me sending the number it read, while me/phone/verify proves another: the proven number stays, verified", async () => {
+    const client = new RestClient(t.url);
+    const typed = uniquePhone();
+    const owner = await registerUser(client, { phone: typed.local });
+    const proven = uniquePhone();
+    expect((await client.post("/api/v1/auth/me/phone/start", { phone: proven.local }, owner.accessToken)).status).toBe(200);
+    const code = await codeTexted(sim, proven.international);
+
+    // "The same number is no change" was decided on the read: it must not put the typed number back, verified.
+    const { result: put, during: verified } = await afterPhoneRead(
+      () => client.post("/api/v1/auth/me/phone/verify", { code }, owner.accessToken),
+      () => client.put("/api/v1/auth/me", { phone: typed.local, name: "Wanjiru" }, owner.accessToken),
+    );
+    expect(verified?.status).toBe(200);
+    expect(put.status).toBe(200);
+    expect(put.body.data).toMatchObject({ phone: proven.stored, name: "Wanjiru" });
+    expect((await client.get("/api/v1/auth/me", owner.accessToken)).body.data).toMatchObject({ phone: proven.stored, phone_verified: true });
   });
 
   it("verifies a phone on an email account; the same phone on another account is PHONE_IN_USE", async () => {

@@ -67,8 +67,12 @@ async function textOnce(t: TestApp, client: RestClient): Promise<Phone> {
 describe.skipIf(skipThisTarget)("texts sent, per shop, address and account (phone_codes_per_tenant, sms_texts_per_ip, sms_texts_per_account)", () => {
   let t: TestApp;
   it.beforeAll(async ({ launch }) => {
-    // Each test but the first texts through shops of its own, so their budgets are apart.
-    t = await launch.app({ TRUST_PROXY: "127.0.0.1", RATE_LIMIT_RULES: "phone_codes_per_tenant=5/3600,sms_texts_per_ip=3/3600,sms_texts_per_account=4/3600" });
+    // Each test but the first texts through shops of its own, so their budgets are apart. Signed-in
+    // customers may use the whole budget here: the share kept for sign-in codes is tested below.
+    t = await launch.app({
+      TRUST_PROXY: "127.0.0.1",
+      RATE_LIMIT_RULES: "phone_codes_per_tenant=5/3600,sms_texts_signed_in_per_tenant=5/3600,sms_texts_per_ip=3/3600,sms_texts_per_account=4/3600",
+    });
   });
 
   it("one address repeating phone/start for one number: texts stop at the per-phone limit and the shop's other customers still get codes", async () => {
@@ -183,7 +187,7 @@ describe.skipIf(skipThisTarget)("texts sent, per shop, address and account (phon
 
     // Another shop's customers behind the same address have their own count.
     await textOnce(t, new IpClient(t.url, address, await createShop(t)));
-    // A signed-in customer from that address is not counted per address.
+    // A signed-in customer from that address is not counted with the address's sign-in codes.
     const user = await registerUser(fromAddress);
     const own = uniquePhone();
     expect((await fromAddress.post("/api/v1/auth/me/phone/start", { phone: own.local }, user.accessToken)).status).toBe(200);
@@ -208,6 +212,104 @@ describe.skipIf(skipThisTarget)("texts sent, per shop, address and account (phon
     expect(await textsWritten(t, own)).toBe(1);
     await textOnce(t, new IpClient(t.url, uniqueIp(), shop));
   });
+});
+
+describe.skipIf(skipThisTarget)("sign-in codes keep part of the shop's budget (sms_texts_signed_in_per_tenant, sms_texts_signed_in_per_ip)", () => {
+  let t: TestApp;
+  it.beforeAll(async ({ launch }) => {
+    // Each test texts through shops of its own, with numbers of their own (settings.limits).
+    t = await launch.app({ TRUST_PROXY: "127.0.0.1" });
+  });
+
+  /** me/phone/start to a new number from a signed-in account: its status and, if sent, the phone. */
+  async function textNewNumber(client: RestClient, token: string): Promise<number> {
+    const phone = uniquePhone();
+    const answer = await client.post("/api/v1/auth/me/phone/start", { phone: phone.local }, token);
+    if (answer.status === 200) expect(await textsWritten(t, phone)).toBe(1);
+    return answer.status;
+  }
+
+  it("throw-away accounts from one address texting new numbers spend at most half the budget: an unknown customer still gets a sign-in code", async () => {
+    // The reviewer's scenario, scaled down: a budget of 8 texts; 4 accounts registered from one address,
+    // each texting 4 new numbers (16 texts asked for, twice the budget).
+    const shop = await createShop(t, { limits: { phone_codes_per_tenant: 8 } });
+    const address = uniqueIp();
+    const answers: number[] = [];
+    for (let account = 0; account < 4; account++) {
+      const client = new IpClient(t.url, address, shop);
+      const user = await registerUser(client);
+      for (let number = 0; number < 4; number++) answers.push(await textNewNumber(client, user.accessToken));
+    }
+    expect(answers.filter((status) => status === 200)).toHaveLength(4);
+    expect(answers.filter((status) => status === 429)).toHaveLength(12);
+
+    // Every customer's sign-in still works: an unknown phone, from another address, gets its code.
+    const customer = uniquePhone();
+    const start = await new IpClient(t.url, uniqueIp(), shop).post("/api/v1/auth/phone/start", { phone: customer.local });
+    expect([start.status, start.body]).toEqual([200, startAnswer]);
+    await untilTexts(t, customer, 1);
+    const verified = await new IpClient(t.url, uniqueIp(), shop).post("/api/v1/auth/phone/verify", { phone: customer.local, code: await codeTexted(t, customer) });
+    expect(verified.status).toBe(200);
+    // Sign-in codes may use the rest of the budget, and only then is it spent for them too.
+    for (let i = 0; i < 3; i++) await textOnce(t, new IpClient(t.url, uniqueIp(), shop));
+    expect((await new IpClient(t.url, uniqueIp(), shop).post("/api/v1/auth/phone/start", { phone: uniquePhone().local })).status).toBe(429);
+  });
+
+  it("signed-in texts are counted per address, apart from the address's sign-in codes; a shop sets its own numbers for both rules", async () => {
+    const shop = await createShop(t, { limits: { phone_codes_per_tenant: 100, sms_texts_signed_in_per_tenant: 90, sms_texts_signed_in_per_ip: 2 } });
+    const address = uniqueIp();
+    const first = new IpClient(t.url, address, shop);
+    const one = await registerUser(first);
+    expect(await textNewNumber(first, one.accessToken)).toBe(200);
+    expect(await textNewNumber(first, one.accessToken)).toBe(200);
+    // Another account behind the same address: the address's signed-in texts are spent.
+    const second = new IpClient(t.url, address, shop);
+    const two = await registerUser(second);
+    const refused = await second.post("/api/v1/auth/me/phone/start", { phone: uniquePhone().local }, two.accessToken);
+    expect([refused.status, refused.body.error.code]).toEqual([429, "RATE_LIMITED"]);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    // The same account from another address goes on; so do sign-in codes from the first address.
+    expect(await textNewNumber(new IpClient(t.url, uniqueIp(), shop), two.accessToken)).toBe(200);
+    await textOnce(t, new IpClient(t.url, address, shop));
+
+    const shown = await new RestClient(t.url, "").request("GET", "/api/v1/admin/tenants", { headers: { authorization: `Bearer ${adminKey}` } });
+    expect(shown.body.data.tenants.find((tenant: { id: string }) => tenant.id === shop).settings.limits).toEqual({
+      phone_codes_per_tenant: 100,
+      sms_texts_signed_in_per_tenant: 90,
+      sms_texts_signed_in_per_ip: 2,
+    });
+  });
+
+  it("security notices never take the shop's budget of sign-in codes, and always go", async () => {
+    const shop = await createShop(t, { limits: { phone_codes_per_tenant: 2 } });
+    const client = new IpClient(t.url, uniqueIp(), shop);
+    // A customer signs up by phone (1 text of the budget) and adds a first email: a notice to the phone.
+    const own = await textOnce(t, client);
+    const signedUp = await client.post("/api/v1/auth/phone/verify", { phone: own.local, code: await codeTexted(t, own) });
+    expect(signedUp.status).toBe(200);
+    const token = signedUp.body.data.access_token as string;
+    await changeEmail(client, token);
+    expect(await noticesTo(own)).toBe(1);
+
+    // The notice took nothing: one more sign-in code fits the budget of 2, then it is spent.
+    await textOnce(t, new IpClient(t.url, uniqueIp(), shop));
+    expect((await new IpClient(t.url, uniqueIp(), shop).post("/api/v1/auth/phone/start", { phone: uniquePhone().local })).status).toBe(429);
+    // A spent budget still sends a notice: changing the email (on the fresh session) texts the phone.
+    await changeEmail(client, token);
+    expect(await noticesTo(own)).toBe(2);
+  });
+
+  async function changeEmail(client: RestClient, token: string): Promise<void> {
+    const email = `notice-${randomBytes(6).toString("hex")}@example.com`;
+    expect((await client.post("/api/v1/auth/me/email/start", { email }, token)).status).toBe(200);
+    const mail = await t.deps.db.unscoped.mailOutbox.findFirstOrThrow({ where: { toAddress: email, kind: "confirmEmailChange" } });
+    const link = new URL(/https?:\/\/\S+\/verify-email\?[^\s"<>]+/.exec(mail.textBody)![0]);
+    expect((await client.post("/api/v1/auth/me/email/verify", { token: link.searchParams.get("token") }, token)).status).toBe(200);
+  }
+
+  function noticesTo(phone: Phone): Promise<number> {
+    return t.deps.db.unscoped.smsOutbox.count({ where: { toPhone: phone.international, kind: "security_notice" } });
+  }
 });
 
 describe.skipIf(skipThisTarget)("the platform's texts (sms_texts_platform)", () => {

@@ -6,6 +6,7 @@
  * token of a session past its STEP_UP_WINDOW_SECONDS they answer 403 STEP_UP_REQUIRED and the account
  * keeps its phone, its password and its two-factor.
  */
+import { createHash, randomBytes } from "node:crypto";
 import { afterAll, describe, expect } from "vitest";
 import type { SmsSimulator } from "@mteja/sms-sim";
 import { it } from "./support/fixture.js";
@@ -186,5 +187,134 @@ describe.skipIf(skipThisTarget)("account takeover from a stolen access token (is
     expect(mailed.links.filter((link) => link.pathname.endsWith("/reset-password"))).toEqual([]);
     const row = await t.deps.db.unscoped.user.findUniqueOrThrow({ where: { id: userId } });
     expect(row).toMatchObject({ phone: ownPhone.stored, phoneVerified: true, passwordHash: null });
+  });
+  /** The ids of the mails `email` got so far (the service clock stands still here: no order by time). */
+  async function mailIds(email: string): Promise<Set<string>> {
+    return new Set((await t.deps.db.unscoped.mailOutbox.findMany({ where: { toAddress: email }, select: { id: true } })).map((mail) => mail.id));
+  }
+
+  /** The kinds of the mails `email` got besides `before`, once at least one came. */
+  async function newMailKinds(email: string, before: Set<string>): Promise<string[]> {
+    const fresh = async () => (await t.deps.db.unscoped.mailOutbox.findMany({ where: { toAddress: email } })).filter((mail) => !before.has(mail.id));
+    await expect.poll(async () => (await fresh()).length, { timeout: 10_000 }).toBeGreaterThan(0);
+    return (await fresh()).map((mail) => mail.kind);
+  }
+
+  /** me/email/start then me/email/verify with the mailed link, on the session of `token`. */
+  async function attachEmail(client: RestClient, token: string, email: string): Promise<void> {
+    const before = await mailIds(email);
+    expect((await client.post("/api/v1/auth/me/email/start", { email }, token)).status).toBe(200);
+    expect(await newMailKinds(email, before)).toEqual(["confirmEmailChange"]);
+    const mail = (await t.deps.db.unscoped.mailOutbox.findMany({ where: { toAddress: email, kind: "confirmEmailChange" } })).find((row) => !before.has(row.id))!;
+    const link = new URL(/https?:\/\/\S+\/verify-email\?[^\s"<>]+/.exec(mail.textBody)![0]);
+    expect(link.searchParams.get("change")).toBe("1");
+    expect((await client.post("/api/v1/auth/me/email/verify", { token: link.searchParams.get("token") }, token)).status).toBe(200);
+  }
+
+  /** The owner signs in by phone again (a fresh session) and sets a first password with an sms_code. */
+  async function ownerSetsFirstPassword(phone: ReturnType<typeof uniquePhone>, password: string): Promise<{ client: RestClient; token: string }> {
+    const client = new RestClient(t.url);
+    const signedIn = await signInByPhone(client, phone);
+    expect(signedIn.status).toBe(200);
+    const token = signedIn.body.data.access_token as string;
+    const before = textsTo(sim, phone.international).length;
+    expect((await client.post("/api/v1/auth/me/phone/start", {}, token)).status).toBe(200);
+    const smsCode = await codeTexted(sim, phone.international, before + 1);
+    expect((await client.put("/api/v1/auth/me/password", { new_password: password, sms_code: smsCode }, token)).status).toBe(200);
+    return { client, token };
+  }
+
+  const uniqueAddress = (who: string) => `${who}-${randomBytes(6).toString("hex")}@example.com`;
+
+  it("the reviewer's sequence: an email attached from a stale stolen token never resets the password the owner sets later", async () => {
+    const ownPhone = uniquePhone();
+    const signedUp = await signInByPhone(new RestClient(t.url), ownPhone);
+    const stolen = signedUp.body.data.access_token as string;
+    const userId = signedUp.body.data.user.id as string;
+    clock.advance(window + 1);
+
+    // The attacker attaches their address on the stale session (allowed: a phone-only account's first email).
+    const attacker = new RestClient(t.url);
+    const attackerEmail = uniqueAddress("attacker");
+    await attachEmail(attacker, stolen, attackerEmail);
+
+    // Later the owner signs in by phone and sets a first password (under step-up, with an sms_code).
+    const textsBefore = textsTo(sim, ownPhone.international).length;
+    await ownerSetsFirstPassword(ownPhone, "the owner's own passphrase");
+    // The phone is told: the mail notice may go to an address the owner does not hold.
+    await expect
+      .poll(() => textsTo(sim, ownPhone.international).map((text) => text.message), { timeout: 10_000 })
+      .toContain("Mteja Shop: a password was set on your account and your other devices were signed out. Not you? Contact Mteja Shop at once.");
+    expect(textsTo(sim, ownPhone.international).length).toBeGreaterThan(textsBefore);
+
+    // forgot-password answers as always, but mails the attacker no link: a notice to confirm the address.
+    const mailed = await mailIds(attackerEmail);
+    expect((await attacker.post("/api/v1/auth/forgot-password", { email: attackerEmail })).status).toBe(200);
+    expect(await newMailKinds(attackerEmail, mailed)).toEqual(["resetNeedsConfirmedEmail"]);
+    expect((await mailsTo(attackerEmail)).links.filter((link) => link.pathname.endsWith("/reset-password"))).toEqual([]);
+    const notice = await t.deps.db.unscoped.mailOutbox.findFirstOrThrow({ where: { toAddress: attackerEmail, kind: "resetNeedsConfirmedEmail" } });
+    expect(notice.textBody).toContain("confirm it in your account settings");
+
+    // A reset link mailed before (as one mailed by an earlier version would be) sets nothing either.
+    const earlier = randomBytes(32).toString("hex");
+    await t.deps.db.unscoped.oneTimeToken.create({
+      data: { tenantId: "default", userId, purpose: "reset_password", tokenHash: createHash("sha256").update(earlier).digest("hex"), createdAt: clock.now(), expiresAt: new Date(clock.now().getTime() + 1800_000) },
+    });
+    const reset = await attacker.post("/api/v1/auth/reset-password", { email: attackerEmail, token: earlier, new_password: "the attacker's passphrase" });
+    expect([reset.status, reset.body.error?.code]).toEqual([400, "INVALID_TOKEN"]);
+    expect((await attacker.post("/api/v1/auth/login", { email: attackerEmail, password: "the attacker's passphrase" })).status).toBe(401);
+    // The owner's own password still works.
+    expect((await attacker.post("/api/v1/auth/login", { email: attackerEmail, password: "the owner's own passphrase" })).status).toBe(200);
+  });
+
+  it("the owner makes such an address reset the password again by confirming it from a fresh session", async () => {
+    const ownPhone = uniquePhone();
+    const signedUp = await signInByPhone(new RestClient(t.url), ownPhone);
+    const stale = signedUp.body.data.access_token as string;
+    clock.advance(window + 1);
+    // The owner's own address, attached on a session that is no longer fresh.
+    const ownEmail = uniqueAddress("owner");
+    await attachEmail(new RestClient(t.url), stale, ownEmail);
+    const { client, token } = await ownerSetsFirstPassword(ownPhone, "the owner's own passphrase");
+    const mailed = await mailIds(ownEmail);
+    expect((await client.post("/api/v1/auth/forgot-password", { email: ownEmail })).status).toBe(200);
+    expect(await newMailKinds(ownEmail, mailed)).toEqual(["resetNeedsConfirmedEmail"]);
+
+    // The stale session ended with the first password.
+    expect((await client.get("/api/v1/auth/me", stale)).status).toBe(401);
+    // Confirming the account's own address: on a fresh session only, and once.
+    clock.advance(window + 1);
+    expectStepUpRequired("me/email/start of the own address, stale", await client.post("/api/v1/auth/me/email/start", { email: ownEmail }, token));
+    expect((await client.post("/api/v1/auth/reauthenticate", { password: "the owner's own passphrase" }, token)).status).toBe(200);
+    await attachEmail(client, token, ownEmail);
+    const again = await client.post("/api/v1/auth/me/email/start", { email: ownEmail }, token);
+    expect([again.status, again.body.error?.details?.[0]?.path]).toEqual([422, "email"]);
+    expect((await client.get("/api/v1/auth/me", token)).body.data).toMatchObject({ email: ownEmail, email_verified: true });
+    const events = (await client.get("/api/v1/auth/me/security-events", token)).body.data.security_events as Array<{ type: string; details: object }>;
+    expect(events.filter((event) => event.type.startsWith("email."))).toMatchObject([
+      { type: "email.confirmed", details: { sessions_ended: 0 } },
+      { type: "email.changed", details: { first: true, resets_password: false } },
+    ]);
+
+    // Now forgot-password mails a reset link, and it works.
+    const before = await mailIds(ownEmail);
+    expect((await client.post("/api/v1/auth/forgot-password", { email: ownEmail })).status).toBe(200);
+    expect(await newMailKinds(ownEmail, before)).toEqual(["resetPassword"]);
+    const resetMail = await t.deps.db.unscoped.mailOutbox.findFirstOrThrow({ where: { toAddress: ownEmail, kind: "resetPassword" } });
+    const link = new URL(/https?:\/\/\S+\/reset-password\?[^\s"<>]+/.exec(resetMail.textBody)![0]);
+    const reset = await client.post("/api/v1/auth/reset-password", { email: ownEmail, token: link.searchParams.get("token"), new_password: "a brand new passphrase" });
+    expect(reset.status).toBe(200);
+    expect((await client.post("/api/v1/auth/login", { email: ownEmail, password: "a brand new passphrase" })).status).toBe(200);
+  });
+
+  it("a first email attached on a fresh session resets the password it later gets, as any address", async () => {
+    const ownPhone = uniquePhone();
+    const signedUp = await signInByPhone(new RestClient(t.url), ownPhone);
+    const ownEmail = uniqueAddress("fresh");
+    await attachEmail(new RestClient(t.url), signedUp.body.data.access_token as string, ownEmail);
+    const { client } = await ownerSetsFirstPassword(ownPhone, "the owner's own passphrase");
+    const before = await mailIds(ownEmail);
+    expect((await client.post("/api/v1/auth/forgot-password", { email: ownEmail })).status).toBe(200);
+    expect(await newMailKinds(ownEmail, before)).toEqual(["resetPassword"]);
   });
 });

@@ -39,6 +39,13 @@ export type TenantCtx = Context & { tenant: Tenant; db: TenantDb };
 /** The context of a procedure with a tenant and a verified access token of it. */
 export type AuthedCtx = TenantCtx & { auth: AccessClaims };
 
+/**
+ * The context of a procedure whose builder read its live session (authProcedure, protectedProcedure,
+ * adminProcedure): the session as read, so an operation can tell whether it is fresh (step-up's
+ * `isFresh`) without a query of its own.
+ */
+export type SessionCtx = AuthedCtx & { session: LiveSessionRow };
+
 const t = initTRPC
   .context<Context>()
   .meta<OperationMeta>()
@@ -117,7 +124,7 @@ export const authProcedure = publicProcedure.meta({ credential: "bearer" }).use(
   const auth = await verifyBearerOf(ctx, tenant);
   const session = await assertLiveSession(ctx.deps, auth);
   const authed = { auth, ...withTenant(ctx, tenant) };
-  return signedInCall({ ...ctx, ...authed }, meta, session, getRawInput, () => next({ ctx: authed }));
+  return signedInCall({ ...ctx, ...authed }, meta, session, getRawInput, () => next({ ctx: { ...authed, session } }));
 });
 
 /** Like authProcedure but leaves the session check to the procedure (GET /me joins it into its one query). */
@@ -130,7 +137,7 @@ export const authTokenProcedure = publicProcedure.meta({ credential: "bearer" })
 
 export const protectedProcedure = publicProcedure.meta({ credential: "bearer" }).use(async ({ ctx, meta, getRawInput, next }) => {
   const { session, ...authed } = await bearerWithItsTenant(ctx);
-  return signedInCall({ ...ctx, ...authed }, meta, session, getRawInput, () => next({ ctx: authed }));
+  return signedInCall({ ...ctx, ...authed }, meta, session, getRawInput, () => next({ ctx: { ...authed, session } }));
 });
 
 export const adminProcedure = publicProcedure.meta({ credential: "bearer" }).use(async ({ ctx, meta, getRawInput, next }) => {
@@ -139,7 +146,7 @@ export const adminProcedure = publicProcedure.meta({ credential: "bearer" }).use
     await noteSignedInLocale({ ...ctx, ...authed }, authed.auth.sub);
     throw new DomainError("FORBIDDEN", "access.admin_role_needed");
   }
-  return signedInCall({ ...ctx, ...authed }, meta, session, getRawInput, () => next({ ctx: authed }));
+  return signedInCall({ ...ctx, ...authed }, meta, session, getRawInput, () => next({ ctx: { ...authed, session } }));
 });
 
 /** A signed-in call that fails answers in the user's language (i18n/answer-locale.ts). */

@@ -59,6 +59,7 @@ function harness(limit: () => Promise<LimitDecision> = async () => ({ allowed: t
     reset: async () => undefined,
     peek: async () => ({ allowed: true, retryAfter: 0 }),
     tally: unlimited.tally,
+    numberOf: unlimited.numberOf,
   };
   const deps = { limiter, events: { signIn: (report: SignInReport) => reports.push(report) } } as unknown as Deps;
   const request = { ip: "::ffff:203.0.113.9", tenantHeader: undefined, authorization: undefined } as unknown as RequestInfo;

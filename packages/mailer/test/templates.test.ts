@@ -19,6 +19,7 @@ const sampleData: { [K in MailKind]: MailDataByKind[K] } = {
   verifyEmail: { tenantName: "Duka Bora", userName: "Amina", link },
   resetPassword: { tenantName: "Duka Bora", userName: "Amina", link, validMinutes: 30 },
   noPasswordToReset: { tenantName: "Duka Bora", userName: "Amina" },
+  resetNeedsConfirmedEmail: { tenantName: "Duka Bora", userName: "Amina" },
   passwordChanged: { tenantName: "Duka Bora", userName: "Amina", when },
   passwordReset: { tenantName: "Duka Bora", userName: "Amina", when },
   twoFactorEnabled: { tenantName: "Duka Bora", userName: "Amina", when },

@@ -30,6 +30,10 @@ export const limitRules: LimitRules = {
   phone_codes_per_tenant: { points: 600, durationSeconds: 60 * 60 },
   sms_texts_per_ip: { points: 60, durationSeconds: 60 * 60 },
   sms_texts_per_account: { points: 10, durationSeconds: 60 * 60 },
+  // Not a count of its own: the number the budget's count (phone_codes_per_tenant) is compared with for
+  // texts to signed-in customers, in the budget's window. Half the budget unless RATE_LIMIT_RULES says.
+  sms_texts_signed_in_per_tenant: { points: 300, durationSeconds: 60 * 60 },
+  sms_texts_signed_in_per_ip: { points: 60, durationSeconds: 60 * 60 },
   sms_texts_platform: { points: 5000, durationSeconds: 60 * 60 },
   email_changes_per_account: { points: 5, durationSeconds: 60 * 60 },
   email_change_mails_per_address: { points: 5, durationSeconds: 60 * 60 },
@@ -53,7 +57,25 @@ export function parseLimitRules(text: string): Partial<LimitRules> | string {
     if (setting.points < 1 || setting.durationSeconds < 1) return `"${part}": points and seconds must be at least 1`;
     overrides[name as LimitRule] = setting;
   }
+  const budgetSeconds = (overrides.phone_codes_per_tenant ?? limitRules.phone_codes_per_tenant).durationSeconds;
+  const share = overrides.sms_texts_signed_in_per_tenant;
+  if (share && share.durationSeconds !== budgetSeconds) {
+    return `sms_texts_signed_in_per_tenant is a number of phone_codes_per_tenant's count: give it the same seconds (${budgetSeconds})`;
+  }
   return overrides;
+}
+
+/**
+ * The rules with RATE_LIMIT_RULES applied. The signed-in share of the text budget follows the budget:
+ * half of it, in its window, unless it is given a number of its own.
+ */
+export function resolveLimitRules(overrides: Partial<LimitRules> = {}): LimitRules {
+  const rules: LimitRules = { ...limitRules, ...overrides };
+  if (!overrides.sms_texts_signed_in_per_tenant) {
+    const budget = rules.phone_codes_per_tenant;
+    rules.sms_texts_signed_in_per_tenant = { points: Math.floor(budget.points / 2), durationSeconds: budget.durationSeconds };
+  }
+  return rules;
 }
 
 export interface LimiterOptions {
@@ -68,7 +90,7 @@ export interface LimiterOptions {
 }
 
 export function createLimiter(options: LimiterOptions = {}): Limiter {
-  const rules: LimitRules = { ...limitRules, ...options.rules };
+  const rules = resolveLimitRules(options.rules);
   const prefix = options.keyPrefix ?? "mteja";
   const nowMs = options.nowMs ?? Date.now;
   const counter = (base: { points: number; duration: number; keyPrefix: string }): RateLimiterAbstract =>
@@ -85,7 +107,8 @@ export function createLimiter(options: LimiterOptions = {}): Limiter {
   const tallies = new Map<LimitRule, RateLimiterAbstract>();
   for (const rule of limitRuleNames) {
     const { points, durationSeconds } = rules[rule];
-    limiters.set(rule, counter({ points, duration: durationSeconds, keyPrefix: `${prefix}:limit:${rule}` }));
+    // At least a point: a number of 0 (half a budget of 1) is a number to compare with, never a counter's.
+    limiters.set(rule, counter({ points: Math.max(1, points), duration: durationSeconds, keyPrefix: `${prefix}:limit:${rule}` }));
     // A tally never refuses by itself: the domain compares its counts.
     tallies.set(rule, counter({ points: Number.MAX_SAFE_INTEGER, duration: durationSeconds, keyPrefix: `${prefix}:tally:${rule}` }));
   }
@@ -129,6 +152,9 @@ export function createLimiter(options: LimiterOptions = {}): Limiter {
         }),
       );
       return { counts, limit: rules[rule].points, retryAfter: seconds((window + 1) * windowMs - now) };
+    },
+    numberOf(rule) {
+      return rules[rule].points;
     },
   };
 }

@@ -21,7 +21,7 @@ const checks: Array<[setting: string, check: Check]> = [
     "TRUST_PROXY",
     (s) =>
       s.TRUST_PROXY === "true"
-        ? "TRUST_PROXY=true believes X-Forwarded-For from anyone: a client that reaches the service directly chooses its own address and escapes the per-IP limits; list the proxies' addresses or give a hop count"
+        ? "TRUST_PROXY=true takes whatever connects for the proxy (one hop): a client that reaches the service directly writes its own X-Forwarded-For and escapes the per-IP limits; list the proxies' addresses"
         : undefined,
   ],
   ["SMTP_URL", (s) => (s.SMTP_URL ? undefined : "SMTP_URL is unset: mails (verification, password reset, notices) are only logged, never sent")],

@@ -21,6 +21,13 @@ export type SignInFactorChange =
   | "email_changed"
   /** A first email on an account that had none: a new way back in (password reset by mail). */
   | "email_added"
+  /**
+   * The account's own email confirmed from a fresh session, where it could not reset the password
+   * before (docs/email.md#which-address-resets-the-password): a way back in again.
+   */
+  | "email_confirmed"
+  /** A first password on an account created by phone: a new way to sign in. */
+  | "password_added"
   | "two_factor_enabled";
 
 /** The account as it was before the change: its old email and its old verified phone are told. */
@@ -40,6 +47,9 @@ const noticeMail: Record<SignInFactorChange, SecurityNotice | undefined> = {
   email_changed: "emailChanged",
   // There was no email to tell.
   email_added: undefined,
+  // The address itself was just proven by its owner, on a fresh session.
+  email_confirmed: undefined,
+  password_added: "passwordChanged",
   two_factor_enabled: "twoFactorEnabled",
 };
 
@@ -49,6 +59,10 @@ const noticeText: Record<SignInFactorChange, SecurityText | undefined> = {
   phone_added: undefined,
   email_changed: "sms.notice.email_changed",
   email_added: "sms.notice.email_added",
+  email_confirmed: undefined,
+  // The mail may go to an address the owner does not hold (one attached from a stolen session): the
+  // phone, the account's only way in until now, is told too.
+  password_added: "sms.notice.password_set",
   two_factor_enabled: "sms.notice.two_factor_enabled",
 };
 

@@ -16,6 +16,8 @@ export type LimitRule =
   | "phone_codes_per_tenant"
   | "sms_texts_per_ip"
   | "sms_texts_per_account"
+  | "sms_texts_signed_in_per_tenant"
+  | "sms_texts_signed_in_per_ip"
   | "sms_texts_platform"
   | "email_changes_per_account"
   | "email_change_mails_per_address"
@@ -55,6 +57,8 @@ export interface Limiter {
   refund(rule: LimitRule, key: string): Promise<void>;
   /** Adds `by` to each key's count in the rule's current aligned window (0: reads; -1: gives one back). */
   tally(rule: LimitRule, keys: readonly string[], by: -1 | 0 | 1): Promise<Tally>;
+  /** The rule's number in this process (RATE_LIMIT_RULES or the default), for a rule compared with another's count. */
+  numberOf(rule: LimitRule): number;
 }
 
 export const unlimited: Limiter = {
@@ -63,4 +67,5 @@ export const unlimited: Limiter = {
   reset: async () => undefined,
   refund: async () => undefined,
   tally: async (_rule, keys) => ({ counts: keys.map(() => 0), limit: Number.POSITIVE_INFINITY, retryAfter: 0 }),
+  numberOf: () => Number.POSITIVE_INFINITY,
 };

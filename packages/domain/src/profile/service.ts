@@ -6,6 +6,7 @@ import { confirmIdentity } from "../auth/phone/confirm-identity.js";
 import { noteSessionUse, revokeUserSessions, sessionKey } from "../auth/sessions/sessions.js";
 import type { AuthedCtx } from "../trpc.js";
 import { enqueueSecurityNotice } from "../auth/recovery/security-notices.js";
+import { secureSignInFactorChange } from "../auth/factor-changes.js";
 import { recordSecurityEvent } from "../security-events/record.js";
 import type { changePasswordInput, updateMeInput } from "./schemas.js";
 
@@ -20,29 +21,49 @@ export async function getMe(ctx: AuthedCtx) {
   return { ...profile, preferences: profile.preferences ?? {} };
 }
 
+/**
+ * PUT me. A verified phone is a way to sign in: it is changed (or removed) only by proving the new
+ * number (me/phone/start, me/phone/verify), which ends the other sessions and tells the old phone. The
+ * phone is decided on the account as read and written only if it is still as read (unverified), so a
+ * me/phone/verify that commits in between is never undone: the request is then decided again on the
+ * account as it is now, as if it had come a moment later (422 on `phone`, or no change to it).
+ */
 export async function updateMe(ctx: AuthedCtx, input: z.infer<typeof updateMeInput>) {
   const { auth } = ctx;
-  const current = await ctx.db.user.findFirst({ where: { id: auth.sub }, select: { phone: true, phoneVerified: true } });
-  if (!current) throw invalidToken();
-  // A verified phone is a way to sign in: it is changed (or removed) only by proving the new number
-  // (me/phone/start, me/phone/verify), which ends the other sessions and tells the old phone.
-  if (input.phone !== undefined && input.phone !== current.phone && current.phoneVerified) {
-    throw new DomainError("VALIDATION_ERROR", undefined, {
-      details: [{ path: "phone", message: "detail.phone_change_needs_verification" }],
-    });
-  }
   const preferences = input.preferences ? await mergedPreferences(ctx, input.preferences) : undefined;
-  const user = await ctx.db.user.update({
-    where: { id: auth.sub },
-    data: {
-      ...(input.name !== undefined ? { name: input.name } : {}),
-      // A changed number is not verified: only a number proven by a code signs in (also if one was verified since the read above).
-      ...(input.phone !== undefined ? { phone: input.phone, ...(input.phone !== current.phone ? { phoneVerified: false } : {}) } : {}),
-      ...(input.avatar_url !== undefined ? { avatarUrl: input.avatar_url } : {}),
-      ...(preferences ? { preferences } : {}),
-    },
-  });
-  return { id: user.id, name: user.name, email: user.email, phone: user.phone, avatar_url: user.avatarUrl };
+  const fields = {
+    ...(input.name !== undefined ? { name: input.name } : {}),
+    ...(input.avatar_url !== undefined ? { avatarUrl: input.avatar_url } : {}),
+    ...(preferences ? { preferences } : {}),
+  };
+  // A phone changes from unverified to verified only once between two reads, so two passes decide it.
+  for (let pass = 0; pass < 2; pass++) {
+    const current = await ctx.db.user.findFirst({ where: { id: auth.sub }, select: { phone: true, phoneVerified: true } });
+    if (!current) throw invalidToken();
+    const phone = phoneChangeOf(current, input.phone);
+    const written = await ctx.db.user.updateMany({
+      // A changed number is written only over an unverified one (as read), and is not verified: only a
+      // number proven by a code signs in.
+      where: { id: auth.sub, ...(phone ? { phoneVerified: false } : {}) },
+      data: { ...fields, ...(phone ? { phone: phone.to, phoneVerified: false } : {}) },
+    });
+    if (written.count === 1) {
+      const user = await ctx.db.user.findFirst({ where: { id: auth.sub } });
+      if (!user) throw invalidToken();
+      return { id: user.id, name: user.name, email: user.email, phone: user.phone, avatar_url: user.avatarUrl };
+    }
+  }
+  throw phoneNeedsVerification();
+}
+
+const phoneNeedsVerification = () =>
+  new DomainError("VALIDATION_ERROR", undefined, { details: [{ path: "phone", message: "detail.phone_change_needs_verification" }] });
+
+/** The phone PUT me writes, if any: the same number is no change; another replaces only an unverified one. */
+function phoneChangeOf(current: { phone: string | null; phoneVerified: boolean }, requested: string | null | undefined): { to: string | null } | undefined {
+  if (requested === undefined || requested === current.phone) return undefined;
+  if (current.phoneVerified) throw phoneNeedsVerification();
+  return { to: requested };
 }
 
 type Preferences = Record<string, unknown>;
@@ -69,15 +90,22 @@ export async function changePassword(ctx: AuthedCtx, input: z.infer<typeof chang
   // The current password, or for an account created by phone (setting its first password) an sms_code.
   await confirmIdentity(ctx, user, { password: input.current_password, sms_code: input.sms_code, code: input.code }, "current_password");
   const passwordHash = await deps.passwords.hash(input.new_password);
+  const first = user.passwordHash === null;
   await ctx.db.$transaction(async (tx) => {
     await tx.user.update({ where: { id: user.id }, data: { passwordHash, passwordChangedAt: deps.clock.now() } });
-    await revokeUserSessions(deps, tx, user.id, "password_changed", auth.sid);
+    if (first) {
+      // A first password is a new way in: the other sessions end, the email and the verified phone are told.
+      await secureSignInFactorChange(ctx, tx, user, "password_added");
+    } else {
+      await revokeUserSessions(deps, tx, user.id, "password_changed", auth.sid);
+      await enqueueSecurityNotice(ctx, tx, user, "passwordChanged");
+    }
     await tx.oneTimeToken.updateMany({
       where: { userId: user.id, purpose: "reset_password", usedAt: null },
       data: { usedAt: deps.clock.now() },
     });
     await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "password.changed", details: { via: "change" } });
-    await enqueueSecurityNotice(ctx, tx, user, "passwordChanged");
   });
   deps.nudgeMail();
+  if (first) deps.nudgeSms();
 }

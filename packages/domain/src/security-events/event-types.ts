@@ -12,6 +12,7 @@ export const SECURITY_EVENT_TYPES = [
   "phone.verified",
   "phone.changed",
   "email.changed",
+  "email.confirmed",
   "reauthenticated",
 ] as const;
 

@@ -41,6 +41,7 @@ describe("a login shed by the hashing admission", () => {
       reset: async (rule) => void work.push(`reset ${rule}`),
       peek: async () => ({ allowed: true, retryAfter: 0 }),
       tally: unlimited.tally,
+      numberOf: unlimited.numberOf,
     };
     const ctx = {
       deps: {

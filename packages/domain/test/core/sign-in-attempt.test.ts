@@ -18,6 +18,7 @@ function countingLimiter(limit: number) {
     reset: async (rule, key) => void counts.delete(id(rule, key)),
     refund: async (rule, key) => void counts.set(id(rule, key), Math.max(0, (counts.get(id(rule, key)) ?? 0) - 1)),
     tally: unlimited.tally,
+    numberOf: unlimited.numberOf,
   };
   return { limiter, count: (rule: LimitRule, key: string) => counts.get(id(rule, key)) ?? 0 };
 }

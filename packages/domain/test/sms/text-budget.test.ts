@@ -24,10 +24,19 @@ describe("the platform rule (sms_texts_platform)", () => {
   });
 });
 
-const numbers: Partial<Record<LimitRule, number>> = { phone_codes_per_tenant: 10, sms_texts_per_ip: 2, sms_texts_per_account: 5, sms_texts_platform: 4 };
+const defaultNumbers: Partial<Record<LimitRule, number>> = {
+  phone_codes_per_tenant: 10,
+  // Signed-in texts may use the whole budget unless a test says otherwise.
+  sms_texts_signed_in_per_tenant: 10,
+  sms_texts_per_ip: 2,
+  sms_texts_signed_in_per_ip: 6,
+  sms_texts_per_account: 5,
+  sms_texts_platform: 4,
+};
 
 /** Counts in memory like the real limiter: a count per rule and key, and a tally per rule and key. */
-function countingLimiter() {
+function countingLimiter(ruleNumbers: Partial<Record<LimitRule, number>> = {}) {
+  const numbers = { ...defaultNumbers, ...ruleNumbers };
   const counts = new Map<string, number>();
   const tallies = new Map<string, number>();
   const id = (rule: LimitRule, key: string) => `${rule}|${key}`;
@@ -45,6 +54,7 @@ function countingLimiter() {
     reset: async (rule, key) => void counts.delete(id(rule, key)),
     refund: async (rule, key) => void add(counts, id(rule, key), -1),
     tally: async (rule, keys, by) => ({ counts: keys.map((key) => add(tallies, id(rule, key), by)), limit: numbers[rule]!, retryAfter: 1800 }),
+    numberOf: (rule) => numbers[rule]!,
   };
   return {
     limiter,
@@ -72,8 +82,58 @@ describe("charging a text", () => {
     await chargeText(shopContext(limiter, "duka").ctx, { kind: "account", userId: "wanjiku" });
     expect(count("phone_codes_per_tenant", "duka")).toBe(2);
     expect(count("sms_texts_per_ip", "duka:196.201.214.200")).toBe(1);
+    expect(count("sms_texts_signed_in_per_ip", "duka:196.201.214.200")).toBe(1);
     expect(count("sms_texts_per_account", "duka:wanjiku")).toBe(1);
     expect([tally("platform"), tally("shop:duka")]).toEqual([2, 2]);
+  });
+
+  it("sends texts for signed-in customers only while the shop's count is below their share: the rest is kept for sign-in codes", async () => {
+    const { limiter, count } = countingLimiter({ sms_texts_platform: 1000 });
+    // A budget of 10 of its own: signed-in customers may use half of it.
+    const shop = (ip: string) => shopContext(limiter, "duka", { ip, limits: { phone_codes_per_tenant: 10 } }).ctx;
+    for (let i = 0; i < 5; i++) expect(await codeOf(chargeText(shop(`41.90.64.${i}`), { kind: "account", userId: `user-${i}` }))).toBe("charged");
+    expect(await codeOf(chargeText(shop("41.90.64.9"), { kind: "account", userId: "fresh" }))).toBe("RATE_LIMITED");
+    expect(count("phone_codes_per_tenant", "duka")).toBe(5);
+    // Sign-in codes go on to the end of the budget.
+    for (let i = 0; i < 5; i++) expect(await codeOf(chargeText(shop(`196.201.214.${i}`), { kind: "address" }))).toBe("charged");
+    expect(await codeOf(chargeText(shop("196.201.214.9"), { kind: "address" }))).toBe("RATE_LIMITED");
+    // Sign-in codes sent first leave signed-in customers nothing beyond their share of the count either.
+    const { limiter: other } = countingLimiter({ sms_texts_signed_in_per_tenant: 3 });
+    const soko = (limits: Record<string, number>) => shopContext(other, "soko", { limits }).ctx;
+    for (let i = 0; i < 2; i++) await chargeText(shopContext(other, "soko", { ip: `10.0.0.${i}` }).ctx, { kind: "address" });
+    expect(await codeOf(chargeText(soko({}), { kind: "account", userId: "a" }))).toBe("charged");
+    expect(await codeOf(chargeText(soko({}), { kind: "account", userId: "b" }))).toBe("RATE_LIMITED");
+    // A shop's own share replaces the process's.
+    expect(await codeOf(chargeText(soko({ sms_texts_signed_in_per_tenant: 4 }), { kind: "account", userId: "c" }))).toBe("charged");
+  });
+
+  it("counts signed-in texts per address apart from the address's sign-in codes", async () => {
+    const { limiter, count } = countingLimiter();
+    const ctx = shopContext(limiter, "duka", { limits: { sms_texts_signed_in_per_ip: 2 } }).ctx;
+    for (const userId of ["a", "b"]) expect(await codeOf(chargeText(ctx, { kind: "account", userId }))).toBe("charged");
+    expect(await codeOf(chargeText(ctx, { kind: "account", userId: "c" }))).toBe("RATE_LIMITED");
+    expect(count("sms_texts_per_account", "duka:c")).toBe(0);
+    expect(await codeOf(chargeText(ctx, { kind: "address" }))).toBe("charged");
+  });
+
+  it("counts a security notice in the platform's texts, never in the shop's budget, and never refuses it", async () => {
+    const { limiter, count, tally } = countingLimiter();
+    const ctx = shopContext(limiter, "duka", { limits: { phone_codes_per_tenant: 2 } }).ctx;
+    await chargeText(ctx, { kind: "address" });
+    // The platform's number (4) is spent: notices still go, counted as the platform's and the shop's share of them.
+    for (let i = 0; i < 4; i++) expect(await codeOf(chargeText(ctx, { kind: "notice" }))).toBe("charged");
+    expect([tally("platform"), tally("shop:duka")]).toEqual([5, 5]);
+    // The budget is the sign-in codes': notices took none of it (one text of 2 is left)...
+    expect(count("phone_codes_per_tenant", "duka")).toBe(1);
+    await expect(assertShopCanText(ctx)).rejects.toMatchObject({ code: "SMS_UNAVAILABLE" });
+  });
+
+  it("keeps the budget of sign-in codes whatever notices were sent", async () => {
+    const { limiter, count } = countingLimiter();
+    const ctx = shopContext(limiter, "duka", { limits: { phone_codes_per_tenant: 1 } }).ctx;
+    for (let i = 0; i < 3; i++) expect(await codeOf(chargeText(ctx, { kind: "notice" }))).toBe("charged");
+    expect(await codeOf(chargeText(ctx, { kind: "address" }))).toBe("charged");
+    expect(count("phone_codes_per_tenant", "duka")).toBe(1);
   });
 
   it("charges nothing when any count refuses: the address's refusal gives the shop's point back", async () => {
@@ -90,8 +150,8 @@ describe("charging a text", () => {
   it("uses a shop's own numbers where it has them", async () => {
     const { limiter } = countingLimiter();
     const { ctx } = shopContext(limiter, "duka", { limits: { phone_codes_per_tenant: 1 } });
-    expect(await codeOf(chargeText(ctx, { kind: "account", userId: "wanjiku" }))).toBe("charged");
-    expect(await codeOf(chargeText(ctx, { kind: "account", userId: "wanjiku" }))).toBe("RATE_LIMITED");
+    expect(await codeOf(chargeText(ctx, { kind: "address" }))).toBe("charged");
+    expect(await codeOf(chargeText(ctx, { kind: "address" }))).toBe("RATE_LIMITED");
     await expect(assertShopCanText(ctx)).rejects.toMatchObject({ code: "RATE_LIMITED" });
     const perAccount = shopContext(limiter, "soko", { limits: { sms_texts_per_account: 1 } }).ctx;
     expect(await codeOf(chargeText(perAccount, { kind: "account", userId: "wanjiku" }))).toBe("charged");

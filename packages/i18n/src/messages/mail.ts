@@ -66,6 +66,18 @@ export const mailMessages = {
     sw: "Ili kutumia nenosiri pia, ingia kwa simu yako kisha uweke nenosiri kwenye mipangilio ya akaunti yako.",
   },
 
+  // forgot-password for an address attached without a fresh sign-in (docs/email.md): no link until the
+  // owner confirms the address from a fresh session.
+  "mail.reset_needs_confirmed_email.subject": { en: "About your {shop} password", sw: "Kuhusu nenosiri lako la {shop}" },
+  "mail.reset_needs_confirmed_email.body": {
+    en: "Someone asked to reset the password of your {shop} account, but this address was added to the account without a recent sign-in, so it cannot be used to reset the password until it is confirmed.",
+    sw: "Mtu ameomba kubadilisha nenosiri la akaunti yako ya {shop}, lakini anwani hii iliongezwa kwenye akaunti bila kuingia hivi karibuni, kwa hivyo haiwezi kutumika kubadilisha nenosiri hadi ithibitishwe.",
+  },
+  "mail.reset_needs_confirmed_email.confirm": {
+    en: "If this is your address, sign in (with your phone and a texted code, or your password), then confirm it in your account settings: a password reset by email works after that.",
+    sw: "Ikiwa hii ni anwani yako, tafadhali ingia (kwa simu yako na nambari ya kuthibitisha inayotumwa kwa SMS, au kwa nenosiri lako), kisha uithibitishe kwenye mipangilio ya akaunti yako: baada ya hapo utaweza kubadilisha nenosiri kupitia barua pepe.",
+  },
+
   "mail.password_changed.subject": { en: "Your {shop} password was changed", sw: "Nenosiri lako la {shop} limebadilishwa" },
   "mail.password_changed.body": {
     en: "The password of your {shop} account was changed on {when}. For your safety, you were signed out on your other devices.",

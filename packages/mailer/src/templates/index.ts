@@ -2,6 +2,7 @@ import type { Locale } from "@mteja/i18n";
 import type { RenderedMail } from "./mail-body.js";
 import { resetPassword, type ResetPasswordData } from "./reset-password.js";
 import { noPasswordToReset, type NoPasswordToResetData } from "./no-password-to-reset.js";
+import { resetNeedsConfirmedEmail, type ResetNeedsConfirmedEmailData } from "./reset-needs-confirmed-email.js";
 import { confirmEmailChange, type ConfirmEmailChangeData } from "./confirm-email-change.js";
 import {
   accountDeleted,
@@ -21,6 +22,7 @@ export { escapeHtml } from "./escape-html.js";
 export type { RenderedMail } from "./mail-body.js";
 export { resetPassword, type ResetPasswordData } from "./reset-password.js";
 export { noPasswordToReset, type NoPasswordToResetData } from "./no-password-to-reset.js";
+export { resetNeedsConfirmedEmail, type ResetNeedsConfirmedEmailData } from "./reset-needs-confirmed-email.js";
 export { confirmEmailChange, type ConfirmEmailChangeData } from "./confirm-email-change.js";
 export {
   accountDeleted,
@@ -41,6 +43,7 @@ export interface MailDataByKind {
   verifyEmail: VerifyEmailData;
   resetPassword: ResetPasswordData;
   noPasswordToReset: NoPasswordToResetData;
+  resetNeedsConfirmedEmail: ResetNeedsConfirmedEmailData;
   passwordChanged: SecurityNoticeData;
   passwordReset: SecurityNoticeData;
   twoFactorEnabled: SecurityNoticeData;
@@ -59,6 +62,7 @@ export const MAIL_KINDS = [
   "verifyEmail",
   "resetPassword",
   "noPasswordToReset",
+  "resetNeedsConfirmedEmail",
   "passwordChanged",
   "passwordReset",
   "twoFactorEnabled",
@@ -75,6 +79,7 @@ const templates: { readonly [K in MailKind]: (data: MailDataByKind[K], locale: L
   verifyEmail,
   resetPassword,
   noPasswordToReset,
+  resetNeedsConfirmedEmail,
   passwordChanged,
   passwordReset,
   twoFactorEnabled,

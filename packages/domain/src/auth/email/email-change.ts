@@ -6,25 +6,34 @@
  * EMAIL_IN_USE), so start's answer, and the work before it, are the same for a free and a taken
  * address. The link is an emailed one-time token (recovery/one-time-tokens.ts) that carries its
  * address; a newer start spends the older link.
+ *
+ * The link also carries whether its start was made on a fresh session. A phone-only account may add
+ * its first email on a session that is not (docs/step-up.md), so from a stolen access token too: such
+ * an address never resets the password (`emailResetsPassword` false) until the owner confirms it again
+ * from a fresh session — a start for the account's own address, allowed in exactly that case.
  */
 import { Prisma } from "@mteja/db";
 import type { z } from "zod";
 import { consumeAll } from "../../core/abuse-limits.js";
 import { DomainError } from "../../errors.js";
 import { recordSecurityEvent } from "../../security-events/record.js";
-import type { AuthedCtx } from "../../trpc.js";
+import type { AuthedCtx, SessionCtx } from "../../trpc.js";
 import { secureSignInFactorChange } from "../factor-changes.js";
+import { isFresh } from "../step-up/require-step-up.js";
 import { accountLink, writeMail } from "../recovery/mail.js";
 import { createEmailChangeToken, emailTokenLifetimeSeconds, findEmailChangeToken, invalidEmailToken, revokeEmailTokens, spendEmailToken } from "../recovery/one-time-tokens.js";
 import type { emailStartInput, emailVerifyInput } from "./schemas.js";
 
 const emailInUse = () => new DomainError("EMAIL_IN_USE");
 
-export async function startEmailChange(ctx: AuthedCtx, input: z.infer<typeof emailStartInput>): Promise<void> {
+export async function startEmailChange(ctx: SessionCtx, input: z.infer<typeof emailStartInput>): Promise<void> {
   const { deps, tenant } = ctx;
-  const user = await ctx.db.user.findFirst({ where: { id: ctx.auth.sub }, select: { id: true, tenantId: true, email: true, name: true } });
+  const user = await ctx.db.user.findFirst({ where: { id: ctx.auth.sub }, select: { id: true, tenantId: true, email: true, name: true, emailResetsPassword: true } });
   if (!user) throw new DomainError("INVALID_TOKEN");
-  if (user.email === input.email) {
+  const fromFreshSession = isFresh(ctx.session, deps.clock.now());
+  // The account's own address is no change; it is confirmed again only where it may not yet reset the
+  // password, and only from a fresh session (step-up has asked for one: the account has an email).
+  if (user.email === input.email && (user.emailResetsPassword || !fromFreshSession)) {
     throw new DomainError("VALIDATION_ERROR", undefined, { details: [{ path: "email", message: "detail.email_is_current" }] });
   }
   // Per account (docs/limits.md): the caller learns only about its own account, so 429 says so.
@@ -37,7 +46,7 @@ export async function startEmailChange(ctx: AuthedCtx, input: z.infer<typeof ema
   }
   await ctx.db.$transaction(async (tx) => {
     await revokeEmailTokens(deps, tx, user, "change_email");
-    const token = await createEmailChangeToken(deps, tx, user, input.email);
+    const token = await createEmailChangeToken(deps, tx, user, { newEmail: input.email, fromFreshSession });
     // To the new address, in the account's language.
     await writeMail(ctx, tx, tenant, { ...user, email: input.email }, "confirmEmailChange", {
       userName: user.name ?? "",
@@ -59,15 +68,29 @@ export async function verifyEmailChange(ctx: AuthedCtx, input: z.infer<typeof em
       if (!(await spendEmailToken(deps, tx, found.id))) throw invalidEmailToken();
       const before = await tx.user.findFirst({ where: { id: found.user.id } });
       if (!before) throw new DomainError("INVALID_TOKEN");
-      await tx.user.update({ where: { id: before.id }, data: { email: found.newEmail, emailVerified: true } });
+      // Only a link started on a fresh session makes the address one that resets the password.
+      const resetsPassword = found.fromFreshSession;
+      await tx.user.update({ where: { id: before.id }, data: { email: found.newEmail, emailVerified: true, emailResetsPassword: resetsPassword } });
       // Links mailed to the old address (verification, reset) and any other pending change end with it.
       await tx.oneTimeToken.updateMany({
         where: { userId: before.id, usedAt: null, purpose: { in: ["verify_email", "reset_password", "change_email"] } },
         data: { usedAt: deps.clock.now() },
       });
+      if (before.email === found.newEmail) {
+        // The account's own address confirmed from a fresh session: it resets the password again, a way
+        // back in, so the other sessions end (a stolen one among them). Nobody else is told: the owner
+        // just proved both the session and the mailbox.
+        const { sessionsEnded } = await secureSignInFactorChange(ctx, tx, before, "email_confirmed");
+        await recordSecurityEvent(ctx, tx, tenant.id, { userId: before.id, type: "email.confirmed", details: { sessions_ended: sessionsEnded } });
+        return found.newEmail;
+      }
       const first = before.email === null;
       const { sessionsEnded } = await secureSignInFactorChange(ctx, tx, before, first ? "email_added" : "email_changed");
-      await recordSecurityEvent(ctx, tx, tenant.id, { userId: before.id, type: "email.changed", details: { first, sessions_ended: sessionsEnded } });
+      await recordSecurityEvent(ctx, tx, tenant.id, {
+        userId: before.id,
+        type: "email.changed",
+        details: { first, sessions_ended: sessionsEnded, resets_password: resetsPassword },
+      });
       return found.newEmail;
     });
     deps.nudgeMail();

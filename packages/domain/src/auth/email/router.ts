@@ -22,9 +22,14 @@ export const emailRouter = createTRPCRouter({
         description:
           "The link (`/verify-email?token=…&email=…&change=1` under the shop's app URL) goes to the new address and works once, for 24 hours; a newer start retires it. " +
           "The answer is the same whether or not another account uses the address (that is answered at verify). An account without an email adds its first one this way. " +
+          "An address added on a session that was not fresh does not reset the password until it is confirmed: this operation with the account's own address, on a fresh session. " +
           "At most 5 starts per account per hour (429), and 5 links per address per hour (beyond: the same answer, no mail).",
         requestHeaders: tenantHeaders,
-        errorResponses: { 401: "AUTH_REQUIRED or INVALID_TOKEN", 422: "VALIDATION_ERROR (also: the account's own address)", 429: "RATE_LIMITED" },
+        errorResponses: {
+          401: "AUTH_REQUIRED or INVALID_TOKEN",
+          422: "VALIDATION_ERROR (also: the account's own address, unless it is one that does not reset the password yet)",
+          429: "RATE_LIMITED",
+        },
       },
     })
     .input(emailStartInput)

@@ -1,7 +1,8 @@
 /**
  * Emailed one-time tokens (docs/sessions.md#emailed-tokens): 32 random bytes as hex in the link,
  * stored only as SHA-256 in one_time_tokens, single use; reset 30 minutes, verification and an email
- * change (docs/email.md) 24 hours. A change's token also carries the address it confirms.
+ * change (docs/email.md) 24 hours. A change's token also carries the address it confirms, and whether
+ * its start was made on a fresh session (only then may that address reset the password).
  */
 import type { TenantTx } from "@mteja/db";
 import type { Deps } from "../../context.js";
@@ -35,12 +36,20 @@ export async function createEmailToken(
   purpose: Exclude<EmailTokenPurpose, "change_email">,
   token: string = randomToken(deps.random, "hex"),
 ): Promise<string> {
-  return insertEmailToken(deps, tx, user, purpose, token, null);
+  return insertEmailToken(deps, tx, user, purpose, token, { email: null, fromFreshSession: false });
 }
 
-/** Stores the token of a link that confirms `newEmail` for the user; returns it in clear. */
-export async function createEmailChangeToken(deps: Deps, tx: Tx, user: { id: string; tenantId: string }, newEmail: string): Promise<string> {
-  return insertEmailToken(deps, tx, user, "change_email", randomToken(deps.random, "hex"), newEmail);
+/**
+ * Stores the token of a link that confirms `newEmail` for the user, with whether the start was made on
+ * a fresh session; returns it in clear.
+ */
+export async function createEmailChangeToken(
+  deps: Deps,
+  tx: Tx,
+  user: { id: string; tenantId: string },
+  change: { newEmail: string; fromFreshSession: boolean },
+): Promise<string> {
+  return insertEmailToken(deps, tx, user, "change_email", randomToken(deps.random, "hex"), { email: change.newEmail, fromFreshSession: change.fromFreshSession });
 }
 
 async function insertEmailToken(
@@ -49,7 +58,7 @@ async function insertEmailToken(
   user: { id: string; tenantId: string },
   purpose: EmailTokenPurpose,
   token: string,
-  email: string | null,
+  change: { email: string | null; fromFreshSession: boolean },
 ): Promise<string> {
   const now = deps.clock.now();
   await tx.oneTimeToken.create({
@@ -58,7 +67,8 @@ async function insertEmailToken(
       userId: user.id,
       purpose,
       tokenHash: sha256(token),
-      email,
+      email: change.email,
+      fromFreshSession: change.fromFreshSession,
       createdAt: now,
       expiresAt: addSeconds(now, emailTokenLifetimeSeconds[purpose]),
     },
@@ -82,6 +92,8 @@ export interface TokenOwner {
   emailVerified: boolean;
   /** Whether the account has a password (a reset replaces one; it never sets the first). */
   hasPassword: boolean;
+  /** Whether its email may reset the password (docs/email.md#which-address-resets-the-password). */
+  emailResetsPassword: boolean;
 }
 
 /**
@@ -106,10 +118,10 @@ export async function findEmailChangeToken(
   deps: Deps,
   db: Tx,
   query: { tenantId: string; userId: string; token: string },
-): Promise<{ id: string; newEmail: string; user: TokenOwner } | undefined> {
+): Promise<{ id: string; newEmail: string; fromFreshSession: boolean; user: TokenOwner } | undefined> {
   const row = await findLiveEmailToken(deps, db, { ...query, purpose: "change_email" });
   if (!row || row.user.id !== query.userId || row.email === null) return undefined;
-  return { id: row.id, newEmail: row.email, user: row.user };
+  return { id: row.id, newEmail: row.email, fromFreshSession: row.fromFreshSession, user: row.user };
 }
 
 /** A token of this purpose, unused and unexpired, of an account of this tenant. */
@@ -122,9 +134,10 @@ async function findLiveEmailToken(deps: Deps, db: Tx, query: { tenantId: string;
       tenantId: true,
       purpose: true,
       email: true,
+      fromFreshSession: true,
       usedAt: true,
       expiresAt: true,
-      user: { select: { id: true, tenantId: true, email: true, name: true, emailVerified: true, passwordHash: true } },
+      user: { select: { id: true, tenantId: true, email: true, name: true, emailVerified: true, passwordHash: true, emailResetsPassword: true } },
     },
   });
   if (!row || row.purpose !== query.purpose || row.usedAt !== null || row.expiresAt <= deps.clock.now()) return undefined;

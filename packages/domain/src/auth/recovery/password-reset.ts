@@ -22,7 +22,7 @@ export async function forgotPassword(ctx: TenantCtx, input: z.infer<typeof forgo
   const { deps, tenant } = ctx;
   const user = await ctx.db.user.findUnique({
     where: { tenantId_email: { tenantId: tenant.id, email: input.email } },
-    select: { id: true, tenantId: true, email: true, name: true, passwordHash: true },
+    select: { id: true, tenantId: true, email: true, name: true, passwordHash: true, emailResetsPassword: true },
   });
   // Generated for unknown emails too, so both answers cost the same before they are sent.
   const token = randomToken(deps.random, "hex");
@@ -32,7 +32,11 @@ export async function forgotPassword(ctx: TenantCtx, input: z.infer<typeof forgo
   // connection), made those answers measurably slower than for unknown emails.
   void deps.clock
     .sleep(afterAnswerMs)
-    .then(() => (user.passwordHash === null ? writeNoPasswordMail(ctx, tenant, user) : writeResetMail(ctx, tenant, user, token)))
+    .then(() => {
+      if (user.passwordHash === null) return writeNoLinkMail(ctx, tenant, user, "noPasswordToReset");
+      if (!user.emailResetsPassword) return writeNoLinkMail(ctx, tenant, user, "resetNeedsConfirmedEmail");
+      return writeResetMail(ctx, tenant, user, token);
+    })
     .catch((error: unknown) => {
       // Only the error's name: a database error may quote the row, and the row holds the link.
       deps.logger.error({ tenantId: tenant.id, userId: user.id, error: error instanceof Error ? error.name : "unknown" }, "reset mail not written");
@@ -55,14 +59,16 @@ async function writeResetMail(ctx: TenantCtx, tenant: Tenant, user: MailUser, to
 }
 
 /**
- * A reset replaces a forgotten password; it never gives an account its first one. An account created
- * by phone may have gained its email without a fresh proof (docs/step-up.md#which-operations), so a
- * link to that mailbox must not open a new way in: the owner signs in by phone and sets a password
- * under step-up instead.
+ * The answer when the address may not reset the password, a notice without a link. A reset replaces a
+ * forgotten password; it never gives an account its first one (`noPasswordToReset`: sign in by phone
+ * and set one under step-up). And an address attached by a change started on a session that was not
+ * fresh — a phone-only account's first email may be, from a stolen token (docs/step-up.md) — never
+ * resets the password the owner sets later, until the owner confirms it from a fresh session
+ * (`resetNeedsConfirmedEmail`, docs/email.md#which-address-resets-the-password).
  */
-async function writeNoPasswordMail(ctx: TenantCtx, tenant: Tenant, user: MailUser): Promise<void> {
+async function writeNoLinkMail(ctx: TenantCtx, tenant: Tenant, user: MailUser, kind: "noPasswordToReset" | "resetNeedsConfirmedEmail"): Promise<void> {
   if (user.email === null || !(await mailCapAllows(ctx, user))) return;
-  await ctx.db.$transaction((tx) => writeMail(ctx, tx, tenant, user, "noPasswordToReset", { userName: user.name ?? "" }));
+  await ctx.db.$transaction((tx) => writeMail(ctx, tx, tenant, user, kind, { userName: user.name ?? "" }));
   ctx.deps.nudgeMail();
 }
 
@@ -72,8 +78,9 @@ export async function resetPassword(ctx: TenantCtx, input: z.infer<typeof resetP
   // Checked before hashing, so a wrong token costs no argon2 work; spent again under the
   // transaction below, so two requests with the same token cannot both succeed.
   const found = await findEmailToken(deps, ctx.db, query);
-  // A link mailed before accounts without a password stopped getting one sets no first password either.
-  if (!found || !found.user.hasPassword) throw invalidEmailToken();
+  // Links mailed before these rules (no link for an account without a password, nor to an address
+  // that may not reset it) set nothing either.
+  if (!found || !found.user.hasPassword || !found.user.emailResetsPassword) throw invalidEmailToken();
   const passwordHash = await deps.passwords.hash(input.new_password);
   const user = found.user;
   await ctx.db.$transaction(async (tx) => {

@@ -7,6 +7,7 @@
 import { enqueueSms, type TenantTx } from "@mteja/db";
 import { t } from "@mteja/i18n";
 import { recipientLocale } from "../../i18n/recipient-locale.js";
+import { chargeText } from "../../sms/text-budget.js";
 import { tenantDisplayName } from "../../tenants/directory.js";
 import { mailTenant, writeMail, type MailContext, type MailUser } from "./mail.js";
 
@@ -29,9 +30,18 @@ export async function enqueueSecurityNotice(
   await writeMail(ctx, tx, tenant, user, notice, { userName: user.name ?? "", when: ctx.deps.clock.now() });
 }
 
-export type SecurityText = "sms.notice.phone_changed" | "sms.notice.email_changed" | "sms.notice.email_added" | "sms.notice.two_factor_enabled";
+export type SecurityText =
+  | "sms.notice.phone_changed"
+  | "sms.notice.email_changed"
+  | "sms.notice.email_added"
+  | "sms.notice.password_set"
+  | "sms.notice.two_factor_enabled";
 
-/** A notice texted to `phone` (2547… as stored) in the account's language, through the SMS outbox. */
+/**
+ * A notice texted to `phone` (2547… as stored) in the account's language, through the SMS outbox.
+ * Charged like every text (the shop's budget, the platform's texts: docs/limits.md#texts), and never
+ * refused by them: a spent budget does not keep the owner from hearing of a change.
+ */
 export async function enqueueSecurityText(
   ctx: MailContext,
   tx: TenantTx,
@@ -41,6 +51,12 @@ export async function enqueueSecurityText(
 ): Promise<void> {
   const tenant = await mailTenant(ctx, tx, user.tenantId);
   const body = t(await recipientLocale(tx, tenant, user.id), text, { shop: tenantDisplayName(tenant) });
-  // No expiry: unlike a code, a notice is worth sending late.
-  await enqueueSms(tx, { tenantId: tenant.id, kind: "security_notice", to: `+${phone}`, userId: user.id, body, expiresAt: null }, ctx.deps.clock.now());
+  const charge = await chargeText({ ...ctx, tenant }, { kind: "notice" });
+  try {
+    // No expiry: unlike a code, a notice is worth sending late.
+    await enqueueSms(tx, { tenantId: tenant.id, kind: "security_notice", to: `+${phone}`, userId: user.id, body, expiresAt: null }, ctx.deps.clock.now());
+  } catch (error) {
+    await charge.refund();
+    throw error;
+  }
 }
