@@ -1,15 +1,15 @@
 import type { Database } from "@mteja/db";
 import type { Locale } from "@mteja/i18n";
 import type { AccessTokens } from "./auth/tokens/access-tokens.js";
-import type { DataCipher } from "./core/data-cipher.js";
-import type { Limiter } from "./core/limiter.js";
+import type { DataCipher } from "./shared/data-cipher.js";
+import type { Limiter } from "./shared/limiter.js";
 import type { PasswordHasher } from "./auth/passwords.js";
 import type { RefreshSuccessor } from "./auth/sessions/refresh-successor.js";
 import type { MomoDeps } from "./payments/momo-deps.js";
-import type { TenantDirectory } from "./tenants/directory.js";
-import type { DomainConfig } from "./config.js";
-import type { Clock, Random } from "./core/ports.js";
-import type { DomainEvents } from "./events.js";
+import type { TenantDirectory } from "./shared/tenant.js";
+import type { DomainConfig } from "./shared/config.js";
+import type { Clock, Random } from "./shared/ports.js";
+import type { DomainEvents } from "./shared/events.js";
 import type { WebhookDeps } from "./webhooks/webhook-deps.js";
 
 export interface CookieOptions {
@@ -35,7 +35,7 @@ export interface RequestInfo {
   /** The Accept-Language header as sent (docs/i18n.md#which-language). */
   acceptLanguage?: string | undefined;
   /**
-   * The language of this request's answer once a signed-in user decided it (i18n/answer-locale.ts
+   * The language of this request's answer once a signed-in user decided it (shared/i18n/answer-locale.ts
    * sets it); until then an answer follows Accept-Language only.
    */
   signedInLocale?: Locale | undefined;

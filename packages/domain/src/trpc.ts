@@ -15,23 +15,23 @@
  * Every builder with a tenant also puts that tenant's scoped data client on the context (`ctx.db`,
  * docs/tenants.md#data-scoping): procedures read and write tenant-owned rows through it only.
  *
- * Each builder declares the credential it checks (`meta.credential`, operation-meta.ts); a router adds
+ * Each builder declares the credential it checks (`meta.credential`, shared/operation-meta.ts); a router adds
  * the rest of an operation's facts (`ipLimited`, `successStatus`, `signInStep`, `stepUp`, `openapi`) in its `.meta()`.
  */
 import { getTRPCErrorFromUnknown, initTRPC, type TRPCError } from "@trpc/server";
 import type { LiveSessionRow, TenantDb } from "@mteja/db";
 import type { Context } from "./context.js";
-import { DomainError, toErrorEnvelope, toTrpcError } from "./errors.js";
-import type { OperationMeta, StepUp } from "./operation-meta.js";
+import { DomainError, toErrorEnvelope, toTrpcError } from "./shared/errors.js";
+import type { OperationMeta, StepUp } from "./shared/operation-meta.js";
 import type { AccessClaims } from "./auth/tokens/access-tokens.js";
-import { countAuthRequest } from "./core/abuse-limits.js";
-import { equalsConstantTime } from "./core/secrets.js";
+import { countAuthRequest } from "./shared/abuse-limits.js";
+import { equalsConstantTime } from "./shared/secrets.js";
 import { assertLiveSession } from "./auth/sessions/sessions.js";
 import { requireStepUp } from "./auth/step-up/require-step-up.js";
-import type { Tenant } from "./tenants/directory.js";
+import type { Tenant } from "./shared/tenant.js";
 import { authenticateApiKey } from "./api-keys/credential.js";
 import { looksLikeApiKey } from "./api-keys/keys.js";
-import { answerLocale, noteSignedInLocale } from "./i18n/answer-locale.js";
+import { answerLocale, noteSignedInLocale } from "./shared/i18n/answer-locale.js";
 
 /** The context of a procedure with a tenant: the tenant and its scoped data client. */
 export type TenantCtx = Context & { tenant: Tenant; db: TenantDb };
@@ -142,7 +142,7 @@ export const adminProcedure = publicProcedure.meta({ credential: "bearer" }).use
   return signedInCall({ ...ctx, ...authed }, meta, session, getRawInput, () => next({ ctx: authed }));
 });
 
-/** A signed-in call that fails answers in the user's language (i18n/answer-locale.ts). */
+/** A signed-in call that fails answers in the user's language (shared/i18n/answer-locale.ts). */
 async function inUsersLanguage<R extends { ok: boolean }>(ctx: AuthedCtx, result: Promise<R>): Promise<R> {
   const settled = await result;
   if (!settled.ok) await noteSignedInLocale(ctx, ctx.auth.sub);

@@ -5,7 +5,7 @@
  * The partial unique index `addresses_one_default_per_user` backs this up in the database.
  */
 import { Prisma, type TenantTx } from "@mteja/db";
-import { DomainError } from "../errors.js";
+import { DomainError } from "../shared/errors.js";
 import type { AuthedCtx } from "../trpc.js";
 import { maxAddressesPerUser, type AddressFields } from "./schemas.js";
 

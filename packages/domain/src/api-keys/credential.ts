@@ -3,8 +3,8 @@
  * every request by one indexed lookup, never cached, so a revocation holds from the next request on.
  */
 import type { Context } from "../context.js";
-import { DomainError } from "../errors.js";
-import type { Tenant } from "../tenants/directory.js";
+import { DomainError } from "../shared/errors.js";
+import type { Tenant } from "../shared/tenant.js";
 import { hashApiKey, looksLikeApiKey } from "./keys.js";
 import { findApiKeyByHash, markApiKeyUsed, type ApiKeyRow } from "./store.js";
 

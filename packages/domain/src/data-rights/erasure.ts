@@ -9,7 +9,7 @@
  */
 import type { TenantTx } from "@mteja/db";
 import { clearRefreshCookie } from "../auth/sessions/refresh-cookie.js";
-import { DomainError } from "../errors.js";
+import { DomainError } from "../shared/errors.js";
 import { recordSecurityEvent } from "../security-events/record.js";
 import type { AuthedCtx } from "../trpc.js";
 import { confirmAccountOwner, type OwnerProof } from "./confirmation.js";

@@ -4,7 +4,7 @@
  */
 import { addressColumns, fullView } from "../addresses/service.js";
 import { noStore } from "../auth/sessions/refresh-cookie.js";
-import { DomainError } from "../errors.js";
+import { DomainError } from "../shared/errors.js";
 import { toServerPaymentView } from "../intents/views.js";
 import { recordSecurityEvent } from "../security-events/record.js";
 import { toSecurityEventView } from "../security-events/reads.js";

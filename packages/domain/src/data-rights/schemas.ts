@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { envelope } from "../core/envelope.js";
-import { oneLineString, passwordField } from "../core/fields.js";
+import { envelope } from "../shared/envelope.js";
+import { oneLineString, passwordField } from "../shared/fields.js";
 import { fullAddress } from "../addresses/schemas.js";
 import { meView } from "../profile/schemas.js";
 import { serverPaymentView } from "../intents/schemas.js";

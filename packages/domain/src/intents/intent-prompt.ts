@@ -5,7 +5,7 @@
  */
 import type { PaymentModel, TenantDb, TenantTx } from "@mteja/db";
 import type { Text } from "@mteja/i18n";
-import { DomainError } from "../errors.js";
+import { DomainError } from "../shared/errors.js";
 import type { AuthedCtx } from "../trpc.js";
 import { expireDueIntents } from "./intent-expiry.js";
 import { findIntent, transitionIntent } from "./intent-store.js";

@@ -1,8 +1,8 @@
 /** Inputs and outputs of the payment intent operations and of a payment as the server API shows it (docs/payment-intents.md). */
 import { STK_AMOUNT_MAX, STK_AMOUNT_MIN, STK_TRANSACTION_DESC_MAX_LENGTH } from "@mteja/daraja";
 import { z } from "zod";
-import { envelope } from "../core/envelope.js";
-import { oneLineString, uncoerced } from "../core/fields.js";
+import { envelope } from "../shared/envelope.js";
+import { oneLineString, uncoerced } from "../shared/fields.js";
 import { paymentStatusField, wholeShillings } from "../payments/schemas.js";
 import { intentIdField } from "./intent-id.js";
 import { intentStatuses } from "./intent-transitions.js";

@@ -1,5 +1,5 @@
 /** GET /api/v1/payments/{id}: one payment of the shop, as the server API shows it (docs/payment-intents.md#objects). */
-import { DomainError } from "../errors.js";
+import { DomainError } from "../shared/errors.js";
 import type { TenantCtx } from "../trpc.js";
 import type { ServerPaymentView } from "./schemas.js";
 import { toServerPaymentView } from "./views.js";

@@ -1,6 +1,6 @@
 import { noStore } from "../auth/sessions/refresh-cookie.js";
-import { done, ok } from "../core/envelope.js";
-import { noInput, tenantHeaders } from "../core/fields.js";
+import { done, ok } from "../shared/envelope.js";
+import { noInput, tenantHeaders } from "../shared/fields.js";
 import { authProcedure, createTRPCRouter, tenantProcedure } from "../trpc.js";
 import {
   otpDisableInput,

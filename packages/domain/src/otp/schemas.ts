@@ -1,8 +1,8 @@
 import { requirePasswordOrSmsCode, smsCodeProofField } from "../auth/phone/schemas.js";
 import { z } from "zod";
 import { loginUser } from "../auth/schemas.js";
-import { envelope, messageOnly } from "../core/envelope.js";
-import { oneLineString, passwordField } from "../core/fields.js";
+import { envelope, messageOnly } from "../shared/envelope.js";
+import { oneLineString, passwordField } from "../shared/fields.js";
 import { looksLikeRecoveryCode } from "./recovery-codes.js";
 
 /** Authenticator apps show "123 456"; the space is not part of the code. */

@@ -5,13 +5,13 @@
 import QRCode from "qrcode";
 import type { z } from "zod";
 import { startSession } from "../auth/service.js";
-import { DomainError } from "../errors.js";
+import { DomainError } from "../shared/errors.js";
 import { enqueueSecurityNotice } from "../auth/recovery/security-notices.js";
-import { beginSignInAttempt, signInAccountOf } from "../core/abuse-limits.js";
+import { beginSignInAttempt, signInAccountOf } from "../shared/abuse-limits.js";
 import { confirmIdentity } from "../auth/phone/confirm-identity.js";
 import { secureSignInFactorChange } from "../auth/factor-changes.js";
 import { recordSecurityEvent } from "../security-events/record.js";
-import { tenantDisplayName } from "../tenants/directory.js";
+import { tenantDisplayName } from "../shared/tenant.js";
 import type { AuthedCtx, TenantCtx } from "../trpc.js";
 import { findLiveOtpToken, invalidOtpToken, otpMaxAttempts, reserveOtpAttempt, spendOtpToken } from "../auth/tokens/otp-login-token.js";
 import { hashRecoveryCode, newRecoveryCodes } from "./recovery-codes.js";

@@ -11,7 +11,7 @@
  * (kernel/callback-authority.ts).
  */
 import { createHmac } from "node:crypto";
-import { equalsConstantTime } from "../core/secrets.js";
+import { equalsConstantTime } from "../shared/secrets.js";
 
 export const TOKEN_PARAMETER = "token";
 export const TENANT_PARAMETER = "tenant";

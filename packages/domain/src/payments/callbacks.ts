@@ -19,7 +19,7 @@
 import { C2B_CONFIRMATION_ANSWER, parseC2bNotification, parseStkCallback, type C2bNotification, type StkCallback } from "@mteja/daraja";
 import { insertStoredCallback } from "@mteja/db";
 import type { Deps } from "../context.js";
-import { equalsConstantTime } from "../core/secrets.js";
+import { equalsConstantTime } from "../shared/secrets.js";
 import type { CallbackAuthority } from "./callback-tokens.js";
 import { answerC2bValidation, applyStoredC2bConfirmation } from "./c2b/c2b-callbacks.js";
 import type { CallbackOutcome, StoredApplyResult } from "./kernel/stored-callback.js";

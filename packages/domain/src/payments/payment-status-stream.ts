@@ -8,7 +8,7 @@
  * change ends the stream with INVALID_TOKEN within one re-check.
  */
 import type { PaymentModel } from "@mteja/db";
-import { DomainError, toTrpcError } from "../errors.js";
+import { DomainError, toTrpcError } from "../shared/errors.js";
 import { assertLiveSession } from "../auth/sessions/sessions.js";
 import type { AuthedCtx } from "../trpc.js";
 import { isTerminalPayment } from "./payment-records.js";

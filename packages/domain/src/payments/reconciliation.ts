@@ -23,7 +23,7 @@
  */
 import type { DarajaClient } from "@mteja/daraja";
 import type { Deps } from "../context.js";
-import { toTenant, type Tenant } from "../tenants/directory.js";
+import { toTenant, type Tenant } from "../shared/tenant.js";
 import { defaultReconcileOptions, type ReconcileOptions, type ReconcileReport, type SweepRun } from "./kernel/leased-sweep.js";
 import { sweepExpiredIntents } from "../intents/intent-expiry-sweep.js";
 import { queryDuePayouts } from "./payouts/payout-reconciliation.js";

@@ -13,8 +13,8 @@ import {
   STK_TRANSACTION_DESC_MAX_LENGTH,
 } from "@mteja/daraja";
 import { z } from "zod";
-import { envelope } from "../core/envelope.js";
-import { kenyanPhoneField, oneLineString, uncoerced } from "../core/fields.js";
+import { envelope } from "../shared/envelope.js";
+import { kenyanPhoneField, oneLineString, uncoerced } from "../shared/fields.js";
 import { intentIdField } from "../intents/intent-id.js";
 
 export const paymentStatuses = ["PENDING", "SUCCESS", "CANCELLED", "FAILED", "TIMEOUT"] as const;

@@ -1,7 +1,7 @@
 import { findSessionUser, type Prisma } from "@mteja/db";
 import type { z } from "zod";
-import { DomainError } from "../errors.js";
-import { beginSignInAttempt } from "../core/abuse-limits.js";
+import { DomainError } from "../shared/errors.js";
+import { beginSignInAttempt } from "../shared/abuse-limits.js";
 import { confirmIdentity } from "../auth/phone/confirm-identity.js";
 import { noteSessionUse, revokeUserSessions, sessionKey } from "../auth/sessions/sessions.js";
 import type { AuthedCtx } from "../trpc.js";

@@ -3,7 +3,7 @@
  * one tenant's. Crossing tenants is the point of it, hence the unscoped client.
  */
 import type { Context } from "../context.js";
-import { readKeysetPage } from "../payments/keyset-page.js";
+import { readKeysetPage } from "../shared/keyset-page.js";
 import { toAuditEventView, type PageRequest } from "./reads.js";
 
 export async function listAudit(ctx: Context, input: PageRequest & { tenant?: string | undefined }) {

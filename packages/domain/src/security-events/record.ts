@@ -5,7 +5,7 @@
  */
 import type { RawSql } from "@mteja/db";
 import type { Context } from "../context.js";
-import { storedUserAgent } from "../core/client-info.js";
+import { storedUserAgent } from "../shared/client-info.js";
 import type { SecurityEventDetails, SecurityEventType } from "./event-types.js";
 
 export interface SecurityEventInput {

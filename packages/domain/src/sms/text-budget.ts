@@ -13,10 +13,10 @@
  * Each is counted first and given back when any refuses, so parallel requests cannot pass a limit
  * together and a refused text costs nothing.
  */
-import type { Tenant } from "../tenants/directory.js";
-import { DomainError } from "../errors.js";
-import { ipLimitKey, rateLimitedError } from "../core/abuse-limits.js";
-import type { LimitRule, Tally } from "../core/limiter.js";
+import type { Tenant } from "../shared/tenant.js";
+import { DomainError } from "../shared/errors.js";
+import { ipLimitKey, rateLimitedError } from "../shared/abuse-limits.js";
+import type { LimitRule, Tally } from "../shared/limiter.js";
 import type { TenantCtx } from "../trpc.js";
 
 /** The rules a shop may set its own number for (tenant settings `limits`, docs/tenants.md#settings). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { storedUserAgent, USER_AGENT_MAX_LENGTH } from "../../src/core/client-info.js";
+import { storedUserAgent, USER_AGENT_MAX_LENGTH } from "../../src/shared/client-info.js";
 
 describe("storedUserAgent", () => {
   it("keeps a user agent up to the limit whole and cuts a longer one to it", () => {

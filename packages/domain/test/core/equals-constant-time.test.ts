@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { equalsConstantTime } from "../../src/core/secrets.js";
+import { equalsConstantTime } from "../../src/shared/secrets.js";
 
 describe("equalsConstantTime (admin API key, callback token, metrics token)", () => {
   it("is true only for the same string", () => {

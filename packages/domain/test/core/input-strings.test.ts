@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { appRouter } from "../../src/router.js";
-import { freeTextString, oneLineString } from "../../src/core/fields.js";
+import { freeTextString, oneLineString } from "../../src/shared/fields.js";
 
 type Schema = z.core.$ZodType;
 

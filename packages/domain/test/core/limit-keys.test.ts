@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { accountKey, ipLimitKey } from "../../src/core/abuse-limits.js";
+import { accountKey, ipLimitKey } from "../../src/shared/abuse-limits.js";
 
 describe("abuse-limit keys", () => {
   it("counts an IPv4 address as itself, and an IPv4-mapped IPv6 address as the IPv4 one", () => {

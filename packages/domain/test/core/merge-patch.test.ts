@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyMergePatch } from "../../src/core/merge-patch.js";
+import { applyMergePatch } from "../../src/shared/merge-patch.js";
 
 describe("JSON Merge Patch (RFC 7396)", () => {
   // RFC 7396 Appendix A, every example: [target, patch, result].

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Context } from "../../src/context.js";
-import { beginSignInAttempt } from "../../src/core/abuse-limits.js";
-import { unlimited, type Limiter, type LimitRule } from "../../src/core/limiter.js";
-import { DomainError } from "../../src/errors.js";
+import { beginSignInAttempt } from "../../src/shared/abuse-limits.js";
+import { unlimited, type Limiter, type LimitRule } from "../../src/shared/limiter.js";
+import { DomainError } from "../../src/shared/errors.js";
 
 /** Counts points per rule and key, allowing `limit` of them. */
 function countingLimiter(limit: number) {

@@ -9,8 +9,8 @@
  */
 import { Prisma } from "@mteja/db";
 import type { z } from "zod";
-import { consumeAll } from "../../core/abuse-limits.js";
-import { DomainError } from "../../errors.js";
+import { consumeAll } from "../../shared/abuse-limits.js";
+import { DomainError } from "../../shared/errors.js";
 import { recordSecurityEvent } from "../../security-events/record.js";
 import type { AuthedCtx } from "../../trpc.js";
 import { secureSignInFactorChange } from "../factor-changes.js";

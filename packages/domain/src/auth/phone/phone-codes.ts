@@ -6,7 +6,7 @@
  */
 import { enqueueSms, type TenantDb, type TenantTx } from "@mteja/db";
 import type { Context } from "../../context.js";
-import { equalsConstantTime, sha256 } from "../../core/secrets.js";
+import { equalsConstantTime, sha256 } from "../../shared/secrets.js";
 import { chargeText, type TextCharge, type TextPayer } from "../../sms/text-budget.js";
 import type { TenantCtx } from "../../trpc.js";
 import { t, type Locale } from "@mteja/i18n";

@@ -5,9 +5,9 @@
  */
 import type { TenantTx } from "@mteja/db";
 import type { Deps } from "../../context.js";
-import { DomainError } from "../../errors.js";
+import { DomainError } from "../../shared/errors.js";
 import { addSeconds } from "../sessions/sessions.js";
-import { randomToken, sha256 } from "../../core/secrets.js";
+import { randomToken, sha256 } from "../../shared/secrets.js";
 
 type Tx = TenantTx;
 

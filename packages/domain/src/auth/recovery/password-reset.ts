@@ -5,9 +5,9 @@
  */
 import type { z } from "zod";
 import { clearRefreshCookie, noStore } from "../sessions/refresh-cookie.js";
-import { randomToken } from "../../core/secrets.js";
+import { randomToken } from "../../shared/secrets.js";
 import { revokeUserSessions } from "../sessions/sessions.js";
-import type { Tenant } from "../../tenants/directory.js";
+import type { Tenant } from "../../shared/tenant.js";
 import type { TenantCtx } from "../../trpc.js";
 import { accountLink, mailCapAllows, writeMail, type MailUser } from "./mail.js";
 import type { forgotPasswordInput, resetPasswordInput } from "./schemas.js";

@@ -6,8 +6,8 @@
  */
 import { enqueueSms, type TenantTx } from "@mteja/db";
 import { t } from "@mteja/i18n";
-import { recipientLocale } from "../../i18n/recipient-locale.js";
-import { tenantDisplayName } from "../../tenants/directory.js";
+import { recipientLocale } from "../../shared/i18n/recipient-locale.js";
+import { tenantDisplayName } from "../../shared/tenant.js";
 import { mailTenant, writeMail, type MailContext, type MailUser } from "./mail.js";
 
 export type SecurityNotice =

@@ -6,10 +6,10 @@
  */
 import { findLiveSession, markSessionUsed, type LiveSessionRow, type RawSql, type SessionKey, type TenantDb, type TenantTx } from "@mteja/db";
 import type { Deps } from "../../context.js";
-import { DomainError } from "../../errors.js";
+import { DomainError } from "../../shared/errors.js";
 import type { AccessClaims } from "../tokens/access-tokens.js";
-import { randomToken, sha256 } from "../../core/secrets.js";
-import { storedUserAgent } from "../../core/client-info.js";
+import { randomToken, sha256 } from "../../shared/secrets.js";
+import { storedUserAgent } from "../../shared/client-info.js";
 
 type Tx = TenantTx;
 

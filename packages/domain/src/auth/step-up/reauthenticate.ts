@@ -4,7 +4,7 @@
  * STEP_UP_WINDOW_SECONDS more. Only this session: the others stay as they are.
  */
 import type { z } from "zod";
-import { DomainError } from "../../errors.js";
+import { DomainError } from "../../shared/errors.js";
 import { recordSecurityEvent } from "../../security-events/record.js";
 import type { AuthedCtx } from "../../trpc.js";
 import { startMePhone } from "../phone/service.js";

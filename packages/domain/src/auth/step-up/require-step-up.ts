@@ -6,8 +6,8 @@
  */
 import type { LiveSessionRow, TenantDb } from "@mteja/db";
 import type { Context } from "../../context.js";
-import { DomainError } from "../../errors.js";
-import type { PasswordField, StepUp, StepUpAccount } from "../../operation-meta.js";
+import { DomainError } from "../../shared/errors.js";
+import type { PasswordField, StepUp, StepUpAccount } from "../../shared/operation-meta.js";
 import type { AccessClaims } from "../tokens/access-tokens.js";
 
 /** What the check needs of a signed-in call. */

@@ -1,6 +1,6 @@
 import jwt from "jsonwebtoken";
-import { DomainError } from "../../errors.js";
-import type { Random } from "../../core/ports.js";
+import { DomainError } from "../../shared/errors.js";
+import type { Random } from "../../shared/ports.js";
 import type { KeyObject } from "node:crypto";
 import type { SigningKeyRing } from "./signing-key-ring.js";
 import { createVerifiedTokens, stillCurrent } from "./verified-tokens.js";

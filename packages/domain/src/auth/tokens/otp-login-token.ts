@@ -5,8 +5,8 @@
  */
 import type { TenantTx } from "@mteja/db";
 import type { TenantCtx } from "../../trpc.js";
-import { DomainError } from "../../errors.js";
-import { randomToken, sha256 } from "../../core/secrets.js";
+import { DomainError } from "../../shared/errors.js";
+import { randomToken, sha256 } from "../../shared/secrets.js";
 
 export const otpLoginPurpose = "otp_login";
 export const otpTokenTtlSeconds = 5 * 60;

@@ -12,7 +12,7 @@
 import { c2bValidationAnswer, type C2bNotification } from "@mteja/daraja";
 import { isUniqueViolation } from "@mteja/db";
 import type { Deps } from "../../context.js";
-import type { Tenant } from "../../tenants/directory.js";
+import type { Tenant } from "../../shared/tenant.js";
 import type { CallbackAuthority } from "../callback-tokens.js";
 import { settleIntentOf } from "../../intents/intent-settlement.js";
 import { recordEvent } from "../../webhooks/events.js";

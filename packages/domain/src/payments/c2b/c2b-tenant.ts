@@ -5,7 +5,7 @@
  */
 import type { RawSql } from "@mteja/db";
 import type { Deps } from "../../context.js";
-import type { Tenant } from "../../tenants/directory.js";
+import type { Tenant } from "../../shared/tenant.js";
 import type { CallbackAuthority } from "../callback-tokens.js";
 import { refusalOf } from "../kernel/callback-authority.js";
 

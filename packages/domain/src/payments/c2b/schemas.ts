@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { envelope } from "../../core/envelope.js";
-import { oneLineString } from "../../core/fields.js";
-import { tenantIdSchema } from "../../tenants/settings.js";
+import { envelope } from "../../shared/envelope.js";
+import { oneLineString } from "../../shared/fields.js";
+import { tenantIdSchema } from "../../shared/tenant-settings.js";
 import { serverPaymentView } from "../../intents/schemas.js";
 import { c2bMatchStatuses } from "./c2b-object.js";
 

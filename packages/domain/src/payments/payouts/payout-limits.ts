@@ -4,8 +4,8 @@
  */
 import { Prisma, type PayoutModel } from "@mteja/db";
 import type { Text } from "@mteja/i18n";
-import { DomainError } from "../../errors.js";
-import type { Tenant } from "../../tenants/directory.js";
+import { DomainError } from "../../shared/errors.js";
+import type { Tenant } from "../../shared/tenant.js";
 import type { AuthedCtx } from "../../trpc.js";
 import { nairobiDayStart } from "./nairobi-day.js";
 import { providerUnavailable } from "../provider-errors.js";

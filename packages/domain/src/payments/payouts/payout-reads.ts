@@ -3,9 +3,9 @@
  * /api/momo/payouts/{originatorConversationId}. An admin sees every payout of their tenant, nothing of another's.
  */
 import type { PayoutModel } from "@mteja/db";
-import { DomainError } from "../../errors.js";
+import { DomainError } from "../../shared/errors.js";
 import type { AuthedCtx } from "../../trpc.js";
-import { readKeysetPage } from "../keyset-page.js";
+import { readKeysetPage } from "../../shared/keyset-page.js";
 import { payoutStatus } from "../payment-records.js";
 import type { ListPayoutsInput, PayoutView } from "../schemas.js";
 

@@ -12,7 +12,7 @@
  */
 import type { PaymentReversalModel } from "@mteja/db";
 import type { DarajaAcknowledgement, DarajaClient } from "@mteja/daraja";
-import { DomainError } from "../../errors.js";
+import { DomainError } from "../../shared/errors.js";
 import type { ShopCallerCtx } from "../../trpc.js";
 import { requestOnce, type ProviderRequest } from "../kernel/provider-request.js";
 import { toServerPaymentView } from "../../intents/views.js";

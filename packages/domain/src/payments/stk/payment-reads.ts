@@ -2,7 +2,7 @@
  * Reading payments (an addition to stkpush/stkquery/b2c): GET /api/momo/payments and /api/momo/payments/{checkoutRequestId}.
  * A customer sees their own payments; an admin sees every payment of the tenant.
  */
-import { readKeysetPage } from "../keyset-page.js";
+import { readKeysetPage } from "../../shared/keyset-page.js";
 import type { AuthedCtx } from "../../trpc.js";
 import { isAdmin } from "../visibility.js";
 import { paymentView } from "../payment-records.js";

@@ -11,8 +11,8 @@
 import type { PaymentModel } from "@mteja/db";
 import type { DarajaClient, StkPushResponse } from "@mteja/daraja";
 import { countStkPrompt } from "./stk-limits.js";
-import { tenantDisplayName } from "../../tenants/directory.js";
-import type { Tenant } from "../../tenants/directory.js";
+import { tenantDisplayName } from "../../shared/tenant.js";
+import type { Tenant } from "../../shared/tenant.js";
 import type { AuthedCtx } from "../../trpc.js";
 import { applyHeldStkCallbacks, applyHeldStkCallbacksSince } from "./stk-callbacks.js";
 import { requestOnce, type ProviderRequest } from "../kernel/provider-request.js";

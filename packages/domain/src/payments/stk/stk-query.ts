@@ -6,7 +6,7 @@
 import { DarajaError, type StkQueryResult } from "@mteja/daraja";
 import type { PaymentModel, TenantDb } from "@mteja/db";
 import type { Deps } from "../../context.js";
-import { DomainError } from "../../errors.js";
+import { DomainError } from "../../shared/errors.js";
 import type { AuthedCtx } from "../../trpc.js";
 import { countStkQuery } from "./stk-limits.js";
 import { publishPaymentStatus } from "../kernel/status-publisher.js";

@@ -2,8 +2,8 @@
  * The shared shape of the momo lists (payments, payouts): newest first, filtered by status and a
  * created-at range, keyset-paginated on (created_at, id) with an opaque cursor.
  */
-import { DomainError } from "../errors.js";
-import type { KeysetListInput } from "./schemas.js";
+import { DomainError } from "./errors.js";
+import type { KeysetListInput } from "../payments/schemas.js";
 
 interface Cursor {
   createdAt: Date;

@@ -1,6 +1,6 @@
 import { normaliseKenyanPhone } from "@mteja/daraja";
 import { z } from "zod";
-import type { CustomRuleKey } from "../i18n/validation-details.js";
+import type { CustomRuleKey } from "./i18n/validation-details.js";
 
 type StringParams = Parameters<typeof z.string>[0];
 

@@ -1,6 +1,6 @@
 import type { Database } from "@mteja/db";
-import type { Clock } from "../core/ports.js";
-import { storedTenantSettingsSchema, type TenantSettings } from "./settings.js";
+import type { Clock } from "./ports.js";
+import { storedTenantSettingsSchema, type TenantSettings } from "./tenant-settings.js";
 
 export interface Tenant {
   id: string;

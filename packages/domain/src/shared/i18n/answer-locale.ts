@@ -7,8 +7,8 @@
  */
 import { preferredLocale, resolveLocale, type Locale } from "@mteja/i18n";
 import type { TenantDb } from "@mteja/db";
-import type { RequestInfo } from "../context.js";
-import type { Tenant } from "../tenants/directory.js";
+import type { RequestInfo } from "../../context.js";
+import type { Tenant } from "../tenant.js";
 
 /** The language of an answer to this request, as far as it is decided. */
 export function answerLocale(request: Pick<RequestInfo, "acceptLanguage" | "signedInLocale"> | undefined): Locale {

@@ -4,7 +4,7 @@
  */
 import { isIPv6 } from "node:net";
 import type { Context } from "../context.js";
-import { DomainError } from "../errors.js";
+import { DomainError } from "./errors.js";
 import type { LimitDecision, Limiter, LimitRule } from "./limiter.js";
 
 export function rateLimitedError(retryAfter: number): DomainError {

@@ -1,6 +1,6 @@
 import { LOCALES } from "@mteja/i18n";
 import { z } from "zod";
-import { oneLineString, uncoerced } from "../core/fields.js";
+import { oneLineString, uncoerced } from "./fields.js";
 
 /** What the admin API shows, and accepts back, in place of a stored Daraja secret. */
 export const MASKED_SECRET = "set";

@@ -5,7 +5,7 @@
  */
 import { preferredLocale, resolveLocale, type Locale } from "@mteja/i18n";
 import type { TenantTx } from "@mteja/db";
-import type { Tenant } from "../tenants/directory.js";
+import type { Tenant } from "../tenant.js";
 
 export async function recipientLocale(tx: TenantTx, tenant: Tenant, userId: string): Promise<Locale> {
   const user = await tx.user.findFirst({ where: { id: userId }, select: { preferences: true } });

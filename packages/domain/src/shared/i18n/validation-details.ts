@@ -2,7 +2,7 @@
  * `details[]` of an input that fails its zod schema. English keeps the message the schema states;
  * Swahili is written from the issue's kind and bounds (packages/i18n/src/messages/validation.ts), so
  * every rule of every schema has a Swahili message without a translation per schema. A custom rule
- * may name its message with `params: { message: <key> }` (core/fields.ts does).
+ * may name its message with `params: { message: <key> }` (fields.ts does).
  */
 import { translate, type Locale, type Text } from "@mteja/i18n";
 import type { core } from "zod";
