@@ -1,7 +1,7 @@
-import { noStore } from "../auth/sessions/refresh-cookie.js";
-import { done, ok } from "../shared/envelope.js";
-import { noInput, tenantHeaders } from "../shared/fields.js";
-import { authProcedure, createTRPCRouter, tenantProcedure } from "../trpc.js";
+import { noStore } from "../sessions/refresh-cookie.js";
+import { done, ok } from "../../shared/envelope.js";
+import { noInput, tenantHeaders } from "../../shared/fields.js";
+import { authProcedure, createTRPCRouter, tenantProcedure } from "../../trpc.js";
 import {
   otpDisableInput,
   otpDisableOutput,

@@ -3,7 +3,7 @@
  * 30-second steps, one step of clock drift accepted either way. On otplib 13.
  */
 import { generateURI, ScureBase32Plugin, verify } from "otplib";
-import type { Random } from "../shared/ports.js";
+import type { Random } from "../../shared/ports.js";
 
 export const totpPeriodSeconds = 30;
 const secretBytes = 20;

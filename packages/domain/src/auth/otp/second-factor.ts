@@ -3,10 +3,10 @@
  * of the enabled secret — its step claimed, so it is never accepted again — or an unused recovery code,
  * spent. A wrong one counts as a failed sign-in of the account (not of the IP: the caller is signed in).
  */
-import { DomainError } from "../shared/errors.js";
-import { beginSignInAttempt, signInAccountOf } from "../shared/abuse-limits.js";
-import { recordSecurityEvent } from "../security-events/record.js";
-import type { AuthedCtx } from "../trpc.js";
+import { DomainError } from "../../shared/errors.js";
+import { beginSignInAttempt, signInAccountOf } from "../../shared/abuse-limits.js";
+import { recordSecurityEvent } from "../../security-events/record.js";
+import type { AuthedCtx } from "../../trpc.js";
 import { hashRecoveryCode, looksLikeRecoveryCode } from "./recovery-codes.js";
 import { matchTotp } from "./totp.js";
 

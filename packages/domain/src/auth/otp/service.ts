@@ -4,16 +4,16 @@
  */
 import QRCode from "qrcode";
 import type { z } from "zod";
-import { startSession } from "../auth/service.js";
-import { DomainError } from "../shared/errors.js";
-import { enqueueSecurityNotice } from "../auth/recovery/security-notices.js";
-import { beginSignInAttempt, signInAccountOf } from "../shared/abuse-limits.js";
-import { confirmIdentity } from "../auth/phone/confirm-identity.js";
-import { secureSignInFactorChange } from "../auth/factor-changes.js";
-import { recordSecurityEvent } from "../security-events/record.js";
-import { tenantDisplayName } from "../shared/tenant.js";
-import type { AuthedCtx, TenantCtx } from "../trpc.js";
-import { findLiveOtpToken, invalidOtpToken, otpMaxAttempts, reserveOtpAttempt, spendOtpToken } from "../auth/tokens/otp-login-token.js";
+import { startSession } from "../service.js";
+import { DomainError } from "../../shared/errors.js";
+import { enqueueSecurityNotice } from "../recovery/security-notices.js";
+import { beginSignInAttempt, signInAccountOf } from "../../shared/abuse-limits.js";
+import { confirmIdentity } from "../phone/confirm-identity.js";
+import { secureSignInFactorChange } from "../factor-changes.js";
+import { recordSecurityEvent } from "../../security-events/record.js";
+import { tenantDisplayName } from "../../shared/tenant.js";
+import type { AuthedCtx, TenantCtx } from "../../trpc.js";
+import { findLiveOtpToken, invalidOtpToken, otpMaxAttempts, reserveOtpAttempt, spendOtpToken } from "../tokens/otp-login-token.js";
 import { hashRecoveryCode, newRecoveryCodes } from "./recovery-codes.js";
 import type { otpDisableInput, otpValidateInput, otpVerifyInput } from "./schemas.js";
 import { matchTotp, newTotpSecret, totpUri } from "./totp.js";

@@ -2,8 +2,8 @@
  * Single-use recovery codes: 10 characters of Crockford's base32 (no I, L, O, U: nothing to misread),
  * 50 random bits each, shown once as `XXXXX-XXXXX` and stored only as a hash bound to the user.
  */
-import type { Random } from "../shared/ports.js";
-import { sha256 } from "../shared/secrets.js";
+import type { Random } from "../../shared/ports.js";
+import { sha256 } from "../../shared/secrets.js";
 
 export const recoveryCodeCount = 10;
 const alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";

@@ -1,8 +1,8 @@
-import { requirePasswordOrSmsCode, smsCodeProofField } from "../auth/phone/schemas.js";
+import { requirePasswordOrSmsCode, smsCodeProofField } from "../phone/schemas.js";
 import { z } from "zod";
-import { loginUser } from "../auth/schemas.js";
-import { envelope, messageOnly } from "../shared/envelope.js";
-import { oneLineString, passwordField } from "../shared/fields.js";
+import { loginUser } from "../schemas.js";
+import { envelope, messageOnly } from "../../shared/envelope.js";
+import { oneLineString, passwordField } from "../../shared/fields.js";
 import { looksLikeRecoveryCode } from "./recovery-codes.js";
 
 /** Authenticator apps show "123 456"; the space is not part of the code. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { matchTotp, newTotpSecret, timeStepAt } from "../../src/otp/totp.js";
-import { cryptoRandom } from "../../src/shared/ports.js";
+import { matchTotp, newTotpSecret, timeStepAt } from "../../../src/auth/otp/totp.js";
+import { cryptoRandom } from "../../../src/shared/ports.js";
 
 // RFC 6238 appendix B: the ASCII secret "12345678901234567890", SHA-1. At T = 59 s the 8-digit code
 // is 94287082, so the 6-digit one is 287082; it belongs to time step 1 (30-second steps).
