@@ -5,7 +5,7 @@ import type { DataCipher } from "./shared/data-cipher.js";
 import type { Limiter } from "./shared/limiter.js";
 import type { PasswordHasher } from "./auth/passwords.js";
 import type { RefreshSuccessor } from "./auth/sessions/refresh-successor.js";
-import type { MomoDeps } from "./payments/momo-deps.js";
+import type { MomoDeps } from "./payments/kernel/momo-deps.js";
 import type { TenantDirectory } from "./shared/tenant.js";
 import type { DomainConfig } from "./shared/config.js";
 import type { Clock, Random } from "./shared/ports.js";

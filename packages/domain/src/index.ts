@@ -38,7 +38,7 @@ export { defaultWebhookRetrySchedule } from "./webhooks/retry-schedule.js";
 export { retentionRules, type RetentionRule, type RetentionKind } from "./retention/rules.js";
 export { pruneExpiredRows, type PruneOptions, type PruneReport } from "./retention/prune.js";
 export type { WebhookDeps } from "./webhooks/webhook-deps.js";
-export { paymentObject, type PaymentObject } from "./payments/payment-object.js";
+export { paymentObject, type PaymentObject } from "./payments/kernel/payment-object.js";
 export { receiveDeliveryReport, type DeliveryReportReply } from "./sms/delivery-reports.js";
 export { recordSecurityEvent, type SecurityEventInput } from "./security-events/record.js";
 export { SECURITY_EVENT_TYPES, type SecurityEventDetails, type SecurityEventType } from "./security-events/event-types.js";

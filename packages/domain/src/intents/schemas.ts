@@ -3,10 +3,10 @@ import { STK_AMOUNT_MAX, STK_AMOUNT_MIN, STK_TRANSACTION_DESC_MAX_LENGTH } from 
 import { z } from "zod";
 import { envelope } from "../shared/envelope.js";
 import { oneLineString, uncoerced } from "../shared/fields.js";
-import { paymentStatusField, wholeShillings } from "../payments/schemas.js";
-import { intentIdField } from "./intent-id.js";
+import { paymentStatusField, wholeShillings } from "../payments/kernel/schemas.js";
+import { intentIdField } from "../payments/kernel/intent-id.js";
 import { intentStatuses } from "./intent-transitions.js";
-import { reversalStatuses } from "../payments/reversals/reversal-object.js";
+import { reversalStatuses } from "../payments/kernel/reversal-object.js";
 
 export const REFERENCE_PATTERN = /^[A-Za-z0-9]{1,12}$/;
 export const METADATA_MAX_KEYS = 20;

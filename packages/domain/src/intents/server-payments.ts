@@ -3,7 +3,7 @@ import { DomainError } from "../shared/errors.js";
 import type { TenantCtx } from "../trpc.js";
 import type { ServerPaymentView } from "./schemas.js";
 import { toServerPaymentView } from "./views.js";
-import { latestReversal } from "../payments/payment-object.js";
+import { latestReversal } from "../payments/kernel/payment-object.js";
 
 export async function getServerPayment(ctx: TenantCtx, id: string): Promise<ServerPaymentView> {
   const row = await ctx.db.payment.findFirst({ where: { id }, include: latestReversal });

@@ -1,5 +1,5 @@
 /** How the server API shows a payment intent and a payment (docs/payment-intents.md#objects). */
-import { paymentObject } from "../payments/payment-object.js";
+import { paymentObject } from "../payments/kernel/payment-object.js";
 import { isIntentStatus, type IntentStatus } from "./intent-transitions.js";
 import type { IntentWithPayments } from "./intent-store.js";
 import type { IntentView, ServerPaymentView } from "./schemas.js";

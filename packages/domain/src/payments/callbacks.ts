@@ -2,7 +2,7 @@
  * Daraja's callbacks (docs/mpesa.md#callbacks): STK results, B2C results, B2C timeouts, Transaction Status
  * results, reversal results, time-outs and status results, and C2B validations and confirmations. Each one is
  *
- *  1. checked for its token (callback-tokens.ts: the `tenant=` it names' own token, or the old form,
+ *  1. checked for its token (kernel/callback-tokens.ts: the `tenant=` it names' own token, or the old form,
  *     MOMO_CALLBACK_SECRET itself; constant time; missing or wrong → 403, stored as 'rejected' up to
  *     the unauthenticated_callbacks_stored limit, 60 a minute by default);
  *  2. stored verbatim in momo_callbacks before anything else, with the tenant its token speaks for (bad
@@ -20,7 +20,7 @@ import { C2B_CONFIRMATION_ANSWER, parseC2bNotification, parseStkCallback, type C
 import { insertStoredCallback } from "@mteja/db";
 import type { Deps } from "../context.js";
 import { equalsConstantTime } from "../shared/secrets.js";
-import type { CallbackAuthority } from "./callback-tokens.js";
+import type { CallbackAuthority } from "./kernel/callback-tokens.js";
 import { answerC2bValidation, applyStoredC2bConfirmation } from "./c2b/c2b-callbacks.js";
 import type { CallbackOutcome, StoredApplyResult } from "./kernel/stored-callback.js";
 import { applyStoredPayoutCallback, parsePayoutCallback, type PayoutCallback } from "./payouts/payout-callbacks.js";

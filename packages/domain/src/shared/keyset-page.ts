@@ -3,7 +3,7 @@
  * created-at range, keyset-paginated on (created_at, id) with an opaque cursor.
  */
 import { DomainError } from "./errors.js";
-import type { KeysetListInput } from "../payments/schemas.js";
+import type { KeysetListInput } from "../payments/kernel/schemas.js";
 
 interface Cursor {
   createdAt: Date;

@@ -6,7 +6,7 @@
 import type { RawSql } from "@mteja/db";
 import type { Deps } from "../../context.js";
 import type { Tenant } from "../../shared/tenant.js";
-import type { CallbackAuthority } from "../callback-tokens.js";
+import type { CallbackAuthority } from "../kernel/callback-tokens.js";
 import { refusalOf } from "../kernel/callback-authority.js";
 
 /** The short code a tenant's customers pay from the M-Pesa menu; null when it has none of its own. */

@@ -9,7 +9,7 @@ import { DarajaError, type DarajaClient } from "@mteja/daraja";
 import { Prisma, type TenantDb } from "@mteja/db";
 import { backoffAfter } from "@mteja/kernel";
 import type { Deps } from "../../context.js";
-import { lastErrorOf } from "../provider-errors.js";
+import { lastErrorOf } from "./provider-errors.js";
 
 export interface ReconcileOptions {
   /** Rows claimed per kind per run. */

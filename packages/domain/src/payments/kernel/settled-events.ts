@@ -7,8 +7,8 @@ import { intentsTable, paymentsTable, payoutsTable, Prisma, type MomoCallbackMod
 import type { IntentSettled } from "../../intents/intent-settlement.js";
 import { toIntentView } from "../../intents/views.js";
 import { recordEvent, type EventIds, type NewEvent } from "../../webhooks/events.js";
-import { paymentObject } from "../payment-object.js";
-import { paymentsWithLatestReversal, tenantOfRow, type SettlementTx } from "../payment-records.js";
+import { paymentObject } from "./payment-object.js";
+import { paymentsWithLatestReversal, tenantOfRow, type SettlementTx } from "./payment-records.js";
 import { payoutObject } from "../payouts/payout-object.js";
 
 const failedPaymentStatuses = new Set(["CANCELLED", "FAILED", "TIMEOUT"]);

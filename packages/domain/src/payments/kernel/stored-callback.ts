@@ -20,7 +20,7 @@
  */
 import { Prisma, updateRow, updateRowIf, type ModelTable, type RowChanges } from "@mteja/db";
 import type { Deps } from "../../context.js";
-import type { SettlementTx } from "../payment-records.js";
+import type { SettlementTx } from "./payment-records.js";
 import { eventIdsFrom } from "../../webhooks/events.js";
 import { recordCallbackFlagged, type RecordedCallback } from "./settled-events.js";
 

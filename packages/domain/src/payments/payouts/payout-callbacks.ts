@@ -10,10 +10,10 @@ import {
   parseTransactionStatusResult,
 } from "@mteja/daraja";
 import type { Deps } from "../../context.js";
-import type { CallbackAuthority } from "../callback-tokens.js";
+import type { CallbackAuthority } from "../kernel/callback-tokens.js";
 import { refusalOf } from "../kernel/callback-authority.js";
 import { applyStoredCallback, recordOutcomeWith, refusedVerdict, type StoredApplyResult } from "../kernel/stored-callback.js";
-import { lockPayout } from "../payment-records.js";
+import { lockPayout } from "../kernel/payment-records.js";
 import { settlePayout, type PayoutOutcome } from "./payout-settlement.js";
 import { eventIdsFrom } from "../../webhooks/events.js";
 

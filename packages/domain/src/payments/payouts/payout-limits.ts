@@ -8,7 +8,7 @@ import { DomainError } from "../../shared/errors.js";
 import type { Tenant } from "../../shared/tenant.js";
 import type { AuthedCtx } from "../../trpc.js";
 import { nairobiDayStart } from "./nairobi-day.js";
-import { providerUnavailable } from "../provider-errors.js";
+import { providerUnavailable } from "../kernel/provider-errors.js";
 
 function payoutSettingsOf(tenant: Tenant) {
   return tenant.settings.momo?.b2c ?? {};

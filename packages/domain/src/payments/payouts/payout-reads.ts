@@ -6,8 +6,8 @@ import type { PayoutModel } from "@mteja/db";
 import { DomainError } from "../../shared/errors.js";
 import type { AuthedCtx } from "../../trpc.js";
 import { readKeysetPage } from "../../shared/keyset-page.js";
-import { payoutStatus } from "../payment-records.js";
-import type { ListPayoutsInput, PayoutView } from "../schemas.js";
+import { payoutStatus } from "../kernel/payment-records.js";
+import type { ListPayoutsInput, PayoutView } from "../kernel/schemas.js";
 
 export function payoutView(row: PayoutModel): PayoutView {
   return {

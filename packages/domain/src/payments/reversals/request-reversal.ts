@@ -17,11 +17,11 @@ import type { ShopCallerCtx } from "../../trpc.js";
 import { requestOnce, type ProviderRequest } from "../kernel/provider-request.js";
 import { toServerPaymentView } from "../../intents/views.js";
 import type { ServerPaymentView } from "../../intents/schemas.js";
-import { latestReversal } from "../payment-object.js";
-import { lockPaymentById } from "../payment-records.js";
-import { tenantCallbackUrl } from "../callback-tokens.js";
-import { providerUnavailable } from "../provider-errors.js";
-import { idempotencyKeyOf } from "../request-rules.js";
+import { latestReversal } from "../kernel/payment-object.js";
+import { lockPaymentById } from "../kernel/payment-records.js";
+import { tenantCallbackUrl } from "../kernel/callback-tokens.js";
+import { providerUnavailable } from "../kernel/provider-errors.js";
+import { idempotencyKeyOf } from "../kernel/request-rules.js";
 
 /** Daraja requires 2-100 characters. */
 export const REVERSAL_REMARKS = "Payment reversal";

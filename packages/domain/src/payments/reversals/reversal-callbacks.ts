@@ -13,7 +13,7 @@ import {
 } from "@mteja/daraja";
 import type { PaymentReversalModel } from "@mteja/db";
 import type { Deps } from "../../context.js";
-import type { CallbackAuthority } from "../callback-tokens.js";
+import type { CallbackAuthority } from "../kernel/callback-tokens.js";
 import { refusalOf } from "../kernel/callback-authority.js";
 import { applyStoredCallback, recordOutcomeWith, refusedVerdict, type StoredApplyResult } from "../kernel/stored-callback.js";
 import { lockReversal, type ReversalIds } from "./reversal-records.js";

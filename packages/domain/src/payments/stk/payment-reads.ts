@@ -4,9 +4,9 @@
  */
 import { readKeysetPage } from "../../shared/keyset-page.js";
 import type { AuthedCtx } from "../../trpc.js";
-import { isAdmin } from "../visibility.js";
-import { paymentView } from "../payment-records.js";
-import type { ListPaymentsInput, PaymentView } from "../schemas.js";
+import { isAdmin } from "../kernel/visibility.js";
+import { paymentView } from "../kernel/payment-records.js";
+import type { ListPaymentsInput, PaymentView } from "../kernel/schemas.js";
 import { findVisiblePayment } from "./stk-query.js";
 
 /** Newest first, keyset-paginated on (created_at, id). */

@@ -9,11 +9,11 @@
 import { classifyStkResultCode, parseStkCallback, type StkCallback } from "@mteja/daraja";
 import { paymentsTable, type PaymentModel } from "@mteja/db";
 import type { Deps } from "../../context.js";
-import type { CallbackAuthority } from "../callback-tokens.js";
+import type { CallbackAuthority } from "../kernel/callback-tokens.js";
 import { authorityOfStored, refusalOf } from "../kernel/callback-authority.js";
 import { publishPaymentStatus } from "../kernel/status-publisher.js";
 import { applyStoredCallback, recordOutcomeWith, refusedVerdict, type CallbackVerdict, type OutcomeRecorder, type StoredApplyResult, type UnlockedRecorder } from "../kernel/stored-callback.js";
-import { lockPaymentByCheckoutId, readPaymentByCheckoutId, type PaymentForCallback, type SettlementTx } from "../payment-records.js";
+import { lockPaymentByCheckoutId, readPaymentByCheckoutId, type PaymentForCallback, type SettlementTx } from "../kernel/payment-records.js";
 import { settleStkPayment, type Settlement, type StkOutcome } from "./stk-settlement.js";
 import { claimForCallback, lockPromptMatching } from "./unknown-prompts.js";
 import { eventIdsFrom } from "../../webhooks/events.js";

@@ -10,10 +10,10 @@ import { DomainError } from "../../shared/errors.js";
 import type { AuthedCtx } from "../../trpc.js";
 import { countStkQuery } from "./stk-limits.js";
 import { publishPaymentStatus } from "../kernel/status-publisher.js";
-import { isAdmin } from "../visibility.js";
-import { isTerminalPayment, lockPaymentById, type PaymentKey } from "../payment-records.js";
-import { providerUnavailable, toProviderError } from "../provider-errors.js";
-import type { PaymentStatus } from "../schemas.js";
+import { isAdmin } from "../kernel/visibility.js";
+import { isTerminalPayment, lockPaymentById, type PaymentKey } from "../kernel/payment-records.js";
+import { providerUnavailable, toProviderError } from "../kernel/provider-errors.js";
+import type { PaymentStatus } from "../kernel/schemas.js";
 import { settleStkPayment, type StkOutcome } from "./stk-settlement.js";
 import { eventIdsFrom } from "../../webhooks/events.js";
 

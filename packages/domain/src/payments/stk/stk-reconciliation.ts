@@ -13,7 +13,7 @@ import type { Deps } from "../../context.js";
 import { leaseEnd, nextAttemptAt, queryErrorNote, type SweepRun } from "../kernel/leased-sweep.js";
 import { recordIntentPaidByHeld, recordPaymentSettled } from "../kernel/settled-events.js";
 import { publishPaymentStatus } from "../kernel/status-publisher.js";
-import { isTerminalPayment, lockPaymentById, type PaymentKey } from "../payment-records.js";
+import { isTerminalPayment, lockPaymentById, type PaymentKey } from "../kernel/payment-records.js";
 import { applyStoredStkCallback, parseStoredStkCallback } from "./stk-callbacks.js";
 import { settleFromQuery } from "./stk-query.js";
 import { withoutDarajaIds } from "./unknown-prompts.js";

@@ -11,7 +11,7 @@ import { changedRow, paymentsTable, type PaymentModel, type RowChanges } from "@
 import type { StkStatus } from "@mteja/daraja";
 import { paymentSettledEvent, recordIntentPaid, recordIntentPaidByHeld } from "../kernel/settled-events.js";
 import { updateSettledRow, type RecordOutcome, type SettlementDecision } from "../kernel/stored-callback.js";
-import { isTerminalPayment, type SettlementTx } from "../payment-records.js";
+import { isTerminalPayment, type SettlementTx } from "../kernel/payment-records.js";
 import { settleIntentOf } from "../../intents/intent-settlement.js";
 import { eventWrites, type EventIds } from "../../webhooks/events.js";
 

@@ -4,7 +4,7 @@
  * is not among them: it is built from these deps (createReconciler), not the other way round.
  */
 import type { DarajaClient } from "@mteja/daraja";
-import type { Tenant } from "../shared/tenant.js";
+import type { Tenant } from "../../shared/tenant.js";
 import type { CallbackTokens } from "./callback-tokens.js";
 import type { PaymentEvents } from "./payment-events.js";
 import type { StatusStreamSlots } from "./status-stream-slots.js";

@@ -8,10 +8,10 @@
  * The old form, the secret itself, is still accepted from URLs sent before tenant tokens (a row's
  * `callback_token_form` says which form its URL carried; a tenant's registered C2B URLs, until they are
  * registered again); which row a callback may touch is checked where it is applied
- * (kernel/callback-authority.ts).
+ * (callback-authority.ts).
  */
 import { createHmac } from "node:crypto";
-import { equalsConstantTime } from "../shared/secrets.js";
+import { equalsConstantTime } from "../../shared/secrets.js";
 
 export const TOKEN_PARAMETER = "token";
 export const TENANT_PARAMETER = "tenant";

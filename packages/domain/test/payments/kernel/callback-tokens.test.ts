@@ -1,8 +1,8 @@
-/** The callback tokens per shop (src/payments/callback-tokens.ts) and which rows a callback may touch (kernel/callback-authority.ts). */
+/** The callback tokens per shop (src/payments/kernel/callback-tokens.ts) and which rows a callback may touch (kernel/callback-authority.ts). */
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { createCallbackTokens, tenantCallbackUrl, tenantFromParameter } from "../../src/payments/callback-tokens.js";
-import { authorityOfStored, refusalOf } from "../../src/payments/kernel/callback-authority.js";
+import { createCallbackTokens, tenantCallbackUrl, tenantFromParameter } from "../../../src/payments/kernel/callback-tokens.js";
+import { authorityOfStored, refusalOf } from "../../../src/payments/kernel/callback-authority.js";
 
 const secret = "a".repeat(64);
 const hex = (text: string) => Buffer.from(text).toString("hex");

@@ -7,7 +7,7 @@
  */
 import { DarajaError } from "@mteja/daraja";
 import type { Text } from "@mteja/i18n";
-import { DomainError } from "../shared/errors.js";
+import { DomainError } from "../../shared/errors.js";
 
 export interface ProviderErrorDetail {
   errorCode: string | null;

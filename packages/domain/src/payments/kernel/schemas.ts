@@ -13,9 +13,9 @@ import {
   STK_TRANSACTION_DESC_MAX_LENGTH,
 } from "@mteja/daraja";
 import { z } from "zod";
-import { envelope } from "../shared/envelope.js";
-import { kenyanPhoneField, oneLineString, uncoerced } from "../shared/fields.js";
-import { intentIdField } from "../intents/intent-id.js";
+import { envelope } from "../../shared/envelope.js";
+import { kenyanPhoneField, oneLineString, uncoerced } from "../../shared/fields.js";
+import { intentIdField } from "./intent-id.js";
 
 export const paymentStatuses = ["PENDING", "SUCCESS", "CANCELLED", "FAILED", "TIMEOUT"] as const;
 export type PaymentStatus = (typeof paymentStatuses)[number];

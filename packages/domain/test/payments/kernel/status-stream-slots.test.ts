@@ -1,6 +1,6 @@
 /** The per-user count of open payment status subscriptions. */
 import { describe, expect, it } from "vitest";
-import { createStatusStreamSlots, MAX_OPEN_STATUS_STREAMS_PER_USER } from "../../src/payments/status-stream-slots.js";
+import { createStatusStreamSlots, MAX_OPEN_STATUS_STREAMS_PER_USER } from "../../../src/payments/kernel/status-stream-slots.js";
 
 describe("status stream slots", () => {
   it("gives each user 5 slots, and a released slot can be taken again", () => {

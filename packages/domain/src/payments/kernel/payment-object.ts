@@ -5,7 +5,7 @@
  * `reversal` is the latest one, read with the payment through `latestReversal`.
  */
 import type { PaymentModel, PaymentReversalModel } from "@mteja/db";
-import { reversalObject, type ReversalObject } from "./reversals/reversal-object.js";
+import { reversalObject, type ReversalObject } from "./reversal-object.js";
 
 /** Include it in a payment read (`include: latestReversal`) for the payment's `reversal`. */
 export const latestReversal = { reversals: { orderBy: [{ createdAt: "desc" as const }, { id: "desc" as const }], take: 1 } };

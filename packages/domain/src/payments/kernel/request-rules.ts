@@ -1,8 +1,8 @@
 /** Rules shared by stkPush and b2cPayout: the Idempotency-Key header and the tenant's amount bounds. */
 import type { Text } from "@mteja/i18n";
-import type { Context } from "../context.js";
-import { DomainError } from "../shared/errors.js";
-import type { Tenant } from "../shared/tenant.js";
+import type { Context } from "../../context.js";
+import { DomainError } from "../../shared/errors.js";
+import type { Tenant } from "../../shared/tenant.js";
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 

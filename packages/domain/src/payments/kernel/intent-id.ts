@@ -1,4 +1,4 @@
-import { oneLineString } from "../shared/fields.js";
+import { oneLineString } from "../../shared/fields.js";
 
 /** A payment intent's id: "pi_" and 24 base64url characters (18 random bytes). */
 export const intentIdField = oneLineString({ error: "intent id is required" })
