@@ -19,11 +19,11 @@
  * the rest of an operation's facts (`ipLimited`, `successStatus`, `signInStep`, `stepUp`, `openapi`) in its `.meta()`.
  */
 import { getTRPCErrorFromUnknown, initTRPC, type TRPCError } from "@trpc/server";
-import type { LiveSessionRow, TenantDb } from "@mteja/db";
-import type { Context } from "./context.js";
+import type { LiveSessionRow } from "@mteja/db";
+import type { Context, Deps } from "./context.js";
 import { DomainError, toErrorEnvelope, toTrpcError } from "./shared/errors.js";
 import type { OperationMeta, StepUp } from "./shared/operation-meta.js";
-import type { AccessClaims } from "./auth/tokens/access-tokens.js";
+import type { AccessClaims, AuthedCtx as AuthedCtxOf, ShopCaller, ShopCallerCtx as ShopCallerCtxOf, TenantCtx as TenantCtxOf } from "./shared/request-context.js";
 import { countAuthRequest } from "./shared/abuse-limits.js";
 import { equalsConstantTime } from "./shared/secrets.js";
 import { assertLiveSession } from "./auth/sessions/sessions.js";
@@ -34,10 +34,10 @@ import { looksLikeApiKey } from "./api-keys/keys.js";
 import { answerLocale, noteSignedInLocale } from "./shared/i18n/answer-locale.js";
 
 /** The context of a procedure with a tenant: the tenant and its scoped data client. */
-export type TenantCtx = Context & { tenant: Tenant; db: TenantDb };
+export type TenantCtx = TenantCtxOf<Deps>;
 
 /** The context of a procedure with a tenant and a verified access token of it. */
-export type AuthedCtx = TenantCtx & { auth: AccessClaims };
+export type AuthedCtx = AuthedCtxOf<Deps>;
 
 const t = initTRPC
   .context<Context>()
@@ -191,9 +191,6 @@ export const serverProcedure = publicProcedure.meta({ credential: "apiKey" }).us
   return next({ ctx: { ...withTenant(ctx, tenant), apiKey } });
 });
 
-/** Who called an operation that a shop's server and its admins may both call (`ctx.caller`). */
-export type ShopCaller = { kind: "apiKey"; id: string } | { kind: "admin"; id: string };
-
 /**
  * A shop's server or one of its admins: an API key (as serverProcedure) or an access token with role
  * "admin" (as adminProcedure; a customer's token answers 403). The tenant is the credential's.
@@ -211,7 +208,7 @@ export const serverOrAdminProcedure = publicProcedure.meta({ credential: "apiKey
 });
 
 /** The context of serverOrAdminProcedure. */
-export type ShopCallerCtx = TenantCtx & { caller: ShopCaller };
+export type ShopCallerCtx = ShopCallerCtxOf<Deps>;
 
 /** The refresh cookie is read by the service (refresh, logout): nothing to check before it runs. */
 export const refreshCookieProcedure = tenantProcedure.meta({ credential: "refreshCookie" });

@@ -6,7 +6,7 @@
  */
 import { Prisma, type TenantTx } from "@mteja/db";
 import { DomainError } from "../shared/errors.js";
-import type { AuthedCtx } from "../trpc.js";
+import type { AuthedCtx } from "./ports.js";
 import { maxAddressesPerUser, type AddressFields } from "./schemas.js";
 
 type AddressCtx = AuthedCtx;

@@ -1,6 +1,6 @@
 /** The operator's management of a tenant's API keys (docs/api-keys.md#managing-keys). */
-import { noStore } from "../auth/sessions/refresh-cookie.js";
-import type { Context } from "../context.js";
+import { noStore } from "../shared/request.js";
+import type { Context } from "./ports.js";
 import { DomainError } from "../shared/errors.js";
 import { newApiKey } from "./keys.js";
 import { maxLiveKeysPerTenant, toApiKeyView } from "./schemas.js";

@@ -6,7 +6,7 @@
  */
 import { DomainError } from "../shared/errors.js";
 import { confirmIdentity, type ConfirmingUser } from "../auth/phone/confirm-identity.js";
-import type { AuthedCtx } from "../trpc.js";
+import type { AuthedCtx } from "./ports.js";
 
 export type { ConfirmingUser };
 

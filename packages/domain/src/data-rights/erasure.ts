@@ -11,7 +11,7 @@ import type { TenantTx } from "@mteja/db";
 import { clearRefreshCookie } from "../auth/sessions/refresh-cookie.js";
 import { DomainError } from "../shared/errors.js";
 import { recordSecurityEvent } from "../security-events/record.js";
-import type { AuthedCtx } from "../trpc.js";
+import type { AuthedCtx } from "./ports.js";
 import { confirmAccountOwner, type OwnerProof } from "./confirmation.js";
 import { erasedEvidenceOf, maskErasedEvidence, maskEvidenceWrittenMeanwhile } from "./erased-evidence.js";
 import { storedPhoneForms } from "./mask-evidence.js";

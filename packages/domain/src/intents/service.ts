@@ -8,7 +8,7 @@ import { Prisma } from "@mteja/db";
 import { sha256 } from "../shared/secrets.js";
 import { DomainError } from "../shared/errors.js";
 import { checkTenantAmount, idempotencyKeyOf, keyReusedError } from "../payments/kernel/request-rules.js";
-import type { TenantCtx } from "../trpc.js";
+import type { TenantCtx } from "./ports.js";
 import { expireDueIntents } from "./intent-expiry.js";
 import {
   findIntent,

@@ -18,8 +18,7 @@
  */
 import { C2B_CONFIRMATION_ANSWER, parseC2bNotification, parseStkCallback, type C2bNotification, type StkCallback } from "@mteja/daraja";
 import { insertStoredCallback } from "@mteja/db";
-import type { Deps } from "../context.js";
-import { equalsConstantTime } from "../shared/secrets.js";
+import type { PaymentPorts } from "./kernel/ports.js";
 import type { CallbackAuthority } from "./kernel/callback-tokens.js";
 import { answerC2bValidation, applyStoredC2bConfirmation } from "./c2b/c2b-callbacks.js";
 import type { CallbackOutcome, StoredApplyResult } from "./kernel/stored-callback.js";
@@ -66,12 +65,6 @@ function errorReply(status: number, code: string, message: string): CallbackRepl
   return { status, body: { success: false, message, error: { code } } };
 }
 
-/** Whether the presented token is `secret` itself (compared in constant time): SMS delivery reports' check. */
-export function callbackTokenValid(secret: string | null, presented: string | undefined): boolean {
-  if (!secret || presented === undefined) return false;
-  return equalsConstantTime(presented, secret);
-}
-
 const FORBIDDEN_MESSAGE = "This callback address needs its secret token.";
 
 /** A callback stored, then refused because its token does not speak for what it names. */
@@ -90,7 +83,7 @@ function storableText(text: string): string {
 }
 
 async function store(
-  deps: Deps,
+  deps: PaymentPorts,
   callback: InboundCallback,
   fields: { outcome: CallbackOutcome; correlationId?: string | null; flagReason?: string | null; accountReference?: string | undefined; tokenTenantId?: string | null },
 ): Promise<{ id: string; receivedAt: Date }> {
@@ -143,7 +136,7 @@ function parseCallback(kind: CallbackKind, body: unknown): { ok: true; value: Pa
 }
 
 /** Handles one inbound callback end to end and says how to answer it. */
-export async function receiveCallback(deps: Deps, callback: InboundCallback): Promise<CallbackReply> {
+export async function receiveCallback(deps: PaymentPorts, callback: InboundCallback): Promise<CallbackReply> {
   const { settings } = deps.momo;
   if (settings.callbackAllowedIps.length > 0 && !settings.callbackAllowedIps.includes(callback.sourceIp)) {
     // Log only: Safaricom's addresses change without notice; the secret token is the check that counts.
@@ -193,7 +186,7 @@ export async function receiveCallback(deps: Deps, callback: InboundCallback): Pr
 }
 
 /** Applies a stored callback that changes something (every kind but the C2B validation). */
-function applyStored(deps: Deps, value: Exclude<Parsed, { kind: "c2b_validation" }>, stored: StoredStkCallback, authority: CallbackAuthority): Promise<StoredApplyResult> {
+function applyStored(deps: PaymentPorts, value: Exclude<Parsed, { kind: "c2b_validation" }>, stored: StoredStkCallback, authority: CallbackAuthority): Promise<StoredApplyResult> {
   if (value.kind === "c2b_confirmation") return applyStoredC2bConfirmation(deps, stored.id, authority, value.value);
   if (value.kind === "stkpush") return applyStoredStkCallback(deps, stored, value.value);
   if (isReversalCallback(value)) return applyStoredReversalCallback(deps, stored.id, authority, value);

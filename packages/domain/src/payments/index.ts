@@ -4,4 +4,4 @@ export { createPaymentEvents, type PaymentEvents, type PaymentStatusEvent } from
 export { createStatusStreamSlots, MAX_OPEN_STATUS_STREAMS_PER_USER, type StatusStreamSlots } from "./kernel/status-stream-slots.js";
 export { createReconciler, defaultReconcileOptions, type Reconciler, type ReconcileOptions, type ReconcileReport } from "./reconciliation.js";
 export { createCallbackTokens, tenantCallbackUrl, type CallbackTokens } from "./kernel/callback-tokens.js";
-export { receiveCallback, callbackTokenValid, type CallbackKind, type CallbackReply, type InboundCallback, type RejectedCallback } from "./callbacks.js";
+export { receiveCallback, type CallbackKind, type CallbackReply, type InboundCallback, type RejectedCallback } from "./callbacks.js";

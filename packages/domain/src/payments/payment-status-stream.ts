@@ -10,7 +10,7 @@
 import type { PaymentModel } from "@mteja/db";
 import { DomainError, toTrpcError } from "../shared/errors.js";
 import { assertLiveSession } from "../auth/sessions/sessions.js";
-import type { AuthedCtx } from "../trpc.js";
+import type { AuthedCtx } from "./kernel/ports.js";
 import { isTerminalPayment } from "./kernel/payment-records.js";
 import type { PaymentStatus, PaymentStatusUpdate } from "./kernel/schemas.js";
 import { MAX_OPEN_STATUS_STREAMS_PER_USER, type StatusStreamSlot } from "./kernel/status-stream-slots.js";

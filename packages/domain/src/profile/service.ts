@@ -4,7 +4,7 @@ import { DomainError } from "../shared/errors.js";
 import { beginSignInAttempt } from "../shared/abuse-limits.js";
 import { confirmIdentity } from "../auth/phone/confirm-identity.js";
 import { noteSessionUse, revokeUserSessions, sessionKey } from "../auth/sessions/sessions.js";
-import type { AuthedCtx } from "../trpc.js";
+import type { AuthedCtx } from "./ports.js";
 import { enqueueSecurityNotice } from "../auth/recovery/security-notices.js";
 import { recordSecurityEvent } from "../security-events/record.js";
 import type { changePasswordInput, updateMeInput } from "./schemas.js";

@@ -3,9 +3,12 @@
  * the Limiter's (in memory, or Redis shared by every instance).
  */
 import { isIPv6 } from "node:net";
-import type { Context } from "../context.js";
+import type { RequestCtx } from "./request-context.js";
 import { DomainError } from "./errors.js";
 import type { LimitDecision, Limiter, LimitRule } from "./limiter.js";
+
+/** A request whose abuse limits are counted. */
+type Context = RequestCtx<{ limiter: Limiter }>;
 
 export function rateLimitedError(retryAfter: number): DomainError {
   return new DomainError("RATE_LIMITED", undefined, {

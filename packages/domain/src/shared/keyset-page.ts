@@ -1,9 +1,17 @@
 /**
- * The shared shape of the momo lists (payments, payouts): newest first, filtered by status and a
- * created-at range, keyset-paginated on (created_at, id) with an opaque cursor.
+ * The shared shape of the keyset lists (payments, payouts, devices, security events): newest first,
+ * filtered by status and a created-at range, keyset-paginated on (created_at, id) with an opaque cursor.
  */
 import { DomainError } from "./errors.js";
-import type { KeysetListInput } from "../payments/kernel/schemas.js";
+
+/** A list request as its schema parses it (`limit` defaulted). */
+export interface KeysetListInput<S extends string> {
+  status?: S | undefined;
+  from?: Date | undefined;
+  to?: Date | undefined;
+  limit: number;
+  cursor?: string | undefined;
+}
 
 interface Cursor {
   createdAt: Date;

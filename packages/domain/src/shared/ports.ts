@@ -34,3 +34,11 @@ export const cryptoRandom: Random = {
   uuid: () => randomUUID(),
   int: (max) => randomInt(max),
 };
+
+/** Where the domain writes its log lines (pino in apps/api, with the request id of the line's request). */
+export interface Logger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+  debug(obj: object, msg?: string): void;
+}

@@ -20,6 +20,12 @@ export function equalsConstantTime(presented: string, expected: string): boolean
   return timingSafeEqual(digest(presented), digest(expected));
 }
 
+/** Whether the presented token of a callback URL is `secret` itself (equalsConstantTime); none matches a missing secret. */
+export function callbackTokenValid(secret: string | null, presented: string | undefined): boolean {
+  if (!secret || presented === undefined) return false;
+  return equalsConstantTime(presented, secret);
+}
+
 function digest(value: string): Buffer {
   return createHash("sha256").update(value).digest();
 }

@@ -17,7 +17,7 @@ import type { Tenant } from "../shared/tenant.js";
 import { DomainError } from "../shared/errors.js";
 import { ipLimitKey, rateLimitedError } from "../shared/abuse-limits.js";
 import type { LimitRule, Tally } from "../shared/limiter.js";
-import type { TenantCtx } from "../trpc.js";
+import type { TenantCtx } from "./ports.js";
 
 /** The rules a shop may set its own number for (tenant settings `limits`, docs/tenants.md#settings). */
 export type ShopLimitRule = "phone_codes_per_tenant" | "sms_texts_per_ip" | "sms_texts_per_account";

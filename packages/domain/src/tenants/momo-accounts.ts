@@ -11,7 +11,7 @@
  *   from the platform's B2C account; any other tenant has no payout account.
  */
 import type { DarajaClient, DarajaClientConfig } from "@mteja/daraja";
-import type { Logger } from "../context.js";
+import type { Logger } from "../shared/ports.js";
 import type { DataCipher } from "../shared/data-cipher.js";
 import type { Tenant } from "../shared/tenant.js";
 import { revealSecret } from "./momo-secrets.js";

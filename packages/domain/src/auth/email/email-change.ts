@@ -12,7 +12,7 @@ import type { z } from "zod";
 import { consumeAll } from "../../shared/abuse-limits.js";
 import { DomainError } from "../../shared/errors.js";
 import { recordSecurityEvent } from "../../security-events/record.js";
-import type { AuthedCtx } from "../../trpc.js";
+import type { AuthedCtx } from "../ports.js";
 import { secureSignInFactorChange } from "../factor-changes.js";
 import { accountLink, writeMail } from "../recovery/mail.js";
 import { createEmailChangeToken, emailTokenLifetimeSeconds, findEmailChangeToken, invalidEmailToken, revokeEmailTokens, spendEmailToken } from "../recovery/one-time-tokens.js";

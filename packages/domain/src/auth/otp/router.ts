@@ -1,4 +1,4 @@
-import { noStore } from "../sessions/refresh-cookie.js";
+import { noStore } from "../../shared/request.js";
 import { done, ok } from "../../shared/envelope.js";
 import { noInput, tenantHeaders } from "../../shared/fields.js";
 import { authProcedure, createTRPCRouter, tenantProcedure } from "../../trpc.js";

@@ -6,7 +6,7 @@
 import { DomainError } from "../../shared/errors.js";
 import { beginSignInAttempt, signInAccountOf } from "../../shared/abuse-limits.js";
 import { recordSecurityEvent } from "../../security-events/record.js";
-import type { AuthedCtx } from "../../trpc.js";
+import type { AuthedCtx } from "../ports.js";
 import { hashRecoveryCode, looksLikeRecoveryCode } from "./recovery-codes.js";
 import { matchTotp } from "./totp.js";
 

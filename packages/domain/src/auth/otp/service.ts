@@ -12,7 +12,7 @@ import { confirmIdentity } from "../phone/confirm-identity.js";
 import { secureSignInFactorChange } from "../factor-changes.js";
 import { recordSecurityEvent } from "../../security-events/record.js";
 import { tenantDisplayName } from "../../shared/tenant.js";
-import type { AuthedCtx, TenantCtx } from "../../trpc.js";
+import type { AuthedCtx, TenantCtx } from "../ports.js";
 import { findLiveOtpToken, invalidOtpToken, otpMaxAttempts, reserveOtpAttempt, spendOtpToken } from "../tokens/otp-login-token.js";
 import { hashRecoveryCode, newRecoveryCodes } from "./recovery-codes.js";
 import type { otpDisableInput, otpValidateInput, otpVerifyInput } from "./schemas.js";

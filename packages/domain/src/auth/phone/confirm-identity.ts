@@ -9,7 +9,7 @@ import type { Text } from "@mteja/i18n";
 import { DomainError } from "../../shared/errors.js";
 import { beginSignInAttempt, signInAccountOf } from "../../shared/abuse-limits.js";
 import { confirmSecondFactor, type SecondFactorUser } from "../otp/second-factor.js";
-import type { AuthedCtx } from "../../trpc.js";
+import type { AuthedCtx } from "../ports.js";
 import { spendPhoneCode } from "./phone-codes.js";
 
 export interface ConfirmingUser extends SecondFactorUser {

@@ -5,8 +5,7 @@
  */
 import type { TenantTx } from "@mteja/db";
 import type { z } from "zod";
-import type { Context } from "../../context.js";
-import type { AuthedCtx, TenantCtx } from "../../trpc.js";
+import type { AuthedCtx, Context, TenantCtx } from "../ports.js";
 import { DomainError } from "../../shared/errors.js";
 import type { Tenant } from "../../shared/tenant.js";
 import { accountLink, mailCapAllows, mailTenant, writeMail, type MailContext, type MailUser } from "./mail.js";

@@ -4,7 +4,7 @@
  * change (docs/email.md) 24 hours. A change's token also carries the address it confirms.
  */
 import type { TenantTx } from "@mteja/db";
-import type { Deps } from "../../context.js";
+import type { AuthPorts } from "../ports.js";
 import { DomainError } from "../../shared/errors.js";
 import { addSeconds } from "../sessions/sessions.js";
 import { randomToken, sha256 } from "../../shared/secrets.js";
@@ -29,7 +29,7 @@ export function invalidEmailToken(): DomainError {
 
 /** Stores a new token for the user and returns it in clear (for the link; never stored). */
 export async function createEmailToken(
-  deps: Deps,
+  deps: AuthPorts,
   tx: Tx,
   user: { id: string; tenantId: string },
   purpose: Exclude<EmailTokenPurpose, "change_email">,
@@ -39,12 +39,12 @@ export async function createEmailToken(
 }
 
 /** Stores the token of a link that confirms `newEmail` for the user; returns it in clear. */
-export async function createEmailChangeToken(deps: Deps, tx: Tx, user: { id: string; tenantId: string }, newEmail: string): Promise<string> {
+export async function createEmailChangeToken(deps: AuthPorts, tx: Tx, user: { id: string; tenantId: string }, newEmail: string): Promise<string> {
   return insertEmailToken(deps, tx, user, "change_email", randomToken(deps.random, "hex"), newEmail);
 }
 
 async function insertEmailToken(
-  deps: Deps,
+  deps: AuthPorts,
   tx: Tx,
   user: { id: string; tenantId: string },
   purpose: EmailTokenPurpose,
@@ -67,7 +67,7 @@ async function insertEmailToken(
 }
 
 /** Spends every unused token of this purpose (a newer link replaces them, or one was just used). */
-export async function revokeEmailTokens(deps: Deps, tx: Tx, user: { id: string; tenantId: string }, purpose: EmailTokenPurpose): Promise<void> {
+export async function revokeEmailTokens(deps: AuthPorts, tx: Tx, user: { id: string; tenantId: string }, purpose: EmailTokenPurpose): Promise<void> {
   await tx.oneTimeToken.updateMany({
     where: { userId: user.id, tenantId: user.tenantId, purpose, usedAt: null },
     data: { usedAt: deps.clock.now() },
@@ -89,7 +89,7 @@ export interface TokenOwner {
  * account with this email in this tenant; undefined otherwise (one answer for every reason).
  */
 export async function findEmailToken(
-  deps: Deps,
+  deps: AuthPorts,
   db: Tx,
   query: { tenantId: string; email: string; purpose: Exclude<EmailTokenPurpose, "change_email">; token: string },
 ): Promise<{ id: string; user: TokenOwner } | undefined> {
@@ -103,7 +103,7 @@ export async function findEmailToken(
  * account (`userId`) in this tenant; with the address it confirms. Undefined otherwise.
  */
 export async function findEmailChangeToken(
-  deps: Deps,
+  deps: AuthPorts,
   db: Tx,
   query: { tenantId: string; userId: string; token: string },
 ): Promise<{ id: string; newEmail: string; user: TokenOwner } | undefined> {
@@ -113,7 +113,7 @@ export async function findEmailChangeToken(
 }
 
 /** A token of this purpose, unused and unexpired, of an account of this tenant. */
-async function findLiveEmailToken(deps: Deps, db: Tx, query: { tenantId: string; purpose: EmailTokenPurpose; token: string }) {
+async function findLiveEmailToken(deps: AuthPorts, db: Tx, query: { tenantId: string; purpose: EmailTokenPurpose; token: string }) {
   if (!tokenShape.test(query.token)) return undefined;
   const row = await db.oneTimeToken.findUnique({
     where: { tokenHash: sha256(query.token) },
@@ -134,7 +134,7 @@ async function findLiveEmailToken(deps: Deps, db: Tx, query: { tenantId: string;
 }
 
 /** Marks the token used; false when a concurrent request spent it first (or it expired meanwhile). */
-export async function spendEmailToken(deps: Deps, tx: Tx, tokenId: string): Promise<boolean> {
+export async function spendEmailToken(deps: AuthPorts, tx: Tx, tokenId: string): Promise<boolean> {
   const now = deps.clock.now();
   const result = await tx.oneTimeToken.updateMany({
     where: { id: tokenId, usedAt: null, expiresAt: { gt: now } },

@@ -7,7 +7,7 @@ import type { TenantTx } from "@mteja/db";
 import { DomainError } from "../../shared/errors.js";
 import { readKeysetPage } from "../../shared/keyset-page.js";
 import { recordSecurityEvent } from "../../security-events/record.js";
-import type { AuthedCtx } from "../../trpc.js";
+import type { AuthedCtx } from "../ports.js";
 import type { PageRequest } from "../../security-events/reads.js";
 
 export interface DeviceView {

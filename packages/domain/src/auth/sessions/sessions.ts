@@ -5,7 +5,7 @@
  * same token within the window gets the same new one.
  */
 import { findLiveSession, markSessionUsed, type LiveSessionRow, type RawSql, type SessionKey, type TenantDb, type TenantTx } from "@mteja/db";
-import type { Deps } from "../../context.js";
+import type { AuthPorts } from "../ports.js";
 import { DomainError } from "../../shared/errors.js";
 import type { AccessClaims } from "../tokens/access-tokens.js";
 import { randomToken, sha256 } from "../../shared/secrets.js";
@@ -25,7 +25,7 @@ export interface SessionUser {
 }
 
 export async function createSession(
-  deps: Deps,
+  deps: AuthPorts,
   tx: RawSql,
   user: SessionUser,
   client: { ip: string; userAgent: string | undefined },
@@ -63,7 +63,7 @@ interface LockedToken {
 }
 
 /** Rotates the presented refresh token. Runs inside a transaction; rows are locked so concurrent refreshes serialise. */
-export async function rotateRefreshToken(deps: Deps, tx: Tx, presented: string, tenantId: string): Promise<RefreshOutcome> {
+export async function rotateRefreshToken(deps: AuthPorts, tx: Tx, presented: string, tenantId: string): Promise<RefreshOutcome> {
   const now = deps.clock.now();
   const rows = await tx.$queryRaw<LockedToken[]>`
     SELECT t.id AS token_id, t.session_id, t.rotated_at, s.user_id, s.tenant_id, s.revoked_at,
@@ -110,7 +110,7 @@ async function isCurrentToken(tx: Tx, sessionId: string, token: string): Promise
 }
 
 /** Revokes the session a refresh token belongs to (logout). Unknown tokens, and other tenants', are ignored. */
-export async function revokeSessionByRefreshToken(deps: Deps, db: TenantDb, presented: string): Promise<void> {
+export async function revokeSessionByRefreshToken(deps: AuthPorts, db: TenantDb, presented: string): Promise<void> {
   const token = await db.refreshToken.findUnique({ where: { tokenHash: sha256(presented) }, select: { sessionId: true } });
   if (!token) return;
   await db.session.updateMany({
@@ -120,7 +120,7 @@ export async function revokeSessionByRefreshToken(deps: Deps, db: TenantDb, pres
 }
 
 /** Password change and reset end every other session of the user (all of them when keepSessionId is absent). */
-export async function revokeUserSessions(deps: Deps, tx: Tx, userId: string, reason: string, keepSessionId?: string): Promise<number> {
+export async function revokeUserSessions(deps: Pick<AuthPorts, "clock">, tx: Tx, userId: string, reason: string, keepSessionId?: string): Promise<number> {
   const result = await tx.session.updateMany({
     where: { userId, revokedAt: null, ...(keepSessionId ? { id: { not: keepSessionId } } : {}) },
     data: { revokedAt: deps.clock.now(), revokedReason: reason },
@@ -134,7 +134,7 @@ export async function revokeUserSessions(deps: Deps, tx: Tx, userId: string, rea
  * so a revocation holds on the next request to any instance (docs/sessions.md#devices). Answers the
  * session as read, its `fresh_until` included (step-up reads it from here: no query of its own).
  */
-export async function assertLiveSession(deps: Deps, auth: AccessClaims): Promise<LiveSessionRow> {
+export async function assertLiveSession(deps: Pick<AuthPorts, "db" | "clock">, auth: AccessClaims): Promise<LiveSessionRow> {
   const live = await findLiveSession(deps.db.sql, sessionKey(deps, auth));
   if (!live) throw new DomainError("INVALID_TOKEN");
   await noteSessionUse(deps, auth.sid, live.last_used_at);
@@ -144,19 +144,19 @@ export async function assertLiveSession(deps: Deps, auth: AccessClaims): Promise
 /** last_used_at is shown on the devices page; a minute's precision is enough, so it costs one write a minute, not one a request. */
 export const sessionUseResolutionSeconds = 60;
 
-export async function noteSessionUse(deps: Deps, sessionId: string, lastUsedAt: Date | null): Promise<void> {
+export async function noteSessionUse(deps: Pick<AuthPorts, "db" | "clock">, sessionId: string, lastUsedAt: Date | null): Promise<void> {
   const now = deps.clock.now();
   const staleBefore = addSeconds(now, -sessionUseResolutionSeconds);
   if (lastUsedAt && lastUsedAt > staleBefore) return;
   await markSessionUsed(deps.db.sql, sessionId, now, staleBefore);
 }
 
-export function sessionKey(deps: Deps, auth: AccessClaims): SessionKey {
+export function sessionKey(deps: Pick<AuthPorts, "clock">, auth: AccessClaims): SessionKey {
   return { userId: auth.sub, tenantId: auth.tid, sessionId: auth.sid, now: deps.clock.now() };
 }
 
 /** The end of a session's freshness that starts now (docs/step-up.md): STEP_UP_WINDOW_SECONDS later. */
-export function freshUntilFrom(deps: Deps, now: Date): Date {
+export function freshUntilFrom(deps: AuthPorts, now: Date): Date {
   return addSeconds(now, deps.config.stepUpWindowSeconds);
 }
 

@@ -7,7 +7,7 @@
 import type { Text } from "@mteja/i18n";
 import type { z } from "zod";
 import { DomainError } from "../../shared/errors.js";
-import type { AuthedCtx } from "../../trpc.js";
+import type { AuthedCtx } from "../ports.js";
 import { confirmSecondFactor } from "../otp/second-factor.js";
 import { confirmPassword, confirmVerifiedPhoneCode, type ConfirmingUser } from "../phone/confirm-identity.js";
 import type { reauthenticateInput } from "./schemas.js";

@@ -5,7 +5,7 @@
  * to tell whether this call is sensitive and whether its body carries a complete proof.
  */
 import type { LiveSessionRow, TenantDb } from "@mteja/db";
-import type { Context } from "../../context.js";
+import type { Context } from "../ports.js";
 import { DomainError } from "../../shared/errors.js";
 import type { PasswordField, StepUp, StepUpAccount } from "../../shared/operation-meta.js";
 import type { AccessClaims } from "../tokens/access-tokens.js";

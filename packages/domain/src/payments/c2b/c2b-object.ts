@@ -4,8 +4,8 @@
  * serialiser, kernel/payment-object.ts).
  */
 import type { PaymentModel } from "@mteja/db";
-import type { ServerPaymentView } from "../../intents/schemas.js";
-import { toServerPaymentView } from "../../intents/views.js";
+import { toServerPaymentView } from "../kernel/payment-object.js";
+import type { ServerPaymentView } from "../kernel/schemas.js";
 
 export type C2bMatchStatus = "matched" | "unmatched";
 export const c2bMatchStatuses = ["matched", "unmatched"] as const;

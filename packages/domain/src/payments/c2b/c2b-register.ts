@@ -6,7 +6,7 @@
  * longer speaks for the tenant's C2B.
  */
 import { DarajaError } from "@mteja/daraja";
-import type { Context } from "../../context.js";
+import type { Context } from "../kernel/ports.js";
 import { DomainError } from "../../shared/errors.js";
 import { providerUnavailable, toProviderError } from "../kernel/provider-errors.js";
 import { TENANT_PARAMETER, TOKEN_PARAMETER, tenantCallbackUrl } from "../kernel/callback-tokens.js";

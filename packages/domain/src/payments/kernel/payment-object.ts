@@ -6,6 +6,7 @@
  */
 import type { PaymentModel, PaymentReversalModel } from "@mteja/db";
 import { reversalObject, type ReversalObject } from "./reversal-object.js";
+import type { ServerPaymentView } from "./schemas.js";
 
 /** Include it in a payment read (`include: latestReversal`) for the payment's `reversal`. */
 export const latestReversal = { reversals: { orderBy: [{ createdAt: "desc" as const }, { id: "desc" as const }], take: 1 } };
@@ -45,4 +46,9 @@ export function paymentObject(payment: PaymentRow): PaymentObject {
     created_at: payment.createdAt.toISOString(),
     updated_at: payment.updatedAt.toISOString(),
   };
+}
+
+/** The one payment serialiser, typed as the server API's schema declares it. */
+export function toServerPaymentView(row: PaymentRow): ServerPaymentView {
+  return paymentObject(row) as ServerPaymentView;
 }

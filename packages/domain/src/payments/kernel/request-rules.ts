@@ -1,13 +1,13 @@
 /** Rules shared by stkPush and b2cPayout: the Idempotency-Key header and the tenant's amount bounds. */
 import type { Text } from "@mteja/i18n";
-import type { Context } from "../../context.js";
+import type { RequestInfo } from "../../shared/request.js";
 import { DomainError } from "../../shared/errors.js";
 import type { Tenant } from "../../shared/tenant.js";
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /** The Idempotency-Key header: 1-255 visible ASCII characters; absent or blank means none. */
-export function idempotencyKeyOf(ctx: Context): string | undefined {
+export function idempotencyKeyOf(ctx: { request: RequestInfo }): string | undefined {
   const key = ctx.request.idempotencyKey?.trim();
   if (!key) return undefined;
   if (!KEY_PATTERN.test(key)) {

@@ -16,6 +16,7 @@ import { z } from "zod";
 import { envelope } from "../../shared/envelope.js";
 import { kenyanPhoneField, oneLineString, uncoerced } from "../../shared/fields.js";
 import { intentIdField } from "./intent-id.js";
+import { reversalStatuses } from "./reversal-object.js";
 
 export const paymentStatuses = ["PENDING", "SUCCESS", "CANCELLED", "FAILED", "TIMEOUT"] as const;
 export type PaymentStatus = (typeof paymentStatuses)[number];
@@ -138,13 +139,6 @@ function keysetListInput<S extends readonly [string, ...string[]]>(statuses: S) 
     })
     .default({ limit: 20 });
 }
-export interface KeysetListInput<S extends string> {
-  status?: S | undefined;
-  from?: Date | undefined;
-  to?: Date | undefined;
-  limit: number;
-  cursor?: string | undefined;
-}
 
 export const listPaymentsInput = keysetListInput(paymentStatuses);
 export type ListPaymentsInput = z.infer<typeof listPaymentsInput>;
@@ -212,3 +206,29 @@ export const paymentStatusUpdate = z.object({
   resultDesc: z.string().nullable(),
 });
 export type PaymentStatusUpdate = z.infer<typeof paymentStatusUpdate>;
+
+/** A payment as the server API shows it (an intent's `payments`, GET /api/v1/payments/{id}). */
+export const serverPaymentView = z.object({
+  id: z.string(),
+  channel: z.enum(["stk", "c2b"]),
+  status: paymentStatusField,
+  amount: z.number(),
+  phone: z.string(),
+  mpesa_receipt: z.string().nullable(),
+  checkout_request_id: z.string().nullable(),
+  trans_id: z.string().nullable().describe("The C2B TransID; null for an STK payment."),
+  intent_id: z.string().nullable(),
+  duplicate: z.boolean().describe("A second successful payment for an intent already paid: it did not count; the shop may reverse it."),
+  reversal: z
+    .object({
+      status: z.enum(reversalStatuses),
+      reason: z.string().nullable().describe("Daraja's ResultDesc once it answered; for an UNKNOWN or FAILED one without it, why."),
+      receipt: z.string().nullable().describe("The reversal's own M-Pesa receipt, once it succeeded."),
+      updated_at: z.string(),
+    })
+    .nullable()
+    .describe("The latest reversal (docs/mpesa.md#reversals); null: none was requested."),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type ServerPaymentView = z.infer<typeof serverPaymentView>;

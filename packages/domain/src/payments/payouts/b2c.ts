@@ -10,9 +10,9 @@
  */
 import type { PayoutModel } from "@mteja/db";
 import type { DarajaClient } from "@mteja/daraja";
-import type { AuthedCtx } from "../../trpc.js";
+import type { AuthedCtx } from "../kernel/ports.js";
 import { requestOnce, type ProviderRequest } from "../kernel/provider-request.js";
-import { recordPayoutSettled } from "../kernel/settled-events.js";
+import { recordPayoutSettled } from "./payout-events.js";
 import { tenantCallbackUrl } from "../kernel/callback-tokens.js";
 import { providerUnavailable } from "../kernel/provider-errors.js";
 import { authorizePayout, storePayoutWithinDailyLimit } from "./payout-limits.js";

@@ -6,7 +6,7 @@ import { Prisma, type PayoutModel } from "@mteja/db";
 import type { Text } from "@mteja/i18n";
 import { DomainError } from "../../shared/errors.js";
 import type { Tenant } from "../../shared/tenant.js";
-import type { AuthedCtx } from "../../trpc.js";
+import type { AuthedCtx } from "../kernel/ports.js";
 import { nairobiDayStart } from "./nairobi-day.js";
 import { providerUnavailable } from "../kernel/provider-errors.js";
 

@@ -4,7 +4,7 @@
  */
 import type { PayoutModel } from "@mteja/db";
 import { DomainError } from "../../shared/errors.js";
-import type { AuthedCtx } from "../../trpc.js";
+import type { AuthedCtx } from "../kernel/ports.js";
 import { readKeysetPage } from "../../shared/keyset-page.js";
 import { payoutStatus } from "../kernel/payment-records.js";
 import type { ListPayoutsInput, PayoutView } from "../kernel/schemas.js";

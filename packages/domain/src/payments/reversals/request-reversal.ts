@@ -13,11 +13,10 @@
 import type { PaymentReversalModel } from "@mteja/db";
 import type { DarajaAcknowledgement, DarajaClient } from "@mteja/daraja";
 import { DomainError } from "../../shared/errors.js";
-import type { ShopCallerCtx } from "../../trpc.js";
+import type { ShopCallerCtx } from "../kernel/ports.js";
 import { requestOnce, type ProviderRequest } from "../kernel/provider-request.js";
-import { toServerPaymentView } from "../../intents/views.js";
-import type { ServerPaymentView } from "../../intents/schemas.js";
-import { latestReversal } from "../kernel/payment-object.js";
+import type { ServerPaymentView } from "../kernel/schemas.js";
+import { latestReversal, toServerPaymentView } from "../kernel/payment-object.js";
 import { lockPaymentById } from "../kernel/payment-records.js";
 import { tenantCallbackUrl } from "../kernel/callback-tokens.js";
 import { providerUnavailable } from "../kernel/provider-errors.js";

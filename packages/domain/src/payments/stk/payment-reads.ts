@@ -3,7 +3,7 @@
  * A customer sees their own payments; an admin sees every payment of the tenant.
  */
 import { readKeysetPage } from "../../shared/keyset-page.js";
-import type { AuthedCtx } from "../../trpc.js";
+import type { AuthedCtx } from "../kernel/ports.js";
 import { isAdmin } from "../kernel/visibility.js";
 import { paymentView } from "../kernel/payment-records.js";
 import type { ListPaymentsInput, PaymentView } from "../kernel/schemas.js";

@@ -7,7 +7,7 @@
  */
 import { preferredLocale, resolveLocale, type Locale } from "@mteja/i18n";
 import type { TenantDb } from "@mteja/db";
-import type { RequestInfo } from "../../context.js";
+import type { RequestInfo } from "../request.js";
 import type { Tenant } from "../tenant.js";
 
 /** The language of an answer to this request, as far as it is decided. */
