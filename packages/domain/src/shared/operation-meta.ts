@@ -5,7 +5,7 @@
  */
 import type { TenantDb } from "@mteja/db";
 import type { AnyRouter } from "@trpc/server";
-import type { OpenApiMeta } from "trpc-to-openapi";
+import type { ZodObject } from "zod";
 
 /**
  * What proves who is calling: nothing, an access token (`Authorization: Bearer`), the HttpOnly
@@ -87,9 +87,28 @@ export function stepUpCondition(description: string, sensitive: (call: StepUpCal
  * line, required: a test fails without it), and `errorResponses` for the codes its own rules answer
  * (`{ 409: "USER_EXISTS" }`). The document derives the rest: `operationId` from the procedure's path,
  * the errors its credential, tenant header, input and `ipLimited` imply, and examples from the schemas
- * (a zod field's `.meta({ examples })` wins over the document's examples by field name).
+ * (a zod field's `.meta({ examples })` wins over the document's examples by field name). The domain's
+ * own words: the REST adapter (apps/api/src/http/rest/) hands them to its OpenAPI library.
  */
-export interface OperationMeta extends OpenApiMeta {
+export interface RestRoute {
+  method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+  /** The path, `{name}` for a path parameter of the input. */
+  path: `/${string}`;
+  summary?: string;
+  description?: string;
+  tags?: string[];
+  /** Headers the operation reads (X-Tenant-ID, Idempotency-Key), documented as parameters. */
+  requestHeaders?: ZodObject;
+  /** The description of the success answer. */
+  successDescription?: string;
+  /** The codes of the operation's own rules, by status (`{ 409: "USER_EXISTS" }`). */
+  errorResponses?: Record<number, string>;
+}
+
+// A type, not an interface: adapters read meta as a plain record of facts (an implicit index signature).
+export type OperationMeta = {
+  /** The operation's REST path and its OpenAPI description; without it, tRPC only. */
+  openapi?: RestRoute;
   credential?: Credential;
   /** Counted against the caller's IP (docs/limits.md): the unauthenticated auth operations only. */
   ipLimited?: boolean;
@@ -106,7 +125,7 @@ export interface OperationMeta extends OpenApiMeta {
   deprecated?: Deprecation;
   /** A sensitive operation: it needs a fresh session or a complete body proof (docs/step-up.md). */
   stepUp?: StepUp;
-}
+};
 
 /** The declared facts of a procedure by its tRPC path ("auth.register"), if it exists. */
 export function operationMetaOf(router: AnyRouter, procedurePath: string): OperationMeta | undefined {
