@@ -19,14 +19,13 @@
  * the rest of an operation's facts (`ipLimited`, `successStatus`, `signInStep`, `stepUp`, `openapi`) in its `.meta()`.
  */
 import { getTRPCErrorFromUnknown, initTRPC, type TRPCError } from "@trpc/server";
-import type { LiveSessionRow } from "@mteja/db";
 import type { Context, Deps } from "./context.js";
 import { DomainError, toErrorEnvelope, toTrpcError } from "./shared/errors.js";
 import type { OperationMeta, StepUp } from "./shared/operation-meta.js";
 import type { AccessClaims, AuthedCtx as AuthedCtxOf, ShopCaller, ShopCallerCtx as ShopCallerCtxOf, TenantCtx as TenantCtxOf } from "./shared/request-context.js";
 import { countAuthRequest } from "./shared/abuse-limits.js";
 import { equalsConstantTime } from "./shared/secrets.js";
-import { assertLiveSession } from "./auth/sessions/sessions.js";
+import { assertLiveSession, type LiveSessionRow } from "./auth/sessions/sessions.js";
 import { requireStepUp } from "./auth/step-up/require-step-up.js";
 import type { Tenant } from "./shared/tenant.js";
 import { authenticateApiKey } from "./api-keys/credential.js";

@@ -4,7 +4,7 @@
  * A token's successor is derived from it (refresh-successor.ts), so every request that presents the
  * same token within the window gets the same new one.
  */
-import { findLiveSession, markSessionUsed, type LiveSessionRow, type RawSql, type SessionKey, type TenantDb, type TenantTx } from "@mteja/db";
+import { findSession, markSessionUsed, type RawSql, type SessionCondition, type SessionKey, type SessionRow, type TenantDb, type TenantTx } from "@mteja/db";
 import type { AuthPorts } from "../ports.js";
 import { DomainError } from "../../shared/errors.js";
 import type { AccessClaims } from "../tokens/access-tokens.js";
@@ -128,14 +128,26 @@ export async function revokeUserSessions(deps: Pick<AuthPorts, "clock">, tx: Tx,
   return result.count;
 }
 
+/** A session as the per-request check read it: live (liveSession). */
+export type LiveSessionRow = SessionRow;
+
 /**
- * An access token stays usable only while its session lives (logout, reuse, password change and a
- * revocation from the devices page end it). Read from the database on every request, with no cache,
- * so a revocation holds on the next request to any instance (docs/sessions.md#devices). Answers the
- * session as read, its `fresh_until` included (step-up reads it from here: no query of its own).
+ * What makes a session live, the one rule every authenticated request is checked against
+ * (docs/sessions.md): not revoked (logout, reuse, a password change, a role change, the devices page
+ * end it) and within its absolute lifetime.
+ */
+export function liveSession(now: Date): SessionCondition {
+  return { revoked: false, absoluteExpiresAfter: now };
+}
+
+/**
+ * An access token stays usable only while its session lives (liveSession). Read from the database on
+ * every request, with no cache, so a revocation holds on the next request to any instance
+ * (docs/sessions.md#devices). Answers the session as read, its `fresh_until` included (step-up reads it
+ * from here: no query of its own).
  */
 export async function assertLiveSession(deps: Pick<AuthPorts, "db" | "clock">, auth: AccessClaims): Promise<LiveSessionRow> {
-  const live = await findLiveSession(deps.db.sql, sessionKey(deps, auth));
+  const live = await findSession(deps.db.sql, sessionKey(auth), liveSession(deps.clock.now()));
   if (!live) throw new DomainError("INVALID_TOKEN");
   await noteSessionUse(deps, auth.sid, live.last_used_at);
   return live;
@@ -151,8 +163,8 @@ export async function noteSessionUse(deps: Pick<AuthPorts, "db" | "clock">, sess
   await markSessionUsed(deps.db.sql, sessionId, now, staleBefore);
 }
 
-export function sessionKey(deps: Pick<AuthPorts, "clock">, auth: AccessClaims): SessionKey {
-  return { userId: auth.sub, tenantId: auth.tid, sessionId: auth.sid, now: deps.clock.now() };
+export function sessionKey(auth: AccessClaims): SessionKey {
+  return { userId: auth.sub, tenantId: auth.tid, sessionId: auth.sid };
 }
 
 /** The end of a session's freshness that starts now (docs/step-up.md): STEP_UP_WINDOW_SECONDS later. */
