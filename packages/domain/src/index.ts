@@ -5,6 +5,10 @@ export { adminApiProcedure, createTRPCRouter, publicProcedure, refreshCookieProc
 export { operationMetaOf, operationMetas, type Credential, type Deprecation, type OperationMeta, type RestRoute, type SignInStep, type StepUp } from "./shared/operation-meta.js";
 export { unobservedEvents, type DomainEvents, type SignInReport } from "./shared/events.js";
 export type { Context, Deps, Logger, RequestInfo, CookieOptions } from "./context.js";
+/** What each area needs from the composition root; Deps satisfies them all. */
+export type { AuthPorts } from "./auth/ports.js";
+export type { PaymentPorts } from "./payments/kernel/ports.js";
+export type { WebhookPorts } from "./webhooks/ports.js";
 export type { DomainConfig } from "./shared/config.js";
 export { tokenDefaults } from "./shared/config.js";
 export { systemClock, cryptoRandom, type Clock, type Random } from "./shared/ports.js";
