@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { DomainError, toErrorEnvelope } from "../../src/shared/errors.js";
-import { kenyanPhoneField, oneLineString } from "../../src/shared/fields.js";
+import { DomainError, toErrorEnvelope } from "../../../src/shared/errors.js";
+import { kenyanPhoneField, oneLineString } from "../../../src/shared/fields.js";
 
 const schema = z
   .object({
