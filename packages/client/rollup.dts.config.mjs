@@ -5,7 +5,8 @@
  *
  * Two declarations of the server are replaced by stubs, because they describe the server and not the
  * API: a procedure's context (`Context`: the server's services, its database client…) and its
- * operation facts (`OperationMeta`). A tRPC client never reads either.
+ * operation facts (`OperationMeta`). A tRPC client never reads either. So is the domain's index, where
+ * the routers' declarations find those facts and the error codes.
  */
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,8 +14,11 @@ import { dts } from "rollup-plugin-dts";
 
 const domainDist = join(dirname(fileURLToPath(import.meta.url)), "../domain/dist");
 const stubs = {
-  "context.d.ts": "/** The server's request context: not part of the API. */\nexport type Context = object;\n",
-  "operation-meta.d.ts": "/** The server's facts about an operation: not part of the API. */\nexport type OperationMeta = object;\n",
+  "context.d.ts": "/** The server's request context: not part of the API. */\nexport type Context = object;\nexport type Deps = object;\n",
+  "shared/operation-meta.d.ts": "/** The server's facts about an operation: not part of the API. */\nexport type OperationMeta = object;\n",
+  // The routers' declarations name those facts and the error codes through the package's index (the
+  // shortest path TypeScript finds to them): of the index, only these two are read.
+  "index.d.ts": `export type { ErrorCode } from ${JSON.stringify(join(domainDist, "shared/errors.d.ts"))};\nexport type OperationMeta = object;\n`,
 };
 const stubPrefix = "\0mteja-stub:";
 
@@ -24,6 +28,7 @@ const serverOnlyStubs = {
   resolveId(source, importer) {
     // The router's declarations only; the rest of the domain's index (services, deps) is never read.
     if (source === "@mteja/domain") return join(domainDist, "router.d.ts");
+    if (importer?.startsWith(stubPrefix) && source.startsWith(domainDist)) return source;
     if (!importer?.startsWith(domainDist) || !source.startsWith(".")) return null;
     const file = join(dirname(importer), source).replace(/\.js$/, ".d.ts");
     const stub = Object.keys(stubs).find((name) => file === join(domainDist, name));

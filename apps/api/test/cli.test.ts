@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect } from "vitest";
-import { startSmtpReceiver } from "../../../packages/mailer/test/support/smtp-receiver.js";
+import { startSmtpReceiver } from "@mteja/test-support/smtp-receiver";
 import { registerUser, RestClient, startTestApp, type TestApp } from "./support/app.js";
 import { cliBuilt, runCli } from "./support/cli.js";
 import { testClock } from "./support/clock.js";

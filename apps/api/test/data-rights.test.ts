@@ -7,7 +7,7 @@
 import { enqueueMail } from "@mteja/db";
 import { afterAll, describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
-import { startSmtpReceiver, type SmtpReceiver } from "../../../packages/mailer/test/support/smtp-receiver.js";
+import { startSmtpReceiver, type SmtpReceiver } from "@mteja/test-support/smtp-receiver";
 import { adminKey, RestClient, registerUser, trpcClient } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 import type { MomoApp } from "./support/momo.js";

@@ -7,7 +7,7 @@
 import { TRPCClientError } from "@trpc/client";
 import { afterAll, describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
-import { startSmtpReceiver, type ReceivedMail, type SmtpReceiver } from "../../../packages/mailer/test/support/smtp-receiver.js";
+import { startSmtpReceiver, type ReceivedMail, type SmtpReceiver } from "@mteja/test-support/smtp-receiver";
 import { adminKey, RestClient, trpcClient, uniqueEmail, type TestApp } from "./support/app.js";
 import { skipDatabaseAgnostic } from "./support/database.js";
 

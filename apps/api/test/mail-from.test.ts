@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
-import { startSmtpReceiver, type SmtpReceiver } from "../../../packages/mailer/test/support/smtp-receiver.js";
+import { startSmtpReceiver, type SmtpReceiver } from "@mteja/test-support/smtp-receiver";
 import { readSettings } from "../src/settings.js";
 import { adminKey, registerUser, RestClient, type TestApp } from "./support/app.js";
 import { skipDatabaseAgnostic } from "./support/database.js";

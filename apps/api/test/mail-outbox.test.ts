@@ -7,7 +7,7 @@ import { createMailOutboxStore, enqueueMail, type Database } from "@mteja/db";
 import { isMailKind, newOutboxMail } from "@mteja/mailer";
 import { afterAll, beforeAll, beforeEach, describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
-import { startSmtpReceiver, type SmtpReceiver } from "../../../packages/mailer/test/support/smtp-receiver.js";
+import { startSmtpReceiver, type SmtpReceiver } from "@mteja/test-support/smtp-receiver";
 import { RestClient, registerUser, type TestApp } from "./support/app.js";
 import { createTestDatabase, skipThisTarget, type TestDatabase } from "./support/database.js";
 

@@ -47,7 +47,7 @@ function documentationProblems(doc: Json): { problems: string[]; count: number }
         if (!codes.length) missing(`${status} names no error code`);
         for (const code of codes) {
           const expected = (errorStatus as Record<string, number>)[code];
-          if (expected === undefined) missing(`${status} names ${code}, which is not an error code (packages/domain/src/errors.ts)`);
+          if (expected === undefined) missing(`${status} names ${code}, which is not an error code (packages/domain/src/shared/errors.ts)`);
           else if (expected !== Number(status) && secondStatus[code] !== Number(status)) missing(`${status} names ${code}, which is answered with ${expected}`);
         }
       }

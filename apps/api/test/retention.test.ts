@@ -7,7 +7,7 @@
  */
 import { openDatabase } from "@mteja/db";
 import { afterAll, describe, expect } from "vitest";
-import { startSmtpReceiver, type SmtpReceiver } from "../../../packages/mailer/test/support/smtp-receiver.js";
+import { startSmtpReceiver, type SmtpReceiver } from "@mteja/test-support/smtp-receiver";
 import { registerUser, RestClient, type TestApp } from "./support/app.js";
 import { testClock } from "./support/clock.js";
 import { skipThisTarget, type TestDatabase } from "./support/database.js";

@@ -1,7 +1,7 @@
 /** @mteja/client against the real service: typed calls, transparent token refresh, one shared refresh, failures. */
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
-import { startTestApp, uniqueEmail, type TestApp } from "../../../apps/api/test/support/app.js";
-import { testClock } from "../../../apps/api/test/support/clock.js";
+import { startTestApp, uniqueEmail, type TestApp } from "@mteja/test-support/app";
+import { testClock } from "@mteja/test-support/clock";
 import { callOptions, createMtejaClient, isMtejaError, TRPCClientError, type AuthStateEvent, type ErrorCode, type MtejaClient, type RouterInputs, type RouterOutputs } from "../src/index.js";
 
 interface Counted {

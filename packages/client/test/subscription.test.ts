@@ -1,8 +1,8 @@
 /** The payment-status subscription through @mteja/client: typed, authenticated by header, refreshed when expired. */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
-import { startTestApp, uniqueEmail, type TestApp } from "../../../apps/api/test/support/app.js";
-import { testClock } from "../../../apps/api/test/support/clock.js";
+import { startTestApp, uniqueEmail, type TestApp } from "@mteja/test-support/app";
+import { testClock } from "@mteja/test-support/clock";
 import { createMtejaClient, TRPCClientError, type MtejaClient } from "../src/index.js";
 
 interface Update {

@@ -27,7 +27,7 @@ export {
 } from "./repositories/mail-outbox.js";
 export { findSignInUser, type SignInUser } from "./repositories/sign-in-users.js";
 export { insertStoredCallback, type StoredCallbackInsert } from "./repositories/momo-callbacks.js";
-export { findLiveSession, findSessionUser, isSessionLive, markSessionUsed, type LiveSessionRow, type SessionKey, type SessionUserRow } from "./repositories/session-users.js";
+export { findSession, findSessionUser, markSessionUsed, type SessionCondition, type SessionKey, type SessionRow, type SessionUserRow } from "./repositories/session-users.js";
 export { createScratchDatabase, isPostgresReachable, type ScratchDatabase } from "./scratch.js";
 export { createSmsOutboxStore, enqueueSms, type ClaimedOutboxText, type SmsInsert, type SmsOutboxStore } from "./repositories/sms-outbox.js";
 export {

@@ -1,89 +1,27 @@
-import type { Database } from "@mteja/db";
-import type { Locale } from "@mteja/i18n";
-import type { AccessTokens } from "./auth/tokens/access-tokens.js";
-import type { DataCipher } from "./core/data-cipher.js";
-import type { Limiter } from "./core/limiter.js";
-import type { PasswordHasher } from "./auth/passwords.js";
-import type { RefreshSuccessor } from "./auth/sessions/refresh-successor.js";
-import type { MomoDeps } from "./payments/momo-deps.js";
-import type { TenantDirectory } from "./tenants/directory.js";
-import type { DomainConfig } from "./config.js";
-import type { Clock, Random } from "./core/ports.js";
-import type { DomainEvents } from "./events.js";
-import type { WebhookDeps } from "./webhooks/webhook-deps.js";
+/**
+ * The context of every procedure, as the API layer assembles it: the request, and the ports of every
+ * area in one object (`Deps`, built once by the composition root, apps/api/src/runtime/services.ts).
+ * Each area names only what it needs (its `ports.ts`); `Deps` satisfies them all.
+ */
+import type { AddressPorts } from "./addresses/ports.js";
+import type { ApiKeyPorts } from "./api-keys/ports.js";
+import type { AuthPorts } from "./auth/ports.js";
+import type { DataRightsPorts } from "./data-rights/ports.js";
+import type { IntentPorts } from "./intents/ports.js";
+import type { PaymentPorts } from "./payments/kernel/ports.js";
+import type { ProfilePorts } from "./profile/ports.js";
+import type { DomainEvents } from "./shared/events.js";
+import type { RequestCtx } from "./shared/request-context.js";
+import type { TenantPorts } from "./tenants/ports.js";
+import type { WebhookPorts } from "./webhooks/ports.js";
 
-export interface CookieOptions {
-  httpOnly: boolean;
-  secure: boolean;
-  sameSite: "strict" | "lax";
-  path: string;
-  maxAge?: number;
-}
+export type { CookieOptions, RequestInfo } from "./shared/request.js";
+export type { Logger } from "./shared/ports.js";
 
-/** What a procedure may know about the HTTP request it serves; apps/api fills it in. */
-export interface RequestInfo {
-  tenantHeader: string | undefined;
-  authorization: string | undefined;
-  idempotencyKey: string | undefined;
-  ip: string;
-  /**
-   * Made straight from this machine's loopback interface, not relayed by a proxy (the socket's address,
-   * never a header), and naming this machine in its Host (localhost, 127.0.0.1, [::1]): apps/api/src/http/loopback.ts.
-   */
-  localRequest: boolean;
-  userAgent: string | undefined;
-  /** The Accept-Language header as sent (docs/i18n.md#which-language). */
-  acceptLanguage?: string | undefined;
-  /**
-   * The language of this request's answer once a signed-in user decided it (i18n/answer-locale.ts
-   * sets it); until then an answer follows Accept-Language only.
-   */
-  signedInLocale?: Locale | undefined;
-  getCookie(name: string): string | undefined;
-  setCookie(name: string, value: string, options: CookieOptions): void;
-  clearCookie(name: string, options: CookieOptions): void;
-  setHeader(name: string, value: string): void;
-  /** Answer 202 Accepted instead of 200: the request was taken, its outcome is not known yet. */
-  markAccepted(): void;
-  /** Whether markAccepted was called (the transports read it when they set the status). */
-  isAccepted(): boolean;
-}
-
-export interface Logger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-  debug(obj: object, msg?: string): void;
-}
-
-/** Long-lived services, built once by the composition root. */
-export interface Deps {
-  db: Database;
-  config: DomainConfig;
-  /** All time (the service clock, real pauses) and all chance (tokens, ids, jitter) come from these two ports. */
-  clock: Clock;
-  random: Random;
-  tokens: AccessTokens;
-  passwords: PasswordHasher;
-  tenants: TenantDirectory;
-  limiter: Limiter;
-  cipher: DataCipher;
-  /** Derives a refresh token's successor with a server key (a keyed hash of the presented token). */
-  refreshSuccessor: RefreshSuccessor;
-  /** Asks the mail worker to look at the outbox soon (after a commit that wrote mail). */
-  nudgeMail: () => void;
-  /** Asks the SMS worker to look at its outbox soon (after a commit that wrote a text). */
-  nudgeSms: () => void;
-  logger: Logger;
+/** Long-lived services, built once by the composition root: every area's ports. */
+export interface Deps extends AuthPorts, ProfilePorts, AddressPorts, ApiKeyPorts, WebhookPorts, IntentPorts, PaymentPorts, TenantPorts, DataRightsPorts {
   /** What the domain reports as it happens (sign-in outcomes), counted by the composition root. */
   events: DomainEvents;
-  /** M-Pesa (Daraja) clients, callback settings and payment status events. */
-  momo: MomoDeps;
-  /** Endpoint URL checks and the delivery worker's nudge. */
-  webhooks: WebhookDeps;
 }
 
-export interface Context {
-  deps: Deps;
-  request: RequestInfo;
-}
+export type Context = RequestCtx<Deps>;

@@ -2,20 +2,24 @@ export { appRouter, type AppRouter } from "./router.js";
 export { createCallerFactory } from "./trpc.js";
 /** The procedure builders, for adapters that test their mount on a router of their own. */
 export { adminApiProcedure, createTRPCRouter, publicProcedure, refreshCookieProcedure } from "./trpc.js";
-export { operationMetaOf, operationMetas, type Credential, type Deprecation, type OperationMeta, type SignInStep, type StepUp } from "./operation-meta.js";
-export { unobservedEvents, type DomainEvents, type SignInReport } from "./events.js";
+export { operationMetaOf, operationMetas, type Credential, type Deprecation, type OperationMeta, type RestRoute, type SignInStep, type StepUp } from "./shared/operation-meta.js";
+export { unobservedEvents, type DomainEvents, type SignInReport } from "./shared/events.js";
 export type { Context, Deps, Logger, RequestInfo, CookieOptions } from "./context.js";
-export type { DomainConfig } from "./config.js";
-export { tokenDefaults } from "./config.js";
-export { systemClock, cryptoRandom, type Clock, type Random } from "./core/ports.js";
-export { DomainError, toErrorEnvelope, errorStatus, type ErrorCode, type ErrorEnvelope } from "./errors.js";
-export { answerLocale } from "./i18n/answer-locale.js";
+/** What each area needs from the composition root; Deps satisfies them all. */
+export type { AuthPorts } from "./auth/ports.js";
+export type { PaymentPorts } from "./payments/kernel/ports.js";
+export type { WebhookPorts } from "./webhooks/ports.js";
+export type { DomainConfig } from "./shared/config.js";
+export { tokenDefaults } from "./shared/config.js";
+export { systemClock, cryptoRandom, type Clock, type Random } from "./shared/ports.js";
+export { DomainError, toErrorEnvelope, errorStatus, type ErrorCode, type ErrorEnvelope } from "./shared/errors.js";
+export { answerLocale } from "./shared/i18n/answer-locale.js";
 export { createAccessTokens, type AccessTokens, type AccessClaims } from "./auth/tokens/access-tokens.js";
-export { createDataCipher, type DataCipher } from "./core/data-cipher.js";
+export { createDataCipher, type DataCipher } from "./shared/data-cipher.js";
 export { createRefreshSuccessor, type RefreshSuccessor } from "./auth/sessions/refresh-successor.js";
 export { createPasswordHasher, type PasswordHasher, type PasswordHashing } from "./auth/passwords.js";
-export { equalsConstantTime } from "./core/secrets.js";
-export { unlimited, type Limiter, type LimitRule, type LimitDecision } from "./core/limiter.js";
+export { equalsConstantTime } from "./shared/secrets.js";
+export { unlimited, type Limiter, type LimitRule, type LimitDecision } from "./shared/limiter.js";
 export {
   configuredKeySet,
   loadStoredKeySet,
@@ -27,7 +31,7 @@ export {
   type VerificationKey,
 } from "./auth/tokens/signing-keys.js";
 export { createSigningKeyRing, type SigningKeyRing } from "./auth/tokens/signing-key-ring.js";
-export { corsOriginsOf, createTenantDirectory, ensureDefaultTenant, normaliseOrigin, type Tenant, type TenantDirectory } from "./tenants/directory.js";
+export { corsOriginsOf, createTenantDirectory, ensureDefaultTenant, normaliseOrigin, type Tenant, type TenantDirectory } from "./shared/tenant.js";
 export { createMomoAccounts, type DarajaAccount, type MomoAccounts, type PlatformMomoAccount } from "./tenants/momo-accounts.js";
 export { sealStoredMomoSecrets } from "./tenants/momo-secrets.js";
 export * from "./payments/index.js";
@@ -38,7 +42,7 @@ export { defaultWebhookRetrySchedule } from "./webhooks/retry-schedule.js";
 export { retentionRules, type RetentionRule, type RetentionKind } from "./retention/rules.js";
 export { pruneExpiredRows, type PruneOptions, type PruneReport } from "./retention/prune.js";
 export type { WebhookDeps } from "./webhooks/webhook-deps.js";
-export { paymentObject, type PaymentObject } from "./payments/payment-object.js";
+export { paymentObject, type PaymentObject } from "./payments/kernel/payment-object.js";
 export { receiveDeliveryReport, type DeliveryReportReply } from "./sms/delivery-reports.js";
 export { recordSecurityEvent, type SecurityEventInput } from "./security-events/record.js";
 export { SECURITY_EVENT_TYPES, type SecurityEventDetails, type SecurityEventType } from "./security-events/event-types.js";

@@ -3,7 +3,7 @@ import { apiKeysRouter } from "./api-keys/router.js";
 import { authRouter } from "./auth/router.js";
 import { dataRightsRouter } from "./data-rights/router.js";
 import { intentsRouter } from "./intents/router.js";
-import { otpRouter } from "./otp/router.js";
+import { otpRouter } from "./auth/otp/router.js";
 import { c2bRouter } from "./payments/c2b/router.js";
 import { paymentsRouter } from "./payments/router.js";
 import { reversalsRouter } from "./payments/reversals/router.js";

@@ -15,36 +15,28 @@
  * Every builder with a tenant also puts that tenant's scoped data client on the context (`ctx.db`,
  * docs/tenants.md#data-scoping): procedures read and write tenant-owned rows through it only.
  *
- * Each builder declares the credential it checks (`meta.credential`, operation-meta.ts); a router adds
+ * Each builder declares the credential it checks (`meta.credential`, shared/operation-meta.ts); a router adds
  * the rest of an operation's facts (`ipLimited`, `successStatus`, `signInStep`, `stepUp`, `openapi`) in its `.meta()`.
  */
 import { getTRPCErrorFromUnknown, initTRPC, type TRPCError } from "@trpc/server";
-import type { LiveSessionRow, TenantDb } from "@mteja/db";
-import type { Context } from "./context.js";
-import { DomainError, toErrorEnvelope, toTrpcError } from "./errors.js";
-import type { OperationMeta, StepUp } from "./operation-meta.js";
-import type { AccessClaims } from "./auth/tokens/access-tokens.js";
-import { countAuthRequest } from "./core/abuse-limits.js";
-import { equalsConstantTime } from "./core/secrets.js";
-import { assertLiveSession } from "./auth/sessions/sessions.js";
+import type { Context, Deps } from "./context.js";
+import { DomainError, toErrorEnvelope, toTrpcError } from "./shared/errors.js";
+import type { OperationMeta, StepUp } from "./shared/operation-meta.js";
+import type { AccessClaims, AuthedCtx as AuthedCtxOf, ShopCaller, ShopCallerCtx as ShopCallerCtxOf, TenantCtx as TenantCtxOf } from "./shared/request-context.js";
+import { countAuthRequest } from "./shared/abuse-limits.js";
+import { equalsConstantTime } from "./shared/secrets.js";
+import { assertLiveSession, type LiveSessionRow } from "./auth/sessions/sessions.js";
 import { requireStepUp } from "./auth/step-up/require-step-up.js";
-import type { Tenant } from "./tenants/directory.js";
+import type { Tenant } from "./shared/tenant.js";
 import { authenticateApiKey } from "./api-keys/credential.js";
 import { looksLikeApiKey } from "./api-keys/keys.js";
-import { answerLocale, noteSignedInLocale } from "./i18n/answer-locale.js";
+import { answerLocale, noteSignedInLocale } from "./shared/i18n/answer-locale.js";
 
 /** The context of a procedure with a tenant: the tenant and its scoped data client. */
-export type TenantCtx = Context & { tenant: Tenant; db: TenantDb };
+export type TenantCtx = TenantCtxOf<Deps>;
 
 /** The context of a procedure with a tenant and a verified access token of it. */
-export type AuthedCtx = TenantCtx & { auth: AccessClaims };
-
-/**
- * The context of a procedure whose builder read its live session (authProcedure, protectedProcedure,
- * adminProcedure): the session as read, so an operation can tell whether it is fresh (step-up's
- * `isFresh`) without a query of its own.
- */
-export type SessionCtx = AuthedCtx & { session: LiveSessionRow };
+export type AuthedCtx = AuthedCtxOf<Deps>;
 
 const t = initTRPC
   .context<Context>()
@@ -149,7 +141,7 @@ export const adminProcedure = publicProcedure.meta({ credential: "bearer" }).use
   return signedInCall({ ...ctx, ...authed }, meta, session, getRawInput, () => next({ ctx: { ...authed, session } }));
 });
 
-/** A signed-in call that fails answers in the user's language (i18n/answer-locale.ts). */
+/** A signed-in call that fails answers in the user's language (shared/i18n/answer-locale.ts). */
 async function inUsersLanguage<R extends { ok: boolean }>(ctx: AuthedCtx, result: Promise<R>): Promise<R> {
   const settled = await result;
   if (!settled.ok) await noteSignedInLocale(ctx, ctx.auth.sub);
@@ -198,9 +190,6 @@ export const serverProcedure = publicProcedure.meta({ credential: "apiKey" }).us
   return next({ ctx: { ...withTenant(ctx, tenant), apiKey } });
 });
 
-/** Who called an operation that a shop's server and its admins may both call (`ctx.caller`). */
-export type ShopCaller = { kind: "apiKey"; id: string } | { kind: "admin"; id: string };
-
 /**
  * A shop's server or one of its admins: an API key (as serverProcedure) or an access token with role
  * "admin" (as adminProcedure; a customer's token answers 403). The tenant is the credential's.
@@ -218,7 +207,7 @@ export const serverOrAdminProcedure = publicProcedure.meta({ credential: "apiKey
 });
 
 /** The context of serverOrAdminProcedure. */
-export type ShopCallerCtx = TenantCtx & { caller: ShopCaller };
+export type ShopCallerCtx = ShopCallerCtxOf<Deps>;
 
 /** The refresh cookie is read by the service (refresh, logout): nothing to check before it runs. */
 export const refreshCookieProcedure = tenantProcedure.meta({ credential: "refreshCookie" });

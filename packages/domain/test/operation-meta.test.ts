@@ -6,12 +6,12 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { Context, Deps, RequestInfo } from "../src/context.js";
-import { DomainError, toTrpcError } from "../src/errors.js";
+import { DomainError, toTrpcError } from "../src/shared/errors.js";
 import { TRPCError, type AnyRouter } from "@trpc/server";
-import type { SignInReport } from "../src/events.js";
-import { operationMetaOf } from "../src/operation-meta.js";
+import type { SignInReport } from "../src/shared/events.js";
+import { operationMetaOf } from "../src/shared/operation-meta.js";
 import { appRouter } from "../src/router.js";
-import { unlimited, type LimitDecision, type Limiter, type LimitRule } from "../src/core/limiter.js";
+import { unlimited, type LimitDecision, type Limiter, type LimitRule } from "../src/shared/limiter.js";
 import {
   adminApiProcedure,
   adminProcedure,

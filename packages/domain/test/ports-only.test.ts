@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { sourceFiles, srcDir } from "./support/source-files.js";
 
 /** Time and chance reach domain code only through the Clock and Random ports (Deps.clock, Deps.random). */
-const portsFile = "core/ports.ts";
+const portsFile = "shared/ports.ts";
 const forbidden: { name: string; pattern: RegExp }[] = [
   { name: "Date.now", pattern: /\bDate\.now\b/ },
   { name: "new Date() without an argument", pattern: /\bnew Date\(\s*\)/ },
@@ -28,7 +28,7 @@ function portViolations(dir: string): string[] {
 }
 
 describe("domain code and the Clock and Random ports", () => {
-  it("finds no clock, timer or random call outside core/ports.ts", () => {
+  it("finds no clock, timer or random call outside shared/ports.ts", () => {
     expect(portViolations(srcDir)).toEqual([]);
   });
 

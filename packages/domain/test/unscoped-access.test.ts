@@ -14,7 +14,7 @@ const doors: { name: string; pattern: RegExp; allowed: string[] }[] = [
     pattern: /\.unscoped\b/,
     allowed: [
       // The tenant directory resolves tenants; the admin API creates, lists and updates them.
-      "tenants/directory.ts",
+      "shared/tenant.ts",
       "tenants/router.ts",
       // Start-up task over every tenant's settings.
       "tenants/momo-secrets.ts",
@@ -96,7 +96,7 @@ describe("domain code and the unscoped database", () => {
   });
 
   it("would notice a use elsewhere", () => {
-    const samples = ["await ctx.deps.db.unscoped.user.findMany()", "isSessionLive(deps.db.sql, key)", "deps.db.rawTransaction(fn)", "attempt(deps.db.autocommit, now)", "deps.db.forTenant(id)"];
+    const samples = ["await ctx.deps.db.unscoped.user.findMany()", "findSession(deps.db.sql, key, live)", "deps.db.rawTransaction(fn)", "attempt(deps.db.autocommit, now)", "deps.db.forTenant(id)"];
     for (const [index, door] of doors.entries()) expect(door.pattern.test(samples[index]!)).toBe(true);
     expect(doors.every((door) => !door.pattern.test("await ctx.db.user.findMany()"))).toBe(true);
   });

@@ -1,6 +1,6 @@
 /**
  * The doors to time and chance, as types only: each package asks for these and the composition root
- * passes the real ones (packages/domain/src/core/ports.ts builds them), so tests can drive both.
+ * passes the real ones (packages/domain/src/shared/ports.ts builds them), so tests can drive both.
  */
 export interface Clock {
   /** The service's time: what is stored and compared with stored dates (tests move it by hand). */

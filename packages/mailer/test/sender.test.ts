@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createMailTransport, parseSender } from "../src/index.js";
 import { formatSender, senderOf } from "../src/sender.js";
 import { captureLogger } from "./support/capture-logger.js";
-import { startSmtpReceiver } from "./support/smtp-receiver.js";
+import { startSmtpReceiver } from "@mteja/test-support/smtp-receiver";
 
 describe("parseSender", () => {
   it("reads a bare address, a display name and a quoted display name with a comma", () => {

@@ -3,7 +3,7 @@ import { createMailTransport, createOutboxWorker, newOutboxMail, type MailTransp
 import { captureLogger } from "./support/capture-logger.js";
 import { noJitter } from "./support/no-jitter.js";
 import { MemoryOutboxStore } from "./support/memory-outbox-store.js";
-import { startSmtpReceiver, type SmtpReceiver } from "./support/smtp-receiver.js";
+import { startSmtpReceiver, type SmtpReceiver } from "@mteja/test-support/smtp-receiver";
 
 const token = "c0ffee".repeat(10) + "abcd";
 const link = `https://duka.example/verify-email?token=${token}&email=amina%40example.com`;

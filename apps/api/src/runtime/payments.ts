@@ -7,7 +7,7 @@
  */
 import { createDarajaClient, securityCredentialFromCertificate, worstCaseRequestMs } from "@mteja/daraja";
 import { buildDarajaSimulator, createSimulatorKeyFiles, simulatorDefaults } from "@mteja/daraja-sim";
-import { createCallbackTokens, createMomoAccounts, createPaymentEvents, createReconciler, createStatusStreamSlots, type DataCipher, type Deps, type Logger, type MomoDeps, type PlatformMomoAccount, type ReconcileReport } from "@mteja/domain";
+import { createCallbackTokens, createMomoAccounts, createPaymentEvents, createReconciler, createStatusStreamSlots, type DataCipher, type PaymentPorts, type Logger, type MomoDeps, type PlatformMomoAccount, type ReconcileReport } from "@mteja/domain";
 import { createPrivateKey, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -132,7 +132,7 @@ export interface PaymentsRuntimeOptions {
   darajaFetch?: typeof fetch;
 }
 
-export async function createPaymentsRuntime(settings: Settings, logger: Logger, getDeps: () => Deps, options: PaymentsRuntimeOptions): Promise<PaymentsRuntime> {
+export async function createPaymentsRuntime(settings: Settings, logger: Logger, getDeps: () => PaymentPorts, options: PaymentsRuntimeOptions): Promise<PaymentsRuntime> {
   const simulator = simulatorWanted(settings) ? await startDevSimulator(settings, logger) : undefined;
   const effective = simulator?.effective ?? fromSettings(settings);
   if (!effective) logger.info({}, "M-Pesa is not configured (MOMO_BASE_URL unset): the momo operations answer PAYMENT_PROVIDER_UNAVAILABLE");

@@ -136,6 +136,8 @@ export async function createServices(settings: Settings, logger: Logger, overrid
     const passwordHashing = createPasswordHashing(settings, logger);
     closers.add("password hashing", () => passwordHashing.close());
     const adminApiKey = adminApiKeyOf(settings);
+    // Every area's ports (packages/domain/src/*/ports.ts) in one object: the procedures and each runtime
+    // above take the part their area declares.
     const deps: Deps = {
       db,
       clock,

@@ -7,7 +7,7 @@
  * The worker keeps up to WEBHOOK_CONCURRENCY sends in flight and claims again whenever one ends, so
  * a send that hangs holds one slot (of its tenant's share) until its time-out, never the whole worker.
  */
-import { deliveriesPerEndpoint, startDueDeliveries, type DeliveryOptions, type DeliveryResult, type Deps, type Logger, type WebhookDeps } from "@mteja/domain";
+import { deliveriesPerEndpoint, startDueDeliveries, type DeliveryOptions, type DeliveryResult, type WebhookPorts, type Logger, type WebhookDeps } from "@mteja/domain";
 import { createInFlightLedger } from "@mteja/kernel";
 import { createWebhookSender, endpointUrlProblem } from "@mteja/webhooks";
 import type { Settings } from "../settings.js";
@@ -42,7 +42,7 @@ export function deliveryOptionsOf(settings: Settings): DeliveryOptions {
   };
 }
 
-export function createWebhooksRuntime(settings: Settings, logger: Logger, getDeps: () => Deps): WebhooksRuntime {
+export function createWebhooksRuntime(settings: Settings, logger: Logger, getDeps: () => WebhookPorts): WebhooksRuntime {
   const allowPrivate = settings.NODE_ENV !== "production" || settings.WEBHOOK_ALLOW_PRIVATE_URLS;
   const sender = createWebhookSender({ allowPrivateAddresses: allowPrivate, timeoutMs: 10_000 });
   const options = deliveryOptionsOf(settings);

@@ -1,10 +1,2 @@
-/** A clock the test moves by hand, for token lifetimes and grace windows. */
-export function testClock(start = Date.now()) {
-  let current = start;
-  return {
-    now: () => new Date(current),
-    advance(seconds: number) {
-      current += seconds * 1000;
-    },
-  };
-}
+// The API fixture is shared with other packages' tests: it lives in packages/test-support.
+export * from "@mteja/test-support/clock";

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { ok } from "../core/envelope.js";
+import { ok } from "../shared/envelope.js";
 import { createTRPCRouter, protectedProcedure, publicProcedure } from "../trpc.js";
-import { noInput } from "../core/fields.js";
+import { noInput } from "../shared/fields.js";
 import { counties } from "./counties.js";
 import {
   addressIdInput,

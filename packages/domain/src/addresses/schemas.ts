@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { envelope, nullData } from "../core/envelope.js";
-import { freeTextString, kenyanPhoneField, oneLineString, uncoerced } from "../core/fields.js";
+import { envelope, nullData } from "../shared/envelope.js";
+import { freeTextString, kenyanPhoneField, oneLineString, uncoerced } from "../shared/fields.js";
 import { canonicalCounty } from "./counties.js";
 
 /** Kenya's bounding box (docs/addresses.md). */

@@ -5,8 +5,8 @@
  * The partial unique index `addresses_one_default_per_user` backs this up in the database.
  */
 import { Prisma, type TenantTx } from "@mteja/db";
-import { DomainError } from "../errors.js";
-import type { AuthedCtx } from "../trpc.js";
+import { DomainError } from "../shared/errors.js";
+import type { AuthedCtx } from "./ports.js";
 import { maxAddressesPerUser, type AddressFields } from "./schemas.js";
 
 type AddressCtx = AuthedCtx;

@@ -2,9 +2,9 @@
  * The server credential (docs/api-keys.md): `Authorization: Bearer mk_…` names its tenant. Checked on
  * every request by one indexed lookup, never cached, so a revocation holds from the next request on.
  */
-import type { Context } from "../context.js";
-import { DomainError } from "../errors.js";
-import type { Tenant } from "../tenants/directory.js";
+import type { Context } from "./ports.js";
+import { DomainError } from "../shared/errors.js";
+import type { Tenant } from "../shared/tenant.js";
 import { hashApiKey, looksLikeApiKey } from "./keys.js";
 import { findApiKeyByHash, markApiKeyUsed, type ApiKeyRow } from "./store.js";
 

@@ -2,8 +2,8 @@
  * The shape of an API key (docs/api-keys.md): `mk_` and 32 random bytes in base64url. Only its
  * SHA-256 is stored; its first characters (`prefix`) are kept in clear so people can tell keys apart.
  */
-import type { Random } from "../core/ports.js";
-import { randomToken, sha256 } from "../core/secrets.js";
+import type { Random } from "../shared/ports.js";
+import { randomToken, sha256 } from "../shared/secrets.js";
 
 const marker = "mk_";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { nullData, ok } from "../core/envelope.js";
-import { noInput } from "../core/fields.js";
+import { nullData, ok } from "../shared/envelope.js";
+import { noInput } from "../shared/fields.js";
 import { adminApiProcedure, createTRPCRouter, serverProcedure } from "../trpc.js";
 import {
   createApiKeyInput,

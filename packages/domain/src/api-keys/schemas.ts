@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { envelope } from "../core/envelope.js";
-import { oneLineString } from "../core/fields.js";
-import { tenantIdSchema } from "../tenants/settings.js";
+import { envelope } from "../shared/envelope.js";
+import { oneLineString } from "../shared/fields.js";
+import { tenantIdSchema } from "../shared/tenant-settings.js";
 import type { ApiKeyRow } from "./store.js";
 
 /** At most this many unrevoked keys per tenant (docs/api-keys.md): one per backend or environment is plenty. */

@@ -1,7 +1,7 @@
 /** The operator's management of a tenant's API keys (docs/api-keys.md#managing-keys). */
-import { noStore } from "../auth/sessions/refresh-cookie.js";
-import type { Context } from "../context.js";
-import { DomainError } from "../errors.js";
+import { noStore } from "../shared/request.js";
+import type { Context } from "./ports.js";
+import { DomainError } from "../shared/errors.js";
 import { newApiKey } from "./keys.js";
 import { maxLiveKeysPerTenant, toApiKeyView } from "./schemas.js";
 import { insertApiKey, listApiKeys, revokeApiKey, tenantExists } from "./store.js";

@@ -8,7 +8,7 @@
  * A new kind of change (adding a passkey, linking Google) adds its row to the two tables below.
  */
 import type { TenantTx } from "@mteja/db";
-import type { AuthedCtx } from "../trpc.js";
+import type { AuthedCtx } from "./ports.js";
 import { enqueueSecurityNotice, enqueueSecurityText, type SecurityNotice, type SecurityText } from "./recovery/security-notices.js";
 import { revokeUserSessions } from "./sessions/sessions.js";
 

@@ -1,5 +1,5 @@
-import type { Clock } from "../core/ports.js";
-import { DomainError } from "../errors.js";
+import type { Clock } from "../shared/ports.js";
+import { DomainError } from "../shared/errors.js";
 
 /** What the procedures ask of password hashing. */
 export interface PasswordHasher {

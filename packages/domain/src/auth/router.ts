@@ -1,6 +1,6 @@
 import { createTRPCRouter, refreshCookieProcedure, tenantProcedure } from "../trpc.js";
-import { done, ok } from "../core/envelope.js";
-import { noInput, tenantHeaders } from "../core/fields.js";
+import { done, ok } from "../shared/envelope.js";
+import { noInput, tenantHeaders } from "../shared/fields.js";
 import { loginInput, loginOutput, logoutOutput, refreshOutput, registerInput, registerOutput } from "./schemas.js";
 import * as auth from "./service.js";
 import { recoveryProcedures } from "./recovery/router.js";

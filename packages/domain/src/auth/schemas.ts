@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { envelope, messageOnly } from "../core/envelope.js";
-import { emailField, kenyanPhoneField, newPasswordField, passwordField, personNameField } from "../core/fields.js";
+import { envelope, messageOnly } from "../shared/envelope.js";
+import { emailField, kenyanPhoneField, newPasswordField, passwordField, personNameField } from "../shared/fields.js";
 
 export const registerInput = z.object({
   name: personNameField,

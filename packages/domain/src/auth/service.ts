@@ -1,16 +1,17 @@
 import { findSignInUser, Prisma } from "@mteja/db";
 import type { z } from "zod";
-import { DomainError } from "../errors.js";
+import { DomainError } from "../shared/errors.js";
 import { issueOtpLoginToken } from "./tokens/otp-login-token.js";
-import { beginSignInAttempt } from "../core/abuse-limits.js";
+import { beginSignInAttempt } from "../shared/abuse-limits.js";
 import { createSession, revokeSessionByRefreshToken, rotateRefreshToken } from "./sessions/sessions.js";
-import type { Tenant } from "../tenants/directory.js";
-import type { TenantCtx } from "../trpc.js";
-import { clearRefreshCookie, noStore, readRefreshCookie, setRefreshCookie } from "./sessions/refresh-cookie.js";
+import type { Tenant } from "../shared/tenant.js";
+import type { TenantCtx } from "./ports.js";
+import { clearRefreshCookie, readRefreshCookie, setRefreshCookie } from "./sessions/refresh-cookie.js";
+import { noStore } from "../shared/request.js";
 import type { loginInput, registerInput } from "./schemas.js";
 import { enqueueVerificationMail } from "./recovery/email-verification.js";
 import { recordSecurityEvent } from "../security-events/record.js";
-import { requestedLocale } from "../i18n/answer-locale.js";
+import { requestedLocale } from "../shared/i18n/answer-locale.js";
 
 const invalidCredentials = () => new DomainError("INVALID_CREDENTIALS");
 

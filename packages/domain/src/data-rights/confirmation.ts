@@ -4,9 +4,9 @@
  * from me/phone/start — and a two-factor code when two-factor is on (auth/phone/confirm-identity.ts,
  * the one check of all three).
  */
-import { DomainError } from "../errors.js";
+import { DomainError } from "../shared/errors.js";
 import { confirmIdentity, type ConfirmingUser } from "../auth/phone/confirm-identity.js";
-import type { AuthedCtx } from "../trpc.js";
+import type { AuthedCtx } from "./ports.js";
 
 export type { ConfirmingUser };
 

@@ -8,11 +8,11 @@
  *
  * New callbacks are still stored verbatim before they are applied: only the erasure rewrites a body.
  */
-import type { Deps } from "../context.js";
+import type { DataRightsPorts } from "./ports.js";
 import { maskStoredCallbackBody } from "./mask-evidence.js";
 
 /** `batchSize` ids per query (each names a few callbacks), and as many callbacks read per round trip. */
-export async function maskStoredCallbacks(deps: Deps, callbackIds: readonly string[], knownPhones: readonly string[], batchSize: number): Promise<void> {
+export async function maskStoredCallbacks(deps: DataRightsPorts, callbackIds: readonly string[], knownPhones: readonly string[], batchSize: number): Promise<void> {
   for (let start = 0; start < callbackIds.length; start += batchSize) {
     const ids = callbackIds.slice(start, start + batchSize);
     let after: string | undefined;

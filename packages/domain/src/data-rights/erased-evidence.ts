@@ -17,7 +17,7 @@
  * masking twice changes nothing). The transaction then masks what was written meanwhile.
  */
 import type { TenantTx } from "@mteja/db";
-import type { TenantCtx } from "../trpc.js";
+import type { TenantCtx } from "./ports.js";
 import { maskStoredCallbacks } from "./erased-callbacks.js";
 import { maskKnownPhones, maskPaymentPhonesInEvent, storedPhoneForms } from "./mask-evidence.js";
 import { maskPhone } from "./mask-phone.js";

@@ -9,9 +9,9 @@
  */
 import type { TenantTx } from "@mteja/db";
 import { clearRefreshCookie } from "../auth/sessions/refresh-cookie.js";
-import { DomainError } from "../errors.js";
+import { DomainError } from "../shared/errors.js";
 import { recordSecurityEvent } from "../security-events/record.js";
-import type { AuthedCtx } from "../trpc.js";
+import type { AuthedCtx } from "./ports.js";
 import { confirmAccountOwner, type OwnerProof } from "./confirmation.js";
 import { erasedEvidenceOf, maskErasedEvidence, maskEvidenceWrittenMeanwhile, textsToAccountPhones } from "./erased-evidence.js";
 import { maskPhone } from "./mask-phone.js";

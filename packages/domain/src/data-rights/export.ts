@@ -3,12 +3,12 @@
  * An export is itself a security event, and the customer is told of it by mail.
  */
 import { addressColumns, fullView } from "../addresses/service.js";
-import { noStore } from "../auth/sessions/refresh-cookie.js";
-import { DomainError } from "../errors.js";
-import { toServerPaymentView } from "../intents/views.js";
+import { noStore } from "../shared/request.js";
+import { DomainError } from "../shared/errors.js";
+import { toServerPaymentView } from "../payments/kernel/payment-object.js";
 import { recordSecurityEvent } from "../security-events/record.js";
 import { toSecurityEventView } from "../security-events/reads.js";
-import type { AuthedCtx } from "../trpc.js";
+import type { AuthedCtx } from "./ports.js";
 import { enqueueDataRightsNotice } from "./notices.js";
 
 const newestFirst = [{ createdAt: "desc" as const }, { id: "desc" as const }];

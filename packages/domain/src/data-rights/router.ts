@@ -1,5 +1,5 @@
-import { nullData, ok } from "../core/envelope.js";
-import { noInput, tenantHeaders } from "../core/fields.js";
+import { nullData, ok } from "../shared/envelope.js";
+import { noInput, tenantHeaders } from "../shared/fields.js";
 import { authProcedure, createTRPCRouter } from "../trpc.js";
 import { eraseMyAccount } from "./erasure.js";
 import { exportMyData } from "./export.js";

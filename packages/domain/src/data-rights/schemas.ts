@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { envelope } from "../core/envelope.js";
-import { oneLineString, passwordField } from "../core/fields.js";
+import { envelope } from "../shared/envelope.js";
+import { oneLineString, passwordField } from "../shared/fields.js";
 import { fullAddress } from "../addresses/schemas.js";
 import { meView } from "../profile/schemas.js";
-import { serverPaymentView } from "../intents/schemas.js";
+import { serverPaymentView } from "../payments/kernel/schemas.js";
 import { securityEventView } from "../security-events/schemas.js";
 import { requirePasswordOrSmsCode, smsCodeProofField } from "../auth/phone/schemas.js";
 

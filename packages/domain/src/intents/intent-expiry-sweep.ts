@@ -4,10 +4,10 @@
  * first (transition on read), so this sweep only makes the stored status catch up for intents nobody
  * looks at; one conditional UPDATE, safe in several instances at once.
  */
-import type { Deps } from "../context.js";
+import type { IntentPorts } from "./ports.js";
 import { expireDueIntentsOfAllTenants } from "./intent-expiry.js";
 
-export async function sweepExpiredIntents({ deps }: { deps: Deps }): Promise<void> {
+export async function sweepExpiredIntents({ deps }: { deps: IntentPorts }): Promise<void> {
   const expired = await expireDueIntentsOfAllTenants(deps.db.unscoped, deps.clock.now());
   if (expired > 0) deps.logger.info({ expired }, "payment intents expired");
 }

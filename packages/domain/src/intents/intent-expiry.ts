@@ -5,7 +5,7 @@
  * once, whichever read, payment or reconciler run got there first.
  */
 import type { PrismaClient, TenantDb } from "@mteja/db";
-import { asTransaction, type Tx } from "../payments/payment-records.js";
+import { asTransaction, type Tx } from "../payments/kernel/payment-records.js";
 import { recordEvent } from "../webhooks/events.js";
 import { dueToExpire, withPayments } from "./intent-store.js";
 import { toIntentView } from "./views.js";

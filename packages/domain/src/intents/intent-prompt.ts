@@ -5,8 +5,8 @@
  */
 import type { PaymentModel, TenantDb, TenantTx } from "@mteja/db";
 import type { Text } from "@mteja/i18n";
-import { DomainError } from "../errors.js";
-import type { AuthedCtx } from "../trpc.js";
+import { DomainError } from "../shared/errors.js";
+import type { AuthedCtx } from "./ports.js";
 import { expireDueIntents } from "./intent-expiry.js";
 import { findIntent, transitionIntent } from "./intent-store.js";
 import { intentNotFound } from "./service.js";

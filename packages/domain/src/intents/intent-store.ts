@@ -6,7 +6,7 @@
  */
 import type { PaymentIntentModel, TenantDb, TenantTx } from "@mteja/db";
 import { statusesAllowing, type IntentEvent, type IntentStatus } from "./intent-transitions.js";
-import { latestReversal, type PaymentRow } from "../payments/payment-object.js";
+import { latestReversal, type PaymentRow } from "../payments/kernel/payment-object.js";
 
 export type IntentWithPayments = PaymentIntentModel & { payments: PaymentRow[] };
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ok } from "../core/envelope.js";
+import { ok } from "../shared/envelope.js";
 import { createTRPCRouter, serverProcedure } from "../trpc.js";
 import {
   createIntentInput,

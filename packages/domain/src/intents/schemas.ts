@@ -1,12 +1,11 @@
-/** Inputs and outputs of the payment intent operations and of a payment as the server API shows it (docs/payment-intents.md). */
+/** Inputs and outputs of the payment intent operations (docs/payment-intents.md); a payment as the server API shows it is the kernel's (serverPaymentView). */
 import { STK_AMOUNT_MAX, STK_AMOUNT_MIN, STK_TRANSACTION_DESC_MAX_LENGTH } from "@mteja/daraja";
 import { z } from "zod";
-import { envelope } from "../core/envelope.js";
-import { oneLineString, uncoerced } from "../core/fields.js";
-import { paymentStatusField, wholeShillings } from "../payments/schemas.js";
-import { intentIdField } from "./intent-id.js";
+import { envelope } from "../shared/envelope.js";
+import { oneLineString, uncoerced } from "../shared/fields.js";
+import { serverPaymentView, wholeShillings } from "../payments/kernel/schemas.js";
+import { intentIdField } from "../payments/kernel/intent-id.js";
 import { intentStatuses } from "./intent-transitions.js";
-import { reversalStatuses } from "../payments/reversals/reversal-object.js";
 
 export const REFERENCE_PATTERN = /^[A-Za-z0-9]{1,12}$/;
 export const METADATA_MAX_KEYS = 20;
@@ -65,31 +64,6 @@ export type ListIntentsInput = z.infer<typeof listIntentsInput>;
 
 export const paymentIdInput = z.object({ id: z.uuid("id must be a payment id") });
 
-/** A payment as the server API shows it (an intent's `payments`, GET /api/v1/payments/{id}). */
-export const serverPaymentView = z.object({
-  id: z.string(),
-  channel: z.enum(["stk", "c2b"]),
-  status: paymentStatusField,
-  amount: z.number(),
-  phone: z.string(),
-  mpesa_receipt: z.string().nullable(),
-  checkout_request_id: z.string().nullable(),
-  trans_id: z.string().nullable().describe("The C2B TransID; null for an STK payment."),
-  intent_id: z.string().nullable(),
-  duplicate: z.boolean().describe("A second successful payment for an intent already paid: it did not count; the shop may reverse it."),
-  reversal: z
-    .object({
-      status: z.enum(reversalStatuses),
-      reason: z.string().nullable().describe("Daraja's ResultDesc once it answered; for an UNKNOWN or FAILED one without it, why."),
-      receipt: z.string().nullable().describe("The reversal's own M-Pesa receipt, once it succeeded."),
-      updated_at: z.string(),
-    })
-    .nullable()
-    .describe("The latest reversal (docs/mpesa.md#reversals); null: none was requested."),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
-export type ServerPaymentView = z.infer<typeof serverPaymentView>;
 
 export const intentView = z.object({
   id: z.string(),

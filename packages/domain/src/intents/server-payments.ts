@@ -1,9 +1,8 @@
 /** GET /api/v1/payments/{id}: one payment of the shop, as the server API shows it (docs/payment-intents.md#objects). */
-import { DomainError } from "../errors.js";
-import type { TenantCtx } from "../trpc.js";
-import type { ServerPaymentView } from "./schemas.js";
-import { toServerPaymentView } from "./views.js";
-import { latestReversal } from "../payments/payment-object.js";
+import { DomainError } from "../shared/errors.js";
+import type { TenantCtx } from "./ports.js";
+import type { ServerPaymentView } from "../payments/kernel/schemas.js";
+import { latestReversal, toServerPaymentView } from "../payments/kernel/payment-object.js";
 
 export async function getServerPayment(ctx: TenantCtx, id: string): Promise<ServerPaymentView> {
   const row = await ctx.db.payment.findFirst({ where: { id }, include: latestReversal });

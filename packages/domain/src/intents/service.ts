@@ -5,10 +5,10 @@
  * expires the rest.
  */
 import { Prisma } from "@mteja/db";
-import { sha256 } from "../core/secrets.js";
-import { DomainError } from "../errors.js";
-import { checkTenantAmount, idempotencyKeyOf, keyReusedError } from "../payments/request-rules.js";
-import type { TenantCtx } from "../trpc.js";
+import { sha256 } from "../shared/secrets.js";
+import { DomainError } from "../shared/errors.js";
+import { checkTenantAmount, idempotencyKeyOf, keyReusedError } from "../payments/kernel/request-rules.js";
+import type { TenantCtx } from "./ports.js";
 import { expireDueIntents } from "./intent-expiry.js";
 import {
   findIntent,

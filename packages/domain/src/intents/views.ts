@@ -1,13 +1,8 @@
-/** How the server API shows a payment intent and a payment (docs/payment-intents.md#objects). */
-import { paymentObject } from "../payments/payment-object.js";
+/** How the server API shows a payment intent (docs/payment-intents.md#objects). */
+import { toServerPaymentView } from "../payments/kernel/payment-object.js";
 import { isIntentStatus, type IntentStatus } from "./intent-transitions.js";
 import type { IntentWithPayments } from "./intent-store.js";
-import type { IntentView, ServerPaymentView } from "./schemas.js";
-
-/** The one payment serialiser, typed as the server API's schema declares it. */
-export function toServerPaymentView(row: Parameters<typeof paymentObject>[0]): ServerPaymentView {
-  return paymentObject(row) as ServerPaymentView;
-}
+import type { IntentView } from "./schemas.js";
 
 export function toIntentView(row: IntentWithPayments): IntentView {
   return {

@@ -2,7 +2,7 @@
  * Daraja's callbacks (docs/mpesa.md#callbacks): STK results, B2C results, B2C timeouts, Transaction Status
  * results, reversal results, time-outs and status results, and C2B validations and confirmations. Each one is
  *
- *  1. checked for its token (callback-tokens.ts: the `tenant=` it names' own token, or the old form,
+ *  1. checked for its token (kernel/callback-tokens.ts: the `tenant=` it names' own token, or the old form,
  *     MOMO_CALLBACK_SECRET itself; constant time; missing or wrong → 403, stored as 'rejected' up to
  *     the unauthenticated_callbacks_stored limit, 60 a minute by default);
  *  2. stored verbatim in momo_callbacks before anything else, with the tenant its token speaks for (bad
@@ -19,9 +19,8 @@
  */
 import { C2B_CONFIRMATION_ANSWER, parseC2bNotification, parseStkCallback, type C2bNotification, type StkCallback } from "@mteja/daraja";
 import { insertStoredCallback } from "@mteja/db";
-import type { Deps } from "../context.js";
-import { equalsConstantTime } from "../core/secrets.js";
-import type { CallbackAuthority } from "./callback-tokens.js";
+import type { PaymentPorts } from "./kernel/ports.js";
+import type { CallbackAuthority } from "./kernel/callback-tokens.js";
 import { answerC2bValidation, applyStoredC2bConfirmation } from "./c2b/c2b-callbacks.js";
 import type { CallbackOutcome, StoredApplyResult } from "./kernel/stored-callback.js";
 import { applyStoredPayoutCallback, parsePayoutCallback, type PayoutCallback } from "./payouts/payout-callbacks.js";
@@ -87,12 +86,6 @@ function errorReply(status: number, code: string, message: string): CallbackRepl
   return { status, body: { success: false, message, error: { code } } };
 }
 
-/** Whether the presented token is `secret` itself (compared in constant time): SMS delivery reports' check. */
-export function callbackTokenValid(secret: string | null, presented: string | undefined): boolean {
-  if (!secret || presented === undefined) return false;
-  return equalsConstantTime(presented, secret);
-}
-
 const FORBIDDEN_MESSAGE = "This callback address needs its secret token.";
 
 /** A callback stored, then refused because its token does not speak for what it names. */
@@ -111,7 +104,7 @@ function storableText(text: string): string {
 }
 
 async function store(
-  deps: Deps,
+  deps: PaymentPorts,
   callback: InboundCallback,
   fields: { outcome: CallbackOutcome; correlationId?: string | null; flagReason?: string | null; accountReference?: string | undefined; tokenTenantId?: string | null },
 ): Promise<{ id: string; receivedAt: Date }> {
@@ -164,7 +157,7 @@ function parseCallback(kind: CallbackKind, body: unknown): { ok: true; value: Pa
 }
 
 /** Handles one inbound callback end to end and says how to answer it. */
-export async function receiveCallback(deps: Deps, callback: InboundCallback): Promise<CallbackReply> {
+export async function receiveCallback(deps: PaymentPorts, callback: InboundCallback): Promise<CallbackReply> {
   const { settings } = deps.momo;
   if (settings.callbackAllowedIps.length > 0 && !settings.callbackAllowedIps.includes(callback.sourceIp)) {
     // Log only: Safaricom's addresses change without notice; the secret token is the check that counts.
@@ -218,7 +211,7 @@ export async function receiveCallback(deps: Deps, callback: InboundCallback): Pr
 
 /** Applies a stored callback that changes something (every kind but the C2B validation); a C2B confirmation says whether it was kept unmatched. */
 async function applyStored(
-  deps: Deps,
+  deps: PaymentPorts,
   value: Exclude<Parsed, { kind: "c2b_validation" }>,
   stored: StoredStkCallback,
   authority: CallbackAuthority,
@@ -248,13 +241,13 @@ function settlesNothing(result: StoredApplyResult, keptUnmatched: boolean | unde
  * money record (a C2B confirmation's amount, TransID, MSISDN and BillRefNumber) keeps every field.
  * Undefined while within the number.
  */
-async function unsettledOverLimit(deps: Deps, tokenTenantId: string | null, rawBody: string): Promise<OverUnsettledLimit | undefined> {
+async function unsettledOverLimit(deps: PaymentPorts, tokenTenantId: string | null, rawBody: string): Promise<OverUnsettledLimit | undefined> {
   const { allowed } = await deps.limiter.consume("unmatched_callbacks_stored_per_tenant", tokenTenantId ?? "shared");
   return allowed ? undefined : { tenantId: tokenTenantId, bodyCut: rawBody.length > REJECTED_BODY_MAX_CHARS };
 }
 
 /** `unsettledOverLimit` for a callback already stored (`callbackId`): cuts its stored body when over. */
-async function keptUnsettled(deps: Deps, callbackId: string, tokenTenantId: string | null, rawBody: string): Promise<OverUnsettledLimit | undefined> {
+async function keptUnsettled(deps: PaymentPorts, callbackId: string, tokenTenantId: string | null, rawBody: string): Promise<OverUnsettledLimit | undefined> {
   const over = await unsettledOverLimit(deps, tokenTenantId, rawBody);
   if (over?.bodyCut) await deps.db.unscoped.momoCallback.updateMany({ where: { id: callbackId }, data: { rawBody: storableText(cutBody(rawBody)) } });
   return over;

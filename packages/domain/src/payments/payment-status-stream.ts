@@ -8,12 +8,12 @@
  * change ends the stream with INVALID_TOKEN within one re-check.
  */
 import type { PaymentModel } from "@mteja/db";
-import { DomainError, toTrpcError } from "../errors.js";
+import { DomainError, toTrpcError } from "../shared/errors.js";
 import { assertLiveSession } from "../auth/sessions/sessions.js";
-import type { AuthedCtx } from "../trpc.js";
-import { isTerminalPayment } from "./payment-records.js";
-import type { PaymentStatus, PaymentStatusUpdate } from "./schemas.js";
-import { MAX_OPEN_STATUS_STREAMS_PER_USER, type StatusStreamSlot } from "./status-stream-slots.js";
+import type { AuthedCtx } from "./kernel/ports.js";
+import { isTerminalPayment } from "./kernel/payment-records.js";
+import type { PaymentStatus, PaymentStatusUpdate } from "./kernel/schemas.js";
+import { MAX_OPEN_STATUS_STREAMS_PER_USER, type StatusStreamSlot } from "./kernel/status-stream-slots.js";
 import { findVisiblePayment } from "./stk/stk-query.js";
 
 export const STATUS_RECHECK_MS = 2_000;

@@ -22,8 +22,8 @@
  * `payoutGiveUpAfterSeconds` it stays UNKNOWN, is no longer queried, and is logged for review.
  */
 import type { DarajaClient } from "@mteja/daraja";
-import type { Deps } from "../context.js";
-import { toTenant, type Tenant } from "../tenants/directory.js";
+import type { PaymentPorts } from "./kernel/ports.js";
+import { toTenant, type Tenant } from "../shared/tenant.js";
 import { defaultReconcileOptions, type ReconcileOptions, type ReconcileReport, type SweepRun } from "./kernel/leased-sweep.js";
 import { sweepExpiredIntents } from "../intents/intent-expiry-sweep.js";
 import { queryDuePayouts } from "./payouts/payout-reconciliation.js";
@@ -36,7 +36,7 @@ export interface Reconciler {
   runOnce(): Promise<ReconcileReport>;
 }
 
-export function createReconciler(getDeps: () => Deps, overrides: Partial<ReconcileOptions> = {}): Reconciler {
+export function createReconciler(getDeps: () => PaymentPorts, overrides: Partial<ReconcileOptions> = {}): Reconciler {
   const options: ReconcileOptions = { ...defaultReconcileOptions, ...overrides };
   let lastCallAt: number | undefined;
 

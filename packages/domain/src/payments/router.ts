@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ok } from "../core/envelope.js";
+import { ok } from "../shared/envelope.js";
 import { adminProcedure, createTRPCRouter, protectedProcedure } from "../trpc.js";
 import { b2cPayout } from "./payouts/b2c.js";
 import { getPayment, listPayments } from "./stk/payment-reads.js";
@@ -20,7 +20,7 @@ import {
   stkPushOutput,
   stkQueryInput,
   stkQueryOutput,
-} from "./schemas.js";
+} from "./kernel/schemas.js";
 import { stkPush } from "./stk/stk-push.js";
 import { stkQuery } from "./stk/stk-query.js";
 

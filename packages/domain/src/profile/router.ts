@@ -1,6 +1,6 @@
 import { authProcedure, authTokenProcedure, createTRPCRouter } from "../trpc.js";
-import { done, ok } from "../core/envelope.js";
-import { noInput, tenantHeaders } from "../core/fields.js";
+import { done, ok } from "../shared/envelope.js";
+import { noInput, tenantHeaders } from "../shared/fields.js";
 import { changePasswordInput, changePasswordOutput, meOutput, updateMeInput, updateMeOutput } from "./schemas.js";
 import * as profile from "./service.js";
 

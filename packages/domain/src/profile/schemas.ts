@@ -1,9 +1,9 @@
 import { LOCALES } from "@mteja/i18n";
 import { z } from "zod";
-import { envelope, messageOnly } from "../core/envelope.js";
+import { envelope, messageOnly } from "../shared/envelope.js";
 import { requirePasswordOrSmsCode, smsCodeProofField } from "../auth/phone/schemas.js";
-import { secondFactorProofField } from "../otp/schemas.js";
-import { kenyanPhoneField, newPasswordField, oneLineString, passwordField, personNameField } from "../core/fields.js";
+import { secondFactorProofField } from "../auth/otp/schemas.js";
+import { kenyanPhoneField, newPasswordField, oneLineString, passwordField, personNameField } from "../shared/fields.js";
 
 /** The customer as GET /me shows them (the data export adds its dates). */
 export const meView = z.object({

@@ -1,10 +1,10 @@
 import { findSessionUser, type Prisma } from "@mteja/db";
 import type { z } from "zod";
-import { DomainError } from "../errors.js";
-import { beginSignInAttempt } from "../core/abuse-limits.js";
+import { DomainError } from "../shared/errors.js";
+import { beginSignInAttempt } from "../shared/abuse-limits.js";
 import { confirmIdentity } from "../auth/phone/confirm-identity.js";
-import { noteSessionUse, revokeUserSessions, sessionKey } from "../auth/sessions/sessions.js";
-import type { AuthedCtx } from "../trpc.js";
+import { liveSession, noteSessionUse, revokeUserSessions, sessionKey } from "../auth/sessions/sessions.js";
+import type { AuthedCtx } from "./ports.js";
 import { enqueueSecurityNotice } from "../auth/recovery/security-notices.js";
 import { secureSignInFactorChange } from "../auth/factor-changes.js";
 import { recordSecurityEvent } from "../security-events/record.js";
@@ -14,7 +14,7 @@ const invalidToken = () => new DomainError("INVALID_TOKEN");
 
 /** One query: the user, provided the token's session is still live. */
 export async function getMe(ctx: AuthedCtx) {
-  const user = await findSessionUser(ctx.deps.db.sql, sessionKey(ctx.deps, ctx.auth));
+  const user = await findSessionUser(ctx.deps.db.sql, sessionKey(ctx.auth), liveSession(ctx.deps.clock.now()));
   if (!user) throw invalidToken();
   const { session_last_used_at, ...profile } = user;
   await noteSessionUse(ctx.deps, ctx.auth.sid, session_last_used_at);

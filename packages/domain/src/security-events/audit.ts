@@ -2,8 +2,8 @@
  * The operator's audit (GET /api/v1/admin/audit, ADMIN_API_KEY): every tenant's security events, or
  * one tenant's. Crossing tenants is the point of it, hence the unscoped client.
  */
-import type { Context } from "../context.js";
-import { readKeysetPage } from "../payments/keyset-page.js";
+import type { Context } from "./ports.js";
+import { readKeysetPage } from "../shared/keyset-page.js";
 import { toAuditEventView, type PageRequest } from "./reads.js";
 
 export async function listAudit(ctx: Context, input: PageRequest & { tenant?: string | undefined }) {

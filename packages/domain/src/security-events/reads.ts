@@ -1,7 +1,7 @@
 /** Pages of security events, newest first: the user's own (docs/security-events.md#reading-them). */
 import type { Prisma } from "@mteja/db";
-import { readKeysetPage } from "../payments/keyset-page.js";
-import type { AuthedCtx } from "../trpc.js";
+import { readKeysetPage } from "../shared/keyset-page.js";
+import type { AuthedCtx } from "./ports.js";
 import type { SecurityEventDetails, SecurityEventType } from "./event-types.js";
 import type { AuditEventView, SecurityEventView } from "./schemas.js";
 

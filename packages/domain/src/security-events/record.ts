@@ -4,8 +4,8 @@
  * for events that change nothing else (a failed sign-in).
  */
 import type { RawSql } from "@mteja/db";
-import type { Context } from "../context.js";
-import { storedUserAgent } from "../core/client-info.js";
+import type { Context } from "./ports.js";
+import { storedUserAgent } from "../shared/client-info.js";
 import type { SecurityEventDetails, SecurityEventType } from "./event-types.js";
 
 export interface SecurityEventInput {

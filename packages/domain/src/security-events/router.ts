@@ -1,5 +1,5 @@
-import { ok } from "../core/envelope.js";
-import { tenantHeaders } from "../core/fields.js";
+import { ok } from "../shared/envelope.js";
+import { tenantHeaders } from "../shared/fields.js";
 import { adminApiProcedure, authProcedure, createTRPCRouter } from "../trpc.js";
 import { listAudit } from "./audit.js";
 import { listMySecurityEvents } from "./reads.js";

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { envelope } from "../core/envelope.js";
-import { pageFields } from "../core/fields.js";
-import { tenantIdSchema } from "../tenants/settings.js";
+import { envelope } from "../shared/envelope.js";
+import { pageFields } from "../shared/fields.js";
+import { tenantIdSchema } from "../shared/tenant-settings.js";
 import { SECURITY_EVENT_TYPES } from "./event-types.js";
 
 export const listMySecurityEventsInput = z.object(pageFields);

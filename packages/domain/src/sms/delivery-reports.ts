@@ -6,8 +6,8 @@
  * and unreadable bodies are answered 200 so Africa's Talking does not retry them forever.
  */
 import { deliveryStatusAdvances, parseDeliveryReport } from "@mteja/sms";
-import type { Deps } from "../context.js";
-import { callbackTokenValid } from "../payments/callbacks.js";
+import type { SmsPorts } from "./ports.js";
+import { callbackTokenValid } from "../shared/secrets.js";
 
 export interface DeliveryReportReply {
   status: number;
@@ -16,7 +16,7 @@ export interface DeliveryReportReply {
   rejected?: "no token" | "wrong token";
 }
 
-export async function receiveDeliveryReport(deps: Deps, report: { token: string | undefined; rawBody: string }): Promise<DeliveryReportReply> {
+export async function receiveDeliveryReport(deps: SmsPorts, report: { token: string | undefined; rawBody: string }): Promise<DeliveryReportReply> {
   if (!callbackTokenValid(deps.config.smsCallbackSecret, report.token)) {
     return {
       status: 403,

@@ -19,15 +19,15 @@
  * the shop's share of them) but not in the shop's budget, and never refused: the owner must hear of a
  * change, and a loop of factor changes must not spend the budget of sign-in codes.
  */
-import type { Context } from "../context.js";
-import type { Tenant } from "../tenants/directory.js";
-import { DomainError } from "../errors.js";
-import { ipLimitKey, rateLimitedError } from "../core/abuse-limits.js";
-import type { LimitRule, Limiter, Tally } from "../core/limiter.js";
-import type { TenantCtx } from "../trpc.js";
+import type { Tenant } from "../shared/tenant.js";
+import { DomainError } from "../shared/errors.js";
+import { ipLimitKey, rateLimitedError } from "../shared/abuse-limits.js";
+import type { LimitRule, Limiter, Tally } from "../shared/limiter.js";
+import type { RequestCtx } from "../shared/request-context.js";
+import type { SmsPorts, TenantCtx } from "./ports.js";
 
 /** What charging a text needs of its request: the shop that pays, the limiter, the caller's address. */
-export type TextCtx = Context & { tenant: Tenant };
+export type TextCtx = RequestCtx<SmsPorts> & { tenant: Tenant };
 
 /** The rules a shop may set its own number for (tenant settings `limits`, docs/tenants.md#settings). */
 export type ShopLimitRule = "phone_codes_per_tenant" | "sms_texts_per_ip" | "sms_texts_per_account" | "sms_texts_signed_in_per_tenant" | "sms_texts_signed_in_per_ip";

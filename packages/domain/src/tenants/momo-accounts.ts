@@ -11,11 +11,11 @@
  *   from the platform's B2C account; any other tenant has no payout account.
  */
 import type { DarajaClient, DarajaClientConfig } from "@mteja/daraja";
-import type { Logger } from "../context.js";
-import type { DataCipher } from "../core/data-cipher.js";
-import type { Tenant } from "./directory.js";
+import type { Logger } from "../shared/ports.js";
+import type { DataCipher } from "../shared/data-cipher.js";
+import type { Tenant } from "../shared/tenant.js";
 import { revealSecret } from "./momo-secrets.js";
-import { MOMO_CREDENTIAL_GROUPS, type MomoTenantSettings } from "./settings.js";
+import { MOMO_CREDENTIAL_GROUPS, type MomoTenantSettings } from "../shared/tenant-settings.js";
 
 /** The credentials part of a Daraja client's configuration. */
 export type DarajaAccount = Pick<

@@ -4,8 +4,8 @@
  */
 import type { Database } from "@mteja/db";
 import { Prisma } from "@mteja/db";
-import type { DataCipher } from "../core/data-cipher.js";
-import { MASKED_SECRET, MOMO_SECRET_FIELDS, type TenantSettings } from "./settings.js";
+import type { DataCipher } from "../shared/data-cipher.js";
+import { MASKED_SECRET, MOMO_SECRET_FIELDS, type TenantSettings } from "../shared/tenant-settings.js";
 
 /** The data cipher's format (v1.iv.tag.ciphertext); no Daraja secret has this shape. */
 const SEALED = /^v1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]*$/;

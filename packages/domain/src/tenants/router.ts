@@ -1,12 +1,12 @@
 import { Prisma } from "@mteja/db";
 import { z } from "zod";
-import { DomainError } from "../errors.js";
-import { envelope, ok } from "../core/envelope.js";
-import { oneLineString, uncoerced } from "../core/fields.js";
+import { DomainError } from "../shared/errors.js";
+import { envelope, ok } from "../shared/envelope.js";
+import { oneLineString, uncoerced } from "../shared/fields.js";
 import { adminApiProcedure, createTRPCRouter } from "../trpc.js";
-import { toTenant } from "./directory.js";
+import { toTenant } from "../shared/tenant.js";
 import { maskSecrets } from "./momo-secrets.js";
-import { tenantIdSchema, tenantSettingsPatchSchema, tenantSettingsSchema } from "./settings.js";
+import { tenantIdSchema, tenantSettingsPatchSchema, tenantSettingsSchema } from "../shared/tenant-settings.js";
 import { nextTenantSettings } from "./settings-update.js";
 import { setUserRole } from "./user-roles.js";
 

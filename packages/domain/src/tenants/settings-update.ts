@@ -2,9 +2,9 @@
  * The settings a tenant gets from an admin create or update: the stored settings with the request's
  * JSON Merge Patch applied, secrets encrypted, and the credential rules checked on the result.
  */
-import { DomainError, type ErrorDetail } from "../errors.js";
-import type { DataCipher } from "../core/data-cipher.js";
-import { applyMergePatch } from "../core/merge-patch.js";
+import { DomainError, type ErrorDetail } from "../shared/errors.js";
+import type { DataCipher } from "../shared/data-cipher.js";
+import { applyMergePatch } from "../shared/merge-patch.js";
 import {
   MASKED_SECRET,
   MOMO_CREDENTIAL_GROUPS,
@@ -13,7 +13,7 @@ import {
   storedTenantSettingsSchema,
   type TenantSettings,
   type TenantSettingsPatch,
-} from "./settings.js";
+} from "../shared/tenant-settings.js";
 
 export interface SettingsUpdateContext {
   cipher: DataCipher;

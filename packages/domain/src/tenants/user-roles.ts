@@ -1,4 +1,4 @@
-import type { Deps } from "../context.js";
+import type { TenantPorts } from "./ports.js";
 import { revokeUserSessions } from "../auth/sessions/sessions.js";
 
 export interface RoleChange {
@@ -12,7 +12,7 @@ export interface RoleChange {
  * A change ends every session of the user at once, like a password change: the role travels in access
  * tokens, so a demoted admin must not keep admin rights until theirs expire.
  */
-export async function setUserRole(deps: Deps, tenantId: string, userId: string, role: string | null): Promise<RoleChange | undefined> {
+export async function setUserRole(deps: TenantPorts, tenantId: string, userId: string, role: string | null): Promise<RoleChange | undefined> {
   return deps.db.forTenant(tenantId).$transaction(async (tx) => {
     // Locked, so two concurrent changes cannot both see the old role and skip the revocation.
     // Raw SQL is not scoped by the client: the tenant is named here.

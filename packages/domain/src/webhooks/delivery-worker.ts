@@ -12,7 +12,7 @@
 import { claimDueWebhookDeliveries, recordWebhookAttempt, type ClaimedWebhookDelivery } from "@mteja/db";
 import type { InFlightLedger } from "@mteja/kernel";
 import { signatureHeader, type WebhookRequest, type WebhookResponse } from "@mteja/webhooks";
-import type { Deps } from "../context.js";
+import type { WebhookPorts } from "./ports.js";
 import { signingSecrets } from "./endpoint-secrets.js";
 import { retryDelaySeconds } from "./retry-schedule.js";
 
@@ -45,7 +45,7 @@ export type DeliveryResult = "delivered" | "retrying" | "failed" | "dropped";
  * until it ends. Answers the sends (each resolves with its result; rejects only when its attempt could
  * not be recorded, and then the lease runs out and the delivery is tried again).
  */
-export async function startDueDeliveries(deps: Deps, poster: WebhookPoster, options: DeliveryOptions, inFlight: InFlightLedger): Promise<Promise<DeliveryResult>[]> {
+export async function startDueDeliveries(deps: WebhookPorts, poster: WebhookPoster, options: DeliveryOptions, inFlight: InFlightLedger): Promise<Promise<DeliveryResult>[]> {
   const free = options.concurrency - inFlight.size;
   if (free <= 0) return [];
   const claimed = await claimDueWebhookDeliveries(deps.db.unscoped, {
@@ -63,7 +63,7 @@ export async function startDueDeliveries(deps: Deps, poster: WebhookPoster, opti
   });
 }
 
-async function deliverOne(deps: Deps, poster: WebhookPoster, options: DeliveryOptions, delivery: ClaimedWebhookDelivery): Promise<DeliveryResult> {
+async function deliverOne(deps: WebhookPorts, poster: WebhookPoster, options: DeliveryOptions, delivery: ClaimedWebhookDelivery): Promise<DeliveryResult> {
   const db = deps.db.unscoped;
   const [endpoint, event] = await Promise.all([
     db.webhookEndpoint.findUnique({ where: { id: delivery.endpoint_id } }),

@@ -1,7 +1,7 @@
 /** Endpoint signing secrets: drawn here, kept encrypted (deps.cipher), in clear only to sign and to answer once. */
-import type { DataCipher } from "../core/data-cipher.js";
-import type { Random } from "../core/ports.js";
-import { randomToken } from "../core/secrets.js";
+import type { DataCipher } from "../shared/data-cipher.js";
+import type { Random } from "../shared/ports.js";
+import { randomToken } from "../shared/secrets.js";
 
 /** After a rotation the previous secret keeps signing (as the second v1) this long. */
 export const previousSecretOverlapMs = 24 * 3600 * 1000;

@@ -1,8 +1,8 @@
 /** A shop's webhook endpoints (docs/webhooks.md#endpoints), managed with its API key. */
 import type { TenantTx, WebhookEndpointModel } from "@mteja/db";
-import { noStore } from "../auth/sessions/refresh-cookie.js";
-import { DomainError } from "../errors.js";
-import type { TenantCtx } from "../trpc.js";
+import { noStore } from "../shared/request.js";
+import { DomainError } from "../shared/errors.js";
+import type { TenantCtx } from "./ports.js";
 import { webhookEventTypes, type WebhookEventType } from "./event-types.js";
 import { newEndpointSecret, previousSecretOverlapMs } from "./endpoint-secrets.js";
 import { endpointDisabledReasons, maxEndpointsPerTenant } from "./schemas.js";

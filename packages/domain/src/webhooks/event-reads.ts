@@ -1,6 +1,6 @@
 /** The event feed as the shop reads it (GET /api/v1/webhook-events) and sends it again (redeliver). */
-import { DomainError } from "../errors.js";
-import type { TenantCtx } from "../trpc.js";
+import { DomainError } from "../shared/errors.js";
+import type { TenantCtx } from "./ports.js";
 import type { WebhookEventType } from "./event-types.js";
 import { subscribes } from "./subscriptions.js";
 

@@ -1,4 +1,4 @@
-import { nullData, ok } from "../core/envelope.js";
+import { nullData, ok } from "../shared/envelope.js";
 import { createTRPCRouter, serverProcedure } from "../trpc.js";
 import { createEndpoint, deleteEndpoint, listEndpoints, rotateEndpointSecret, updateEndpoint } from "./endpoints.js";
 import { listEvents, redeliverEvent } from "./event-reads.js";

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { envelope } from "../core/envelope.js";
-import { oneLineString } from "../core/fields.js";
+import { envelope } from "../shared/envelope.js";
+import { oneLineString } from "../shared/fields.js";
 import { webhookEventTypes } from "./event-types.js";
 
 /** Why the service disabled an endpoint (docs/webhooks.md#endpoints-that-keep-failing); a shop's own disable has none. */

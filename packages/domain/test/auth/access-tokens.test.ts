@@ -3,7 +3,7 @@ import jwt from "jsonwebtoken";
 import { describe, expect, it, vi } from "vitest";
 import { createAccessTokens } from "../../src/auth/tokens/access-tokens.js";
 import type { SigningKeyRing } from "../../src/auth/tokens/signing-key-ring.js";
-import { DomainError } from "../../src/errors.js";
+import { DomainError } from "../../src/shared/errors.js";
 import { fakeClock, sequenceRandom } from "../support/fake-ports.js";
 
 const claims = { sub: "user-1", tid: "shop", sid: "session-1", role: null };

@@ -5,8 +5,8 @@
 import { describe, expect, it } from "vitest";
 import { createPasswordHasher, type PasswordHashing } from "../../src/auth/passwords.js";
 import { login } from "../../src/auth/service.js";
-import { unlimited, type Limiter } from "../../src/core/limiter.js";
-import { DomainError } from "../../src/errors.js";
+import { unlimited, type Limiter } from "../../src/shared/limiter.js";
+import { DomainError } from "../../src/shared/errors.js";
 import type { TenantCtx } from "../../src/trpc.js";
 import { fakeClock } from "../support/fake-ports.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createAdmission, createPasswordHasher, maxHeldSheds, type PasswordHashing } from "../../src/auth/passwords.js";
-import { DomainError } from "../../src/errors.js";
+import { DomainError } from "../../src/shared/errors.js";
 import { fakeClock } from "../support/fake-ports.js";
 
 /** Hashing that finishes only when the test says so, on a clock the test moves. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Limiter, LimitRule } from "../../src/core/limiter.js";
-import { DomainError } from "../../src/errors.js";
+import type { Limiter, LimitRule } from "../../src/shared/limiter.js";
+import { DomainError } from "../../src/shared/errors.js";
 import { assertShopCanText, chargeText, platformRefusesShop } from "../../src/sms/text-budget.js";
 import type { TenantCtx } from "../../src/trpc.js";
 

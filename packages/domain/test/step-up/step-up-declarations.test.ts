@@ -22,8 +22,8 @@ import { vi, afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { appRouter } from "../../src/router.js";
 import { adminProcedure, authProcedure, createCallerFactory, createTRPCRouter, protectedProcedure } from "../../src/trpc.js";
-import { cryptoRandom } from "../../src/core/ports.js";
-import type { OperationMeta, StepUp } from "../../src/operation-meta.js";
+import { cryptoRandom } from "../../src/shared/ports.js";
+import type { OperationMeta, StepUp } from "../../src/shared/operation-meta.js";
 import { clientOf, createServiceDeps, requestOf, type Client, type ServiceDeps } from "../support/caller.js";
 
 /** The contract's sensitive operations (decisions: "Sensitive changes need a fresh proof") as today's procedures, with the kind each must declare. */

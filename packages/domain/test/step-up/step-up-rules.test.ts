@@ -1,12 +1,12 @@
 /** The pure rules of step-up (docs/step-up.md): freshness, a complete body proof, the conditions, the reauthenticate proof. */
 import { describe, expect, it } from "vitest";
 import type { TenantDb } from "@mteja/db";
-import type { StepUpAccount } from "../../src/operation-meta.js";
+import type { StepUpAccount } from "../../src/shared/operation-meta.js";
 import { carriesCompleteProof, isFresh } from "../../src/auth/step-up/require-step-up.js";
 import { changesEmailOrAddsOneBesideAPassword } from "../../src/auth/step-up/conditions.js";
 import { startsAnotherPhone } from "../../src/auth/phone/phone-step-up.js";
 import { proofOf } from "../../src/auth/step-up/proofs.js";
-import { DomainError } from "../../src/errors.js";
+import { DomainError } from "../../src/shared/errors.js";
 
 const account: StepUpAccount = {
   id: "6f1c0e56-3b1a-4c52-9d0e-2f4b8a7c1d90",

@@ -1,4 +1,4 @@
-import type { Clock, Random } from "../../src/core/ports.js";
+import type { Clock, Random } from "../../src/shared/ports.js";
 
 /** A Clock that never waits: sleep() moves both its times forward at once, so tests run in no real time. */
 export function fakeClock(start = new Date("2026-11-25T08:00:00.000Z")) {

@@ -1,6 +1,6 @@
 import type { Database } from "@mteja/db";
 import { describe, expect, it } from "vitest";
-import { createTenantDirectory } from "../../src/tenants/directory.js";
+import { createTenantDirectory } from "../../src/shared/tenant.js";
 import { fakeClock } from "../support/fake-ports.js";
 
 function countingDatabase() {

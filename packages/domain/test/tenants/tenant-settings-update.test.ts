@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { DomainError, toErrorEnvelope } from "../../src/errors.js";
-import { createDataCipher } from "../../src/core/data-cipher.js";
+import { DomainError, toErrorEnvelope } from "../../src/shared/errors.js";
+import { createDataCipher } from "../../src/shared/data-cipher.js";
 import { maskSecrets, revealSecret } from "../../src/tenants/momo-secrets.js";
-import { missingCredentialFields } from "../../src/tenants/settings.js";
+import { missingCredentialFields } from "../../src/shared/tenant-settings.js";
 import { nextTenantSettings } from "../../src/tenants/settings-update.js";
 
 const cipher = createDataCipher(randomBytes(32));

@@ -1,5 +1,5 @@
 /**
- * Error messages: `error.<CODE>` is the message of each code of packages/domain/src/errors.ts (the
+ * Error messages: `error.<CODE>` is the message of each code of packages/domain/src/shared/errors.ts (the
  * domain fails to compile while a code has none), then the specific messages the domain raises, by area.
  * Terms: docs/i18n-glossary.md.
  */

@@ -1,6 +1,6 @@
 /**
  * `details[].message` of an input that fails its schema, in Swahili: written from the zod issue's
- * kind and bounds (packages/domain/src/i18n/validation-details.ts), so every rule of every schema has
+ * kind and bounds (packages/domain/src/shared/i18n/validation-details.ts), so every rule of every schema has
  * one without a translation per schema. English answers keep the message the schema states.
  * `{field}` is the field's name as the API spells it (names never change with the language).
  */

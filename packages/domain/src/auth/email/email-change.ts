@@ -14,10 +14,11 @@
  */
 import { Prisma } from "@mteja/db";
 import type { z } from "zod";
-import { consumeAll } from "../../core/abuse-limits.js";
-import { DomainError } from "../../errors.js";
+import { consumeAll } from "../../shared/abuse-limits.js";
+import { DomainError } from "../../shared/errors.js";
 import { recordSecurityEvent } from "../../security-events/record.js";
-import type { AuthedCtx, SessionCtx } from "../../trpc.js";
+import type { AuthedCtx } from "../ports.js";
+import type { SessionCtx } from "../sessions/sessions.js";
 import { secureSignInFactorChange } from "../factor-changes.js";
 import { isFresh } from "../step-up/require-step-up.js";
 import { accountLink, writeMail } from "../recovery/mail.js";

@@ -1,6 +1,6 @@
 import { authProcedure, createTRPCRouter } from "../../trpc.js";
-import { done, ok } from "../../core/envelope.js";
-import { tenantHeaders } from "../../core/fields.js";
+import { done, ok } from "../../shared/envelope.js";
+import { tenantHeaders } from "../../shared/fields.js";
 import { emailStartInput, emailStartOutput, emailVerifyInput, emailVerifyOutput } from "./schemas.js";
 import { startEmailChange, verifyEmailChange } from "./email-change.js";
 import { changesEmailOrAddsOneBesideAPassword } from "../step-up/conditions.js";

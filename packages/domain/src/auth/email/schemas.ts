@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { envelope, messageOnly } from "../../core/envelope.js";
-import { emailField } from "../../core/fields.js";
+import { envelope, messageOnly } from "../../shared/envelope.js";
+import { emailField } from "../../shared/fields.js";
 import { emailedToken } from "../recovery/schemas.js";
 
 export const emailStartInput = z.object({ email: emailField.describe("The new address: the link to confirm it is mailed there") });

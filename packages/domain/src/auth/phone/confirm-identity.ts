@@ -6,10 +6,10 @@
  * (not of the IP: the caller is authenticated), so a stolen access token cannot be used to guess.
  */
 import type { Text } from "@mteja/i18n";
-import { DomainError } from "../../errors.js";
-import { beginSignInAttempt, signInAccountOf } from "../../core/abuse-limits.js";
-import { confirmSecondFactor, type SecondFactorUser } from "../../otp/second-factor.js";
-import type { AuthedCtx } from "../../trpc.js";
+import { DomainError } from "../../shared/errors.js";
+import { beginSignInAttempt, signInAccountOf } from "../../shared/abuse-limits.js";
+import { confirmSecondFactor, type SecondFactorUser } from "../otp/second-factor.js";
+import type { AuthedCtx } from "../ports.js";
 import { spendPhoneCode } from "./phone-codes.js";
 
 export interface ConfirmingUser extends SecondFactorUser {

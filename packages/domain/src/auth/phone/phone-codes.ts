@@ -5,10 +5,9 @@
  * and the text is charged (sms/text-budget.ts) only once the per-phone limit has let it through.
  */
 import { enqueueSms, type TenantDb, type TenantTx } from "@mteja/db";
-import type { Context } from "../../context.js";
-import { equalsConstantTime, sha256 } from "../../core/secrets.js";
+import type { Context, TenantCtx } from "../ports.js";
+import { equalsConstantTime, sha256 } from "../../shared/secrets.js";
 import { chargeText, type TextCharge, type TextPayer } from "../../sms/text-budget.js";
-import type { TenantCtx } from "../../trpc.js";
 import { t, type Locale } from "@mteja/i18n";
 
 export type PhoneCodePurpose = "sign_in" | "verify";

@@ -4,7 +4,7 @@
  * password proves itself, so asking for one needs no fresh session; a code to any other phone would
  * make that phone the account's, and with it the account's SMS sign-in.
  */
-import { stepUpCondition, type StepUpAccount } from "../../operation-meta.js";
+import { stepUpCondition, type StepUpAccount } from "../../shared/operation-meta.js";
 import { mePhoneStartInput } from "./schemas.js";
 
 function isVerifiedPhone(account: StepUpAccount, phone: string | null | undefined): boolean {

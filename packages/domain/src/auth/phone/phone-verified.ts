@@ -3,7 +3,7 @@
  * (docs/security-events.md), written in the transaction that verified it.
  */
 import type { TenantTx } from "@mteja/db";
-import type { Context } from "../../context.js";
+import type { Context } from "../ports.js";
 import { recordSecurityEvent } from "../../security-events/record.js";
 
 export async function recordPhoneVerified(ctx: Context, tx: TenantTx, event: { tenantId: string; userId: string; created: boolean }): Promise<void> {

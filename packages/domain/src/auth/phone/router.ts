@@ -1,6 +1,6 @@
 import { authProcedure, createTRPCRouter, tenantProcedure } from "../../trpc.js";
-import { done, ok } from "../../core/envelope.js";
-import { tenantHeaders } from "../../core/fields.js";
+import { done, ok } from "../../shared/envelope.js";
+import { tenantHeaders } from "../../shared/fields.js";
 import { loginOutput } from "../schemas.js";
 import {
   mePhoneStartInput,

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { envelope, messageOnly } from "../../core/envelope.js";
-import { kenyanPhoneField, oneLineString, personNameField } from "../../core/fields.js";
+import { envelope, messageOnly } from "../../shared/envelope.js";
+import { kenyanPhoneField, oneLineString, personNameField } from "../../shared/fields.js";
 
 /** Six digits as typed (spaces allowed); anything else is simply a wrong code (401), never a hint. */
 const smsCodeField = oneLineString({ error: "code is required" })

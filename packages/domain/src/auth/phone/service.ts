@@ -9,17 +9,17 @@
  */
 import { Prisma } from "@mteja/db";
 import type { z } from "zod";
-import { DomainError } from "../../errors.js";
-import { beginSignInAttempt } from "../../core/abuse-limits.js";
+import { DomainError } from "../../shared/errors.js";
+import { beginSignInAttempt } from "../../shared/abuse-limits.js";
 import { assertShopCanText } from "../../sms/text-budget.js";
-import { tenantDisplayName } from "../../tenants/directory.js";
-import type { AuthedCtx, TenantCtx } from "../../trpc.js";
-import { noStore } from "../sessions/refresh-cookie.js";
+import { tenantDisplayName } from "../../shared/tenant.js";
+import type { AuthedCtx, TenantCtx } from "../ports.js";
+import { noStore } from "../../shared/request.js";
 import { issueOtpLoginToken } from "../tokens/otp-login-token.js";
 import { assertEmailVerifiedIfRequired, startSession, type LoginResult } from "../service.js";
 import { issuePhoneCode, linkCodesToNewAccount, spendPhoneCode } from "./phone-codes.js";
 import { recordPhoneVerified } from "./phone-verified.js";
-import { localeOfRecipient } from "../../i18n/recipient-locale.js";
+import { localeOfRecipient } from "../../shared/i18n/recipient-locale.js";
 import { recordSecurityEvent } from "../../security-events/record.js";
 import { secureSignInFactorChange } from "../factor-changes.js";
 import type { mePhoneStartInput, mePhoneVerifyInput, phoneStartInput, phoneVerifyInput } from "./schemas.js";

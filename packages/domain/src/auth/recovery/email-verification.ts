@@ -5,10 +5,9 @@
  */
 import type { TenantTx } from "@mteja/db";
 import type { z } from "zod";
-import type { Context } from "../../context.js";
-import type { AuthedCtx, TenantCtx } from "../../trpc.js";
-import { DomainError } from "../../errors.js";
-import type { Tenant } from "../../tenants/directory.js";
+import type { AuthedCtx, Context, TenantCtx } from "../ports.js";
+import { DomainError } from "../../shared/errors.js";
+import type { Tenant } from "../../shared/tenant.js";
 import { accountLink, mailCapAllows, mailTenant, writeMail, type MailContext, type MailUser } from "./mail.js";
 import type { verifyEmailInput } from "./schemas.js";
 import { createEmailToken, emailTokenLifetimeSeconds, findEmailToken, invalidEmailToken, revokeEmailTokens, spendEmailToken } from "./one-time-tokens.js";

@@ -4,9 +4,9 @@
  */
 import { enqueueMail, type TenantTx } from "@mteja/db";
 import { newOutboxMail, type MailDataByKind, type MailKind } from "@mteja/mailer";
-import type { Context } from "../../context.js";
-import { recipientLocale } from "../../i18n/recipient-locale.js";
-import { tenantDisplayName, toTenant, type Tenant } from "../../tenants/directory.js";
+import type { Context } from "../ports.js";
+import { recipientLocale } from "../../shared/i18n/recipient-locale.js";
+import { tenantDisplayName, toTenant, type Tenant } from "../../shared/tenant.js";
 
 type Tx = TenantTx;
 

@@ -5,10 +5,10 @@
  * its start was made on a fresh session (only then may that address reset the password).
  */
 import type { TenantTx } from "@mteja/db";
-import type { Deps } from "../../context.js";
-import { DomainError } from "../../errors.js";
+import type { AuthPorts } from "../ports.js";
+import { DomainError } from "../../shared/errors.js";
 import { addSeconds } from "../sessions/sessions.js";
-import { randomToken, sha256 } from "../../core/secrets.js";
+import { randomToken, sha256 } from "../../shared/secrets.js";
 
 type Tx = TenantTx;
 
@@ -30,7 +30,7 @@ export function invalidEmailToken(): DomainError {
 
 /** Stores a new token for the user and returns it in clear (for the link; never stored). */
 export async function createEmailToken(
-  deps: Deps,
+  deps: AuthPorts,
   tx: Tx,
   user: { id: string; tenantId: string },
   purpose: Exclude<EmailTokenPurpose, "change_email">,
@@ -44,7 +44,7 @@ export async function createEmailToken(
  * a fresh session; returns it in clear.
  */
 export async function createEmailChangeToken(
-  deps: Deps,
+  deps: AuthPorts,
   tx: Tx,
   user: { id: string; tenantId: string },
   change: { newEmail: string; fromFreshSession: boolean },
@@ -53,7 +53,7 @@ export async function createEmailChangeToken(
 }
 
 async function insertEmailToken(
-  deps: Deps,
+  deps: AuthPorts,
   tx: Tx,
   user: { id: string; tenantId: string },
   purpose: EmailTokenPurpose,
@@ -77,7 +77,7 @@ async function insertEmailToken(
 }
 
 /** Spends every unused token of this purpose (a newer link replaces them, or one was just used). */
-export async function revokeEmailTokens(deps: Deps, tx: Tx, user: { id: string; tenantId: string }, purpose: EmailTokenPurpose): Promise<void> {
+export async function revokeEmailTokens(deps: AuthPorts, tx: Tx, user: { id: string; tenantId: string }, purpose: EmailTokenPurpose): Promise<void> {
   await tx.oneTimeToken.updateMany({
     where: { userId: user.id, tenantId: user.tenantId, purpose, usedAt: null },
     data: { usedAt: deps.clock.now() },
@@ -101,7 +101,7 @@ export interface TokenOwner {
  * account with this email in this tenant; undefined otherwise (one answer for every reason).
  */
 export async function findEmailToken(
-  deps: Deps,
+  deps: AuthPorts,
   db: Tx,
   query: { tenantId: string; email: string; purpose: Exclude<EmailTokenPurpose, "change_email">; token: string },
 ): Promise<{ id: string; user: TokenOwner } | undefined> {
@@ -115,7 +115,7 @@ export async function findEmailToken(
  * account (`userId`) in this tenant; with the address it confirms. Undefined otherwise.
  */
 export async function findEmailChangeToken(
-  deps: Deps,
+  deps: AuthPorts,
   db: Tx,
   query: { tenantId: string; userId: string; token: string },
 ): Promise<{ id: string; newEmail: string; fromFreshSession: boolean; user: TokenOwner } | undefined> {
@@ -125,7 +125,7 @@ export async function findEmailChangeToken(
 }
 
 /** A token of this purpose, unused and unexpired, of an account of this tenant. */
-async function findLiveEmailToken(deps: Deps, db: Tx, query: { tenantId: string; purpose: EmailTokenPurpose; token: string }) {
+async function findLiveEmailToken(deps: AuthPorts, db: Tx, query: { tenantId: string; purpose: EmailTokenPurpose; token: string }) {
   if (!tokenShape.test(query.token)) return undefined;
   const row = await db.oneTimeToken.findUnique({
     where: { tokenHash: sha256(query.token) },
@@ -147,7 +147,7 @@ async function findLiveEmailToken(deps: Deps, db: Tx, query: { tenantId: string;
 }
 
 /** Marks the token used; false when a concurrent request spent it first (or it expired meanwhile). */
-export async function spendEmailToken(deps: Deps, tx: Tx, tokenId: string): Promise<boolean> {
+export async function spendEmailToken(deps: AuthPorts, tx: Tx, tokenId: string): Promise<boolean> {
   const now = deps.clock.now();
   const result = await tx.oneTimeToken.updateMany({
     where: { id: tokenId, usedAt: null, expiresAt: { gt: now } },

@@ -4,11 +4,12 @@
  * and the same work before answering (the write for a known account is not awaited).
  */
 import type { z } from "zod";
-import { clearRefreshCookie, noStore } from "../sessions/refresh-cookie.js";
-import { randomToken } from "../../core/secrets.js";
+import { clearRefreshCookie } from "../sessions/refresh-cookie.js";
+import { noStore } from "../../shared/request.js";
+import { randomToken } from "../../shared/secrets.js";
 import { revokeUserSessions } from "../sessions/sessions.js";
-import type { Tenant } from "../../tenants/directory.js";
-import type { TenantCtx } from "../../trpc.js";
+import type { Tenant } from "../../shared/tenant.js";
+import type { TenantCtx } from "../ports.js";
 import { accountLink, mailCapAllows, writeMail, type MailUser } from "./mail.js";
 import type { forgotPasswordInput, resetPasswordInput } from "./schemas.js";
 import { enqueueSecurityNotice } from "./security-notices.js";

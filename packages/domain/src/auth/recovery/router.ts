@@ -2,8 +2,8 @@
  * Password reset and email verification procedures. They belong to the auth API
  * (/api/v1/auth/…, tRPC auth.*) and are spread into the auth router.
  */
-import { done } from "../../core/envelope.js";
-import { noInput, tenantHeaders } from "../../core/fields.js";
+import { done } from "../../shared/envelope.js";
+import { noInput, tenantHeaders } from "../../shared/fields.js";
 import { authProcedure, tenantProcedure } from "../../trpc.js";
 import { resendVerificationMail, verifyEmail } from "./email-verification.js";
 import { forgotPassword, resetPassword } from "./password-reset.js";

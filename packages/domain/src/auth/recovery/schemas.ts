@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { messageOnly } from "../../core/envelope.js";
-import { emailField, newPasswordField, oneLineString } from "../../core/fields.js";
+import { messageOnly } from "../../shared/envelope.js";
+import { emailField, newPasswordField, oneLineString } from "../../shared/fields.js";
 
 /** The token of an emailed link. Its shape is checked with the token itself: a malformed one is INVALID_TOKEN. */
 export const emailedToken = oneLineString({ error: "token is required" })

@@ -6,9 +6,9 @@
  */
 import { enqueueSms, type TenantTx } from "@mteja/db";
 import { t } from "@mteja/i18n";
-import { recipientLocale } from "../../i18n/recipient-locale.js";
+import { recipientLocale } from "../../shared/i18n/recipient-locale.js";
+import { tenantDisplayName } from "../../shared/tenant.js";
 import { chargeText } from "../../sms/text-budget.js";
-import { tenantDisplayName } from "../../tenants/directory.js";
 import { mailTenant, writeMail, type MailContext, type MailUser } from "./mail.js";
 
 export type SecurityNotice =

@@ -4,10 +4,10 @@
  * session on every request) and its refresh cookie is refused.
  */
 import type { TenantTx } from "@mteja/db";
-import { DomainError } from "../../errors.js";
-import { readKeysetPage } from "../../payments/keyset-page.js";
+import { DomainError } from "../../shared/errors.js";
+import { readKeysetPage } from "../../shared/keyset-page.js";
 import { recordSecurityEvent } from "../../security-events/record.js";
-import type { AuthedCtx } from "../../trpc.js";
+import type { AuthedCtx } from "../ports.js";
 import type { PageRequest } from "../../security-events/reads.js";
 
 export interface DeviceView {

@@ -1,4 +1,5 @@
-import type { Context, CookieOptions } from "../../context.js";
+import type { Context } from "../ports.js";
+import type { CookieOptions } from "../../shared/request.js";
 
 export const refreshCookieName = "refresh_token";
 
@@ -18,9 +19,4 @@ export function clearRefreshCookie(ctx: Context): void {
 export function readRefreshCookie(ctx: Context): string | undefined {
   const value = ctx.request.getCookie(refreshCookieName);
   return value ? value : undefined;
-}
-
-/** Responses that carry a token, secret or recovery code must not be cached (docs/http.md#no-store). */
-export function noStore(ctx: Context): void {
-  ctx.request.setHeader("Cache-Control", "no-store");
 }

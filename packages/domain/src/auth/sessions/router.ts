@@ -1,6 +1,6 @@
 /** The devices page's procedures (docs/sessions.md#devices), spread into the auth router. */
-import { nullData, ok } from "../../core/envelope.js";
-import { noInput, tenantHeaders } from "../../core/fields.js";
+import { nullData, ok } from "../../shared/envelope.js";
+import { noInput, tenantHeaders } from "../../shared/fields.js";
 import { authProcedure } from "../../trpc.js";
 import { listDevices, revokeDevice, revokeOtherDevices } from "./devices.js";
 import { listSessionsInput, listSessionsOutput, revokeOthersOutput, revokeSessionInput } from "./schemas.js";

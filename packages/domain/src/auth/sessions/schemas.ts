@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { envelope } from "../../core/envelope.js";
-import { pageFields } from "../../core/fields.js";
+import { envelope } from "../../shared/envelope.js";
+import { pageFields } from "../../shared/fields.js";
 
 export const listSessionsInput = z.object(pageFields);
 

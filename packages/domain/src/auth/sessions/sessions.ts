@@ -4,12 +4,12 @@
  * A token's successor is derived from it (refresh-successor.ts), so every request that presents the
  * same token within the window gets the same new one.
  */
-import { findLiveSession, markSessionUsed, type LiveSessionRow, type RawSql, type SessionKey, type TenantDb, type TenantTx } from "@mteja/db";
-import type { Deps } from "../../context.js";
-import { DomainError } from "../../errors.js";
+import { findSession, markSessionUsed, type RawSql, type SessionCondition, type SessionKey, type SessionRow, type TenantDb, type TenantTx } from "@mteja/db";
+import type { AuthedCtx, AuthPorts } from "../ports.js";
+import { DomainError } from "../../shared/errors.js";
 import type { AccessClaims } from "../tokens/access-tokens.js";
-import { randomToken, sha256 } from "../../core/secrets.js";
-import { storedUserAgent } from "../../core/client-info.js";
+import { randomToken, sha256 } from "../../shared/secrets.js";
+import { storedUserAgent } from "../../shared/client-info.js";
 
 type Tx = TenantTx;
 
@@ -25,7 +25,7 @@ export interface SessionUser {
 }
 
 export async function createSession(
-  deps: Deps,
+  deps: AuthPorts,
   tx: RawSql,
   user: SessionUser,
   client: { ip: string; userAgent: string | undefined },
@@ -63,7 +63,7 @@ interface LockedToken {
 }
 
 /** Rotates the presented refresh token. Runs inside a transaction; rows are locked so concurrent refreshes serialise. */
-export async function rotateRefreshToken(deps: Deps, tx: Tx, presented: string, tenantId: string): Promise<RefreshOutcome> {
+export async function rotateRefreshToken(deps: AuthPorts, tx: Tx, presented: string, tenantId: string): Promise<RefreshOutcome> {
   const now = deps.clock.now();
   const rows = await tx.$queryRaw<LockedToken[]>`
     SELECT t.id AS token_id, t.session_id, t.rotated_at, s.user_id, s.tenant_id, s.revoked_at,
@@ -110,7 +110,7 @@ async function isCurrentToken(tx: Tx, sessionId: string, token: string): Promise
 }
 
 /** Revokes the session a refresh token belongs to (logout). Unknown tokens, and other tenants', are ignored. */
-export async function revokeSessionByRefreshToken(deps: Deps, db: TenantDb, presented: string): Promise<void> {
+export async function revokeSessionByRefreshToken(deps: AuthPorts, db: TenantDb, presented: string): Promise<void> {
   const token = await db.refreshToken.findUnique({ where: { tokenHash: sha256(presented) }, select: { sessionId: true } });
   if (!token) return;
   await db.session.updateMany({
@@ -120,7 +120,7 @@ export async function revokeSessionByRefreshToken(deps: Deps, db: TenantDb, pres
 }
 
 /** Password change and reset end every other session of the user (all of them when keepSessionId is absent). */
-export async function revokeUserSessions(deps: Deps, tx: Tx, userId: string, reason: string, keepSessionId?: string): Promise<number> {
+export async function revokeUserSessions(deps: Pick<AuthPorts, "clock">, tx: Tx, userId: string, reason: string, keepSessionId?: string): Promise<number> {
   const result = await tx.session.updateMany({
     where: { userId, revokedAt: null, ...(keepSessionId ? { id: { not: keepSessionId } } : {}) },
     data: { revokedAt: deps.clock.now(), revokedReason: reason },
@@ -128,14 +128,26 @@ export async function revokeUserSessions(deps: Deps, tx: Tx, userId: string, rea
   return result.count;
 }
 
+/** A session as the per-request check read it: live (liveSession). */
+export type LiveSessionRow = SessionRow;
+
 /**
- * An access token stays usable only while its session lives (logout, reuse, password change and a
- * revocation from the devices page end it). Read from the database on every request, with no cache,
- * so a revocation holds on the next request to any instance (docs/sessions.md#devices). Answers the
- * session as read, its `fresh_until` included (step-up reads it from here: no query of its own).
+ * What makes a session live, the one rule every authenticated request is checked against
+ * (docs/sessions.md): not revoked (logout, reuse, a password change, a role change, the devices page
+ * end it) and within its absolute lifetime.
  */
-export async function assertLiveSession(deps: Deps, auth: AccessClaims): Promise<LiveSessionRow> {
-  const live = await findLiveSession(deps.db.sql, sessionKey(deps, auth));
+export function liveSession(now: Date): SessionCondition {
+  return { revoked: false, absoluteExpiresAfter: now };
+}
+
+/**
+ * An access token stays usable only while its session lives (liveSession). Read from the database on
+ * every request, with no cache, so a revocation holds on the next request to any instance
+ * (docs/sessions.md#devices). Answers the session as read, its `fresh_until` included (step-up reads it
+ * from here: no query of its own).
+ */
+export async function assertLiveSession(deps: Pick<AuthPorts, "db" | "clock">, auth: AccessClaims): Promise<LiveSessionRow> {
+  const live = await findSession(deps.db.sql, sessionKey(auth), liveSession(deps.clock.now()));
   if (!live) throw new DomainError("INVALID_TOKEN");
   await noteSessionUse(deps, auth.sid, live.last_used_at);
   return live;
@@ -144,19 +156,19 @@ export async function assertLiveSession(deps: Deps, auth: AccessClaims): Promise
 /** last_used_at is shown on the devices page; a minute's precision is enough, so it costs one write a minute, not one a request. */
 export const sessionUseResolutionSeconds = 60;
 
-export async function noteSessionUse(deps: Deps, sessionId: string, lastUsedAt: Date | null): Promise<void> {
+export async function noteSessionUse(deps: Pick<AuthPorts, "db" | "clock">, sessionId: string, lastUsedAt: Date | null): Promise<void> {
   const now = deps.clock.now();
   const staleBefore = addSeconds(now, -sessionUseResolutionSeconds);
   if (lastUsedAt && lastUsedAt > staleBefore) return;
   await markSessionUsed(deps.db.sql, sessionId, now, staleBefore);
 }
 
-export function sessionKey(deps: Deps, auth: AccessClaims): SessionKey {
-  return { userId: auth.sub, tenantId: auth.tid, sessionId: auth.sid, now: deps.clock.now() };
+export function sessionKey(auth: AccessClaims): SessionKey {
+  return { userId: auth.sub, tenantId: auth.tid, sessionId: auth.sid };
 }
 
 /** The end of a session's freshness that starts now (docs/step-up.md): STEP_UP_WINDOW_SECONDS later. */
-export function freshUntilFrom(deps: Deps, now: Date): Date {
+export function freshUntilFrom(deps: AuthPorts, now: Date): Date {
   return addSeconds(now, deps.config.stepUpWindowSeconds);
 }
 
@@ -167,3 +179,10 @@ export function addSeconds(date: Date, seconds: number): Date {
 function minDate(a: Date, b: Date): Date {
   return a <= b ? a : b;
 }
+
+/**
+ * The context of an operation whose builder read its live session (authProcedure, protectedProcedure,
+ * adminProcedure): the session as read, so it can tell whether it is fresh (step-up's `isFresh`)
+ * without a query of its own.
+ */
+export type SessionCtx = AuthedCtx & { session: LiveSessionRow };

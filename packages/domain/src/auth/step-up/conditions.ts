@@ -2,7 +2,7 @@
  * Conditions of step-up shared by operations of several areas (docs/step-up.md#declaring-it). An
  * area's own conditions live beside its procedures (auth/phone/phone-step-up.ts).
  */
-import { stepUpCondition } from "../../operation-meta.js";
+import { stepUpCondition } from "../../shared/operation-meta.js";
 
 /**
  * Starting an email change (me/email/start): sensitive once the account has an email or a password. A

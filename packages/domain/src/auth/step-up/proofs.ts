@@ -6,9 +6,9 @@
  */
 import type { Text } from "@mteja/i18n";
 import type { z } from "zod";
-import { DomainError } from "../../errors.js";
-import type { AuthedCtx } from "../../trpc.js";
-import { confirmSecondFactor } from "../../otp/second-factor.js";
+import { DomainError } from "../../shared/errors.js";
+import type { AuthedCtx } from "../ports.js";
+import { confirmSecondFactor } from "../otp/second-factor.js";
 import { confirmPassword, confirmVerifiedPhoneCode, type ConfirmingUser } from "../phone/confirm-identity.js";
 import type { reauthenticateInput } from "./schemas.js";
 

@@ -4,9 +4,9 @@
  * STEP_UP_WINDOW_SECONDS more. Only this session: the others stay as they are.
  */
 import type { z } from "zod";
-import { DomainError } from "../../errors.js";
+import { DomainError } from "../../shared/errors.js";
 import { recordSecurityEvent } from "../../security-events/record.js";
-import type { AuthedCtx } from "../../trpc.js";
+import type { AuthedCtx } from "../ports.js";
 import { startMePhone } from "../phone/service.js";
 import { freshUntilFrom } from "../sessions/sessions.js";
 import { confirmProof, proofOf } from "./proofs.js";

@@ -4,10 +4,11 @@
  * passes at once, with no query of its own; only a session past its `fresh_until` reads the account,
  * to tell whether this call is sensitive and whether its body carries a complete proof.
  */
-import type { LiveSessionRow, TenantDb } from "@mteja/db";
-import type { Context } from "../../context.js";
-import { DomainError } from "../../errors.js";
-import type { PasswordField, StepUp, StepUpAccount } from "../../operation-meta.js";
+import type { TenantDb } from "@mteja/db";
+import type { LiveSessionRow } from "../sessions/sessions.js";
+import type { Context } from "../ports.js";
+import { DomainError } from "../../shared/errors.js";
+import type { PasswordField, StepUp, StepUpAccount } from "../../shared/operation-meta.js";
 import type { AccessClaims } from "../tokens/access-tokens.js";
 
 /** What the check needs of a signed-in call. */

@@ -3,8 +3,8 @@
  * again for the sensitive operations. Part of the auth API (/api/v1/auth/…, tRPC auth.*), spread
  * into the auth router.
  */
-import { done, ok } from "../../core/envelope.js";
-import { noInput, tenantHeaders } from "../../core/fields.js";
+import { done, ok } from "../../shared/envelope.js";
+import { noInput, tenantHeaders } from "../../shared/fields.js";
 import { authProcedure } from "../../trpc.js";
 import { reauthenticate, sendReauthenticationCode } from "./reauthenticate.js";
 import { reauthenticateInput, reauthenticateOutput, reauthenticateSmsOutput } from "./schemas.js";

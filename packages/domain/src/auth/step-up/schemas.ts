@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { envelope, messageOnly } from "../../core/envelope.js";
-import { passwordField } from "../../core/fields.js";
+import { envelope, messageOnly } from "../../shared/envelope.js";
+import { passwordField } from "../../shared/fields.js";
 import { smsCodeProofField } from "../phone/schemas.js";
-import { secondFactorProofField } from "../../otp/schemas.js";
+import { secondFactorProofField } from "../otp/schemas.js";
 
 /**
  * One proof of the account's current factors (docs/step-up.md#reauthenticate): `password`, or

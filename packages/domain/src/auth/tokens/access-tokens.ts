@@ -1,16 +1,12 @@
 import jwt from "jsonwebtoken";
-import { DomainError } from "../../errors.js";
-import type { Random } from "../../core/ports.js";
+import { DomainError } from "../../shared/errors.js";
+import type { Random } from "../../shared/ports.js";
+import type { AccessClaims } from "../../shared/request-context.js";
 import type { KeyObject } from "node:crypto";
 import type { SigningKeyRing } from "./signing-key-ring.js";
 import { createVerifiedTokens, stillCurrent } from "./verified-tokens.js";
 
-export interface AccessClaims {
-  sub: string;
-  tid: string;
-  sid: string;
-  role: string | null;
-}
+export type { AccessClaims };
 
 export interface AccessTokens {
   sign(claims: AccessClaims): Promise<string>;

@@ -4,9 +4,9 @@
  * (purpose otp_login). `attempts` counts the codes tried with it; the fifth wrong one spends it.
  */
 import type { TenantTx } from "@mteja/db";
-import type { TenantCtx } from "../../trpc.js";
-import { DomainError } from "../../errors.js";
-import { randomToken, sha256 } from "../../core/secrets.js";
+import type { TenantCtx } from "../ports.js";
+import { DomainError } from "../../shared/errors.js";
+import { randomToken, sha256 } from "../../shared/secrets.js";
 
 export const otpLoginPurpose = "otp_login";
 export const otpTokenTtlSeconds = 5 * 60;

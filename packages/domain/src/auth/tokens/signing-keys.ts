@@ -1,6 +1,6 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type JsonWebKey, type KeyObject } from "node:crypto";
 import type { Database } from "@mteja/db";
-import type { DataCipher } from "../../core/data-cipher.js";
+import type { DataCipher } from "../../shared/data-cipher.js";
 
 /**
  * The access-token signing keys: from JWT_PRIVATE_KEY when configured, otherwise generated once and

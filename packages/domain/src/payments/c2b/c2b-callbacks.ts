@@ -12,14 +12,14 @@
  */
 import { c2bValidationAnswer, type C2bNotification } from "@mteja/daraja";
 import { isUniqueViolation } from "@mteja/db";
-import type { Deps } from "../../context.js";
-import type { Tenant } from "../../tenants/directory.js";
-import type { CallbackAuthority } from "../callback-tokens.js";
+import type { PaymentPorts } from "../kernel/ports.js";
+import type { Tenant } from "../../shared/tenant.js";
+import type { CallbackAuthority } from "../kernel/callback-tokens.js";
 import { settleIntentOf } from "../../intents/intent-settlement.js";
 import { recordEvent } from "../../webhooks/events.js";
-import { recordPaymentSettled } from "../kernel/settled-events.js";
+import { recordPaymentSettled } from "../../intents/intent-events.js";
 import { applyStoredCallback, refusedVerdict, type CallbackVerdict, type StoredApplyResult } from "../kernel/stored-callback.js";
-import type { SettlementTx } from "../payment-records.js";
+import type { SettlementTx } from "../kernel/payment-records.js";
 import { matchC2bConfirmation, validateC2bPayment } from "./c2b-matching.js";
 import { c2bPaymentObject } from "./c2b-object.js";
 import { insertC2bPayment, intentNamedBy, paymentWithTransId } from "./c2b-records.js";
@@ -34,7 +34,7 @@ export type ValidationAnswer =
   /** Its token does not speak for the shop its short code names: refused (403), nothing answered to Daraja. */
   | { refused: string };
 
-export async function answerC2bValidation(deps: Deps, authority: CallbackAuthority, notification: C2bNotification): Promise<ValidationAnswer> {
+export async function answerC2bValidation(deps: PaymentPorts, authority: CallbackAuthority, notification: C2bNotification): Promise<ValidationAnswer> {
   const tenant = await tenantForShortCode(deps, notification.businessShortCode);
   if (!tenant) return { body: c2bValidationAnswer("C2B00015"), rejection: "C2B00015: no single shop has this short code" };
   const refused = await c2bRefusal(deps.db.unscoped, authority, tenant);
@@ -93,7 +93,7 @@ async function confirmationVerdict(
  * Says too whether it was kept unmatched.
  */
 export async function applyStoredC2bConfirmation(
-  deps: Deps,
+  deps: PaymentPorts,
   callbackId: string,
   authority: CallbackAuthority,
   notification: C2bNotification,

@@ -1,7 +1,7 @@
 /** The rows a C2B notification reads and writes, on the callback's transaction (each statement names the tenant). */
 import type { C2bNotification } from "@mteja/daraja";
 import { insertRow, paymentsTable, type PaymentModel } from "@mteja/db";
-import type { SettlementTx } from "../payment-records.js";
+import type { SettlementTx } from "../kernel/payment-records.js";
 import type { NamedIntent } from "./c2b-matching.js";
 
 /**

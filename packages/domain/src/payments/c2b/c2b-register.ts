@@ -6,10 +6,10 @@
  * longer speaks for the tenant's C2B.
  */
 import { DarajaError } from "@mteja/daraja";
-import type { Context } from "../../context.js";
-import { DomainError } from "../../errors.js";
-import { providerUnavailable, toProviderError } from "../provider-errors.js";
-import { TENANT_PARAMETER, TOKEN_PARAMETER, tenantCallbackUrl } from "../callback-tokens.js";
+import type { Context } from "../kernel/ports.js";
+import { DomainError } from "../../shared/errors.js";
+import { providerUnavailable, toProviderError } from "../kernel/provider-errors.js";
+import { TENANT_PARAMETER, TOKEN_PARAMETER, tenantCallbackUrl } from "../kernel/callback-tokens.js";
 import { c2bShortCodeOf, recordC2bRegisteredWithTenantToken } from "./c2b-tenant.js";
 import type { RegisterC2bInput } from "./schemas.js";
 

@@ -4,13 +4,13 @@
  * platform's (MOMO_SHORTCODE). Any other tenant has no short code to be paid into from the menu.
  */
 import type { RawSql } from "@mteja/db";
-import type { Deps } from "../../context.js";
-import type { Tenant } from "../../tenants/directory.js";
-import type { CallbackAuthority } from "../callback-tokens.js";
+import type { PaymentPorts } from "../kernel/ports.js";
+import type { Tenant } from "../../shared/tenant.js";
+import type { CallbackAuthority } from "../kernel/callback-tokens.js";
 import { refusalOf } from "../kernel/callback-authority.js";
 
 /** The short code a tenant's customers pay from the M-Pesa menu; null when it has none of its own. */
-export function c2bShortCodeOf(deps: Pick<Deps, "config" | "momo">, tenant: Pick<Tenant, "id" | "settings">): string | null {
+export function c2bShortCodeOf(deps: Pick<PaymentPorts, "config" | "momo">, tenant: Pick<Tenant, "id" | "settings">): string | null {
   const own = tenant.settings.momo?.shortcode;
   if (own) return own;
   return tenant.id === deps.config.defaultTenantId ? deps.momo.settings.platformShortcode : null;
@@ -20,7 +20,7 @@ export function c2bShortCodeOf(deps: Pick<Deps, "config" | "momo">, tenant: Pick
  * The active tenant paid through this short code; null when none is, or when several claim it (the
  * money is then kept flagged rather than credited to a guess).
  */
-export async function tenantForShortCode(deps: Deps, shortCode: string): Promise<Tenant | null> {
+export async function tenantForShortCode(deps: PaymentPorts, shortCode: string): Promise<Tenant | null> {
   // Short codes are no tenant's data: the lookup crosses tenants by design, reading ids only.
   const rows = await deps.db.unscoped.$queryRaw<{ id: string }[]>`
     SELECT id FROM tenants WHERE active AND settings->'momo'->>'shortcode' = ${shortCode} LIMIT 2`;
@@ -46,7 +46,7 @@ export async function c2bRefusal(sql: Pick<RawSql, "$queryRaw">, authority: Call
 }
 
 /** The tenant's C2B URLs are registered with its own token: from now on the shared secret no longer speaks for its C2B. */
-export async function recordC2bRegisteredWithTenantToken(deps: Pick<Deps, "db">, tenantId: string): Promise<void> {
+export async function recordC2bRegisteredWithTenantToken(deps: Pick<PaymentPorts, "db">, tenantId: string): Promise<void> {
   await deps.db.unscoped.$executeRaw`UPDATE tenants SET c2b_callback_token_form = 'tenant' WHERE id = ${tenantId}`;
 }
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ok } from "../../core/envelope.js";
+import { ok } from "../../shared/envelope.js";
 import { adminApiProcedure, createTRPCRouter, serverProcedure } from "../../trpc.js";
 import { listC2bPayments } from "./c2b-reads.js";
 import { registerC2b } from "./c2b-register.js";

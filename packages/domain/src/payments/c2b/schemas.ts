@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { envelope } from "../../core/envelope.js";
-import { oneLineString } from "../../core/fields.js";
-import { tenantIdSchema } from "../../tenants/settings.js";
-import { serverPaymentView } from "../../intents/schemas.js";
+import { envelope } from "../../shared/envelope.js";
+import { oneLineString } from "../../shared/fields.js";
+import { tenantIdSchema } from "../../shared/tenant-settings.js";
+import { serverPaymentView } from "../kernel/schemas.js";
 import { c2bMatchStatuses } from "./c2b-object.js";
 
 export const registerC2bInput = z.object({

@@ -5,7 +5,7 @@
  * requests sent before tenant tokens, and C2B of a tenant whose URLs were not registered again since.
  * A callback refused here is recorded `rejected` and answered 403, like a wrong token.
  */
-import type { CallbackAuthority } from "../callback-tokens.js";
+import type { CallbackAuthority } from "./callback-tokens.js";
 
 /** What a callback names, as the rule reads it: its tenant, and the token form its URL carried. */
 export interface CallbackTarget {

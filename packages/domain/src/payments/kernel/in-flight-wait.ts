@@ -1,4 +1,4 @@
-import type { Clock } from "../../core/ports.js";
+import type { Clock } from "../../shared/ports.js";
 
 /** How often a retry re-reads the first request's row while it waits. */
 export const inFlightPollMs = 100;

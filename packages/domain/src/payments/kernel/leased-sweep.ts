@@ -8,8 +8,8 @@
 import { DarajaError, type DarajaClient } from "@mteja/daraja";
 import { Prisma, type TenantDb } from "@mteja/db";
 import { backoffAfter } from "@mteja/kernel";
-import type { Deps } from "../../context.js";
-import { lastErrorOf } from "../provider-errors.js";
+import type { PaymentPorts } from "./ports.js";
+import { lastErrorOf } from "./provider-errors.js";
 
 export interface ReconcileOptions {
   /** Rows claimed per kind per run. */
@@ -55,7 +55,7 @@ export interface ReconcileReport {
 
 /** One run of the reconciler, as each sweep sees it. */
 export interface SweepRun {
-  deps: Deps;
+  deps: PaymentPorts;
   options: ReconcileOptions;
   report: ReconcileReport;
   /** The Daraja client of a row's tenant (cached for the run); null when it has none. */

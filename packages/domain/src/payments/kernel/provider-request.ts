@@ -10,9 +10,9 @@
  */
 import { Prisma } from "@mteja/db";
 import { DarajaError } from "@mteja/daraja";
-import type { CountedPoints } from "../../core/abuse-limits.js";
-import { certainlyNotActedOn, lastErrorOf, replayedError, toProviderError, unknownOutcomeNote } from "../provider-errors.js";
-import { keyReusedError } from "../request-rules.js";
+import type { CountedPoints } from "../../shared/abuse-limits.js";
+import { certainlyNotActedOn, lastErrorOf, replayedError, toProviderError, unknownOutcomeNote } from "./provider-errors.js";
+import { keyReusedError } from "./request-rules.js";
 import { waitWhileInFlight, type InFlightWait } from "./in-flight-wait.js";
 
 /** The columns every request row has. */

@@ -1,12 +1,12 @@
 import type { PaymentModel } from "@mteja/db";
-import type { Deps } from "../../context.js";
+import type { PaymentPorts } from "./ports.js";
 
 /**
  * Tells this instance's payments.onStatus subscribers that a payment's status changed; called after
  * the change committed, whichever path settled it (callback, query, reconciler); and nudges the webhook
  * worker, since the change wrote its event in the same transaction.
  */
-export function publishPaymentStatus(deps: Deps, payment: Pick<PaymentModel, "id" | "tenantId" | "checkoutRequestId" | "status">): void {
+export function publishPaymentStatus(deps: PaymentPorts, payment: Pick<PaymentModel, "id" | "tenantId" | "checkoutRequestId" | "status">): void {
   deps.webhooks.nudge();
   deps.momo.events.emit({ paymentId: payment.id, tenantId: payment.tenantId, checkoutRequestId: payment.checkoutRequestId, status: payment.status });
 }

@@ -19,8 +19,8 @@
  * nothing and falls back to the transaction above.
  */
 import { Prisma, updateRow, updateRowIf, type ModelTable, type RowChanges } from "@mteja/db";
-import type { Deps } from "../../context.js";
-import type { SettlementTx } from "../payment-records.js";
+import type { PaymentPorts } from "./ports.js";
+import type { SettlementTx } from "./payment-records.js";
 import { eventIdsFrom } from "../../webhooks/events.js";
 import { recordCallbackFlagged, type RecordedCallback } from "./settled-events.js";
 
@@ -237,7 +237,7 @@ export type ApplyWithoutLocks<Settled> = (sql: SettlementTx, now: Date, recorder
 const deadlockDetected = "40P01";
 
 /** Applies without locks; undefined when nothing was written and the locked path is to decide. */
-async function applyWithoutLocks<Settled>(deps: Deps, callbackId: string, now: Date, attempt: ApplyWithoutLocks<Settled>): Promise<CallbackVerdict<Settled> | undefined> {
+async function applyWithoutLocks<Settled>(deps: PaymentPorts, callbackId: string, now: Date, attempt: ApplyWithoutLocks<Settled>): Promise<CallbackVerdict<Settled> | undefined> {
   let recorder: ReturnType<typeof outcomeRecorder> | undefined;
   try {
     const decided = await attempt(deps.db.autocommit, now, { asRead: (row) => (recorder = outcomeRecorder(callbackId, row)) });
@@ -264,7 +264,7 @@ async function applyWithoutLocks<Settled>(deps: Deps, callbackId: string, now: D
  * logged (with `logFields`) after the commit; what was settled is returned for the caller to announce.
  */
 export async function applyStoredCallback<Settled>(
-  deps: Deps,
+  deps: PaymentPorts,
   callbackId: string,
   logFields: object,
   decide: (tx: SettlementTx, now: Date, recorder: OutcomeRecorder) => Promise<CallbackVerdict<Settled>>,
@@ -283,7 +283,7 @@ export async function applyStoredCallback<Settled>(
 
 /** `decide` in one transaction; undefined when the stored row was handled by another path first. */
 async function applyWithLocks<Settled>(
-  deps: Deps,
+  deps: PaymentPorts,
   callbackId: string,
   now: Date,
   decide: (tx: SettlementTx, now: Date, recorder: OutcomeRecorder) => Promise<CallbackVerdict<Settled>>,

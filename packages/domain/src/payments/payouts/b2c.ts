@@ -10,14 +10,14 @@
  */
 import type { PayoutModel } from "@mteja/db";
 import type { DarajaClient } from "@mteja/daraja";
-import type { AuthedCtx } from "../../trpc.js";
+import type { AuthedCtx } from "../kernel/ports.js";
 import { requestOnce, type ProviderRequest } from "../kernel/provider-request.js";
-import { recordPayoutSettled } from "../kernel/settled-events.js";
-import { tenantCallbackUrl } from "../callback-tokens.js";
-import { providerUnavailable } from "../provider-errors.js";
+import { recordPayoutSettled } from "./payout-events.js";
+import { tenantCallbackUrl } from "../kernel/callback-tokens.js";
+import { providerUnavailable } from "../kernel/provider-errors.js";
 import { authorizePayout, storePayoutWithinDailyLimit } from "./payout-limits.js";
-import { checkTenantAmount, idempotencyKeyOf } from "../request-rules.js";
-import type { B2cInput, PayoutStatus } from "../schemas.js";
+import { checkTenantAmount, idempotencyKeyOf } from "../kernel/request-rules.js";
+import type { B2cInput, PayoutStatus } from "../kernel/schemas.js";
 
 export const DEFAULT_REMARKS = "Payout";
 

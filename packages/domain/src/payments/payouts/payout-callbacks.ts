@@ -9,11 +9,11 @@ import {
   parseB2cTimeout,
   parseTransactionStatusResult,
 } from "@mteja/daraja";
-import type { Deps } from "../../context.js";
-import type { CallbackAuthority } from "../callback-tokens.js";
+import type { PaymentPorts } from "../kernel/ports.js";
+import type { CallbackAuthority } from "../kernel/callback-tokens.js";
 import { refusalOf } from "../kernel/callback-authority.js";
 import { applyStoredCallback, recordOutcomeWith, refusedVerdict, type StoredApplyResult } from "../kernel/stored-callback.js";
-import { lockPayout } from "../payment-records.js";
+import { lockPayout } from "../kernel/payment-records.js";
 import { settlePayout, type PayoutOutcome } from "./payout-settlement.js";
 import { eventIdsFrom } from "../../webhooks/events.js";
 
@@ -90,7 +90,7 @@ export function parsePayoutCallback(kind: PayoutCallbackKind, body: unknown): { 
 }
 
 /** Applies a stored payout callback once, under the payout's row lock, if its token speaks for that payout. */
-export async function applyStoredPayoutCallback(deps: Deps, callbackId: string, authority: CallbackAuthority, outcome: PayoutOutcome, ids: PayoutIds): Promise<StoredApplyResult> {
+export async function applyStoredPayoutCallback(deps: PaymentPorts, callbackId: string, authority: CallbackAuthority, outcome: PayoutOutcome, ids: PayoutIds): Promise<StoredApplyResult> {
   const { result } = await applyStoredCallback(deps, callbackId, ids, async (tx, now, recorder) => {
     if (!ids.originatorConversationId && !ids.conversationId) {
       // A status query that failed or timed out names no payout: nothing to apply, the reconciler asks again.

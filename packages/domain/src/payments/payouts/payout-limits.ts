@@ -4,11 +4,11 @@
  */
 import { Prisma, type PayoutModel } from "@mteja/db";
 import type { Text } from "@mteja/i18n";
-import { DomainError } from "../../errors.js";
-import type { Tenant } from "../../tenants/directory.js";
-import type { AuthedCtx } from "../../trpc.js";
+import { DomainError } from "../../shared/errors.js";
+import type { Tenant } from "../../shared/tenant.js";
+import type { AuthedCtx } from "../kernel/ports.js";
 import { nairobiDayStart } from "./nairobi-day.js";
-import { providerUnavailable } from "../provider-errors.js";
+import { providerUnavailable } from "../kernel/provider-errors.js";
 
 function payoutSettingsOf(tenant: Tenant) {
   return tenant.settings.momo?.b2c ?? {};

@@ -3,11 +3,11 @@
  * /api/momo/payouts/{originatorConversationId}. An admin sees every payout of their tenant, nothing of another's.
  */
 import type { PayoutModel } from "@mteja/db";
-import { DomainError } from "../../errors.js";
-import type { AuthedCtx } from "../../trpc.js";
-import { readKeysetPage } from "../keyset-page.js";
-import { payoutStatus } from "../payment-records.js";
-import type { ListPayoutsInput, PayoutView } from "../schemas.js";
+import { DomainError } from "../../shared/errors.js";
+import type { AuthedCtx } from "../kernel/ports.js";
+import { readKeysetPage } from "../../shared/keyset-page.js";
+import { payoutStatus } from "../kernel/payment-records.js";
+import type { ListPayoutsInput, PayoutView } from "../kernel/schemas.js";
 
 export function payoutView(row: PayoutModel): PayoutView {
   return {

@@ -4,7 +4,7 @@
  * up (the money may have moved): after `payoutGiveUpAfterSeconds` it stays UNKNOWN, is no longer
  * queried, and is logged for review.
  */
-import { tenantCallbackUrl } from "../callback-tokens.js";
+import { tenantCallbackUrl } from "../kernel/callback-tokens.js";
 import { claimDueStatusQueries, queryClaimedForStatus, type ClaimedForStatus, type SweepRun } from "../kernel/leased-sweep.js";
 
 interface ClaimedPayout extends ClaimedForStatus {

@@ -9,8 +9,8 @@
  * money may have moved, and only Daraja's own answer settles it.
  */
 import { changedRow, payoutsTable, type PayoutModel, type RowChanges } from "@mteja/db";
-import type { SettlementTx } from "../payment-records.js";
-import { payoutSettledEvent } from "../kernel/settled-events.js";
+import type { SettlementTx } from "../kernel/payment-records.js";
+import { payoutSettledEvent } from "./payout-events.js";
 import { eventWrites, type EventIds } from "../../webhooks/events.js";
 import { amountMismatch, decideForSettled, updateSettledRow, type RecordOutcome, type SettlementDecision } from "../kernel/stored-callback.js";
 

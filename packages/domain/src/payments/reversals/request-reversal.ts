@@ -12,16 +12,15 @@
  */
 import type { PaymentReversalModel } from "@mteja/db";
 import type { DarajaAcknowledgement, DarajaClient } from "@mteja/daraja";
-import { DomainError } from "../../errors.js";
-import type { ShopCallerCtx } from "../../trpc.js";
+import { DomainError } from "../../shared/errors.js";
+import type { ShopCallerCtx } from "../kernel/ports.js";
 import { requestOnce, type ProviderRequest } from "../kernel/provider-request.js";
-import { toServerPaymentView } from "../../intents/views.js";
-import type { ServerPaymentView } from "../../intents/schemas.js";
-import { latestReversal } from "../payment-object.js";
-import { lockPaymentById } from "../payment-records.js";
-import { tenantCallbackUrl } from "../callback-tokens.js";
-import { providerUnavailable } from "../provider-errors.js";
-import { idempotencyKeyOf } from "../request-rules.js";
+import type { ServerPaymentView } from "../kernel/schemas.js";
+import { latestReversal, toServerPaymentView } from "../kernel/payment-object.js";
+import { lockPaymentById } from "../kernel/payment-records.js";
+import { tenantCallbackUrl } from "../kernel/callback-tokens.js";
+import { providerUnavailable } from "../kernel/provider-errors.js";
+import { idempotencyKeyOf } from "../kernel/request-rules.js";
 
 /** Daraja requires 2-100 characters. */
 export const REVERSAL_REMARKS = "Payment reversal";

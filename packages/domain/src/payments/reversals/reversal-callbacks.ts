@@ -12,8 +12,8 @@ import {
   parseTransactionStatusResult,
 } from "@mteja/daraja";
 import type { PaymentReversalModel } from "@mteja/db";
-import type { Deps } from "../../context.js";
-import type { CallbackAuthority } from "../callback-tokens.js";
+import type { PaymentPorts } from "../kernel/ports.js";
+import type { CallbackAuthority } from "../kernel/callback-tokens.js";
 import { refusalOf } from "../kernel/callback-authority.js";
 import { applyStoredCallback, recordOutcomeWith, refusedVerdict, type StoredApplyResult } from "../kernel/stored-callback.js";
 import { lockReversal, type ReversalIds } from "./reversal-records.js";
@@ -94,7 +94,7 @@ function asReversalOutcome(reversal: PaymentReversalModel, callback: ReversalCal
 }
 
 /** Applies a stored reversal callback once, under the reversal's row lock, if its token speaks for that reversal. */
-export async function applyStoredReversalCallback(deps: Deps, callbackId: string, authority: CallbackAuthority, callback: ReversalCallback): Promise<StoredApplyResult> {
+export async function applyStoredReversalCallback(deps: PaymentPorts, callbackId: string, authority: CallbackAuthority, callback: ReversalCallback): Promise<StoredApplyResult> {
   const { ids } = callback;
   const { result } = await applyStoredCallback(deps, callbackId, ids, async (tx, now, recorder) => {
     if (!ids.originatorConversationId && !ids.conversationId && !ids.receipt && !ids.originalReceipt) {

@@ -6,7 +6,7 @@
  * receipt. A reversal is never marked FAILED by giving up (the money may have moved): after
  * `reversalGiveUpAfterSeconds` it stays UNKNOWN, is no longer queried, and is logged for review.
  */
-import { tenantCallbackUrl } from "../callback-tokens.js";
+import { tenantCallbackUrl } from "../kernel/callback-tokens.js";
 import { claimDueStatusQueries, queryClaimedForStatus, type ClaimedForStatus, type SweepRun } from "../kernel/leased-sweep.js";
 
 interface ClaimedReversal extends ClaimedForStatus {

@@ -1,6 +1,6 @@
 /** Finding and locking the reversal a Daraja callback names (its ids name no tenant). */
 import { reversalsTable, type PaymentReversalModel } from "@mteja/db";
-import type { SettlementTx } from "../payment-records.js";
+import type { SettlementTx } from "../kernel/payment-records.js";
 
 export interface ReversalIds {
   originatorConversationId?: string | undefined;

@@ -12,7 +12,7 @@
 import { reversalsTable, type PaymentReversalModel, type RowChanges } from "@mteja/db";
 import { recordPaymentReversed } from "../kernel/settled-events.js";
 import { amountMismatch, decideForSettled, updateSettledRow, type RecordOutcome, type SettlementDecision } from "../kernel/stored-callback.js";
-import type { SettlementTx } from "../payment-records.js";
+import type { SettlementTx } from "../kernel/payment-records.js";
 
 export interface ReversalOutcome {
   source: "result" | "timeout" | "status";

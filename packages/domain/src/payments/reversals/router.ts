@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ok } from "../../core/envelope.js";
+import { ok } from "../../shared/envelope.js";
 import { paymentIdInput, serverPaymentOutput } from "../../intents/schemas.js";
 import { createTRPCRouter, serverOrAdminProcedure } from "../../trpc.js";
 import { requestReversal } from "./request-reversal.js";

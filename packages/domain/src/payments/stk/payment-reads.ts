@@ -2,11 +2,11 @@
  * Reading payments (an addition to stkpush/stkquery/b2c): GET /api/momo/payments and /api/momo/payments/{checkoutRequestId}.
  * A customer sees their own payments; an admin sees every payment of the tenant.
  */
-import { readKeysetPage } from "../keyset-page.js";
-import type { AuthedCtx } from "../../trpc.js";
-import { isAdmin } from "../visibility.js";
-import { paymentView } from "../payment-records.js";
-import type { ListPaymentsInput, PaymentView } from "../schemas.js";
+import { readKeysetPage } from "../../shared/keyset-page.js";
+import type { AuthedCtx } from "../kernel/ports.js";
+import { isAdmin } from "../kernel/visibility.js";
+import { paymentView } from "../kernel/payment-records.js";
+import type { ListPaymentsInput, PaymentView } from "../kernel/schemas.js";
 import { findVisiblePayment } from "./stk-query.js";
 
 /** Newest first, keyset-paginated on (created_at, id). */

@@ -8,12 +8,12 @@
  */
 import { classifyStkResultCode, parseStkCallback, type StkCallback } from "@mteja/daraja";
 import { paymentsTable, type PaymentModel } from "@mteja/db";
-import type { Deps } from "../../context.js";
-import type { CallbackAuthority } from "../callback-tokens.js";
+import type { PaymentPorts } from "../kernel/ports.js";
+import type { CallbackAuthority } from "../kernel/callback-tokens.js";
 import { authorityOfStored, refusalOf } from "../kernel/callback-authority.js";
 import { publishPaymentStatus } from "../kernel/status-publisher.js";
 import { applyStoredCallback, recordOutcomeWith, refusedVerdict, type CallbackVerdict, type OutcomeRecorder, type StoredApplyResult, type UnlockedRecorder } from "../kernel/stored-callback.js";
-import { lockPaymentByCheckoutId, readPaymentByCheckoutId, type PaymentForCallback, type SettlementTx } from "../payment-records.js";
+import { lockPaymentByCheckoutId, readPaymentByCheckoutId, type PaymentForCallback, type SettlementTx } from "../kernel/payment-records.js";
 import { settleStkPayment, type Settlement, type StkOutcome } from "./stk-settlement.js";
 import { claimForCallback, lockPromptMatching } from "./unknown-prompts.js";
 import { eventIdsFrom } from "../../webhooks/events.js";
@@ -66,7 +66,7 @@ function paymentTarget(found: PaymentForCallback, authority: CallbackAuthority):
  * that stores its ids before the count is found by the second lookup, one that stores them after is
  * counted (the callback is held and applied by that push) — never missed and flagged for good.
  */
-async function stkTarget(tx: SettlementTx, deps: Deps, callback: StkCallback, stored: StoredStkCallback, now: Date): Promise<StkTarget> {
+async function stkTarget(tx: SettlementTx, deps: PaymentPorts, callback: StkCallback, stored: StoredStkCallback, now: Date): Promise<StkTarget> {
   const { promptInFlightSeconds, unknownPromptWindowSeconds } = deps.momo.settings;
   const authority = authorityOfStored(stored.tokenTenantId);
   const found = await lockPaymentByCheckoutId(tx, callback.checkoutRequestId, callback.mpesaReceiptNumber);
@@ -86,7 +86,7 @@ async function stkTarget(tx: SettlementTx, deps: Deps, callback: StkCallback, st
   return { kind: "flagged", flagReason: "unknown CheckoutRequestID" };
 }
 
-async function stkVerdict(tx: SettlementTx, deps: Deps, callback: StkCallback, stored: StoredStkCallback, now: Date, recorder: OutcomeRecorder): Promise<CallbackVerdict<Settlement>> {
+async function stkVerdict(tx: SettlementTx, deps: PaymentPorts, callback: StkCallback, stored: StoredStkCallback, now: Date, recorder: OutcomeRecorder): Promise<CallbackVerdict<Settlement>> {
   const target = await stkTarget(tx, deps, callback, stored, now);
   if (target.kind === "held") return { recorded: false, result: "held" };
   if (target.kind === "refused") return refusedVerdict(target.reason);
@@ -103,7 +103,7 @@ async function stkVerdict(tx: SettlementTx, deps: Deps, callback: StkCallback, s
  */
 async function stkVerdictWithoutLocks(
   sql: SettlementTx,
-  deps: Deps,
+  deps: PaymentPorts,
   callback: StkCallback,
   stored: StoredStkCallback,
   now: Date,
@@ -118,7 +118,7 @@ async function stkVerdictWithoutLocks(
 /** Settles the payment a callback names (locked, or read by the apply without locks). */
 async function settleWithCallback(
   tx: SettlementTx,
-  deps: Deps,
+  deps: PaymentPorts,
   callback: StkCallback,
   { payment, receiptElsewhere }: { payment: PaymentModel; receiptElsewhere?: boolean | undefined },
   now: Date,
@@ -140,7 +140,7 @@ async function settleWithCallback(
  * Applies a stored STK callback (from the callback route, from stkPush after it stored the ids, or
  * from the reconciler). Idempotent: a callback already applied is skipped.
  */
-export async function applyStoredStkCallback(deps: Deps, stored: StoredStkCallback, callback: StkCallback): Promise<StoredApplyResult> {
+export async function applyStoredStkCallback(deps: PaymentPorts, stored: StoredStkCallback, callback: StkCallback): Promise<StoredApplyResult> {
   const { result, settled } = await applyStoredCallback(
     deps,
     stored.id,
@@ -163,16 +163,16 @@ export function parseStoredStkCallback(rawBody: string): StkCallback | undefined
 }
 
 /** Applies the STK callbacks that arrived before their CheckoutRequestID was stored. */
-export function applyHeldStkCallbacks(deps: Deps, checkoutRequestId: string): Promise<number> {
+export function applyHeldStkCallbacks(deps: PaymentPorts, checkoutRequestId: string): Promise<number> {
   return applyHeld(deps, { correlationId: checkoutRequestId });
 }
 
 /** Applies the STK callbacks kept since `since` (a push whose outcome turned out unknown may be theirs). */
-export function applyHeldStkCallbacksSince(deps: Deps, since: Date): Promise<number> {
+export function applyHeldStkCallbacksSince(deps: PaymentPorts, since: Date): Promise<number> {
   return applyHeld(deps, { receivedAt: { gte: since } });
 }
 
-async function applyHeld(deps: Deps, where: { correlationId?: string; receivedAt?: { gte: Date } }): Promise<number> {
+async function applyHeld(deps: PaymentPorts, where: { correlationId?: string; receivedAt?: { gte: Date } }): Promise<number> {
   const held = await deps.db.unscoped.momoCallback.findMany({
     where: { kind: "stkpush", outcome: "accepted", paymentId: null, ...where },
     orderBy: { receivedAt: "asc" },

@@ -1,6 +1,6 @@
 /** The STK abuse limits of docs/limits.md: prompts per customer and per phone, queries per customer. */
-import type { Context } from "../../context.js";
-import { consumeAll, type CountedPoints } from "../../core/abuse-limits.js";
+import type { Context } from "../kernel/ports.js";
+import { consumeAll, type CountedPoints } from "../../shared/abuse-limits.js";
 
 /**
  * Counts an STK prompt before Daraja is called: per customer (10 a minute) and per phone number of the

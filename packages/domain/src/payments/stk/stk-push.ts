@@ -11,17 +11,17 @@
 import type { PaymentModel } from "@mteja/db";
 import type { DarajaClient, StkPushResponse } from "@mteja/daraja";
 import { countStkPrompt } from "./stk-limits.js";
-import { tenantDisplayName } from "../../tenants/directory.js";
-import type { Tenant } from "../../tenants/directory.js";
-import type { AuthedCtx } from "../../trpc.js";
+import { tenantDisplayName } from "../../shared/tenant.js";
+import type { Tenant } from "../../shared/tenant.js";
+import type { AuthedCtx } from "../kernel/ports.js";
 import { applyHeldStkCallbacks, applyHeldStkCallbacksSince } from "./stk-callbacks.js";
 import { requestOnce, type ProviderRequest } from "../kernel/provider-request.js";
-import { recordIntentPaidByHeld, recordPaymentSettled } from "../kernel/settled-events.js";
-import { providerUnavailable } from "../provider-errors.js";
-import { checkTenantAmount, idempotencyKeyOf } from "../request-rules.js";
-import type { PaymentStatus, StkPushInput } from "../schemas.js";
+import { recordIntentPaidByHeld, recordPaymentSettled } from "../../intents/intent-events.js";
+import { providerUnavailable } from "../kernel/provider-errors.js";
+import { checkTenantAmount, idempotencyKeyOf } from "../kernel/request-rules.js";
+import type { PaymentStatus, StkPushInput } from "../kernel/schemas.js";
 import { promptCallbackUrl } from "./unknown-prompts.js";
-import { tenantCallbackUrl } from "../callback-tokens.js";
+import { tenantCallbackUrl } from "../kernel/callback-tokens.js";
 import { intentTermsForPrompt, storePromptForIntent } from "../../intents/intent-prompt.js";
 import { settleIntentOf } from "../../intents/intent-settlement.js";
 

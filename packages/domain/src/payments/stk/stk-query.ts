@@ -5,15 +5,14 @@
  */
 import { DarajaError, type StkQueryResult } from "@mteja/daraja";
 import type { PaymentModel, TenantDb } from "@mteja/db";
-import type { Deps } from "../../context.js";
-import { DomainError } from "../../errors.js";
-import type { AuthedCtx } from "../../trpc.js";
+import type { AuthedCtx, PaymentPorts } from "../kernel/ports.js";
+import { DomainError } from "../../shared/errors.js";
 import { countStkQuery } from "./stk-limits.js";
 import { publishPaymentStatus } from "../kernel/status-publisher.js";
-import { isAdmin } from "../visibility.js";
-import { isTerminalPayment, lockPaymentById, type PaymentKey } from "../payment-records.js";
-import { providerUnavailable, toProviderError } from "../provider-errors.js";
-import type { PaymentStatus } from "../schemas.js";
+import { isAdmin } from "../kernel/visibility.js";
+import { isTerminalPayment, lockPaymentById, type PaymentKey } from "../kernel/payment-records.js";
+import { providerUnavailable, toProviderError } from "../kernel/provider-errors.js";
+import type { PaymentStatus } from "../kernel/schemas.js";
 import { settleStkPayment, type StkOutcome } from "./stk-settlement.js";
 import { eventIdsFrom } from "../../webhooks/events.js";
 
@@ -71,7 +70,7 @@ export function queryOutcome(result: StkQueryResult): StkOutcome {
 }
 
 /** Settles a payment from an STK query answer (apply-once, under the row lock) through its tenant's client; returns the stored row. */
-export async function settleFromQuery(deps: Deps, db: TenantDb, { id: paymentId, tenantId }: PaymentKey, result: StkQueryResult): Promise<PaymentModel | undefined> {
+export async function settleFromQuery(deps: PaymentPorts, db: TenantDb, { id: paymentId, tenantId }: PaymentKey, result: StkQueryResult): Promise<PaymentModel | undefined> {
   const now = deps.clock.now();
   const settlement = await db.$transaction(async (tx) => {
     const payment = await lockPaymentById(tx, { id: paymentId, tenantId });

@@ -9,11 +9,11 @@
  */
 import type { StkQueryResult } from "@mteja/daraja";
 import type { TenantDb } from "@mteja/db";
-import type { Deps } from "../../context.js";
+import type { PaymentPorts } from "../kernel/ports.js";
 import { leaseEnd, nextAttemptAt, queryErrorNote, type SweepRun } from "../kernel/leased-sweep.js";
-import { recordIntentPaidByHeld, recordPaymentSettled } from "../kernel/settled-events.js";
+import { recordIntentPaidByHeld, recordPaymentSettled } from "../../intents/intent-events.js";
 import { publishPaymentStatus } from "../kernel/status-publisher.js";
-import { isTerminalPayment, lockPaymentById, type PaymentKey } from "../payment-records.js";
+import { isTerminalPayment, lockPaymentById, type PaymentKey } from "../kernel/payment-records.js";
 import { applyStoredStkCallback, parseStoredStkCallback } from "./stk-callbacks.js";
 import { settleFromQuery } from "./stk-query.js";
 import { withoutDarajaIds } from "./unknown-prompts.js";
@@ -156,7 +156,7 @@ export async function queryDuePayments(run: SweepRun): Promise<void> {
   }
 }
 
-async function exhaustPayment(deps: Deps, db: TenantDb, key: PaymentKey, lastAnswer: string): Promise<boolean> {
+async function exhaustPayment(deps: PaymentPorts, db: TenantDb, key: PaymentKey, lastAnswer: string): Promise<boolean> {
   const paymentId = key.id;
   const now = deps.clock.now();
   const payment = await db.$transaction(async (tx) => {

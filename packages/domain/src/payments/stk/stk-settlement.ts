@@ -9,9 +9,10 @@
  */
 import { changedRow, paymentsTable, type PaymentModel, type RowChanges } from "@mteja/db";
 import type { StkStatus } from "@mteja/daraja";
-import { paymentSettledEvent, recordIntentPaid, recordIntentPaidByHeld } from "../kernel/settled-events.js";
+import { paymentSettledEvent } from "../kernel/settled-events.js";
+import { recordIntentPaid, recordIntentPaidByHeld } from "../../intents/intent-events.js";
 import { updateSettledRow, type RecordOutcome, type SettlementDecision } from "../kernel/stored-callback.js";
-import { isTerminalPayment, type SettlementTx } from "../payment-records.js";
+import { isTerminalPayment, type SettlementTx } from "../kernel/payment-records.js";
 import { settleIntentOf } from "../../intents/intent-settlement.js";
 import { eventWrites, type EventIds } from "../../webhooks/events.js";
 

@@ -11,8 +11,8 @@
  */
 import { paymentsTable, Prisma, updateRow, type PaymentModel } from "@mteja/db";
 import type { StkCallback } from "@mteja/daraja";
-import type { CallbackAuthority } from "../callback-tokens.js";
-import type { SettlementTx } from "../payment-records.js";
+import type { CallbackAuthority } from "../kernel/callback-tokens.js";
+import type { SettlementTx } from "../kernel/payment-records.js";
 
 export const REFERENCE_PARAMETER = "ref";
 

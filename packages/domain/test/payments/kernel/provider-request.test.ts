@@ -1,7 +1,7 @@
 import { Prisma } from "@mteja/db";
 import { DarajaError, type DarajaOutcome } from "@mteja/daraja";
 import { describe, expect, it } from "vitest";
-import { DomainError } from "../../../src/errors.js";
+import { DomainError } from "../../../src/shared/errors.js";
 import { inFlightPollMs } from "../../../src/payments/kernel/in-flight-wait.js";
 import { requestOnce, type ProviderRequest } from "../../../src/payments/kernel/provider-request.js";
 import { fakeClock } from "../../support/fake-ports.js";

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyStoredCallback, CallbackHandledElsewhere, type CallbackVerdict, type OutcomeRecorder } from "../../../src/payments/kernel/stored-callback.js";
-import type { SettlementTx } from "../../../src/payments/payment-records.js";
+import type { SettlementTx } from "../../../src/payments/kernel/payment-records.js";
 import { createServiceDeps, defaultTenantId, type ServiceDeps } from "../../support/caller.js";
 
 describe("applyStoredCallback", () => {

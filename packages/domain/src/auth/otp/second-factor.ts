@@ -1,0 +1,50 @@
+/**
+ * The second factor given to confirm a change or to reauthenticate (docs/two-factor.md): a TOTP code
+ * of the enabled secret — its step claimed, so it is never accepted again — or an unused recovery code,
+ * spent. A wrong one counts as a failed sign-in of the account (not of the IP: the caller is signed in).
+ */
+import { DomainError } from "../../shared/errors.js";
+import { beginSignInAttempt, signInAccountOf } from "../../shared/abuse-limits.js";
+import { recordSecurityEvent } from "../../security-events/record.js";
+import type { AuthedCtx } from "../ports.js";
+import { hashRecoveryCode, looksLikeRecoveryCode } from "./recovery-codes.js";
+import { matchTotp } from "./totp.js";
+
+export interface SecondFactorUser {
+  id: string;
+  tenantId: string;
+  email: string | null;
+  otpEnabled: boolean;
+  otpSecretEnc: string | null;
+  otpLastStep: bigint | null;
+}
+
+/** Throws 401 INVALID_OTP unless `code` is the account's current TOTP code or one of its unused recovery codes. */
+export async function confirmSecondFactor(ctx: AuthedCtx, user: SecondFactorUser, code: string): Promise<void> {
+  const attempt = await beginSignInAttempt(ctx, signInAccountOf(user), { ip: false });
+  const matched = await attempt.check(() => spendSecondFactor(ctx, user, code.replace(/\s+/g, "")));
+  if (!matched) throw new DomainError("INVALID_OTP");
+  await attempt.stepPassed();
+  if (matched === "recovery_code") await recordSecurityEvent(ctx, ctx.db, user.tenantId, { userId: user.id, type: "recovery_code.used" });
+}
+
+async function spendSecondFactor(ctx: AuthedCtx, user: SecondFactorUser, code: string): Promise<"totp" | "recovery_code" | undefined> {
+  const { deps } = ctx;
+  if (!user.otpEnabled) return undefined;
+  if (/^\d{6}$/.test(code)) {
+    if (!user.otpSecretEnc) return undefined;
+    const step = await matchTotp(deps.cipher.decrypt(user.otpSecretEnc), code, deps.clock.now(), user.otpLastStep);
+    if (step === undefined) return undefined;
+    const claimed = await ctx.db.user.updateMany({
+      where: { id: user.id, otpEnabled: true, OR: [{ otpLastStep: null }, { otpLastStep: { lt: step } }] },
+      data: { otpLastStep: BigInt(step) },
+    });
+    return claimed.count === 1 ? "totp" : undefined;
+  }
+  if (!looksLikeRecoveryCode(code)) return undefined;
+  const used = await ctx.db.recoveryCode.updateMany({
+    where: { userId: user.id, codeHash: hashRecoveryCode(user.id, code), usedAt: null },
+    data: { usedAt: deps.clock.now() },
+  });
+  return used.count === 1 ? "recovery_code" : undefined;
+}

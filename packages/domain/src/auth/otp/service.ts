@@ -1,0 +1,157 @@
+/**
+ * TOTP two-factor authentication (docs/two-factor.md): setup, verify (enable),
+ * validate (the second step of login) and disable.
+ */
+import QRCode from "qrcode";
+import type { z } from "zod";
+import { startSession } from "../service.js";
+import { DomainError } from "../../shared/errors.js";
+import { enqueueSecurityNotice } from "../recovery/security-notices.js";
+import { beginSignInAttempt, signInAccountOf } from "../../shared/abuse-limits.js";
+import { confirmIdentity } from "../phone/confirm-identity.js";
+import { secureSignInFactorChange } from "../factor-changes.js";
+import { recordSecurityEvent } from "../../security-events/record.js";
+import { tenantDisplayName } from "../../shared/tenant.js";
+import type { AuthedCtx, TenantCtx } from "../ports.js";
+import { findLiveOtpToken, invalidOtpToken, otpMaxAttempts, reserveOtpAttempt, spendOtpToken } from "../tokens/otp-login-token.js";
+import { hashRecoveryCode, newRecoveryCodes } from "./recovery-codes.js";
+import type { otpDisableInput, otpValidateInput, otpVerifyInput } from "./schemas.js";
+import { matchTotp, newTotpSecret, totpUri } from "./totp.js";
+
+const invalidOtp = () => new DomainError("INVALID_OTP");
+const alreadyEnabled = () => new DomainError("OTP_ALREADY_ENABLED");
+const notSetUp = () => new DomainError("OTP_NOT_SETUP", "otp.set_up_first");
+const invalidAccessToken = () => new DomainError("INVALID_TOKEN");
+
+async function currentUser(ctx: AuthedCtx) {
+  const user = await ctx.db.user.findFirst({ where: { id: ctx.auth.sub } });
+  if (!user) throw invalidAccessToken();
+  return user;
+}
+
+/** A new secret for the authenticator app; until otp/verify confirms it, setup again replaces it. */
+export async function setup(ctx: AuthedCtx) {
+  const { deps, tenant } = ctx;
+  const user = await currentUser(ctx);
+  if (user.otpEnabled) throw alreadyEnabled();
+  const secret = newTotpSecret(deps.random);
+  const stored = await ctx.db.user.updateMany({
+    where: { id: user.id, otpEnabled: false },
+    data: { otpPendingSecretEnc: deps.cipher.encrypt(secret) },
+  });
+  if (stored.count !== 1) throw alreadyEnabled();
+  const uri = totpUri(tenantDisplayName(tenant), user.email ?? user.phone ?? user.id, secret);
+  return {
+    secret,
+    qr_code_url: uri,
+    qr_code_data_url: await QRCode.toDataURL(uri, { errorCorrectionLevel: "M", margin: 2, width: 256 }),
+  };
+}
+
+/** Confirms the pending secret with a code from the app: two-factor on, recovery codes issued once. */
+export async function verify(ctx: AuthedCtx, input: z.infer<typeof otpVerifyInput>) {
+  const { deps } = ctx;
+  const user = await currentUser(ctx);
+  if (user.otpEnabled) throw alreadyEnabled();
+  const pending = user.otpPendingSecretEnc;
+  if (!pending) throw notSetUp();
+  const step = await matchTotp(deps.cipher.decrypt(pending), input.code, deps.clock.now(), user.otpLastStep);
+  if (step === undefined) throw invalidOtp();
+
+  const recoveryCodes = newRecoveryCodes(deps.random);
+  await ctx.db.$transaction(async (tx) => {
+    // One conditional UPDATE: the secret confirmed is the one just checked, and the code's step is
+    // claimed so that it can never sign in (nor confirm again).
+    const enabled = await tx.user.updateMany({
+      where: {
+        id: user.id,
+        otpEnabled: false,
+        otpPendingSecretEnc: pending,
+        OR: [{ otpLastStep: null }, { otpLastStep: { lt: step } }],
+      },
+      data: { otpEnabled: true, otpSecretEnc: pending, otpPendingSecretEnc: null, otpLastStep: BigInt(step) },
+    });
+    if (enabled.count !== 1) throw invalidOtp();
+    await tx.recoveryCode.deleteMany({ where: { userId: user.id } });
+    await tx.recoveryCode.createMany({
+      data: recoveryCodes.map((code) => ({ userId: user.id, codeHash: hashRecoveryCode(user.id, code), createdAt: deps.clock.now() })),
+    });
+    await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "otp.enabled" });
+    // A second factor now guards sign-in: other sessions end, the email and the verified phone are told.
+    await secureSignInFactorChange(ctx, tx, user, "two_factor_enabled");
+  });
+  deps.nudgeMail();
+  deps.nudgeSms();
+  return { recovery_codes: recoveryCodes };
+}
+
+/** Step 2 of a two-factor login: the otp_token from login plus a TOTP code or a recovery code. */
+export async function validate(ctx: TenantCtx, input: z.infer<typeof otpValidateInput>) {
+  const { deps, tenant } = ctx;
+  const token = await findLiveOtpToken(ctx, input.otp_token);
+  const user = await ctx.db.user.findFirst({ where: { id: token.userId } });
+  if (!user || !user.otpEnabled || !user.otpSecretEnc) {
+    // Two-factor was turned off (or the account removed) since login: this sign-in cannot finish.
+    await spendOtpToken(ctx, undefined, token.id);
+    throw invalidOtpToken();
+  }
+  // Wrong codes are failed sign-ins of the account (10 per 15 minutes) and of the IP (100 a minute):
+  // without this, logging in again for a fresh otp_token would give five more guesses each time.
+  const attempt = await beginSignInAttempt(ctx, signInAccountOf(user), { ip: true });
+  const attempts = await reserveOtpAttempt(ctx, token.id);
+
+  const code = input.code.replace(/\s+/g, "");
+  const isTotp = /^\d{6}$/.test(code);
+  const step = isTotp ? await matchTotp(deps.cipher.decrypt(user.otpSecretEnc), code, deps.clock.now(), user.otpLastStep) : undefined;
+
+  const accepted = await ctx.db.$transaction(async (tx) => {
+    if (isTotp) {
+      if (step === undefined) return false;
+      // Compare-and-set: a step is accepted once per user, whichever request gets there first.
+      const claimed = await tx.user.updateMany({
+        where: { id: user.id, otpEnabled: true, OR: [{ otpLastStep: null }, { otpLastStep: { lt: step } }] },
+        data: { otpLastStep: BigInt(step) },
+      });
+      if (claimed.count !== 1) return false;
+    } else {
+      const used = await tx.recoveryCode.updateMany({
+        where: { userId: user.id, codeHash: hashRecoveryCode(user.id, code), usedAt: null },
+        data: { usedAt: deps.clock.now() },
+      });
+      if (used.count !== 1) return false;
+      await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "recovery_code.used" });
+    }
+    // The code is only spent together with the token (a rollback gives both back).
+    if (!(await spendOtpToken(ctx, tx, token.id))) throw invalidOtpToken();
+    return true;
+  });
+
+  if (!accepted) {
+    if (attempts >= otpMaxAttempts) await spendOtpToken(ctx, undefined, token.id);
+    await recordSecurityEvent(ctx, ctx.db, tenant.id, { userId: user.id, type: "sign_in.failed", details: { reason: "invalid_otp" } });
+    throw invalidOtp();
+  }
+  await attempt.succeeded();
+  return startSession(ctx, user, "otp");
+}
+
+/** Turns two-factor off after the current password: secrets and recovery codes are deleted. */
+export async function disable(ctx: AuthedCtx, input: z.infer<typeof otpDisableInput>): Promise<void> {
+  const { deps, tenant } = ctx;
+  const user = await currentUser(ctx);
+  // The password, or for an account without one an sms_code (counted as sign-in failures of the account).
+  await confirmIdentity(ctx, user, { password: input.password, sms_code: input.sms_code, code: input.code });
+  if (!user.otpEnabled) throw new DomainError("OTP_NOT_SETUP");
+
+  await ctx.db.$transaction(async (tx) => {
+    await tx.user.updateMany({
+      where: { id: user.id },
+      data: { otpEnabled: false, otpSecretEnc: null, otpPendingSecretEnc: null, otpLastStep: null },
+    });
+    await tx.recoveryCode.deleteMany({ where: { userId: user.id } });
+    await tx.oneTimeToken.updateMany({ where: { userId: user.id, purpose: "otp_login", usedAt: null }, data: { usedAt: deps.clock.now() } });
+    await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "otp.disabled" });
+    await enqueueSecurityNotice(ctx, tx, user, "twoFactorDisabled");
+  });
+  deps.nudgeMail();
+}

@@ -1,0 +1,69 @@
+/**
+ * What the payments area needs from the composition root: Daraja clients, the callback addresses
+ * Daraja is told to call, the reconciliation schedule and the in-process status events. The reconciler
+ * is not among them: it is built from these deps (createReconciler), not the other way round.
+ */
+import type { DarajaClient } from "@mteja/daraja";
+import type { Tenant } from "../../shared/tenant.js";
+import type { CallbackTokens } from "./callback-tokens.js";
+import type { PaymentEvents } from "./payment-events.js";
+import type { StatusStreamSlots } from "./status-stream-slots.js";
+
+/**
+ * The callback addresses are the settings' own, without a token: each request gives Daraja the one of
+ * its tenant, with that tenant's token (tenantCallbackUrl of callback-tokens.ts).
+ */
+export interface MomoSettings {
+  /** STK CallBackURL. Null: M-Pesa is not configured. */
+  stkCallbackUrl: string | null;
+  /** B2C ResultURL / QueueTimeOutURL and the Transaction Status ResultURL. Null: B2C is not configured. */
+  b2cResultUrl: string | null;
+  b2cTimeoutUrl: string | null;
+  b2cStatusUrl: string | null;
+  /** A payment still PENDING this long after it was created is reconciled with an STK query. */
+  reconcileAfterSeconds: number;
+  /**
+   * The longest an STK push or a B2C request can wait for Daraja's answer (the Daraja client's worst
+   * case, derived from its timing). A retry with the same Idempotency-Key waits at most this long for
+   * the first request's answer; a callback for an unknown CheckoutRequestID is kept while a prompt is
+   * in flight.
+   */
+  promptInFlightSeconds: number;
+  /**
+   * MOMO_UNKNOWN_PROMPT_WINDOW_SECONDS: a payment whose push had an unknown outcome is matched to a
+   * callback (phone, amount, reference) for this long after it was created, then becomes TIMEOUT.
+   */
+  unknownPromptWindowSeconds: number;
+  /** Source addresses Safaricom calls back from. Empty: not checked. Checked for logging only. */
+  callbackAllowedIps: readonly string[];
+  /**
+   * Reversal ResultURL / QueueTimeOutURL and the ResultURL of a reversal's Transaction Status query
+   * (docs/mpesa.md#reversals). Null: reversals are not configured.
+   */
+  reversalResultUrl: string | null;
+  reversalTimeoutUrl: string | null;
+  reversalStatusUrl: string | null;
+  /** C2B (docs/mpesa.md#c2b): the ValidationURL and ConfirmationURL registered with Daraja. Null: not configured. */
+  c2bValidationUrl: string | null;
+  c2bConfirmationUrl: string | null;
+  /** MOMO_SHORTCODE: the default tenant's short code for C2B. Null: M-Pesa is not configured. */
+  platformShortcode: string | null;
+}
+
+export interface MomoDeps {
+  /**
+   * The Daraja client for a tenant's account (tenants/momo-accounts.ts: its own credentials, or the
+   * platform's when it has none). Null when M-Pesa is not configured or the tenant has no usable account.
+   */
+  darajaFor(tenant: Pick<Tenant, "id" | "settings">): DarajaClient | null;
+  /** Whether the tenant has a B2C account to pay out from (see tenants/momo-accounts.ts). */
+  hasPayoutAccount(tenant: Pick<Tenant, "id" | "settings">): boolean;
+  /** Whether B2C (and Transaction Status) can run: Daraja and the B2C callback addresses are configured. */
+  b2cEnabled: boolean;
+  settings: MomoSettings;
+  /** The tokens of MOMO_CALLBACK_SECRET, per tenant (docs/mpesa.md#callback-tokens). Null: M-Pesa is not configured, and every callback is rejected. */
+  callbackTokens: CallbackTokens | null;
+  events: PaymentEvents;
+  /** The open payments.onStatus subscriptions per user, in this instance. */
+  statusStreams: StatusStreamSlots;
+}

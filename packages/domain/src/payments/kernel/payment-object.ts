@@ -1,0 +1,54 @@
+/**
+ * A payment as the server API shows it (`GET /api/v1/payments/:id`, an intent's `payments`, the
+ * `data.payment` of events): one serialiser, so the three can never differ. A C2B payment (paid from
+ * the M-Pesa menu) has its TransID and the payer's number masked as stored (payments/c2b/). Its
+ * `reversal` is the latest one, read with the payment through `latestReversal`.
+ */
+import type { PaymentModel, PaymentReversalModel } from "@mteja/db";
+import { reversalObject, type ReversalObject } from "./reversal-object.js";
+import type { ServerPaymentView } from "./schemas.js";
+
+/** Include it in a payment read (`include: latestReversal`) for the payment's `reversal`. */
+export const latestReversal = { reversals: { orderBy: [{ createdAt: "desc" as const }, { id: "desc" as const }], take: 1 } };
+
+/** A payment as read, with its latest reversal when the read included `latestReversal` (otherwise none is shown). */
+export type PaymentRow = PaymentModel & { reversals?: PaymentReversalModel[] };
+
+export interface PaymentObject {
+  id: string;
+  channel: "stk" | "c2b";
+  status: string;
+  amount: number;
+  phone: string;
+  mpesa_receipt: string | null;
+  checkout_request_id: string | null;
+  trans_id: string | null;
+  intent_id: string | null;
+  duplicate: boolean;
+  reversal: ReversalObject | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export function paymentObject(payment: PaymentRow): PaymentObject {
+  return {
+    id: payment.id,
+    channel: payment.channel === "c2b" ? "c2b" : "stk",
+    status: payment.status,
+    amount: payment.amount,
+    phone: payment.phone,
+    mpesa_receipt: payment.mpesaReceipt,
+    checkout_request_id: payment.checkoutRequestId,
+    trans_id: payment.transId,
+    intent_id: payment.intentId,
+    duplicate: payment.duplicate,
+    reversal: reversalObject(payment.reversals?.[0]),
+    created_at: payment.createdAt.toISOString(),
+    updated_at: payment.updatedAt.toISOString(),
+  };
+}
+
+/** The one payment serialiser, typed as the server API's schema declares it. */
+export function toServerPaymentView(row: PaymentRow): ServerPaymentView {
+  return paymentObject(row) as ServerPaymentView;
+}

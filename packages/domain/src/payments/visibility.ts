@@ -1,6 +1,0 @@
-import type { AuthedCtx } from "../trpc.js";
-
-/** A customer sees their own payments; an admin sees every payment of the tenant. */
-export function isAdmin(ctx: AuthedCtx): boolean {
-  return ctx.auth.role === "admin";
-}

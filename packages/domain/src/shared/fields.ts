@@ -1,0 +1,87 @@
+import { normaliseKenyanPhone } from "@mteja/daraja";
+import { z } from "zod";
+import type { CustomRuleKey } from "./i18n/validation-details.js";
+
+type StringParams = Parameters<typeof z.string>[0];
+
+const controlCharacters = /[\u0000-\u001f\u007f]/;
+const controlCharactersButTabAndNewline = /[\u0000-\u0008\u000b-\u001f\u007f]/;
+
+/**
+ * Where every string input starts (docs/errors.md#input-rules): a control character (U+0000-U+001F,
+ * U+007F) is a 422 naming the field, checked before trimming so nothing is silently dropped, and never
+ * reaches the database (PostgreSQL refuses NUL in text and jsonb).
+ * `test/input-strings.test.ts` fails if a procedure takes a string that does not.
+ */
+export function oneLineString(params?: StringParams) {
+  return z.string(params).refine((value) => !controlCharacters.test(value), { message: "must not contain control characters", abort: true, params: { message: "validation.control_characters" satisfies CustomRuleKey } });
+}
+
+/** Free text a person types on several lines (a landmark): tab and newline pass, other control characters do not. */
+export function freeTextString(params?: StringParams) {
+  return z
+    .string(params)
+    .refine((value) => !controlCharactersButTabAndNewline.test(value), {
+      message: "must not contain control characters other than tab and newline",
+      abort: true,
+      params: { message: "validation.control_characters" satisfies CustomRuleKey },
+    });
+}
+
+/** Field rules shared by several operations (docs/errors.md#input-rules: strings trimmed, emails lower-cased). */
+export const emailField = oneLineString({ error: "email is required" })
+  .trim()
+  .toLowerCase()
+  .max(254, "email is too long")
+  .pipe(z.email("email is not a valid email address"));
+
+/** Passwords are not trimmed: every character counts. The upper bound keeps hashing bounded. */
+export const newPasswordField = oneLineString({ error: "password is required" })
+  .min(8, "password must be at least 8 characters")
+  .max(256, "password must be at most 256 characters");
+
+export const passwordField = oneLineString({ error: "password is required" }).min(1, "password is required").max(1024);
+
+export const personNameField = oneLineString({ error: "name is required" })
+  .trim()
+  .min(1, "name is required")
+  .max(100, "name must be at most 100 characters");
+
+export const kenyanPhoneField = oneLineString({ error: "phone is required" })
+  .trim()
+  .max(20, "phone is too long")
+  .transform((value, ctx) => {
+    const phone = normaliseKenyanPhone(value);
+    if (!phone) {
+      ctx.addIssue({
+        code: "custom",
+        message: "phone must be a Kenyan mobile number (07…, 01…, 2547…, 2541… or +254…)",
+        params: { message: "validation.phone" satisfies CustomRuleKey },
+      });
+      return z.NEVER;
+    }
+    return phone;
+  });
+
+/** The input of an operation that takes none: an absent body or `{}` (other fields are dropped). */
+export const noInput = z.object({}).strip().optional();
+
+export const tenantHeaders = z.object({
+  "x-tenant-id": z.string().describe("The shop (tenant) id, e.g. `default`."),
+});
+
+/**
+ * trpc-to-openapi switches zod coercion on for every number and boolean field of a REST input (and,
+ * since it flips the shared schema objects, for tRPC too), so `"false"` would read as true and `null`
+ * as 0. A pipe keeps a field out of its reach: JSON bodies keep strict types. Use it on every number
+ * or boolean field of a body (never needed for query-string inputs, where coercion is wanted).
+ */
+export function uncoerced<T extends z.ZodType>(schema: T) {
+  return schema.transform((value) => value);
+}
+
+/** `?limit=&cursor=` of a list (1–100, default 20); `limit` is left coercible: it arrives as a query string. */
+export const pageFields = {
+  limit: z.number().int().min(1).max(100).default(20),
+  cursor: oneLineString().max(200).optional().describe("next_cursor of the previous page."),
+};

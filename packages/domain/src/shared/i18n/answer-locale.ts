@@ -1,0 +1,30 @@
+/**
+ * The language of an answer (docs/i18n.md#which-language), decided here and nowhere else:
+ * - not signed in: Accept-Language only, whatever account the request names;
+ * - signed in: the user's `preferences.locale`, else Accept-Language, else the tenant's `settings.locale`.
+ * The signed-in user's preference is read only when an answer needs words (an error), so a call
+ * that succeeds costs no query.
+ */
+import { preferredLocale, resolveLocale, type Locale } from "@mteja/i18n";
+import type { TenantDb } from "@mteja/db";
+import type { RequestInfo } from "../request.js";
+import type { Tenant } from "../tenant.js";
+
+/** The language of an answer to this request, as far as it is decided. */
+export function answerLocale(request: Pick<RequestInfo, "acceptLanguage" | "signedInLocale"> | undefined): Locale {
+  return request?.signedInLocale ?? resolveLocale({ acceptLanguage: request?.acceptLanguage });
+}
+
+/** Records the signed-in user's language on the request, for the answer about to be formatted. */
+export async function noteSignedInLocale(ctx: { request: RequestInfo; tenant: Tenant; db: TenantDb }, userId: string): Promise<void> {
+  if (ctx.request.signedInLocale) return;
+  const user = await ctx.db.user.findFirst({ where: { id: userId }, select: { preferences: true } }).catch(() => null);
+  ctx.request.signedInLocale = resolveLocale({
+    preference: preferredLocale(user?.preferences),
+    acceptLanguage: ctx.request.acceptLanguage,
+    tenantLocale: ctx.tenant.settings.locale,
+  });
+}
+
+/** The language a registration stores as `preferences.locale`: the request's, when it names one. */
+export { localeFromAcceptLanguage as requestedLocale } from "@mteja/i18n";

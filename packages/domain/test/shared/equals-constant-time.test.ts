@@ -1,0 +1,16 @@
+import { describe, expect, it } from "vitest";
+import { equalsConstantTime } from "../../src/shared/secrets.js";
+
+describe("equalsConstantTime (admin API key, callback token, metrics token)", () => {
+  it("is true only for the same string", () => {
+    expect(equalsConstantTime("test-admin-key-0123456789", "test-admin-key-0123456789")).toBe(true);
+    expect(equalsConstantTime("", "")).toBe(true);
+    expect(equalsConstantTime("test-admin-key-0123456788", "test-admin-key-0123456789")).toBe(false);
+  });
+
+  it("is false, without throwing, whatever the lengths", () => {
+    expect(equalsConstantTime("test-admin-key", "test-admin-key-0123456789")).toBe(false);
+    expect(equalsConstantTime("test-admin-key-0123456789-and-more", "test-admin-key-0123456789")).toBe(false);
+    expect(equalsConstantTime("", "secret")).toBe(false);
+  });
+});

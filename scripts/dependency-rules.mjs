@@ -1,0 +1,146 @@
+/**
+ * The workspace's dependency rules (docs/architecture.md#dependency-rules), checked by `npm test`
+ * (scripts/test/import-cycles.test.ts and scripts/test/layers.test.ts) and usable from the command
+ * line, e.g. `pnpm exec depcruise --config scripts/dependency-rules.mjs packages/domain/src`.
+ * Each rule says why it exists; each has a fixture in scripts/test/fixtures/layers/ that breaks it.
+ */
+
+const domain = "^packages/domain/src/";
+
+/**
+ * The areas of packages/domain, bottom to top. An area imports only areas of lower ranks (never one
+ * of its own rank, never one above), so no ring of areas can form, however long. `payments` is the
+ * payments folder's own files (the callback dispatcher, the reconciler, the status stream); its
+ * sub-folders are areas of their own.
+ */
+export const domainRanks = [
+  // Building blocks: errors, envelopes, fields, paging, limits, ports, secrets, request and tenant
+  // types, operation facts, languages.
+  ["shared"],
+  // Identity: who the customer is and what happened to their account.
+  ["security-events", "sms"],
+  ["auth"],
+  ["addresses", "api-keys", "profile"],
+  // Money: the signed event feed, then payments from their kernel up to the flows that settle them.
+  ["webhooks"],
+  ["payments/kernel"],
+  ["intents"],
+  ["payments/stk", "payments/payouts", "payments/reversals", "payments/c2b", "payments/refunds"],
+  ["payments"],
+  // Above both: the shops' administration, the customer's data rights, retention.
+  ["tenants", "data-rights", "retention"],
+];
+
+/** Areas that know who a customer is, and areas that move money: the first never import the second. */
+export const identityAreas = ["auth", "addresses", "api-keys", "profile", "security-events", "sms"];
+export const moneyAreas = ["payments", "intents", "webhooks"];
+
+/** The payment flows: each one Daraja API (and the refunds to come). */
+export const paymentFlows = ["stk", "payouts", "reversals", "c2b", "refunds"];
+
+/**
+ * The API layer of the domain: the procedure ladder (trpc.ts), the routers, the context the
+ * composition root fills in (context.ts) and the package's exports (index.ts). It may import every
+ * area; no area imports it.
+ */
+export const apiLayer = `${domain}((trpc|router|index|context)\\.ts|.+/(router|index)\\.ts)$`;
+
+/** The files of one area (a folder; `payments` alone is the payments folder's own files). */
+export function areaPath(area) {
+  return area === "payments" ? `${domain}payments/[^/]+$` : `${domain}${area}/`;
+}
+
+function either(patterns) {
+  return `(${patterns.join("|")})`;
+}
+
+/** One rule per area: it imports no area of its rank or above, and not the API layer. */
+function areaOrderRules() {
+  return domainRanks.flatMap((rank, index) =>
+    rank.map((area) => ({
+      name: "area-order",
+      comment:
+        "Below the API layer the areas import each other in one direction only (domainRanks, bottom to top): " +
+        "an area that imports one above it (or beside it) ties them into a ring no layer picture can draw.",
+      severity: "error",
+      from: { path: areaPath(area), pathNot: apiLayer },
+      to: { path: either([...domainRanks.slice(index).flat().filter((other) => other !== area).map(areaPath), apiLayer]) },
+    })),
+  );
+}
+
+export const forbidden = [
+  {
+    name: "no-circular",
+    comment: "A loop of imports (of types too) is one tangle: neither side can be read, tested or moved without the other.",
+    severity: "error",
+    from: {},
+    to: { circular: true },
+  },
+  {
+    name: "payment-flows-apart",
+    comment:
+      "Each payment flow (STK, B2C payouts, reversals, C2B, refunds) is one Daraja API; a flow reaches another " +
+      "provider method only through the kernel's provider-request port, so flows can be added and removed alone.",
+    severity: "error",
+    from: { path: `${domain}payments/${either(paymentFlows)}/` },
+    to: { path: `${domain}payments/${either(paymentFlows)}/`, pathNot: `${domain}payments/$1/` },
+  },
+  {
+    name: "kernel-imports-no-flow",
+    comment: "The payments kernel is what every flow stands on; a flow hands it its rows, events and objects, never the other way round.",
+    severity: "error",
+    from: { path: `${domain}payments/kernel/` },
+    to: { path: `${domain}payments/${either(paymentFlows)}/` },
+  },
+  {
+    name: "shared-is-the-bottom",
+    comment:
+      "shared/ holds the building blocks every area uses (errors, envelopes, fields, paging, limits, ports, secrets, " +
+      "request and tenant types, operation facts); one import of an area from it would tie every area to that one.",
+    severity: "error",
+    from: { path: `${domain}shared/` },
+    to: { path: domain, pathNot: `${domain}shared/` },
+  },
+  {
+    name: "identity-without-money",
+    comment:
+      "Accounts, sign-in and their records work without payments: an identity area that imports a money area " +
+      "could not be reasoned about, tested or run without M-Pesa. Areas that span both (data-rights, tenants, retention) sit above both.",
+    severity: "error",
+    from: { path: `${domain}${either(identityAreas)}/` },
+    to: { path: `${domain}${either(moneyAreas)}/` },
+  },
+  {
+    name: "domain-without-http",
+    comment:
+      "The domain is transport-free: Fastify and its plugins are apps/api's, and the REST adapter (trpc-to-openapi) " +
+      "reads the domain's own operation facts in apps/api/src/http/rest/, so replacing either touches no area.",
+    severity: "error",
+    from: { path: domain },
+    to: { path: "(^|/node_modules/)(fastify|@fastify/[^/]+|trpc-to-openapi)(/|$)" },
+  },
+  {
+    name: "test-support-through-a-package",
+    comment:
+      "A package's tests are its own: what tests of several packages share lives in packages/test-support, so no " +
+      "package's tests reach into another's test folder (which no build, version or dependency list shows).",
+    severity: "error",
+    from: { path: "^(packages|apps)/([^/]+)/test/" },
+    to: { path: "^(packages|apps)/[^/]+/test/", pathNot: "^$1/$2/test/" },
+  },
+  ...areaOrderRules(),
+];
+
+/** How imports are read: as TypeScript resolves them, type-only imports included. */
+export const options = {
+  tsPreCompilationDeps: true, // keep imports that compile away (`import type`): they are coupling too
+  doNotFollow: { path: "node_modules" },
+  exclude: { path: ["/generated/", "\\.d\\.ts$"] }, // Prisma's generated client is not ours to shape
+  enhancedResolveOptions: {
+    exportsFields: ["exports"],
+    conditionNames: ["@mteja/source", "import", "node", "default"],
+  },
+};
+
+export default { forbidden, options };
