@@ -52,7 +52,9 @@ const noticeText: Record<SignInFactorChange, SecurityText | undefined> = {
   phone_added: undefined,
   email_changed: "sms.notice.email_changed",
   email_added: "sms.notice.email_added",
-  email_confirmed: undefined,
+  // The address now resets the password, a way back in: the phone hears of it, in case the session that
+  // confirmed it was not the owner's.
+  email_confirmed: "sms.notice.email_confirmed",
   // The mail may go to an address the owner does not hold (one attached from a stolen session): the
   // phone, the account's only way in until now, is told too.
   password_added: "sms.notice.password_set",

@@ -30,6 +30,7 @@ export type SecurityText =
   | "sms.notice.phone_changed"
   | "sms.notice.email_changed"
   | "sms.notice.email_added"
+  | "sms.notice.email_confirmed"
   | "sms.notice.password_set"
   | "sms.notice.two_factor_enabled";
 
