@@ -157,10 +157,11 @@ describe.skipIf(skipThisTarget)("email management", () => {
     expect(old.status).toBe(400);
     expect(old.body.error.code).toBe("INVALID_TOKEN");
 
-    const signIn = async () => (await new RestClient(t.url).post("/api/v1/auth/login", { email: user.email, password: user.password })).body.data.access_token as string;
+    // The session that asked, a day later: its access token has expired meanwhile, its refresh cookie has not.
+    const refreshed = async () => (await client.post("/api/v1/auth/refresh")).body.data.access_token as string;
     clock.advance(24 * 3600 + 1);
     try {
-      const late = await client.post("/api/v1/auth/me/email/verify", { token: secondToken }, await signIn());
+      const late = await client.post("/api/v1/auth/me/email/verify", { token: secondToken }, await refreshed());
       expect(late.status).toBe(400);
       expect(late.body.error.code).toBe("INVALID_TOKEN");
     } finally {
@@ -168,11 +169,33 @@ describe.skipIf(skipThisTarget)("email management", () => {
     }
     clock.advance(24 * 3600 - 60);
     try {
-      // A new sign-in: the access token of the first one has expired meanwhile.
-      expect((await client.post("/api/v1/auth/me/email/verify", { token: secondToken }, await signIn())).status).toBe(200);
+      expect((await client.post("/api/v1/auth/me/email/verify", { token: secondToken }, await refreshed())).status).toBe(200);
     } finally {
       clock.advance(-(24 * 3600 - 60));
     }
+  });
+
+  it("the link works only on the session that asked: another session of the account gets 400 INVALID_TOKEN (a message of its own) and the link still works where it was asked for", async () => {
+    const client = new RestClient(t.url);
+    const user = await registerUser(client);
+    const other = new RestClient(t.url);
+    const otherToken = (await other.post("/api/v1/auth/login", { email: user.email, password: user.password })).body.data.access_token as string;
+    const newEmail = uniqueEmail("bound");
+    expect((await client.post("/api/v1/auth/me/email/start", { email: newEmail }, user.accessToken)).status).toBe(200);
+    const token = (await changeLinkTo(newEmail)).searchParams.get("token");
+    const row = await t.deps.db.unscoped.oneTimeToken.findFirstOrThrow({ where: { userId: user.id, purpose: "change_email" } });
+    // The session of the access token that asked (its `sid` claim).
+    expect(row.sessionId).toBe(JSON.parse(Buffer.from(user.accessToken.split(".")[1]!, "base64url").toString()).sid);
+
+    const elsewhere = await other.post("/api/v1/auth/me/email/verify", { token }, otherToken);
+    expect([elsewhere.status, elsewhere.body.error.code]).toEqual([400, "INVALID_TOKEN"]);
+    expect(elsewhere.body.message).toBe("This link works only where the change was asked for: open it on that device, signed in as you were then.");
+    const sw = await other.request("POST", "/api/v1/auth/me/email/verify", { body: { token }, token: otherToken, headers: { "accept-language": "sw" } });
+    expect(sw.body.message).toBe("Kiungo hiki kinafanya kazi tu pale mabadiliko yalipoombwa: tafadhali kifungue kwenye kifaa hicho, ukiwa umeingia kama ulivyokuwa wakati huo.");
+    expect((await client.get("/api/v1/auth/me", user.accessToken)).body.data.email).toBe(user.email);
+
+    expect((await client.post("/api/v1/auth/me/email/verify", { token }, user.accessToken)).status).toBe(200);
+    expect((await client.get("/api/v1/auth/me", user.accessToken)).body.data.email).toBe(newEmail);
   });
 
   it("a changed email ends the other sessions, mails the OLD address and texts the verified phone in the account's language; email.changed", async () => {

@@ -263,6 +263,8 @@ describe.skipIf(skipHere)("default limits", () => {
       email_changes_per_account: { points: 5, durationSeconds: 3600 },
       email_change_mails_per_address: { points: 5, durationSeconds: 3600 },
       webhook_redeliveries_per_event: { points: 10, durationSeconds: 3600 },
+      security_notices_per_account: { points: 5, durationSeconds: 3600 },
+      two_factor_enables_per_account: { points: 3, durationSeconds: 3600 },
     });
     expect(readSettings({}).RATE_LIMIT_RULES).toEqual({});
   });

@@ -211,6 +211,15 @@ describe.skipIf(skipThisTarget)("account takeover from a stolen access token (is
     expect((await client.post("/api/v1/auth/me/email/verify", { token: link.searchParams.get("token") }, token)).status).toBe(200);
   }
 
+  /** me/email/start on the session of `token`; the token of the link it mailed to `email`. */
+  async function startEmailLink(client: RestClient, token: string, email: string): Promise<string> {
+    const before = await mailIds(email);
+    expect((await client.post("/api/v1/auth/me/email/start", { email }, token)).status).toBe(200);
+    expect(await newMailKinds(email, before)).toEqual(["confirmEmailChange"]);
+    const mail = (await t.deps.db.unscoped.mailOutbox.findMany({ where: { toAddress: email, kind: "confirmEmailChange" } })).find((row) => !before.has(row.id))!;
+    return new URL(/https?:\/\/\S+\/verify-email\?[^\s"<>]+/.exec(mail.textBody)![0]).searchParams.get("token")!;
+  }
+
   /** The owner signs in by phone again (a fresh session) and sets a first password with an sms_code. */
   async function ownerSetsFirstPassword(phone: ReturnType<typeof uniquePhone>, password: string): Promise<{ client: RestClient; token: string }> {
     const client = new RestClient(t.url);
@@ -286,13 +295,25 @@ describe.skipIf(skipThisTarget)("account takeover from a stolen access token (is
     clock.advance(window + 1);
     expectStepUpRequired("me/email/start of the own address, stale", await client.post("/api/v1/auth/me/email/start", { email: ownEmail }, token));
     expect((await client.post("/api/v1/auth/reauthenticate", { password: "the owner's own passphrase" }, token)).status).toBe(200);
-    await attachEmail(client, token, ownEmail);
+    const restoreLink = await startEmailLink(client, token, ownEmail);
+    // Only the session that asked may use the link: another session of the account is refused, and the link stays usable.
+    const elsewhere = new RestClient(t.url);
+    const otherSession = (await elsewhere.post("/api/v1/auth/login", { email: ownEmail, password: "the owner's own passphrase" })).body.data.access_token as string;
+    const refused = await elsewhere.post("/api/v1/auth/me/email/verify", { token: restoreLink }, otherSession);
+    expect([refused.status, refused.body.error?.code]).toEqual([400, "INVALID_TOKEN"]);
+    expect((await client.get("/api/v1/auth/me", token)).body.data.email_verified).toBe(true);
+    expect((await client.post("/api/v1/auth/me/email/verify", { token: restoreLink }, token)).status).toBe(200);
+    // The other session ended; the verified phone is told (the address now reopens a way in).
+    expect((await elsewhere.get("/api/v1/auth/me", otherSession)).status).toBe(401);
+    await expect
+      .poll(() => textsTo(sim, ownPhone.international).map((text) => text.message), { timeout: 10_000 })
+      .toContain("Mteja Shop: the email address of your account can now reset its password and your other devices were signed out. Not you? Contact Mteja Shop at once.");
     const again = await client.post("/api/v1/auth/me/email/start", { email: ownEmail }, token);
     expect([again.status, again.body.error?.details?.[0]?.path]).toEqual([422, "email"]);
     expect((await client.get("/api/v1/auth/me", token)).body.data).toMatchObject({ email: ownEmail, email_verified: true });
     const events = (await client.get("/api/v1/auth/me/security-events", token)).body.data.security_events as Array<{ type: string; details: object }>;
     expect(events.filter((event) => event.type.startsWith("email."))).toMatchObject([
-      { type: "email.confirmed", details: { sessions_ended: 0 } },
+      { type: "email.confirmed", details: { sessions_ended: 1 } },
       { type: "email.changed", details: { first: true, resets_password: false } },
     ]);
 
@@ -305,6 +326,39 @@ describe.skipIf(skipThisTarget)("account takeover from a stolen access token (is
     const reset = await client.post("/api/v1/auth/reset-password", { email: ownEmail, token: link.searchParams.get("token"), new_password: "a brand new passphrase" });
     expect(reset.status).toBe(200);
     expect((await client.post("/api/v1/auth/login", { email: ownEmail, password: "a brand new passphrase" })).status).toBe(200);
+  });
+
+  it("the second review's sequence: the owner's restore link, used on the thief's stale session, is refused; the owner's session stays, the address still resets nothing", async () => {
+    const ownPhone = uniquePhone();
+    const signedUp = await signInByPhone(new RestClient(t.url), ownPhone);
+    const stolen = signedUp.body.data.access_token as string;
+    const userId = signedUp.body.data.user.id as string;
+    clock.advance(window + 1);
+
+    // The thief attaches their address on the stale session S1: it may not reset the password.
+    const thief = new RestClient(t.url);
+    const thiefEmail = uniqueAddress("thief");
+    await attachEmail(thief, stolen, thiefEmail);
+
+    // The owner signs in by phone (S2, fresh) and confirms "the account's address": the link goes to the thief.
+    const owner = new RestClient(t.url);
+    const ownerToken = (await signInByPhone(owner, ownPhone)).body.data.access_token as string;
+    const restoreLink = await startEmailLink(owner, ownerToken, thiefEmail);
+
+    // The thief opens it on S1: refused, and nothing changes.
+    const used = await thief.post("/api/v1/auth/me/email/verify", { token: restoreLink }, stolen);
+    expect([used.status, used.body.error?.code]).toEqual([400, "INVALID_TOKEN"]);
+    expect((await owner.get("/api/v1/auth/me", ownerToken)).status).toBe(200);
+    expect(await t.deps.db.unscoped.user.findUniqueOrThrow({ where: { id: userId } })).toMatchObject({ email: thiefEmail, emailResetsPassword: false });
+    const events = (await owner.get("/api/v1/auth/me/security-events", ownerToken)).body.data.security_events as Array<{ type: string }>;
+    expect(events.map((event) => event.type)).not.toContain("email.confirmed");
+
+    // The owner sets a first password later (past the phone's 3 texts in 15 minutes): forgot-password still mails the thief no link.
+    clock.advance(15 * 60);
+    await ownerSetsFirstPassword(ownPhone, "the owner's own passphrase");
+    const mailed = await mailIds(thiefEmail);
+    expect((await thief.post("/api/v1/auth/forgot-password", { email: thiefEmail })).status).toBe(200);
+    expect(await newMailKinds(thiefEmail, mailed)).toEqual(["resetNeedsConfirmedEmail"]);
   });
 
   it("a first email attached on a fresh session resets the password it later gets, as any address", async () => {

@@ -64,13 +64,13 @@ describe("templates", () => {
     expect(mail.html).toContain("token=0a1b2c&amp;email=amina%40example.com");
   });
 
-  it("confirmEmailChange puts its link in both parts and says the link must be opened where the account is signed in", () => {
+  it("confirmEmailChange puts its link in both parts and says the link must be opened on the device, and the sign-in, that asked", () => {
     const mail = renderMail("confirmEmailChange", sampleData.confirmEmailChange);
     expect(mail.subject).toBe("Confirm your new email for Duka Bora");
     expect(mail.text).toContain(`\n\n${link}&change=1\n\n`);
     expect(mail.html).toContain(`href="${escapeHtml(`${link}&change=1`)}"`);
     expect(mail.text).toContain("This link works for 24 hours and can be used once.");
-    expect(mail.text).toContain("Open it where you are signed in to Duka Bora");
+    expect(mail.text).toContain("Open it on the device where you asked for this change, still signed in to Duka Bora there: it works only for that sign-in.");
   });
 
   it("emailChanged (to the old address) sends the reader to the shop, not to a password reset that would reach the new address", () => {

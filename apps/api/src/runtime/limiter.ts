@@ -38,6 +38,8 @@ export const limitRules: LimitRules = {
   email_changes_per_account: { points: 5, durationSeconds: 60 * 60 },
   email_change_mails_per_address: { points: 5, durationSeconds: 60 * 60 },
   webhook_redeliveries_per_event: { points: 10, durationSeconds: 60 * 60 },
+  security_notices_per_account: { points: 5, durationSeconds: 60 * 60 },
+  two_factor_enables_per_account: { points: 3, durationSeconds: 60 * 60 },
 };
 
 export const limitRuleNames = Object.keys(limitRules) as LimitRule[];
@@ -125,8 +127,8 @@ export function createLimiter(options: LimiterOptions = {}): Limiter {
         // Over the rule's number, but the event is counted all the same: a shop's own number may be higher.
         state = rejection;
       }
-      if (state.consumedPoints <= limit) return { allowed: true, retryAfter: 0 };
-      return { allowed: false, retryAfter: seconds(state.msBeforeNext) };
+      if (state.consumedPoints <= limit) return { allowed: true, retryAfter: 0, count: state.consumedPoints };
+      return { allowed: false, retryAfter: seconds(state.msBeforeNext), count: state.consumedPoints };
     },
     async peek(rule, key, limit = rules[rule].points) {
       const state = await get(rule).get(key);

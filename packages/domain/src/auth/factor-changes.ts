@@ -9,7 +9,7 @@
  */
 import type { TenantTx } from "@mteja/db";
 import type { AuthedCtx } from "./ports.js";
-import { enqueueSecurityNotice, enqueueSecurityText, type SecurityNotice, type SecurityText } from "./recovery/security-notices.js";
+import { sendSecurityNotice, type NoticeAccount, type SecurityNotice, type SecurityText } from "./recovery/security-notices.js";
 import { revokeUserSessions } from "./sessions/sessions.js";
 
 export type SignInFactorChange =
@@ -31,14 +31,7 @@ export type SignInFactorChange =
   | "two_factor_enabled";
 
 /** The account as it was before the change: its old email and its old verified phone are told. */
-export interface AccountBeforeChange {
-  id: string;
-  tenantId: string;
-  name: string | null;
-  email: string | null;
-  phone: string | null;
-  phoneVerified: boolean;
-}
+export type AccountBeforeChange = NoticeAccount;
 
 /** The mail to the old email; none where there is nothing to add to what the reader already knows. */
 const noticeMail: Record<SignInFactorChange, SecurityNotice | undefined> = {
@@ -59,7 +52,9 @@ const noticeText: Record<SignInFactorChange, SecurityText | undefined> = {
   phone_added: undefined,
   email_changed: "sms.notice.email_changed",
   email_added: "sms.notice.email_added",
-  email_confirmed: undefined,
+  // The address now resets the password, a way back in: the phone hears of it, in case the session that
+  // confirmed it was not the owner's.
+  email_confirmed: "sms.notice.email_confirmed",
   // The mail may go to an address the owner does not hold (one attached from a stolen session): the
   // phone, the account's only way in until now, is told too.
   password_added: "sms.notice.password_set",
@@ -76,10 +71,8 @@ export async function secureSignInFactorChange(
   // Whoever held another session may be who the owner is locking out: it ends now, on every instance
   // (each request reads its session), and its refresh cookie with it.
   const sessionsEnded = await revokeUserSessions(ctx.deps, tx, before.id, change, ctx.auth.sid);
-  const mail = noticeMail[change];
-  if (mail && before.email !== null) await enqueueSecurityNotice(ctx, tx, before, mail);
-  const text = noticeText[change];
-  // Only a verified phone: an unverified number may be anyone's.
-  if (text && before.phoneVerified && before.phone !== null) await enqueueSecurityText(ctx, tx, before, before.phone, text);
+  // Only a verified phone is texted (an unverified number may be anyone's); an account told too often
+  // in the window is told nothing more (docs/limits.md#security-notices).
+  await sendSecurityNotice(ctx, tx, before, { mail: noticeMail[change], text: noticeText[change] });
   return { sessionsEnded };
 }

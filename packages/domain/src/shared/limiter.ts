@@ -21,12 +21,19 @@ export type LimitRule =
   | "sms_texts_platform"
   | "email_changes_per_account"
   | "email_change_mails_per_address"
-  | "webhook_redeliveries_per_event";
+  | "webhook_redeliveries_per_event"
+  | "security_notices_per_account"
+  | "two_factor_enables_per_account";
 
 export interface LimitDecision {
   allowed: boolean;
   /** Seconds until the caller may try again, when not allowed. */
   retryAfter: number;
+  /**
+   * The key's count in its window, this event included, where the store knows it: `limit + 1` marks
+   * the first event refused in a window (said once in the log, not at every refusal).
+   */
+  count?: number;
 }
 
 /**

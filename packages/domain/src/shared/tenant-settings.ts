@@ -60,6 +60,7 @@ const limitFields = {
   sms_texts_per_account: uncoerced(z.number().int().min(1).max(1_000_000)),
   sms_texts_signed_in_per_tenant: uncoerced(z.number().int().min(1).max(1_000_000)),
   sms_texts_signed_in_per_ip: uncoerced(z.number().int().min(1).max(1_000_000)),
+  security_notices_per_account: uncoerced(z.number().int().min(1).max(1_000_000)),
 };
 
 const topFields = {

@@ -30,7 +30,13 @@ import type { SmsPorts, TenantCtx } from "./ports.js";
 export type TextCtx = RequestCtx<SmsPorts> & { tenant: Tenant };
 
 /** The rules a shop may set its own number for (tenant settings `limits`, docs/tenants.md#settings). */
-export type ShopLimitRule = "phone_codes_per_tenant" | "sms_texts_per_ip" | "sms_texts_per_account" | "sms_texts_signed_in_per_tenant" | "sms_texts_signed_in_per_ip";
+export type ShopLimitRule =
+  | "phone_codes_per_tenant"
+  | "sms_texts_per_ip"
+  | "sms_texts_per_account"
+  | "sms_texts_signed_in_per_tenant"
+  | "sms_texts_signed_in_per_ip"
+  | "security_notices_per_account";
 
 /** The shop's own number for a rule, where it has one; otherwise the process's applies. */
 export function shopLimit(tenant: Tenant, rule: ShopLimitRule): number | undefined {

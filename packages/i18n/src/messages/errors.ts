@@ -80,6 +80,10 @@ export const errorMessages = {
     sw: "Muda wa hatua hii ya kuingia umekwisha au haitumiki tena; tafadhali ingia tena.",
   },
   "auth.link_invalid": { en: "This link is invalid or has expired. Please request a new one.", sw: "Kiungo hiki si sahihi au muda wake umekwisha. Tafadhali omba kiungo kipya." },
+  "auth.email_link_other_session": {
+    en: "This link works only where the change was asked for: open it on that device, signed in as you were then.",
+    sw: "Kiungo hiki kinafanya kazi tu pale mabadiliko yalipoombwa: tafadhali kifungue kwenye kifaa hicho, ukiwa umeingia kama ulivyokuwa wakati huo.",
+  },
   "auth.hashing_busy": {
     en: "Too many sign-in attempts are being processed; try again shortly.",
     sw: "Majaribio mengi ya kuingia yanashughulikiwa kwa sasa; tafadhali jaribu tena baada ya muda mfupi.",

@@ -33,8 +33,8 @@ export const mailMessages = {
   },
   "mail.confirm_email_change.button": { en: "Confirm my new email", sw: "Thibitisha barua pepe yangu mpya" },
   "mail.confirm_email_change.signed_in": {
-    en: "Open it where you are signed in to {shop}: the address changes for the account signed in there.",
-    sw: "Tafadhali kifungue mahali ambapo umeingia kwenye {shop}: anwani itabadilika kwa akaunti iliyoingia hapo.",
+    en: "Open it on the device where you asked for this change, still signed in to {shop} there: it works only for that sign-in.",
+    sw: "Tafadhali kifungue kwenye kifaa ulichoombea mabadiliko haya, ukiwa bado umeingia kwenye {shop} hapo: kinafanya kazi kwa kuingia huko tu.",
   },
   "mail.confirm_email_change.not_you": {
     en: "If you did not ask for this, you can ignore this email: nothing changes.",

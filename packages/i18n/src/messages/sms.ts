@@ -25,6 +25,10 @@ export const smsMessages = {
     en: "{shop}: an email address was added to your account and your other devices were signed out. Not you? Contact {shop} at once.",
     sw: "{shop}: barua pepe imeongezwa kwenye akaunti yako na umetolewa kwenye vifaa vingine. Si wewe? Wasiliana na {shop} mara moja.",
   },
+  "sms.notice.email_confirmed": {
+    en: "{shop}: the email address of your account can now reset its password and your other devices were signed out. Not you? Contact {shop} at once.",
+    sw: "{shop}: barua pepe ya akaunti yako sasa inaweza kubadilisha nenosiri na umetolewa kwenye vifaa vingine. Si wewe? Wasiliana na {shop} mara moja.",
+  },
   "sms.notice.password_set": {
     en: "{shop}: a password was set on your account and your other devices were signed out. Not you? Contact {shop} at once.",
     sw: "{shop}: nenosiri limewekwa kwenye akaunti yako na umetolewa kwenye vifaa vingine. Si wewe? Wasiliana na {shop} mara moja.",

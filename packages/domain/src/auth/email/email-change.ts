@@ -11,6 +11,11 @@
  * its first email on a session that is not (docs/step-up.md), so from a stolen access token too: such
  * an address never resets the password (`emailResetsPassword` false) until the owner confirms it again
  * from a fresh session — a start for the account's own address, allowed in exactly that case.
+ *
+ * And it names the session that started it: only that session may use it. Its mail goes to an address
+ * that may not be the owner's (the restore above mails the address already attached, perhaps by a
+ * thief), so a link usable from any session of the account would let another one — a stolen one —
+ * confirm a change the owner started, and end the owner's session instead of its own.
  */
 import { Prisma } from "@mteja/db";
 import type { z } from "zod";
@@ -26,6 +31,7 @@ import { createEmailChangeToken, emailTokenLifetimeSeconds, findEmailChangeToken
 import type { emailStartInput, emailVerifyInput } from "./schemas.js";
 
 const emailInUse = () => new DomainError("EMAIL_IN_USE");
+const linkOfAnotherSession = () => new DomainError("INVALID_TOKEN", "auth.email_link_other_session", { status: 400 });
 
 export async function startEmailChange(ctx: SessionCtx, input: z.infer<typeof emailStartInput>): Promise<void> {
   const { deps, tenant } = ctx;
@@ -47,7 +53,7 @@ export async function startEmailChange(ctx: SessionCtx, input: z.infer<typeof em
   }
   await ctx.db.$transaction(async (tx) => {
     await revokeEmailTokens(deps, tx, user, "change_email");
-    const token = await createEmailChangeToken(deps, tx, user, { newEmail: input.email, fromFreshSession });
+    const token = await createEmailChangeToken(deps, tx, user, { newEmail: input.email, fromFreshSession, sessionId: ctx.auth.sid });
     // To the new address, in the account's language.
     await writeMail(ctx, tx, tenant, { ...user, email: input.email }, "confirmEmailChange", {
       userName: user.name ?? "",
@@ -64,6 +70,10 @@ export async function verifyEmailChange(ctx: AuthedCtx, input: z.infer<typeof em
     const email = await ctx.db.$transaction(async (tx) => {
       const found = await findEmailChangeToken(deps, tx, { tenantId: tenant.id, userId: ctx.auth.sub, token: input.token });
       if (!found) throw invalidEmailToken();
+      // Only the session that asked: the link goes to an address someone else may read (an address the
+      // account's restore confirms may be a thief's), and another session of the account may be theirs.
+      // Refused without spending it, so it still works where it was asked for.
+      if (found.sessionId !== ctx.auth.sid) throw linkOfAnotherSession();
       const holder = await tx.user.findFirst({ where: { email: found.newEmail, id: { not: found.user.id } }, select: { id: true } });
       if (holder) throw emailInUse();
       if (!(await spendEmailToken(deps, tx, found.id))) throw invalidEmailToken();
@@ -78,9 +88,9 @@ export async function verifyEmailChange(ctx: AuthedCtx, input: z.infer<typeof em
         data: { usedAt: deps.clock.now() },
       });
       if (before.email === found.newEmail) {
-        // The account's own address confirmed from a fresh session: it resets the password again, a way
-        // back in, so the other sessions end (a stolen one among them). Nobody else is told: the owner
-        // just proved both the session and the mailbox.
+        // The account's own address confirmed from a fresh session (the one that started it): it resets
+        // the password again, a way back in, so the other sessions end (a stolen one among them) and the
+        // verified phone is told, in case that session was not the owner's.
         const { sessionsEnded } = await secureSignInFactorChange(ctx, tx, before, "email_confirmed");
         await recordSecurityEvent(ctx, tx, tenant.id, { userId: before.id, type: "email.confirmed", details: { sessions_ended: sessionsEnded } });
         return found.newEmail;

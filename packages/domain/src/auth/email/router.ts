@@ -47,10 +47,10 @@ export const emailRouter = createTRPCRouter({
         tags,
         summary: "Switch the account to the new email address with the token of its link",
         description:
-          "Only the account that asked, signed in. The address becomes the account's, verified; every other session ends, and the old address and the verified phone are told.",
+          "Only the session that asked (the same sign-in that called start). The address becomes the account's, verified; every other session ends, and the old address and the verified phone are told.",
         requestHeaders: tenantHeaders,
         errorResponses: {
-          400: "INVALID_TOKEN (the token is wrong, expired, already used, replaced by a newer start, or another account's)",
+          400: "INVALID_TOKEN (the token is wrong, expired, already used, replaced by a newer start, another account's, or sent here by another session of the account: it stays usable from the one that asked)",
           401: "AUTH_REQUIRED or INVALID_TOKEN",
           409: "EMAIL_IN_USE",
           422: "VALIDATION_ERROR",

@@ -36,9 +36,10 @@ export const otpRouter = createTRPCRouter({
         summary: "Start two-factor setup: a new TOTP secret and its otpauth:// URI",
         description:
           "Returns a base32 secret, the otpauth:// URI for authenticator apps and the same URI as a PNG QR code (data URL). " +
-          "While two-factor is not yet enabled, calling it again replaces the pending secret.",
+          "While two-factor is not yet enabled, calling it again replaces the pending secret. " +
+          "An account may turn two-factor on at most 3 times an hour: past it, 429 (setup is refused when its verify would be).",
         requestHeaders: tenantHeaders,
-        errorResponses: { 401: "AUTH_REQUIRED or INVALID_TOKEN", 409: "OTP_ALREADY_ENABLED" },
+        errorResponses: { 401: "AUTH_REQUIRED or INVALID_TOKEN", 409: "OTP_ALREADY_ENABLED", 429: "RATE_LIMITED" },
       },
     })
     .input(noInput)
@@ -53,12 +54,15 @@ export const otpRouter = createTRPCRouter({
         path: "/api/v1/auth/otp/verify",
         tags,
         summary: "Confirm setup with a code and enable two-factor",
-        description: "On success two-factor is enabled and 10 single-use recovery codes are returned, this once only.",
+        description:
+          "On success two-factor is enabled and 10 single-use recovery codes are returned, this once only. " +
+          "At most 3 times per account per hour (429 RATE_LIMITED with Retry-After; the pending secret stays).",
         requestHeaders: tenantHeaders,
         errorResponses: {
           401: "INVALID_OTP (wrong code), AUTH_REQUIRED or INVALID_TOKEN",
           409: "OTP_NOT_SETUP (no setup yet) or OTP_ALREADY_ENABLED",
           422: "VALIDATION_ERROR",
+          429: "RATE_LIMITED",
         },
       },
     })

@@ -7,7 +7,7 @@ import type { z } from "zod";
 import { startSession } from "../service.js";
 import { DomainError } from "../../shared/errors.js";
 import { enqueueSecurityNotice } from "../recovery/security-notices.js";
-import { beginSignInAttempt, signInAccountOf } from "../../shared/abuse-limits.js";
+import { beginSignInAttempt, consumeAll, rateLimitedError, signInAccountOf } from "../../shared/abuse-limits.js";
 import { confirmIdentity } from "../phone/confirm-identity.js";
 import { secureSignInFactorChange } from "../factor-changes.js";
 import { recordSecurityEvent } from "../../security-events/record.js";
@@ -29,11 +29,21 @@ async function currentUser(ctx: AuthedCtx) {
   return user;
 }
 
+/**
+ * Turning two-factor on is a factor change: it ends the other sessions and tells the owner by mail and
+ * text. `two_factor_enables_per_account` bounds how often an account may do it (docs/limits.md), so a
+ * loop of on and off cannot text and mail without end.
+ */
+const enablesOf = (user: { id: string; tenantId: string }) => ["two_factor_enables_per_account", `${user.tenantId}:${user.id}`] as const;
+
 /** A new secret for the authenticator app; until otp/verify confirms it, setup again replaces it. */
 export async function setup(ctx: AuthedCtx) {
   const { deps, tenant } = ctx;
   const user = await currentUser(ctx);
   if (user.otpEnabled) throw alreadyEnabled();
+  // Not counted here (a setup may be replaced, or never confirmed), but refused when its verify would be.
+  const enables = await deps.limiter.peek(...enablesOf(user));
+  if (!enables.allowed) throw rateLimitedError(enables.retryAfter);
   const secret = newTotpSecret(deps.random);
   const stored = await ctx.db.user.updateMany({
     where: { id: user.id, otpEnabled: false },
@@ -57,8 +67,28 @@ export async function verify(ctx: AuthedCtx, input: z.infer<typeof otpVerifyInpu
   if (!pending) throw notSetUp();
   const step = await matchTotp(deps.cipher.decrypt(pending), input.code, deps.clock.now(), user.otpLastStep);
   if (step === undefined) throw invalidOtp();
+  // Counted before the change, so parallel requests cannot pass the number together; given back if it
+  // does not happen. Over it: 429, and the pending secret stays for later.
+  const enable = await consumeAll(deps.limiter, [enablesOf(user)]);
 
   const recoveryCodes = newRecoveryCodes(deps.random);
+  try {
+    await enableTwoFactor(ctx, user, { pending, step, recoveryCodes });
+  } catch (error) {
+    await enable.refund();
+    throw error;
+  }
+  deps.nudgeMail();
+  deps.nudgeSms();
+  return { recovery_codes: recoveryCodes };
+}
+
+async function enableTwoFactor(
+  ctx: AuthedCtx,
+  user: Awaited<ReturnType<typeof currentUser>>,
+  { pending, step, recoveryCodes }: { pending: string; step: number; recoveryCodes: string[] },
+): Promise<void> {
+  const { deps } = ctx;
   await ctx.db.$transaction(async (tx) => {
     // One conditional UPDATE: the secret confirmed is the one just checked, and the code's step is
     // claimed so that it can never sign in (nor confirm again).
@@ -80,9 +110,6 @@ export async function verify(ctx: AuthedCtx, input: z.infer<typeof otpVerifyInpu
     // A second factor now guards sign-in: other sessions end, the email and the verified phone are told.
     await secureSignInFactorChange(ctx, tx, user, "two_factor_enabled");
   });
-  deps.nudgeMail();
-  deps.nudgeSms();
-  return { recovery_codes: recoveryCodes };
 }
 
 /** Step 2 of a two-factor login: the otp_token from login plus a TOTP code or a recovery code. */

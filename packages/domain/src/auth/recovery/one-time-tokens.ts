@@ -1,8 +1,9 @@
 /**
  * Emailed one-time tokens (docs/sessions.md#emailed-tokens): 32 random bytes as hex in the link,
  * stored only as SHA-256 in one_time_tokens, single use; reset 30 minutes, verification and an email
- * change (docs/email.md) 24 hours. A change's token also carries the address it confirms, and whether
- * its start was made on a fresh session (only then may that address reset the password).
+ * change (docs/email.md) 24 hours. A change's token also carries the address it confirms, whether its
+ * start was made on a fresh session (only then may that address reset the password), and that session
+ * (only it may use the link).
  */
 import type { TenantTx } from "@mteja/db";
 import type { AuthPorts } from "../ports.js";
@@ -36,20 +37,24 @@ export async function createEmailToken(
   purpose: Exclude<EmailTokenPurpose, "change_email">,
   token: string = randomToken(deps.random, "hex"),
 ): Promise<string> {
-  return insertEmailToken(deps, tx, user, purpose, token, { email: null, fromFreshSession: false });
+  return insertEmailToken(deps, tx, user, purpose, token, { email: null, fromFreshSession: false, sessionId: null });
 }
 
 /**
- * Stores the token of a link that confirms `newEmail` for the user, with whether the start was made on
- * a fresh session; returns it in clear.
+ * Stores the token of a link that confirms `newEmail` for the user, with the session that started the
+ * change and whether it was fresh; returns it in clear.
  */
 export async function createEmailChangeToken(
   deps: AuthPorts,
   tx: Tx,
   user: { id: string; tenantId: string },
-  change: { newEmail: string; fromFreshSession: boolean },
+  change: { newEmail: string; fromFreshSession: boolean; sessionId: string },
 ): Promise<string> {
-  return insertEmailToken(deps, tx, user, "change_email", randomToken(deps.random, "hex"), { email: change.newEmail, fromFreshSession: change.fromFreshSession });
+  return insertEmailToken(deps, tx, user, "change_email", randomToken(deps.random, "hex"), {
+    email: change.newEmail,
+    fromFreshSession: change.fromFreshSession,
+    sessionId: change.sessionId,
+  });
 }
 
 async function insertEmailToken(
@@ -58,7 +63,7 @@ async function insertEmailToken(
   user: { id: string; tenantId: string },
   purpose: EmailTokenPurpose,
   token: string,
-  change: { email: string | null; fromFreshSession: boolean },
+  change: { email: string | null; fromFreshSession: boolean; sessionId: string | null },
 ): Promise<string> {
   const now = deps.clock.now();
   await tx.oneTimeToken.create({
@@ -69,6 +74,7 @@ async function insertEmailToken(
       tokenHash: sha256(token),
       email: change.email,
       fromFreshSession: change.fromFreshSession,
+      sessionId: change.sessionId,
       createdAt: now,
       expiresAt: addSeconds(now, emailTokenLifetimeSeconds[purpose]),
     },
@@ -112,16 +118,17 @@ export async function findEmailToken(
 
 /**
  * The token of a change link, provided it is unused, unexpired, and was issued to the signed-in
- * account (`userId`) in this tenant; with the address it confirms. Undefined otherwise.
+ * account (`userId`) in this tenant; with the address it confirms and the session that started it
+ * (null for a link mailed before links named it). Undefined otherwise.
  */
 export async function findEmailChangeToken(
   deps: AuthPorts,
   db: Tx,
   query: { tenantId: string; userId: string; token: string },
-): Promise<{ id: string; newEmail: string; fromFreshSession: boolean; user: TokenOwner } | undefined> {
+): Promise<{ id: string; newEmail: string; fromFreshSession: boolean; sessionId: string | null; user: TokenOwner } | undefined> {
   const row = await findLiveEmailToken(deps, db, { ...query, purpose: "change_email" });
   if (!row || row.user.id !== query.userId || row.email === null) return undefined;
-  return { id: row.id, newEmail: row.email, fromFreshSession: row.fromFreshSession, user: row.user };
+  return { id: row.id, newEmail: row.email, fromFreshSession: row.fromFreshSession, sessionId: row.sessionId, user: row.user };
 }
 
 /** A token of this purpose, unused and unexpired, of an account of this tenant. */
@@ -135,6 +142,7 @@ async function findLiveEmailToken(deps: AuthPorts, db: Tx, query: { tenantId: st
       purpose: true,
       email: true,
       fromFreshSession: true,
+      sessionId: true,
       usedAt: true,
       expiresAt: true,
       user: { select: { id: true, tenantId: true, email: true, name: true, emailVerified: true, passwordHash: true, emailResetsPassword: true } },

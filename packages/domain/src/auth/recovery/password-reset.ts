@@ -98,7 +98,8 @@ export async function resetPassword(ctx: TenantCtx, input: z.infer<typeof resetP
     });
     await revokeUserSessions(deps, tx, user.id, "password_reset");
     await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "password.changed", details: { via: "reset" } });
-    await enqueueSecurityNotice(ctx, tx, user, "passwordReset");
+    // The link just proved the address (email_verified is set above).
+    await enqueueSecurityNotice(ctx, tx, { ...user, emailVerified: true }, "passwordReset");
   });
   deps.nudgeMail();
   // The owner has proven control of the account: earlier failed logins no longer lock it.
