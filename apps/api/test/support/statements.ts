@@ -20,10 +20,14 @@ const pgCopies = [...new Set([dbRequire("pg"), createRequire(dbRequire.resolve("
 
 /**
  * What runs beside a request rather than in it: the webhook worker's claim of due deliveries (its poll,
- * or the nudge of a settlement), and the mail and SMS outbox workers claiming and marking what an
- * earlier request queued. A request's own queueing (an INSERT into an outbox) is still seen.
+ * or the nudge of a settlement) and its record of an attempt, and the mail and SMS outbox workers
+ * claiming and marking what an earlier request queued. A request's own queueing (an INSERT into an outbox) is still seen.
  */
-const backgroundWork = [/^WITH due AS \( SELECT id FROM webhook_deliveries\b/, /^(?!INSERT\b).*\b(mail_outbox|sms_outbox)\b/];
+const backgroundWork = [
+  /^WITH picked AS \(.*\bwebhook_deliveries\b/,
+  /^WITH attempt AS \( INSERT INTO webhook_attempts\b/,
+  /^(?!INSERT\b).*\b(mail_outbox|sms_outbox)\b/,
+];
 
 /** Whether a statement (whitespace collapsed) is a background worker's, not the request's. */
 export function isBackgroundWork(text: string): boolean {
