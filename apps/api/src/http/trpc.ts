@@ -1,6 +1,6 @@
 import { DomainError, type AppRouter, type Deps } from "@mteja/domain";
 import { TRPCError } from "@trpc/server";
-import { resolveResponse } from "@trpc/server/http";
+import { resolveResponseParts } from "@trpc/server/http";
 import type { FastifyPluginAsync } from "fastify";
 import { createRequestContext } from "./context.js";
 import { jsonBodyProblem } from "./json-body.js";
@@ -21,22 +21,16 @@ export interface TrpcMountOptions {
 export const TRPC_MAX_BATCH_CALLS = 10;
 
 /**
- * Whether tRPC's answer is one JSON document (a query, a mutation, a batch) rather than a stream (an
- * SSE subscription, a jsonl batch): tRPC marks streams by content type or chunked transfer.
- */
-function isWholeDocument(response: Response): boolean {
-  return response.body !== null && response.headers.get("transfer-encoding") === null && response.headers.get("content-type") !== "text/event-stream";
-}
-
-/**
  * The typed tRPC transport at /trpc for first-party frontends (batching on, at most TRPC_MAX_BATCH_CALLS calls).
  *
  * Mounted here rather than with tRPC's `fastifyTRPCPlugin`, which builds a Fetch `Request`, runs
  * `resolveResponse` and hands Fastify the `Response`: Fastify sends that as a web stream, chunked,
  * through a stream reader per call. Here a bodiless request is given to tRPC without a Fetch `Request`
- * (trpc-request.ts), and tRPC's `resolveResponse` answers: a whole JSON answer is read as text and sent
- * in one write with a Content-Length; streams (subscriptions, jsonl) go out as streams. Measured in
- * docs/performance.md.
+ * (trpc-request.ts), and `resolveResponseParts` gives tRPC's status, headers and body: a whole JSON
+ * answer is a string, sent in one write with a Content-Length; streams (subscriptions, jsonl) go out as
+ * streams. `resolveResponseParts` is `resolveResponse` without the `Response`, from the one dependency
+ * patch we keep (patches/@trpc__server@11.25.2.patch): through tRPC's public `resolveResponse`, a
+ * `/trpc` query cost 60 % more CPU, a third of it the `Response` (docs/performance.md, "Dependency patches").
  */
 export const trpcPlugin: FastifyPluginAsync<TrpcMountOptions> = async (app, opts) => {
   // tRPC reads bodies itself, as text (what fastifyTRPCPlugin registers too; scoped to this plugin).
@@ -47,7 +41,7 @@ export const trpcPlugin: FastifyPluginAsync<TrpcMountOptions> = async (app, opts
   app.all<{ Params: { path: string } }>("/trpc/:path", async (request, reply) => {
     const raw = request.raw as typeof request.raw & { body?: unknown };
     if (request.body !== undefined) raw.body = request.body;
-    const answer = await resolveResponse<AppRouter>({
+    const answer = await resolveResponseParts<AppRouter>({
       router: opts.router,
       allowBatching: true,
       maxBatchSize: TRPC_MAX_BATCH_CALLS,
@@ -70,6 +64,6 @@ export const trpcPlugin: FastifyPluginAsync<TrpcMountOptions> = async (app, opts
       const vary = name === "vary" ? reply.getHeader("vary") : undefined;
       void reply.header(name, vary ? `${String(vary)}, ${value}` : value);
     }
-    return reply.send(isWholeDocument(answer) ? await answer.text() : answer.body);
+    return reply.send(answer.body);
   });
 };
