@@ -1,90 +1,53 @@
 /**
- * The patches in patches/ (pnpm patchedDependencies) take per-request work out of the /me path
- * (docs/performance.md, "What /me spends its time on"). Nothing else would notice if one stopped
- * applying after an upgrade: these tests do.
+ * The one dependency patch left (patches/@trpc__server@11.25.2.patch, ESM build only: nothing here
+ * loads tRPC's CommonJS build) keeps per-request work out of every procedure call and out of the /trpc
+ * mount, where tRPC's public API cannot (docs/performance.md, "Dependency patches"). Each test fails
+ * without its hunk, so an upgrade that drops one is noticed.
  */
 import { initTRPC, TRPCError } from "@trpc/server";
 import { resolveResponse, resolveResponseParts } from "@trpc/server/http";
-import Fastify from "fastify";
-import { readdirSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import path from "node:path";
-import { createOpenApiNodeHttpHandler, type OpenApiMeta } from "trpc-to-openapi";
-import { describe, expect, it, vi } from "vitest";
-import { z } from "zod";
-import { RestRequest, RestResponse } from "../src/http/rest/node-pair.js";
+import { afterEach, describe, expect, it, vi } from "vitest";
 
-describe("patched dependencies", () => {
-  it("trpc-to-openapi makes a request's AbortSignal only when it is read (no WHATWG Request per call), with one getter for every call, and calls the procedure without a caller per request", async () => {
-    const t = initTRPC.context<{ info: unknown }>().meta<OpenApiMeta>().create();
-    const router = t.router({
-      ping: t.procedure
-        .meta({ openapi: { method: "GET", path: "/ping" } })
-        .input(z.object({}).optional())
-        .output(z.object({ pong: z.boolean() }))
-        .query(() => ({ pong: true })),
+afterEach(() => vi.restoreAllMocks());
+
+describe("patched @trpc/server", () => {
+  describe("its object-spread helper (getErrorShape-*.mjs)", () => {
+    it("copies a middleware chain's call options with Object.assign, not a defineProperty per key", async () => {
+      const t = initTRPC.context<{ user: string }>().create();
+      const router = t.router({
+        read: t.procedure
+          .use(({ next }) => next({ ctx: { seen: 1 } }))
+          .use(({ next }) => next())
+          .query(({ ctx }) => ({ user: ctx.user, seen: ctx.seen })),
+      });
+      const caller = t.createCallerFactory(router)({ user: "wanjiku" });
+      await caller.read(); // anything made once (lazily) is made before counting
+      const defineProperty = vi.spyOn(Object, "defineProperty");
+      const defineProperties = vi.spyOn(Object, "defineProperties");
+      defineProperty.mockClear(); // the spies' own set-up
+      const result = await caller.read();
+      const counts = { defineProperty: defineProperty.mock.calls.length, defineProperties: defineProperties.mock.calls.length };
+      vi.restoreAllMocks(); // before expect, which defines properties of its own
+      expect(result).toEqual({ user: "wanjiku", seen: 1 });
+      expect(counts).toEqual({ defineProperty: 0, defineProperties: 0 });
     });
-    const createCaller = vi.spyOn(router, "createCaller");
-    const infos: Array<{ signal?: AbortSignal }> = [];
-    const handle = createOpenApiNodeHttpHandler({
-      router,
-      createContext: ({ info }: { info: unknown }) => {
-        infos.push(info as { signal?: AbortSignal });
-        return { info };
-      },
-    } as never) as unknown as (req: RestRequest, res: RestResponse) => Promise<void>;
-    const app = Fastify({ logger: false });
-    app.get("/*", async (request, reply) => {
-      await handle(new RestRequest(request), new RestResponse(reply));
-      return reply;
+
+    it("still defines an own __proto__ key of a middleware's context as a property", async () => {
+      const t = initTRPC.context<Record<string, unknown>>().create();
+      const extra = JSON.parse('{"__proto__": {"polluted": true}, "plain": 1}') as Record<string, unknown>;
+      const router = t.router({
+        read: t.procedure.use(({ next }) => next({ ctx: extra })).query(({ ctx }) => ({
+          plain: ctx.plain,
+          ownProto: Object.prototype.hasOwnProperty.call(ctx, "__proto__"),
+          inherited: (ctx as { polluted?: unknown }).polluted,
+        })),
+      });
+      const result = await t.createCallerFactory(router)({})["read"]();
+      expect(result).toEqual({ plain: 1, ownProto: true, inherited: undefined });
     });
-    const answers = [await app.inject({ method: "GET", url: "/ping" }), await app.inject({ method: "GET", url: "/ping" })];
-    await app.close();
-    for (const res of answers) expect(res.json()).toEqual({ pong: true });
-    // Not an accessor of each call's own (V8 would keep each call's request alive past its answer).
-    const getters = infos.map((info) => {
-      expect(Object.getOwnPropertyDescriptor(info, "signal")).toBeUndefined();
-      return Object.getOwnPropertyDescriptor(Object.getPrototypeOf(info), "signal")?.get;
-    });
-    expect(typeof getters[0]).toBe("function");
-    expect(getters[1]).toBe(getters[0]);
-    for (const info of infos) expect(info.signal).toBeInstanceOf(AbortSignal);
-    expect(createCaller).not.toHaveBeenCalled();
   });
 
-  it("@trpc/server copies spread objects with Object.assign instead of a defineProperty per key", () => {
-    const entry = createRequire(import.meta.url).resolve("@trpc/server");
-    const dist = path.dirname(entry);
-    const helpers = readdirSync(dist).filter((name) => /\.(c|m)js$/.test(name) && readFileSync(path.join(dist, name), "utf8").includes("function _objectSpread2("));
-    expect(helpers.length).toBeGreaterThan(0);
-    for (const name of helpers) expect(readFileSync(path.join(dist, name), "utf8"), name).toContain("Object.assign(e, t);");
-  });
-
-  it("@trpc/server's middleware chain and validators spread with native object spread (one object per level, no helper)", () => {
-    const dist = path.dirname(createRequire(import.meta.url).resolve("@trpc/server"));
-    const chains = readdirSync(dist).filter((name) => /\.(c|m)js$/.test(name) && readFileSync(path.join(dist, name), "utf8").includes("async function callRecursive("));
-    expect(chains.length).toBeGreaterThan(0);
-    for (const name of chains) {
-      const source = readFileSync(path.join(dist, name), "utf8");
-      expect(source, name).toContain("return callRecursive(index + 1, _def, {\n\t\t\t\t\t...opts,");
-      expect(source, name).toContain("return { ...result, data };");
-    }
-  });
-
-  it("@trpc/server still defines an own __proto__ key of a middleware's context as a property", async () => {
-    const t = initTRPC.context<Record<string, unknown>>().create();
-    const extra = JSON.parse('{"__proto__": {"polluted": true}, "plain": 1}') as Record<string, unknown>;
-    const router = t.router({
-      read: t.procedure.use(({ next }) => next({ ctx: extra })).query(({ ctx }) => ({
-        plain: ctx.plain,
-        ownProto: Object.prototype.hasOwnProperty.call(ctx, "__proto__"),
-        inherited: (ctx as { polluted?: unknown }).polluted,
-      })),
-    });
-    const result = await t.createCallerFactory(router)({})["read"]();
-    expect(result).toEqual({ plain: 1, ownProto: true, inherited: undefined });
-  });
-  describe("@trpc/server resolveResponse", () => {
+  describe("resolveResponse (resolveResponse-*.mjs, http.mjs)", () => {
     const t = initTRPC.create({ isDev: false }); // no stacks in error shapes: the two answers are compared whole
     const seen: { signal?: AbortSignal }[] = [];
     const router = t.router({
@@ -123,7 +86,7 @@ describe("patched dependencies", () => {
       }
     });
 
-    it("gives a query in a whole-document answer no signal, as trpc-to-openapi's REST calls give none, and reads neither the request's signal nor makes one of its own", async () => {
+    it("gives a query in a whole-document answer no signal, as REST calls get none, and reads neither the request's signal nor makes one of its own", async () => {
       const req = new Request("http://localhost/trpc/ping?batch=1&input=%7B%7D", { method: "GET" });
       let signalReads = 0;
       const watched = new Proxy(req, {

@@ -101,6 +101,27 @@ describe("REST adapter", () => {
     expect(res.json()).toEqual({ success: false, message: "An account with this email already exists.", error: { code: "USER_EXISTS" } });
   });
 
+  it("finds an operation as trpc-to-openapi did: whatever the case of its path's letters, with a trailing slash", async () => {
+    const res = await app.inject({ method: "DELETE", url: "/V9/Things/Ab/", payload: JSON.stringify({ password: "p" }), headers: { "content-type": "application/json" } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data).toEqual({ name: "Ab:p" });
+  });
+
+  it("answers a HEAD of any path 204, an unknown path or method 404 in the request's language", async () => {
+    expect((await app.inject({ method: "HEAD", url: "/v9/anything" })).statusCode).toBe(204);
+    for (const [method, url] of [["GET", "/v9/nothing"], ["GET", "/v9/things"]] as const) {
+      const res = await app.inject({ method, url, headers: { "accept-language": "sw" } });
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toEqual({ success: false, message: "Haikupatikana.", error: { code: "NOT_FOUND" } });
+    }
+  });
+
+  it("refuses a body-less POST with a content type other than JSON, 400 MALFORMED_REQUEST", async () => {
+    const res = await app.inject({ method: "POST", url: "/v9/take", headers: { "content-type": "text/plain" } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ success: false, error: { code: "MALFORMED_REQUEST" } });
+  });
+
   it("documents each operation from its procedure: credential, 201 and 202 answers, DELETE body", () => {
     const document = buildOpenApiDocument(router, "http://localhost") as any;
     const operation = (path: string, method: string) => document.paths[path][method];

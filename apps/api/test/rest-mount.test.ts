@@ -1,11 +1,12 @@
 /**
- * The REST mount hands trpc-to-openapi thin views of Fastify's request and reply (src/http/rest/
- * node-pair.ts) instead of the library's Fastify adapter, which reshaped both on every request and
- * aborted a signal after every answer (docs/performance.md, "What /me spends its time on").
+ * The REST mount (src/http/rest/plugin.ts) serves each operation itself instead of trpc-to-openapi's
+ * handlers: the library's Fastify adapter reshaped Fastify's request and reply on every request, and its
+ * Node handler builds a WHATWG Request (for a signal nothing reads) and a caller proxy per request
+ * (docs/performance.md, "Dependency patches").
  */
 import { createTRPCRouter, publicProcedure, unobservedEvents, type Deps } from "@mteja/domain";
 import Fastify, { type FastifyInstance } from "fastify";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { installJsonBodyParser } from "../src/http/json-body.js";
 import { restPlugin } from "../src/http/rest/index.js";
@@ -50,6 +51,36 @@ describe("REST mount", () => {
     const [last] = seen.slice(-1);
     expect(last?.replyOwnKeys).toEqual(replyKeysBefore);
     expect(last?.requestOwnKeys.filter((key) => !requestKeysBefore.includes(key))).toEqual([]);
+  });
+
+  afterEach(() => vi.restoreAllMocks());
+
+  it("calls the procedure without a caller, a WHATWG Request or an AbortController per request", async () => {
+    await app.inject({ method: "GET", url: "/v9/things/warm" });
+    const createCaller = vi.spyOn(router, "createCaller");
+    const made = { requests: 0, controllers: 0 };
+    const { Request: OriginalRequest, AbortController: OriginalController } = globalThis;
+    globalThis.Request = class extends OriginalRequest {
+      constructor(...args: ConstructorParameters<typeof Request>) {
+        super(...args);
+        made.requests++;
+      }
+    };
+    globalThis.AbortController = class extends OriginalController {
+      constructor() {
+        super();
+        made.controllers++;
+      }
+    };
+    try {
+      const res = await app.inject({ method: "GET", url: "/v9/things/table" });
+      expect(res.json()).toEqual({ success: true, data: { name: "table" } });
+    } finally {
+      globalThis.Request = OriginalRequest;
+      globalThis.AbortController = OriginalController;
+    }
+    expect(made).toEqual({ requests: 0, controllers: 0 });
+    expect(createCaller).not.toHaveBeenCalled();
   });
 
   it("answers an unknown path with the envelope's 404", async () => {

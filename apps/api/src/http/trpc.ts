@@ -26,9 +26,11 @@ export const TRPC_MAX_BATCH_CALLS = 10;
  * Mounted here rather than with tRPC's `fastifyTRPCPlugin`, which builds a Fetch `Request`, runs
  * `resolveResponse` and hands Fastify the `Response`: Fastify sends that as a web stream, chunked,
  * through a stream reader per call. Here a bodiless request is given to tRPC without a Fetch `Request`
- * (trpc-request.ts), and `resolveResponseParts` (our @trpc/server patch: `resolveResponse` without the
- * `Response`) gives tRPC's status, headers and body: a whole JSON answer is a string, sent in one write
- * with a Content-Length; streams (subscriptions, jsonl) go out as streams. Measured in docs/performance.md.
+ * (trpc-request.ts), and `resolveResponseParts` gives tRPC's status, headers and body: a whole JSON
+ * answer is a string, sent in one write with a Content-Length; streams (subscriptions, jsonl) go out as
+ * streams. `resolveResponseParts` is `resolveResponse` without the `Response`, from the one dependency
+ * patch we keep (patches/@trpc__server@11.25.2.patch): through tRPC's public `resolveResponse`, a
+ * `/trpc` query cost 60 % more CPU, a third of it the `Response` (docs/performance.md, "Dependency patches").
  */
 export const trpcPlugin: FastifyPluginAsync<TrpcMountOptions> = async (app, opts) => {
   // tRPC reads bodies itself, as text (what fastifyTRPCPlugin registers too; scoped to this plugin).

@@ -1,28 +1,29 @@
 /**
- * The REST paths, served from the same tRPC procedures by trpc-to-openapi (mounted at "/*").
+ * The REST paths, served from the same tRPC procedures (mounted at "/*"): each request is matched to
+ * the procedure whose `meta.openapi` names its method and path, and its input read, as trpc-to-openapi's
+ * handler does (operations.ts, with the library's own exported pieces); the procedure is called through
+ * tRPC's public `callTRPCProcedure`, as tRPC's own HTTP handler calls it; the answer is the procedure's
+ * output as JSON, or the error envelope. The library's handler is not used: it builds a WHATWG `Request`
+ * per call for a signal nothing here reads, and a caller proxy per request to find a procedure it already
+ * holds (docs/performance.md); trpc-to-openapi still writes the document (document.ts).
  *
- * What the library does not do our way (docs/errors.md) is wrapped here, not forked:
- * - its error body adds tRPC fields (`code`, `data`, `issues`); onSend reduces it to the envelope
- *   `{ success: false, message, error: { code, details } }`, and gives an input error back the message
- *   the error formatter wrote (the library replaces it with "Input validation failed"), in the
- *   answer's language.
+ * What the library's handler did not do our way:
+ * - errors answer the envelope `{ success: false, message, error: { code, details } }` (docs/errors.md),
+ *   in the answer's language; before a request has a context (no operation at that path, a body
+ *   without a JSON content type), the code's own message in the request's language.
  * - a body-less POST (logout, refresh) often comes without a content type; it is read as empty JSON.
- * - it reads DELETE input from the query string only; a JSON body on DELETE (otp/disable's password)
- *   is merged into the input so secrets never need to travel in URLs.
- * - its Fastify adapter reshapes Fastify's request and reply on every request and aborts a signal after
- *   every answer (node-pair.ts); the mount below hands the library's Node handler thin views instead,
- *   and returns the reply it used (the handler resolves before the reply is written, so an
- *   asynchronous onSend hook would otherwise make Fastify send a second, empty reply).
+ * - the library reads DELETE input from the query string only; a JSON body on DELETE (otp/disable's
+ *   password) is merged into the input so secrets never need to travel in URLs.
  */
-import { answerLocale, errorStatus, type Context, type Deps, type ErrorCode } from "@mteja/domain";
+import { answerLocale, toErrorEnvelope, type Context, type Deps, type ErrorEnvelope } from "@mteja/domain";
 import { translate } from "@mteja/i18n";
-import type { AnyRouter } from "@trpc/server";
+import { callTRPCProcedure, TRPCError, type AnyRouter } from "@trpc/server";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import { createOpenApiNodeHttpHandler } from "trpc-to-openapi";
+import { getErrorFromUnknown } from "trpc-to-openapi";
 import { createRequestContext } from "../context.js";
 import { requestLocale } from "../errors.js";
 import { createResponseMeta } from "../response-meta.js";
-import { RestRequest, RestResponse } from "./node-pair.js";
+import { createRestOperations, inputOf } from "./operations.js";
 import { restMountPattern } from "./route-label.js";
 
 export interface RestOptions {
@@ -31,19 +32,7 @@ export interface RestOptions {
   onError: (error: unknown, path: string | undefined) => void;
 }
 
-/** An error answer as the library writes it: our envelope's fields plus tRPC's `code` and `issues`. */
-interface LibraryErrorBody {
-  success?: boolean;
-  message?: string;
-  error?: { code?: ErrorCode };
-  code?: string;
-  issues?: unknown;
-}
-
 const bodyMethods = new Set(["POST", "PUT", "PATCH", "DELETE"]);
-
-const contextKey = Symbol("restContext");
-type WithContext = FastifyRequest & { [contextKey]: Context | null };
 
 export const restPlugin: FastifyPluginAsync<RestOptions> = async (app, opts) => {
   app.addHook("onRequest", async (request) => {
@@ -59,53 +48,58 @@ export const restPlugin: FastifyPluginAsync<RestOptions> = async (app, opts) => 
     }
   });
 
-  // The domain's view of each request, for the language of the library's own input-error message. Kept
-  // on the request rather than in a WeakMap: V8's scavenger holds a long-lived WeakMap's values
-  // strongly, and each context refers to its request, so every request would outlive its answer into
-  // the old space until the next full collection (docs/performance.md, "Promotion per request").
-  app.decorateRequest(contextKey, null);
+  const findOperation = createRestOperations(opts.router);
+  const responseMeta = createResponseMeta(opts.router);
 
-  app.addHook("onSend", async (request, reply, payload) => {
-    if (reply.statusCode < 400 || typeof payload !== "string") return payload;
+  async function answer(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const operation = findOperation(request.method, request.url);
+    let ctx: Context | undefined;
     try {
-      const body = JSON.parse(payload) as LibraryErrorBody;
-      if (body.success !== false || !body.error) return payload;
-      return JSON.stringify({ success: false, message: restMessage(body, (request as WithContext)[contextKey] ?? undefined, request), error: body.error });
-    } catch {
-      return payload;
+      // A HEAD of any path answers 204 (a load balancer's warm-up), as the library's handler did.
+      if (!operation && request.method === "HEAD") return send(reply, 204, {}, undefined);
+      if (!operation) throw new TRPCError({ code: "NOT_FOUND", message: "Not found" });
+      const contentType = request.headers["content-type"];
+      if (operation.readsBody && !contentType?.startsWith("application/json")) {
+        throw new TRPCError({ code: "UNSUPPORTED_MEDIA_TYPE", message: contentType ? `Unsupported content-type "${contentType}"` : "Missing content-type header" });
+      }
+      const input = inputOf(operation, request);
+      ctx = createRequestContext(opts.deps, request, reply);
+      const data: unknown = await callTRPCProcedure({
+        router: opts.router,
+        path: operation.path,
+        type: operation.type,
+        getRawInput: async () => input,
+        ctx,
+        signal: undefined,
+        batchIndex: 0,
+      });
+      const meta = responseMeta({ paths: [operation.path], errors: [], ctx });
+      return send(reply, meta.status ?? 200, meta.headers, data);
+    } catch (cause) {
+      const error = getErrorFromUnknown(cause);
+      opts.onError(error, operation?.path);
+      const meta = responseMeta({ paths: operation ? [operation.path] : undefined, errors: [error], ctx });
+      return send(reply, meta.status ?? 500, meta.headers, errorBody(error, ctx, request));
     }
-  });
-
-  /**
-   * The message the formatter wrote, except where the library answers on its own: an input error
-   * (replaced by "Input validation failed") and a path no procedure serves (answered before any
-   * context exists). Those get their code's message in the answer's language.
-   */
-  function restMessage(body: LibraryErrorBody, ctx: Context | undefined, request: FastifyRequest): string | undefined {
-    const code = body.error?.code;
-    if (body.code === undefined) return body.message; // not the library's answer (Fastify's error handler wrote it)
-    if (body.issues !== undefined) return translate(answerLocale(ctx?.request), "error.VALIDATION_ERROR");
-    if (!ctx && code && code in errorStatus) return translate(requestLocale(request) ?? "en", `error.${code}`);
-    return body.message;
   }
 
-  const handle = createOpenApiNodeHttpHandler({
-    router: opts.router,
-    createContext: ({ req, res }: { req: RestRequest; res: RestResponse }) => {
-      const ctx = createRequestContext(opts.deps, req.fastify, res.reply);
-      (req.fastify as WithContext)[contextKey] = ctx;
-      return ctx;
-    },
-    responseMeta: createResponseMeta(opts.router),
-    onError: ({ error, path }: { error: unknown; path?: string }) => opts.onError(error, path),
-  } as never) as unknown as (req: RestRequest, res: RestResponse) => Promise<void>;
-
-  app.route({
-    method: ["GET", "POST", "PATCH", "PUT", "DELETE"],
-    url: restMountPattern,
-    handler: async (request: FastifyRequest, reply: FastifyReply) => {
-      await handle(new RestRequest(request), new RestResponse(reply));
-      return reply;
-    },
-  });
+  app.route({ method: ["GET", "POST", "PATCH", "PUT", "DELETE"], url: restMountPattern, handler: answer });
 };
+
+/** The answer as the library's handler wrote it: a JSON content type, then the operation's headers. */
+function send(reply: FastifyReply, status: number, headers: Record<string, string>, body: unknown): FastifyReply {
+  void reply.code(status).header("content-type", "application/json");
+  for (const [name, value] of Object.entries(headers)) void reply.header(name, value);
+  return reply.send(JSON.stringify(body));
+}
+
+/**
+ * The envelope of an error in the answer's language (the signed-in user's, else the request's), as the
+ * error formatter writes it for tRPC; refused before the request had a context, the code's own message
+ * in the request's language.
+ */
+function errorBody(error: TRPCError, ctx: Context | undefined, request: FastifyRequest): ErrorEnvelope["body"] {
+  if (ctx) return toErrorEnvelope(error, answerLocale(ctx.request)).body;
+  const { body } = toErrorEnvelope(error);
+  return { ...body, message: translate(requestLocale(request) ?? "en", `error.${body.error.code}`) };
+}
