@@ -13,6 +13,7 @@ export {
   type RowChanges,
 } from "./model-rows.js";
 export { isUniqueViolation, type RawSql, type RawTransactions, type SqlQuery } from "./raw-sql.js";
+export type { AnyClient } from "./repositories/clients.js";
 export { scopeToTenant, TenantScopeViolation, tenantScopeOfModel, type TenantDb, type TenantTx } from "./tenant-scope.js";
 export { createTenantClients, type TenantClients } from "./tenant-clients.js";
 export { PrismaClient, Prisma } from "./generated/prisma/client.js";
