@@ -29,6 +29,11 @@ const settingsSchema = z
     DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
     /** 0 behind a pooler that cannot keep prepared statements (PgBouncer in transaction mode before 1.21). */
     DATABASE_PREPARED_STATEMENTS: z.coerce.number().int().min(0).max(10_000).default(500),
+    /**
+     * Where the one listening connection goes (LISTEN for payment status notices); default DATABASE_URL.
+     * Direct or session-pooled: a transaction-pooling PgBouncer cannot hold a LISTEN (docs/deployment.md).
+     */
+    DATABASE_LISTEN_URL: url("DATABASE_LISTEN_URL", /^postgres(ql)?$/).optional(),
     DATA_DIR: z.string().min(1).default("./data"),
     REDIS_URL: url("REDIS_URL", /^rediss?$/).optional(),
     SMTP_URL: url("SMTP_URL", /^smtps?$/).optional(),

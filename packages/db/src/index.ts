@@ -38,3 +38,12 @@ export {
   type WebhookAttemptRecord,
   type WebhookClaim,
 } from "./repositories/webhook-deliveries.js";
+export {
+  listenForPaymentStatus,
+  listenerName,
+  parsePaymentStatusNotice,
+  paymentStatusChannel,
+  type PaymentStatusListener,
+  type PaymentStatusListenerEvents,
+  type PaymentStatusNotice,
+} from "./payment-status-notices.js";

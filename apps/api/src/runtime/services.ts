@@ -39,6 +39,7 @@ import { createWebhooksRuntime, type WebhooksRuntime } from "./webhooks.js";
 import { createRetentionRuntime, type RetentionRuntime } from "./retention.js";
 import { createPasswordHashing } from "./password-hashing/index.js";
 import { resolveDataEncryptionKey } from "./secrets.js";
+import { startStatusNotices } from "./status-notices.js";
 
 export interface Services {
   deps: Deps;
@@ -180,6 +181,8 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       },
     };
     if (overrides.startWorkers !== false) {
+      const notices = startStatusNotices(settings, db, payments.momo.events, logger);
+      if (notices) closers.add("payment status listener", () => notices.close());
       await warnOfSharedC2bTokens(deps);
       payments.start();
       webhooks.start();
