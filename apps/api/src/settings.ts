@@ -63,6 +63,11 @@ const settingsSchema = z
         }
         return parsed;
       }),
+    /**
+     * With REDIS_URL: how long a place of the per-user subscription cap outlives the instance holding it
+     * (renewed every third of it while the subscription is open; docs/deployment.md#shared-caps).
+     */
+    STATUS_SUBSCRIPTION_TTL_SECONDS: z.coerce.number().int().min(3).max(3600).default(30),
     REDIS_KEY_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, "REDIS_KEY_PREFIX must be 1-64 letters, digits or _ : . -").default("mteja"),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     DEFAULT_TENANT_ID: z.string().regex(/^[a-z0-9][a-z0-9-]{1,62}$/, "DEFAULT_TENANT_ID must be a tenant slug").default("default"),

@@ -7,7 +7,20 @@
  */
 import { createDarajaClient, securityCredentialFromCertificate, worstCaseRequestMs } from "@mteja/daraja";
 import { buildDarajaSimulator, createSimulatorKeyFiles, simulatorDefaults } from "@mteja/daraja-sim";
-import { createCallbackTokens, createMomoAccounts, createPaymentEvents, createReconciler, createStatusStreamSlots, type DataCipher, type PaymentPorts, type Logger, type MomoDeps, type PlatformMomoAccount, type ReconcileReport } from "@mteja/domain";
+import {
+  createCallbackTokens,
+  createMomoAccounts,
+  createPaymentEvents,
+  createReconciler,
+  createStatusStreamSlots,
+  type DataCipher,
+  type PaymentPorts,
+  type Logger,
+  type MomoDeps,
+  type PlatformMomoAccount,
+  type ReconcileReport,
+  type StatusStreamSlots,
+} from "@mteja/domain";
 import { createPrivateKey, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -130,6 +143,8 @@ export interface PaymentsRuntimeOptions {
   cipher: DataCipher;
   /** The fetch every Daraja client uses (main.ts passes the metrics-instrumented one). */
   darajaFetch?: typeof fetch;
+  /** The per-user cap on status subscriptions, when it is shared (Redis); else counted in this instance. */
+  statusStreams?: StatusStreamSlots;
 }
 
 export async function createPaymentsRuntime(settings: Settings, logger: Logger, getDeps: () => PaymentPorts, options: PaymentsRuntimeOptions): Promise<PaymentsRuntime> {
@@ -177,7 +192,7 @@ export async function createPaymentsRuntime(settings: Settings, logger: Logger, 
       platformShortcode: effective?.shortcode ?? null,
     },
     events: createPaymentEvents(),
-    statusStreams: createStatusStreamSlots(),
+    statusStreams: options.statusStreams ?? createStatusStreamSlots(),
   };
 
   let timer: NodeJS.Timeout | undefined;

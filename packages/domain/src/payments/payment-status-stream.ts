@@ -39,9 +39,10 @@ function tooManyStreams(): DomainError {
 /** Checks access and takes one of the user's slots first (so NOT_FOUND and RATE_LIMITED are ordinary errors), then streams. */
 export async function openPaymentStatusStream(ctx: AuthedCtx, checkoutRequestId: string, signal: AbortSignal | undefined): Promise<AsyncGenerator<PaymentStatusUpdate>> {
   const payment = await findVisiblePayment(ctx, checkoutRequestId);
-  const slot = ctx.deps.momo.statusStreams.take(`${ctx.tenant.id}:${ctx.auth.sub}`);
+  const slot = await ctx.deps.momo.statusStreams.take(`${ctx.tenant.id}:${ctx.auth.sub}`);
   if (!slot) throw tooManyStreams();
   // The stream gives the slot back when it ends; a connection closed before the stream ever started does here.
+  if (signal?.aborted) slot.release();
   signal?.addEventListener("abort", () => slot.release(), { once: true });
   return paymentStatusStream(ctx, payment, signal, slot);
 }
