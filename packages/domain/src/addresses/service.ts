@@ -117,6 +117,7 @@ export async function setDefaultAddress(ctx: AddressCtx, id: string) {
   await underOwnerLock(ctx, owner, async (tx) => {
     const current = await findOwned(tx, owner, id);
     if (current.isDefault) return;
+    // The old default is cleared before the new one is set: the unique index allows one at a time.
     await addresses.clearDefault(tx, owner, ctx.deps.clock.now());
     await addresses.markDefault(tx, current.id, ctx.deps.clock.now());
   });
