@@ -18,9 +18,6 @@ import { refusalOf } from "../kernel/callback-authority.js";
 import { applyStoredCallback, recordOutcomeWith, refusedVerdict, type StoredApplyResult } from "../kernel/stored-callback.js";
 import { settleReversal, type ReversalOutcome } from "./reversal-settlement.js";
 
-/** A reversal whose outcome is still open. */
-const openReversalStatuses = ["PENDING", "UNKNOWN"];
-
 export type ReversalCallbackKind = "reversal_result" | "reversal_timeout" | "reversal_status";
 
 export interface ReversalCallback {
@@ -95,6 +92,9 @@ function asReversalOutcome(reversal: PaymentReversalModel, callback: ReversalCal
   return { ...outcome, status: reversed ? "SUCCESS" : "UNKNOWN", receipt: undefined, originatorConversationId: undefined, conversationId: undefined };
 }
 
+/** A reversal whose outcome is still open. */
+const openReversalStatuses = ["PENDING", "UNKNOWN"];
+
 /** Applies a stored reversal callback once, under the reversal's row lock, if its token speaks for that reversal. */
 export async function applyStoredReversalCallback(deps: PaymentPorts, callbackId: string, authority: CallbackAuthority, callback: ReversalCallback): Promise<StoredApplyResult> {
   const { ids } = callback;
@@ -103,8 +103,8 @@ export async function applyStoredReversalCallback(deps: PaymentPorts, callbackId
       // A status query that failed names no transaction: nothing to apply, the reconciler asks again.
       return { recorded: false, result: "accepted" };
     }
-    // Else the standing reversal of the receipt it reverses: a result that beat the storing of the request's
-    // acknowledgement, or one whose request had an unknown outcome.
+    // By Daraja's ids, else as the open reversal of the receipt it reverses: a result that beat the storing
+    // of the request's acknowledgement, or one whose request had an unknown outcome.
     const reversal = await reversals.lockByIds(tx, ids, openReversalStatuses);
     if (!reversal) return { recorded: true, outcome: "flagged", flagReason: "names no reversal (unknown OriginatorConversationID / ConversationID / receipt)", link: {} };
     const refusal = refusalOf(authority, reversal);
