@@ -106,6 +106,16 @@ const settingsSchema = z
     /** Webhook deliveries in flight on one instance at most; of them one tenant's at most WEBHOOK_TENANT_CONCURRENCY (docs/webhooks.md#fairness). */
     WEBHOOK_CONCURRENCY: z.coerce.number({ error: "WEBHOOK_CONCURRENCY must be a number" }).int().min(1).max(500).default(20),
     WEBHOOK_TENANT_CONCURRENCY: z.coerce.number({ error: "WEBHOOK_TENANT_CONCURRENCY must be a number" }).int().min(1).max(500).default(4),
+    /**
+     * How long a claimed webhook delivery is kept from other instances, renewed every third of it while it
+     * is being sent: a crashed instance's deliveries are sent again about this long after the crash.
+     */
+    WEBHOOK_LEASE_SECONDS: z.coerce
+      .number({ error: "WEBHOOK_LEASE_SECONDS must be a number" })
+      .int()
+      .min(2)
+      .max(3600)
+      .default(10),
     /** An endpoint whose every delivery has failed for this long is disabled (docs/webhooks.md#endpoints-that-keep-failing). */
     WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number({ error: "WEBHOOK_DISABLE_AFTER_SECONDS must be a number" }).int().min(1).max(90 * 24 * 3600).default(3 * 24 * 3600),
     ...momoSettingsShape,

@@ -35,3 +35,4 @@ export {
   type PaymentStatusListenerEvents,
   type PaymentStatusNotice,
 } from "./payment-status-notices.js";
+export * as leases from "./repositories/leases.js";
