@@ -1,11 +1,12 @@
 /**
- * A crashed instance's webhook deliveries are sent again within 15 s, and never twice by two live
- * instances (docs/deployment.md#leases-and-crashed-instances). Instance A is the built service as a
- * process: it claims a payment's delivery, the receiver holds the request, and A is killed with
- * SIGKILL. Two live instances then share the database, with leases shortened by WEBHOOK_LEASE_SECONDS;
- * the one that claims the delivery is answered only after longer than a lease, so it must renew its
- * lease to keep the other from sending it too. PostgreSQL only (instances in several processes);
- * needs `apps/api/dist` (the test command builds it).
+ * What a crashed instance had claimed is picked up again within 15 s, and a webhook delivery is never
+ * sent twice by two live instances (docs/deployment.md#leases-and-crashed-instances). Instance A is the
+ * built service as a process: it claims a payment's webhook delivery (the receiver holds the request)
+ * and, in its reconciliation sweep, another payment's STK query (the simulator holds it), and is killed
+ * with SIGKILL. Two live instances then share the database, with leases shortened by
+ * WEBHOOK_LEASE_SECONDS and MOMO_RECONCILE_LEASE_SECONDS; the one that claims the delivery is answered
+ * only after longer than a lease, so it must renew its lease to keep the other from sending it too.
+ * PostgreSQL only (instances in several processes); needs `apps/api/dist` (the test command builds it).
  */
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -13,10 +14,10 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
-import { adminKey, registerUser, RestClient, startTestApp, type TestApp } from "./support/app.js";
+import { adminKey, registerUser, RestClient } from "./support/app.js";
 import { createTestDatabase, skipThisTarget, target, type TestDatabase } from "./support/database.js";
-import { callbackSecret, postCallback, stkCallbackBody, uniqueReceipt } from "./support/momo.js";
-import { tenantParameter, tenantToken } from "./support/momo.js";
+import { callbackSecret, postCallback, startMomoApp, stkCallbackBody, type MomoApp } from "./support/momo.js";
+import { tenantParameter, tenantToken, uniqueReceipt } from "./support/momo.js";
 import { serviceBuilt, startServiceProcess } from "./support/service-process.js";
 import { CONSUMER_KEY, CONSUMER_SECRET, PASSKEY, SHORTCODE } from "./support/simulator.js";
 import { waitFor } from "./support/wait.js";
@@ -56,9 +57,9 @@ async function startSlowReceiver() {
 
 const skipHere = skipThisTarget || target !== "postgres" || !serviceBuilt;
 
-describe.skipIf(skipHere)("webhook deliveries across an instance crash", () => {
+describe.skipIf(skipHere)("claimed work across an instance crash", () => {
   const children: ChildProcess[] = [];
-  const live: TestApp[] = [];
+  const live: MomoApp[] = [];
   let database: TestDatabase | undefined;
   afterAll(async () => {
     for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
@@ -66,13 +67,17 @@ describe.skipIf(skipHere)("webhook deliveries across an instance crash", () => {
     await database?.drop();
   });
 
-  const title = "sends a delivery claimed by a killed instance again within 15 s, once, from one live instance";
+  const title = "a killed instance's delivery and query are picked up within 15 s; the delivery sent once more";
   it(title, { timeout: 60_000 }, async ({ sim }) => {
     database = await createTestDatabase();
     const receiver = await startSlowReceiver();
     // Instances of one service share its data key (the endpoint's secret is sealed with it).
     const dataKey = randomBytes(32).toString("hex");
-    const shared = { DATA_ENCRYPTION_KEY: dataKey, WEBHOOK_LEASE_SECONDS: String(leaseSeconds) };
+    const shared = {
+      DATA_ENCRYPTION_KEY: dataKey,
+      WEBHOOK_LEASE_SECONDS: String(leaseSeconds),
+      MOMO_RECONCILE_LEASE_SECONDS: String(leaseSeconds),
+    };
     try {
       const a = await startServiceProcess({
         ...shared,
@@ -92,7 +97,10 @@ describe.skipIf(skipHere)("webhook deliveries across an instance crash", () => {
         MOMO_PASSKEY: PASSKEY,
         MOMO_CALLBACK_URL: "http://127.0.0.1:9/api/momo/callback/stkpush",
         MOMO_CALLBACK_SECRET: callbackSecret,
-        MOMO_RECONCILE_INTERVAL_MS: "0",
+        // A's sweep queries a pending payment at once, and waits as long as Daraja takes.
+        MOMO_RECONCILE_INTERVAL_MS: "200",
+        MOMO_RECONCILE_AFTER_SECONDS: "0",
+        MOMO_TIMEOUT_MS: "60000",
       });
       children.push(a.child);
 
@@ -109,27 +117,48 @@ describe.skipIf(skipHere)("webhook deliveries across an instance crash", () => {
       });
       expect(endpoint.status).toBe(201);
       const user = await registerUser(new RestClient(a.url));
-      const prompt = { phone: "0712345678", amount: 10 };
-      const pushed = await new RestClient(a.url).post("/api/momo/stkpush", prompt, user.accessToken);
-      expect(pushed.status, JSON.stringify(pushed.body)).toBe(200);
+      const push = async () => {
+        const prompt = { phone: "0712345678", amount: 10 };
+        const pushed = await new RestClient(a.url).post("/api/momo/stkpush", prompt, user.accessToken);
+        expect(pushed.status, JSON.stringify(pushed.body)).toBe(200);
+        return pushed;
+      };
+      const pushed = await push();
       const token = `token=${tenantToken("default")}&tenant=${tenantParameter("default")}`;
       const callbackUrl = `${a.url}/api/momo/callback/stkpush?${token}`;
       const paid = { amount: 10, receipt: uniqueReceipt(), phone: "254712345678" };
       const body = stkCallbackBody(pushed.body.data, 0, paid);
       expect((await postCallback(callbackUrl, body)).status).toBe(200);
 
-      // A sends it; the receiver holds the request; A is killed before any answer.
+      // A sends it; the receiver holds the request. A's sweep queries another payment, held too.
       await waitFor(async () => receiver.received.length === 1);
+      // The next STK query (A's sweep, of the second payment: the first is settled) is held for good.
+      sim.script("stkquery", () => new Promise(() => undefined));
+      const queried = sim.count("stkquery");
+      await push();
+      await waitFor(async () => sim.count("stkquery") === queried + 1);
+      // A is killed before any answer.
       const exited = new Promise((resolve) => a.child.once("exit", resolve));
       a.child.kill("SIGKILL");
       await exited;
       const killedAt = performance.now();
 
-      for (let i = 0; i < 2; i += 1) live.push(await startTestApp(shared, { database }));
+      for (let i = 0; i < 2; i += 1) live.push(await startMomoApp({ darajaUrl: sim.url, env: shared, database }));
+      // The live instances' sweeps, run by hand, as their schedule would.
+      const sweeping = (async () => {
+        while (sim.count("stkquery") < queried + 2 && performance.now() - killedAt < 15_000) {
+          await Promise.all(live.map((app) => app.reconciler.runOnce()));
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+        return performance.now() - killedAt;
+      })();
       await waitFor(async () => receiver.received.length >= 2, { timeoutMs: 15_000 });
       const [sentByA, sentAgain] = receiver.received;
       expect(sentAgain!.eventId).toBe(sentByA!.eventId);
       expect(sentAgain!.at - killedAt).toBeLessThan(15_000);
+      // The payment A was querying is queried again, by one live instance.
+      expect(await sweeping).toBeLessThan(15_000);
+      expect(sim.count("stkquery")).toBe(queried + 2);
 
       // Answered after longer than a lease, recorded once; the other live instance never sent it.
       const events = new RestClient(live[0]!.url, "");

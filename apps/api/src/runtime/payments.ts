@@ -154,7 +154,10 @@ export async function createPaymentsRuntime(settings: Settings, logger: Logger, 
   // Each request's URL gets its tenant's token (tenantCallbackUrl); the addresses here carry none.
   const address = (url: string | undefined) => (url && effective ? url : null);
 
-  const reconciler = createReconciler(getDeps, { paceMs: settings.MOMO_RECONCILE_PACE_MS });
+  const reconciler = createReconciler(getDeps, {
+    paceMs: settings.MOMO_RECONCILE_PACE_MS,
+    leaseSeconds: settings.MOMO_RECONCILE_LEASE_SECONDS,
+  });
   const accounts = createMomoAccounts({
     platform: effective && platformAccount(effective),
     defaultTenantId: settings.DEFAULT_TENANT_ID,
