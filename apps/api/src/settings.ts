@@ -107,6 +107,16 @@ const settingsSchema = z
     WEBHOOK_CONCURRENCY: z.coerce.number({ error: "WEBHOOK_CONCURRENCY must be a number" }).int().min(1).max(500).default(20),
     WEBHOOK_TENANT_CONCURRENCY: z.coerce.number({ error: "WEBHOOK_TENANT_CONCURRENCY must be a number" }).int().min(1).max(500).default(4),
     /**
+     * How long a claimed mail or text is kept from other instances' outbox workers, renewed every third
+     * of it while it is being sent: a crashed instance's are sent again about this long after the crash.
+     */
+    OUTBOX_LEASE_SECONDS: z.coerce
+      .number({ error: "OUTBOX_LEASE_SECONDS must be a number" })
+      .int()
+      .min(2)
+      .max(3600)
+      .default(10),
+    /**
      * How long a claimed webhook delivery is kept from other instances, renewed every third of it while it
      * is being sent: a crashed instance's deliveries are sent again about this long after the crash.
      */
