@@ -1,8 +1,9 @@
 /**
  * payments.onStatus (tRPC subscription over SSE): the payment's status now, then every change until
  * it is terminal. A change wakes the stream at once: one applied in this instance through the in-process
- * events, one applied by another instance through its PostgreSQL notice (docs/deployment.md#status-across-
- * instances); the database is also re-checked every few seconds, for a change no notice told.
+ * events, one applied by another instance through its PostgreSQL notice
+ * (docs/deployment.md#status-across-instances); the database is also re-checked every few seconds, for
+ * a change no notice told.
  *
  * A user has at most MAX_OPEN_STATUS_STREAMS_PER_USER open at once (a further one: 429 RATE_LIMITED),
  * and each re-check also checks the subscriber's session: a logout, revocation, password or role

@@ -1,8 +1,9 @@
 /**
  * Notifications of payment status changes, emitted after the change committed: by this instance's own
- * settlements at once, and, on PostgreSQL, by the notices of every instance's (docs/deployment.md#status-
- * across-instances). They only shorten the wait of `payments.onStatus` subscribers, which then read the
- * payment; the subscribers' periodic database re-check still finds a change no notification told.
+ * settlements at once, and, on PostgreSQL, by the notices of every instance's
+ * (docs/deployment.md#status-across-instances). They only shorten the wait of `payments.onStatus`
+ * subscribers, which then read the payment; the subscribers' periodic database re-check still finds a
+ * change no notification told.
  */
 import { EventEmitter } from "node:events";
 
