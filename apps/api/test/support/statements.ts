@@ -29,6 +29,8 @@ const backgroundWork = [
   /^(?!INSERT\b).*\b(mail_outbox|sms_outbox)\b/,
   // The payment status listener's own connection (runtime/status-notices.ts).
   /^(LISTEN mteja_payment_status|SELECT 1 AS listener_heartbeat)$/,
+  // A worker renewing the leases of what it is working on (db repositories/leases.ts).
+  /^UPDATE \w+ t SET .* FROM jsonb_to_recordset\(/,
 ];
 
 /** Whether a statement (whitespace collapsed) is a background worker's, not the request's. */
