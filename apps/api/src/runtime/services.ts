@@ -2,7 +2,7 @@
  * Builds the long-lived services from the settings: database (migrated), tenants, keys, password
  * hashing, limits. The composition root owns them and closes them on shutdown.
  */
-import { openDatabase, type Database } from "@mteja/db";
+import { openDatabase, type Database, type DatabaseOptions } from "@mteja/db";
 import {
   configuredKeySet,
   createAccessTokens,
@@ -74,8 +74,20 @@ export interface ServiceOverrides {
   startWorkers?: boolean;
 }
 
+/** The database the settings name, with their pool size and time-outs (the CLI opens it the same way). */
+export function databaseOptionsOf(settings: Settings, poolMax = settings.DATABASE_POOL_MAX): DatabaseOptions {
+  return {
+    url: settings.DATABASE_URL,
+    dataDir: settings.DATA_DIR,
+    poolMax,
+    preparedStatements: settings.DATABASE_PREPARED_STATEMENTS,
+    connectTimeoutMs: settings.DATABASE_CONNECT_TIMEOUT_MS,
+    statementTimeoutMs: settings.DATABASE_STATEMENT_TIMEOUT_MS,
+  };
+}
+
 export async function createServices(settings: Settings, logger: Logger, overrides: ServiceOverrides = {}): Promise<Services> {
-  const db = overrides.db ?? (await openDatabase({ url: settings.DATABASE_URL, dataDir: settings.DATA_DIR, poolMax: settings.DATABASE_POOL_MAX, preparedStatements: settings.DATABASE_PREPARED_STATEMENTS }));
+  const db = overrides.db ?? (await openDatabase(databaseOptionsOf(settings)));
   const closers = createClosers();
   if (!overrides.db) closers.add("database", () => db.close());
   try {
