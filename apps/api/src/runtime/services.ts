@@ -2,7 +2,7 @@
  * Builds the long-lived services from the settings: database (migrated), tenants, keys, password
  * hashing, limits. The composition root owns them and closes them on shutdown.
  */
-import { openDatabase, type Database, type DatabaseOptions } from "@mteja/db";
+import { openDatabase, type Database } from "@mteja/db";
 import {
   configuredKeySet,
   createAccessTokens,
@@ -28,6 +28,7 @@ import {
 import { Redis } from "ioredis";
 import type { Settings } from "../settings.js";
 import { adminApiKeyOf } from "./admin-key.js";
+import { databaseOptionsOf } from "./database-options.js";
 import { createLimiter } from "./limiter.js";
 import { watchRateLimitStore, type RateLimitStore } from "./rate-limit-store.js";
 import { createMailRuntime, type MailRuntime } from "./mail.js";
@@ -72,18 +73,6 @@ export interface ServiceOverrides {
   events?: DomainEvents;
   /** false: build the services without starting the background workers (the operator CLI). */
   startWorkers?: boolean;
-}
-
-/** The database the settings name, with their pool size and time-outs (the CLI opens it the same way). */
-export function databaseOptionsOf(settings: Settings, poolMax = settings.DATABASE_POOL_MAX): DatabaseOptions {
-  return {
-    url: settings.DATABASE_URL,
-    dataDir: settings.DATA_DIR,
-    poolMax,
-    preparedStatements: settings.DATABASE_PREPARED_STATEMENTS,
-    connectTimeoutMs: settings.DATABASE_CONNECT_TIMEOUT_MS,
-    statementTimeoutMs: settings.DATABASE_STATEMENT_TIMEOUT_MS,
-  };
 }
 
 export async function createServices(settings: Settings, logger: Logger, overrides: ServiceOverrides = {}): Promise<Services> {
