@@ -19,8 +19,8 @@ import { waitFor } from "./support/wait.js";
 /** The database time-outs of this file (DATABASE_CONNECT_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS). */
 const connectTimeoutMs = 1_000;
 const statementTimeoutMs = 2_000;
-/** No request may take longer while the database is away: its time-outs, and room for a slow machine. */
-const answeredWithinMs = statementTimeoutMs + connectTimeoutMs + 1_500;
+/** No request may take longer while the database is away: its time-outs, and room for a busy machine. */
+const answeredWithinMs = statementTimeoutMs + connectTimeoutMs + 3_000;
 const smsCallbackSecret = "sms-callback-secret-0123456789abcdef0123";
 
 interface Timed {
@@ -160,7 +160,7 @@ describe.skipIf(target !== "postgres" || skipThisTarget)("a database outage", ()
     expect(delivered).toBeDefined();
     const events = await t.deps.db.unscoped.webhookEvent.findMany({ where: { type: "payment.succeeded" } });
     expect(events.filter((event) => event.body.includes(payment.id))).toHaveLength(1);
-  });
+  }, 60_000);
 
   it("answers 503 within its time-outs while PostgreSQL is silent, and heals once it answers again", async () => {
     await proxy.cut("stall");
@@ -182,5 +182,5 @@ describe.skipIf(target !== "postgres" || skipThisTarget)("a database outage", ()
     );
     await expectServedAgain();
     expect(seen.filter((status) => status !== 200).length).toBeLessThanOrEqual(5);
-  });
+  }, 60_000);
 });
