@@ -34,7 +34,7 @@ describe("expand-then-contract migrations", () => {
     const reasons = (m: { name: string; sql: string }) => checkMigration(m.name, m.sql, previous).map((r) => r.reason);
     const refused = Object.fromEntries(migrationsIn(fixturesDir).map((m) => [m.name, reasons(m)]));
     expect(refused).toEqual({
-      "20990101000000_drop_users_name": [expect.stringMatching(/^drop column users\.name in a migration not marked as a/)],
+      "20990101000000_drop_users_name": [expect.stringMatching(/^drop column users\.name in a migration not marked/)],
       "20990101010000_contract_drops_a_used_column": [
         expect.stringMatching(/^drop column sessions\.user_agent, which the second release \(2026-11-25\) still uses/),
         expect.stringMatching(/^rename table api_keys, which the second release \(2026-11-25\) still uses/),
