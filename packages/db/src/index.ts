@@ -1,4 +1,6 @@
-export { openDatabase, type Database, type DatabaseKind, type DatabaseOptions } from "./database.js";
+export { databaseTimeoutDefaults, openDatabase } from "./database.js";
+export type { Database, DatabaseKind, DatabaseOptions } from "./database.js";
+export { isDatabaseUnavailable } from "./unavailable.js";
 export { applyMigrations, listPendingMigrations, readMigrations, defaultMigrationsDir, type MigrationReport, type SqlRunner } from "./migrator.js";
 export { changedRow, type RowChanges } from "./model-rows.js";
 export { isUniqueViolation, type RawSql, type RawTransactions, type SqlQuery } from "./raw-sql.js";
