@@ -19,6 +19,16 @@ const bool = (name: string) =>
 
 const url = (name: string, protocols: RegExp) => z.url({ protocol: protocols, error: `${name} must be a URL (${protocols.source})` });
 
+const day = 24 * 3600;
+
+/** A whole number of seconds within [min, max], each failure naming the setting. */
+const seconds = (name: string, min: number, max: number) =>
+  z.coerce
+    .number({ error: `${name} must be a number of seconds` })
+    .int(`${name} must be a whole number of seconds`)
+    .min(min, `${name} must be at least ${min}`)
+    .max(max, `${name} must be at most ${max}`);
+
 const settingsSchema = z
   .object({
     // Unset means production: only the dev start (scripts/run.mjs start) says development.
@@ -85,6 +95,12 @@ const settingsSchema = z
       .optional(),
     ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(3600).default(900),
     ACCESS_TOKEN_CACHE_SIZE: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
+    // The refresh cookie's lifetimes (docs/sessions.md#refresh-cookie), written on a session when it is
+    // opened or refreshed: a change applies to each session from its next sign-in or refresh.
+    REFRESH_IDLE_SECONDS: seconds("REFRESH_IDLE_SECONDS", 60, 366 * day).default(30 * day),
+    REFRESH_ABSOLUTE_SECONDS: seconds("REFRESH_ABSOLUTE_SECONDS", 60, 366 * day).default(90 * day),
+    /** How long a replaced refresh cookie still gets its successor (two tabs at once) before it counts as reused. */
+    REFRESH_REUSE_GRACE_SECONDS: seconds("REFRESH_REUSE_GRACE_SECONDS", 0, 60).default(10),
     /** How long a session stays fresh after a sign-in or reauthenticate (docs/step-up.md); tests may shorten it. */
     STEP_UP_WINDOW_SECONDS: z.coerce.number({ error: "STEP_UP_WINDOW_SECONDS must be a number" }).int().min(1).max(3600).default(300),
     // One hash per core the service may run on (its CPU affinity: taskset, a container's cpuset). On one
@@ -119,6 +135,10 @@ const settingsSchema = z
   .superRefine((s, ctx) => {
     checkMomoSettings(s, ctx);
     checkSmsSettings(s, ctx);
+    if (s.REFRESH_IDLE_SECONDS > s.REFRESH_ABSOLUTE_SECONDS) {
+      const message = "REFRESH_IDLE_SECONDS must be at most REFRESH_ABSOLUTE_SECONDS";
+      ctx.addIssue({ code: "custom", path: ["REFRESH_IDLE_SECONDS"], message });
+    }
     if (s.WEBHOOK_TENANT_CONCURRENCY > s.WEBHOOK_CONCURRENCY) {
       ctx.addIssue({ code: "custom", path: ["WEBHOOK_TENANT_CONCURRENCY"], message: "WEBHOOK_TENANT_CONCURRENCY must be at most WEBHOOK_CONCURRENCY" });
     }

@@ -12,7 +12,10 @@ import type { changePasswordInput, updateMeInput } from "./schemas.js";
 
 const invalidToken = () => new DomainError("INVALID_TOKEN");
 
-/** One query: the user, provided the token's session is still live. */
+/**
+ * One query: the user, provided the token's session is still live (the rule of every other route's check,
+ * made here instead of in the builder: docs/architecture.md#the-one-exception-get-me).
+ */
 export async function getMe(ctx: AuthedCtx) {
   const user = await findSessionUser(ctx.deps.db.sql, sessionKey(ctx.auth), liveSession(ctx.deps.clock.now()));
   if (!user) throw invalidToken();
