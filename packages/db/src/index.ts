@@ -14,6 +14,14 @@ export {
 } from "./model-rows.js";
 export { isUniqueViolation, type RawSql, type RawTransactions, type SqlQuery } from "./raw-sql.js";
 export type { AnyClient } from "./repositories/clients.js";
+export * as apiKeys from "./repositories/api-keys.js";
+export * as oneTimeTokens from "./repositories/one-time-tokens.js";
+export * as phoneCodes from "./repositories/phone-codes.js";
+export * as recoveryCodes from "./repositories/recovery-codes.js";
+export * as securityEvents from "./repositories/security-events.js";
+export * as sessions from "./repositories/sessions.js";
+export * as signingKeys from "./repositories/signing-keys.js";
+export * as users from "./repositories/users.js";
 export { scopeToTenant, TenantScopeViolation, tenantScopeOfModel, type TenantDb, type TenantTx } from "./tenant-scope.js";
 export { createTenantClients, type TenantClients } from "./tenant-clients.js";
 export { PrismaClient, Prisma } from "./generated/prisma/client.js";
@@ -26,9 +34,7 @@ export {
   type MailOutboxStoreOptions,
   type OutboxInsert,
 } from "./repositories/mail-outbox.js";
-export { findSignInUser, type SignInUser } from "./repositories/sign-in-users.js";
 export { insertStoredCallback, type StoredCallbackInsert } from "./repositories/momo-callbacks.js";
-export { findSession, findSessionUser, markSessionUsed, type SessionCondition, type SessionKey, type SessionRow, type SessionUserRow } from "./repositories/session-users.js";
 export { createScratchDatabase, isPostgresReachable, type ScratchDatabase } from "./scratch.js";
 export { createSmsOutboxStore, enqueueSms, type ClaimedOutboxText, type SmsInsert, type SmsOutboxStore } from "./repositories/sms-outbox.js";
 export {

@@ -1,17 +1,22 @@
 /** The operator's management of a tenant's API keys (docs/api-keys.md#managing-keys). */
+import { apiKeys, type Database } from "@mteja/db";
 import { noStore } from "../shared/request.js";
 import type { Context } from "./ports.js";
 import { DomainError } from "../shared/errors.js";
 import { newApiKey } from "./keys.js";
 import { maxLiveKeysPerTenant, toApiKeyView } from "./schemas.js";
-import { insertApiKey, listApiKeys, revokeApiKey, tenantExists } from "./store.js";
 
 const unknownTenant = () => new DomainError("NOT_FOUND", "not_found.tenant");
+
+/** A read of the tenants table: it belongs with the tenants repository's functions. */
+async function tenantExists(db: Database, tenantId: string): Promise<boolean> {
+  return (await db.forTenant(tenantId).tenant.count({ where: { id: tenantId } })) > 0;
+}
 
 export async function createKey(ctx: Context, tenantId: string, name: string) {
   const { key, prefix, keyHash } = newApiKey(ctx.deps.random);
   const row = { id: ctx.deps.random.uuid(), tenantId, name, prefix, keyHash, createdAt: ctx.deps.clock.now() };
-  const outcome = await insertApiKey(ctx.deps.db, row, maxLiveKeysPerTenant);
+  const outcome = await apiKeys.insertUnlessFull(ctx.deps.db.forTenant(tenantId), row, maxLiveKeysPerTenant);
   if ("refused" in outcome) {
     if (outcome.refused === "unknown-tenant") throw unknownTenant();
     throw new DomainError("VALIDATION_ERROR", { key: "limits.api_keys", params: { max: maxLiveKeysPerTenant } }, {
@@ -25,7 +30,7 @@ export async function createKey(ctx: Context, tenantId: string, name: string) {
 
 export async function listKeys(ctx: Context, tenantId: string, page: { limit: number; cursor?: string | undefined }) {
   if (!(await tenantExists(ctx.deps.db, tenantId))) throw unknownTenant();
-  const rows = await listApiKeys(ctx.deps.db, tenantId, page.limit + 1, page.cursor);
+  const rows = await apiKeys.page(ctx.deps.db.forTenant(tenantId), page.limit + 1, page.cursor);
   if (!rows) {
     throw new DomainError("VALIDATION_ERROR", undefined, { details: [{ path: "cursor", message: "detail.cursor" }] });
   }
@@ -35,7 +40,7 @@ export async function listKeys(ctx: Context, tenantId: string, page: { limit: nu
 }
 
 export async function revokeKey(ctx: Context, tenantId: string, keyId: string): Promise<void> {
-  if (await revokeApiKey(ctx.deps.db, tenantId, keyId, ctx.deps.clock.now())) return;
+  if (await apiKeys.revoke(ctx.deps.db.forTenant(tenantId), keyId, ctx.deps.clock.now())) return;
   if (!(await tenantExists(ctx.deps.db, tenantId))) throw unknownTenant();
   throw new DomainError("NOT_FOUND", "not_found.api_key");
 }

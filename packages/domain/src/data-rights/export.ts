@@ -2,6 +2,7 @@
  * GET /api/v1/auth/me/export (docs/data-rights.md#export): everything held on the customer, as JSON.
  * An export is itself a security event, and the customer is told of it by mail.
  */
+import { users } from "@mteja/db";
 import { addressColumns, fullView } from "../addresses/service.js";
 import { noStore } from "../shared/request.js";
 import { DomainError } from "../shared/errors.js";
@@ -27,16 +28,7 @@ export async function exportMyData(ctx: AuthedCtx) {
     const events = await tx.securityEvent.findMany({ where: { userId: user.id }, orderBy: newestFirst });
     return {
       profile: {
-        id: user.id,
-        name: user.name,
-        email: user.email,
-        phone: user.phone,
-        phone_verified: user.phoneVerified,
-        avatar_url: user.avatarUrl,
-        email_verified: user.emailVerified,
-        otp_enabled: user.otpEnabled,
-        role: user.role,
-        preferences: (user.preferences ?? {}) as Record<string, unknown>,
+        ...users.profileOf(user),
         created_at: user.createdAt.toISOString(),
         updated_at: user.updatedAt.toISOString(),
       },
