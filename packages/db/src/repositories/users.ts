@@ -32,6 +32,7 @@ const profileFields = {
   phone: "phone",
   phone_verified: "phoneVerified",
   avatar_url: "avatarUrl",
+  bio: "bio",
   email_verified: "emailVerified",
   otp_enabled: "otpEnabled",
   role: "role",
