@@ -32,7 +32,6 @@ const profileFields = {
   phone: "phone",
   phone_verified: "phoneVerified",
   avatar_url: "avatarUrl",
-  bio: "bio",
   email_verified: "emailVerified",
   otp_enabled: "otpEnabled",
   role: "role",

@@ -13,7 +13,6 @@ export const meView = z.object({
   phone: z.string().nullable(),
   phone_verified: z.boolean(),
   avatar_url: z.string().nullable(),
-  bio: z.string().nullable(),
   email_verified: z.boolean(),
   otp_enabled: z.boolean(),
   role: z.string().nullable(),
@@ -31,7 +30,6 @@ export const updateMeInput = z.object({
     .pipe(z.url({ protocol: /^https?$/, error: "avatar_url must be an http(s) URL" }))
     .nullable()
     .optional(),
-  bio: oneLineString().max(280).nullable().optional(),
   /** Merged into the stored preferences; `locale: null` forgets the choice (docs/i18n.md#which-language). */
   preferences: z
     .object({ locale: z.enum(LOCALES).nullable().optional().describe("The language of answers, mails and texts: en or sw") })
@@ -40,14 +38,7 @@ export const updateMeInput = z.object({
 });
 
 export const updateMeOutput = envelope(
-  z.object({
-    id: z.uuid(),
-    name: z.string().nullable(),
-    email: z.string().nullable(),
-    phone: z.string().nullable(),
-    avatar_url: z.string().nullable(),
-    bio: z.string().nullable(),
-  }),
+  z.object({ id: z.uuid(), name: z.string().nullable(), email: z.string().nullable(), phone: z.string().nullable(), avatar_url: z.string().nullable() }),
 );
 
 export const changePasswordInput = z.object({
