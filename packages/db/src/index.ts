@@ -14,33 +14,23 @@ export {
 } from "./model-rows.js";
 export { isUniqueViolation, type RawSql, type RawTransactions, type SqlQuery } from "./raw-sql.js";
 export type { AnyClient } from "./repositories/clients.js";
-export * as apiKeys from "./repositories/api-keys.js";
-export * as oneTimeTokens from "./repositories/one-time-tokens.js";
-export * as phoneCodes from "./repositories/phone-codes.js";
-export * as recoveryCodes from "./repositories/recovery-codes.js";
-export * as securityEvents from "./repositories/security-events.js";
-export * as sessions from "./repositories/sessions.js";
-export * as signingKeys from "./repositories/signing-keys.js";
-export * as users from "./repositories/users.js";
 export { scopeToTenant, TenantScopeViolation, tenantScopeOfModel, type TenantDb, type TenantTx } from "./tenant-scope.js";
 export { createTenantClients, type TenantClients } from "./tenant-clients.js";
 export { PrismaClient, Prisma } from "./generated/prisma/client.js";
 export type * from "./generated/prisma/models.js";
-export {
-  createMailOutboxStore,
-  enqueueMail,
-  type ClaimedOutboxMail,
-  type MailOutboxStore,
-  type MailOutboxStoreOptions,
-  type OutboxInsert,
-} from "./repositories/mail-outbox.js";
 export { insertStoredCallback, type StoredCallbackInsert } from "./repositories/momo-callbacks.js";
 export { createScratchDatabase, isPostgresReachable, type ScratchDatabase } from "./scratch.js";
-export { createSmsOutboxStore, enqueueSms, type ClaimedOutboxText, type SmsInsert, type SmsOutboxStore } from "./repositories/sms-outbox.js";
-export {
-  claimDueWebhookDeliveries,
-  recordWebhookAttempt,
-  type ClaimedWebhookDelivery,
-  type WebhookAttemptRecord,
-  type WebhookClaim,
-} from "./repositories/webhook-deliveries.js";
+export * as addresses from "./repositories/addresses.js";
+export * as apiKeys from "./repositories/api-keys.js";
+export * as dataRights from "./repositories/data-rights.js";
+export * as oneTimeTokens from "./repositories/one-time-tokens.js";
+export * as outboxes from "./repositories/outboxes.js";
+export * as phoneCodes from "./repositories/phone-codes.js";
+export * as recoveryCodes from "./repositories/recovery-codes.js";
+export * as retention from "./repositories/retention.js";
+export * as securityEvents from "./repositories/security-events.js";
+export * as sessions from "./repositories/sessions.js";
+export * as signingKeys from "./repositories/signing-keys.js";
+export * as tenants from "./repositories/tenants.js";
+export * as users from "./repositories/users.js";
+export * as webhooks from "./repositories/webhooks.js";

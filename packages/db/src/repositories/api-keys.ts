@@ -3,7 +3,6 @@
  * function runs on the client it is given: a tenant's, except the lookup by hash, which is how a key
  * names its tenant and so runs on the unscoped one.
  */
-import type { TenantDb } from "../tenant-scope.js";
 import { prismaOf, type AnyClient } from "./clients.js";
 
 export interface ApiKeyRow {
@@ -35,20 +34,13 @@ export interface NewApiKey {
   createdAt: Date;
 }
 
-export type InsertOutcome = { created: ApiKeyRow } | { refused: "unknown-tenant" | "too-many-live-keys" };
+export async function insert(tx: AnyClient, row: NewApiKey): Promise<ApiKeyRow> {
+  return prismaOf(tx).apiKey.create({ data: row, select: columns });
+}
 
-/**
- * Inserts a key unless the tenant does not exist or already has `maxLive` unrevoked keys. The
- * tenant's row is locked first, so two insertions at once cannot both pass the count.
- */
-export async function insertUnlessFull(db: TenantDb, row: NewApiKey, maxLive: number): Promise<InsertOutcome> {
-  return db.$transaction(async (tx): Promise<InsertOutcome> => {
-    const [tenant] = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM tenants WHERE id = ${row.tenantId} FOR UPDATE`;
-    if (!tenant) return { refused: "unknown-tenant" };
-    const live = await tx.apiKey.count({ where: { tenantId: row.tenantId, revokedAt: null } });
-    if (live >= maxLive) return { refused: "too-many-live-keys" };
-    return { created: await tx.apiKey.create({ data: row, select: columns }) };
-  });
+/** How many of the tenant's keys are not revoked. */
+export async function countUnrevoked(db: AnyClient, tenantId: string): Promise<number> {
+  return prismaOf(db).apiKey.count({ where: { tenantId, revokedAt: null } });
 }
 
 /**

@@ -144,6 +144,11 @@ export async function create(tx: AnyClient, user: NewUser): Promise<User> {
   return prismaOf(tx).user.create({ data });
 }
 
+/** Whether the client sees a user with this id (a tenant's client: whether the user is the tenant's customer). */
+export async function exists(db: AnyClient, userId: string): Promise<boolean> {
+  return (await prismaOf(db).user.count({ where: { id: userId } })) > 0;
+}
+
 export async function findById(db: AnyClient, userId: string): Promise<User | null> {
   return prismaOf(db).user.findFirst({ where: { id: userId } });
 }
@@ -210,6 +215,20 @@ export async function findForSignIn(sql: SqlRunner, tenantId: string, email: str
 export async function findForRefresh(db: AnyClient, userId: string) {
   const select = { id: true, role: true, email: true, emailVerified: true } as const;
   return prismaOf(db).user.findUnique({ where: { id: userId }, select });
+}
+
+/** The user's role, the row locked until the transaction ends; undefined when the tenant has no such user. */
+export async function lockRoleOf(tx: AnyClient, tenantId: string, userId: string) {
+  // Raw SQL is not scoped by a tenant's client: the tenant is named here.
+  const [current] = await prismaOf(tx).$queryRaw<Pick<User, "role">[]>`
+    SELECT role FROM users WHERE id = ${userId}::uuid AND tenant_id = ${tenantId} FOR UPDATE`;
+  return current;
+}
+
+/** Sets the user's role (the admin API's PATCH /api/v1/admin/users/:id). */
+export function setRole(tx: AnyClient, userId: string, role: string | null) {
+  const select = { id: true, email: true, role: true } as const;
+  return prismaOf(tx).user.update({ where: { id: userId }, data: { role }, select });
 }
 
 // ---- Ways in -----------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
  * code row and its text are written in one transaction, so a code exists exactly when its text does,
  * and the text is charged (sms/text-budget.ts) only once the per-phone limit has let it through.
  */
-import { enqueueSms, phoneCodes, type TenantDb, type TenantTx } from "@mteja/db";
+import { outboxes, phoneCodes, type TenantDb, type TenantTx } from "@mteja/db";
 import type { Context, TenantCtx } from "../ports.js";
 import { equalsConstantTime, sha256 } from "../../shared/secrets.js";
 import { chargeText, type TextCharge, type TextPayer } from "../../sms/text-budget.js";
@@ -73,7 +73,9 @@ export async function issuePhoneCode(ctx: TenantCtx, db: TenantDb, request: Code
     });
     const body = t(request.locale, "sms.phone_code", { code, shop: request.shop, minutes: Math.max(1, Math.round(ttlSeconds / 60)) });
     // Stored as Daraja writes it (2547…); Africa's Talking wants the international form.
-    await enqueueSms(tx, { tenantId: request.tenantId, kind: "phone_code", to: `+${request.phone}`, userId: request.userId, body, expiresAt }, now);
+    const { tenantId, userId } = request;
+    const text = { tenantId, kind: "phone_code", to: `+${request.phone}`, userId, body, expiresAt };
+    await outboxes.enqueueText(tx, text, now);
     return true;
   });
   return written.catch(async (error: unknown) => {
@@ -117,5 +119,5 @@ export async function spendPhoneCode(
  */
 export async function linkCodesToNewAccount(tx: TenantTx, { phone, userId }: { phone: string; userId: string }): Promise<void> {
   await phoneCodes.linkToAccount(tx, phone, userId);
-  await tx.smsOutbox.updateMany({ where: { toPhone: `+${phone}`, userId: null }, data: { userId } });
+  await outboxes.assignUnownedTexts(tx, `+${phone}`, userId);
 }

@@ -5,18 +5,17 @@
  * what the callback did (applied | duplicate | flagged with flag_reason | accepted) — but only while it
  * is still unhandled; when another path handled it first, the whole transaction is rolled back.
  *
- * Lock order, the same on every path: the payment (payout, reversal) first, the stored row last, in
- * the statement that records the outcome. Taking the stored row's lock in that statement instead of
- * up front saves a round trip per callback (docs/performance.md, "Callback path, round two"); a
- * settlement that writes its row can record the outcome in its own statement (`OutcomeRecorder`),
- * saving one more (round seven).
+ * Lock order, the same on every path: the payment (payout, reversal) first, the stored row last, locked
+ * by the statement that records the outcome rather than up front; a settlement that writes its row
+ * records the outcome in that same statement (`OutcomeRecorder`). Every callback pays each round trip,
+ * and round trips are most of its CPU (docs/performance.md, "Callback ingestion").
  *
- * Applying without locks first (round eight), when the caller offers it: the row is read without its
- * lock and the decision is written by one statement, outside any transaction, that locks the row and
- * writes only while it is still as read (its status and updated_at) and the stored row still
- * unhandled — the row lock that statement takes is the lock the settlement is applied under. Anything
- * else (the row changed, the stored row handled, a flagged outcome, a row that was not found) writes
- * nothing and falls back to the transaction above.
+ * When the caller offers it, a callback is first applied without locks, which saves BEGIN and COMMIT:
+ * the row is read without its lock and the decision is written by one statement, outside any
+ * transaction, that locks the row and writes only while it is still as read (its status and updated_at)
+ * and the stored row still unhandled — the row lock that statement takes is the lock the settlement is
+ * applied under. Anything else (the row changed, the stored row handled, a flagged outcome, a row that
+ * was not found) writes nothing and falls back to the transaction above.
  */
 import { Prisma, updateRow, updateRowIf, type ModelTable, type RowChanges } from "@mteja/db";
 import type { PaymentPorts } from "./ports.js";
