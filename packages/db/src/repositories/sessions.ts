@@ -67,7 +67,9 @@ export interface NewSession {
   freshUntil: Date;
   ip: string;
   userAgent: string | null;
-  refreshToken: { id: string; tokenHash: string };
+  /** The first refresh token: its id and hash. */
+  refreshTokenId: string;
+  refreshTokenHash: string;
 }
 
 /**
@@ -80,9 +82,8 @@ export async function open(tx: RawSql, session: NewSession): Promise<void> {
       idle_expires_at, absolute_expires_at, fresh_until, ip, user_agent)
     VALUES (${id}::uuid, ${tenantId}, ${userId}::uuid, ${now}, ${now}, ${now},
       ${idleExpiresAt}, ${absoluteExpiresAt}, ${freshUntil}, ${ip}, ${userAgent})`;
-  const token = session.refreshToken;
   await tx.$executeRaw`INSERT INTO refresh_tokens (id, session_id, token_hash, created_at)
-    VALUES (${token.id}::uuid, ${id}::uuid, ${token.tokenHash}, ${now})`;
+    VALUES (${session.refreshTokenId}::uuid, ${id}::uuid, ${session.refreshTokenHash}, ${now})`;
 }
 
 /** A refresh token with its session, both rows locked. */

@@ -48,7 +48,8 @@ export async function createSession(
     freshUntil,
     ip: client.ip,
     userAgent: storedUserAgent(client.userAgent),
-    refreshToken: { id: deps.random.uuid(), tokenHash: sha256(refreshToken) },
+    refreshTokenId: deps.random.uuid(),
+    refreshTokenHash: sha256(refreshToken),
   });
   return { sessionId, refreshToken, refreshExpiresAt: idleExpiresAt };
 }
