@@ -2,6 +2,7 @@
  * Every process setting, read from the environment once at start and validated with zod.
  * A bad value stops the start with a message naming the setting (README "Settings").
  */
+import { databaseTimeoutDefaults as timeouts } from "@mteja/db";
 import { defaultWebhookRetrySchedule } from "@mteja/domain";
 import { parseSender } from "@mteja/mailer";
 import { availableParallelism } from "node:os";
@@ -29,6 +30,19 @@ const settingsSchema = z
     DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
     /** 0 behind a pooler that cannot keep prepared statements (PgBouncer in transaction mode before 1.21). */
     DATABASE_PREPARED_STATEMENTS: z.coerce.number().int().min(0).max(10_000).default(500),
+    /** Longest waits for a connection (new or pooled) and an answer; 0: none (operations.md#database-outages). */
+    DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(timeouts.connectTimeoutMs),
+    DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(timeouts.statementTimeoutMs),
+    /**
+     * How long a stopping instance goes on serving with /readyz at 503 before its port closes, so the
+     * balancer stops sending first (docs/operations.md#draining). Default: 5 s in production, 0 elsewhere.
+     */
+    SHUTDOWN_DRAIN_MS: z.coerce
+      .number({ error: "SHUTDOWN_DRAIN_MS must be a number" })
+      .int()
+      .min(0)
+      .max(120_000)
+      .optional(),
     DATA_DIR: z.string().min(1).default("./data"),
     REDIS_URL: url("REDIS_URL", /^rediss?$/).optional(),
     SMTP_URL: url("SMTP_URL", /^smtps?$/).optional(),
@@ -112,11 +126,20 @@ const settingsSchema = z
       ctx.addIssue({ code: "custom", path: ["DATA_ENCRYPTION_KEY"], message: "DATA_ENCRYPTION_KEY is required in production on PostgreSQL" });
     }
   })
-  .transform((s) => ({ ...s, HOST: s.HOST ?? listenHost(s.NODE_ENV) }));
+  .transform((s) => ({
+    ...s,
+    HOST: s.HOST ?? listenHost(s.NODE_ENV),
+    SHUTDOWN_DRAIN_MS: s.SHUTDOWN_DRAIN_MS ?? drainMs(s.NODE_ENV),
+  }));
 
 /** Outside production the dev conveniences are on, so by default nothing but this machine can reach them. */
 function listenHost(nodeEnv: "development" | "production" | "test"): string {
   return nodeEnv === "production" ? "0.0.0.0" : "127.0.0.1";
+}
+
+/** In production a balancer is in front; elsewhere nothing waits for the health checks to notice. */
+function drainMs(nodeEnv: "development" | "production" | "test"): number {
+  return nodeEnv === "production" ? 5_000 : 0;
 }
 
 export type Settings = z.infer<typeof settingsSchema>;

@@ -1,24 +1,20 @@
-export { openDatabase, type Database, type DatabaseKind, type DatabaseOptions } from "./database.js";
+export { databaseTimeoutDefaults, openDatabase } from "./database.js";
+export type { Database, DatabaseKind, DatabaseOptions } from "./database.js";
+export { isDatabaseUnavailable } from "./unavailable.js";
 export { applyMigrations, listPendingMigrations, readMigrations, defaultMigrationsDir, type MigrationReport, type SqlRunner } from "./migrator.js";
-export {
-  changedRow,
-  insertRow,
-  intentsTable,
-  paymentsTable,
-  payoutsTable,
-  reversalsTable,
-  updateRow,
-  updateRowIf,
-  type ModelTable,
-  type RowChanges,
-} from "./model-rows.js";
+export { changedRow, type RowChanges } from "./model-rows.js";
 export { isUniqueViolation, type RawSql, type RawTransactions, type SqlQuery } from "./raw-sql.js";
 export type { AnyClient } from "./repositories/clients.js";
 export { scopeToTenant, TenantScopeViolation, tenantScopeOfModel, type TenantDb, type TenantTx } from "./tenant-scope.js";
 export { createTenantClients, type TenantClients } from "./tenant-clients.js";
 export { PrismaClient, Prisma } from "./generated/prisma/client.js";
 export type * from "./generated/prisma/models.js";
-export { insertStoredCallback, type StoredCallbackInsert } from "./repositories/momo-callbacks.js";
+export * as callbacks from "./repositories/callbacks.js";
+export * as intents from "./repositories/intents.js";
+export * as payments from "./repositories/payments.js";
+export * as payouts from "./repositories/payouts.js";
+export * as reversals from "./repositories/reversals.js";
+export type { EventRow } from "./repositories/webhook-event-writes.js";
 export { createScratchDatabase, isPostgresReachable, type ScratchDatabase } from "./scratch.js";
 export * as addresses from "./repositories/addresses.js";
 export * as apiKeys from "./repositories/api-keys.js";

@@ -53,7 +53,13 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     ...env,
   });
   // The test opens the database itself, from the settings the composition root would read.
-  const database = options.database ?? (await createTestDatabase({ preparedStatements: settings.DATABASE_PREPARED_STATEMENTS }));
+  const database =
+    options.database ??
+    (await createTestDatabase({
+      preparedStatements: settings.DATABASE_PREPARED_STATEMENTS,
+      connectTimeoutMs: settings.DATABASE_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: settings.DATABASE_STATEMENT_TIMEOUT_MS,
+    }));
   const ownsDatabase = !options.database;
   const logger = options.logStream ? pino(loggerOptions(settings) as pino.LoggerOptions, options.logStream) : undefined;
   // The registry /metrics serves is also where the domain reports sign-ins, as main.ts wires it.

@@ -7,6 +7,7 @@ import { openDatabase, signingKeys, type Database } from "@mteja/db";
 import { createDataCipher, cryptoRandom, shopsOnSharedC2bToken } from "@mteja/domain";
 import { checkSmtpServer } from "@mteja/mailer";
 import { Redis } from "ioredis";
+import { databaseOptionsOf } from "../runtime/database-options.js";
 import { productionWarnings } from "../runtime/production-warnings.js";
 import { resolveDataEncryptionKey } from "../runtime/secrets.js";
 import { readSettings, SettingsError, type Settings } from "../settings.js";
@@ -143,7 +144,7 @@ export async function runDoctor(env: NodeJS.ProcessEnv): Promise<Finding[]> {
   for (const warning of productionWarnings(settings)) findings.push({ check: "settings", status: "warn", message: `unsafe in production: ${warning.message}` });
 
   let opened: Promise<Database> | undefined;
-  const db = () => (opened ??= openDatabase({ url: settings.DATABASE_URL, dataDir: settings.DATA_DIR, poolMax: 2 }));
+  const db = () => (opened ??= openDatabase(databaseOptionsOf(settings, 2)));
   try {
     for (const { check, run } of checks) findings.push({ check, ...(await run(settings, db).catch((error: unknown) => fail(reason(error)))) });
   } finally {

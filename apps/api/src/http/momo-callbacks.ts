@@ -137,6 +137,7 @@ function callbackOperation(summary: string, body: string, answered: { descriptio
         200: answered,
         400: { description: "MALFORMED_REQUEST: not JSON or not a Daraja callback (stored for audit)" },
         403: { description: "FORBIDDEN: missing or wrong token (counted; at most 60 a minute stored for audit; logged at most once a minute)" },
+        503: { description: "SERVICE_UNAVAILABLE: the database is away for a moment (Retry-After)" },
       },
     },
   };

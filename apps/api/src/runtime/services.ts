@@ -28,6 +28,7 @@ import {
 import { Redis } from "ioredis";
 import type { Settings } from "../settings.js";
 import { adminApiKeyOf } from "./admin-key.js";
+import { databaseOptionsOf } from "./database-options.js";
 import { createLimiter } from "./limiter.js";
 import { watchRateLimitStore, type RateLimitStore } from "./rate-limit-store.js";
 import { createMailRuntime, type MailRuntime } from "./mail.js";
@@ -75,7 +76,7 @@ export interface ServiceOverrides {
 }
 
 export async function createServices(settings: Settings, logger: Logger, overrides: ServiceOverrides = {}): Promise<Services> {
-  const db = overrides.db ?? (await openDatabase({ url: settings.DATABASE_URL, dataDir: settings.DATA_DIR, poolMax: settings.DATABASE_POOL_MAX, preparedStatements: settings.DATABASE_PREPARED_STATEMENTS }));
+  const db = overrides.db ?? (await openDatabase(databaseOptionsOf(settings)));
   const closers = createClosers();
   if (!overrides.db) closers.add("database", () => db.close());
   try {

@@ -85,6 +85,7 @@ export interface MomoAppOptions {
   /** Passed on to startTestApp. */
   logStream?: TestAppOptions["logStream"];
   metrics?: TestAppOptions["metrics"];
+  database?: TestAppOptions["database"];
 }
 
 export async function startMomoApp(options: MomoAppOptions): Promise<MomoApp> {
@@ -119,6 +120,7 @@ export async function startMomoApp(options: MomoAppOptions): Promise<MomoApp> {
     ...(options.now ? { now: options.now } : {}),
     ...(options.logStream ? { logStream: options.logStream } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.database ? { database: options.database } : {}),
   });
   relay.target = t.url;
   const rest = new RestClient(t.url);

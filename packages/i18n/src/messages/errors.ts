@@ -41,6 +41,10 @@ export const errorMessages = {
     en: "This phone number is already verified on another account.",
     sw: "Nambari hii ya simu tayari imethibitishwa kwenye akaunti nyingine.",
   },
+  "error.SERVICE_UNAVAILABLE": {
+    en: "The service is unavailable for a moment; please try again shortly.",
+    sw: "Huduma haipatikani kwa muda; tafadhali jaribu tena baada ya muda mfupi.",
+  },
   "error.SMS_UNAVAILABLE": {
     en: "Text messages cannot be sent from this shop right now; please try again later.",
     sw: "Ujumbe mfupi hauwezi kutumwa kutoka duka hili kwa sasa; tafadhali jaribu tena baadaye.",
