@@ -3,7 +3,7 @@
  * key against the stored signing key, Redis, SMTP and Daraja's OAuth — and says what is wrong in words;
  * it also warns of shops whose C2B still accepts the old shared callback secret.
  */
-import { openDatabase, type Database } from "@mteja/db";
+import { openDatabase, signingKeys, type Database } from "@mteja/db";
 import { createDataCipher, cryptoRandom, shopsOnSharedC2bToken } from "@mteja/domain";
 import { checkSmtpServer } from "@mteja/mailer";
 import { Redis } from "ioredis";
@@ -54,7 +54,7 @@ const checks: Check[] = [
       } catch {
         return skip("the database cannot be reached");
       }
-      const stored = await database.unscoped.signingKey.findFirst({ where: { retiredAt: null } }).catch(() => null);
+      const stored = await signingKeys.findCurrent(database.unscoped).catch(() => null);
       if (!stored) return ok("no stored signing key yet: the first start makes one with this key");
       const cipher = createDataCipher(await resolveDataEncryptionKey(settings.DATA_ENCRYPTION_KEY, settings.DATA_DIR), cryptoRandom);
       try {
