@@ -38,3 +38,4 @@ export {
   type WebhookAttemptRecord,
   type WebhookClaim,
 } from "./repositories/webhook-deliveries.js";
+export * as simulatedDaraja from "./repositories/simulated-daraja.js";
