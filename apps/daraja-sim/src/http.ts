@@ -1,5 +1,12 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { darajaError, invalidAccessToken, invalidField, type DarajaAnswer, type DarajaSimulation, type JsonBody } from "@mteja/simulated-daraja";
+import {
+  darajaError,
+  invalidAccessToken,
+  invalidField,
+  type DarajaAnswer,
+  type DarajaSimulation,
+  type JsonBody,
+} from "@mteja/simulated-daraja";
 
 export type { JsonBody };
 
@@ -32,7 +39,11 @@ export function readJsonBody(request: FastifyRequest, reply: FastifyReply, first
 }
 
 /** True when the bearer token is one the simulation issued, unexpired and (strict mode) the latest. */
-export function requireAccessToken(request: FastifyRequest, reply: FastifyReply, simulation: DarajaSimulation): boolean {
+export function requireAccessToken(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  simulation: DarajaSimulation,
+): boolean {
   if (simulation.tokens.accepts(String(request.headers.authorization ?? ""))) return true;
   sendAnswer(reply, invalidAccessToken());
   return false;

@@ -63,7 +63,13 @@ export function buildDarajaSimulator(options: DarajaSimulatorOptions = {}): Fast
   app.addHook("onResponse", async (request, reply) => {
     const path = request.url.split("?")[0] ?? request.url;
     if (path.startsWith("/sim/")) return;
-    const entry = { at: now().toISOString(), method: request.method, path, status: reply.statusCode, body: logged(request.body) };
+    const entry = {
+      at: now().toISOString(),
+      method: request.method,
+      path,
+      status: reply.statusCode,
+      body: logged(request.body),
+    };
     pushBounded(state.requests, entry, logLimit);
   });
 

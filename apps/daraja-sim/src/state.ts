@@ -14,7 +14,7 @@ export interface LoggedRequest {
   body: unknown;
 }
 
-/** What the HTTP simulator itself remembers (its logs and control queue). Created per instance; nothing is module-level. */
+/** What the HTTP simulator itself remembers (its logs, its control queue), per instance: nothing is module-level. */
 export interface ServerState {
   queuedOutcomes: QueuedOutcome[];
   requests: LoggedRequest[];
@@ -38,10 +38,17 @@ export function pushBounded<T>(list: T[], entry: T, limit: number): void {
 }
 
 /** Takes the first queued outcome that applies to this request (phone- and API-specific ones included). */
-export function takeQueuedOutcome(state: ServerState, api: SimApi, phone: string, allowed: readonly SimOutcome[]): SimOutcome | null {
+export function takeQueuedOutcome(
+  state: ServerState,
+  api: SimApi,
+  phone: string,
+  allowed: readonly SimOutcome[],
+): SimOutcome | null {
   const index = state.queuedOutcomes.findIndex(
     (queued) =>
-      (queued.api === null || queued.api === api) && (queued.phone === null || queued.phone === phone) && allowed.includes(queued.outcome),
+      (queued.api === null || queued.api === api) &&
+      (queued.phone === null || queued.phone === phone) &&
+      allowed.includes(queued.outcome),
   );
   if (index === -1) return null;
   const [queued] = state.queuedOutcomes.splice(index, 1);

@@ -79,7 +79,8 @@ const isSuccess = (status: number) => status >= 200 && status < 300;
 /** A Daraja client speaking HTTP to `config.baseUrl`. */
 export function createDarajaClient(config: DarajaClientConfig): DarajaClient {
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  return createDarajaClientOver(createTransport({ baseUrl: config.baseUrl, timeoutMs, ...(config.fetch ? { fetch: config.fetch } : {}) }), config);
+  const transport = createTransport({ baseUrl: config.baseUrl, timeoutMs, ...(config.fetch ? { fetch: config.fetch } : {}) });
+  return createDarajaClientOver(transport, config);
 }
 
 /**

@@ -11,11 +11,17 @@ export type JsonBody = Record<string, unknown>;
 export const accepted = (body: JsonBody): DarajaAnswer => ({ status: 200, body });
 
 /** Daraja's synchronous error envelope (docs/daraja-wire-format.md#error-envelope). */
-export function darajaError(status: number, errorCode: string, errorMessage: string, requestId = newRequestId()): DarajaAnswer {
+export function darajaError(
+  status: number,
+  errorCode: string,
+  errorMessage: string,
+  requestId = newRequestId(),
+): DarajaAnswer {
   return { status, body: { requestId, errorCode, errorMessage } };
 }
 
 /** Daraja's refusal of a field it could not read (`Bad Request - Invalid Amount`). */
-export const invalidField = (field: string): DarajaAnswer => darajaError(400, "400.002.02", `Bad Request - Invalid ${field}`);
+export const invalidField = (field: string): DarajaAnswer =>
+  darajaError(400, "400.002.02", `Bad Request - Invalid ${field}`);
 
 export const invalidAccessToken = (): DarajaAnswer => darajaError(404, "404.001.03", "Invalid Access Token");

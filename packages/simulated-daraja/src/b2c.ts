@@ -62,17 +62,29 @@ export function createB2cOperation(context: SimulationContext): B2cOperation {
     const remarks = text(body["Remarks"]);
     if (!remarks || remarks.length < 2 || remarks.length > 100) return invalidField("Remarks");
     const queueTimeoutUrl = body["QueueTimeOutURL"];
-    if (!isAcceptableCallbackUrl(queueTimeoutUrl, options.blockCallbackKeywords)) return invalidField("QueueTimeOutURL");
+    if (!isAcceptableCallbackUrl(queueTimeoutUrl, options.blockCallbackKeywords))
+      return invalidField("QueueTimeOutURL");
     const resultUrl = body["ResultURL"];
     if (!isAcceptableCallbackUrl(resultUrl, options.blockCallbackKeywords)) return invalidField("ResultURL");
     // The v3 documentation spells it "Occassion"; older clients send "Occasion". Both are accepted.
     const occasionField = body["Occassion"] !== undefined ? "Occassion" : "Occasion";
     const occasion = body[occasionField] === undefined ? null : text(body[occasionField]);
     if (occasion !== null && occasion.length > 100) return invalidField(occasionField);
-    const originatorConversationId = body["OriginatorConversationID"] === undefined ? null : text(body["OriginatorConversationID"]);
+    const originatorConversationId =
+      body["OriginatorConversationID"] === undefined ? null : text(body["OriginatorConversationID"]);
     const originatorIdGiven = requireOriginatorId || body["OriginatorConversationID"] !== undefined;
     if (originatorIdGiven && !originatorConversationId) return invalidField("OriginatorConversationID");
-    return { originatorConversationId, initiatorName, securityCredential, commandId, amount, phone, resultUrl, queueTimeoutUrl, occasion };
+    return {
+      originatorConversationId,
+      initiatorName,
+      securityCredential,
+      commandId,
+      amount,
+      phone,
+      resultUrl,
+      queueTimeoutUrl,
+      occasion,
+    };
   }
 
   function resultFor(request: B2cRequest, outcome: SimOutcome): ResultCodeText {
@@ -106,7 +118,8 @@ export function createB2cOperation(context: SimulationContext): B2cOperation {
     const originatorConversationId = validated.originatorConversationId ?? newOriginatorConversationId();
     if (await records.get("b2c", originatorConversationId)) return duplicate();
     const now = options.now();
-    const outcome = context.chooseOutcome("b2c", validated.phone, B2C_OUTCOMES) ?? B2C_MAGIC_AMOUNTS[validated.amount] ?? "success";
+    const outcome =
+      context.chooseOutcome("b2c", validated.phone, B2C_OUTCOMES) ?? B2C_MAGIC_AMOUNTS[validated.amount] ?? "success";
     const payout: B2cPayout = {
       kind: "b2c",
       originatorConversationId,

@@ -58,8 +58,10 @@ type Verdict = "accepted" | "rejected" | "no_answer" | "unreadable";
 
 /** What the validation answer means to M-Pesa: complete, cancel with a code, or no usable answer. */
 function readValidation(answer: Exchange): { verdict: Verdict; resultCode: string | null; thirdPartyTransId: string } {
-  if (answer.status === null || answer.status < 200 || answer.status >= 300) return { verdict: "no_answer", resultCode: null, thirdPartyTransId: "" };
-  if (typeof answer.body !== "object" || answer.body === null) return { verdict: "unreadable", resultCode: null, thirdPartyTransId: "" };
+  if (answer.status === null || answer.status < 200 || answer.status >= 300)
+    return { verdict: "no_answer", resultCode: null, thirdPartyTransId: "" };
+  if (typeof answer.body !== "object" || answer.body === null)
+    return { verdict: "unreadable", resultCode: null, thirdPartyTransId: "" };
   const fields = answer.body as Record<string, unknown>;
   const resultCode = text(fields["ResultCode"]);
   const thirdPartyTransId = text(fields["ThirdPartyTransID"]) ?? "";
@@ -78,7 +80,11 @@ export function createC2bOperations(context: SimulationContext): C2bOperations {
 
   function productRefusal(version: "v1" | "v2"): DarajaAnswer | null {
     if (options.c2bRegisterVersions.includes(version)) return null;
-    return darajaError(401, "401.003.01", "Error Occurred - Invalid Access Token - Invalid API call as no apiproduct match found");
+    return darajaError(
+      401,
+      "401.003.01",
+      "Error Occurred - Invalid Access Token - Invalid API call as no apiproduct match found",
+    );
   }
 
   async function register(body: JsonBody, version: "v1" | "v2"): Promise<DarajaAnswer> {
@@ -101,7 +107,11 @@ export function createC2bOperations(context: SimulationContext): C2bOperations {
     };
     await records.put(registration);
     // Daraja's own spelling of the key (no "n"), as both portal pages show it.
-    return accepted({ OriginatorCoversationID: newOriginatorConversationId(), ResponseCode: "0", ResponseDescription: "Success" });
+    return accepted({
+      OriginatorCoversationID: newOriginatorConversationId(),
+      ResponseCode: "0",
+      ResponseDescription: "Success",
+    });
   }
 
   /** A TransID no payment has had, remembered (cancelled) until the payment completes. */
@@ -145,28 +155,60 @@ export function createC2bOperations(context: SimulationContext): C2bOperations {
     // No URLs registered: M-PESA completes the payment and tells nobody.
     if (!registration) {
       await complete();
-      return { trans_id: transId, status: "completed", reason: "no URLs registered for this short code", validation: null, confirmation: null };
+      return {
+        trans_id: transId,
+        status: "completed",
+        reason: "no URLs registered for this short code",
+        validation: null,
+        confirmation: null,
+      };
     }
 
     let validation: C2bPayResult["validation"] = null;
     let thirdPartyTransId = "";
     if (pay.validation) {
-      const answer = await callbacks.exchange("c2b_validation", registration.validationUrl, notification, options.c2bValidationTimeoutMs);
+      const answer = await callbacks.exchange(
+        "c2b_validation",
+        registration.validationUrl,
+        notification,
+        options.c2bValidationTimeoutMs,
+      );
       const read = readValidation(answer);
       validation = { ...answer, verdict: read.verdict, result_code: read.resultCode };
       thirdPartyTransId = read.thirdPartyTransId;
       const noAnswerCancels = read.verdict === "no_answer" && registration.responseType === "Cancelled";
       if (read.verdict === "rejected" || read.verdict === "unreadable" || noAnswerCancels) {
-        return { trans_id: transId, status: "cancelled", reason: cancelReason(read.verdict, read.resultCode), validation, confirmation: null };
+        return {
+          trans_id: transId,
+          status: "cancelled",
+          reason: cancelReason(read.verdict, read.resultCode),
+          validation,
+          confirmation: null,
+        };
       }
     }
     const balance = await context.balance(pay.amount);
     await complete();
-    const confirmationBody = { ...notification, OrgAccountBalance: balance.toFixed(2), ThirdPartyTransID: thirdPartyTransId };
+    const confirmationBody = {
+      ...notification,
+      OrgAccountBalance: balance.toFixed(2),
+      ThirdPartyTransID: thirdPartyTransId,
+    };
     const timeoutMs = options.callbackTimeoutMs;
-    const confirmation = await callbacks.exchange("c2b_confirmation", registration.confirmationUrl, confirmationBody, timeoutMs);
-    if (pay.repeatConfirmation) await callbacks.exchange("c2b_confirmation", registration.confirmationUrl, confirmationBody, timeoutMs);
-    const reason = validation?.verdict === "no_answer" ? "no validation answer; ResponseType Completed" : pay.validation ? "accepted" : "validation not enabled";
+    const confirmation = await callbacks.exchange(
+      "c2b_confirmation",
+      registration.confirmationUrl,
+      confirmationBody,
+      timeoutMs,
+    );
+    if (pay.repeatConfirmation)
+      await callbacks.exchange("c2b_confirmation", registration.confirmationUrl, confirmationBody, timeoutMs);
+    const reason =
+      validation?.verdict === "no_answer"
+        ? "no validation answer; ResponseType Completed"
+        : pay.validation
+          ? "accepted"
+          : "validation not enabled";
     return { trans_id: transId, status: "completed", reason, validation, confirmation };
   }
 

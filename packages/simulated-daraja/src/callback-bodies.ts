@@ -93,7 +93,11 @@ export interface StatusQuery {
 }
 
 export function describeB2cPayout(payout: B2cPayout, b2cShortcode: string): QueriedTransaction {
-  const status = !payout.settled ? "Pending" : payout.result.code === 0 || payout.outcome === "unknown_result" ? "Completed" : "Failed";
+  const status = !payout.settled
+    ? "Pending"
+    : payout.result.code === 0 || payout.outcome === "unknown_result"
+      ? "Completed"
+      : "Failed";
   return {
     receipt: payout.transactionId,
     status,
@@ -102,14 +106,19 @@ export function describeB2cPayout(payout: B2cPayout, b2cShortcode: string): Quer
     conversationId: payout.conversationId,
     debitPartyName: `${b2cShortcode} - ${SIM_BUSINESS_NAME}`,
     creditPartyName: `${payout.phone} - ${SIM_CUSTOMER_NAME}`,
-    reasonType: payout.commandId === "SalaryPayment" ? "Salary Payment via API" : "Business Payment to Customer via API",
+    reasonType:
+      payout.commandId === "SalaryPayment" ? "Salary Payment via API" : "Business Payment to Customer via API",
     debitAccountType: "Utility Account",
     initiatedAt: new Date(payout.createdAt),
     finalisedAt: new Date(payout.settledAt ?? payout.createdAt),
   };
 }
 
-export function describeStkPayment(payment: StkPayment & { receipt: string }, shortcode: string, reversed = false): QueriedTransaction {
+export function describeStkPayment(
+  payment: StkPayment & { receipt: string },
+  shortcode: string,
+  reversed = false,
+): QueriedTransaction {
   return {
     receipt: payment.receipt,
     status: reversed ? "Reversed" : "Completed",
@@ -143,7 +152,11 @@ export function describeC2bPayment(payment: C2bPayment, reversed = false): Queri
 }
 
 /** The Transaction Status result, in the portal's parameter order. */
-export function transactionStatusResultBody(query: StatusQuery, result: ResultCodeText, transaction: QueriedTransaction | null): unknown {
+export function transactionStatusResultBody(
+  query: StatusQuery,
+  result: ResultCodeText,
+  transaction: QueriedTransaction | null,
+): unknown {
   const body: Record<string, unknown> = {
     ResultType: 0,
     ResultCode: result.code,
@@ -171,7 +184,9 @@ export function transactionStatusResultBody(query: StatusQuery, result: ResultCo
       ],
     };
   }
-  body["ReferenceData"] = { ReferenceItem: query.occasion ? { Key: "Occasion", Value: query.occasion } : { Key: "Occasion" } };
+  body["ReferenceData"] = {
+    ReferenceItem: query.occasion ? { Key: "Occasion", Value: query.occasion } : { Key: "Occasion" },
+  };
   return { Result: body };
 }
 
@@ -217,7 +232,11 @@ export function reversalTimeoutBody(reversal: SimReversal, timeout: ResultCodeTe
 }
 
 export function describeReversal(reversal: SimReversal): QueriedTransaction {
-  const status = !reversal.settled ? "Pending" : reversal.result.code === 0 || reversal.outcome === "unknown_result" ? "Completed" : "Failed";
+  const status = !reversal.settled
+    ? "Pending"
+    : reversal.result.code === 0 || reversal.outcome === "unknown_result"
+      ? "Completed"
+      : "Failed";
   return {
     receipt: reversal.transactionId,
     status,

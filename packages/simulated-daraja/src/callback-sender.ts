@@ -54,13 +54,22 @@ function parsed(raw: string): unknown {
   }
 }
 
-export function createCallbackSender(options: ResolvedSimulationOptions, sender: CallbackSenderOptions): CallbackSender {
+export function createCallbackSender(
+  options: ResolvedSimulationOptions,
+  sender: CallbackSenderOptions,
+): CallbackSender {
   const timers = new Set<NodeJS.Timeout>();
   const inFlight = new Set<AbortController>();
   const { logger: log } = sender;
   let closed = false;
 
-  async function exchange(kind: CallbackKind, url: string, body: unknown, timeoutMs: number, read: boolean): Promise<Exchange> {
+  async function exchange(
+    kind: CallbackKind,
+    url: string,
+    body: unknown,
+    timeoutMs: number,
+    read: boolean,
+  ): Promise<Exchange> {
     if (closed) return { status: null, body: null, error: "the simulation is closed" };
     const controller = new AbortController();
     inFlight.add(controller);
@@ -74,11 +83,21 @@ export function createCallbackSender(options: ResolvedSimulationOptions, sender:
         signal: controller.signal,
       });
       entry.status = response.status;
-      const answer = read ? parsed(await response.text()) : await response.arrayBuffer().then(() => null, () => null);
-      if (!response.ok && !read) log?.warn({ kind, url: withoutQuery(url), status: response.status }, "callback receiver answered with an error");
+      const answer = read
+        ? parsed(await response.text())
+        : await response.arrayBuffer().then(
+            () => null,
+            () => null,
+          );
+      if (!response.ok && !read)
+        log?.warn(
+          { kind, url: withoutQuery(url), status: response.status },
+          "callback receiver answered with an error",
+        );
       return { status: response.status, body: answer, error: null };
     } catch (error) {
-      entry.error = read && controller.signal.aborted ? "timed out" : error instanceof Error ? error.message : String(error);
+      entry.error =
+        read && controller.signal.aborted ? "timed out" : error instanceof Error ? error.message : String(error);
       if (!read) log?.warn({ kind, url: withoutQuery(url), err: error }, "callback delivery failed (not retried)");
       return { status: null, body: null, error: entry.error };
     } finally {

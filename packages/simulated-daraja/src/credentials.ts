@@ -32,7 +32,10 @@ export function isBase64(value: string): boolean {
  */
 export function decryptSecurityCredential(privateKey: string | KeyObject, credential: string): string | null {
   try {
-    const block = privateDecrypt({ key: privateKey, padding: constants.RSA_NO_PADDING }, Buffer.from(credential, "base64"));
+    const block = privateDecrypt(
+      { key: privateKey, padding: constants.RSA_NO_PADDING },
+      Buffer.from(credential, "base64"),
+    );
     if (block[0] !== 0 || block[1] !== 2) return null;
     const separator = block.indexOf(0, 2);
     if (separator < 10) return null;

@@ -17,7 +17,10 @@ export function wholeAmount(value: unknown): number | null {
 
 const BLOCKED_URL_WORDS = /m-?pesa|safaricom|exe|cmd|sql|query/i;
 
-/** docs/daraja-wire-format.md#callback-urls: http(s) URL, and (when enabled) none of the words Daraja's processor rejects. */
+/**
+ * docs/daraja-wire-format.md#callback-urls: an http(s) URL, and (when enabled) none of the words Daraja's
+ * processor rejects.
+ */
 export function isAcceptableCallbackUrl(value: unknown, blockKeywords: boolean): value is string {
   if (typeof value !== "string") return false;
   let url: URL;

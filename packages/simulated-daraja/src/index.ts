@@ -23,7 +23,14 @@ export {
   SIM_DEFAULT_CALLBACK_DELAY_MS,
   simulationDefaults,
 } from "./defaults.js";
-export { B2C_MAGIC_AMOUNTS, B2C_OUTCOMES, REVERSAL_MAGIC_AMOUNTS, SIM_OUTCOMES, STK_MAGIC_AMOUNTS, STK_OUTCOMES } from "./outcomes.js";
+export {
+  B2C_MAGIC_AMOUNTS,
+  B2C_OUTCOMES,
+  REVERSAL_MAGIC_AMOUNTS,
+  SIM_OUTCOMES,
+  STK_MAGIC_AMOUNTS,
+  STK_OUTCOMES,
+} from "./outcomes.js";
 export type { SimApi, SimOutcome } from "./outcomes.js";
 export { decryptSecurityCredential, generateSimulatorKeyPair, publicKeyPemFor } from "./credentials.js";
 export type { SimulatorKeyPair } from "./credentials.js";

@@ -9,7 +9,11 @@ export function createMemoryStore(): SimulationStore {
   let balance: number | null = null;
   const keyOf = (kind: string, id: string) => `${kind}\u0000${id}`;
   const matches = (record: StoredRecord, lookup: RecordLookup) =>
-    "receipt" in lookup ? record.receipt === lookup.receipt : "reverses" in lookup ? record.reverses === lookup.reverses : record.phone === lookup.phone;
+    "receipt" in lookup
+      ? record.receipt === lookup.receipt
+      : "reverses" in lookup
+        ? record.reverses === lookup.reverses
+        : record.phone === lookup.phone;
 
   return {
     async add(record) {
@@ -28,7 +32,9 @@ export function createMemoryStore(): SimulationStore {
       return record ? structuredClone(record) : null;
     },
     async find(kind, lookup) {
-      return [...records.values()].filter((record) => record.kind === kind && matches(record, lookup)).map((record) => structuredClone(record));
+      return [...records.values()]
+        .filter((record) => record.kind === kind && matches(record, lookup))
+        .map((record) => structuredClone(record));
     },
     async addToBalance(delta, initial) {
       balance = Math.round(((balance ?? initial) + delta) * 100) / 100;

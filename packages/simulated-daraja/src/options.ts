@@ -46,7 +46,7 @@ export interface SimulationOptions {
   /** For delivering callbacks. Default: global fetch. */
   fetch?: typeof globalThis.fetch;
   callbackTimeoutMs?: number;
-  /** C2B: how long the validation URL has to answer before ResponseType decides. Default 8000 (Daraja: "usually < 8 seconds"). */
+  /** C2B: how long the validation URL has to answer before ResponseType decides. Default 8000 ("usually < 8 s"). */
   c2bValidationTimeoutMs?: number;
   /** C2B register URL versions the app's product has; the other answers 401.003.01. Default both. */
   c2bRegisterVersions?: readonly ("v1" | "v2")[];

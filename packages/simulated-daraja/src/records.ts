@@ -170,7 +170,9 @@ export function typedRecords(store: SimulationStore): Records {
   return {
     add: (record) => store.add(stored(record)),
     put: (record) => store.put(stored(record)),
-    get: async <K extends SimRecordKind>(kind: K, id: string) => ((await store.get(kind, id))?.data ?? null) as RecordOf<K> | null,
-    find: async <K extends SimRecordKind>(kind: K, lookup: RecordLookup) => (await store.find(kind, lookup)).map((row) => row.data as RecordOf<K>),
+    get: async <K extends SimRecordKind>(kind: K, id: string) =>
+      ((await store.get(kind, id))?.data ?? null) as RecordOf<K> | null,
+    find: async <K extends SimRecordKind>(kind: K, lookup: RecordLookup) =>
+      (await store.find(kind, lookup)).map((row) => row.data as RecordOf<K>),
   };
 }

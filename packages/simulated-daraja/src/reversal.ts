@@ -23,7 +23,7 @@ import type { ResultCodeText } from "./outcomes.js";
 import type { Records, SimReversal } from "./records.js";
 import { newConversationId, newOriginatorConversationId, newReceipt } from "./wire.js";
 
-/** The payment a receipt names, as the simulator knows it (STK payments it settled successfully, completed C2B payments). */
+/** The payment a receipt names, as the simulator knows it (STK payments settled successfully, completed C2B ones). */
 async function paidBy(records: Records, receipt: string): Promise<{ phone: string } | null> {
   const c2b = await records.get("c2b", receipt);
   if (c2b?.completed) return { phone: c2b.phone };
@@ -32,7 +32,8 @@ async function paidBy(records: Records, receipt: string): Promise<{ phone: strin
 }
 
 /** A reversal that went through (or whose result no one can read): the receipt it names is reversed. */
-export const reversalWentThrough = (reversal: SimReversal) => reversal.settled && (reversal.result.code === 0 || reversal.outcome === "unknown_result");
+export const reversalWentThrough = (reversal: SimReversal) =>
+  reversal.settled && (reversal.result.code === 0 || reversal.outcome === "unknown_result");
 
 /** Whether a reversal of this receipt went through (its payment then reads `Reversed`). */
 export async function isReversed(records: Records, receipt: string): Promise<boolean> {
@@ -53,7 +54,11 @@ export function createReversalOperation(context: SimulationContext): ReversalOpe
         return;
       case "timeout":
         // The money moved; only the notice of it was lost. A Transaction Status query tells the truth.
-        return callbacks.deliver("reversal_timeout", done.queueTimeoutUrl, reversalTimeoutBody(done, REVERSAL_TIMEOUT_RESULT));
+        return callbacks.deliver(
+          "reversal_timeout",
+          done.queueTimeoutUrl,
+          reversalTimeoutBody(done, REVERSAL_TIMEOUT_RESULT),
+        );
       case "duplicate_callback":
         await callbacks.deliver("reversal_result", done.resultUrl, reversalResultBody(done, balance));
         return callbacks.deliver("reversal_result", done.resultUrl, reversalResultBody(done, balance));
@@ -73,7 +78,8 @@ export function createReversalOperation(context: SimulationContext): ReversalOpe
     const amount = wholeAmount(body["Amount"]);
     if (amount === null) return invalidField("Amount");
     const receiverParty = text(body["ReceiverParty"]);
-    if (!receiverParty || ![options.shortcode, options.tillNumber].includes(receiverParty)) return invalidField("ReceiverParty");
+    if (!receiverParty || ![options.shortcode, options.tillNumber].includes(receiverParty))
+      return invalidField("ReceiverParty");
     // Daraja reads the misspelled key only; 11 as a string or a number.
     if (text(body["RecieverIdentifierType"]) !== "11") return invalidField("RecieverIdentifierType");
     const remarks = text(body["Remarks"]);
@@ -81,10 +87,14 @@ export function createReversalOperation(context: SimulationContext): ReversalOpe
     const resultUrl = body["ResultURL"];
     if (!isAcceptableCallbackUrl(resultUrl, options.blockCallbackKeywords)) return invalidField("ResultURL");
     const queueTimeoutUrl = body["QueueTimeOutURL"];
-    if (!isAcceptableCallbackUrl(queueTimeoutUrl, options.blockCallbackKeywords)) return invalidField("QueueTimeOutURL");
+    if (!isAcceptableCallbackUrl(queueTimeoutUrl, options.blockCallbackKeywords))
+      return invalidField("QueueTimeOutURL");
 
     const paid = await paidBy(records, receipt);
-    const outcome = context.chooseOutcome("reversal", paid?.phone ?? "", REVERSAL_OUTCOMES) ?? REVERSAL_MAGIC_AMOUNTS[amount] ?? "success";
+    const outcome =
+      context.chooseOutcome("reversal", paid?.phone ?? "", REVERSAL_OUTCOMES) ??
+      REVERSAL_MAGIC_AMOUNTS[amount] ??
+      "success";
     const result: ResultCodeText = !initiatorIsValid(options, initiator, credential)
       ? RESULT_INITIATOR_INVALID
       : !paid
@@ -92,7 +102,10 @@ export function createReversalOperation(context: SimulationContext): ReversalOpe
         : (await isReversed(records, receipt))
           ? REVERSAL_ALREADY_REVERSED
           : reversalResultFor(outcome);
-    const refused = result === RESULT_INITIATOR_INVALID || result === REVERSAL_UNKNOWN_RECEIPT || result === REVERSAL_ALREADY_REVERSED;
+    const refused =
+      result === RESULT_INITIATOR_INVALID ||
+      result === REVERSAL_UNKNOWN_RECEIPT ||
+      result === REVERSAL_ALREADY_REVERSED;
     const now = options.now();
     const reversal: SimReversal = {
       kind: "reversal",

@@ -9,7 +9,12 @@ import { createB2cOperation, type B2cVersion } from "./b2c.js";
 import { createC2bOperations, type C2bPayRequest, type C2bPayResult } from "./c2b.js";
 import { createCallbackSender, type LoggedCallback } from "./callback-sender.js";
 import { INITIAL_UTILITY_BALANCE, type OutcomeChooser, type SimulationContext } from "./context.js";
-import { resolveOptions, type ResolvedSimulationOptions, type SimulationLogger, type SimulationOptions } from "./options.js";
+import {
+  resolveOptions,
+  type ResolvedSimulationOptions,
+  type SimulationLogger,
+  type SimulationOptions,
+} from "./options.js";
 import { typedRecords, type SimulationStore } from "./records.js";
 import { createReversalOperation } from "./reversal.js";
 import { createStkOperations } from "./stk.js";
@@ -24,7 +29,7 @@ export interface DarajaSimulation {
   b2cPayment(body: JsonBody, version: B2cVersion): Promise<DarajaAnswer>;
   transactionStatus(body: JsonBody): Promise<DarajaAnswer>;
   reversal(body: JsonBody): Promise<DarajaAnswer>;
-  /** The gateway's refusal of a C2B register URL version the app's product lacks, before the body is read; null: none. */
+  /** The gateway's refusal of a C2B register URL version the app lacks, before the body is read; null: none. */
   c2bProductRefusal(version: "v1" | "v2"): DarajaAnswer | null;
   registerC2bUrls(body: JsonBody, version: "v1" | "v2"): Promise<DarajaAnswer>;
   /** A customer paying a paybill or till from the M-Pesa menu (no Daraja API: the simulator's control). */
@@ -47,7 +52,10 @@ export interface SimulationHooks {
 
 export function createDarajaSimulation(settings: SimulationOptions, hooks: SimulationHooks): DarajaSimulation {
   const options = resolveOptions(settings);
-  const callbacks = createCallbackSender(options, { logger: hooks.logger ?? null, onCallback: hooks.onCallback ?? null });
+  const callbacks = createCallbackSender(options, {
+    logger: hooks.logger ?? null,
+    onCallback: hooks.onCallback ?? null,
+  });
   const context: SimulationContext = {
     options,
     records: typedRecords(hooks.store),

@@ -9,7 +9,14 @@ import type { SimulationContext } from "./context.js";
 import { isAcceptableCallbackUrl, text, wholeAmount } from "./fields.js";
 import { RESULT_NOT_PERMITTED, STK_MAGIC_AMOUNTS, STK_OUTCOMES, stkResultFor } from "./outcomes.js";
 import type { StkPayment } from "./records.js";
-import { expectedPassword, MSISDN, newCheckoutRequestId, newMerchantRequestId, newReceipt, parseEatTimestamp } from "./wire.js";
+import {
+  expectedPassword,
+  MSISDN,
+  newCheckoutRequestId,
+  newMerchantRequestId,
+  newReceipt,
+  parseEatTimestamp,
+} from "./wire.js";
 
 const STK_AMOUNT_MAX = 250_000;
 const TRANSACTION_TYPES = new Set(["CustomerPayBillOnline", "CustomerBuyGoodsOnline"]);
@@ -31,7 +38,8 @@ export function createStkOperations(context: SimulationContext): StkOperations {
     const at = timestamp === null ? null : parseEatTimestamp(timestamp);
     if (timestamp === null || at === null) return invalidField("Timestamp");
     const skew = options.maxTimestampSkewMinutes;
-    if (skew !== null && Math.abs(at.getTime() - options.now().getTime()) > skew * 60_000) return invalidField("Timestamp");
+    if (skew !== null && Math.abs(at.getTime() - options.now().getTime()) > skew * 60_000)
+      return invalidField("Timestamp");
     if (shortcode !== options.shortcode) return darajaError(500, "500.001.1001", "Merchant does not exist");
     if (body["Password"] !== expectedPassword(options.shortcode, options.passkey, timestamp)) {
       return darajaError(500, "500.001.1001", "[MerchantValidate] - Wrong credentials");
@@ -40,7 +48,12 @@ export function createStkOperations(context: SimulationContext): StkOperations {
   }
 
   function settled(payment: StkPayment): StkPayment {
-    return { ...payment, settled: true, settledAt: options.now().toISOString(), receipt: payment.result.code === 0 ? newReceipt() : null };
+    return {
+      ...payment,
+      settled: true,
+      settledAt: options.now().toISOString(),
+      receipt: payment.result.code === 0 ? newReceipt() : null,
+    };
   }
 
   async function hasOpenPrompt(phone: string): Promise<boolean> {
@@ -67,10 +80,12 @@ export function createStkOperations(context: SimulationContext): StkOperations {
     const description = body["TransactionDesc"] === undefined ? "" : text(body["TransactionDesc"]);
     if (description === null || description.length > 13) return invalidField("TransactionDesc");
 
-    if (options.lockSubscriberWhilePending && (await hasOpenPrompt(phone))) return darajaError(500, "500.001.1001", SUBSCRIBER_LOCKED);
+    if (options.lockSubscriberWhilePending && (await hasOpenPrompt(phone)))
+      return darajaError(500, "500.001.1001", SUBSCRIBER_LOCKED);
     const outcome = context.chooseOutcome("stk", phone, STK_OUTCOMES) ?? STK_MAGIC_AMOUNTS[amount] ?? "success";
     if (outcome === "subscriber_locked") return darajaError(500, "500.001.1001", SUBSCRIBER_LOCKED);
-    const tillMismatch = transactionType === "CustomerBuyGoodsOnline" && options.tillNumber !== null && partyB !== options.tillNumber;
+    const tillMismatch =
+      transactionType === "CustomerBuyGoodsOnline" && options.tillNumber !== null && partyB !== options.tillNumber;
     const paybillMismatch = transactionType === "CustomerPayBillOnline" && partyB !== options.shortcode;
     const now = options.now();
     const payment: StkPayment = {

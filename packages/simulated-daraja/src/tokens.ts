@@ -33,7 +33,8 @@ export function createTokens(options: ResolvedSimulationOptions): Tokens {
       if (options.strictTokens) tokens.clear();
       for (const [issued, expiresAt] of tokens) if (expiresAt <= now) tokens.delete(issued);
       tokens.set(token, now + options.tokenLifetimeSeconds * 1000);
-      const expiresIn = options.expiresInFormat === "number" ? options.tokenLifetimeSeconds : String(options.tokenLifetimeSeconds);
+      const expiresIn =
+        options.expiresInFormat === "number" ? options.tokenLifetimeSeconds : String(options.tokenLifetimeSeconds);
       return accepted({ access_token: token, expires_in: expiresIn });
     },
 

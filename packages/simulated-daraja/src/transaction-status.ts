@@ -5,7 +5,13 @@
  * sent, so a payout that settled meanwhile shows its final state.
  */
 import { accepted, invalidField, type DarajaAnswer, type JsonBody } from "./answers.js";
-import { describeB2cPayout, describeC2bPayment, describeReversal, describeStkPayment, transactionStatusResultBody } from "./callback-bodies.js";
+import {
+  describeB2cPayout,
+  describeC2bPayment,
+  describeReversal,
+  describeStkPayment,
+  transactionStatusResultBody,
+} from "./callback-bodies.js";
 import type { QueriedTransaction } from "./callback-bodies.js";
 import type { SimulationContext } from "./context.js";
 import { isAcceptableCallbackUrl, text } from "./fields.js";
@@ -29,9 +35,11 @@ export function createTransactionStatusOperation(context: SimulationContext): Tr
   async function find(transactionId: string | null, originatorConversationId: string | null): Promise<Queried | null> {
     if (originatorConversationId) {
       const payout = await records.get("b2c", originatorConversationId);
-      if (payout && (!transactionId || payout.transactionId === transactionId)) return { kind: "b2c", id: originatorConversationId };
+      if (payout && (!transactionId || payout.transactionId === transactionId))
+        return { kind: "b2c", id: originatorConversationId };
       const reversal = await records.get("reversal", originatorConversationId);
-      if (reversal && (!transactionId || reversal.transactionId === transactionId)) return { kind: "reversal", id: originatorConversationId };
+      if (reversal && (!transactionId || reversal.transactionId === transactionId))
+        return { kind: "reversal", id: originatorConversationId };
     }
     if (!transactionId) return null;
     const [payout] = await records.find("b2c", { receipt: transactionId });
@@ -57,7 +65,11 @@ export function createTransactionStatusOperation(context: SimulationContext): Tr
       case "stk": {
         const payment = await records.get("stk", queried.id);
         if (!payment?.receipt) return null;
-        return describeStkPayment({ ...payment, receipt: payment.receipt }, options.shortcode, await isReversed(records, payment.receipt));
+        return describeStkPayment(
+          { ...payment, receipt: payment.receipt },
+          options.shortcode,
+          await isReversed(records, payment.receipt),
+        );
       }
       case "c2b": {
         const payment = await records.get("c2b", queried.id);
@@ -74,11 +86,13 @@ export function createTransactionStatusOperation(context: SimulationContext): Tr
     if (body["CommandID"] !== "TransactionStatusQuery") return invalidField("CommandID");
     // A payout is queried on the B2C short code, a reversal on the paybill or till it returned money from.
     const partyA = text(body["PartyA"]);
-    if (!partyA || ![options.b2cShortcode, options.shortcode, options.tillNumber].includes(partyA)) return invalidField("PartyA");
+    if (!partyA || ![options.b2cShortcode, options.shortcode, options.tillNumber].includes(partyA))
+      return invalidField("PartyA");
     if (!["1", "2", "4"].includes(text(body["IdentifierType"]) ?? "")) return invalidField("IdentifierType");
     const resultUrl = body["ResultURL"];
     if (!isAcceptableCallbackUrl(resultUrl, options.blockCallbackKeywords)) return invalidField("ResultURL");
-    if (!isAcceptableCallbackUrl(body["QueueTimeOutURL"], options.blockCallbackKeywords)) return invalidField("QueueTimeOutURL");
+    if (!isAcceptableCallbackUrl(body["QueueTimeOutURL"], options.blockCallbackKeywords))
+      return invalidField("QueueTimeOutURL");
     if (!text(body["Remarks"])) return invalidField("Remarks");
     const transactionId = text(body["TransactionID"]) || null;
     const queried = await find(transactionId, text(body["OriginatorConversationID"]) || null);

@@ -37,7 +37,8 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
 const header = (request: DarajaRequest, name: string) =>
   Object.entries(request.headers).find(([key]) => key.toLowerCase() === name)?.[1];
 
-const overTheWire = (value: unknown): unknown => (value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as unknown));
+const overTheWire = (value: unknown): unknown =>
+  value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as unknown);
 
 async function answer(simulation: DarajaSimulation, request: DarajaRequest): Promise<DarajaAnswer> {
   const path = request.path.startsWith("/") ? request.path : `/${request.path}`;

@@ -65,6 +65,15 @@ export async function startDevSms(settings: Settings, logger: Logger, secret: st
     senderIds: [senderId],
   });
   const baseUrl = await sim.listen({ host: "127.0.0.1", port: settings.SMS_SIM_PORT });
-  logger.info({ url: baseUrl }, "SMS simulator started in-process (texts: GET /dev/outbox/texts or the simulator's /sim/messages)");
-  return { baseUrl, username: smsSimulatorDefaults.username, apiKey: smsSimulatorDefaults.apiKey, senderId, close: () => sim.close() };
+  logger.info(
+    { url: baseUrl },
+    "SMS simulator started in-process (texts: GET /dev/outbox/texts or the simulator's /sim/messages)",
+  );
+  return {
+    baseUrl,
+    username: smsSimulatorDefaults.username,
+    apiKey: smsSimulatorDefaults.apiKey,
+    senderId,
+    close: () => sim.close(),
+  };
 }

@@ -17,9 +17,12 @@ const payRequestSchema = z.object({
   amount: z.number().int().positive(),
   phone: z
     .string()
-    .transform((phone, context) => normalisePhone(phone) ?? (context.addIssue({ code: "custom", message: "not a Kenyan mobile number" }), z.NEVER))
+    .transform(
+      (phone, context) =>
+        normalisePhone(phone) ?? (context.addIssue({ code: "custom", message: "not a Kenyan mobile number" }), z.NEVER),
+    )
     .default("254708374149"),
-  /** How MSISDN is sent: masked (v2, default), hashed (SHA-256 hex of the 12 digits; a convention) or plain (older payloads). */
+  /** How MSISDN is sent: masked (v2, default), hashed (SHA-256 hex of the 12 digits) or plain (older payloads). */
   msisdn: z.enum(["masked", "hashed", "plain"]).default("masked"),
   /** false: external validation is not enabled for this short code (Daraja's default): confirmation only. */
   validation: z.boolean().default(true),
@@ -42,7 +45,8 @@ export function registerC2bRoutes(app: FastifyInstance, simulation: DarajaSimula
   app.post("/sim/c2b/pay", async (request, reply) => {
     let json: unknown = {};
     try {
-      json = typeof request.body === "string" && request.body.trim() !== "" ? (JSON.parse(request.body) as unknown) : {};
+      json =
+        typeof request.body === "string" && request.body.trim() !== "" ? (JSON.parse(request.body) as unknown) : {};
     } catch {
       return reply.code(400).send({ error: "body is not JSON" });
     }

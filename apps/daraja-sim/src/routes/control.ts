@@ -8,7 +8,10 @@ const nextOutcomeSchema = z.object({
   outcome: z.enum(SIM_OUTCOMES),
   phone: z
     .string()
-    .transform((phone, context) => normalisePhone(phone) ?? (context.addIssue({ code: "custom", message: "not a Kenyan mobile number" }), z.NEVER))
+    .transform(
+      (phone, context) =>
+        normalisePhone(phone) ?? (context.addIssue({ code: "custom", message: "not a Kenyan mobile number" }), z.NEVER),
+    )
     .optional(),
   api: z.enum(["stk", "b2c", "reversal"]).optional(),
 });

@@ -69,8 +69,15 @@ export async function findRecord(client: Client, kind: string, id: string): Prom
 }
 
 /** The records of a kind with the given receipt, reversed receipt or phone, oldest first. */
-export async function findRecords(client: Client, kind: string, lookup: SimulatedRecordLookup): Promise<SimulatedRecord[]> {
-  const rows = await client.simulatedDarajaRecord.findMany({ where: { kind, ...lookup }, orderBy: { createdAt: "asc" } });
+export async function findRecords(
+  client: Client,
+  kind: string,
+  lookup: SimulatedRecordLookup,
+): Promise<SimulatedRecord[]> {
+  const rows = await client.simulatedDarajaRecord.findMany({
+    where: { kind, ...lookup },
+    orderBy: { createdAt: "asc" },
+  });
   return rows.map(toRecord);
 }
 
