@@ -1,5 +1,5 @@
 /**
- * B2C payment requests, v1 and v3 (docs/daraja-simulator.md#b2c): checks the request as Daraja does,
+ * B2C payment requests, v1 and v3 (docs/daraja-simulator.md#outcomes): checks the request as Daraja does,
  * refuses a repeated OriginatorConversationID, decides the outcome, and after the callback delay
  * moves the money and POSTs the Result (or the time-out, or nothing, or the Result twice).
  */

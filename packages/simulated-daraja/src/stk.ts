@@ -1,5 +1,5 @@
 /**
- * STK push and its query (docs/daraja-simulator.md#stk-push): checks the request as Daraja does,
+ * STK push and its query (docs/daraja-simulator.md#outcomes): checks the request as Daraja does,
  * decides the outcome (a queued one, else the amount's), remembers the prompt, and after the callback
  * delay settles it and POSTs the callback (none, or two, as the outcome says).
  */

@@ -17,7 +17,7 @@ import {
   type StoredRecord,
 } from "@mteja/simulated-daraja";
 
-/** Whose money a use moves: a live account's, through Daraja, or test mode's, simulated (decisions.md "Test mode"). */
+/** Whose money a use moves: a live account's, through Daraja, or test mode's, simulated. */
 export type DarajaUse = "live" | "test";
 
 export interface DarajaProviders {
@@ -55,7 +55,7 @@ function databaseStore(db: Database): SimulationStore {
 
 /**
  * Test mode's account is the simulation's (the sandbox's values). Without the simulator's private key
- * a SecurityCredential is only checked to be base64 (docs/daraja-simulator.md#b2c), so its password's
+ * a SecurityCredential is only checked to be base64 (docs/daraja-simulator.md#the-provider), so its password's
  * base64 stands for it.
  */
 const simulatedAccount = {
