@@ -18,7 +18,7 @@ CREATE TABLE "simulated_daraja_records" (
 -- CreateTable
 CREATE TABLE "simulated_daraja_balances" (
     "account" TEXT NOT NULL,
-    "amount" DECIMAL(16,2) NOT NULL,
+    "amount_cents" BIGINT NOT NULL,
 
     CONSTRAINT "simulated_daraja_balances_pkey" PRIMARY KEY ("account")
 );

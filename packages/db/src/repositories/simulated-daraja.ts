@@ -83,12 +83,13 @@ export async function findRecords(
 
 /** Adds `delta` to an account's balance (`initial` before its first change) and returns the new balance. */
 export async function addToBalance(client: Client, account: string, delta: number, initial: number): Promise<number> {
+  const cents = (amount: number) => BigInt(Math.round(amount * 100));
   const row = await client.simulatedDarajaBalance.upsert({
     where: { account },
-    create: { account, amount: initial + delta },
-    update: { amount: { increment: delta } },
+    create: { account, amountCents: cents(initial + delta) },
+    update: { amountCents: { increment: cents(delta) } },
   });
-  return Number(row.amount);
+  return Number(row.amountCents) / 100;
 }
 
 /** Forgets every record and balance. */
