@@ -147,7 +147,7 @@ export async function createPaymentsRuntime(settings: Settings, logger: Logger, 
     defaultTenantId: settings.DEFAULT_TENANT_ID,
     cipher: options.cipher,
     logger,
-    // Every use is live until test mode (issue 33) hands its own.
+    // Every use is live until test mode hands its own.
     connect: (account) => providers.connect(account, "live"),
   });
   const momo: MomoDeps = {
