@@ -60,12 +60,12 @@ export function startHandWrittenCallbacks(pool, secret, path = "/api/momo/callba
 }
 
 /**
- * For reference, not a goal: the same route doing by hand every statement Mteja's callback does
- * (docs/performance.md, "Callback path, round four") — the stored row; then, in one transaction, the
- * payment locked and read whole together with the look for its receipt on every other payment, the
- * payment updated in the statement that also writes the payment.succeeded event and one delivery per
- * subscribed endpoint, the outcome recorded on the stored row while it is still unhandled — 6
- * statements, as many as above. What Mteja's callback could cost with no framework at all.
+ * For reference, not a goal: the same route doing by hand the statements of a locked apply, as Mteja's
+ * fallback path does it (docs/performance.md, "Callback ingestion") — the stored row; then, in one
+ * transaction, the payment locked and read whole together with the look for its receipt on every other
+ * payment, the payment updated in the statement that also writes the payment.succeeded event and one
+ * delivery per subscribed endpoint, the outcome recorded on the stored row while it is still unhandled —
+ * 6 statements, as many as above. What Mteja's callback could cost with no framework at all.
  */
 export function startMtejaStatementsByHand(pool, secret, path = "/api/momo/callback/stkpush") {
   return startCallbackRoute(pool, secret, path, async (client, callback, items) => {
@@ -77,13 +77,14 @@ export function startMtejaStatementsByHand(pool, secret, path = "/api/momo/callb
 }
 
 /**
- * For reference, not a goal: the next step's estimate (docs/performance.md, "Callback path, round
- * five"). The same work in three round trips instead of six: the stored row; the payment read, with no
- * lock; then one statement that settles it only if it is still as read (PENDING, the same updated_at),
- * records the outcome and writes the event — a single statement is its own transaction, and the row
- * lock its UPDATE takes is the lock the settlement is applied under. Read anew when the payment changed
- * in between. Settled exactly once as the locked route: the guard is the check the lock made. Its
- * statements are prepared, as Mteja's are (the hand-written route's are sent as text).
+ * For reference, not a goal: the design Mteja's callbacks follow (docs/performance.md, "Callback
+ * ingestion"), with no framework. The same work in three round trips instead of six: the stored row;
+ * the payment read, with no lock; then one statement that settles it only if it is still as read
+ * (PENDING, the same updated_at), records the outcome and writes the event — a single statement is its
+ * own transaction, and the row lock its UPDATE takes is the lock the settlement is applied under. Read
+ * anew when the payment changed in between. Settled exactly once as the locked route: the guard is the
+ * check the lock made. Its statements are prepared, as Mteja's are (the hand-written route's are sent as
+ * text).
  */
 export function startOptimisticByHand(pool, secret, path = "/api/momo/callback/stkpush") {
   return startCallbackRoute(pool, secret, path, null, async (storedId, callback, items) => {

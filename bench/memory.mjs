@@ -6,10 +6,10 @@
 // RSS after 200,000 requests at most 10 % above RSS after the first 10,000. The hand-written server is
 // measured the same way, for reference.
 //
-// Why collect first: read one second after a step, RSS was wherever V8's collection schedule left it —
-// 340 to 510 MiB within one run of the same build, down and up again (docs/performance.md, "Memory, read
-// after a full collection"). What stays resident after a full collection is what requests left behind:
-// the leak the goal is about. The reading before the collection is printed too.
+// Why collect first: read without one, RSS lands wherever V8's collection schedule left it — 340 to
+// 510 MiB within one run of one build, down and up again (docs/performance.md, "Memory"). What stays
+// resident after a full collection is what requests left behind: the leak the goal is about. The reading
+// before the collection is printed too.
 //
 //   node bench/memory.mjs [--requests 200000] [--step 50000] [--connections 50]
 import { readFileSync } from "node:fs";

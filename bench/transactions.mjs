@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // What a transaction costs in this process's CPU, four ways, on PostgreSQL in one run: Prisma's
 // interactive transaction with five raw statements, with five model reads, with five model writes, and
-// the same five statements on a pooled pg client (BEGIN … COMMIT by hand). The figure behind the
-// callback path's next step (docs/performance.md, "Callback path, round three"): the cost is the
-// interactive transaction itself, not whether its statements are raw or model queries.
+// the same five statements on a pooled pg client (BEGIN … COMMIT by hand). Why callbacks apply in a
+// plain transaction (docs/performance.md, "Callback ingestion"): the cost is the interactive
+// transaction itself, not whether its statements are raw or model queries.
 //   node bench/transactions.mjs [--transactions 3000] [--concurrency 20] [--rounds 2]
 import { createScratchDatabase, openDatabase } from "@mteja/db";
 import pg from "pg";

@@ -4,7 +4,7 @@
  * the webhook event bodies naming their payments, and the texts sent to them — theirs only, in their
  * shop only; the callbacks stay valid JSON, and a callback arriving afterwards is still stored verbatim.
  */
-import { enqueueSms } from "@mteja/db";
+import { outboxes } from "@mteja/db";
 import { afterAll, describe, expect } from "vitest";
 import { adminKey, RestClient } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
@@ -112,7 +112,17 @@ describe.skipIf(skipThisTarget)("erasure masks the phone in callbacks, events an
     await allTextsSent("default", phone.international);
     // A text still waiting in the outbox for this phone (due later) is cancelled by the erasure.
     await t.deps.db.forTenant("default").$transaction((tx) =>
-      enqueueSms(tx, { tenantId: "default", kind: "phone_code", to: phone.international, body: "123456 is your code", expiresAt: null }, new Date(Date.now() + 3_600_000)),
+      outboxes.enqueueText(
+        tx,
+        {
+          tenantId: "default",
+          kind: "phone_code",
+          to: phone.international,
+          body: "123456 is your code",
+          expiresAt: null,
+        },
+        new Date(Date.now() + 3_600_000),
+      ),
     );
     const erased = await client.request("DELETE", "/api/v1/auth/me", { body: { sms_code: code }, token });
     expect(erased.status, JSON.stringify(erased.body)).toBe(200);

@@ -4,7 +4,7 @@
  * events; erasure needs the password (and the code with two-factor on), removes the personal data,
  * keeps payments with the phone masked, cancels unsent mail, frees the email; both send a notice.
  */
-import { enqueueMail } from "@mteja/db";
+import { outboxes } from "@mteja/db";
 import { afterAll, describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { startSmtpReceiver, type SmtpReceiver } from "@mteja/test-support/smtp-receiver";
@@ -96,7 +96,19 @@ describe.skipIf(skipThisTarget)("data rights: export and erasure", () => {
     const other = await new RestClient(t.url).post("/api/v1/auth/login", { email: user.email, password: user.password });
     // A mail still waiting in the outbox for this customer (due later) is cancelled by the erasure.
     await t.deps.db.forTenant("default").$transaction((tx) =>
-      enqueueMail(tx, { tenantId: "default", to: user.email, fromName: "Shop", kind: "passwordChanged", subject: "Pending", text: "x", html: "x" }, new Date(clock.now().getTime() + 3_600_000)),
+      outboxes.enqueueMail(
+        tx,
+        {
+          tenantId: "default",
+          to: user.email,
+          fromName: "Shop",
+          kind: "passwordChanged",
+          subject: "Pending",
+          text: "x",
+          html: "x",
+        },
+        new Date(clock.now().getTime() + 3_600_000),
+      ),
     );
 
     const wrong = await client.request("DELETE", "/api/v1/auth/me", { body: { password: "not my password" }, token: user.accessToken });

@@ -3,7 +3,7 @@
  * databases, delivery surviving an SMTP outage (exactly one mail once the server is back), the dev
  * outbox page outside production, and bodies scrubbed after sending in production.
  */
-import { createMailOutboxStore, enqueueMail, type Database } from "@mteja/db";
+import { outboxes, type Database } from "@mteja/db";
 import { isMailKind, newOutboxMail } from "@mteja/mailer";
 import { afterAll, beforeAll, beforeEach, describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
@@ -28,7 +28,7 @@ function sampleMail(to: string, kind: "passwordChanged" | "passwordReset" = "pas
 describe.skipIf(skipThisTarget)("outbox store (Prisma)", () => {
   let database: TestDatabase;
   let db: Database;
-  const store = () => createMailOutboxStore(db.unscoped, { isKind: isMailKind, scrubBodiesOnSend: true });
+  const store = () => outboxes.createMailStore(db.unscoped, { isKind: isMailKind, scrubBodiesOnSend: true });
   const t0 = new Date("2030-01-01T08:00:00.000Z");
   const at = (ms: number) => new Date(t0.getTime() + ms);
 
@@ -43,7 +43,7 @@ describe.skipIf(skipThisTarget)("outbox store (Prisma)", () => {
   });
 
   async function insert(to: string, now: Date) {
-    return db.unscoped.$transaction((tx) => enqueueMail(tx, sampleMail(to), now));
+    return db.unscoped.$transaction((tx) => outboxes.enqueueMail(tx, sampleMail(to), now));
   }
 
   it("claims due mails oldest first and leases them without counting an attempt", async () => {
@@ -100,7 +100,7 @@ describe.skipIf(skipThisTarget)("outbox store (Prisma)", () => {
   it("a mail written in a transaction that rolls back does not exist", async () => {
     await expect(
       db.unscoped.$transaction(async (tx) => {
-        await enqueueMail(tx, sampleMail("rolled-back@example.com"), at(0));
+        await outboxes.enqueueMail(tx, sampleMail("rolled-back@example.com"), at(0));
         throw new Error("the change failed");
       }),
     ).rejects.toThrow("the change failed");
@@ -108,7 +108,8 @@ describe.skipIf(skipThisTarget)("outbox store (Prisma)", () => {
   });
 
   it("leaves a kind it does not know leased for an instance that knows it", async () => {
-    const id = await db.unscoped.$transaction((tx) => enqueueMail(tx, { ...sampleMail("new@example.com"), kind: "fromTheFuture" }, at(0)));
+    const fromTheFuture = { ...sampleMail("new@example.com"), kind: "fromTheFuture" };
+    const id = await db.unscoped.$transaction((tx) => outboxes.enqueueMail(tx, fromTheFuture, at(0)));
     expect(await store().claimDue({ limit: 10, now: at(0), leaseMs: 1_000 })).toEqual([]);
     const row = await db.unscoped.mailOutbox.findUniqueOrThrow({ where: { id } });
     expect(row.sentAt).toBeNull();

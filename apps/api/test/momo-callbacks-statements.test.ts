@@ -38,7 +38,7 @@ describe.skipIf(skipThisTarget || target !== "postgres")("STK callback round tri
     expect(statements, statements.join("\n")).toHaveLength(3);
     expect(statements[1]).not.toMatch(/FOR UPDATE/);
     expect(statements[2]).toMatch(/precondition AS \(\s*UPDATE momo_callbacks[\s\S]*AND EXISTS \(\s*SELECT 1 FROM payments[\s\S]*FOR UPDATE\)/);
-    // Every statement with parameters goes by name, its text parsed once per connection (docs/performance.md, "Callback path, round six").
+    // Statements with parameters go by name, parsed once per connection (docs/performance.md, "Prepared statements").
     const unprepared = seen.filter((statement) => !statement.prepared && statement.text !== "BEGIN" && statement.text !== "COMMIT").map((statement) => statement.text.slice(0, 60));
     expect(unprepared).toEqual([]);
   });

@@ -4,7 +4,7 @@
  * mail or text goes out in the next batch, not after the backlog. Through the real stores, on both
  * databases, driven by the one leased outbox worker as the service runs it.
  */
-import { createMailOutboxStore, createSmsOutboxStore, type Database } from "@mteja/db";
+import { outboxes, type Database } from "@mteja/db";
 import { createOutboxWorker, isMailKind, type MailTransport, type OutboxMail } from "@mteja/mailer";
 import { createSmsOutboxWorker, type OutboxText, type SmsTransport } from "@mteja/sms";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -58,7 +58,7 @@ describe.skipIf(skipThisTarget)("the outboxes' fair claims", () => {
 
   it("mail: a shop's backlog of 300 takes 5 of a claim of 20; another shop's single mail is in that claim", async () => {
     await db.unscoped.mailOutbox.createMany({ data: [...mails("busy", 300, 0), ...mails("calm", 1, 10_000)] });
-    const store = createMailOutboxStore(db.unscoped, { isKind: isMailKind, scrubBodiesOnSend: false });
+    const store = outboxes.createMailStore(db.unscoped, { isKind: isMailKind, scrubBodiesOnSend: false });
     const claimed = await store.claimDue({ limit: 20, now: at(60_000), leaseMs: 60_000, perTenant: 5 });
     expect(claimed.map((mail) => mail.tenantId).sort()).toEqual(["busy", "busy", "busy", "busy", "busy", "calm"]);
     // The backlog's oldest, oldest due first.
@@ -77,7 +77,7 @@ describe.skipIf(skipThisTarget)("the outboxes' fair claims", () => {
 
   it("SMS: a shop's backlog of 300 texts takes 5 of a claim of 20; another shop's single text is sent in the first batch", async () => {
     await db.unscoped.smsOutbox.createMany({ data: [...texts("busy", 300, 0), ...texts("calm", 1, 10_000)] });
-    const store = createSmsOutboxStore(db.unscoped, { scrubBodiesOnSend: false });
+    const store = outboxes.createTextStore(db.unscoped, { scrubBodiesOnSend: false });
     const claimed = await store.claimDue({ limit: 20, now: at(60_000), leaseMs: 60_000, perTenant: 5 });
     expect(claimed.map((text) => text.tenantId).sort()).toEqual(["busy", "busy", "busy", "busy", "busy", "calm"]);
 
@@ -97,7 +97,7 @@ describe.skipIf(skipThisTarget)("the outboxes' fair claims", () => {
 
   it("takes tenants in turns and never gives two claims at once the same row", async () => {
     await db.unscoped.mailOutbox.createMany({ data: [...mails("a", 10, 0), ...mails("b", 10, 100), ...mails("c", 10, 200)] });
-    const store = createMailOutboxStore(db.unscoped, { isKind: isMailKind, scrubBodiesOnSend: false });
+    const store = outboxes.createMailStore(db.unscoped, { isKind: isMailKind, scrubBodiesOnSend: false });
     const claim = () => store.claimDue({ limit: 6, now: at(60_000), leaseMs: 60_000, perTenant: 3 });
     const [first, second] = await Promise.all([claim(), claim()]);
     const ids = [...first!, ...second!].map((mail) => mail.id);

@@ -141,6 +141,25 @@ describe.skipIf(skipThisTarget)("step-up: fresh sessions, reauthenticate, body p
     expect([limited.status, limited.body.error.code]).toEqual([429, "RATE_LIMITED"]);
   });
 
+  it("a stranger's wrong logins with the account's email do not block the owner's proofs: a signed-in proof counts per user", async () => {
+    const client = new RestClient(t.url);
+    const user = await registerUser(client);
+    const phone = await withVerifiedPhone(client, user.accessToken);
+    stale();
+    // 4 failures per account here (RATE_LIMIT_RULES): the stranger locks /login for this email…
+    for (let i = 0; i < 4; i++) expect((await client.post("/api/v1/auth/login", { email: user.email, password: "guessing" })).status).toBe(401);
+    const locked = await client.post("/api/v1/auth/login", { email: user.email, password: user.password });
+    expect([locked.status, locked.body.error.code]).toEqual([429, "RATE_LIMITED"]);
+    // …but the owner, signed in, still proves themselves by password or by a text.
+    expect((await client.post("/api/v1/auth/reauthenticate", { password: user.password }, user.accessToken)).status).toBe(200);
+    stale();
+    const code = await textedCode(phone, () => client.post("/api/v1/auth/reauthenticate/sms", undefined, user.accessToken));
+    expect((await client.post("/api/v1/auth/reauthenticate", { sms_code: code }, user.accessToken)).status).toBe(200);
+    stale();
+    const changed = await client.put("/api/v1/auth/me/password", { current_password: user.password, new_password: "a brand new passphrase 7" }, user.accessToken);
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+  });
+
   it("with two-factor on, reauthenticate needs the code as well: missing 422, wrong 401 INVALID_OTP, a TOTP or recovery code 200", async () => {
     const client = new RestClient(t.url);
     const user = await registerUser(client);

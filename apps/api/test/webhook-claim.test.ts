@@ -5,7 +5,7 @@
  * attempt keeps the endpoint's failing_since and disables it after WEBHOOK_DISABLE_AFTER_SECONDS.
  */
 import { randomUUID } from "node:crypto";
-import { claimDueWebhookDeliveries, recordWebhookAttempt, type Database, type WebhookClaim } from "@mteja/db";
+import { webhooks, type Database } from "@mteja/db";
 import { fairPick, type ReadyRow } from "@mteja/kernel";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestDatabase, skipThisTarget, type TestDatabase } from "./support/database.js";
@@ -45,8 +45,16 @@ describe.skipIf(skipThisTarget)("the webhook delivery claim", () => {
     return rows.map((row) => ({ id: row.id, tenantId, endpointId, dueAt: row.dueAt }));
   }
 
-  const claim = (overrides: Partial<WebhookClaim> = {}) =>
-    claimDueWebhookDeliveries(db.unscoped, { now: at(3600), leaseMs: 60_000, limit: 20, perTenant: 4, perEndpoint: 2, inFlight: none, ...overrides });
+  const claim = (overrides: Partial<webhooks.DeliveryClaim> = {}) =>
+    webhooks.claimDueDeliveries(db.unscoped, {
+      now: at(3600),
+      leaseMs: 60_000,
+      limit: 20,
+      perTenant: 4,
+      perEndpoint: 2,
+      inFlight: none,
+      ...overrides,
+    });
 
   it("takes a flooding tenant's share (4, an endpoint 2) and another tenant's single delivery, and leases only those", async () => {
     const floodEndpoints = await Promise.all([1, 2, 3, 4, 5, 6].map(() => endpoint("shop-a")));
@@ -116,7 +124,7 @@ describe.skipIf(skipThisTarget)("the webhook delivery claim", () => {
 
   describe("recording an attempt", () => {
     async function attempt(endpointId: string, deliveryId: string, eventId: string, acknowledged: boolean, seconds: number, disableAfterSeconds = 3 * 86_400) {
-      return recordWebhookAttempt(db.unscoped, {
+      return webhooks.recordAttempt(db.unscoped, {
         deliveryId,
         tenantId: "shop-a",
         eventId,

@@ -1,7 +1,7 @@
 /**
  * The webhook delivery worker's schedule (src/runtime/webhooks.ts): a commit that wrote events nudges
  * it, and the nudges of a burst of settlements share one claim of due deliveries instead of costing
- * one claim each (docs/performance.md, "Callback path, round four"). Driven by fake timers; the
+ * one claim each (docs/performance.md, "Callback ingestion"). Driven by fake timers; the
  * database is a stand-in that counts the claims (nothing is ever due).
  */
 import type { Deps, Logger } from "@mteja/domain";

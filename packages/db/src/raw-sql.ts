@@ -1,5 +1,5 @@
 /**
- * Raw SQL in a transaction without Prisma (docs/performance.md, "Callback path, round three"). Code
+ * Raw SQL in a transaction without Prisma (docs/performance.md, "Callback ingestion"). Code
  * that must run on either kind of transaction — a payment's settlement runs in Prisma transactions
  * (STK queries, the reconciler) and in the plain one of callbacks — is written against `RawSql`, the
  * two tagged-template methods Prisma's transaction clients already have. `poolTransactions` and
@@ -25,7 +25,7 @@ export interface RawSql {
  * Raw SQL on a pg pool or one of its clients. On the pool each statement is a transaction of its own
  * (autocommit, `Database.autocommit`): for a write that one statement makes whole, guarded by what it
  * checks itself, without the round trips of BEGIN and COMMIT (a callback's apply without locks,
- * docs/performance.md, "Callback path, round eight").
+ * docs/performance.md, "Callback ingestion").
  */
 export function pgStatements(target: pg.Pool | pg.PoolClient, nameOf: StatementNames): RawSql {
   return rawSqlOn(async (text, values) => {
@@ -74,8 +74,8 @@ export const PREPARED_STATEMENTS_MAX = 500;
 /**
  * Names for statement texts, so each connection parses and plans a statement once and then sends only
  * its name and values (pg's prepared statements): a callback's statements are long — the full row's
- * columns, the event's CTEs — and sending and parsing their text on every round trip was a measured share
- * of the CPU (docs/performance.md, "Callback path, round six"). A text is named by its hash; once
+ * columns, the event's CTEs — and sending and parsing their text on every round trip costs CPU on both
+ * sides (docs/performance.md, "Prepared statements"). A text is named by its hash; once
  * `max` texts have names (a statement whose text varies with its input, say), the rest run unnamed, so
  * no connection holds an unbounded number of prepared statements; `max` 0 names none (a pooler that
  * hands each transaction another server connection cannot keep them).

@@ -6,17 +6,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  changedRow,
-  insertRow,
-  isUniqueViolation,
-  paymentsTable,
-  Prisma,
-  updateRow,
-  type Database,
-  type PaymentModel,
-  type RawSql,
-} from "../src/index.js";
+import { isUniqueViolation, Prisma, type Database, type PaymentModel, type RawSql } from "../src/index.js";
+import { changedRow, insertRow, paymentsTable, updateRow } from "../src/model-rows.js";
 import { databaseTargets } from "./support/databases.js";
 
 const targets = await databaseTargets("mteja_raw_tx");

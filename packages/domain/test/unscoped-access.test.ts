@@ -34,7 +34,8 @@ const doors: { name: string; pattern: RegExp; allowed: string[] }[] = [
       "payments/stk/stk-callbacks.ts",
       // The reconciler's sweeps claim due rows of every tenant, then settle each through its tenant's client.
       "payments/stk/stk-reconciliation.ts",
-      "payments/kernel/leased-sweep.ts",
+      "payments/payouts/payout-reconciliation.ts",
+      "payments/reversals/reversal-reconciliation.ts",
       // The reconciler reads the tenant of each claimed row for its Daraja account.
       "payments/reconciliation.ts",
       // A C2B notification names only a short code: the tenant is found from it (tenant ids only), and

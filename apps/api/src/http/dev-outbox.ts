@@ -5,7 +5,7 @@
  * connections naming localhost, 127.0.0.1 or [::1] as Host (http/loopback.ts; anyone else gets the 404 of
  * an unknown route): nobody on the network, nor a web page rebinding its name to 127.0.0.1, can read another person's mail.
  */
-import type { Database } from "@mteja/db";
+import { outboxes, type Database } from "@mteja/db";
 import type { FastifyPluginAsync } from "fastify";
 import { isLocalRequest } from "./loopback.js";
 
@@ -36,14 +36,8 @@ export const devOutboxRoutes: FastifyPluginAsync<DevOutboxOptions> = async (app,
       void reply.header("Cache-Control", "no-store");
       return { success: true, data: { [name]: rows } };
     });
-  const newestFirst = [{ createdAt: "desc" as const }, { id: "desc" as const }];
-
   devList("/dev/outbox", "mails", async ({ to, tenant, limit }) => {
-    const rows = await opts.db.unscoped.mailOutbox.findMany({
-      where: { ...(to ? { toAddress: to.toLowerCase() } : {}), ...(tenant ? { tenantId: tenant } : {}) },
-      orderBy: newestFirst,
-      take: limit,
-    });
+    const rows = await outboxes.newestMails(opts.db.unscoped, { to: to?.toLowerCase(), tenantId: tenant, limit });
     return rows.map((row) => ({
       id: row.id,
       tenant_id: row.tenantId,
@@ -61,11 +55,7 @@ export const devOutboxRoutes: FastifyPluginAsync<DevOutboxOptions> = async (app,
 
   // The texts beside the mails (docs/sms.md#dev-outbox): sign-in codes without a phone.
   devList("/dev/outbox/texts", "texts", async ({ to, tenant, limit }) => {
-    const rows = await opts.db.unscoped.smsOutbox.findMany({
-      where: { ...(to ? { toPhone: to } : {}), ...(tenant ? { tenantId: tenant } : {}) },
-      orderBy: newestFirst,
-      take: limit,
-    });
+    const rows = await outboxes.newestTexts(opts.db.unscoped, { to, tenantId: tenant, limit });
     return rows.map((row) => ({
       id: row.id,
       tenant_id: row.tenantId,

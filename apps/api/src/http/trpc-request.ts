@@ -7,8 +7,8 @@ import { createURL, incomingMessageToRequest } from "@trpc/server/adapters/node-
  * A GET or HEAD has no body, and of a request `resolveResponse` then reads only the method, the URL (as
  * a string, which it parses itself), the headers and the abort signal. For those it gets this object
  * rather than a Fetch `Request`: building one per call (undici's `Request`, with a signal that follows
- * ours and a second parse of the URL) was ~6 % of a `/trpc/profile.me` (docs/performance.md, "tRPC
- * transport, round two"). The URL and the headers are what tRPC's `incomingMessageToRequest` builds; the
+ * ours and a second parse of the URL) costs ~6 % of a `/trpc/profile.me` (docs/performance.md, "GET /me").
+ * The URL and the headers are what tRPC's `incomingMessageToRequest` builds; the
  * signal is made when first read and aborts, as tRPC's does, when the client goes before the answer is
  * written. Only subscriptions and jsonl batches read it: a query or mutation answered as one document gets
  * no signal (our @trpc/server patch), as over REST. Requests with a body, and a URL tRPC's adapter would

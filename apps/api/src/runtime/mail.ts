@@ -3,7 +3,7 @@
  * when SMTP_URL is set, else the log transport) and the worker that sends what the domain wrote
  * to the outbox. See docs/mail.md.
  */
-import { createMailOutboxStore, type Database } from "@mteja/db";
+import { outboxes, type Database } from "@mteja/db";
 import type { Logger, Random } from "@mteja/domain";
 import { createMailTransport, createOutboxWorker, isMailKind, type OutboxRunResult } from "@mteja/mailer";
 import type { Settings } from "../settings.js";
@@ -28,7 +28,7 @@ export function createMailRuntime(settings: Settings, db: Database, logger: Logg
     now,
   });
   // Outside production the bodies stay, so the dev outbox (GET /dev/outbox) can show the links.
-  const store = createMailOutboxStore(db.unscoped, { isKind: isMailKind, scrubBodiesOnSend: production });
+  const store = outboxes.createMailStore(db.unscoped, { isKind: isMailKind, scrubBodiesOnSend: production });
   const worker = createOutboxWorker({ store, transport, logger, now, random });
   if (startWorker) worker.start();
   return {

@@ -4,7 +4,7 @@
  * else the log transport) and the worker that sends what the domain wrote to the outbox.
  */
 import { randomBytes } from "node:crypto";
-import { createSmsOutboxStore, type Database } from "@mteja/db";
+import { outboxes, type Database } from "@mteja/db";
 import type { Logger, Random } from "@mteja/domain";
 import type { OutboxRunResult } from "@mteja/kernel";
 import { createSmsOutboxWorker, createSmsTransport } from "@mteja/sms";
@@ -43,7 +43,7 @@ export async function createSmsRuntime(settings: Settings, db: Database, logger:
   });
   if (!settings.SMS_PROVIDER && !dev) logger.info({}, "No SMS provider configured (SMS_PROVIDER unset): texts are logged and kept in the dev outbox");
   // Outside production the bodies stay, so the dev outbox (GET /dev/outbox/texts) can show the codes.
-  const store = createSmsOutboxStore(db.unscoped, { scrubBodiesOnSend: production });
+  const store = outboxes.createTextStore(db.unscoped, { scrubBodiesOnSend: production });
   const worker = createSmsOutboxWorker({ store, transport, logger, now, random });
   worker.start();
   return {

@@ -26,8 +26,8 @@ export interface WebhooksRuntime {
 const pollIntervalMs = 1_000;
 /**
  * A nudge is answered this long after it: the nudges of a burst of settlements (or of sends ending)
- * share one claim of due deliveries. Claiming after each commit cost a callback storm a fifth of its
- * CPU (docs/performance.md, "Callback path, round four"); a webhook leaves at most this much later.
+ * share one claim of due deliveries. A claim after each commit would cost a callback storm about a fifth
+ * of its CPU (docs/performance.md, "Callback ingestion"); a webhook leaves at most this much later.
  */
 const nudgeWindowMs = 20;
 

@@ -8,6 +8,7 @@
  *
  * New callbacks are still stored verbatim before they are applied: only the erasure rewrites a body.
  */
+import { dataRights } from "@mteja/db";
 import type { DataRightsPorts } from "./ports.js";
 import { maskStoredCallbackBody } from "./mask-evidence.js";
 
@@ -17,16 +18,10 @@ export async function maskStoredCallbacks(deps: DataRightsPorts, callbackIds: re
     const ids = callbackIds.slice(start, start + batchSize);
     let after: string | undefined;
     for (;;) {
-      const rows = await deps.db.unscoped.momoCallback.findMany({
-        where: { correlationId: { in: ids }, ...(after ? { id: { gt: after } } : {}) },
-        orderBy: { id: "asc" },
-        take: batchSize,
-        select: { id: true, rawBody: true },
-      });
+      const rows = await dataRights.callbacksNaming(deps.db.unscoped, ids, { after, limit: batchSize });
       for (const row of rows) {
         const rawBody = maskStoredCallbackBody(row.rawBody, knownPhones);
-        // One statement per row: the row is locked only while it is written.
-        if (rawBody !== row.rawBody) await deps.db.unscoped.momoCallback.updateMany({ where: { id: row.id }, data: { rawBody } });
+        if (rawBody !== row.rawBody) await dataRights.rewriteCallbackBody(deps.db.unscoped, row.id, rawBody);
       }
       if (rows.length < batchSize) break;
       after = rows[rows.length - 1]!.id;

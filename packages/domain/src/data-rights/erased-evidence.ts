@@ -16,7 +16,7 @@
  * so no lock is held for long and a failure leaves the account as it was (the customer tries again;
  * masking twice changes nothing). The transaction then masks what was written meanwhile.
  */
-import type { TenantTx } from "@mteja/db";
+import { dataRights, outboxes, webhooks, type TenantDb, type TenantTx } from "@mteja/db";
 import type { TenantCtx } from "./ports.js";
 import { maskStoredCallbacks } from "./erased-callbacks.js";
 import { maskKnownPhones, maskPaymentPhonesInEvent, storedPhoneForms } from "./mask-evidence.js";
@@ -48,21 +48,15 @@ export interface ErasedEvidence {
 }
 
 /** The rows the two evidence passes reach: the shop's client or its transaction. */
-type EvidenceDb = Pick<TenantTx, "webhookEvent" | "smsOutbox">;
+type EvidenceDb = TenantDb | TenantTx;
 
 /** Reads what the customer's evidence is found by, before anything of the account changes. */
 export async function erasedEvidenceOf(ctx: TenantCtx, user: { id: string; phone: string | null }): Promise<ErasedEvidence> {
-  const payments = await ctx.db.payment.findMany({
-    where: { OR: [{ userId: user.id }, { channel: "c2b", intent: { is: { userId: user.id } } }] },
-    select: { id: true, userId: true, phone: true, paidPhone: true, createdAt: true, checkoutRequestId: true, mpesaReceipt: true, transId: true },
-  });
+  const payments = await dataRights.paymentsOfAccount(ctx.db, user.id);
   const own = payments.filter((payment) => payment.userId === user.id);
-  const reversals = payments.length === 0 ? [] : await ctx.db.paymentReversal.findMany({
-    where: { paymentId: { in: payments.map((payment) => payment.id) } },
-    select: { originatorConversationId: true, conversationId: true, receipt: true },
-  });
-  const codes = await ctx.db.phoneCode.findMany({ where: { userId: user.id }, select: { phone: true }, distinct: ["phone"] });
-  const texts = await ctx.db.smsOutbox.findMany({ where: { userId: user.id }, select: { toPhone: true }, distinct: ["toPhone"] });
+  const reversals = await dataRights.reversalsOf(ctx.db, payments.map((payment) => payment.id));
+  const codePhones = await dataRights.phonesCodedFor(ctx.db, user.id);
+  const textPhones = await outboxes.phonesTextedFor(ctx.db, user.id);
   const present = (values: (string | null)[]) => [...new Set(values.filter((value): value is string => value !== null && value !== ""))];
   return {
     paymentIds: new Set(own.map((payment) => payment.id)),
@@ -70,7 +64,9 @@ export async function erasedEvidenceOf(ctx: TenantCtx, user: { id: string; phone
     firstPaymentAt: own.reduce<Date | null>((first, payment) => (first === null || payment.createdAt < first ? payment.createdAt : first), null),
     userId: user.id,
     // Texts are addressed +2547…; a masked one (an earlier erasure's) names no phone.
-    accountPhones: present([user.phone, ...codes.map((code) => code.phone), ...texts.map((text) => text.toPhone.replace(/^\+/, ""))]).filter((phone) => !phone.includes("*")),
+    accountPhones: present([user.phone, ...codePhones, ...textPhones.map((phone) => phone.replace(/^\+/, ""))]).filter(
+      (phone) => !phone.includes("*"),
+    ),
     callbackIds: present([
       ...payments.flatMap((payment) => [payment.checkoutRequestId, payment.mpesaReceipt, payment.transId]),
       ...reversals.flatMap((reversal) => [reversal.originatorConversationId, reversal.conversationId, reversal.receipt]),
@@ -101,24 +97,13 @@ export async function maskEvidenceWrittenMeanwhile(tx: TenantTx, evidence: Erase
 async function maskEventBodies(db: EvidenceDb, evidence: ErasedEvidence, since: Date | null, batchSize: number): Promise<void> {
   if (since === null || evidence.paymentPhones.length === 0) return;
   // Candidates name one of the phones as a payment object writes it; the masking then goes by payment id.
-  const namesAPhone = evidence.paymentPhones.map((phone) => ({ body: { contains: `"phone":${JSON.stringify(phone)}` } }));
-  let after: { createdAt: Date; id: string } | undefined;
+  const fragments = evidence.paymentPhones.map((phone) => `"phone":${JSON.stringify(phone)}`);
+  let after: webhooks.PageAfter | undefined;
   for (;;) {
-    const rows = await db.webhookEvent.findMany({
-      where: {
-        AND: [
-          { createdAt: { gte: since } },
-          { OR: namesAPhone },
-          ...(after ? [{ OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] }] : []),
-        ],
-      },
-      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-      take: batchSize,
-      select: { id: true, body: true, createdAt: true },
-    });
+    const rows = await webhooks.eventsContaining(db, { since, fragments, after, limit: batchSize });
     for (const row of rows) {
       const body = maskPaymentPhonesInEvent(row.body, evidence.paymentIds);
-      if (body !== row.body) await db.webhookEvent.updateMany({ where: { id: row.id }, data: { body } });
+      if (body !== row.body) await webhooks.rewriteEventBody(db, row.id, body);
     }
     if (rows.length < batchSize) return;
     after = rows[rows.length - 1]!;
@@ -126,13 +111,13 @@ async function maskEventBodies(db: EvidenceDb, evidence: ErasedEvidence, since: 
 }
 
 /**
- * The shop's texts to the account's phones (sent or not: `sentAt`), theirs or no account's: not those
- * written for another account that has had one of these phones since. Undefined when it has no phone.
+ * The shop's texts to the account's phones, theirs or no account's: not those written for another
+ * account that has had one of these phones since. Undefined when it has no phone.
  */
-export function textsToAccountPhones(evidence: ErasedEvidence, sentAt: { not: null } | null) {
+export function textsToAccountPhones(evidence: ErasedEvidence): outboxes.AccountTexts | undefined {
   const recipients = storedPhoneForms(evidence.accountPhones);
   if (recipients.length === 0) return undefined;
-  return { toPhone: { in: recipients }, sentAt, OR: [{ userId: evidence.userId }, { userId: null }] };
+  return { recipients, writtenFor: evidence.userId };
 }
 
 /**
@@ -140,19 +125,15 @@ export function textsToAccountPhones(evidence: ErasedEvidence, sentAt: { not: nu
  * in the body (bodies are blanked once sent in production). Unsent ones are the transaction's to delete.
  */
 async function maskSentTexts(db: EvidenceDb, evidence: ErasedEvidence, batchSize: number): Promise<void> {
-  const where = textsToAccountPhones(evidence, { not: null });
-  if (where === undefined) return;
+  const texts = textsToAccountPhones(evidence);
+  if (texts === undefined) return;
   const phones = [...evidence.accountPhones, ...evidence.paymentPhones];
   for (;;) {
     // A masked row no longer matches, so each round reads the next ones.
-    const rows = await db.smsOutbox.findMany({
-      where,
-      orderBy: { id: "asc" },
-      take: batchSize,
-      select: { id: true, toPhone: true, body: true },
-    });
+    const rows = await outboxes.sentTexts(db, texts, batchSize);
     for (const row of rows) {
-      await db.smsOutbox.updateMany({ where: { id: row.id }, data: { toPhone: maskPhone(row.toPhone), body: maskKnownPhones(row.body, phones) } });
+      const masked = { toPhone: maskPhone(row.toPhone), body: maskKnownPhones(row.body, phones) };
+      await outboxes.rewriteText(db, row.id, masked);
     }
     if (rows.length < batchSize) return;
   }

@@ -2,7 +2,8 @@
  * GET /api/v1/auth/me/export (docs/data-rights.md#export): everything held on the customer, as JSON.
  * An export is itself a security event, and the customer is told of it by mail.
  */
-import { addressColumns, fullView } from "../addresses/service.js";
+import { dataRights } from "@mteja/db";
+import { fullView } from "../addresses/service.js";
 import { noStore } from "../shared/request.js";
 import { DomainError } from "../shared/errors.js";
 import { toServerPaymentView } from "../payments/kernel/payment-object.js";
@@ -11,20 +12,14 @@ import { toSecurityEventView } from "../security-events/reads.js";
 import type { AuthedCtx } from "./ports.js";
 import { enqueueDataRightsNotice } from "./notices.js";
 
-const newestFirst = [{ createdAt: "desc" as const }, { id: "desc" as const }];
-
 export async function exportMyData(ctx: AuthedCtx) {
   const { deps, auth } = ctx;
   const data = await ctx.db.$transaction(async (tx) => {
-    const user = await tx.user.findFirst({ where: { id: auth.sub, deletedAt: null } });
+    const user = await dataRights.liveAccount(tx, auth.sub);
     if (!user) throw new DomainError("INVALID_TOKEN");
     await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "account.exported" });
     await enqueueDataRightsNotice(ctx, tx, user, "accountExported");
-    // One after another: queries of one transaction share its connection.
-    const addresses = await tx.address.findMany({ where: { userId: user.id }, select: addressColumns, orderBy: newestFirst });
-    const sessions = await tx.session.findMany({ where: { userId: user.id }, orderBy: newestFirst });
-    const payments = await tx.payment.findMany({ where: { userId: user.id }, orderBy: newestFirst });
-    const events = await tx.securityEvent.findMany({ where: { userId: user.id }, orderBy: newestFirst });
+    const { addresses, sessions, payments, securityEvents } = await dataRights.exportOf(tx, user.id);
     return {
       profile: {
         id: user.id,
@@ -51,7 +46,7 @@ export async function exportMyData(ctx: AuthedCtx) {
         revoked_at: session.revokedAt?.toISOString() ?? null,
       })),
       payments: payments.map((payment) => ({ ...toServerPaymentView(payment), reference: payment.reference, description: payment.description })),
-      security_events: events.map(toSecurityEventView),
+      security_events: securityEvents.map(toSecurityEventView),
     };
   });
   deps.nudgeMail();

@@ -3,8 +3,7 @@
  * changes the payment's status, after the payment's own event: the flows settle the payment, then
  * hand it here (with settleIntentOf's answer, intent-settlement.ts).
  */
-import { intentsTable, Prisma, type PaymentModel } from "@mteja/db";
-import { paymentsWithLatestReversal, type SettlementTx } from "../payments/kernel/payment-records.js";
+import { intents, type PaymentModel, type RawSql } from "@mteja/db";
 import { paymentSettledEvent } from "../payments/kernel/settled-events.js";
 import { recordEvent, type EventIds } from "../webhooks/events.js";
 import type { IntentSettled } from "./intent-settlement.js";
@@ -14,7 +13,12 @@ import { toIntentView } from "./views.js";
  * Writes the event of a payment whose status just changed (paymentSettledEvent), and what follows it
  * (recordIntentPaid).
  */
-export async function recordPaymentSettled(tx: SettlementTx, payment: PaymentModel, at: Date, eventIds?: EventIds): Promise<void> {
+export async function recordPaymentSettled(
+  tx: RawSql,
+  payment: PaymentModel,
+  at: Date,
+  eventIds?: EventIds,
+): Promise<void> {
   const event = paymentSettledEvent(payment, at);
   if (!event) return;
   await recordEvent(tx, event, eventIds);
@@ -26,13 +30,16 @@ export async function recordPaymentSettled(tx: SettlementTx, payment: PaymentMod
  * intent as the read API shows it; the payment's SUCCESS is applied once, so is this event. Written
  * after the payment's own event.
  */
-export async function recordIntentPaid(tx: SettlementTx, payment: PaymentModel, at: Date, eventIds?: EventIds): Promise<void> {
+export async function recordIntentPaid(
+  tx: RawSql,
+  payment: PaymentModel,
+  at: Date,
+  eventIds?: EventIds,
+): Promise<void> {
   if (payment.status !== "SUCCESS" || !payment.intentId || payment.duplicate) return;
-  const rows = await tx.$queryRaw<Record<string, unknown>[]>`
-    SELECT ${intentsTable.columns} FROM payment_intents WHERE id = ${payment.intentId} AND tenant_id = ${payment.tenantId} AND status = 'succeeded'`;
-  if (!rows[0]) return;
-  const payments = await paymentsWithLatestReversal(tx, Prisma.sql`intent_id = ${payment.intentId} AND tenant_id = ${payment.tenantId}`);
-  const intent = { ...intentsTable.fromRow(rows[0]), payments };
+  const key = { intentId: payment.intentId, tenantId: payment.tenantId };
+  const intent = await intents.findInStatus(tx, key, "succeeded");
+  if (!intent) return;
   await recordEvent(tx, { tenantId: payment.tenantId, type: "payment_intent.succeeded", data: { payment_intent: toIntentView(intent) }, at }, eventIds);
 }
 
@@ -41,6 +48,11 @@ export async function recordIntentPaid(tx: SettlementTx, payment: PaymentModel, 
  * (settleIntentOf's `paidByHeld`): payment_intent.succeeded, written after the prompt's own update and
  * event so the intent shows that prompt settled.
  */
-export async function recordIntentPaidByHeld(tx: SettlementTx, settled: IntentSettled, at: Date, eventIds?: EventIds): Promise<void> {
+export async function recordIntentPaidByHeld(
+  tx: RawSql,
+  settled: IntentSettled,
+  at: Date,
+  eventIds?: EventIds,
+): Promise<void> {
   if (settled.paidByHeld) await recordIntentPaid(tx, settled.paidByHeld, at, eventIds);
 }

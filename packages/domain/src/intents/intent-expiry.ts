@@ -4,17 +4,15 @@
  * transaction, so the feed and the rows never disagree and a conditional update reports each expiry
  * once, whichever read, payment or reconciler run got there first.
  */
-import type { PrismaClient, TenantDb } from "@mteja/db";
-import { asTransaction, type Tx } from "../payments/kernel/payment-records.js";
+import { intents, type AnyClient, type PrismaClient, type RawSql, type TenantDb } from "@mteja/db";
 import { recordEvent } from "../webhooks/events.js";
-import { dueToExpire, withPayments } from "./intent-store.js";
+import { statusesAllowing } from "./intent-transitions.js";
 import { toIntentView } from "./views.js";
 
-async function expireIn(tx: Tx, now: Date): Promise<number> {
-  const expired = await tx.paymentIntent.updateManyAndReturn({ where: dueToExpire(now), data: { status: "expired", updatedAt: now }, select: { id: true } });
-  if (expired.length === 0) return 0;
-  const intents = await tx.paymentIntent.findMany({ where: { id: { in: expired.map((row) => row.id) } }, include: withPayments });
-  for (const intent of intents) {
+async function expireIn(tx: AnyClient & RawSql, now: Date): Promise<number> {
+  // Intents waiting for payment past expires_at (never one that is processing).
+  const expired = await intents.expireDue(tx, { from: statusesAllowing("expire"), to: "expired", at: now });
+  for (const intent of expired) {
     await recordEvent(tx, { tenantId: intent.tenantId, type: "payment_intent.expired", data: { payment_intent: toIntentView(intent) }, at: now });
   }
   return expired.length;
@@ -22,7 +20,7 @@ async function expireIn(tx: Tx, now: Date): Promise<number> {
 
 /** Expires the tenant's due intents; run before an intent is read, paid, cancelled or its reference reused. */
 export function expireDueIntents(db: TenantDb, now: Date): Promise<number> {
-  return db.$transaction((tx) => expireIn(asTransaction(tx), now));
+  return db.$transaction((tx) => expireIn(tx, now));
 }
 
 /** The reconciler's sweep: every tenant's due intents. */

@@ -3,12 +3,12 @@
  * `{ phone, intent_id }` takes amount, reference and description from the intent, and the intent goes to
  * `processing` in the transaction that stores the payment, before Daraja is called.
  */
-import type { PaymentModel, TenantDb, TenantTx } from "@mteja/db";
+import { intents, type PaymentModel, type TenantDb, type TenantTx } from "@mteja/db";
 import type { Text } from "@mteja/i18n";
 import { DomainError } from "../shared/errors.js";
 import type { AuthedCtx } from "./ports.js";
 import { expireDueIntents } from "./intent-expiry.js";
-import { findIntent, transitionIntent } from "./intent-store.js";
+import { statusesAllowing } from "./intent-transitions.js";
 import { intentNotFound } from "./service.js";
 
 /** What a prompt for an intent asks for (the intent's terms, not the customer's). */
@@ -34,7 +34,7 @@ export async function intentTermsForPrompt(ctx: AuthedCtx, input: { intent_id?: 
     return undefined;
   }
   await expireDueIntents(ctx.db, ctx.deps.clock.now());
-  const intent = await findIntent(ctx.db, input.intent_id);
+  const intent = await intents.find(ctx.db, input.intent_id);
   // An intent bound to another customer is not theirs to see.
   if (!intent || (intent.userId !== null && intent.userId !== ctx.auth.sub)) throw intentNotFound();
   if (input.amount !== undefined && input.amount !== intent.amount) throw invalid("amount", { key: "detail.amount_not_intents", params: { amount: intent.amount } });
@@ -47,7 +47,8 @@ export async function intentTermsForPrompt(ctx: AuthedCtx, input: { intent_id?: 
  */
 export async function storePromptForIntent(db: TenantDb, intentId: string, now: Date, store: (tx: TenantTx) => Promise<PaymentModel>): Promise<PaymentModel> {
   return db.$transaction(async (tx) => {
-    const started = await transitionIntent(tx, intentId, "prompt_started", "processing", now, { expiresAt: { gt: now } });
+    const from = statusesAllowing("prompt_started");
+    const started = await intents.transition(tx, intentId, { from, to: "processing", at: now, unexpiredAt: now });
     if (!started) throw new DomainError("INTENT_NOT_PAYABLE");
     return store(tx);
   });

@@ -12,7 +12,7 @@
  * own update (recordIntentPaidByHeld), all in the same transaction. Looking for such a payment is part
  * of the intent's lock statement, so a prompt that ends without one costs no statement more.
  */
-import { Prisma, paymentsTable, type PaymentModel, type RawSql } from "@mteja/db";
+import { intents, payments, type PaymentModel, type RawSql } from "@mteja/db";
 import { isIntentStatus, settleIntentWithPayment, statusesAllowing, type SettledPaymentStatus } from "./intent-transitions.js";
 
 const settledStatuses: ReadonlySet<string> = new Set(["SUCCESS", "CANCELLED", "FAILED", "TIMEOUT"]);
@@ -34,12 +34,12 @@ export async function settleIntentOf(
   now: Date,
 ): Promise<IntentSettled> {
   if (!payment.intentId || typeof paymentStatus !== "string" || !settledStatuses.has(paymentStatus)) return { columns: {} };
-  const rows = await tx.$queryRaw<{ status: string; held_payment_id: string | null }[]>`
-    SELECT status, ${paymentStatus === "SUCCESS" ? Prisma.sql`NULL` : heldPaymentOf} AS held_payment_id
-      FROM payment_intents WHERE id = ${payment.intentId} AND tenant_id = ${payment.tenantId} FOR UPDATE`;
-  const status = rows[0]?.status;
+  const key = { intentId: payment.intentId, tenantId: payment.tenantId };
+  // Only an ended prompt looks for the intent's held C2B payment (intents.lockForSettlement).
+  const locked = await intents.lockForSettlement(tx, key, { withHeldPayment: paymentStatus !== "SUCCESS" });
+  const status = locked?.status;
   if (status === undefined || !isIntentStatus(status)) return { columns: {} };
-  const heldId = rows[0]?.held_payment_id ?? null;
+  const heldId = locked?.heldPaymentId ?? null;
   let settlement = settleIntentWithPayment(status, paymentStatus as SettledPaymentStatus, heldId !== null);
   let paidByHeld: PaymentModel | undefined;
   if (settlement.paidByHeld && heldId !== null) {
@@ -48,36 +48,17 @@ export async function settleIntentOf(
     if (!paidByHeld) settlement = settleIntentWithPayment(status, paymentStatus as SettledPaymentStatus);
   }
   if (settlement.next) {
-    await tx.$executeRaw`
-      UPDATE payment_intents SET status = ${settlement.next}, updated_at = ${now}
-       WHERE id = ${payment.intentId} AND tenant_id = ${payment.tenantId} AND status IN (${Prisma.join(statusesAllowing(settlement.event))})`;
+    await intents.moveStatus(tx, key, { from: statusesAllowing(settlement.event), to: settlement.next, at: now });
   }
   return { columns: settlement.duplicate ? { duplicate: true } : {}, ...(paidByHeld ? { paidByHeld } : {}) };
 }
-
-/**
- * The intent's earliest successful C2B payment held as a duplicate and not being given back (no
- * reversal that is not FAILED): a sub-select of the intent's lock statement.
- */
-const heldPaymentOf = Prisma.sql`(
-  SELECT p.id::text FROM payments p
-   WHERE p.intent_id = payment_intents.id AND p.tenant_id = payment_intents.tenant_id
-     AND p.channel = 'c2b' AND p.status = 'SUCCESS' AND p.duplicate
-     AND NOT EXISTS (SELECT 1 FROM payment_reversals r WHERE r.payment_id = p.id AND r.status <> 'FAILED')
-   ORDER BY p.created_at, p.id LIMIT 1)`;
 
 /**
  * Makes the held payment count: locked first, then updated by a statement of its own, whose snapshot
  * sees a reversal committed while this waited for the lock (a reversal is requested under that lock).
  * Undefined when it is being given back after all.
  */
-async function takeHeldPayment(tx: RawSql, id: string, endedStatus: string, now: Date): Promise<PaymentModel | undefined> {
-  await tx.$queryRaw`SELECT 1 FROM payments WHERE id = ${id}::uuid FOR UPDATE`;
+function takeHeldPayment(tx: RawSql, id: string, endedStatus: string, now: Date): Promise<PaymentModel | undefined> {
   const note = `held as a duplicate while a prompt was pending; paid the intent when that prompt ended ${endedStatus}`;
-  const rows = await tx.$queryRaw<Record<string, unknown>[]>`
-    UPDATE payments SET duplicate = false, c2b_note = ${note}, updated_at = ${now}
-     WHERE id = ${id}::uuid AND duplicate AND status = 'SUCCESS'
-       AND NOT EXISTS (SELECT 1 FROM payment_reversals r WHERE r.payment_id = payments.id AND r.status <> 'FAILED')
-    RETURNING ${paymentsTable.columns}`;
-  return rows[0] ? paymentsTable.fromRow(rows[0]) : undefined;
+  return payments.takeHeldDuplicate(tx, { id, note, at: now });
 }

@@ -31,6 +31,9 @@ const transitions: Record<IntentStatus, Partial<Record<IntentEvent, IntentStatus
   expired: {},
 };
 
+/** An open intent: waiting for payment or being paid (one per reference, a partial unique index). */
+export const openIntentStatuses: readonly IntentStatus[] = ["requires_payment", "processing"];
+
 export function isIntentStatus(value: string): value is IntentStatus {
   return (intentStatuses as readonly string[]).includes(value);
 }

@@ -4,21 +4,13 @@
  * (transition on read), so an intent past expires_at never reads as payable; the reconciler's sweep
  * expires the rest.
  */
-import { Prisma } from "@mteja/db";
+import { intents, isUniqueViolation } from "@mteja/db";
 import { sha256 } from "../shared/secrets.js";
 import { DomainError } from "../shared/errors.js";
 import { checkTenantAmount, idempotencyKeyOf, keyReusedError } from "../payments/kernel/request-rules.js";
 import type { TenantCtx } from "./ports.js";
 import { expireDueIntents } from "./intent-expiry.js";
-import {
-  findIntent,
-  findIntentByIdempotencyKey,
-  insertIntent,
-  listIntentPage,
-  openIntentWithReference,
-  transitionIntent,
-  type IntentWithPayments,
-} from "./intent-store.js";
+import { openIntentStatuses, statusesAllowing } from "./intent-transitions.js";
 import { EXPIRES_IN_DEFAULT_SECONDS, type CreateIntentInput, type IntentView, type ListIntentsInput } from "./schemas.js";
 import { toIntentView } from "./views.js";
 
@@ -38,7 +30,7 @@ export async function createIntent(ctx: TenantCtx, input: CreateIntentInput): Pr
   const idempotencyKey = idempotencyKeyOf(ctx) ?? null;
   const requestHash = sha256(JSON.stringify(canonicalRequest(input)));
   if (idempotencyKey) {
-    const earlier = await findIntentByIdempotencyKey(db, idempotencyKey);
+    const earlier = await intents.findByIdempotencyKey(db, idempotencyKey);
     if (earlier) return replayed(earlier, requestHash);
   }
   checkTenantAmount(ctx.tenant, input.amount);
@@ -46,10 +38,10 @@ export async function createIntent(ctx: TenantCtx, input: CreateIntentInput): Pr
     throw new DomainError("VALIDATION_ERROR", undefined, { details: [{ path: "user_id", message: "detail.user_not_customer" }] });
   }
   await expireDueIntents(db, now);
-  if (await openIntentWithReference(db, input.reference)) throw referenceInUse(input.reference);
+  if (await intents.existsWithReference(db, input.reference, openIntentStatuses)) throw referenceInUse(input.reference);
   const expiresInSeconds = input.expires_in_seconds ?? EXPIRES_IN_DEFAULT_SECONDS;
   try {
-    const row = await insertIntent(db, {
+    const row = await intents.create(db, {
       id: `pi_${deps.random.bytes(INTENT_ID_BYTES).toString("base64url")}`,
       tenantId: ctx.tenant.id,
       amount: input.amount,
@@ -59,14 +51,15 @@ export async function createIntent(ctx: TenantCtx, input: CreateIntentInput): Pr
       metadata: input.metadata ?? {},
       idempotencyKey,
       requestHash: idempotencyKey ? requestHash : null,
+      status: "requires_payment",
       expiresAt: new Date(now.getTime() + expiresInSeconds * 1000),
       createdAt: now,
     });
     return toIntentView(row);
   } catch (error) {
-    if (!(error instanceof Prisma.PrismaClientKnownRequestError) || error.code !== "P2002") throw error;
+    if (!isUniqueViolation(error)) throw error;
     // Lost a race: the same Idempotency-Key (replay it) or the same open reference.
-    const earlier = idempotencyKey ? await findIntentByIdempotencyKey(db, idempotencyKey) : null;
+    const earlier = idempotencyKey ? await intents.findByIdempotencyKey(db, idempotencyKey) : null;
     if (earlier) return replayed(earlier, requestHash);
     throw referenceInUse(input.reference);
   }
@@ -78,21 +71,21 @@ function canonicalRequest(input: CreateIntentInput) {
   return [input.amount, input.reference, input.description ?? null, input.user_id ?? null, metadata, input.expires_in_seconds ?? EXPIRES_IN_DEFAULT_SECONDS];
 }
 
-function replayed(earlier: IntentWithPayments, requestHash: string): IntentView {
+function replayed(earlier: intents.IntentWithPayments, requestHash: string): IntentView {
   if (earlier.requestHash !== requestHash) throw keyReusedError();
   return toIntentView(earlier);
 }
 
 export async function getIntent(ctx: TenantCtx, id: string): Promise<IntentView> {
   await expireDueIntents(ctx.db, ctx.deps.clock.now());
-  const row = await findIntent(ctx.db, id);
+  const row = await intents.find(ctx.db, id);
   if (!row) throw intentNotFound();
   return toIntentView(row);
 }
 
 export async function listIntents(ctx: TenantCtx, input: ListIntentsInput): Promise<{ payment_intents: IntentView[]; next_cursor: string | null }> {
   await expireDueIntents(ctx.db, ctx.deps.clock.now());
-  const rows = await listIntentPage(ctx.db, { status: input.status, take: input.limit + 1, afterId: input.cursor });
+  const rows = await intents.listPage(ctx.db, { status: input.status, take: input.limit + 1, afterId: input.cursor });
   if (!rows) throw new DomainError("VALIDATION_ERROR", undefined, { details: [{ path: "cursor", message: "detail.cursor" }] });
   const shown = rows.slice(0, input.limit);
   const last = shown[shown.length - 1];
@@ -106,8 +99,8 @@ export async function listIntents(ctx: TenantCtx, input: ListIntentsInput): Prom
 export async function cancelIntent(ctx: TenantCtx, id: string): Promise<IntentView> {
   const now = ctx.deps.clock.now();
   await expireDueIntents(ctx.db, now);
-  await transitionIntent(ctx.db, id, "cancel", "cancelled", now);
-  const row = await findIntent(ctx.db, id);
+  await intents.transition(ctx.db, id, { from: statusesAllowing("cancel"), to: "cancelled", at: now });
+  const row = await intents.find(ctx.db, id);
   if (!row) throw intentNotFound();
   if (row.status === "processing" || row.status === "succeeded") {
     throw new DomainError("INTENT_NOT_CANCELLABLE", { key: "intents.not_cancellable", params: { status: row.status } });

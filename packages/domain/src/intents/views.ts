@@ -1,10 +1,10 @@
 /** How the server API shows a payment intent (docs/payment-intents.md#objects). */
 import { toServerPaymentView } from "../payments/kernel/payment-object.js";
 import { isIntentStatus, type IntentStatus } from "./intent-transitions.js";
-import type { IntentWithPayments } from "./intent-store.js";
+import type { intents } from "@mteja/db";
 import type { IntentView } from "./schemas.js";
 
-export function toIntentView(row: IntentWithPayments): IntentView {
+export function toIntentView(row: intents.IntentWithPayments): IntentView {
   return {
     id: row.id,
     amount: row.amount,

@@ -18,7 +18,7 @@
  * payouts/payout-callbacks.ts and reversals/reversal-callbacks.ts.
  */
 import { C2B_CONFIRMATION_ANSWER, parseC2bNotification, parseStkCallback, type C2bNotification, type StkCallback } from "@mteja/daraja";
-import { insertStoredCallback } from "@mteja/db";
+import { callbacks } from "@mteja/db";
 import type { PaymentPorts } from "./kernel/ports.js";
 import type { CallbackAuthority } from "./kernel/callback-tokens.js";
 import { answerC2bValidation, applyStoredC2bConfirmation } from "./c2b/c2b-callbacks.js";
@@ -109,7 +109,7 @@ async function store(
   fields: { outcome: CallbackOutcome; correlationId?: string | null; flagReason?: string | null; accountReference?: string | undefined; tokenTenantId?: string | null },
 ): Promise<{ id: string; receivedAt: Date }> {
   const receivedAt = deps.clock.now();
-  const id = await insertStoredCallback(deps.db.sql, {
+  const id = await callbacks.store(deps.db.sql, {
     kind: callback.kind,
     rawBody: storableText(callback.rawBody),
     sourceIp: callback.sourceIp,
@@ -196,11 +196,11 @@ export async function receiveCallback(deps: PaymentPorts, callback: InboundCallb
     // Validation changes nothing: the stored row records the answer (a rejection's code in flag_reason).
     const answer = await answerC2bValidation(deps, authority, value.value);
     if ("refused" in answer) {
-      await deps.db.unscoped.momoCallback.update({ where: { id }, data: { outcome: "rejected", flagReason: answer.refused } });
+      await callbacks.recordAnswer(deps.db.unscoped, id, { outcome: "rejected", flagReason: answer.refused });
       deps.logger.warn({ callbackId: id, kind: value.kind, reason: answer.refused }, "momo callback refused: its token does not speak for what it names");
       return refusedReply();
     }
-    await deps.db.unscoped.momoCallback.update({ where: { id }, data: { outcome: "applied", flagReason: answer.rejection ?? null } });
+    await callbacks.recordAnswer(deps.db.unscoped, id, { outcome: "applied", flagReason: answer.rejection ?? null });
     return { status: 200, body: answer.body };
   }
   const { result, keptUnmatched } = await applyStored(deps, value, { ...stored, accountReference: accountReference ?? null, tokenTenantId }, authority);
@@ -249,6 +249,6 @@ async function unsettledOverLimit(deps: PaymentPorts, tokenTenantId: string | nu
 /** `unsettledOverLimit` for a callback already stored (`callbackId`): cuts its stored body when over. */
 async function keptUnsettled(deps: PaymentPorts, callbackId: string, tokenTenantId: string | null, rawBody: string): Promise<OverUnsettledLimit | undefined> {
   const over = await unsettledOverLimit(deps, tokenTenantId, rawBody);
-  if (over?.bodyCut) await deps.db.unscoped.momoCallback.updateMany({ where: { id: callbackId }, data: { rawBody: storableText(cutBody(rawBody)) } });
+  if (over?.bodyCut) await callbacks.replaceBody(deps.db.unscoped, callbackId, storableText(cutBody(rawBody)));
   return over;
 }

@@ -7,11 +7,11 @@
  * and each re-check also checks the subscriber's session: a logout, revocation, password or role
  * change ends the stream with INVALID_TOKEN within one re-check.
  */
-import type { PaymentModel } from "@mteja/db";
+import { payments, type PaymentModel } from "@mteja/db";
 import { DomainError, toTrpcError } from "../shared/errors.js";
 import { assertLiveSession } from "../auth/sessions/sessions.js";
 import type { AuthedCtx } from "./kernel/ports.js";
-import { isTerminalPayment } from "./kernel/payment-records.js";
+import { isTerminalPayment } from "./kernel/payment-views.js";
 import type { PaymentStatus, PaymentStatusUpdate } from "./kernel/schemas.js";
 import { MAX_OPEN_STATUS_STREAMS_PER_USER, type StatusStreamSlot } from "./kernel/status-stream-slots.js";
 import { findVisiblePayment } from "./stk/stk-query.js";
@@ -86,7 +86,7 @@ async function* followPayment(ctx: AuthedCtx, initial: PaymentModel, signal: Abo
       if (signal?.aborted) return;
       // The stream lives no longer than the session it was opened in.
       await assertLiveSession(ctx.deps, ctx.auth);
-      const current = await ctx.db.payment.findUnique({ where: { id: payment.id } });
+      const current = await payments.find(ctx.db, payment.id);
       if (!current) return;
       if (current.status !== payment.status) {
         payment = current;

@@ -1,4 +1,4 @@
-import type { Database } from "@mteja/db";
+import { retention, type Database } from "@mteja/db";
 import { retentionRules, type RetentionRule } from "./rules.js";
 
 export interface PruneOptions {
@@ -15,7 +15,7 @@ export type PruneReport = Record<string, number>;
 
 /**
  * Deletes every row past its retention, in batches. Any number of instances (and `mteja prune`) may run
- * it at once: each batch locks its rows with SKIP LOCKED, so two runs never wait for nor delete the same rows.
+ * it at once: two runs never wait for nor delete the same rows (@mteja/db's `retention.pruneExpired`).
  */
 export async function pruneExpiredRows(db: Database, options: PruneOptions): Promise<PruneReport> {
   const report: PruneReport = {};
@@ -23,14 +23,7 @@ export async function pruneExpiredRows(db: Database, options: PruneOptions): Pro
     const days = options.days[rule.kind] ?? 0;
     if (days <= 0) continue;
     const cutoff = new Date(options.now.getTime() - days * 86_400_000);
-    const statement = `DELETE FROM "${rule.table}" WHERE id IN (SELECT id FROM "${rule.table}" WHERE ${rule.expired} LIMIT ${options.batchSize} FOR UPDATE SKIP LOCKED)`;
-    let deleted = 0;
-    for (;;) {
-      const batch = await db.unscoped.$executeRawUnsafe(statement, cutoff);
-      deleted += batch;
-      if (batch < options.batchSize) break;
-    }
-    report[rule.kind] = deleted;
+    report[rule.kind] = await retention.pruneExpired(db.unscoped, rule.expired, cutoff, options.batchSize);
   }
   return report;
 }

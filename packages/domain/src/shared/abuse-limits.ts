@@ -79,13 +79,26 @@ export interface SignInAttempt {
  *
  * Throws RATE_LIMITED (with Retry-After) when either is exhausted.
  */
-export async function beginSignInAttempt(
+export function beginSignInAttempt(
   ctx: Context,
   account: { tenantId: string; email: string },
   options: { ip: boolean },
 ): Promise<SignInAttempt> {
+  return beginAttempt(ctx, accountKey(account.tenantId, account.email), options);
+}
+
+/**
+ * A signed-in caller proving themselves again (reauthenticate, a body proof, a second factor):
+ * counted under the same rule but per user, apart from the sign-in count of the account's email, so a
+ * stranger's wrong logins with that email cannot block the owner's proofs, and guesses made with a
+ * stolen token still run into the limit.
+ */
+export function beginProofAttempt(ctx: Context, user: { tenantId: string; id: string }): Promise<SignInAttempt> {
+  return beginAttempt(ctx, `${user.tenantId}:proof:${user.id}`, { ip: false });
+}
+
+async function beginAttempt(ctx: Context, key: string, options: { ip: boolean }): Promise<SignInAttempt> {
   const { limiter } = ctx.deps;
-  const key = accountKey(account.tenantId, account.email);
   const ip = ipLimitKey(ctx.request.ip);
   const [perAccount, perIp] = await Promise.all([
     limiter.consume("login_failures_per_account", key),

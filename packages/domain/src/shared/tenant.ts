@@ -1,4 +1,4 @@
-import type { Database } from "@mteja/db";
+import { tenants, type Database } from "@mteja/db";
 import type { Clock } from "./ports.js";
 import { storedTenantSettingsSchema, type TenantSettings } from "./tenant-settings.js";
 
@@ -32,7 +32,7 @@ export function createTenantDirectory(db: Database, options: { ttlMs: number; cl
       if (!slug.test(id)) return undefined;
       const hit = cache.get(id);
       if (hit && hit.expires > options.clock.monotonicMs()) return hit.tenant;
-      const row = await db.unscoped.tenant.findUnique({ where: { id } });
+      const row = await tenants.findTenant(db.unscoped, id);
       const tenant = row && row.active ? toTenant(row) : undefined;
       if (cache.size > 10_000) cache.clear();
       cache.set(id, { tenant, expires: options.clock.monotonicMs() + options.ttlMs });
@@ -40,7 +40,7 @@ export function createTenantDirectory(db: Database, options: { ttlMs: number; cl
     },
     async everyCorsOrigin() {
       if (everyOrigin && everyOrigin.expires > options.clock.monotonicMs()) return everyOrigin.origins;
-      const rows = await db.unscoped.tenant.findMany({ where: { active: true } });
+      const rows = await tenants.activeTenants(db.unscoped);
       const origins = new Set(rows.flatMap((row) => corsOriginsOf(toTenant(row))));
       everyOrigin = { origins, expires: options.clock.monotonicMs() + options.ttlMs };
       return origins;
@@ -76,10 +76,7 @@ export function tenantDisplayName(tenant: Tenant): string {
   return tenant.settings.displayName ?? tenant.name;
 }
 
-/**
- * Creates the default tenant on start when it does not exist yet. One INSERT … ON CONFLICT DO NOTHING:
- * instances starting at once on an empty database must not fail on each other's row.
- */
+/** Creates the default tenant on start when it does not exist yet (instances starting at once included). */
 export async function ensureDefaultTenant(db: Database, id: string, name: string): Promise<void> {
-  await db.unscoped.tenant.createMany({ data: [{ id, name }], skipDuplicates: true });
+  await tenants.ensureTenant(db.unscoped, id, name);
 }

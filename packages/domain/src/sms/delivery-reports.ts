@@ -5,6 +5,7 @@
  * A report is applied to the text it names, monotonically (a final status is never left); unknown ids
  * and unreadable bodies are answered 200 so Africa's Talking does not retry them forever.
  */
+import { outboxes } from "@mteja/db";
 import { deliveryStatusAdvances, parseDeliveryReport } from "@mteja/sms";
 import type { SmsPorts } from "./ports.js";
 import { callbackTokenValid } from "../shared/secrets.js";
@@ -31,17 +32,14 @@ export async function receiveDeliveryReport(deps: SmsPorts, report: { token: str
   }
   // Several reports can race for one text: the row is locked while the order is decided.
   await deps.db.unscoped.$transaction(async (tx) => {
-    const [row] = await tx.$queryRaw<{ id: string; delivery_status: string | null }[]>`
-      SELECT id::text AS id, delivery_status FROM sms_outbox WHERE provider_message_id = ${parsed.id} FOR UPDATE`;
-    if (!row) {
+    const text = await outboxes.lockTextByMessageId(tx, parsed.id);
+    if (!text) {
       deps.logger.info({ messageId: parsed.id }, "SMS delivery report for an unknown message; ignored");
       return;
     }
-    if (!deliveryStatusAdvances(row.delivery_status, parsed.status)) return;
-    await tx.smsOutbox.update({
-      where: { id: row.id },
-      data: { deliveryStatus: parsed.status, deliveryFailureReason: parsed.failureReason, deliveryUpdatedAt: deps.clock.now() },
-    });
+    if (!deliveryStatusAdvances(text.deliveryStatus, parsed.status)) return;
+    const { status, failureReason } = parsed;
+    await outboxes.recordDeliveryReport(tx, text.id, { status, failureReason, at: deps.clock.now() });
   });
   return { status: 200, body: { received: true } };
 }

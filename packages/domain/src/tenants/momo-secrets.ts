@@ -2,8 +2,7 @@
  * A tenant's Daraja secrets at rest: encrypted with the data cipher (as TOTP secrets are), shown as
  * "set", and decrypted only to build a Daraja client.
  */
-import type { Database } from "@mteja/db";
-import { Prisma } from "@mteja/db";
+import { tenants, type Database } from "@mteja/db";
 import type { DataCipher } from "../shared/data-cipher.js";
 import { MASKED_SECRET, MOMO_SECRET_FIELDS, type TenantSettings } from "../shared/tenant-settings.js";
 
@@ -54,15 +53,15 @@ function sealed(cipher: DataCipher, settings: Record<string, unknown>): Record<s
  * never see a secret encrypted twice or an update lost.
  */
 export async function sealStoredMomoSecrets(db: Database, cipher: DataCipher): Promise<string[]> {
-  const rows = await db.unscoped.tenant.findMany({ select: { id: true, settings: true } });
+  const rows = await tenants.settingsOfEvery(db.unscoped);
   const changed: string[] = [];
   for (const candidate of rows) {
     if (!isRecord(candidate.settings) || !sealed(cipher, candidate.settings)) continue;
     await db.unscoped.$transaction(async (tx) => {
-      const [row] = await tx.$queryRaw<{ settings: unknown }[]>`SELECT settings FROM tenants WHERE id = ${candidate.id} FOR UPDATE`;
+      const row = await tenants.lockTenant(tx, candidate.id);
       const next = row && isRecord(row.settings) ? sealed(cipher, row.settings) : undefined;
       if (!next) return;
-      await tx.tenant.update({ where: { id: candidate.id }, data: { settings: next as Prisma.InputJsonValue } });
+      await tenants.updateTenant(tx, candidate.id, { settings: next });
       changed.push(candidate.id);
     });
   }

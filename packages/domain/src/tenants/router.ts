@@ -1,4 +1,4 @@
-import { Prisma } from "@mteja/db";
+import { tenants } from "@mteja/db";
 import { z } from "zod";
 import { DomainError } from "../shared/errors.js";
 import { envelope, ok } from "../shared/envelope.js";
@@ -35,21 +35,15 @@ export const adminRouter = createTRPCRouter({
         cipher: ctx.deps.cipher,
         isDefaultTenant: input.id === ctx.deps.config.defaultTenantId,
       });
-      try {
-        const row = await ctx.deps.db.unscoped.tenant.create({
-          data: { id: input.id, name: input.name, settings: settings as Prisma.InputJsonValue },
+      const row = await tenants.createTenant(ctx.deps.db.unscoped, { id: input.id, name: input.name, settings });
+      if (!row) {
+        throw new DomainError("VALIDATION_ERROR", "tenants.id_taken", {
+          details: [{ path: "id", message: "detail.tenant_id_taken" }],
+          status: 409,
         });
-        ctx.deps.tenants.invalidate(row.id);
-        return ok({ tenant: view(row) }, "Tenant created.");
-      } catch (error) {
-        if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
-          throw new DomainError("VALIDATION_ERROR", "tenants.id_taken", {
-            details: [{ path: "id", message: "detail.tenant_id_taken" }],
-            status: 409,
-          });
-        }
-        throw error;
       }
+      ctx.deps.tenants.invalidate(row.id);
+      return ok({ tenant: view(row) }, "Tenant created.");
     }),
 
   listTenants: adminApiProcedure
@@ -57,7 +51,7 @@ export const adminRouter = createTRPCRouter({
     .input(z.object({}).strip().optional())
     .output(envelope(z.object({ tenants: z.array(tenantView) })))
     .query(async ({ ctx }) => {
-      const rows = await ctx.deps.db.unscoped.tenant.findMany({ orderBy: { createdAt: "asc" } });
+      const rows = await tenants.allTenants(ctx.deps.db.unscoped);
       return ok({ tenants: rows.map(view) });
     }),
 
@@ -76,8 +70,7 @@ export const adminRouter = createTRPCRouter({
     .mutation(async ({ ctx, input }) => {
       const row = await ctx.deps.db.unscoped.$transaction(async (tx) => {
         // Locked, so two updates at once each merge into the other's result rather than overwrite it.
-        const [existing] = await tx.$queryRaw<{ id: string; name: string; settings: unknown; active: boolean }[]>`
-          SELECT id, name, settings, active FROM tenants WHERE id = ${input.id} FOR UPDATE`;
+        const existing = await tenants.lockTenant(tx, input.id);
         if (!existing) throw new DomainError("NOT_FOUND", "not_found.tenant");
         const settings =
           input.settings !== undefined
@@ -86,13 +79,10 @@ export const adminRouter = createTRPCRouter({
                 isDefaultTenant: input.id === ctx.deps.config.defaultTenantId,
               })
             : undefined;
-        return tx.tenant.update({
-          where: { id: input.id },
-          data: {
-            ...(input.name !== undefined ? { name: input.name } : {}),
-            ...(input.active !== undefined ? { active: input.active } : {}),
-            ...(settings !== undefined ? { settings: settings as Prisma.InputJsonValue } : {}),
-          },
+        return tenants.updateTenant(tx, input.id, {
+          ...(input.name !== undefined ? { name: input.name } : {}),
+          ...(input.active !== undefined ? { active: input.active } : {}),
+          ...(settings !== undefined ? { settings } : {}),
         });
       });
       ctx.deps.tenants.invalidate(row.id);

@@ -1,3 +1,4 @@
+import { userRoles } from "@mteja/db";
 import type { TenantPorts } from "./ports.js";
 import { revokeUserSessions } from "../auth/sessions/sessions.js";
 
@@ -15,11 +16,9 @@ export interface RoleChange {
 export async function setUserRole(deps: TenantPorts, tenantId: string, userId: string, role: string | null): Promise<RoleChange | undefined> {
   return deps.db.forTenant(tenantId).$transaction(async (tx) => {
     // Locked, so two concurrent changes cannot both see the old role and skip the revocation.
-    // Raw SQL is not scoped by the client: the tenant is named here.
-    const [current] = await tx.$queryRaw<{ role: string | null }[]>`
-      SELECT role FROM users WHERE id = ${userId}::uuid AND tenant_id = ${tenantId} FOR UPDATE`;
+    const current = await userRoles.lockRoleOf(tx, tenantId, userId);
     if (!current) return undefined;
-    const user = await tx.user.update({ where: { id: userId }, data: { role }, select: { id: true, email: true, role: true } });
+    const user = await userRoles.setRole(tx, userId, role);
     if (current.role !== role) await revokeUserSessions(deps, tx, userId, "role_changed");
     return user;
   });

@@ -1,15 +1,16 @@
 /**
  * The delivery worker's sends (docs/webhooks.md#how-delivery-works): claims the due deliveries this
  * instance may start now — fairly across tenants, as many as it has free slots, a tenant and an endpoint
- * at most their share of what is in flight (@mteja/db's claimDueWebhookDeliveries) — and leases them
- * (FOR UPDATE SKIP LOCKED, next_attempt_at pushed past the send's time-out), so several instances never
- * send one delivery at once; signs each with the endpoint's secrets; records every attempt, the retry,
- * and the endpoint's health (an endpoint failing for WEBHOOK_DISABLE_AFTER_SECONDS is disabled).
+ * at most their share of what is in flight (@mteja/db's webhooks.claimDueDeliveries) — and leases them
+ * (other instances skip them, their next attempt is pushed past the send's time-out), so several
+ * instances never send one delivery at once; signs each with the endpoint's secrets; records every
+ * attempt, the retry, and the endpoint's health (an endpoint failing for WEBHOOK_DISABLE_AFTER_SECONDS
+ * is disabled).
  *
  * The sends are not awaited together: each frees its slot when it ends, so a shop whose endpoints hang
  * holds its own share of the slots for the time-out, and nobody else's.
  */
-import { claimDueWebhookDeliveries, recordWebhookAttempt, type ClaimedWebhookDelivery } from "@mteja/db";
+import { webhooks } from "@mteja/db";
 import type { InFlightLedger } from "@mteja/kernel";
 import { signatureHeader, type WebhookRequest, type WebhookResponse } from "@mteja/webhooks";
 import type { WebhookPorts } from "./ports.js";
@@ -48,7 +49,7 @@ export type DeliveryResult = "delivered" | "retrying" | "failed" | "dropped";
 export async function startDueDeliveries(deps: WebhookPorts, poster: WebhookPoster, options: DeliveryOptions, inFlight: InFlightLedger): Promise<Promise<DeliveryResult>[]> {
   const free = options.concurrency - inFlight.size;
   if (free <= 0) return [];
-  const claimed = await claimDueWebhookDeliveries(deps.db.unscoped, {
+  const claimed = await webhooks.claimDueDeliveries(deps.db.unscoped, {
     now: deps.clock.now(),
     leaseMs: options.leaseSeconds * 1000,
     limit: free,
@@ -63,15 +64,17 @@ export async function startDueDeliveries(deps: WebhookPorts, poster: WebhookPost
   });
 }
 
-async function deliverOne(deps: WebhookPorts, poster: WebhookPoster, options: DeliveryOptions, delivery: ClaimedWebhookDelivery): Promise<DeliveryResult> {
+async function deliverOne(
+  deps: WebhookPorts,
+  poster: WebhookPoster,
+  options: DeliveryOptions,
+  delivery: webhooks.ClaimedDelivery,
+): Promise<DeliveryResult> {
   const db = deps.db.unscoped;
-  const [endpoint, event] = await Promise.all([
-    db.webhookEndpoint.findUnique({ where: { id: delivery.endpoint_id } }),
-    db.webhookEvent.findUnique({ where: { id: delivery.event_id } }),
-  ]);
+  const { endpoint, event } = await webhooks.deliveryTargets(db, delivery);
   if (!endpoint || !event || endpoint.deletedAt || !endpoint.enabled) {
     // A deleted or disabled endpoint is owed nothing more.
-    await db.webhookDelivery.updateMany({ where: { id: delivery.id, status: "pending" }, data: { status: "dropped", finishedAt: deps.clock.now(), lockedUntil: null } });
+    await webhooks.dropDelivery(db, delivery.id, deps.clock.now());
     return "dropped";
   }
   const attemptedAt = deps.clock.now();
@@ -90,7 +93,7 @@ async function deliverOne(deps: WebhookPorts, poster: WebhookPoster, options: De
   const finishedAt = deps.clock.now();
   const delay = response.acknowledged ? undefined : retryDelaySeconds(options.retrySchedule, attempts);
   const result: DeliveryResult = response.acknowledged ? "delivered" : delay === undefined ? "failed" : "retrying";
-  const { endpointDisabledFailingSince } = await recordWebhookAttempt(db, {
+  const { endpointDisabledFailingSince } = await webhooks.recordAttempt(db, {
     deliveryId: delivery.id,
     tenantId: event.tenantId,
     eventId: event.id,

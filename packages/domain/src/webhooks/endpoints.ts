@@ -1,5 +1,5 @@
 /** A shop's webhook endpoints (docs/webhooks.md#endpoints), managed with its API key. */
-import type { TenantTx, WebhookEndpointModel } from "@mteja/db";
+import { webhooks, type WebhookEndpointModel } from "@mteja/db";
 import { noStore } from "../shared/request.js";
 import { DomainError } from "../shared/errors.js";
 import type { TenantCtx } from "./ports.js";
@@ -38,18 +38,15 @@ export async function createEndpoint(ctx: TenantCtx, input: { url: string; event
   const secret = newEndpointSecret(ctx.deps.random);
   const now = ctx.deps.clock.now();
   const created = await ctx.db.$transaction(async (tx) => {
-    const live = await tx.webhookEndpoint.count({ where: { deletedAt: null } });
+    const live = await webhooks.countLiveEndpoints(tx);
     if (live >= maxEndpointsPerTenant) return undefined;
-    return tx.webhookEndpoint.create({
-      data: {
-        id: ctx.deps.random.uuid(),
-        tenantId: ctx.tenant.id,
-        url: input.url,
-        events: input.events ?? [...webhookEventTypes],
-        secretSealed: ctx.deps.cipher.encrypt(secret),
-        createdAt: now,
-        updatedAt: now,
-      },
+    return webhooks.createEndpoint(tx, {
+      id: ctx.deps.random.uuid(),
+      tenantId: ctx.tenant.id,
+      url: input.url,
+      events: input.events ?? [...webhookEventTypes],
+      secretSealed: ctx.deps.cipher.encrypt(secret),
+      at: now,
     });
   });
   if (!created) {
@@ -63,15 +60,11 @@ export async function createEndpoint(ctx: TenantCtx, input: { url: string; event
 
 /** Oldest first (the order they were added in), keyset on the id of the last one shown. */
 export async function listEndpoints(ctx: TenantCtx, page: { limit: number; cursor?: string | undefined }) {
-  const after = page.cursor ? await ctx.db.webhookEndpoint.findFirst({ where: { id: asUuid(page.cursor), deletedAt: null } }) : null;
+  const after = page.cursor ? await webhooks.findLiveEndpoint(ctx.db, asUuid(page.cursor)) : null;
   if (page.cursor && !after) {
     throw new DomainError("VALIDATION_ERROR", undefined, { details: [{ path: "cursor", message: "detail.cursor" }] });
   }
-  const rows = await ctx.db.webhookEndpoint.findMany({
-    where: { deletedAt: null, ...(after ? { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] } : {}) },
-    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-    take: page.limit + 1,
-  });
+  const rows = await webhooks.liveEndpointsOldestFirst(ctx.db, { after, limit: page.limit + 1 });
   const shown = rows.slice(0, page.limit);
   const last = shown[shown.length - 1];
   return { webhook_endpoints: shown.map(endpointView), next_cursor: rows.length > page.limit && last ? last.id : null };
@@ -82,7 +75,7 @@ function asUuid(text: string): string {
 }
 
 async function liveEndpoint(ctx: TenantCtx, id: string): Promise<WebhookEndpointModel> {
-  const row = await ctx.db.webhookEndpoint.findFirst({ where: { id, deletedAt: null } });
+  const row = await webhooks.findLiveEndpoint(ctx.db, id);
   if (!row) throw notFound();
   return row;
 }
@@ -96,16 +89,13 @@ export async function updateEndpoint(ctx: TenantCtx, input: { id: string; enable
   await liveEndpoint(ctx, input.id);
   const now = ctx.deps.clock.now();
   const updated = await ctx.db.$transaction(async (tx) => {
-    const row = await tx.webhookEndpoint.update({
-      where: { id: input.id },
-      data: {
-        ...(input.enabled !== undefined ? { enabled: input.enabled, disabledReason: null } : {}),
-        ...(input.enabled === true ? { failingSince: null } : {}),
-        ...(input.events ? { events: input.events } : {}),
-        updatedAt: now,
-      },
+    const row = await webhooks.updateEndpoint(tx, input.id, {
+      ...(input.enabled !== undefined ? { enabled: input.enabled, disabledReason: null } : {}),
+      ...(input.enabled === true ? { failingSince: null } : {}),
+      ...(input.events ? { events: input.events } : {}),
+      updatedAt: now,
     });
-    if (input.enabled === false) await dropOwed(tx, input.id, now);
+    if (input.enabled === false) await webhooks.dropPendingDeliveries(tx, input.id, now);
     return row;
   });
   return endpointView(updated);
@@ -114,17 +104,12 @@ export async function updateEndpoint(ctx: TenantCtx, input: { id: string; enable
 /** Deleted endpoints stay (their attempts remain listed) but get nothing more: what they were owed is dropped. */
 export async function deleteEndpoint(ctx: TenantCtx, id: string): Promise<void> {
   const now = ctx.deps.clock.now();
-  const count = await ctx.db.$transaction(async (tx) => {
-    const deleted = await tx.webhookEndpoint.updateMany({ where: { id, deletedAt: null }, data: { deletedAt: now, enabled: false, updatedAt: now } });
-    if (deleted.count > 0) await dropOwed(tx, id, now);
-    return deleted.count;
+  const deleted = await ctx.db.$transaction(async (tx) => {
+    const found = await webhooks.deleteEndpoint(tx, id, now);
+    if (found) await webhooks.dropPendingDeliveries(tx, id, now);
+    return found;
   });
-  if (count === 0) throw notFound();
-}
-
-/** The endpoint's pending deliveries, dropped (one being sent right now finishes; the worker drops any written after this). */
-async function dropOwed(tx: TenantTx, endpointId: string, now: Date): Promise<void> {
-  await tx.webhookDelivery.updateMany({ where: { endpointId, status: "pending" }, data: { status: "dropped", finishedAt: now, lockedUntil: null } });
+  if (!deleted) throw notFound();
 }
 
 /**
@@ -139,11 +124,9 @@ export async function rotateEndpointSecret(ctx: TenantCtx, id: string) {
     const endpoint = await liveEndpoint(ctx, id);
     const now = ctx.deps.clock.now();
     const previousSecretExpiresAt = new Date(now.getTime() + previousSecretOverlapMs);
-    const { count } = await ctx.db.webhookEndpoint.updateMany({
-      where: { id, deletedAt: null, secretSealed: endpoint.secretSealed },
-      data: { secretSealed: sealed, previousSecretSealed: endpoint.secretSealed, previousSecretExpiresAt, updatedAt: now },
-    });
-    if (count === 0) continue;
+    const rotation = { id, replaces: endpoint.secretSealed, sealed, previousSecretExpiresAt, now };
+    const rotated = await webhooks.rotateSecret(ctx.db, rotation);
+    if (!rotated) continue;
     noStore(ctx);
     return { id, secret, previous_secret_expires_at: previousSecretExpiresAt.toISOString() };
   }

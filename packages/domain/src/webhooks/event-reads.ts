@@ -1,4 +1,5 @@
 /** The event feed as the shop reads it (GET /api/v1/webhook-events) and sends it again (redeliver). */
+import { webhooks } from "@mteja/db";
 import { DomainError } from "../shared/errors.js";
 import type { TenantCtx } from "./ports.js";
 import type { WebhookEventType } from "./event-types.js";
@@ -9,15 +10,11 @@ const badCursor = () =>
 
 /** Newest first, keyset on (created_at, id); the cursor is the id of the last event shown. */
 export async function listEvents(ctx: TenantCtx, page: { limit: number; cursor?: string | undefined }) {
-  const after = page.cursor ? await ctx.db.webhookEvent.findFirst({ where: { id: page.cursor } }) : null;
+  const after = page.cursor ? await webhooks.findEvent(ctx.db, page.cursor) : null;
   if (page.cursor && !after) throw badCursor();
-  const rows = await ctx.db.webhookEvent.findMany({
-    where: after ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] } : {},
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-    take: page.limit + 1,
-  });
+  const rows = await webhooks.eventsNewestFirst(ctx.db, { after, limit: page.limit + 1 });
   const shown = rows.slice(0, page.limit);
-  const attempts = await ctx.db.webhookAttempt.findMany({ where: { eventId: { in: shown.map((row) => row.id) } }, orderBy: [{ attemptedAt: "asc" }, { id: "asc" }] });
+  const attempts = await webhooks.attemptsAt(ctx.db, shown.map((row) => row.id));
   const last = shown[shown.length - 1];
   return {
     webhook_events: shown.map((row) => ({
@@ -38,30 +35,23 @@ export async function listEvents(ctx: TenantCtx, page: { limit: number; cursor?:
  * lock on its row, so two at once queue it once.
  */
 export async function redeliverEvent(ctx: TenantCtx, id: string) {
-  const event = await ctx.db.webhookEvent.findFirst({ where: { id } });
+  const event = await webhooks.findEvent(ctx.db, id);
   if (!event) throw new DomainError("NOT_FOUND", "not_found.webhook_event");
   const allowed = await ctx.deps.limiter.consume("webhook_redeliveries_per_event", `${ctx.tenant.id}:${event.id}`);
   if (!allowed.allowed) throw new DomainError("RATE_LIMITED", "limits.webhook_redeliveries", { retryAfter: allowed.retryAfter });
-  const endpoints = await ctx.db.webhookEndpoint.findMany({ where: { enabled: true, deletedAt: null }, select: { id: true, events: true } });
+  const endpoints = await webhooks.deliverableEndpoints(ctx.db);
   const subscribed = endpoints.filter((endpoint) => subscribes(endpoint.events, event.type as WebhookEventType)).map((endpoint) => endpoint.id);
   if (subscribed.length === 0) return { id: event.id, deliveries: 0 };
   const now = ctx.deps.clock.now();
   await ctx.db.$transaction(async (tx) => {
-    await tx.$queryRaw`SELECT id FROM webhook_events WHERE id = ${event.id} AND tenant_id = ${ctx.tenant.id} FOR UPDATE`;
-    const pending = await tx.webhookDelivery.findMany({ where: { eventId: event.id, status: "pending", endpointId: { in: subscribed } }, select: { endpointId: true } });
-    const queued = new Set(pending.map((delivery) => delivery.endpointId));
+    await webhooks.lockEvent(tx, ctx.tenant.id, event.id);
+    const queued = new Set(await webhooks.endpointsWithPending(tx, event.id, subscribed));
     const fresh = subscribed.filter((endpointId) => !queued.has(endpointId));
     if (fresh.length > 0) {
-      await tx.webhookDelivery.createMany({
-        data: fresh.map((endpointId) => ({ id: ctx.deps.random.uuid(), tenantId: ctx.tenant.id, eventId: event.id, endpointId, nextAttemptAt: now, createdAt: now })),
-      });
+      const deliveries = fresh.map((endpointId) => ({ id: ctx.deps.random.uuid(), endpointId }));
+      await webhooks.queueDeliveries(tx, { tenantId: ctx.tenant.id, eventId: event.id }, deliveries, now);
     }
-    if (queued.size > 0) {
-      await tx.webhookDelivery.updateMany({
-        where: { eventId: event.id, status: "pending", endpointId: { in: [...queued] }, nextAttemptAt: { gt: now }, lockedUntil: null },
-        data: { nextAttemptAt: now },
-      });
-    }
+    if (queued.size > 0) await webhooks.bringForwardRetries(tx, event.id, [...queued], now);
   });
   ctx.deps.webhooks.nudge();
   return { id: event.id, deliveries: subscribed.length };

@@ -56,6 +56,7 @@ async function factorsOf(service: ServiceDeps, userId: string) {
     password: user.passwordHash,
     email: user.email,
     emailVerified: user.emailVerified,
+    emailResetsPassword: user.emailResetsPassword,
     verifiedPhone: user.phoneVerified ? user.phone : null,
     otpEnabled: user.otpEnabled,
     otpSecret: user.otpSecretEnc,

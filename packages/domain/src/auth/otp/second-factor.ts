@@ -4,7 +4,7 @@
  * spent. A wrong one counts as a failed sign-in of the account (not of the IP: the caller is signed in).
  */
 import { DomainError } from "../../shared/errors.js";
-import { beginSignInAttempt, signInAccountOf } from "../../shared/abuse-limits.js";
+import { beginProofAttempt } from "../../shared/abuse-limits.js";
 import { recordSecurityEvent } from "../../security-events/record.js";
 import type { AuthedCtx } from "../ports.js";
 import { hashRecoveryCode, looksLikeRecoveryCode } from "./recovery-codes.js";
@@ -21,7 +21,7 @@ export interface SecondFactorUser {
 
 /** Throws 401 INVALID_OTP unless `code` is the account's current TOTP code or one of its unused recovery codes. */
 export async function confirmSecondFactor(ctx: AuthedCtx, user: SecondFactorUser, code: string): Promise<void> {
-  const attempt = await beginSignInAttempt(ctx, signInAccountOf(user), { ip: false });
+  const attempt = await beginProofAttempt(ctx, user);
   const matched = await attempt.check(() => spendSecondFactor(ctx, user, code.replace(/\s+/g, "")));
   if (!matched) throw new DomainError("INVALID_OTP");
   await attempt.stepPassed();

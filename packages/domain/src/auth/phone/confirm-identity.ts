@@ -7,7 +7,7 @@
  */
 import type { Text } from "@mteja/i18n";
 import { DomainError } from "../../shared/errors.js";
-import { beginSignInAttempt, signInAccountOf } from "../../shared/abuse-limits.js";
+import { beginProofAttempt } from "../../shared/abuse-limits.js";
 import { confirmSecondFactor, type SecondFactorUser } from "../otp/second-factor.js";
 import type { AuthedCtx } from "../ports.js";
 import { spendPhoneCode } from "./phone-codes.js";
@@ -50,7 +50,7 @@ export async function confirmIdentity(ctx: AuthedCtx, user: ConfirmingUser, proo
 
 /** 401 INVALID_CREDENTIALS unless `password` is the account's (an account without one has no right password). */
 export async function confirmPassword(ctx: AuthedCtx, user: ConfirmingUser, password: string, passwordField = "password"): Promise<void> {
-  const attempt = await beginSignInAttempt(ctx, signInAccountOf(user), { ip: false });
+  const attempt = await beginProofAttempt(ctx, user);
   // An account without a password is checked against the decoy: same work, same answer.
   const valid = await attempt.check(() => ctx.deps.passwords.verify(user.passwordHash ?? undefined, password));
   if (!valid) throw new DomainError("INVALID_CREDENTIALS", passwordField === "current_password" ? "auth.current_password_wrong" : "auth.password_wrong");
@@ -59,7 +59,7 @@ export async function confirmPassword(ctx: AuthedCtx, user: ConfirmingUser, pass
 
 /** 401 INVALID_OTP unless `smsCode` is the live code texted to the account's verified phone (spent). */
 export async function confirmVerifiedPhoneCode(ctx: AuthedCtx, user: ConfirmingUser, smsCode: string): Promise<void> {
-  const attempt = await beginSignInAttempt(ctx, signInAccountOf(user), { ip: false });
+  const attempt = await beginProofAttempt(ctx, user);
   // Only a code sent to the account's own verified phone: a code sent to a new number proves nothing about the account.
   const spent = user.phoneVerified && user.phone !== null
     ? await attempt.check(() => spendPhoneCode(ctx, ctx.db, { tenantId: user.tenantId, purpose: "verify", userId: user.id, phone: user.phone! }, smsCode))

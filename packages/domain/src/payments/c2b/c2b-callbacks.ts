@@ -18,8 +18,13 @@ import type { CallbackAuthority } from "../kernel/callback-tokens.js";
 import { settleIntentOf } from "../../intents/intent-settlement.js";
 import { recordEvent } from "../../webhooks/events.js";
 import { recordPaymentSettled } from "../../intents/intent-events.js";
-import { applyStoredCallback, refusedVerdict, type CallbackVerdict, type StoredApplyResult } from "../kernel/stored-callback.js";
-import type { SettlementTx } from "../kernel/payment-records.js";
+import {
+  applyStoredCallback,
+  refusedVerdict,
+  type CallbackVerdict,
+  type SettlementTx,
+  type StoredApplyResult,
+} from "../kernel/stored-callback.js";
 import { matchC2bConfirmation, validateC2bPayment } from "./c2b-matching.js";
 import { c2bPaymentObject } from "./c2b-object.js";
 import { insertC2bPayment, intentNamedBy, paymentWithTransId } from "./c2b-records.js";

@@ -1,27 +1,23 @@
-/** The rows a C2B notification reads and writes, on the callback's transaction (each statement names the tenant). */
+/** The rows a C2B notification reads and writes, on the callback's transaction (each read names the tenant). */
 import type { C2bNotification } from "@mteja/daraja";
-import { insertRow, paymentsTable, type PaymentModel } from "@mteja/db";
-import type { SettlementTx } from "../kernel/payment-records.js";
+import { intents, payments, type PaymentModel, type RawSql } from "@mteja/db";
+import type { SettlementTx } from "../kernel/stored-callback.js";
+import { openIntentStatuses } from "../../intents/intent-transitions.js";
 import type { NamedIntent } from "./c2b-matching.js";
 
 /**
  * The intent a BillRefNumber names for this tenant: its open one with that reference (at most one, a
  * partial unique index), else the latest with it. Locked when `lock` (confirmation settles it).
  */
-export async function intentNamedBy(tx: Pick<SettlementTx, "$queryRaw">, tenantId: string, account: string, lock: boolean): Promise<NamedIntent | null> {
+export async function intentNamedBy(
+  sql: Pick<RawSql, "$queryRaw">,
+  tenantId: string,
+  account: string,
+  lock: boolean,
+): Promise<NamedIntent | null> {
   const reference = account.trim();
   if (!/^[A-Za-z0-9]{1,12}$/.test(reference)) return null;
-  const rows = lock
-    ? await tx.$queryRaw<{ id: string; status: string; amount: number; expires_at: Date }[]>`
-        SELECT id, status, amount, expires_at FROM payment_intents
-         WHERE tenant_id = ${tenantId} AND lower(reference) = lower(${reference})
-         ORDER BY (status IN ('requires_payment', 'processing')) DESC, created_at DESC LIMIT 1 FOR UPDATE`
-    : await tx.$queryRaw<{ id: string; status: string; amount: number; expires_at: Date }[]>`
-        SELECT id, status, amount, expires_at FROM payment_intents
-         WHERE tenant_id = ${tenantId} AND lower(reference) = lower(${reference})
-         ORDER BY (status IN ('requires_payment', 'processing')) DESC, created_at DESC LIMIT 1`;
-  const row = rows[0];
-  return row ? { id: row.id, status: row.status, amount: Number(row.amount), expiresAt: new Date(row.expires_at) } : null;
+  return (await intents.findNamedBy(sql, { tenantId, reference, openStatuses: openIntentStatuses, lock })) ?? null;
 }
 
 /** Who has already recorded a TransID: this tenant (its payment), another tenant (nothing of it), or nobody. */
@@ -33,13 +29,9 @@ export type TransIdHolder = { holder: "this shop"; payment: PaymentModel } | { h
  * anything of that tenant's row.
  */
 export async function paymentWithTransId(tx: SettlementTx, tenantId: string, transId: string): Promise<TransIdHolder> {
-  const rows = await tx.$queryRaw<Record<string, unknown>[]>`
-    SELECT own.*, EXISTS (SELECT 1 FROM payments WHERE trans_id = ${transId} AND tenant_id <> ${tenantId}) AS "recordedElsewhere"
-      FROM (SELECT 1) AS one
-      LEFT JOIN LATERAL (SELECT ${paymentsTable.columns} FROM payments WHERE trans_id = ${transId} AND tenant_id = ${tenantId}) AS own ON true`;
-  const row = rows[0];
-  if (row && row.id !== null && row.id !== undefined) return { holder: "this shop", payment: paymentsTable.fromRow(row) };
-  return row?.recordedElsewhere === true ? { holder: "another shop" } : { holder: "nobody" };
+  const { own, recordedElsewhere } = await payments.findByTransId(tx, { tenantId, transId });
+  if (own) return { holder: "this shop", payment: own };
+  return recordedElsewhere ? { holder: "another shop" } : { holder: "nobody" };
 }
 
 export interface NewC2bPayment {
@@ -56,7 +48,7 @@ export interface NewC2bPayment {
 /** A C2B payment is money already received: it is written SUCCESS, with its TransID as the receipt. */
 export function insertC2bPayment(tx: SettlementTx, row: NewC2bPayment): Promise<PaymentModel> {
   const { notification: n, now } = row;
-  return insertRow(tx, paymentsTable, {
+  return payments.insert(tx, {
     id: row.id,
     tenantId: row.tenantId,
     userId: null,

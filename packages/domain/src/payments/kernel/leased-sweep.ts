@@ -6,7 +6,7 @@
  * its spike arrest.
  */
 import { DarajaError, type DarajaClient } from "@mteja/daraja";
-import { Prisma, type TenantDb } from "@mteja/db";
+import type { TenantDb } from "@mteja/db";
 import { backoffAfter } from "@mteja/kernel";
 import type { PaymentPorts } from "./ports.js";
 import { lastErrorOf } from "./provider-errors.js";
@@ -83,32 +83,7 @@ export function queryErrorNote(error: unknown): string {
   return error instanceof DarajaError ? lastErrorOf(error) : String((error as Error)?.message ?? error);
 }
 
-/** A row a status-query sweep claimed (payouts, reversals): the claim's RETURNING columns. */
-/**
- * Claims the rows of `table` whose outcome is still open (PENDING or UNKNOWN) and whose status query
- * is due, for this sweep alone: locked (other instances skip them), leased by moving the next query
- * past the lease, and counted as an attempt. `returning` names the columns the caller needs (the
- * table is aliased `r`).
- */
-export async function claimDueStatusQueries<Row>(run: SweepRun, table: "payouts" | "payment_reversals", returning: readonly string[]): Promise<Row[]> {
-  const now = run.deps.clock.now();
-  const name = Prisma.raw(table);
-  const columns = Prisma.raw(returning.map((column) => `r.${column}`).join(", "));
-  return run.deps.db.unscoped.$queryRaw<Row[]>`
-    WITH due AS (
-      SELECT id FROM ${name}
-       WHERE status IN ('PENDING', 'UNKNOWN') AND next_status_query_at <= ${now}
-       ORDER BY next_status_query_at
-       LIMIT ${run.options.batchSize}::int
-         FOR UPDATE SKIP LOCKED
-    )
-    UPDATE ${name} r
-       SET next_status_query_at = ${leaseEnd(run, now)}, status_query_attempts = r.status_query_attempts + 1
-      FROM due
-     WHERE r.id = due.id
-    RETURNING r.id::text AS id, ${columns}`;
-}
-
+/** A row a status-query sweep claimed (payouts, reversals: their repositories' claimDueStatusQueries). */
 export interface ClaimedForStatus {
   id: string;
   tenant_id: string;

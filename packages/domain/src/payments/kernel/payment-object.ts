@@ -2,17 +2,14 @@
  * A payment as the server API shows it (`GET /api/v1/payments/:id`, an intent's `payments`, the
  * `data.payment` of events): one serialiser, so the three can never differ. A C2B payment (paid from
  * the M-Pesa menu) has its TransID and the payer's number masked as stored (payments/c2b/). Its
- * `reversal` is the latest one, read with the payment through `latestReversal`.
+ * `reversal` is the latest one, read with the payment (the payments repository's `…WithLatestReversal`).
  */
-import type { PaymentModel, PaymentReversalModel } from "@mteja/db";
+import type { payments } from "@mteja/db";
 import { reversalObject, type ReversalObject } from "./reversal-object.js";
 import type { ServerPaymentView } from "./schemas.js";
 
-/** Include it in a payment read (`include: latestReversal`) for the payment's `reversal`. */
-export const latestReversal = { reversals: { orderBy: [{ createdAt: "desc" as const }, { id: "desc" as const }], take: 1 } };
-
-/** A payment as read, with its latest reversal when the read included `latestReversal` (otherwise none is shown). */
-export type PaymentRow = PaymentModel & { reversals?: PaymentReversalModel[] };
+/** A payment as read, with its latest reversal when the read asked for it (otherwise none is shown). */
+export type PaymentRow = payments.PaymentWithReversal;
 
 export interface PaymentObject {
   id: string;

@@ -8,7 +8,7 @@
  * row failed and answers the error (502 / 503); any other failure proves nothing, so the row stays
  * open for its callback or a query and the stored answer (202) is returned.
  */
-import { Prisma } from "@mteja/db";
+import { isUniqueViolation } from "@mteja/db";
 import { DarajaError } from "@mteja/daraja";
 import type { CountedPoints } from "../../shared/abuse-limits.js";
 import { certainlyNotActedOn, lastErrorOf, replayedError, toProviderError, unknownOutcomeNote } from "./provider-errors.js";
@@ -48,10 +48,6 @@ export interface ProviderRequest<Row extends StoredRequest, Ack, Answer> {
 }
 
 export type InFlightTiming = Pick<InFlightWait<never>, "clock" | "inFlightSeconds">;
-
-function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
-}
 
 export async function requestOnce<Row extends StoredRequest, Ack, Answer>(request: ProviderRequest<Row, Ack, Answer>, timing: InFlightTiming): Promise<Answer> {
   const key = request.idempotencyKey;

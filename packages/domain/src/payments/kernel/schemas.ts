@@ -70,7 +70,7 @@ export const stkPushInput = z.object({
 }).refine((input) => typeof input !== "object" || input === null || input.amount !== undefined || input.intent_id !== undefined, {
   path: ["amount"],
   message: "amount must be a whole number of shillings",
-  // Checked beside the field errors, as when amount was a plain required field.
+  // Checked even when other fields fail, so a missing amount is reported beside them, as a required field's is.
   when: () => true,
 });
 export type StkPushInput = z.infer<typeof stkPushInput>;

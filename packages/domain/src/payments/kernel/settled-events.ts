@@ -5,10 +5,9 @@
  * intent is the intents area's (intents/intent-events.ts), a payout's event its flow's
  * (payouts/payout-events.ts): the kernel knows neither.
  */
-import { paymentsTable, payoutsTable, Prisma, type MomoCallbackModel, type PaymentModel } from "@mteja/db";
-import { recordEvent, type EventIds, type NewEvent } from "../../webhooks/events.js";
+import { callbacks, payments, payouts, type EventRow, type PaymentModel, type RawSql } from "@mteja/db";
+import { eventBody, recordEvent, type EventIds, type NewEvent } from "../../webhooks/events.js";
 import { paymentObject } from "./payment-object.js";
-import { paymentsWithLatestReversal, tenantOfRow, type SettlementTx } from "./payment-records.js";
 
 const failedPaymentStatuses = new Set(["CANCELLED", "FAILED", "TIMEOUT"]);
 
@@ -21,22 +20,30 @@ export function paymentSettledEvent(payment: PaymentModel, at: Date): NewEvent |
   return type ? { tenantId: payment.tenantId, type, data: { payment: paymentObject(payment) }, at } : undefined;
 }
 
+/** The event as a settlement's own statement writes it (the repositories' `settle(…, { event })`), its id drawn now. */
+export function eventRowOf(event: NewEvent, eventIds: EventIds): EventRow {
+  const id = eventIds();
+  return { id, tenantId: event.tenantId, type: event.type, body: eventBody(id, event), at: event.at };
+}
+
 /** A payment whose reversal just became SUCCESS: payment.reversed, the payment showing that reversal. */
-export async function recordPaymentReversed(tx: SettlementTx, paymentId: string, at: Date): Promise<void> {
-  const [payment] = await paymentsWithLatestReversal(tx, Prisma.sql`id = ${paymentId}::uuid`);
+export async function recordPaymentReversed(tx: RawSql, paymentId: string, at: Date): Promise<void> {
+  const payment = await payments.withLatestReversal(tx, paymentId);
   if (!payment) throw new Error(`payment ${paymentId} of a settled reversal is missing`);
   await recordEvent(tx, { tenantId: payment.tenantId, type: "payment.reversed", data: { payment: paymentObject(payment) }, at });
 }
 
-/** A stored callback as its outcome was recorded: what callback.flagged reports. */
-export type RecordedCallback = Pick<MomoCallbackModel, "id" | "kind" | "receivedAt" | "flagReason" | "paymentId" | "payoutId">;
-
 /** A flagged callback that names a payment or payout (one that names nothing has no tenant to tell). */
-export async function recordCallbackFlagged(tx: SettlementTx, callback: RecordedCallback, at: Date, eventIds?: EventIds): Promise<void> {
+export async function recordCallbackFlagged(
+  tx: RawSql,
+  callback: callbacks.RecordedCallback,
+  at: Date,
+  eventIds?: EventIds,
+): Promise<void> {
   const tenantId = callback.paymentId
-    ? await tenantOfRow(tx, paymentsTable, callback.paymentId)
+    ? await payments.tenantOf(tx, callback.paymentId)
     : callback.payoutId
-      ? await tenantOfRow(tx, payoutsTable, callback.payoutId)
+      ? await payouts.tenantOf(tx, callback.payoutId)
       : undefined;
   if (!tenantId) return;
   await recordEvent(tx, {

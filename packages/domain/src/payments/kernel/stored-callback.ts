@@ -5,24 +5,30 @@
  * what the callback did (applied | duplicate | flagged with flag_reason | accepted) — but only while it
  * is still unhandled; when another path handled it first, the whole transaction is rolled back.
  *
- * Lock order, the same on every path: the payment (payout, reversal) first, the stored row last, in
- * the statement that records the outcome. Taking the stored row's lock in that statement instead of
- * up front saves a round trip per callback (docs/performance.md, "Callback path, round two"); a
- * settlement that writes its row can record the outcome in its own statement (`OutcomeRecorder`),
- * saving one more (round seven).
+ * Lock order, the same on every path: the payment (payout, reversal) first, the stored row last, locked
+ * by the statement that records the outcome rather than up front; a settlement that writes its row
+ * records the outcome in that same statement (`OutcomeRecorder`). Every callback pays each round trip,
+ * and round trips are most of its CPU (docs/performance.md, "Callback ingestion").
  *
- * Applying without locks first (round eight), when the caller offers it: the row is read without its
- * lock and the decision is written by one statement, outside any transaction, that locks the row and
- * writes only while it is still as read (its status and updated_at) and the stored row still
- * unhandled — the row lock that statement takes is the lock the settlement is applied under. Anything
- * else (the row changed, the stored row handled, a flagged outcome, a row that was not found) writes
- * nothing and falls back to the transaction above.
+ * When the caller offers it, a callback is first applied without locks, which saves BEGIN and COMMIT:
+ * the row is read without its lock and the decision is written by one statement, outside any
+ * transaction, that locks the row and writes only while it is still as read (its status and updated_at)
+ * and the stored row still unhandled — the row lock that statement takes is the lock the settlement is
+ * applied under. Anything else (the row changed, the stored row handled, a flagged outcome, a row that
+ * was not found) writes nothing and falls back to the transaction above.
  */
-import { Prisma, updateRow, updateRowIf, type ModelTable, type RowChanges } from "@mteja/db";
+import { callbacks, type RawSql } from "@mteja/db";
 import type { PaymentPorts } from "./ports.js";
-import type { SettlementTx } from "./payment-records.js";
 import { eventIdsFrom } from "../../webhooks/events.js";
-import { recordCallbackFlagged, type RecordedCallback } from "./settled-events.js";
+import { recordCallbackFlagged } from "./settled-events.js";
+
+/**
+ * What settling a locked row writes with: raw SQL, offered alike by the plain transaction callbacks
+ * run in (the database's raw transaction), by its autocommit statements (an apply without locks) and by
+ * Prisma's transactions, a tenant's (stkquery, the reconciler's queries) or the unscoped one. The rows
+ * are named by id, so the tenant scope has nothing to add.
+ */
+export type SettlementTx = RawSql;
 
 /** momo_callbacks.outcome (the audit trail of what a callback did). */
 export type CallbackOutcome = "accepted" | "applied" | "duplicate" | "flagged" | "malformed" | "rejected";
@@ -98,114 +104,54 @@ export type OutcomeToRecord = Pick<RecordedVerdict, "outcome" | "flagReason" | "
  */
 export class CallbackHandledElsewhere extends Error {}
 
-interface RecordedRow {
-  id: string;
-  kind: string;
-  received_at: Date;
-  flag_reason: string | null;
-  payment_id: string | null;
-  payout_id: string | null;
-}
-
 /** A payment (payout, reversal) as read without its lock, by an apply without locks. */
-export interface RowAsRead {
-  table: Pick<ModelTable<unknown>, "table" | "idType">;
-  id: string;
-  status: string;
-  updatedAt: Date;
-}
-
-/** True while the row is still as read, locking it (FOR UPDATE): before the stored row's lock, the lock order of every path. */
-function stillAsRead(row: RowAsRead): Prisma.Sql {
-  return Prisma.sql`EXISTS (
-         SELECT 1 FROM ${row.table.table}
-          WHERE id = ${row.id}::${Prisma.raw(row.table.idType)} AND status = ${row.status} AND updated_at = ${row.updatedAt}
-            FOR UPDATE)`;
-}
+export type RowAsRead = callbacks.RowAsRead;
 
 /**
- * The statement that records an outcome on the stored row if it is still unhandled (taking its row
- * lock), and, given `asRead`, only while that row is still as read; returning the stored row.
- */
-function outcomeStatement(callbackId: string, outcome: OutcomeToRecord, asRead?: RowAsRead): Prisma.Sql {
-  return Prisma.sql`
-    UPDATE momo_callbacks
-       SET outcome = ${outcome.outcome}, flag_reason = ${outcome.flagReason ?? null},
-           payment_id = ${outcome.link.paymentId ?? null}::uuid, payout_id = ${outcome.link.payoutId ?? null}::uuid
-     WHERE id = ${callbackId}::uuid AND outcome = 'accepted' AND payment_id IS NULL AND payout_id IS NULL${asRead ? Prisma.sql` AND ${stillAsRead(asRead)}` : Prisma.empty}
-    RETURNING id::text AS id, kind, received_at, flag_reason, payment_id::text AS payment_id, payout_id::text AS payout_id`;
-}
-
-/**
- * Records the outcome on the stored row if it is still unhandled (its row lock is taken here, after the
- * payment's) and, given `asRead`, that row still as read; the recorded row, or undefined when not.
- */
-async function recordOutcome(tx: SettlementTx, callbackId: string, outcome: OutcomeToRecord, asRead?: RowAsRead): Promise<RecordedCallback | undefined> {
-  const rows = await tx.$queryRaw<RecordedRow[]>(outcomeStatement(callbackId, outcome, asRead));
-  const row = rows[0];
-  if (!row) return undefined;
-  return {
-    id: row.id,
-    kind: row.kind,
-    receivedAt: new Date(row.received_at),
-    flagReason: row.flag_reason,
-    paymentId: row.payment_id,
-    payoutId: row.payout_id,
-  };
-}
-
-/**
- * Lets a settlement record the stored row's outcome in the statement that writes its row (updateRowIf's
- * `onlyIf`), one round trip fewer. `statementFor` answers undefined for a flagged outcome, which the
- * kernel records itself (its callback.flagged event needs the recorded row). A settlement that used the
- * statement and finds the row handled throws `CallbackHandledElsewhere`.
+ * Lets a settlement record the stored row's outcome in the statement that writes its row (the
+ * repositories' `settle(…, { unlessHandled })`), one round trip fewer. `unlessHandled` answers undefined
+ * for a flagged outcome, which the kernel records itself (its callback.flagged event needs the recorded
+ * row). A settlement whose write found the row handled throws `CallbackHandledElsewhere` (settledRow).
  */
 export interface OutcomeRecorder {
-  statementFor(outcome: OutcomeToRecord): Prisma.Sql | undefined;
+  unlessHandled(outcome: OutcomeToRecord): callbacks.UnlessHandled | undefined;
 }
 
 /** What a settlement is given to record a callback's outcome with its decision (undefined: the caller records it). */
-export type RecordOutcome = ((decision: Pick<SettlementDecision<unknown>, "outcome" | "flagReason">) => Prisma.Sql | undefined) | undefined;
+export type RecordOutcome =
+  | ((decision: Pick<SettlementDecision<unknown>, "outcome" | "flagReason">) => callbacks.UnlessHandled | undefined)
+  | undefined;
 
 /** The `RecordOutcome` of a callback that settles what `link` names. */
 export function recordOutcomeWith(recorder: OutcomeRecorder, link: OutcomeToRecord["link"]): RecordOutcome {
-  return (decision) => recorder.statementFor({ outcome: decision.outcome, flagReason: decision.flagReason, link });
+  return (decision) => recorder.unlessHandled({ outcome: decision.outcome, flagReason: decision.flagReason, link });
 }
 
 /**
- * Writes a settlement's changes to the locked row, with the callback's outcome in the same statement
- * when `outcome` is given (updateRowIf's precondition); the row as it now is. Throws
- * CallbackHandledElsewhere when the stored row was handled first (nothing was updated).
+ * The row a settlement's `settle(…, { unlessHandled })` wrote; throws CallbackHandledElsewhere when
+ * it wrote nothing, the stored row having been handled first (or the row read having changed).
  */
-export async function updateSettledRow<Model>(
-  tx: SettlementTx,
-  table: ModelTable<Model>,
-  id: string,
-  changes: RowChanges<Model>,
-  { outcome, alsoWrite }: { outcome?: Prisma.Sql | undefined; alsoWrite?: Prisma.Sql | undefined } = {},
-): Promise<Model> {
-  if (!outcome) return updateRow(tx, table, id, changes, alsoWrite);
-  const updated = await updateRowIf(tx, table, id, changes, { onlyIf: outcome, alsoWrite });
-  if (!updated) throw new CallbackHandledElsewhere();
-  return updated;
+export function settledRow<Model>(row: Model | undefined): Model {
+  if (row === undefined) throw new CallbackHandledElsewhere();
+  return row;
 }
 
 /**
- * The recorder of the locked path, or given `asRead` of an apply without locks: its statement also
- * checks the row is still as read, and a flagged outcome, which only the locked path records, throws
+ * The recorder of the locked path, or given `asRead` of an apply without locks: its write also checks
+ * the row is still as read, and a flagged outcome, which only the locked path records, throws
  * CallbackNeedsLocks before anything is written.
  */
 function outcomeRecorder(callbackId: string, asRead?: RowAsRead): OutcomeRecorder & { recorded: OutcomeToRecord | undefined; asRead: RowAsRead | undefined } {
   const recorder = {
     recorded: undefined as OutcomeToRecord | undefined,
     asRead,
-    statementFor(outcome: OutcomeToRecord) {
+    unlessHandled(outcome: OutcomeToRecord) {
       if (outcome.outcome === "flagged") {
         if (asRead) throw new CallbackNeedsLocks();
         return undefined;
       }
       recorder.recorded = outcome;
-      return outcomeStatement(callbackId, outcome, asRead);
+      return { callbackId, outcome, asRead };
     },
   };
   return recorder;
@@ -248,7 +194,9 @@ async function applyWithoutLocks<Settled>(deps: PaymentPorts, callbackId: string
     }
     if (!decided?.recorded || decided.outcome === "flagged" || decided.outcome === "rejected" || !recorder) return undefined;
     // A decision that writes nothing but the outcome (a duplicate), recorded while the row is still as read.
-    return (await recordOutcome(deps.db.autocommit, callbackId, decided, recorder.asRead)) ? decided : undefined;
+    const unlessHandled = { callbackId, outcome: decided, asRead: recorder.asRead };
+    const recorded = await callbacks.recordOutcome(deps.db.autocommit, unlessHandled);
+    return recorded ? decided : undefined;
   } catch (error) {
     // The row changed or the stored row was handled since the read; a flagged outcome; a deadlock: the
     // statement wrote nothing (a statement is its own transaction).
@@ -304,7 +252,7 @@ async function applyWithLocks<Settled>(
         if (!sameOutcome(recorder.recorded, decided)) throw new Error("a settlement recorded another outcome than its decision");
         return decided;
       }
-      const recorded = await recordOutcome(tx, callbackId, decided);
+      const recorded = await callbacks.recordOutcome(tx, { callbackId, outcome: decided });
       if (!recorded) throw new CallbackHandledElsewhere();
       if (decided.outcome === "flagged") await recordCallbackFlagged(tx, recorded, now, eventIdsFrom(deps.random));
       return decided;

@@ -8,7 +8,7 @@
  * later by a Transaction Status query on the same OriginatorConversationID. A payout is never
  * re-sent automatically, and a retry with the same Idempotency-Key answers the same row.
  */
-import type { PayoutModel } from "@mteja/db";
+import { payouts, type PayoutModel } from "@mteja/db";
 import type { DarajaClient } from "@mteja/daraja";
 import type { AuthedCtx } from "../kernel/ports.js";
 import { requestOnce, type ProviderRequest } from "../kernel/provider-request.js";
@@ -64,7 +64,7 @@ function payoutOnce(ctx: AuthedCtx, daraja: DarajaClient, urls: { resultUrl: str
   const idempotencyKey = idempotencyKeyOf(ctx);
   return {
     idempotencyKey,
-    findByKey: (key) => db.payout.findUnique({ where: { tenantId_requestedBy_idempotencyKey: { ...owner, idempotencyKey: key } } }),
+    findByKey: (key) => payouts.findByIdempotencyKey(db, { ...owner, idempotencyKey: key }),
     store() {
       const now = deps.clock.now();
       return storePayoutWithinDailyLimit(ctx, {
@@ -89,7 +89,7 @@ function payoutOnce(ctx: AuthedCtx, daraja: DarajaClient, urls: { resultUrl: str
       (row.occasion ?? null) === request.occasion,
     // Still waiting for Daraja's answer to the payment request.
     inFlight: (row) => row.status === "PENDING" && row.conversationId === null && row.lastError === null,
-    reload: (row) => db.payout.findUniqueOrThrow({ where: { id: row.id } }),
+    reload: (row) => payouts.get(db, row.id),
     refusedOrNeverSent: (row) => row.conversationId === null && row.status === "FAILED" && row.resultCode === null,
     storedAnswer: (row) => storedAnswer(ctx, row),
     // The acknowledgement is stored inside the call: if storing it fails, the payout's outcome is unknown.
@@ -103,11 +103,9 @@ function payoutOnce(ctx: AuthedCtx, daraja: DarajaClient, urls: { resultUrl: str
         ...(payout.occasion ? { occasion: payout.occasion } : {}),
         ...urls,
       });
-      await db.payout.updateMany({
-        where: { id: payout.id, conversationId: null },
-        data: { conversationId: ack.conversationId, updatedAt: deps.clock.now() },
-      });
-      const current = await db.payout.findUniqueOrThrow({ where: { id: payout.id } });
+      const stored = { conversationId: ack.conversationId, updatedAt: deps.clock.now() };
+      await payouts.storeConversationId(db, payout.id, stored);
+      const current = await payouts.get(db, payout.id);
       return { conversationId: current.conversationId ?? ack.conversationId, originatorConversationId: payout.originatorConversationId, status: current.status as PayoutStatus };
     },
     accepted: async (_payout, answer) => answer,
@@ -115,20 +113,19 @@ function payoutOnce(ctx: AuthedCtx, daraja: DarajaClient, urls: { resultUrl: str
       // Refused, or never sent: nothing was paid.
       const now = deps.clock.now();
       await db.$transaction(async (tx) => {
-        const failed = await tx.payout.updateMany({
-          where: { id: payout.id, status: "PENDING" },
-          data: { status: "FAILED", lastError, nextStatusQueryAt: null, settledAt: now, updatedAt: now },
-        });
-        if (failed.count === 1) await recordPayoutSettled(tx, await tx.payout.findUniqueOrThrow({ where: { id: payout.id } }), now);
+        const failed = await payouts.updateIfStill(
+          tx,
+          { id: payout.id, status: "PENDING" },
+          { status: "FAILED", lastError, nextStatusQueryAt: null, settledAt: now, updatedAt: now },
+        );
+        if (failed) await recordPayoutSettled(tx, await payouts.get(tx, payout.id), now);
       });
     },
     async markUnknown(payout, lastError) {
       // It may have been accepted. Never re-sent; queried instead.
       const now = deps.clock.now();
-      await db.payout.updateMany({
-        where: { id: payout.id, status: "PENDING" },
-        data: { status: "UNKNOWN", lastError, nextStatusQueryAt: now, updatedAt: now },
-      });
+      const unknown = { status: "UNKNOWN", lastError, nextStatusQueryAt: now, updatedAt: now };
+      await payouts.updateIfStill(db, { id: payout.id, status: "PENDING" }, unknown);
       deps.logger.warn({ payoutId: payout.id, originatorConversationId: payout.originatorConversationId, lastError }, "B2C payment request outcome unknown: payout UNKNOWN until a status query settles it");
     },
   };

@@ -9,11 +9,11 @@ import {
   parseB2cTimeout,
   parseTransactionStatusResult,
 } from "@mteja/daraja";
+import { payouts } from "@mteja/db";
 import type { PaymentPorts } from "../kernel/ports.js";
 import type { CallbackAuthority } from "../kernel/callback-tokens.js";
 import { refusalOf } from "../kernel/callback-authority.js";
 import { applyStoredCallback, recordOutcomeWith, refusedVerdict, type StoredApplyResult } from "../kernel/stored-callback.js";
-import { lockPayout } from "../kernel/payment-records.js";
 import { settlePayout, type PayoutOutcome } from "./payout-settlement.js";
 import { eventIdsFrom } from "../../webhooks/events.js";
 
@@ -96,7 +96,7 @@ export async function applyStoredPayoutCallback(deps: PaymentPorts, callbackId: 
       // A status query that failed or timed out names no payout: nothing to apply, the reconciler asks again.
       return { recorded: false, result: "accepted" };
     }
-    const payout = await lockPayout(tx, ids);
+    const payout = await payouts.lockByIds(tx, ids);
     if (!payout) return { recorded: true, outcome: "flagged", flagReason: "unknown OriginatorConversationID / ConversationID", link: {} };
     const refusal = refusalOf(authority, payout);
     if (refusal !== undefined) return refusedVerdict(refusal);

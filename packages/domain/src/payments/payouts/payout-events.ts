@@ -1,7 +1,6 @@
 /** The events a payout's settlement writes (docs/webhooks.md#events), in the transaction that changes its status. */
-import type { PayoutModel } from "@mteja/db";
+import type { PayoutModel, RawSql } from "@mteja/db";
 import { recordEvent, type NewEvent } from "../../webhooks/events.js";
-import type { SettlementTx } from "../kernel/payment-records.js";
 import { payoutObject } from "./payout-object.js";
 
 /**
@@ -14,7 +13,7 @@ export function payoutSettledEvent(payout: PayoutModel, at: Date): NewEvent | un
 }
 
 /** Writes the event of a payout whose status just changed (payoutSettledEvent). */
-export async function recordPayoutSettled(tx: SettlementTx, payout: PayoutModel, at: Date): Promise<void> {
+export async function recordPayoutSettled(tx: RawSql, payout: PayoutModel, at: Date): Promise<void> {
   const event = payoutSettledEvent(payout, at);
   if (event) await recordEvent(tx, event);
 }

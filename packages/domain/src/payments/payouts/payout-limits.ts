@@ -2,7 +2,7 @@
  * Each tenant's payout switch and limits (settings.momo.b2c = { enabled, maxAmount, dailyLimit }),
  * checked before a payout is stored (docs/mpesa.md "Payouts per shop").
  */
-import { Prisma, type PayoutModel } from "@mteja/db";
+import { payouts, type PayoutModel } from "@mteja/db";
 import type { Text } from "@mteja/i18n";
 import { DomainError } from "../../shared/errors.js";
 import type { Tenant } from "../../shared/tenant.js";
@@ -39,7 +39,7 @@ export function authorizePayout(ctx: AuthedCtx, amount: number): void {
   if (maxAmount !== undefined && amount > maxAmount) throw amountError({ key: "detail.payout_over_max", params: { max: maxAmount } });
 }
 
-type PayoutRow = Prisma.PayoutUncheckedCreateInput & { tenantId: string; requestedBy: string; amount: number; createdAt: Date };
+type PayoutRow = payouts.NewPayout & { tenantId: string; requestedBy: string; amount: number; createdAt: Date };
 
 /**
  * Stores a new payout row, within the tenant's daily limit: shillings of its payouts that are not
@@ -49,21 +49,20 @@ type PayoutRow = Prisma.PayoutUncheckedCreateInput & { tenantId: string; request
 export async function storePayoutWithinDailyLimit(ctx: AuthedCtx, { data }: { data: PayoutRow }): Promise<PayoutModel> {
   const { dailyLimit } = payoutSettingsOf(ctx.tenant);
   const { db } = ctx;
-  if (dailyLimit === undefined) return db.payout.create({ data });
+  if (dailyLimit === undefined) return payouts.create(db, data);
   return db.$transaction(async (tx) => {
-    await tx.$queryRaw`SELECT id FROM tenants WHERE id = ${data.tenantId} FOR UPDATE`;
+    await payouts.lockTenantPayouts(tx, data.tenantId);
     // A retry with the same Idempotency-Key is not a new payout: its create fails on the key and is replayed.
-    const retried = data.idempotencyKey
-      ? await tx.payout.findUnique({ where: { tenantId_requestedBy_idempotencyKey: { tenantId: data.tenantId, requestedBy: data.requestedBy, idempotencyKey: data.idempotencyKey } } })
+    const { tenantId, requestedBy, idempotencyKey } = data;
+    const retried = idempotencyKey
+      ? await payouts.findByIdempotencyKey(tx, { tenantId, requestedBy, idempotencyKey })
       : null;
     if (!retried) {
-      const today = await tx.payout.aggregate({
-        _sum: { amount: true },
-        where: { tenantId: data.tenantId, status: { not: "FAILED" }, createdAt: { gte: nairobiDayStart(data.createdAt) } },
-      });
-      const left = dailyLimit - (today._sum.amount ?? 0);
+      const since = nairobiDayStart(data.createdAt);
+      const today = await payouts.sumSince(tx, { tenantId, excludingStatus: "FAILED", since });
+      const left = dailyLimit - today;
       if (data.amount > left) throw amountError({ key: "detail.payout_over_daily_limit", params: { limit: dailyLimit, left: Math.max(0, left) } });
     }
-    return tx.payout.create({ data });
+    return payouts.create(tx, data);
   });
 }

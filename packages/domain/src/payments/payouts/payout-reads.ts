@@ -2,11 +2,11 @@
  * Reading payouts (an addition to stkpush/stkquery/b2c, admin only): GET /api/momo/payouts and
  * /api/momo/payouts/{originatorConversationId}. An admin sees every payout of their tenant, nothing of another's.
  */
-import type { PayoutModel } from "@mteja/db";
+import { payouts, type PayoutModel } from "@mteja/db";
 import { DomainError } from "../../shared/errors.js";
 import type { AuthedCtx } from "../kernel/ports.js";
 import { readKeysetPage } from "../../shared/keyset-page.js";
-import { payoutStatus } from "../kernel/payment-records.js";
+import { payoutStatus } from "../kernel/payment-views.js";
 import type { ListPayoutsInput, PayoutView } from "../kernel/schemas.js";
 
 export function payoutView(row: PayoutModel): PayoutView {
@@ -32,14 +32,12 @@ export function payoutView(row: PayoutModel): PayoutView {
 
 /** Newest first, keyset-paginated on (created_at, id). */
 export async function listPayouts(ctx: AuthedCtx, input: ListPayoutsInput): Promise<{ payouts: PayoutView[]; nextCursor: string | null }> {
-  const { rows, nextCursor } = await readKeysetPage(input, ({ conditions, orderBy, take }) =>
-    ctx.db.payout.findMany({ where: { AND: [{ tenantId: ctx.tenant.id }, ...conditions] }, orderBy: [...orderBy], take }),
-  );
+  const { rows, nextCursor } = await readKeysetPage(input, (page) => payouts.listPage(ctx.db, ctx.tenant.id, page));
   return { payouts: rows.map(payoutView), nextCursor };
 }
 
 export async function getPayout(ctx: AuthedCtx, originatorConversationId: string): Promise<{ payout: PayoutView }> {
-  const payout = await ctx.db.payout.findFirst({ where: { originatorConversationId, tenantId: ctx.tenant.id } });
+  const payout = await payouts.findByOriginatorId(ctx.db, { tenantId: ctx.tenant.id, originatorConversationId });
   if (!payout) throw new DomainError("NOT_FOUND", "not_found.payout");
   return { payout: payoutView(payout) };
 }

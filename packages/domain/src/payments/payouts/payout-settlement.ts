@@ -8,11 +8,18 @@
  * SUCCESS and FAILED never change again. A payout is never re-sent automatically: UNKNOWN means the
  * money may have moved, and only Daraja's own answer settles it.
  */
-import { changedRow, payoutsTable, type PayoutModel, type RowChanges } from "@mteja/db";
-import type { SettlementTx } from "../kernel/payment-records.js";
+import { changedRow, payouts, type PayoutModel, type RowChanges } from "@mteja/db";
 import { payoutSettledEvent } from "./payout-events.js";
-import { eventWrites, type EventIds } from "../../webhooks/events.js";
-import { amountMismatch, decideForSettled, updateSettledRow, type RecordOutcome, type SettlementDecision } from "../kernel/stored-callback.js";
+import type { EventIds } from "../../webhooks/events.js";
+import { eventRowOf } from "../kernel/settled-events.js";
+import {
+  amountMismatch,
+  decideForSettled,
+  settledRow,
+  type RecordOutcome,
+  type SettlementDecision,
+  type SettlementTx,
+} from "../kernel/stored-callback.js";
 
 export interface PayoutOutcome {
   source: "result" | "timeout" | "status";
@@ -100,9 +107,11 @@ export async function settlePayout(
   const decision = decidePayoutOutcome(payout, outcome, now);
   if (!decision.changes) return { decision, payout };
   const event = decision.statusChanged ? payoutSettledEvent(changedRow(payout, decision.changes), now) : undefined;
-  const updated = await updateSettledRow(tx, payoutsTable, payout.id, decision.changes, {
-    outcome: recordOutcome?.(decision),
-    alsoWrite: event && eventWrites(eventIds(), event, { onlyIfUpdated: true }),
-  });
+  const updated = settledRow(
+    await payouts.settle(tx, payout.id, decision.changes, {
+      unlessHandled: recordOutcome?.(decision),
+      event: event && eventRowOf(event, eventIds),
+    }),
+  );
   return { decision, payout: updated };
 }

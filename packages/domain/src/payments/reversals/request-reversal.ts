@@ -10,14 +10,13 @@
  * made); any other failure leaves its outcome unknown: UNKNOWN, never re-sent, settled by a
  * Transaction Status query. Every answer is 202 with the payment.
  */
-import type { PaymentReversalModel } from "@mteja/db";
+import { payments, reversals, type PaymentReversalModel } from "@mteja/db";
 import type { DarajaAcknowledgement, DarajaClient } from "@mteja/daraja";
 import { DomainError } from "../../shared/errors.js";
 import type { ShopCallerCtx } from "../kernel/ports.js";
 import { requestOnce, type ProviderRequest } from "../kernel/provider-request.js";
 import type { ServerPaymentView } from "../kernel/schemas.js";
-import { latestReversal, toServerPaymentView } from "../kernel/payment-object.js";
-import { lockPaymentById } from "../kernel/payment-records.js";
+import { toServerPaymentView } from "../kernel/payment-object.js";
 import { tenantCallbackUrl } from "../kernel/callback-tokens.js";
 import { providerUnavailable } from "../kernel/provider-errors.js";
 import { idempotencyKeyOf } from "../kernel/request-rules.js";
@@ -63,74 +62,67 @@ function reversalOnce(ctx: ShopCallerCtx, daraja: DarajaClient, urls: Urls, paym
   const idempotencyKey = idempotencyKeyOf(ctx);
   return {
     idempotencyKey,
-    findByKey: (key) => db.paymentReversal.findUnique({ where: { tenantId_idempotencyKey: { tenantId, idempotencyKey: key } } }),
+    findByKey: (key) => reversals.findByIdempotencyKey(db, { tenantId, idempotencyKey: key }),
     store: () =>
       db.$transaction(async (tx) => {
-        const payment = await lockPaymentById(tx, { id: paymentId, tenantId });
+        const payment = await payments.lockOfTenant(tx, { id: paymentId, tenantId });
         if (!payment) throw notFound();
         if (payment.status !== "SUCCESS" || !payment.mpesaReceipt) {
           throw new DomainError("PAYMENT_NOT_REVERSIBLE", "reversals.not_reversible");
         }
-        const standing = await tx.paymentReversal.findFirst({ where: { paymentId, status: { in: standingStatuses } } });
+        const standing = await reversals.findOfPayment(tx, paymentId, standingStatuses);
         // The same key as the standing one: the insert below fails on the key's unique index and
         // requestOnce replays that reversal (two retries racing each other).
         if (standing && (idempotencyKey === undefined || standing.idempotencyKey !== idempotencyKey)) {
           throw new DomainError("REVERSAL_EXISTS", { key: "reversals.exists", params: { status: standing.status } });
         }
         const now = deps.clock.now();
-        return tx.paymentReversal.create({
-          data: {
-            tenantId,
-            paymentId,
-            amount: payment.paidAmount ?? payment.amount,
-            originalReceipt: payment.mpesaReceipt,
-            requestedBy: requesterOf(ctx),
-            idempotencyKey: idempotencyKey ?? null,
-            callbackTokenForm: "tenant",
-            // If neither a result nor a time-out arrives, a status query settles it.
-            nextStatusQueryAt: new Date(now.getTime() + deps.momo.settings.reconcileAfterSeconds * 1000),
-            createdAt: now,
-            updatedAt: now,
-          },
+        return reversals.create(tx, {
+          tenantId,
+          paymentId,
+          amount: payment.paidAmount ?? payment.amount,
+          originalReceipt: payment.mpesaReceipt,
+          requestedBy: requesterOf(ctx),
+          idempotencyKey: idempotencyKey ?? null,
+          callbackTokenForm: "tenant",
+          // If neither a result nor a time-out arrives, a status query settles it.
+          nextStatusQueryAt: new Date(now.getTime() + deps.momo.settings.reconcileAfterSeconds * 1000),
+          createdAt: now,
+          updatedAt: now,
         });
       }),
     sameRequest: (row) => row.paymentId === paymentId,
     inFlight: (row) => row.status === "PENDING" && row.conversationId === null && row.lastError === null,
-    reload: (row) => db.paymentReversal.findUniqueOrThrow({ where: { id: row.id } }),
+    reload: (row) => reversals.get(db, row.id),
     refusedOrNeverSent: (row) => row.status === "FAILED" && row.conversationId === null && row.resultCode === null,
     storedAnswer: (row) => row,
     // The acknowledgement is stored inside the call: if storing it fails, the reversal's outcome is unknown.
     async call(reversal) {
       const ack = await daraja.reversal({ transactionId: reversal.originalReceipt, amount: reversal.amount, remarks: REVERSAL_REMARKS, ...urls });
-      await db.paymentReversal.updateMany({
-        where: { id: reversal.id, conversationId: null },
-        data: { originatorConversationId: ack.originatorConversationId, conversationId: ack.conversationId, updatedAt: deps.clock.now() },
-      });
+      const { originatorConversationId, conversationId } = ack;
+      const updatedAt = deps.clock.now();
+      await reversals.storeDarajaIds(db, reversal.id, { originatorConversationId, conversationId, updatedAt });
       return ack;
     },
-    accepted: (reversal) => db.paymentReversal.findUniqueOrThrow({ where: { id: reversal.id } }),
+    accepted: (reversal) => reversals.get(db, reversal.id),
     async markFailed(reversal, lastError) {
       // Refused, or never sent: nothing was reversed; a new reversal may be requested.
       const now = deps.clock.now();
-      await db.paymentReversal.updateMany({
-        where: { id: reversal.id, status: "PENDING" },
-        data: { status: "FAILED", lastError, nextStatusQueryAt: null, settledAt: now, updatedAt: now },
-      });
+      const failed = { status: "FAILED", lastError, nextStatusQueryAt: null, settledAt: now, updatedAt: now };
+      await reversals.updateIfStill(db, { id: reversal.id, status: "PENDING" }, failed);
     },
     async markUnknown(reversal, lastError) {
       // It may have been accepted. Never re-sent; queried instead.
       const now = deps.clock.now();
-      await db.paymentReversal.updateMany({
-        where: { id: reversal.id, status: "PENDING" },
-        data: { status: "UNKNOWN", lastError, nextStatusQueryAt: now, updatedAt: now },
-      });
+      const unknown = { status: "UNKNOWN", lastError, nextStatusQueryAt: now, updatedAt: now };
+      await reversals.updateIfStill(db, { id: reversal.id, status: "PENDING" }, unknown);
       deps.logger.warn({ reversalId: reversal.id, paymentId: reversal.paymentId, lastError }, "Reversal request outcome unknown: the reversal is UNKNOWN until a status query settles it");
     },
   };
 }
 
 async function readPayment(ctx: ShopCallerCtx, paymentId: string) {
-  const payment = await ctx.db.payment.findFirst({ where: { id: paymentId }, include: latestReversal });
+  const payment = await payments.findWithLatestReversal(ctx.db, paymentId);
   if (!payment) throw notFound();
   return payment;
 }

@@ -11,12 +11,11 @@ import {
   parseReversalTimeout,
   parseTransactionStatusResult,
 } from "@mteja/daraja";
-import type { PaymentReversalModel } from "@mteja/db";
+import { reversals, type PaymentReversalModel } from "@mteja/db";
 import type { PaymentPorts } from "../kernel/ports.js";
 import type { CallbackAuthority } from "../kernel/callback-tokens.js";
 import { refusalOf } from "../kernel/callback-authority.js";
 import { applyStoredCallback, recordOutcomeWith, refusedVerdict, type StoredApplyResult } from "../kernel/stored-callback.js";
-import { lockReversal, type ReversalIds } from "./reversal-records.js";
 import { settleReversal, type ReversalOutcome } from "./reversal-settlement.js";
 
 export type ReversalCallbackKind = "reversal_result" | "reversal_timeout" | "reversal_status";
@@ -24,7 +23,7 @@ export type ReversalCallbackKind = "reversal_result" | "reversal_timeout" | "rev
 export interface ReversalCallback {
   kind: ReversalCallbackKind;
   outcome: ReversalOutcome;
-  ids: ReversalIds;
+  ids: reversals.ReversalIds;
   /** A status result: what Daraja says of the transaction it was asked about. */
   queried?: { receipt?: string | undefined; status?: string | undefined } | undefined;
   correlationId: string | null;
@@ -93,6 +92,9 @@ function asReversalOutcome(reversal: PaymentReversalModel, callback: ReversalCal
   return { ...outcome, status: reversed ? "SUCCESS" : "UNKNOWN", receipt: undefined, originatorConversationId: undefined, conversationId: undefined };
 }
 
+/** A reversal whose outcome is still open. */
+const openReversalStatuses = ["PENDING", "UNKNOWN"];
+
 /** Applies a stored reversal callback once, under the reversal's row lock, if its token speaks for that reversal. */
 export async function applyStoredReversalCallback(deps: PaymentPorts, callbackId: string, authority: CallbackAuthority, callback: ReversalCallback): Promise<StoredApplyResult> {
   const { ids } = callback;
@@ -101,7 +103,9 @@ export async function applyStoredReversalCallback(deps: PaymentPorts, callbackId
       // A status query that failed names no transaction: nothing to apply, the reconciler asks again.
       return { recorded: false, result: "accepted" };
     }
-    const reversal = await lockReversal(tx, ids);
+    // By Daraja's ids, else as the open reversal of the receipt it reverses: a result that beat the storing
+    // of the request's acknowledgement, or one whose request had an unknown outcome.
+    const reversal = await reversals.lockByIds(tx, ids, openReversalStatuses);
     if (!reversal) return { recorded: true, outcome: "flagged", flagReason: "names no reversal (unknown OriginatorConversationID / ConversationID / receipt)", link: {} };
     const refusal = refusalOf(authority, reversal);
     if (refusal !== undefined) return refusedVerdict(refusal);

@@ -6,29 +6,20 @@
  * receipt. A reversal is never marked FAILED by giving up (the money may have moved): after
  * `reversalGiveUpAfterSeconds` it stays UNKNOWN, is no longer queried, and is logged for review.
  */
+import { reversals } from "@mteja/db";
 import { tenantCallbackUrl } from "../kernel/callback-tokens.js";
-import { claimDueStatusQueries, queryClaimedForStatus, type ClaimedForStatus, type SweepRun } from "../kernel/leased-sweep.js";
+import { leaseEnd, queryClaimedForStatus, type SweepRun } from "../kernel/leased-sweep.js";
 
-interface ClaimedReversal extends ClaimedForStatus {
-  payment_id: string;
-  originator_conversation_id: string | null;
-  original_receipt: string;
-}
-
+/** A reversal whose outcome is still open: queried until Daraja settles it. */
 const open = ["PENDING", "UNKNOWN"];
 
 export async function queryDueReversals(run: SweepRun): Promise<void> {
   const { deps, options, report } = run;
   const statusUrl = deps.momo.settings.reversalStatusUrl;
   if (!statusUrl) return;
-  const claimed = await claimDueStatusQueries<ClaimedReversal>(run, "payment_reversals", [
-    "tenant_id",
-    "payment_id::text AS payment_id",
-    "originator_conversation_id",
-    "original_receipt",
-    "status_query_attempts",
-    "created_at",
-  ]);
+  const now = deps.clock.now();
+  const due = { statuses: open, now, leaseUntil: leaseEnd(run, now), limit: options.batchSize };
+  const claimed = await reversals.claimDueStatusQueries(deps.db.unscoped, due);
 
   await queryClaimedForStatus(
     run,
@@ -37,8 +28,12 @@ export async function queryDueReversals(run: SweepRun): Promise<void> {
       what: "reversal",
       giveUpAfterSeconds: options.reversalGiveUpAfterSeconds,
       describe: (row) => ({ reversalId: row.id, paymentId: row.payment_id }),
-      giveUp: async (db, row, lastError) =>
-        (await db.paymentReversal.updateMany({ where: { id: row.id, status: { in: open } }, data: { status: "UNKNOWN", nextStatusQueryAt: null, lastError, updatedAt: deps.clock.now() } })).count === 1,
+      giveUp: (db, row, lastError) =>
+        reversals.updateIfStill(
+          db,
+          { id: row.id, status: open },
+          { status: "UNKNOWN", nextStatusQueryAt: null, lastError, updatedAt: deps.clock.now() },
+        ),
       query: (client, row) => {
         // The reversal's shop's own token (docs/mpesa.md#callback-tokens), whichever form its own URLs carried.
         const url = tenantCallbackUrl(deps.momo.callbackTokens, statusUrl, row.tenant_id) ?? statusUrl;
@@ -51,7 +46,8 @@ export async function queryDueReversals(run: SweepRun): Promise<void> {
         });
       },
       reschedule: async (db, row, next, lastError) => {
-        await db.paymentReversal.updateMany({ where: { id: row.id, status: { in: open } }, data: { nextStatusQueryAt: next, ...(lastError ? { lastError } : {}) } });
+        const changes = { nextStatusQueryAt: next, ...(lastError ? { lastError } : {}) };
+        await reversals.updateIfStill(db, { id: row.id, status: open }, changes);
       },
     },
     { queried: () => (report.reversalsQueried += 1), givenUp: () => (report.reversalsGivenUp += 1) },

@@ -9,10 +9,16 @@
  * amount or reversed receipt differs from the reversal's is never applied: the callback is flagged.
  * SUCCESS writes `payment.reversed` in the same transaction.
  */
-import { reversalsTable, type PaymentReversalModel, type RowChanges } from "@mteja/db";
+import { reversals, type PaymentReversalModel, type RowChanges } from "@mteja/db";
 import { recordPaymentReversed } from "../kernel/settled-events.js";
-import { amountMismatch, decideForSettled, updateSettledRow, type RecordOutcome, type SettlementDecision } from "../kernel/stored-callback.js";
-import type { SettlementTx } from "../kernel/payment-records.js";
+import {
+  amountMismatch,
+  decideForSettled,
+  settledRow,
+  type RecordOutcome,
+  type SettlementDecision,
+  type SettlementTx,
+} from "../kernel/stored-callback.js";
 
 export interface ReversalOutcome {
   source: "result" | "timeout" | "status";
@@ -88,7 +94,8 @@ export async function settleReversal(
 ): Promise<{ decision: ReversalDecision; reversal: PaymentReversalModel }> {
   const decision = decideReversalOutcome(reversal, outcome, now);
   if (!decision.changes) return { decision, reversal };
-  const updated = await updateSettledRow(tx, reversalsTable, reversal.id, decision.changes, { outcome: recordOutcome?.(decision) });
+  const unlessHandled = recordOutcome?.(decision);
+  const updated = settledRow(await reversals.settle(tx, reversal.id, decision.changes, { unlessHandled }));
   if (decision.statusChanged && updated.status === "SUCCESS") await recordPaymentReversed(tx, updated.paymentId, now);
   return { decision, reversal: updated };
 }

@@ -2,19 +2,18 @@
  * Reading payments (an addition to stkpush/stkquery/b2c): GET /api/momo/payments and /api/momo/payments/{checkoutRequestId}.
  * A customer sees their own payments; an admin sees every payment of the tenant.
  */
+import { payments } from "@mteja/db";
 import { readKeysetPage } from "../../shared/keyset-page.js";
 import type { AuthedCtx } from "../kernel/ports.js";
 import { isAdmin } from "../kernel/visibility.js";
-import { paymentView } from "../kernel/payment-records.js";
+import { paymentView } from "../kernel/payment-views.js";
 import type { ListPaymentsInput, PaymentView } from "../kernel/schemas.js";
 import { findVisiblePayment } from "./stk-query.js";
 
 /** Newest first, keyset-paginated on (created_at, id). */
 export async function listPayments(ctx: AuthedCtx, input: ListPaymentsInput): Promise<{ payments: PaymentView[]; nextCursor: string | null }> {
   const scope = { tenantId: ctx.tenant.id, ...(isAdmin(ctx) ? {} : { userId: ctx.auth.sub }) };
-  const { rows, nextCursor } = await readKeysetPage(input, ({ conditions, orderBy, take }) =>
-    ctx.db.payment.findMany({ where: { AND: [scope, ...conditions] }, orderBy: [...orderBy], take }),
-  );
+  const { rows, nextCursor } = await readKeysetPage(input, (page) => payments.listPage(ctx.db, scope, page));
   return { payments: rows.map(paymentView), nextCursor };
 }
 

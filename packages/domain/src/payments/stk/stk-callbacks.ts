@@ -7,13 +7,21 @@
  * amount and reference match (unknown-prompts.ts).
  */
 import { classifyStkResultCode, parseStkCallback, type StkCallback } from "@mteja/daraja";
-import { paymentsTable, type PaymentModel } from "@mteja/db";
+import { callbacks, payments, type PaymentModel } from "@mteja/db";
 import type { PaymentPorts } from "../kernel/ports.js";
 import type { CallbackAuthority } from "../kernel/callback-tokens.js";
 import { authorityOfStored, refusalOf } from "../kernel/callback-authority.js";
 import { publishPaymentStatus } from "../kernel/status-publisher.js";
-import { applyStoredCallback, recordOutcomeWith, refusedVerdict, type CallbackVerdict, type OutcomeRecorder, type StoredApplyResult, type UnlockedRecorder } from "../kernel/stored-callback.js";
-import { lockPaymentByCheckoutId, readPaymentByCheckoutId, type PaymentForCallback, type SettlementTx } from "../kernel/payment-records.js";
+import {
+  applyStoredCallback,
+  recordOutcomeWith,
+  refusedVerdict,
+  type CallbackVerdict,
+  type OutcomeRecorder,
+  type SettlementTx,
+  type StoredApplyResult,
+  type UnlockedRecorder,
+} from "../kernel/stored-callback.js";
 import { settleStkPayment, type Settlement, type StkOutcome } from "./stk-settlement.js";
 import { claimForCallback, lockPromptMatching } from "./unknown-prompts.js";
 import { eventIdsFrom } from "../../webhooks/events.js";
@@ -32,11 +40,8 @@ export function stkOutcomeOf(callback: StkCallback): StkOutcome {
 }
 
 /** A push still waiting for Daraja's answer (one whose outcome is unknown has a last_error). */
-async function promptsInFlight(tx: SettlementTx, now: Date, inFlightSeconds: number): Promise<boolean> {
-  const since = new Date(now.getTime() - inFlightSeconds * 1000);
-  const rows = await tx.$queryRaw<{ in_flight: boolean }[]>`
-    SELECT EXISTS (SELECT 1 FROM payments WHERE status = 'PENDING' AND checkout_request_id IS NULL AND last_error IS NULL AND created_at >= ${since}) AS in_flight`;
-  return rows[0]?.in_flight === true;
+function promptsInFlight(tx: SettlementTx, now: Date, inFlightSeconds: number): Promise<boolean> {
+  return payments.anyPromptInFlight(tx, new Date(now.getTime() - inFlightSeconds * 1000));
 }
 
 /** A stored STK callback: its row, what matching a prompt without ids needs of it, and whose token it came with. */
@@ -55,7 +60,7 @@ type StkTarget =
   | { kind: "refused"; reason: string };
 
 /** The payment found, unless the callback's token does not speak for it. */
-function paymentTarget(found: PaymentForCallback, authority: CallbackAuthority): StkTarget {
+function paymentTarget(found: payments.PaymentForCallback, authority: CallbackAuthority): StkTarget {
   const reason = refusalOf(authority, found.payment);
   return reason === undefined ? { kind: "payment", ...found } : { kind: "refused", reason };
 }
@@ -69,10 +74,10 @@ function paymentTarget(found: PaymentForCallback, authority: CallbackAuthority):
 async function stkTarget(tx: SettlementTx, deps: PaymentPorts, callback: StkCallback, stored: StoredStkCallback, now: Date): Promise<StkTarget> {
   const { promptInFlightSeconds, unknownPromptWindowSeconds } = deps.momo.settings;
   const authority = authorityOfStored(stored.tokenTenantId);
-  const found = await lockPaymentByCheckoutId(tx, callback.checkoutRequestId, callback.mpesaReceiptNumber);
+  const found = await payments.lockByCheckoutId(tx, callback.checkoutRequestId, callback.mpesaReceiptNumber);
   if (found) return paymentTarget(found, authority);
   const inFlight = await promptsInFlight(tx, now, promptInFlightSeconds);
-  const idsStored = await lockPaymentByCheckoutId(tx, callback.checkoutRequestId, callback.mpesaReceiptNumber);
+  const idsStored = await payments.lockByCheckoutId(tx, callback.checkoutRequestId, callback.mpesaReceiptNumber);
   if (idsStored) return paymentTarget(idsStored, authority);
   // Only the prompts its token speaks for are candidates.
   const match = await lockPromptMatching(tx, callback, stored.accountReference ?? undefined, authority, {
@@ -109,10 +114,12 @@ async function stkVerdictWithoutLocks(
   now: Date,
   recorder: UnlockedRecorder,
 ): Promise<CallbackVerdict<Settlement> | undefined> {
-  const found = await readPaymentByCheckoutId(sql, callback.checkoutRequestId, callback.mpesaReceiptNumber);
+  const found = await payments.readByCheckoutId(sql, callback.checkoutRequestId, callback.mpesaReceiptNumber);
   if (!found || found.payment.intentId !== null || refusalOf(authorityOfStored(stored.tokenTenantId), found.payment) !== undefined) return undefined;
   const { payment } = found;
-  return settleWithCallback(sql, deps, callback, found, now, recorder.asRead({ table: paymentsTable, id: payment.id, status: payment.status, updatedAt: payment.updatedAt }));
+  const { id, status, updatedAt } = payment;
+  const asRead = recorder.asRead({ table: "payments", id, status, updatedAt });
+  return settleWithCallback(sql, deps, callback, found, now, asRead);
 }
 
 /** Settles the payment a callback names (locked, or read by the apply without locks). */
@@ -169,16 +176,11 @@ export function applyHeldStkCallbacks(deps: PaymentPorts, checkoutRequestId: str
 
 /** Applies the STK callbacks kept since `since` (a push whose outcome turned out unknown may be theirs). */
 export function applyHeldStkCallbacksSince(deps: PaymentPorts, since: Date): Promise<number> {
-  return applyHeld(deps, { receivedAt: { gte: since } });
+  return applyHeld(deps, { receivedSince: since });
 }
 
-async function applyHeld(deps: PaymentPorts, where: { correlationId?: string; receivedAt?: { gte: Date } }): Promise<number> {
-  const held = await deps.db.unscoped.momoCallback.findMany({
-    where: { kind: "stkpush", outcome: "accepted", paymentId: null, ...where },
-    orderBy: { receivedAt: "asc" },
-    take: 200,
-    select: { id: true, rawBody: true, receivedAt: true, accountReference: true, tokenTenantId: true },
-  });
+async function applyHeld(deps: PaymentPorts, which: { correlationId?: string; receivedSince?: Date }): Promise<number> {
+  const held = await callbacks.listHeld(deps.db.unscoped, { kind: "stkpush", ...which, limit: 200 });
   let applied = 0;
   for (const row of held) {
     const parsed = parseStoredStkCallback(row.rawBody);

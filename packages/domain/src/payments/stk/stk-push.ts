@@ -8,7 +8,7 @@
  * then stays PENDING without a CheckoutRequestID and is answered 202; its callback is matched by
  * phone, amount and reference (unknown-prompts.ts), or it becomes TIMEOUT. It is never sent again.
  */
-import type { PaymentModel } from "@mteja/db";
+import { payments, type PaymentModel } from "@mteja/db";
 import type { DarajaClient, StkPushResponse } from "@mteja/daraja";
 import { countStkPrompt } from "./stk-limits.js";
 import { tenantDisplayName } from "../../shared/tenant.js";
@@ -80,7 +80,7 @@ function promptOnce(ctx: AuthedCtx, daraja: DarajaClient, callbackUrl: string, r
   const idempotencyKey = idempotencyKeyOf(ctx);
   return {
     idempotencyKey,
-    findByKey: (key) => db.payment.findUnique({ where: { tenantId_userId_idempotencyKey: { ...owner, idempotencyKey: key } } }),
+    findByKey: (key) => payments.findByIdempotencyKey(db, { ...owner, idempotencyKey: key }),
     // Counted only for requests that may prompt (a replay does not), before the row is stored.
     count: () => countStkPrompt(ctx, { ...owner, phone: request.phone }),
     store() {
@@ -94,14 +94,14 @@ function promptOnce(ctx: AuthedCtx, daraja: DarajaClient, callbackUrl: string, r
         createdAt: now,
         updatedAt: now,
       };
-      if (intentId) return storePromptForIntent(db, intentId, now, (tx) => tx.payment.create({ data: { ...data, intentId } }));
-      return db.payment.create({ data });
+      if (intentId) return storePromptForIntent(db, intentId, now, (tx) => payments.create(tx, { ...data, intentId }));
+      return payments.create(db, data);
     },
     sameRequest: (row) =>
       row.phone === request.phone && row.amount === request.amount && row.reference === request.reference && row.description === request.description && row.intentId === (intentId ?? null),
     // Still waiting for Daraja's answer to its push (an unknown outcome has a last_error).
     inFlight: (row) => row.status === "PENDING" && row.checkoutRequestId === null && row.lastError === null,
-    reload: (row) => db.payment.findUniqueOrThrow({ where: { id: row.id } }),
+    reload: (row) => payments.get(db, row.id),
     refusedOrNeverSent: (row) => row.status === "FAILED" && row.checkoutRequestId === null,
     storedAnswer: (row) => storedAnswer(ctx, row),
     call: (payment) =>
@@ -116,22 +116,21 @@ function promptOnce(ctx: AuthedCtx, daraja: DarajaClient, callbackUrl: string, r
     async markFailed(payment, lastError) {
       const now = deps.clock.now();
       await db.$transaction(async (tx) => {
-        const failed = await tx.payment.updateMany({
-          where: { id: payment.id, status: "PENDING", checkoutRequestId: null },
-          data: { status: "FAILED", lastError, nextQueryAt: null, settledAt: now, updatedAt: now },
-        });
-        if (failed.count !== 1) return;
+        const failed = await payments.updateIfStill(
+          tx,
+          { id: payment.id, status: "PENDING", checkoutRequestId: null },
+          { status: "FAILED", lastError, nextQueryAt: null, settledAt: now, updatedAt: now },
+        );
+        if (!failed) return;
         const intent = await settleIntentOf(tx, payment, "FAILED", now); // payment intents: back to requires_payment
-        await recordPaymentSettled(tx, await tx.payment.findUniqueOrThrow({ where: { id: payment.id } }), now);
+        await recordPaymentSettled(tx, await payments.get(tx, payment.id), now);
         await recordIntentPaidByHeld(tx, intent, now);
       });
     },
     async markUnknown(payment, lastError) {
-      await db.payment.updateMany({
-        where: { id: payment.id, status: "PENDING", checkoutRequestId: null },
-        // No CheckoutRequestID to query with: only a callback (or the unknown-prompt window) settles it.
-        data: { lastError, nextQueryAt: null, updatedAt: deps.clock.now() },
-      });
+      // No CheckoutRequestID to query with: only a callback (or the unknown-prompt window) settles it.
+      const changes = { lastError, nextQueryAt: null, updatedAt: deps.clock.now() };
+      await payments.updateIfStill(db, { id: payment.id, status: "PENDING", checkoutRequestId: null }, changes);
       deps.logger.warn({ paymentId: payment.id, lastError }, "STK push outcome unknown: the payment stays PENDING until its callback or the unknown-prompt window");
       // A callback kept while this push was in flight may be this prompt's.
       await applyHeldStkCallbacksSince(deps, payment.createdAt);
@@ -141,14 +140,13 @@ function promptOnce(ctx: AuthedCtx, daraja: DarajaClient, callbackUrl: string, r
 
 async function promptAccepted(ctx: AuthedCtx, payment: PaymentModel, response: StkPushResponse): Promise<StkPushAnswer> {
   const { deps } = ctx;
-  const stored = await ctx.db.payment.updateMany({
-    where: { id: payment.id, checkoutRequestId: null },
-    data: { checkoutRequestId: response.checkoutRequestId, merchantRequestId: response.merchantRequestId, updatedAt: deps.clock.now() },
-  });
+  const { checkoutRequestId, merchantRequestId } = response;
+  const ids = { checkoutRequestId, merchantRequestId, updatedAt: deps.clock.now() };
+  const stored = await payments.updateIfStill(ctx.db, { id: payment.id, checkoutRequestId: null }, ids);
   // A callback that beat this answer was kept; it can be applied now that the id is known.
   await applyHeldStkCallbacks(deps, response.checkoutRequestId);
-  const current = await ctx.db.payment.findUniqueOrThrow({ where: { id: payment.id } });
-  if (stored.count !== 1 && current.checkoutRequestId !== response.checkoutRequestId) {
+  const current = await payments.get(ctx.db, payment.id);
+  if (!stored && current.checkoutRequestId !== response.checkoutRequestId) {
     deps.logger.error({ paymentId: payment.id, checkoutRequestId: response.checkoutRequestId, stored: current.checkoutRequestId }, "could not store the CheckoutRequestID of an accepted STK push");
   }
   return {

@@ -4,13 +4,13 @@
  * callbacks. A customer sees only their own payments (an admin: every payment of the tenant).
  */
 import { DarajaError, type StkQueryResult } from "@mteja/daraja";
-import type { PaymentModel, TenantDb } from "@mteja/db";
+import { payments, type PaymentModel, type TenantDb } from "@mteja/db";
 import type { AuthedCtx, PaymentPorts } from "../kernel/ports.js";
 import { DomainError } from "../../shared/errors.js";
 import { countStkQuery } from "./stk-limits.js";
 import { publishPaymentStatus } from "../kernel/status-publisher.js";
 import { isAdmin } from "../kernel/visibility.js";
-import { isTerminalPayment, lockPaymentById, type PaymentKey } from "../kernel/payment-records.js";
+import { isTerminalPayment } from "../kernel/payment-views.js";
 import { providerUnavailable, toProviderError } from "../kernel/provider-errors.js";
 import type { PaymentStatus } from "../kernel/schemas.js";
 import { settleStkPayment, type StkOutcome } from "./stk-settlement.js";
@@ -29,9 +29,8 @@ export function notFound(): DomainError {
 
 /** The payment with this CheckoutRequestID that the caller may see, or NOT_FOUND. */
 export async function findVisiblePayment(ctx: AuthedCtx, checkoutRequestId: string): Promise<PaymentModel> {
-  const payment = await ctx.db.payment.findFirst({
-    where: { checkoutRequestId, tenantId: ctx.tenant.id, ...(isAdmin(ctx) ? {} : { userId: ctx.auth.sub }) },
-  });
+  const userId = isAdmin(ctx) ? undefined : ctx.auth.sub;
+  const payment = await payments.findByCheckoutId(ctx.db, { checkoutRequestId, tenantId: ctx.tenant.id, userId });
   if (!payment) throw notFound();
   return payment;
 }
@@ -70,10 +69,15 @@ export function queryOutcome(result: StkQueryResult): StkOutcome {
 }
 
 /** Settles a payment from an STK query answer (apply-once, under the row lock) through its tenant's client; returns the stored row. */
-export async function settleFromQuery(deps: PaymentPorts, db: TenantDb, { id: paymentId, tenantId }: PaymentKey, result: StkQueryResult): Promise<PaymentModel | undefined> {
+export async function settleFromQuery(
+  deps: PaymentPorts,
+  db: TenantDb,
+  { id: paymentId, tenantId }: payments.PaymentKey,
+  result: StkQueryResult,
+): Promise<PaymentModel | undefined> {
   const now = deps.clock.now();
   const settlement = await db.$transaction(async (tx) => {
-    const payment = await lockPaymentById(tx, { id: paymentId, tenantId });
+    const payment = await payments.lockOfTenant(tx, { id: paymentId, tenantId });
     if (!payment) return undefined;
     return settleStkPayment(tx, payment, queryOutcome(result), now, { eventIds: eventIdsFrom(deps.random) });
   });

@@ -8,46 +8,28 @@
  * review.
  */
 import type { StkQueryResult } from "@mteja/daraja";
-import type { TenantDb } from "@mteja/db";
+import { callbacks, payments, type TenantDb } from "@mteja/db";
 import type { PaymentPorts } from "../kernel/ports.js";
 import { leaseEnd, nextAttemptAt, queryErrorNote, type SweepRun } from "../kernel/leased-sweep.js";
 import { recordIntentPaidByHeld, recordPaymentSettled } from "../../intents/intent-events.js";
 import { publishPaymentStatus } from "../kernel/status-publisher.js";
-import { isTerminalPayment, lockPaymentById, type PaymentKey } from "../kernel/payment-records.js";
+import { isTerminalPayment } from "../kernel/payment-views.js";
 import { applyStoredStkCallback, parseStoredStkCallback } from "./stk-callbacks.js";
 import { settleFromQuery } from "./stk-query.js";
-import { withoutDarajaIds } from "./unknown-prompts.js";
 import { settleIntentOf } from "../../intents/intent-settlement.js";
-
-interface ClaimedPayment {
-  id: string;
-  tenant_id: string;
-  checkout_request_id: string;
-  query_attempts: number;
-  created_at: Date;
-}
 
 /** Applies STK callbacks kept for a CheckoutRequestID that is now stored; flags those no payment claimed within the in-flight window. */
 export async function sweepHeldCallbacks({ deps, report }: SweepRun): Promise<void> {
   const now = deps.clock.now();
   const cutoff = new Date(now.getTime() - deps.momo.settings.promptInFlightSeconds * 1000);
-  const held = await deps.db.unscoped.momoCallback.findMany({
-    where: { kind: "stkpush", outcome: "accepted", paymentId: null },
-    orderBy: { receivedAt: "asc" },
-    take: 200,
-    select: { id: true, rawBody: true, receivedAt: true, accountReference: true, tokenTenantId: true, correlationId: true },
-  });
+  const held = await callbacks.listHeld(deps.db.unscoped, { kind: "stkpush", limit: 200 });
   for (const row of held) {
     const parsed = parseStoredStkCallback(row.rawBody);
     if (!parsed) continue;
     const result = await applyStoredStkCallback(deps, row, parsed);
     if (result === "held" && row.receivedAt < cutoff) {
       const flagReason = "unknown CheckoutRequestID (no payment claimed it while prompts were in flight)";
-      const flagged = await deps.db.unscoped.momoCallback.updateMany({
-        where: { id: row.id, outcome: "accepted", paymentId: null },
-        data: { outcome: "flagged", flagReason },
-      });
-      if (flagged.count === 1) {
+      if (await callbacks.flagIfHeld(deps.db.unscoped, row.id, flagReason)) {
         report.heldCallbacksFlagged += 1;
         deps.logger.warn({ callbackId: row.id, checkoutRequestId: row.correlationId, flagReason }, "momo callback flagged for review");
       }
@@ -67,33 +49,25 @@ export async function timeOutPromptsWithoutId({ deps, report }: SweepRun): Promi
   const now = deps.clock.now();
   const { promptInFlightSeconds, unknownPromptWindowSeconds } = deps.momo.settings;
   const ago = (seconds: number) => new Date(now.getTime() - seconds * 1000);
-  const due = await deps.db.unscoped.payment.findMany({
-    where: {
-      ...withoutDarajaIds,
-      OR: [
-        { lastError: { not: null }, createdAt: { lt: ago(unknownPromptWindowSeconds) } },
-        { lastError: null, createdAt: { lt: ago(Math.max(unknownPromptWindowSeconds, promptInFlightSeconds)) } },
-      ],
-    },
-    orderBy: { createdAt: "asc" },
-    take: 200,
-    select: { id: true, tenantId: true },
+  const due = await payments.listWithoutDarajaIds(deps.db.unscoped, {
+    status: "PENDING",
+    unknownBefore: ago(unknownPromptWindowSeconds),
+    unansweredBefore: ago(Math.max(unknownPromptWindowSeconds, promptInFlightSeconds)),
+    limit: 200,
   });
   for (const { id, tenantId } of due) {
     const payment = await deps.db.forTenant(tenantId).$transaction(async (tx) => {
-      const locked = await lockPaymentById(tx, { id, tenantId });
+      const locked = await payments.lockOfTenant(tx, { id, tenantId });
       if (!locked || locked.status !== "PENDING" || locked.checkoutRequestId !== null) return undefined;
       const intent = await settleIntentOf(tx, locked, "TIMEOUT", now); // payment intents: back to requires_payment
-      const timedOut = await tx.payment.update({
-        where: { id },
-        data: {
-          status: "TIMEOUT",
-          resultDesc: "No callback matched this prompt, whose CheckoutRequestID was never known, within the unknown-prompt window.",
-          nextQueryAt: null,
-          settledAt: now,
-          updatedAt: now,
-          ...intent.columns,
-        },
+      const timedOut = await payments.update(tx, id, {
+        status: "TIMEOUT",
+        resultDesc:
+          "No callback matched this prompt, whose CheckoutRequestID was never known, within the unknown-prompt window.",
+        nextQueryAt: null,
+        settledAt: now,
+        updatedAt: now,
+        ...intent.columns,
       });
       await recordPaymentSettled(tx, timedOut, now);
       await recordIntentPaidByHeld(tx, intent, now);
@@ -111,19 +85,8 @@ export async function queryDuePayments(run: SweepRun): Promise<void> {
   const { deps, options, report } = run;
   const now = deps.clock.now();
   // One statement: the due rows are locked (other instances skip them) and leased.
-  const claimed = await deps.db.unscoped.$queryRaw<ClaimedPayment[]>`
-    WITH due AS (
-      SELECT id FROM payments
-       WHERE status = 'PENDING' AND checkout_request_id IS NOT NULL AND (next_query_at IS NULL OR next_query_at <= ${now})
-       ORDER BY next_query_at NULLS FIRST
-       LIMIT ${options.batchSize}::int
-         FOR UPDATE SKIP LOCKED
-    )
-    UPDATE payments p
-       SET next_query_at = ${leaseEnd(run, now)}, query_attempts = p.query_attempts + 1
-      FROM due
-     WHERE p.id = due.id
-    RETURNING p.id::text AS id, p.tenant_id, p.checkout_request_id, p.query_attempts, p.created_at`;
+  const due = { now, leaseUntil: leaseEnd(run, now), limit: options.batchSize };
+  const claimed = await payments.claimDueQueries(deps.db.unscoped, due);
 
   for (const row of claimed) {
     const key = { id: row.id, tenantId: row.tenant_id };
@@ -152,27 +115,31 @@ export async function queryDuePayments(run: SweepRun): Promise<void> {
       if (await exhaustPayment(deps, db, key, lastAnswer)) report.paymentsExhausted += 1;
       continue;
     }
-    await db.payment.updateMany({ where: { id: row.id, status: "PENDING" }, data: { nextQueryAt: nextAttemptAt(run, attempts), lastError: lastAnswer.slice(0, 500) } });
+    const next = { nextQueryAt: nextAttemptAt(run, attempts), lastError: lastAnswer.slice(0, 500) };
+    await payments.updateIfStill(db, { id: row.id, status: "PENDING" }, next);
   }
 }
 
-async function exhaustPayment(deps: PaymentPorts, db: TenantDb, key: PaymentKey, lastAnswer: string): Promise<boolean> {
+async function exhaustPayment(
+  deps: PaymentPorts,
+  db: TenantDb,
+  key: payments.PaymentKey,
+  lastAnswer: string,
+): Promise<boolean> {
   const paymentId = key.id;
   const now = deps.clock.now();
   const payment = await db.$transaction(async (tx) => {
-    const locked = await lockPaymentById(tx, key);
+    const locked = await payments.lockOfTenant(tx, key);
     if (!locked || locked.status !== "PENDING") return undefined;
     const intent = await settleIntentOf(tx, locked, "FAILED", now); // payment intents: back to requires_payment
-    const exhausted = await tx.payment.update({
-      where: { id: paymentId },
-      data: {
-        status: "FAILED",
-        lastError: `reconciliation exhausted: Daraja could not settle the payment within 24 hours (last answer: ${lastAnswer})`.slice(0, 500),
-        nextQueryAt: null,
-        settledAt: now,
-        updatedAt: now,
-        ...intent.columns,
-      },
+    const why = "reconciliation exhausted: Daraja could not settle the payment within 24 hours";
+    const exhausted = await payments.update(tx, paymentId, {
+      status: "FAILED",
+      lastError: `${why} (last answer: ${lastAnswer})`.slice(0, 500),
+      nextQueryAt: null,
+      settledAt: now,
+      updatedAt: now,
+      ...intent.columns,
     });
     await recordPaymentSettled(tx, exhausted, now);
     await recordIntentPaidByHeld(tx, intent, now);

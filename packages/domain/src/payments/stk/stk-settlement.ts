@@ -7,14 +7,19 @@
  * Callbacks, STK queries (the stkquery operation and the reconciler) all settle a payment through
  * `settleStkPayment`, inside a transaction that holds the payment's row lock.
  */
-import { changedRow, paymentsTable, type PaymentModel, type RowChanges } from "@mteja/db";
+import { changedRow, payments, type PaymentModel, type RowChanges } from "@mteja/db";
 import type { StkStatus } from "@mteja/daraja";
-import { paymentSettledEvent } from "../kernel/settled-events.js";
+import { eventRowOf, paymentSettledEvent } from "../kernel/settled-events.js";
 import { recordIntentPaid, recordIntentPaidByHeld } from "../../intents/intent-events.js";
-import { updateSettledRow, type RecordOutcome, type SettlementDecision } from "../kernel/stored-callback.js";
-import { isTerminalPayment, type SettlementTx } from "../kernel/payment-records.js";
+import {
+  settledRow,
+  type RecordOutcome,
+  type SettlementDecision,
+  type SettlementTx,
+} from "../kernel/stored-callback.js";
+import { isTerminalPayment } from "../kernel/payment-views.js";
 import { settleIntentOf } from "../../intents/intent-settlement.js";
-import { eventWrites, type EventIds } from "../../webhooks/events.js";
+import type { EventIds } from "../../webhooks/events.js";
 
 /** What Daraja said about a prompt, from a callback or an STK query. */
 export interface StkOutcome {
@@ -113,20 +118,17 @@ export interface Settlement {
   payment: PaymentModel;
 }
 
-/** Only callbacks bring a receipt; the look spans every tenant, as the unique index does. */
-async function receiptRecordedElsewhere(tx: SettlementTx, receipt: string, paymentId: string): Promise<boolean> {
-  const other = await tx.$queryRaw<unknown[]>`SELECT 1 FROM payments WHERE mpesa_receipt = ${receipt} AND id <> ${paymentId}::uuid`;
-  return other.length > 0;
-}
-
 export interface SettleOptions {
   /** The id of the event a change of status writes. */
   eventIds: EventIds;
-  /** Whether the outcome's receipt is already another payment's, when the lock read it (lockPaymentByCheckoutId); else it is looked up. */
+  /**
+   * Whether the outcome's receipt is already another payment's, when the lock read it
+   * (payments.lockByCheckoutId); else it is looked up.
+   */
   receiptElsewhere?: boolean | undefined;
   /**
-   * A callback's: the statement recording its outcome on the stored row, written with the payment's
-   * update (OutcomeRecorder); undefined leaves the recording to the caller.
+   * A callback's: its outcome, recorded on the stored row by the payment's own update (OutcomeRecorder);
+   * undefined leaves the recording to the caller.
    */
   recordOutcome?: RecordOutcome;
 }
@@ -135,7 +137,9 @@ export interface SettleOptions {
 export async function settleStkPayment(tx: SettlementTx, payment: PaymentModel, outcome: StkOutcome, now: Date, options: SettleOptions): Promise<Settlement> {
   let decision = decideStkOutcome(payment, outcome, now);
   const receipt = decision.changes?.mpesaReceipt;
-  if (typeof receipt === "string" && (options.receiptElsewhere ?? (await receiptRecordedElsewhere(tx, receipt, payment.id)))) {
+  // Only callbacks bring a receipt; the look spans every tenant, as the unique index does.
+  const recordedElsewhere = (other: string) => payments.receiptRecordedElsewhere(tx, other, payment.id);
+  if (typeof receipt === "string" && (options.receiptElsewhere ?? (await recordedElsewhere(receipt)))) {
     decision = { outcome: "flagged", flagReason: `MpesaReceiptNumber ${receipt} is already recorded on another payment`, statusChanged: false };
   }
   if (!decision.changes) return { decision, payment };
@@ -143,10 +147,12 @@ export async function settleStkPayment(tx: SettlementTx, payment: PaymentModel, 
   const changes = { ...decision.changes, ...intent.columns };
   // The event reports the row as the update leaves it, and is written by the update's own statement.
   const event = decision.statusChanged ? paymentSettledEvent(changedRow(payment, changes), now) : undefined;
-  const updated = await updateSettledRow(tx, paymentsTable, payment.id, changes, {
-    outcome: options.recordOutcome?.(decision),
-    alsoWrite: event && eventWrites(options.eventIds(), event, { onlyIfUpdated: true }),
-  });
+  const updated = settledRow(
+    await payments.settle(tx, payment.id, changes, {
+      unlessHandled: options.recordOutcome?.(decision),
+      event: event && eventRowOf(event, options.eventIds),
+    }),
+  );
   if (event) await recordIntentPaid(tx, updated, now, options.eventIds);
   await recordIntentPaidByHeld(tx, intent, now, options.eventIds);
   return { decision, payment: updated };

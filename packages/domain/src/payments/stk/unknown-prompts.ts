@@ -9,10 +9,10 @@
  * match exactly one such payment created within MOMO_UNKNOWN_PROMPT_WINDOW_SECONDS settles it; one
  * that has none after the window becomes TIMEOUT (the reconciler).
  */
-import { paymentsTable, Prisma, updateRow, type PaymentModel } from "@mteja/db";
+import { payments, type PaymentModel } from "@mteja/db";
 import type { StkCallback } from "@mteja/daraja";
 import type { CallbackAuthority } from "../kernel/callback-tokens.js";
-import type { SettlementTx } from "../kernel/payment-records.js";
+import type { SettlementTx } from "../kernel/stored-callback.js";
 
 export const REFERENCE_PARAMETER = "ref";
 
@@ -29,9 +29,6 @@ export function referenceFromParameter(value: string | undefined): string | unde
   return Buffer.from(value, "hex").toString("utf8");
 }
 
-/** A payment without Daraja's ids: its push is in flight, or its outcome is unknown. */
-export const withoutDarajaIds = { status: "PENDING", checkoutRequestId: null } as const;
-
 export type PromptMatch = { kind: "one"; payment: PaymentModel } | { kind: "none" } | { kind: "ambiguous"; count: number };
 
 export interface MatchWindow {
@@ -43,11 +40,6 @@ export interface MatchWindow {
   inFlightSince: Date;
 }
 
-/** The prompts a callback's token speaks for (docs/mpesa.md#callback-tokens): its tenant's, or those sent with the shared secret. */
-function promptsOf(authority: CallbackAuthority): Prisma.Sql {
-  return authority.form === "tenant" ? Prisma.sql`tenant_id = ${authority.tenantId}` : Prisma.sql`callback_token_form = 'shared'`;
-}
-
 /**
  * Locks the one payment whose push had an unknown outcome (or was never answered), created within the
  * window, whose phone, amount and AccountReference are the callback's, among those its token speaks
@@ -57,21 +49,24 @@ function promptsOf(authority: CallbackAuthority): Prisma.Sql {
 export async function lockPromptMatching(tx: SettlementTx, callback: StkCallback, reference: string | undefined, authority: CallbackAuthority, window: MatchWindow): Promise<PromptMatch> {
   const { phoneNumber, amount } = callback;
   if (reference === undefined || phoneNumber === undefined || amount === undefined || !Number.isInteger(amount)) return { kind: "none" };
-  const rows = await tx.$queryRaw<Record<string, unknown>[]>`
-    SELECT ${paymentsTable.columns} FROM payments
-     WHERE status = 'PENDING' AND checkout_request_id IS NULL
-       AND phone = ${phoneNumber} AND amount = ${amount}::int AND reference = ${reference}
-       AND created_at >= ${window.since} AND created_at <= ${window.receivedAt}
-       AND (last_error IS NOT NULL OR created_at < ${window.inFlightSince})
-       AND ${promptsOf(authority)}
-     ORDER BY created_at
-       FOR UPDATE`;
+  const rows = await payments.lockPromptsMatching(tx, {
+    phone: phoneNumber,
+    amount,
+    reference,
+    createdFrom: window.since,
+    createdUntil: window.receivedAt,
+    inFlightSince: window.inFlightSince,
+    // Only the prompts its token speaks for (docs/mpesa.md#callback-tokens): its tenant's, or those sent
+    // with the shared secret.
+    sentBy: authority,
+  });
   if (rows.length === 0) return { kind: "none" };
   if (rows.length > 1) return { kind: "ambiguous", count: rows.length };
-  return { kind: "one", payment: paymentsTable.fromRow(rows[0]!) };
+  return { kind: "one", payment: rows[0]! };
 }
 
 /** Gives the matched payment the callback's ids, so later callbacks and queries find it as usual. */
 export function claimForCallback(tx: SettlementTx, payment: PaymentModel, callback: StkCallback, now: Date): Promise<PaymentModel> {
-  return updateRow(tx, paymentsTable, payment.id, { checkoutRequestId: callback.checkoutRequestId, merchantRequestId: callback.merchantRequestId, updatedAt: now });
+  const { checkoutRequestId, merchantRequestId } = callback;
+  return payments.storeDarajaIds(tx, payment.id, { checkoutRequestId, merchantRequestId, updatedAt: now });
 }

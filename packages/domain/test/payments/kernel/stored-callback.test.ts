@@ -3,9 +3,16 @@
  * stored row's lock is taken last, in the statement that records the outcome, and only while the row is
  * still unhandled — otherwise everything the transaction wrote is rolled back and the result is "skipped".
  */
+import { randomUUID } from "node:crypto";
+import { payments } from "@mteja/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyStoredCallback, CallbackHandledElsewhere, type CallbackVerdict, type OutcomeRecorder } from "../../../src/payments/kernel/stored-callback.js";
-import type { SettlementTx } from "../../../src/payments/kernel/payment-records.js";
+import {
+  applyStoredCallback,
+  settledRow,
+  type CallbackVerdict,
+  type OutcomeRecorder,
+  type SettlementTx,
+} from "../../../src/payments/kernel/stored-callback.js";
 import { createServiceDeps, defaultTenantId, type ServiceDeps } from "../../support/caller.js";
 
 describe("applyStoredCallback", () => {
@@ -83,16 +90,23 @@ describe("applyStoredCallback", () => {
   });
 
   describe("an outcome recorded in the settlement's own statement (OutcomeRecorder)", () => {
-    /** A settlement that writes its row (the tenant's name) only if the outcome statement recorded, as updateRowIf does. */
+    let paymentId: string;
+    beforeAll(async () => {
+      const at = service.deps.clock.now();
+      const payment = { id: randomUUID(), tenantId: defaultTenantId, phone: "254712345678", amount: 100 };
+      const prompt = { reference: "R1", description: "Payment", createdAt: at, updatedAt: at };
+      const stored = await payments.create(service.deps.db.unscoped, { ...payment, ...prompt });
+      paymentId = stored.id;
+    });
+    const paymentNote = async () => (await payments.get(service.deps.db.unscoped, paymentId)).resultDesc;
+
+    /** A settlement that writes its row (a payment's result description) only if its statement recorded the outcome. */
     const settlesWith =
-      (name: string, verdict: Extract<CallbackVerdict<never>, { recorded: true }>) =>
-      async (tx: SettlementTx, _now: Date, recorder: OutcomeRecorder): Promise<CallbackVerdict<never>> => {
-        const statement = recorder.statementFor(verdict);
-        if (!statement) throw new Error("expected a statement");
-        const rows = await tx.$queryRaw<unknown[]>`
-          WITH precondition AS (${statement})
-          UPDATE tenants SET name = ${name} WHERE id = ${defaultTenantId} AND EXISTS (SELECT 1 FROM precondition) RETURNING id`;
-        if (rows.length === 0) throw new CallbackHandledElsewhere();
+      (note: string, verdict: Extract<CallbackVerdict<never>, { recorded: true }>) =>
+      async (tx: SettlementTx, now: Date, recorder: OutcomeRecorder): Promise<CallbackVerdict<never>> => {
+        const unlessHandled = recorder.unlessHandled(verdict);
+        if (!unlessHandled) throw new Error("expected an outcome to record");
+        settledRow(await payments.settle(tx, paymentId, { resultDesc: note, updatedAt: now }, { unlessHandled }));
         return verdict;
       };
 
@@ -101,22 +115,22 @@ describe("applyStoredCallback", () => {
       const { result } = await applyStoredCallback(service.deps, id, {}, settlesWith("Settled in one", { recorded: true, outcome: "applied", link: {} }));
       expect(result).toBe("applied");
       expect((await storedRow(id)).outcome).toBe("applied");
-      expect(await tenantName()).toBe("Settled in one");
+      expect(await paymentNote()).toBe("Settled in one");
     });
 
     it("rolls back and answers skipped when the row was handled first", async () => {
-      const before = await tenantName();
+      const before = await paymentNote();
       const id = await storedCallback("duplicate");
       const { result } = await applyStoredCallback(service.deps, id, {}, settlesWith("Settled twice", { recorded: true, outcome: "applied", link: {} }));
       expect(result).toBe("skipped");
       expect((await storedRow(id)).outcome).toBe("duplicate");
-      expect(await tenantName()).toBe(before);
+      expect(await paymentNote()).toBe(before);
     });
 
     it("leaves a flagged outcome to the kernel, which records it after the decision", async () => {
       const id = await storedCallback("accepted");
       const { result } = await applyStoredCallback(service.deps, id, {}, async (_tx, _now, recorder) => {
-        expect(recorder.statementFor({ outcome: "flagged", flagReason: "looks wrong", link: {} })).toBeUndefined();
+        expect(recorder.unlessHandled({ outcome: "flagged", flagReason: "looks wrong", link: {} })).toBeUndefined();
         return { recorded: true, outcome: "flagged", flagReason: "looks wrong", link: {} };
       });
       expect(result).toBe("flagged");
@@ -124,7 +138,7 @@ describe("applyStoredCallback", () => {
     });
 
     it("refuses a decision that differs from the outcome its settlement recorded, writing nothing", async () => {
-      const before = await tenantName();
+      const before = await paymentNote();
       const id = await storedCallback("accepted");
       const settles = settlesWith("Recorded one thing", { recorded: true, outcome: "applied", link: {} });
       await expect(
@@ -134,7 +148,7 @@ describe("applyStoredCallback", () => {
         }),
       ).rejects.toThrow(/another outcome/);
       expect((await storedRow(id)).outcome).toBe("accepted");
-      expect(await tenantName()).toBe(before);
+      expect(await paymentNote()).toBe(before);
     });
   });
 });

@@ -1,0 +1,217 @@
+/**
+ * The payment_intents table (docs/payment-intents.md). Requests go through a tenant's client; a
+ * payment's settlement moves its intent on raw SQL (`RawSql`, see payments.ts), naming the tenant.
+ * Every status change is conditional on the statuses the caller's state machine allows, so a terminal
+ * intent never changes, whatever raced it.
+ */
+import { Prisma } from "../generated/prisma/client.js";
+import type { PaymentIntentModel } from "../generated/prisma/models.js";
+import { intentsTable } from "../model-rows.js";
+import type { RawSql } from "../raw-sql.js";
+import type { TenantDb } from "../tenant-scope.js";
+import { prismaOf, type AnyClient } from "./clients.js";
+import { latestReversal, ofIntentWithLatestReversal, type PaymentWithReversal } from "./payments.js";
+
+/** An intent with its payments, oldest first, each with its latest reversal. */
+export type IntentWithPayments = PaymentIntentModel & { payments: PaymentWithReversal[] };
+
+/** Prisma's include of an intent's payments. */
+const withPayments = {
+  payments: { orderBy: [{ createdAt: "asc" as const }, { id: "asc" as const }], include: latestReversal },
+};
+
+/** An intent named with its tenant, for raw SQL on a settlement's transaction (which no scope reaches). */
+export interface IntentKey {
+  intentId: string;
+  tenantId: string;
+}
+
+export interface NewIntentRow {
+  id: string;
+  tenantId: string;
+  amount: number;
+  reference: string;
+  description: string | null;
+  userId: string | null;
+  metadata: Record<string, string>;
+  idempotencyKey: string | null;
+  requestHash: string | null;
+  status: string;
+  expiresAt: Date;
+  createdAt: Date;
+}
+
+/** Stores a new intent (its updated_at its created_at); the intent with its (no) payments. */
+export function create(db: TenantDb, row: NewIntentRow): Promise<IntentWithPayments> {
+  return db.paymentIntent.create({ data: { ...row, updatedAt: row.createdAt }, include: withPayments });
+}
+
+export function find(db: TenantDb, id: string): Promise<IntentWithPayments | null> {
+  return db.paymentIntent.findFirst({ where: { id }, include: withPayments });
+}
+
+export function findByIdempotencyKey(db: TenantDb, idempotencyKey: string): Promise<IntentWithPayments | null> {
+  return db.paymentIntent.findFirst({ where: { idempotencyKey }, include: withPayments });
+}
+
+/** Whether an intent in one of `statuses` has this reference, compared case-insensitively. */
+export async function existsWithReference(
+  db: TenantDb,
+  reference: string,
+  statuses: readonly string[],
+): Promise<boolean> {
+  const found = await db.paymentIntent.findFirst({
+    where: { reference: { equals: reference, mode: "insensitive" }, status: { in: [...statuses] } },
+    select: { id: true },
+  });
+  return found !== null;
+}
+
+/**
+ * One page, newest first, after the intent `afterId` (the cursor); undefined when the cursor is not an
+ * intent of this tenant.
+ */
+export async function listPage(
+  db: TenantDb,
+  page: { status?: string | undefined; take: number; afterId?: string | undefined },
+): Promise<IntentWithPayments[] | undefined> {
+  let after = {};
+  if (page.afterId) {
+    const last = await db.paymentIntent.findFirst({
+      where: { id: page.afterId },
+      select: { id: true, createdAt: true },
+    });
+    if (!last) return undefined;
+    after = { OR: [{ createdAt: { lt: last.createdAt } }, { createdAt: last.createdAt, id: { lt: last.id } }] };
+  }
+  return db.paymentIntent.findMany({
+    where: { ...after, ...(page.status ? { status: page.status } : {}) },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: page.take,
+    include: withPayments,
+  });
+}
+
+/** A status change: applied only to an intent in one of `from` (and, given `unexpiredAt`, not expired by then). */
+export interface IntentMove {
+  from: readonly string[];
+  to: string;
+  at: Date;
+  unexpiredAt?: Date | undefined;
+}
+
+/** Moves the intent as `move` says; false when it was not in a status that allows it (or there is no such intent). */
+export async function transition(client: AnyClient, id: string, move: IntentMove): Promise<boolean> {
+  const { count } = await prismaOf(client).paymentIntent.updateMany({
+    where: { id, status: { in: [...move.from] }, ...(move.unexpiredAt ? { expiresAt: { gt: move.unexpiredAt } } : {}) },
+    data: { status: move.to, updatedAt: move.at },
+  });
+  return count === 1;
+}
+
+/**
+ * Moves every intent in one of `from` whose expires_at is at or before `at` to `to`; the intents it
+ * moved, with their payments. Through a tenant's client, that tenant's; through the unscoped one, all.
+ */
+export async function expireDue(
+  client: AnyClient,
+  { from, to, at }: { from: readonly string[]; to: string; at: Date },
+): Promise<IntentWithPayments[]> {
+  const intents = prismaOf(client).paymentIntent;
+  const expired = await intents.updateManyAndReturn({
+    where: { status: { in: [...from] }, expiresAt: { lte: at } },
+    data: { status: to, updatedAt: at },
+    select: { id: true },
+  });
+  if (expired.length === 0) return [];
+  return intents.findMany({ where: { id: { in: expired.map((row) => row.id) } }, include: withPayments });
+}
+
+// ---- a payment's settlement (raw SQL) ---------------------------------------------------------------
+
+/** The intent as a settlement locked it: its status, and the C2B payment held as its duplicate, if asked. */
+export interface LockedIntent {
+  status: string;
+  heldPaymentId: string | null;
+}
+
+/**
+ * The intent's earliest successful C2B payment held as a duplicate and not being given back (no
+ * reversal that is not FAILED): a sub-select of the intent's lock statement, so looking for it costs no
+ * statement of its own.
+ */
+const heldPaymentOf = Prisma.sql`(
+  SELECT p.id::text FROM payments p
+   WHERE p.intent_id = payment_intents.id AND p.tenant_id = payment_intents.tenant_id
+     AND p.channel = 'c2b' AND p.status = 'SUCCESS' AND p.duplicate
+     AND NOT EXISTS (SELECT 1 FROM payment_reversals r WHERE r.payment_id = p.id AND r.status <> 'FAILED')
+   ORDER BY p.created_at, p.id LIMIT 1)`;
+
+/**
+ * Locks the intent (FOR UPDATE) and reads its status, and its held C2B payment when `withHeldPayment`;
+ * undefined when there is no such intent.
+ */
+export async function lockForSettlement(
+  tx: RawSql,
+  { intentId, tenantId }: IntentKey,
+  { withHeldPayment }: { withHeldPayment: boolean },
+): Promise<LockedIntent | undefined> {
+  const rows = await tx.$queryRaw<{ status: string; held_payment_id: string | null }[]>`
+    SELECT status, ${withHeldPayment ? heldPaymentOf : Prisma.sql`NULL`} AS held_payment_id
+      FROM payment_intents WHERE id = ${intentId} AND tenant_id = ${tenantId} FOR UPDATE`;
+  const row = rows[0];
+  return row ? { status: row.status, heldPaymentId: row.held_payment_id ?? null } : undefined;
+}
+
+/** Moves the locked intent to `to` if it is in one of `from`. */
+export async function moveStatus(
+  tx: RawSql,
+  { intentId, tenantId }: IntentKey,
+  { from, to, at }: { from: readonly string[]; to: string; at: Date },
+): Promise<void> {
+  await tx.$executeRaw`
+      UPDATE payment_intents SET status = ${to}, updated_at = ${at}
+       WHERE id = ${intentId} AND tenant_id = ${tenantId} AND status IN (${Prisma.join(from)})`;
+}
+
+/** The intent with its payments if it is in `status`; undefined otherwise. */
+export async function findInStatus(
+  tx: RawSql,
+  key: IntentKey,
+  status: string,
+): Promise<IntentWithPayments | undefined> {
+  const rows = await tx.$queryRaw<Record<string, unknown>[]>`
+    SELECT ${intentsTable.columns} FROM payment_intents
+     WHERE id = ${key.intentId} AND tenant_id = ${key.tenantId} AND status = ${status}`;
+  if (!rows[0]) return undefined;
+  const payments = await ofIntentWithLatestReversal(tx, key);
+  return { ...intentsTable.fromRow(rows[0]), payments };
+}
+
+/** The intent a C2B account names, as its rules read it. */
+export interface NamedIntent {
+  id: string;
+  status: string;
+  amount: number;
+  expiresAt: Date;
+}
+
+/**
+ * The tenant's intent with this reference (case-insensitively): one in `openStatuses` first (at most
+ * one, a partial unique index), else the latest. Locked (FOR UPDATE) when `lock`.
+ */
+export async function findNamedBy(
+  sql: Pick<RawSql, "$queryRaw">,
+  named: { tenantId: string; reference: string; openStatuses: readonly string[]; lock: boolean },
+): Promise<NamedIntent | undefined> {
+  const { tenantId, reference, openStatuses } = named;
+  const locked = named.lock ? Prisma.sql` FOR UPDATE` : Prisma.empty;
+  const rows = await sql.$queryRaw<{ id: string; status: string; amount: number; expires_at: Date }[]>`
+    SELECT id, status, amount, expires_at FROM payment_intents
+     WHERE tenant_id = ${tenantId} AND lower(reference) = lower(${reference})
+     ORDER BY (status IN (${Prisma.join(openStatuses)})) DESC, created_at DESC LIMIT 1${locked}`;
+  const row = rows[0];
+  return row
+    ? { id: row.id, status: row.status, amount: Number(row.amount), expiresAt: new Date(row.expires_at) }
+    : undefined;
+}

@@ -1,0 +1,411 @@
+/**
+ * The payments table (STK prompts and C2B payments). Reads through a tenant's client are scoped to
+ * it; the statements of a settlement take raw SQL (`RawSql`), offered alike by the plain transaction
+ * callbacks run in, by `Database.autocommit` and by Prisma's transactions, and name their rows by id
+ * (or by Daraja's ids, which name no tenant). What a status means and which may move to which is the
+ * payments area's rule: the conditions here come from the caller, or are the fact a name states.
+ */
+import { Prisma } from "../generated/prisma/client.js";
+import type { PaymentModel, PaymentReversalModel } from "../generated/prisma/models.js";
+import { insertRow, paymentsTable, reversalsTable, updateRow, type RowChanges } from "../model-rows.js";
+import type { RawSql } from "../raw-sql.js";
+import type { TenantDb } from "../tenant-scope.js";
+import { prismaOf, type AnyClient } from "./clients.js";
+import { settleRow, type SettleWrites } from "./settle-row.js";
+
+/** A payment named with its tenant, for raw SQL on a tenant's transaction (which the scope does not reach). */
+export interface PaymentKey {
+  id: string;
+  tenantId: string;
+}
+
+/** A payment as read, with its latest reversal when the read asked for it (otherwise none is shown). */
+export type PaymentWithReversal = PaymentModel & { reversals?: PaymentReversalModel[] };
+
+/** Prisma's include of a payment's latest reversal. */
+export const latestReversal = {
+  reversals: { orderBy: [{ createdAt: "desc" as const }, { id: "desc" as const }], take: 1 },
+};
+
+// ---- a callback's settlement (raw SQL) --------------------------------------------------------------
+
+/** A payment a callback names, and whether the receipt the callback brings is already another payment's. */
+export interface PaymentForCallback {
+  payment: PaymentModel;
+  receiptElsewhere: boolean;
+}
+
+/**
+ * Locks the payment with this CheckoutRequestID (FOR UPDATE) and reads it, in one statement that also
+ * looks for `receipt` on every other payment (the unique index spans tenants, so does the look);
+ * undefined if there is no such payment.
+ */
+export function lockByCheckoutId(
+  tx: RawSql,
+  checkoutRequestId: string,
+  receipt?: string,
+): Promise<PaymentForCallback | undefined> {
+  return byCheckoutId(tx, checkoutRequestId, receipt, Prisma.sql`FOR UPDATE`);
+}
+
+/**
+ * lockByCheckoutId without the lock: for a callback's apply without locks, whose write checks the row is
+ * still as read.
+ */
+export function readByCheckoutId(
+  sql: RawSql,
+  checkoutRequestId: string,
+  receipt?: string,
+): Promise<PaymentForCallback | undefined> {
+  return byCheckoutId(sql, checkoutRequestId, receipt, Prisma.empty);
+}
+
+async function byCheckoutId(
+  tx: RawSql,
+  checkoutRequestId: string,
+  receipt: string | undefined,
+  lock: Prisma.Sql,
+): Promise<PaymentForCallback | undefined> {
+  const rows = await tx.$queryRaw<Record<string, unknown>[]>`
+    SELECT ${paymentsTable.columns},
+           EXISTS (SELECT 1 FROM payments other
+                    WHERE other.mpesa_receipt = ${receipt ?? null} AND other.id <> payments.id) AS "receiptElsewhere"
+      FROM payments WHERE checkout_request_id = ${checkoutRequestId} ${lock}`;
+  if (!rows[0]) return undefined;
+  const { receiptElsewhere, ...row } = rows[0];
+  return { payment: paymentsTable.fromRow(row), receiptElsewhere: receiptElsewhere === true };
+}
+
+/** Locks (FOR UPDATE) and reads the tenant's payment with this id. */
+export async function lockOfTenant(tx: RawSql, { id, tenantId }: PaymentKey): Promise<PaymentModel | undefined> {
+  const rows = await tx.$queryRaw<
+    Record<string, unknown>[]
+  >`SELECT ${paymentsTable.columns} FROM payments WHERE id = ${id}::uuid AND tenant_id = ${tenantId} FOR UPDATE`;
+  return rows[0] ? paymentsTable.fromRow(rows[0]) : undefined;
+}
+
+/** Whether another payment than `paymentId` has this receipt; the look spans every tenant, as the unique index does. */
+export async function receiptRecordedElsewhere(tx: RawSql, receipt: string, paymentId: string): Promise<boolean> {
+  const other = await tx.$queryRaw<
+    unknown[]
+  >`SELECT 1 FROM payments WHERE mpesa_receipt = ${receipt} AND id <> ${paymentId}::uuid`;
+  return other.length > 0;
+}
+
+/**
+ * Writes a settlement's changes to the payment (see SettleWrites: the event and the callback's outcome
+ * in the same statement); the payment as it now is, or undefined when the outcome found its callback
+ * handled and nothing was written.
+ */
+export function settle(
+  tx: RawSql,
+  id: string,
+  changes: RowChanges<PaymentModel>,
+  writes: SettleWrites = {},
+): Promise<PaymentModel | undefined> {
+  return settleRow(tx, paymentsTable, id, changes, writes);
+}
+
+/** The tenant a payment belongs to; undefined when there is no such payment. */
+export async function tenantOf(tx: RawSql, id: string): Promise<string | undefined> {
+  const rows = await tx.$queryRaw<{ tenant_id: string }[]>`SELECT tenant_id FROM payments WHERE id = ${id}::uuid`;
+  return rows[0]?.tenant_id;
+}
+
+/** The payment with its latest reversal (for the event a settlement writes); undefined when there is none. */
+export async function withLatestReversal(tx: RawSql, id: string): Promise<PaymentWithReversal | undefined> {
+  const [payment] = await listWithLatestReversal(tx, Prisma.sql`id = ${id}::uuid`);
+  return payment;
+}
+
+/** The tenant's payments of an intent, oldest first, each with its latest reversal. */
+export function ofIntentWithLatestReversal(
+  tx: RawSql,
+  { intentId, tenantId }: { intentId: string; tenantId: string },
+): Promise<PaymentWithReversal[]> {
+  return listWithLatestReversal(tx, Prisma.sql`intent_id = ${intentId} AND tenant_id = ${tenantId}`);
+}
+
+/** What `include: latestReversal` reads through Prisma, in two statements of raw SQL. */
+async function listWithLatestReversal(tx: RawSql, condition: Prisma.Sql): Promise<PaymentWithReversal[]> {
+  const rows = await tx.$queryRaw<
+    Record<string, unknown>[]
+  >`SELECT ${paymentsTable.columns} FROM payments WHERE ${condition} ORDER BY created_at, id`;
+  if (rows.length === 0) return [];
+  const payments = rows.map((row) => paymentsTable.fromRow(row));
+  const ids = Prisma.join(payments.map((payment) => Prisma.sql`${payment.id}::uuid`));
+  const reversals = await tx.$queryRaw<Record<string, unknown>[]>`
+    SELECT DISTINCT ON (payment_id) ${reversalsTable.columns} FROM payment_reversals
+     WHERE payment_id IN (${ids}) ORDER BY payment_id, created_at DESC, id DESC`;
+  const latest = new Map(
+    reversals.map((row) => reversalsTable.fromRow(row)).map((reversal) => [reversal.paymentId, reversal]),
+  );
+  return payments.map((payment) => {
+    const reversal = latest.get(payment.id);
+    return { ...payment, reversals: reversal ? [reversal] : [] };
+  });
+}
+
+// ---- prompts without Daraja's ids (docs/mpesa.md "Unknown outcomes") ----------------------------------
+
+/**
+ * Whether a push is still waiting for Daraja's answer: PENDING without a CheckoutRequestID or a
+ * last_error (which an unknown outcome has), created since `createdSince`.
+ */
+export async function anyPromptInFlight(tx: RawSql, createdSince: Date): Promise<boolean> {
+  const rows = await tx.$queryRaw<{ in_flight: boolean }[]>`
+    SELECT EXISTS (SELECT 1 FROM payments
+                    WHERE status = 'PENDING' AND checkout_request_id IS NULL AND last_error IS NULL
+                      AND created_at >= ${createdSince}) AS in_flight`;
+  return rows[0]?.in_flight === true;
+}
+
+/** Which prompts a callback's token speaks for: its tenant's, or those sent with the shared secret. */
+export type PromptSender = { form: "tenant"; tenantId: string } | { form: "shared" };
+
+/** What a callback for an unknown CheckoutRequestID is matched on. */
+export interface PromptMatch {
+  phone: string;
+  amount: number;
+  reference: string;
+  /** Created within [createdFrom, createdUntil]. */
+  createdFrom: Date;
+  createdUntil: Date;
+  /** A push without an answer (no last_error) created at or after this is still in flight: not a candidate. */
+  inFlightSince: Date;
+  sentBy: PromptSender;
+}
+
+function sentBy(sender: PromptSender): Prisma.Sql {
+  return sender.form === "tenant"
+    ? Prisma.sql`tenant_id = ${sender.tenantId}`
+    : Prisma.sql`callback_token_form = 'shared'`;
+}
+
+/** Locks the PENDING payments without a CheckoutRequestID that `match` describes, oldest first. */
+export async function lockPromptsMatching(tx: RawSql, match: PromptMatch): Promise<PaymentModel[]> {
+  const rows = await tx.$queryRaw<Record<string, unknown>[]>`
+    SELECT ${paymentsTable.columns} FROM payments
+     WHERE status = 'PENDING' AND checkout_request_id IS NULL
+       AND phone = ${match.phone} AND amount = ${match.amount}::int AND reference = ${match.reference}
+       AND created_at >= ${match.createdFrom} AND created_at <= ${match.createdUntil}
+       AND (last_error IS NOT NULL OR created_at < ${match.inFlightSince})
+       AND ${sentBy(match.sentBy)}
+     ORDER BY created_at
+       FOR UPDATE`;
+  return rows.map((row) => paymentsTable.fromRow(row));
+}
+
+/** Gives the locked payment Daraja's ids; the payment as it now is. */
+export function storeDarajaIds(
+  tx: RawSql,
+  id: string,
+  ids: { checkoutRequestId: string; merchantRequestId: string; updatedAt: Date },
+): Promise<PaymentModel> {
+  return updateRow(tx, paymentsTable, id, ids);
+}
+
+/**
+ * Payments still `status` without a CheckoutRequestID, oldest first: those whose push had an unknown
+ * outcome (a last_error) created before `unknownBefore`, and those never answered created before
+ * `unansweredBefore`.
+ */
+export function listWithoutDarajaIds(
+  client: AnyClient,
+  due: { status: string; unknownBefore: Date; unansweredBefore: Date; limit: number },
+): Promise<PaymentKey[]> {
+  return prismaOf(client).payment.findMany({
+    where: {
+      status: due.status,
+      checkoutRequestId: null,
+      OR: [
+        { lastError: { not: null }, createdAt: { lt: due.unknownBefore } },
+        { lastError: null, createdAt: { lt: due.unansweredBefore } },
+      ],
+    },
+    orderBy: { createdAt: "asc" },
+    take: due.limit,
+    select: { id: true, tenantId: true },
+  });
+}
+
+// ---- C2B and intents ------------------------------------------------------------------------------
+
+/** Who has already recorded a TransID: this tenant (its payment), another tenant (nothing of it is read), or nobody. */
+export interface TransIdHolders {
+  own: PaymentModel | undefined;
+  recordedElsewhere: boolean;
+}
+
+/**
+ * The tenant's payment with this TransID, in one statement that also says whether another tenant has
+ * recorded it (a TransID is one payment on the whole platform: payments_trans_id_key).
+ */
+export async function findByTransId(
+  tx: RawSql,
+  { tenantId, transId }: { tenantId: string; transId: string },
+): Promise<TransIdHolders> {
+  const rows = await tx.$queryRaw<Record<string, unknown>[]>`
+    SELECT own.*,
+           EXISTS (SELECT 1 FROM payments
+                    WHERE trans_id = ${transId} AND tenant_id <> ${tenantId}) AS "recordedElsewhere"
+      FROM (SELECT 1) AS one
+      LEFT JOIN LATERAL (SELECT ${paymentsTable.columns} FROM payments
+                          WHERE trans_id = ${transId} AND tenant_id = ${tenantId}) AS own ON true`;
+  const row = rows[0];
+  if (row && row.id !== null && row.id !== undefined)
+    return { own: paymentsTable.fromRow(row), recordedElsewhere: false };
+  return { own: undefined, recordedElsewhere: row?.recordedElsewhere === true };
+}
+
+/** Inserts a payment (columns the database defaults may be left out); the row as stored. */
+export function insert(tx: RawSql, values: RowChanges<PaymentModel>): Promise<PaymentModel> {
+  return insertRow(tx, paymentsTable, values);
+}
+
+/**
+ * Lets the intent's C2B payment held as a duplicate count (intents.lockForSettlement found it): locked
+ * first, then updated by a statement of its own, whose snapshot sees a reversal committed while this
+ * waited for the lock. Only a successful duplicate not being given back (no reversal that is not FAILED)
+ * is taken; undefined when it is being given back after all.
+ */
+export async function takeHeldDuplicate(
+  tx: RawSql,
+  { id, note, at }: { id: string; note: string; at: Date },
+): Promise<PaymentModel | undefined> {
+  await tx.$queryRaw`SELECT 1 FROM payments WHERE id = ${id}::uuid FOR UPDATE`;
+  const rows = await tx.$queryRaw<Record<string, unknown>[]>`
+    UPDATE payments SET duplicate = false, c2b_note = ${note}, updated_at = ${at}
+     WHERE id = ${id}::uuid AND duplicate AND status = 'SUCCESS'
+       AND NOT EXISTS (SELECT 1 FROM payment_reversals r WHERE r.payment_id = payments.id AND r.status <> 'FAILED')
+    RETURNING ${paymentsTable.columns}`;
+  return rows[0] ? paymentsTable.fromRow(rows[0]) : undefined;
+}
+
+// ---- requests and reads (Prisma, through a tenant's client) -----------------------------------------
+
+/** The payment a user's earlier request stored under this Idempotency-Key. */
+export function findByIdempotencyKey(
+  db: TenantDb,
+  key: { tenantId: string; userId: string; idempotencyKey: string },
+): Promise<PaymentModel | null> {
+  return db.payment.findUnique({ where: { tenantId_userId_idempotencyKey: key } });
+}
+
+/** A payment to store: every column a request sets. */
+export type NewPayment = Prisma.PaymentUncheckedCreateInput;
+
+export function create(client: AnyClient, data: NewPayment): Promise<PaymentModel> {
+  return prismaOf(client).payment.create({ data });
+}
+
+export function find(client: AnyClient, id: string): Promise<PaymentModel | null> {
+  return prismaOf(client).payment.findUnique({ where: { id } });
+}
+
+export function get(client: AnyClient, id: string): Promise<PaymentModel> {
+  return prismaOf(client).payment.findUniqueOrThrow({ where: { id } });
+}
+
+/** The payment with its latest reversal (`reversals`: none or one). */
+export function findWithLatestReversal(client: AnyClient, id: string): Promise<PaymentWithReversal | null> {
+  return prismaOf(client).payment.findFirst({ where: { id }, include: latestReversal });
+}
+
+/** What a payment must still be for a write to apply. */
+export interface PaymentGuard {
+  id: string;
+  status?: string | undefined;
+  /** null: only while it has no CheckoutRequestID. */
+  checkoutRequestId?: null | undefined;
+}
+
+function guarded({ id, status, checkoutRequestId }: PaymentGuard): Prisma.PaymentWhereInput {
+  return {
+    id,
+    ...(status !== undefined ? { status } : {}),
+    ...(checkoutRequestId === null ? { checkoutRequestId: null } : {}),
+  };
+}
+
+/** Writes `changes` if the payment is still as `guard` says; whether it did. */
+export async function updateIfStill(
+  client: AnyClient,
+  guard: PaymentGuard,
+  changes: Prisma.PaymentUncheckedUpdateManyInput,
+): Promise<boolean> {
+  return (await prismaOf(client).payment.updateMany({ where: guarded(guard), data: changes })).count === 1;
+}
+
+/** Writes `changes` to the (locked) payment; the payment as it now is. */
+export function update(
+  client: AnyClient,
+  id: string,
+  changes: Prisma.PaymentUncheckedUpdateInput,
+): Promise<PaymentModel> {
+  return prismaOf(client).payment.update({ where: { id }, data: changes });
+}
+
+/** The payment with this CheckoutRequestID in the tenant, the user's own when `userId` is given. */
+export function findByCheckoutId(
+  db: TenantDb,
+  { checkoutRequestId, tenantId, userId }: { checkoutRequestId: string; tenantId: string; userId?: string | undefined },
+): Promise<PaymentModel | null> {
+  return db.payment.findFirst({ where: { checkoutRequestId, tenantId, ...(userId !== undefined ? { userId } : {}) } });
+}
+
+/** One page of a keyset list (shared/keyset-page.ts): its conditions, order and size. */
+export interface KeysetQuery {
+  conditions: Prisma.PaymentWhereInput[];
+  orderBy: readonly Prisma.PaymentOrderByWithRelationInput[];
+  take: number;
+}
+
+/** The payments `scope` names (tenant, owner, channel, C2B match), one keyset page of them. */
+export function listPage(
+  db: TenantDb,
+  scope: { tenantId?: string; userId?: string; channel?: string; c2bMatch?: string },
+  page: KeysetQuery,
+): Promise<PaymentModel[]> {
+  return db.payment.findMany({
+    where: { AND: [scope, ...page.conditions] },
+    orderBy: [...page.orderBy],
+    take: page.take,
+  });
+}
+
+// ---- the reconciler ---------------------------------------------------------------------------------
+
+/** A payment the reconciler claimed for an STK query. */
+export interface ClaimedPayment {
+  id: string;
+  tenant_id: string;
+  checkout_request_id: string;
+  query_attempts: number;
+  created_at: Date;
+}
+
+/**
+ * Claims the PENDING payments with a CheckoutRequestID whose STK query is due at `now`, at most
+ * `limit`, in one statement: locked (other instances skip them), leased by moving the next query to
+ * `leaseUntil`, and counted as an attempt.
+ */
+export function claimDueQueries(
+  client: AnyClient,
+  claim: { now: Date; leaseUntil: Date; limit: number },
+): Promise<ClaimedPayment[]> {
+  return prismaOf(client).$queryRaw<ClaimedPayment[]>`
+    WITH due AS (
+      SELECT id FROM payments
+       WHERE status = 'PENDING' AND checkout_request_id IS NOT NULL
+         AND (next_query_at IS NULL OR next_query_at <= ${claim.now})
+       ORDER BY next_query_at NULLS FIRST
+       LIMIT ${claim.limit}::int
+         FOR UPDATE SKIP LOCKED
+    )
+    UPDATE payments p
+       SET next_query_at = ${claim.leaseUntil}, query_attempts = p.query_attempts + 1
+      FROM due
+     WHERE p.id = due.id
+    RETURNING p.id::text AS id, p.tenant_id, p.checkout_request_id, p.query_attempts, p.created_at`;
+}

@@ -1,0 +1,33 @@
+/**
+ * Settling a payment, payout or reversal in one statement (payments.settle and its kin): the row's
+ * changes, the stored callback's outcome as the update's precondition, and the event reporting the
+ * change, so a callback costs one round trip for all three (docs/performance.md).
+ */
+import { updateRow, updateRowIf, type ModelTable, type RowChanges } from "../model-rows.js";
+import type { RawSql } from "../raw-sql.js";
+import { outcomeStatement, type UnlessHandled } from "./callbacks.js";
+import { eventWrites, type EventRow } from "./webhook-event-writes.js";
+
+export interface SettleWrites {
+  /** The event reporting the change, written by the same statement only if the row was. */
+  event?: EventRow | undefined;
+  /** A callback's outcome, recorded first: the row is written only if it was (else nothing is). */
+  unlessHandled?: UnlessHandled | undefined;
+}
+
+/**
+ * Writes `changes` to the locked row (or, given `unlessHandled.asRead`, the row that statement locks
+ * while it is still as read); the row as it now is, or undefined when `unlessHandled` found the stored
+ * callback handled (or the row changed) and nothing was written.
+ */
+export function settleRow<Model>(
+  tx: RawSql,
+  table: ModelTable<Model>,
+  id: string,
+  changes: RowChanges<Model>,
+  { event, unlessHandled }: SettleWrites,
+): Promise<Model | undefined> {
+  const alsoWrite = event && eventWrites(event, { onlyIfUpdated: true });
+  if (!unlessHandled) return updateRow(tx, table, id, changes, alsoWrite);
+  return updateRowIf(tx, table, id, changes, { onlyIf: outcomeStatement(unlessHandled), alsoWrite });
+}

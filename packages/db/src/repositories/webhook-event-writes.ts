@@ -1,0 +1,44 @@
+/**
+ * The event feed's writes as one part of a statement (docs/webhooks.md#events): a settlement writes
+ * its row, the stored callback's outcome and the event reporting the change in one statement
+ * (payments.settle, payouts.settle), so the feed and the rows never disagree, at one round trip.
+ */
+import { Prisma } from "../generated/prisma/client.js";
+
+/** An event as written: its id drawn and its body serialised by the caller (the bytes each delivery signs). */
+export interface EventRow {
+  id: string;
+  tenantId: string;
+  type: string;
+  body: string;
+  /** The time of the change: the event's created_at. */
+  at: Date;
+}
+
+/**
+ * The event and its fan-out as two common table expressions, `event` and `deliveries`: a delivery per
+ * enabled endpoint subscribed to the type (a list subscribes to the types it names, anything else to
+ * every type). The deliveries' foreign key is checked at the statement's end, when the event row is
+ * there. With `onlyIfUpdated`, written only when the statement's `updated` wrote its row: a statement
+ * outside a transaction has no rollback to undo an event whose change did not happen.
+ */
+export function eventWrites(event: EventRow, { onlyIfUpdated = false }: { onlyIfUpdated?: boolean } = {}): Prisma.Sql {
+  const values = Prisma.sql`${event.id}::text, ${event.tenantId}::text, ${event.type}::text, ${event.body}::text,
+                            ${event.at}::timestamptz`;
+  const row = onlyIfUpdated
+    ? Prisma.sql`SELECT ${values} WHERE EXISTS (SELECT 1 FROM updated)`
+    : Prisma.sql`VALUES (${values})`;
+  return Prisma.sql`event AS (
+      INSERT INTO webhook_events (id, tenant_id, type, body, created_at)
+      ${row}
+      RETURNING id, tenant_id, type, created_at
+    ), deliveries AS (
+      INSERT INTO webhook_deliveries
+             (id, tenant_id, event_id, endpoint_id, status, attempts, next_attempt_at, created_at)
+      SELECT gen_random_uuid(), event.tenant_id, event.id, endpoint.id, 'pending', 0, event.created_at, event.created_at
+        FROM event JOIN webhook_endpoints endpoint ON endpoint.tenant_id = event.tenant_id
+       WHERE endpoint.enabled AND endpoint.deleted_at IS NULL
+         AND (jsonb_typeof(endpoint.events) <> 'array' OR endpoint.events @> jsonb_build_array(event.type))
+      RETURNING id
+    )`;
+}
