@@ -45,6 +45,20 @@ export const paymentFlows = ["stk", "payouts", "reversals", "c2b", "refunds"];
  */
 export const apiLayer = `${domain}((trpc|router|index|context)\\.ts|.+/(router|index)\\.ts)$`;
 
+/**
+ * The simulators: the simulated Daraja (test mode's provider, no HTTP listener, shipped) and the two
+ * HTTP simulators (development and tests only). Code that ships is every package's and app's `src`,
+ * the simulators' own and the tests' shared support (never built) aside.
+ */
+const simulatedDaraja = "^packages/simulated-daraja/";
+const httpSimulators = "^apps/(daraja|sms)-sim/";
+const shippedCode = "^(packages|apps)/[^/]+/src/";
+const notShipped = ["^packages/test-support/", simulatedDaraja, httpSimulators];
+/** The one seam that picks a Daraja per use (docs/mpesa.md#providers). */
+const darajaSeam = "^apps/api/src/runtime/daraja-provider\\.ts$";
+/** The dev start's wiring of the HTTP simulators. */
+const devSimulators = "^apps/api/src/runtime/dev-simulators\\.ts$";
+
 /** The files of one area (a folder; `payments` alone is the payments folder's own files). */
 export function areaPath(area) {
   return area === "payments" ? `${domain}payments/[^/]+$` : `${domain}${area}/`;
@@ -128,6 +142,35 @@ export const forbidden = [
     severity: "error",
     from: { path: "^(packages|apps)/([^/]+)/test/" },
     to: { path: "^(packages|apps)/[^/]+/test/", pathNot: "^$1/$2/test/" },
+  },
+  {
+    name: "simulated-daraja-through-the-seam",
+    comment:
+      "Which Daraja a use talks to (the real one over HTTP, or the simulated provider that answers test mode " +
+      "in-process) is decided in one module, apps/api's runtime/daraja-provider.ts: any other import of the " +
+      "simulated provider is a second place where test money could take a path live money does not, or the reverse.",
+    severity: "error",
+    from: { path: shippedCode, pathNot: [darajaSeam, ...notShipped] },
+    to: { path: simulatedDaraja },
+  },
+  {
+    name: "http-simulators-dev-only",
+    comment:
+      "The HTTP simulators (apps/daraja-sim, apps/sms-sim) are development tools, devDependencies of apps/api: " +
+      "code that ships never loads them with its own modules, so production neither ships nor runs them. " +
+      "The dev start loads them by a dynamic import, when it asks for one.",
+    severity: "error",
+    from: { path: shippedCode, pathNot: notShipped },
+    to: { path: httpSimulators, dynamic: false },
+  },
+  {
+    name: "http-simulators-through-dev-start",
+    comment:
+      "One module, apps/api's runtime/dev-simulators.ts, starts the HTTP simulators for the dev start; " +
+      "a second place that loads one would be a second way for a start to end up on a simulator.",
+    severity: "error",
+    from: { path: shippedCode, pathNot: [devSimulators, ...notShipped] },
+    to: { path: httpSimulators },
   },
   ...areaOrderRules(),
 ];

@@ -16,7 +16,7 @@ import { retryWhileNotSent } from "./retry.js";
 import { darajaTimestamp, stkPassword } from "./timestamp.js";
 import { DEFAULT_RETRY_DELAYS_MS, DEFAULT_TIMEOUT_MS } from "./timing.js";
 import { createTransport } from "./transport.js";
-import type { DarajaHttpResponse } from "./transport.js";
+import type { DarajaHttpResponse, DarajaTransport } from "./transport.js";
 import type {
   B2cPaymentRequest,
   C2bRegisterRequest,
@@ -25,6 +25,7 @@ import type {
   DarajaAcknowledgement,
   DarajaClient,
   DarajaClientConfig,
+  DarajaProtocolConfig,
   StkPushRequest,
   StkPushResponse,
   StkQueryRequest,
@@ -75,11 +76,20 @@ function requireSetting(value: string | undefined, name: string): string {
 
 const isSuccess = (status: number) => status >= 200 && status < 300;
 
+/** A Daraja client speaking HTTP to `config.baseUrl`. */
 export function createDarajaClient(config: DarajaClientConfig): DarajaClient {
-  const now = config.now ?? (() => new Date());
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const retryDelaysMs = config.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
   const transport = createTransport({ baseUrl: config.baseUrl, timeoutMs, ...(config.fetch ? { fetch: config.fetch } : {}) });
+  return createDarajaClientOver(transport, config);
+}
+
+/**
+ * A Daraja client whose requests go through `transport`: the same tokens, retries and reading of the
+ * answers whatever carries them (HTTP, or the simulated Daraja answering in-process for test mode).
+ */
+export function createDarajaClientOver(transport: DarajaTransport, config: DarajaProtocolConfig): DarajaClient {
+  const now = config.now ?? (() => new Date());
+  const retryDelaysMs = config.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
   const tokens = createAccessTokenProvider({
     transport,
     consumerKey: config.consumerKey,

@@ -1,4 +1,5 @@
-export { createDarajaClient } from "./client.js";
+export { createDarajaClient, createDarajaClientOver } from "./client.js";
+export type { DarajaHttpResponse, DarajaRequest, DarajaTransport } from "./transport.js";
 export type {
   B2cCommandId,
   B2cPaymentRequest,
@@ -9,6 +10,7 @@ export type {
   DarajaClient,
   DarajaClientConfig,
   DarajaLogger,
+  DarajaProtocolConfig,
   DarajaTransactionType,
   StkPushRequest,
   StkPushResponse,

@@ -36,6 +36,9 @@ export interface DarajaClientConfig {
   c2bRegisterVersion?: C2bRegisterVersion;
 }
 
+/** What a client needs besides the way to Daraja (createDarajaClientOver takes the way itself). */
+export type DarajaProtocolConfig = Omit<DarajaClientConfig, "baseUrl" | "timeoutMs" | "fetch">;
+
 export interface StkPushRequest {
   /** 12-digit MSISDN (see normaliseKenyanPhone). Sent as PartyA and PhoneNumber. */
   phone: string;

@@ -30,3 +30,4 @@ export * as signingKeys from "./repositories/signing-keys.js";
 export * as tenants from "./repositories/tenants.js";
 export * as users from "./repositories/users.js";
 export * as webhooks from "./repositories/webhooks.js";
+export * as simulatedDaraja from "./repositories/simulated-daraja.js";

@@ -3,15 +3,17 @@
  * (whose account each tenant uses is the domain's rule, tenants/momo-accounts.ts), the callback
  * addresses and the tokens of their secret (one per tenant, derived and kept by the object built here:
  * docs/mpesa.md#callback-tokens), the reconciliation worker, and, on the dev start, the Daraja
- * simulator in-process. See docs/mpesa.md.
+ * simulator in-process (dev-simulators.ts). Which Daraja a client talks to is daraja-provider.ts's
+ * choice. See docs/mpesa.md.
  */
-import { createDarajaClient, securityCredentialFromCertificate, worstCaseRequestMs } from "@mteja/daraja";
-import { buildDarajaSimulator, createSimulatorKeyFiles, simulatorDefaults } from "@mteja/daraja-sim";
+import { securityCredentialFromCertificate, worstCaseRequestMs } from "@mteja/daraja";
+import type { Database } from "@mteja/db";
 import { createCallbackTokens, createMomoAccounts, createPaymentEvents, createReconciler, createStatusStreamSlots, type DataCipher, type PaymentPorts, type Logger, type MomoDeps, type PlatformMomoAccount, type ReconcileReport } from "@mteja/domain";
-import { createPrivateKey, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import path from "node:path";
 import type { Settings } from "../settings.js";
+import { createDarajaProviders } from "./daraja-provider.js";
+import { startDevDaraja } from "./dev-simulators.js";
 import { b2cStatusUrl, c2bCallbackUrls, reversalUrls } from "./payments-settings.js";
 
 export interface PaymentsRuntime {
@@ -90,33 +92,22 @@ interface DevSimulator {
 
 /** The dev start (`node scripts/run.mjs start`): the simulator on 127.0.0.1:SIM_PORT, wired to this service. */
 async function startDevSimulator(settings: Settings, logger: Logger): Promise<DevSimulator> {
-  const dataDir = path.resolve(settings.DATA_DIR);
-  const keys = createSimulatorKeyFiles({
-    publicKeyPath: path.join(dataDir, "daraja-sim-public.pem"),
-    privateKeyPath: path.join(dataDir, "daraja-sim-private.pem"),
-  });
-  const sim = buildDarajaSimulator({ privateKey: createPrivateKey(keys.privateKeyPem) });
-  const simUrl = await sim.listen({ host: "127.0.0.1", port: settings.SIM_PORT });
+  const sim = await startDevDaraja(settings, logger);
   // The shops' callback tokens are derived from it; it is never put in a URL itself.
   const secret = settings.MOMO_CALLBACK_SECRET ?? randomBytes(32).toString("hex");
   const self = `http://127.0.0.1:${settings.PORT}/api/momo/callback`;
-  logger.info({ url: simUrl }, "Daraja simulator started in-process (magic amounts: docs/daraja-simulator.md)");
   return {
     effective: {
-      baseUrl: simUrl,
-      consumerKey: simulatorDefaults.consumerKey,
-      consumerSecret: simulatorDefaults.consumerSecret,
-      shortcode: simulatorDefaults.shortcode,
-      passkey: simulatorDefaults.passkey,
+      baseUrl: sim.baseUrl,
+      consumerKey: sim.consumerKey,
+      consumerSecret: sim.consumerSecret,
+      shortcode: sim.shortcode,
+      passkey: sim.passkey,
       transactionType: "CustomerPayBillOnline",
       tillNumber: undefined,
       callbackUrl: `${self}/stkpush`,
       callbackSecret: secret,
-      b2c: {
-        shortcode: simulatorDefaults.b2cShortcode,
-        initiatorName: simulatorDefaults.initiatorName,
-        securityCredential: securityCredentialFromCertificate(keys.publicKeyPem, simulatorDefaults.initiatorPassword),
-      },
+      b2c: sim.b2c,
       b2cUrls: { resultUrl: `${self}/b2c/result`, timeoutUrl: `${self}/b2c/timeout`, statusUrl: `${self}/b2c/status` },
       reversalUrls: { resultUrl: `${self}/reversal/result`, timeoutUrl: `${self}/reversal/timeout`, statusUrl: `${self}/reversal/status` },
       c2bUrls: { validationUrl: `${self}/c2b/validation`, confirmationUrl: `${self}/c2b/confirmation` },
@@ -130,6 +121,9 @@ export interface PaymentsRuntimeOptions {
   cipher: DataCipher;
   /** The fetch every Daraja client uses (main.ts passes the metrics-instrumented one). */
   darajaFetch?: typeof fetch;
+  /** Where the simulated provider keeps its outcomes. */
+  db: Database;
+  now: () => Date;
 }
 
 export async function createPaymentsRuntime(settings: Settings, logger: Logger, getDeps: () => PaymentPorts, options: PaymentsRuntimeOptions): Promise<PaymentsRuntime> {
@@ -140,19 +134,21 @@ export async function createPaymentsRuntime(settings: Settings, logger: Logger, 
   const address = (url: string | undefined) => (url && effective ? url : null);
 
   const reconciler = createReconciler(getDeps, { paceMs: settings.MOMO_RECONCILE_PACE_MS });
+  const providers = createDarajaProviders({
+    baseUrl: effective?.baseUrl,
+    timeoutMs: settings.MOMO_TIMEOUT_MS,
+    logger,
+    fetch: options.darajaFetch,
+    db: options.db,
+    now: options.now,
+  });
   const accounts = createMomoAccounts({
     platform: effective && platformAccount(effective),
     defaultTenantId: settings.DEFAULT_TENANT_ID,
     cipher: options.cipher,
     logger,
-    connect: (account) =>
-      createDarajaClient({
-        ...account,
-        baseUrl: effective!.baseUrl,
-        timeoutMs: settings.MOMO_TIMEOUT_MS,
-        logger,
-        ...(options.darajaFetch ? { fetch: options.darajaFetch } : {}),
-      }),
+    // Every use is live until test mode hands its own.
+    connect: (account) => providers.connect(account, "live"),
   });
   const momo: MomoDeps = {
     darajaFor: accounts.darajaFor,
@@ -201,6 +197,7 @@ export async function createPaymentsRuntime(settings: Settings, logger: Logger, 
       stopped = true;
       if (timer) clearTimeout(timer);
       await inFlight;
+      providers.close();
       await simulator?.close();
     },
   };

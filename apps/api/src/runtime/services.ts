@@ -127,7 +127,12 @@ export async function createServices(settings: Settings, logger: Logger, overrid
     closers.add("SMS outbox worker", () => sms.close());
 
     // The reconciler reads deps when it runs, after they are built below.
-    const payments = await createPaymentsRuntime(settings, logger, () => deps, { cipher, ...(overrides.darajaFetch ? { darajaFetch: overrides.darajaFetch } : {}) });
+    const payments = await createPaymentsRuntime(settings, logger, () => deps, {
+      cipher,
+      db,
+      now,
+      ...(overrides.darajaFetch ? { darajaFetch: overrides.darajaFetch } : {}),
+    });
     closers.add("payment reconciliation", () => payments.close());
     const webhooks = createWebhooksRuntime(settings, logger, () => deps);
     closers.add("webhook delivery worker", () => webhooks.close());

@@ -1,5 +1,5 @@
 import type { ResultCodeText } from "./outcomes.js";
-import type { B2cPayout, C2bPayment, SimReversal, StkPayment } from "./state.js";
+import type { B2cPayout, C2bPayment, SimReversal, StkPayment } from "./records.js";
 import { eatCompletedDateTime, eatTimestamp } from "./wire.js";
 
 const SIM_CUSTOMER_NAME = "SIM CUSTOMER";
@@ -18,7 +18,7 @@ export function stkCallbackBody(payment: StkPayment): unknown {
       Item: [
         { Name: "Amount", Value: payment.amount },
         { Name: "MpesaReceiptNumber", Value: payment.receipt },
-        { Name: "TransactionDate", Value: Number(eatTimestamp(payment.settledAt)) },
+        { Name: "TransactionDate", Value: Number(eatTimestamp(new Date(payment.settledAt))) },
         { Name: "PhoneNumber", Value: Number(payment.phone) },
       ],
     };
@@ -44,7 +44,7 @@ export function b2cResultBody(payout: B2cPayout, utilityBalance: number): unknow
         { Key: "TransactionAmount", Value: payout.amount },
         { Key: "TransactionReceipt", Value: payout.transactionId },
         { Key: "ReceiverPartyPublicName", Value: `${payout.phone} - ${SIM_CUSTOMER_NAME}` },
-        { Key: "TransactionCompletedDateTime", Value: eatCompletedDateTime(payout.settledAt) },
+        { Key: "TransactionCompletedDateTime", Value: eatCompletedDateTime(new Date(payout.settledAt)) },
         { Key: "B2CUtilityAccountAvailableFunds", Value: utilityBalance },
         { Key: "B2CWorkingAccountAvailableFunds", Value: 1_199_371.0 },
         { Key: "B2CRecipientIsRegisteredCustomer", Value: "Y" },
@@ -93,7 +93,11 @@ export interface StatusQuery {
 }
 
 export function describeB2cPayout(payout: B2cPayout, b2cShortcode: string): QueriedTransaction {
-  const status = !payout.settled ? "Pending" : payout.result.code === 0 || payout.outcome === "unknown_result" ? "Completed" : "Failed";
+  const status = !payout.settled
+    ? "Pending"
+    : payout.result.code === 0 || payout.outcome === "unknown_result"
+      ? "Completed"
+      : "Failed";
   return {
     receipt: payout.transactionId,
     status,
@@ -102,14 +106,19 @@ export function describeB2cPayout(payout: B2cPayout, b2cShortcode: string): Quer
     conversationId: payout.conversationId,
     debitPartyName: `${b2cShortcode} - ${SIM_BUSINESS_NAME}`,
     creditPartyName: `${payout.phone} - ${SIM_CUSTOMER_NAME}`,
-    reasonType: payout.commandId === "SalaryPayment" ? "Salary Payment via API" : "Business Payment to Customer via API",
+    reasonType:
+      payout.commandId === "SalaryPayment" ? "Salary Payment via API" : "Business Payment to Customer via API",
     debitAccountType: "Utility Account",
-    initiatedAt: payout.createdAt,
-    finalisedAt: payout.settledAt ?? payout.createdAt,
+    initiatedAt: new Date(payout.createdAt),
+    finalisedAt: new Date(payout.settledAt ?? payout.createdAt),
   };
 }
 
-export function describeStkPayment(payment: StkPayment & { receipt: string }, shortcode: string, reversed = false): QueriedTransaction {
+export function describeStkPayment(
+  payment: StkPayment & { receipt: string },
+  shortcode: string,
+  reversed = false,
+): QueriedTransaction {
   return {
     receipt: payment.receipt,
     status: reversed ? "Reversed" : "Completed",
@@ -120,8 +129,8 @@ export function describeStkPayment(payment: StkPayment & { receipt: string }, sh
     creditPartyName: `${payment.partyB === shortcode ? shortcode : payment.partyB} - ${SIM_BUSINESS_NAME}`,
     reasonType: payment.transactionType === "CustomerBuyGoodsOnline" ? "Buy Goods Online" : "Pay Bill Online",
     debitAccountType: "MMF Account For Customer",
-    initiatedAt: payment.createdAt,
-    finalisedAt: payment.settledAt ?? payment.createdAt,
+    initiatedAt: new Date(payment.createdAt),
+    finalisedAt: new Date(payment.settledAt ?? payment.createdAt),
   };
 }
 
@@ -137,13 +146,17 @@ export function describeC2bPayment(payment: C2bPayment, reversed = false): Queri
     creditPartyName: `${payment.shortCode} - ${SIM_BUSINESS_NAME}`,
     reasonType: payment.command === "CustomerBuyGoodsOnline" ? "Buy Goods" : "Pay Bill",
     debitAccountType: "MMF Account For Customer",
-    initiatedAt: payment.completedAt,
-    finalisedAt: payment.completedAt,
+    initiatedAt: new Date(payment.at),
+    finalisedAt: new Date(payment.at),
   };
 }
 
 /** The Transaction Status result, in the portal's parameter order. */
-export function transactionStatusResultBody(query: StatusQuery, result: ResultCodeText, transaction: QueriedTransaction | null): unknown {
+export function transactionStatusResultBody(
+  query: StatusQuery,
+  result: ResultCodeText,
+  transaction: QueriedTransaction | null,
+): unknown {
   const body: Record<string, unknown> = {
     ResultType: 0,
     ResultCode: result.code,
@@ -171,7 +184,9 @@ export function transactionStatusResultBody(query: StatusQuery, result: ResultCo
       ],
     };
   }
-  body["ReferenceData"] = { ReferenceItem: query.occasion ? { Key: "Occasion", Value: query.occasion } : { Key: "Occasion" } };
+  body["ReferenceData"] = {
+    ReferenceItem: query.occasion ? { Key: "Occasion", Value: query.occasion } : { Key: "Occasion" },
+  };
   return { Result: body };
 }
 
@@ -192,7 +207,7 @@ export function reversalResultBody(reversal: SimReversal, utilityBalance: number
       ResultParameter: [
         { Key: "DebitAccountBalance", Value: `Utility Account|KES|${balance}|${balance}|0.00|0.00` },
         { Key: "Amount", Value: reversal.amount },
-        { Key: "TransCompletedTime", Value: Number(eatTimestamp(reversal.settledAt ?? reversal.createdAt)) },
+        { Key: "TransCompletedTime", Value: Number(eatTimestamp(new Date(reversal.settledAt ?? reversal.createdAt))) },
         { Key: "OriginalTransactionID", Value: reversal.originalTransactionId },
         { Key: "Charge", Value: 0 },
         { Key: "CreditPartyPublicName", Value: reversal.creditParty },
@@ -217,7 +232,11 @@ export function reversalTimeoutBody(reversal: SimReversal, timeout: ResultCodeTe
 }
 
 export function describeReversal(reversal: SimReversal): QueriedTransaction {
-  const status = !reversal.settled ? "Pending" : reversal.result.code === 0 || reversal.outcome === "unknown_result" ? "Completed" : "Failed";
+  const status = !reversal.settled
+    ? "Pending"
+    : reversal.result.code === 0 || reversal.outcome === "unknown_result"
+      ? "Completed"
+      : "Failed";
   return {
     receipt: reversal.transactionId,
     status,
@@ -228,8 +247,8 @@ export function describeReversal(reversal: SimReversal): QueriedTransaction {
     creditPartyName: reversal.creditParty,
     reasonType: "Reversal",
     debitAccountType: "Utility Account",
-    initiatedAt: reversal.createdAt,
-    finalisedAt: reversal.settledAt ?? reversal.createdAt,
+    initiatedAt: new Date(reversal.createdAt),
+    finalisedAt: new Date(reversal.settledAt ?? reversal.createdAt),
   };
 }
 

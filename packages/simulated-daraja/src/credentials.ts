@@ -1,7 +1,5 @@
 import { constants, createPrivateKey, createPublicKey, generateKeyPairSync, privateDecrypt } from "node:crypto";
 import type { KeyObject } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
 
 export interface SimulatorKeyPair {
   privateKeyPem: string;
@@ -21,31 +19,6 @@ export function publicKeyPemFor(privateKeyPem: string): string {
   return createPublicKey(createPrivateKey(privateKeyPem)).export({ type: "spki", format: "pem" }).toString();
 }
 
-export interface SimulatorKeyFiles {
-  /** Loaded if it exists; otherwise a new key is generated and written there. Omit to keep it in memory. */
-  privateKeyPath?: string;
-  /** Where the public key PEM is written for clients. */
-  publicKeyPath: string;
-}
-
-/** Loads or creates the simulator's RSA key and writes its public key PEM for clients to encrypt with. */
-export function createSimulatorKeyFiles(files: SimulatorKeyFiles): SimulatorKeyPair {
-  let pair: SimulatorKeyPair;
-  if (files.privateKeyPath && existsSync(files.privateKeyPath)) {
-    const privateKeyPem = readFileSync(files.privateKeyPath, "utf8");
-    pair = { privateKeyPem, publicKeyPem: publicKeyPemFor(privateKeyPem) };
-  } else {
-    pair = generateSimulatorKeyPair();
-    if (files.privateKeyPath) {
-      mkdirSync(dirname(files.privateKeyPath), { recursive: true });
-      writeFileSync(files.privateKeyPath, pair.privateKeyPem, { mode: 0o600 });
-    }
-  }
-  mkdirSync(dirname(files.publicKeyPath), { recursive: true });
-  writeFileSync(files.publicKeyPath, pair.publicKeyPem);
-  return pair;
-}
-
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 export function isBase64(value: string): boolean {
@@ -59,7 +32,10 @@ export function isBase64(value: string): boolean {
  */
 export function decryptSecurityCredential(privateKey: string | KeyObject, credential: string): string | null {
   try {
-    const block = privateDecrypt({ key: privateKey, padding: constants.RSA_NO_PADDING }, Buffer.from(credential, "base64"));
+    const block = privateDecrypt(
+      { key: privateKey, padding: constants.RSA_NO_PADDING },
+      Buffer.from(credential, "base64"),
+    );
     if (block[0] !== 0 || block[1] !== 2) return null;
     const separator = block.indexOf(0, 2);
     if (separator < 10) return null;

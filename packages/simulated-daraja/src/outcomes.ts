@@ -64,9 +64,18 @@ export interface ResultCodeText {
 
 export const RESULT_SUCCESS: ResultCodeText = { code: 0, desc: "The service request is processed successfully." };
 export const RESULT_INITIATOR_INVALID: ResultCodeText = { code: 2001, desc: "The initiator information is invalid." };
-export const RESULT_NOT_PERMITTED: ResultCodeText = { code: 2028, desc: "The request is not permitted according to product assignment." };
-export const RESULT_BELOW_MINIMUM: ResultCodeText = { code: 2, desc: "Declined due to limit rule: less than the minimum transaction amount." };
-export const RESULT_ABOVE_MAXIMUM: ResultCodeText = { code: 3, desc: "Declined due to limit rule: greater than the maximum transaction amount." };
+export const RESULT_NOT_PERMITTED: ResultCodeText = {
+  code: 2028,
+  desc: "The request is not permitted according to product assignment.",
+};
+export const RESULT_BELOW_MINIMUM: ResultCodeText = {
+  code: 2,
+  desc: "Declined due to limit rule: less than the minimum transaction amount.",
+};
+export const RESULT_ABOVE_MAXIMUM: ResultCodeText = {
+  code: 3,
+  desc: "Declined due to limit rule: greater than the maximum transaction amount.",
+};
 // Not a Daraja code: exists so a client's "unrecognised code → reconcile" path can be exercised.
 export const RESULT_UNRECOGNISED: ResultCodeText = { code: 5555, desc: "Simulated unrecognised result code" };
 
@@ -103,7 +112,14 @@ export function b2cResultFor(outcome: SimOutcome): ResultCodeText {
 
 export const B2C_TIMEOUT_RESULT: ResultCodeText = { code: 1, desc: "The service request has timed out." };
 
-export const REVERSAL_OUTCOMES: readonly SimOutcome[] = ["success", "timeout", "insufficient_funds", "no_callback", "duplicate_callback", "unknown_result"];
+export const REVERSAL_OUTCOMES: readonly SimOutcome[] = [
+  "success",
+  "timeout",
+  "insufficient_funds",
+  "no_callback",
+  "duplicate_callback",
+  "unknown_result",
+];
 
 /**
  * Exact reversal amounts (KES: the amount of the payment reversed, so amounts an STK prompt pays)
@@ -117,8 +133,14 @@ export const REVERSAL_MAGIC_AMOUNTS: Readonly<Record<number, SimOutcome>> = {
   35: "unknown_result",
 };
 
-export const REVERSAL_ALREADY_REVERSED: ResultCodeText = { code: "R000001", desc: "The transaction has already been reversed." };
-export const REVERSAL_UNKNOWN_RECEIPT: ResultCodeText = { code: "R000002", desc: "The OriginalTransactionID is invalid." };
+export const REVERSAL_ALREADY_REVERSED: ResultCodeText = {
+  code: "R000001",
+  desc: "The transaction has already been reversed.",
+};
+export const REVERSAL_UNKNOWN_RECEIPT: ResultCodeText = {
+  code: "R000002",
+  desc: "The OriginalTransactionID is invalid.",
+};
 
 /** A reversal's ResultCode: the number 0 on success, as the portal's samples; failures as Daraja words them. */
 export function reversalResultFor(outcome: SimOutcome): ResultCodeText {

@@ -54,7 +54,10 @@ export function expectedPassword(shortcode: string, passkey: string, timestamp: 
   return Buffer.from(`${shortcode}${passkey}${timestamp}`, "utf8").toString("base64");
 }
 
-const hex = (length: number) => randomBytes(Math.ceil(length / 2)).toString("hex").slice(0, length);
+const hex = (length: number) =>
+  randomBytes(Math.ceil(length / 2))
+    .toString("hex")
+    .slice(0, length);
 const digits = (length: number) => Array.from({ length }, () => randomInt(10)).join("");
 const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
