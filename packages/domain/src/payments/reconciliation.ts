@@ -21,6 +21,7 @@
  * review. A payout is never marked FAILED by giving up (the money may have moved): after
  * `payoutGiveUpAfterSeconds` it stays UNKNOWN, is no longer queried, and is logged for review.
  */
+import { tenants as tenantsRepository } from "@mteja/db";
 import type { DarajaClient } from "@mteja/daraja";
 import type { PaymentPorts } from "./kernel/ports.js";
 import { toTenant, type Tenant } from "../shared/tenant.js";
@@ -66,7 +67,7 @@ export function createReconciler(getDeps: () => PaymentPorts, overrides: Partial
       const tenants = new Map<string, Tenant | undefined>();
       const tenantOf = async (id: string) => {
         if (!tenants.has(id)) {
-          const row = await deps.db.unscoped.tenant.findUnique({ where: { id } });
+          const row = await tenantsRepository.findTenant(deps.db.unscoped, id);
           tenants.set(id, row ? toTenant(row) : undefined);
         }
         return tenants.get(id);
