@@ -53,6 +53,11 @@ const settingsSchema = z
       .min(0)
       .max(120_000)
       .optional(),
+    /**
+     * Where the one listening connection goes (LISTEN for payment status notices); default DATABASE_URL.
+     * Direct or session-pooled: a transaction-pooling PgBouncer cannot hold a LISTEN (docs/deployment.md).
+     */
+    DATABASE_LISTEN_URL: url("DATABASE_LISTEN_URL", /^postgres(ql)?$/).optional(),
     DATA_DIR: z.string().min(1).default("./data"),
     REDIS_URL: url("REDIS_URL", /^rediss?$/).optional(),
     SMTP_URL: url("SMTP_URL", /^smtps?$/).optional(),
@@ -82,6 +87,11 @@ const settingsSchema = z
         }
         return parsed;
       }),
+    /**
+     * With REDIS_URL: how long a place of the per-user subscription cap outlives the instance holding it
+     * (renewed every third of it while the subscription is open; docs/deployment.md#shared-caps).
+     */
+    STATUS_SUBSCRIPTION_TTL_SECONDS: z.coerce.number().int().min(3).max(3600).default(30),
     REDIS_KEY_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, "REDIS_KEY_PREFIX must be 1-64 letters, digits or _ : . -").default("mteja"),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     DEFAULT_TENANT_ID: z.string().regex(/^[a-z0-9][a-z0-9-]{1,62}$/, "DEFAULT_TENANT_ID must be a tenant slug").default("default"),
@@ -126,6 +136,26 @@ const settingsSchema = z
     /** Webhook deliveries in flight on one instance at most; of them one tenant's at most WEBHOOK_TENANT_CONCURRENCY (docs/webhooks.md#fairness). */
     WEBHOOK_CONCURRENCY: z.coerce.number({ error: "WEBHOOK_CONCURRENCY must be a number" }).int().min(1).max(500).default(20),
     WEBHOOK_TENANT_CONCURRENCY: z.coerce.number({ error: "WEBHOOK_TENANT_CONCURRENCY must be a number" }).int().min(1).max(500).default(4),
+    /**
+     * How long a claimed mail or text is kept from other instances' outbox workers, renewed every third
+     * of it while it is being sent: a crashed instance's are sent again about this long after the crash.
+     */
+    OUTBOX_LEASE_SECONDS: z.coerce
+      .number({ error: "OUTBOX_LEASE_SECONDS must be a number" })
+      .int()
+      .min(2)
+      .max(3600)
+      .default(10),
+    /**
+     * How long a claimed webhook delivery is kept from other instances, renewed every third of it while it
+     * is being sent: a crashed instance's deliveries are sent again about this long after the crash.
+     */
+    WEBHOOK_LEASE_SECONDS: z.coerce
+      .number({ error: "WEBHOOK_LEASE_SECONDS must be a number" })
+      .int()
+      .min(2)
+      .max(3600)
+      .default(10),
     /** An endpoint whose every delivery has failed for this long is disabled (docs/webhooks.md#endpoints-that-keep-failing). */
     WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number({ error: "WEBHOOK_DISABLE_AFTER_SECONDS must be a number" }).int().min(1).max(90 * 24 * 3600).default(3 * 24 * 3600),
     ...momoSettingsShape,

@@ -30,4 +30,13 @@ export * as signingKeys from "./repositories/signing-keys.js";
 export * as tenants from "./repositories/tenants.js";
 export * as users from "./repositories/users.js";
 export * as webhooks from "./repositories/webhooks.js";
-export * as simulatedDaraja from "./repositories/simulated-daraja.js";
+export {
+  listenForPaymentStatus,
+  listenerName,
+  parsePaymentStatusNotice,
+  paymentStatusChannel,
+  type PaymentStatusListener,
+  type PaymentStatusListenerEvents,
+  type PaymentStatusNotice,
+} from "./payment-status-notices.js";
+export * as leases from "./repositories/leases.js";

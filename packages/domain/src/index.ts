@@ -38,7 +38,14 @@ export { sealStoredMomoSecrets } from "./tenants/momo-secrets.js";
 export * from "./payments/index.js";
 export { webhookEventTypes, type WebhookEventType } from "./webhooks/event-types.js";
 export { recordEvent, type NewEvent } from "./webhooks/events.js";
-export { deliveriesPerEndpoint, startDueDeliveries, type DeliveryOptions, type DeliveryResult, type WebhookPoster } from "./webhooks/delivery-worker.js";
+export {
+  createDeliveryLeases,
+  deliveriesPerEndpoint,
+  startDueDeliveries,
+  type DeliveryOptions,
+  type DeliveryResult,
+  type WebhookPoster,
+} from "./webhooks/delivery-worker.js";
 export { defaultWebhookRetrySchedule } from "./webhooks/retry-schedule.js";
 export { retentionRules, type RetentionRule, type RetentionKind } from "./retention/rules.js";
 export { pruneExpiredRows, type PruneOptions, type PruneReport } from "./retention/prune.js";

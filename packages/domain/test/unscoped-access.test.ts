@@ -36,6 +36,8 @@ const doors: { name: string; pattern: RegExp; allowed: string[] }[] = [
       "payments/stk/stk-reconciliation.ts",
       "payments/payouts/payout-reconciliation.ts",
       "payments/reversals/reversal-reconciliation.ts",
+      // ...and keep the leases of the rows they claimed, of every tenant, while they work.
+      "payments/kernel/leased-sweep.ts",
       // The reconciler reads the tenant of each claimed row for its Daraja account.
       "payments/reconciliation.ts",
       // A C2B notification names only a short code: the tenant is found from it (tenant ids only), and

@@ -10,6 +10,7 @@ export {
   type ReadyRow,
 } from "./fair-share.js";
 export type { Clock, Random } from "./ports.js";
+export { createLeaseKeeper, type HeldLease, type LeaseKeeper, type LeaseKeeperOptions } from "./lease-keeper.js";
 export {
   createLeasedOutboxWorker,
   type DeliveryFailure,

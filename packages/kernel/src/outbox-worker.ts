@@ -6,6 +6,7 @@
  */
 import { backoffAfter } from "./backoff.js";
 import { quarterShare } from "./fair-share.js";
+import { createLeaseKeeper, type HeldLease } from "./lease-keeper.js";
 import type { Random } from "./ports.js";
 
 /** An outbox row as claimed: its id and its failed attempts so far (0 for one never tried). */
@@ -22,6 +23,11 @@ export interface OutboxItem {
  */
 export interface LeasedOutboxStore<T extends OutboxItem, R> {
   claimDue(opts: { limit: number; now: Date; leaseMs: number; perTenant: number }): Promise<T[]>;
+  /**
+   * Renews the leases of claimed rows still leased as held (lease-keeper.ts); answers the ids renewed.
+   * Without it, the worker gives each item up a third of a lease before its lease ends.
+   */
+  renewLeases?(held: readonly HeldLease[], until: Date): Promise<readonly string[]>;
   /** Records delivery (with what the delivery answered); the row is never claimed again. Idempotent. */
   markSent(id: string, sentAt: Date, delivered: R): Promise<void>;
   /** Records a failed attempt and when to try again. Must not touch a row already marked sent. */
@@ -58,8 +64,13 @@ export interface LeasedOutboxWorkerOptions<T extends OutboxItem, R> {
   intervalMs?: number;
   /** Items claimed per run (default 20): the instance's sends in flight, of which one tenant's at most a quarter. */
   batchSize?: number;
-  /** How long claimed items stay reserved for this worker (default 60 s). */
+  /**
+   * How long claimed items stay reserved for this worker (default 60 s); renewed every third of it while
+   * they are being sent when the store can renew (docs/deployment.md#leases-and-crashed-instances).
+   */
   leaseMs?: number;
+  /** A send still running this long is aborted (default 45 s). */
+  sendTimeoutMs?: number;
   /** Delay after the first failure (default 2 s); doubles with each failure. */
   baseBackoffMs?: number;
   /** Longest delay between attempts (default 15 min); a failing item keeps being retried at this pace. */
@@ -101,6 +112,17 @@ export function createLeasedOutboxWorker<T extends OutboxItem, R>(options: Lease
   // another shop's by one batch at most.
   const perTenant = quarterShare(batchSize);
   const leaseMs = options.leaseMs ?? 60_000;
+  const sendTimeoutMs = options.sendTimeoutMs ?? 45_000;
+  // The items being sent keep their leases; an item whose lease is lost is not sent, or its send aborted.
+  const renew = store.renewLeases?.bind(store);
+  const leases = createLeaseKeeper({
+    leaseMs,
+    now,
+    ...(renew ? { renew } : {}),
+    onError: (error) => {
+      logger.warn({ error: options.describeFailure(error).description }, `${noun} leases not renewed`);
+    },
+  });
   const backoffPolicy = { base: options.baseBackoffMs ?? 2_000, max: options.maxBackoffMs ?? 15 * 60_000 };
   const concurrency = Math.max(1, options.concurrency ?? 4);
   // Up to a quarter off, so items that failed together (an outage) do not all retry at once.
@@ -122,42 +144,55 @@ export function createLeasedOutboxWorker<T extends OutboxItem, R>(options: Lease
   async function runBatch(): Promise<BatchResult> {
     const claimedAt = now();
     const items = await store.claimDue({ limit: batchSize, now: claimedAt, leaseMs, perTenant });
-    // Sends must end well before the lease does: once it runs out another instance may claim the
-    // same item, and the two must never be sending it at the same time.
-    const sendDeadline = claimedAt.getTime() + leaseMs * 0.75;
+    // A send must never outlive its lease: once it runs out another instance may claim the same item,
+    // and the two must never be sending it at the same time. The keeper renews the leases while the
+    // batch is sent, and aborts a send whose lease it could not keep.
+    const lost = new Map(items.map((item) => [item.id, new AbortController()]));
+    const leaseEnd = new Date(claimedAt.getTime() + leaseMs);
+    for (const item of items) leases.hold(item.id, leaseEnd, () => lost.get(item.id)!.abort());
     const queue = [...items];
     const result: BatchResult = { claimed: items.length, sent: 0, failed: 0 };
     let serverUnavailable: string | undefined;
 
+    async function sendOne(item: T): Promise<void> {
+      if (serverUnavailable !== undefined) {
+        // The server is down for every item; trying each one would only wait out more timeouts.
+        await recordFailure(item, `Not tried, server unavailable: ${serverUnavailable}`);
+        result.failed++;
+        return;
+      }
+      const failure = await deliver(item, lost.get(item.id)!);
+      if (failure === undefined) {
+        result.sent++;
+        return;
+      }
+      if (failure.serverUnavailable) serverUnavailable ??= failure.description;
+      await recordFailure(item, failure.description);
+      result.failed++;
+    }
+
     async function sendQueued(): Promise<void> {
       for (let item = queue.shift(); item; item = queue.shift()) {
-        if (serverUnavailable !== undefined) {
-          // The server is down for every item; trying each one would only wait out more timeouts.
-          await recordFailure(item, `Not tried, server unavailable: ${serverUnavailable}`);
-          result.failed++;
-          continue;
+        // Its lease was lost: left for whichever worker claims it next.
+        if (!leases.holds(item.id)) continue;
+        try {
+          await sendOne(item);
+        } finally {
+          leases.release(item.id);
         }
-        const remainingMs = sendDeadline - now().getTime();
-        // Left leased: claimed again once the lease runs out.
-        if (remainingMs <= 0) continue;
-        const failure = await deliver(item, remainingMs);
-        if (failure === undefined) {
-          result.sent++;
-          continue;
-        }
-        if (failure.serverUnavailable) serverUnavailable ??= failure.description;
-        await recordFailure(item, failure.description);
-        result.failed++;
       }
     }
 
-    await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, sendQueued));
+    try {
+      await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, sendQueued));
+    } finally {
+      for (const item of items) leases.release(item.id);
+    }
     return result;
   }
 
-  async function deliver(item: T, remainingMs: number): Promise<DeliveryFailure | undefined> {
-    const abort = new AbortController();
-    const abortTimer = setTimeout(() => abort.abort(), remainingMs);
+  async function deliver(item: T, abort: AbortController): Promise<DeliveryFailure | undefined> {
+    const abortTimer = setTimeout(() => abort.abort(), sendTimeoutMs);
     let delivered: R;
     try {
       delivered = await options.deliver(item, { signal: abort.signal });

@@ -40,6 +40,8 @@ export interface OutboxStore {
    * token) and sets the next attempt to `nextAttemptAt`. Must not touch a row already marked sent.
    */
   markFailed(id: string, opts: { error: string; nextAttemptAt: Date; attempts: number }): Promise<void>;
+  /** Renews the leases of mails being sent (@mteja/kernel's LeasedOutboxStore.renewLeases). */
+  renewLeases?(held: readonly { id: string; until: Date }[], until: Date): Promise<readonly string[]>;
 }
 
 export interface OutboxRecipient {

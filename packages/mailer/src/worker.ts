@@ -20,7 +20,12 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   const { store, transport, ...rest } = options;
   return createLeasedOutboxWorker<OutboxMail, void>({
     ...rest,
-    store: { claimDue: (opts) => store.claimDue(opts), markSent: (id, sentAt) => store.markSent(id, sentAt), markFailed: (id, opts) => store.markFailed(id, opts) },
+    store: {
+      claimDue: (opts) => store.claimDue(opts),
+      markSent: (id, sentAt) => store.markSent(id, sentAt),
+      markFailed: (id, opts) => store.markFailed(id, opts),
+      ...(store.renewLeases ? { renewLeases: (held, until) => store.renewLeases!(held, until) } : {}),
+    },
     deliver: (mail, opts) => transport.send(mail, opts),
     describeFailure: (error) => ({
       description: describeError(error),

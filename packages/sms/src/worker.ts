@@ -14,6 +14,8 @@ export interface SmsOutboxWorkerOptions {
   random: Pick<Random, "int">;
   now?: () => Date;
   intervalMs?: number;
+  /** How long claimed texts stay reserved for this worker, renewed while they are sent (the kernel's default: 60 s). */
+  leaseMs?: number;
   baseBackoffMs?: number;
   maxBackoffMs?: number;
 }

@@ -39,7 +39,7 @@ export interface TestAppOptions {
 }
 
 export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
-  const settings = readSettings({
+  const given = {
     NODE_ENV: "test",
     LOG_LEVEL: "silent",
     DATA_ENCRYPTION_KEY: randomBytes(32).toString("hex"),
@@ -51,15 +51,18 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     // processes) is what password-hashing.test.ts and the process tests start.
     PASSWORD_HASHER: "threads",
     ...env,
-  });
+  };
   // The test opens the database itself, from the settings the composition root would read.
+  const base = readSettings(given);
   const database =
     options.database ??
     (await createTestDatabase({
-      preparedStatements: settings.DATABASE_PREPARED_STATEMENTS,
-      connectTimeoutMs: settings.DATABASE_CONNECT_TIMEOUT_MS,
-      statementTimeoutMs: settings.DATABASE_STATEMENT_TIMEOUT_MS,
+      preparedStatements: base.DATABASE_PREPARED_STATEMENTS,
+      connectTimeoutMs: base.DATABASE_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: base.DATABASE_STATEMENT_TIMEOUT_MS,
     }));
+  // Its URL is the service's DATABASE_URL, as in production (the listening connection goes there).
+  const settings = readSettings(database.url ? { DATABASE_URL: database.url, ...given } : given);
   const ownsDatabase = !options.database;
   const logger = options.logStream ? pino(loggerOptions(settings) as pino.LoggerOptions, options.logStream) : undefined;
   // The registry /metrics serves is also where the domain reports sign-ins, as main.ts wires it.

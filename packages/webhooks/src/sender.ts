@@ -12,6 +12,8 @@ export interface WebhookRequest {
   url: string;
   headers: Record<string, string>;
   body: string;
+  /** Ends the attempt at once (its error says so): the sender no longer holds the delivery's lease. */
+  signal?: AbortSignal;
 }
 
 /** A 2xx acknowledges; anything else (a status, or an error before one) is a failed attempt. */
@@ -106,6 +108,10 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
         timer = setTimeout(() => {
           outgoing.destroy(new Error(`timed out after ${timeoutMs} ms`));
         }, timeoutMs);
+        const abort = () => outgoing.destroy(new Error("aborted: the delivery's lease was lost"));
+        if (request.signal?.aborted) abort();
+        request.signal?.addEventListener("abort", abort, { once: true });
+        outgoing.once("close", () => request.signal?.removeEventListener("abort", abort));
         outgoing.on("error", (error) => finish({ statusCode: null, error: error.message }));
         outgoing.on("response", (response) => {
           // Redirects are answers like any other: a 3xx is not followed and does not acknowledge.

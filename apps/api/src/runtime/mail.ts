@@ -3,7 +3,7 @@
  * when SMTP_URL is set, else the log transport) and the worker that sends what the domain wrote
  * to the outbox. See docs/mail.md.
  */
-import { outboxes, type Database } from "@mteja/db";
+import { leases, outboxes, type Database } from "@mteja/db";
 import type { Logger, Random } from "@mteja/domain";
 import { createMailTransport, createOutboxWorker, isMailKind, type OutboxRunResult } from "@mteja/mailer";
 import type { Settings } from "../settings.js";
@@ -28,8 +28,13 @@ export function createMailRuntime(settings: Settings, db: Database, logger: Logg
     now,
   });
   // Outside production the bodies stay, so the dev outbox (GET /dev/outbox) can show the links.
-  const store = outboxes.createMailStore(db.unscoped, { isKind: isMailKind, scrubBodiesOnSend: production });
-  const worker = createOutboxWorker({ store, transport, logger, now, random });
+  const store = {
+    ...outboxes.createMailStore(db.unscoped, { isKind: isMailKind, scrubBodiesOnSend: production }),
+    renewLeases: (held: readonly leases.HeldLease[], until: Date) =>
+      leases.renew(db.unscoped, "mail_outbox", held, until),
+  };
+  const leaseMs = settings.OUTBOX_LEASE_SECONDS * 1000;
+  const worker = createOutboxWorker({ store, transport, logger, now, random, leaseMs });
   if (startWorker) worker.start();
   return {
     nudge: () => worker.nudge(),

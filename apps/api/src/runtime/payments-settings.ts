@@ -62,6 +62,17 @@ export const momoSettingsShape = {
     .default(300),
   MOMO_RECONCILE_INTERVAL_MS: z.coerce.number({ error: "MOMO_RECONCILE_INTERVAL_MS must be a number" }).int().min(0).max(3_600_000).default(5_000),
   MOMO_RECONCILE_PACE_MS: z.coerce.number({ error: "MOMO_RECONCILE_PACE_MS must be a number" }).int().min(0).max(60_000).default(200),
+  /**
+   * How long a reconciliation run keeps the rows it claimed from other instances, renewed every third of
+   * it while it works: a crashed instance's rows are queried again this long after the crash, plus at most
+   * one MOMO_RECONCILE_INTERVAL_MS (docs/deployment.md#leases-and-crashed-instances).
+   */
+  MOMO_RECONCILE_LEASE_SECONDS: z.coerce
+    .number({ error: "MOMO_RECONCILE_LEASE_SECONDS must be a number" })
+    .int()
+    .min(2)
+    .max(3600)
+    .default(10),
   /** C2B (docs/mpesa.md#c2b); default: PUBLIC_URL (else MOMO_CALLBACK_URL's base) + /api/momo/callback/c2b/validation. */
   MOMO_C2B_VALIDATION_URL: optionalUrl("MOMO_C2B_VALIDATION_URL"),
   /** Default: PUBLIC_URL (else MOMO_CALLBACK_URL's base) + /api/momo/callback/c2b/confirmation. */

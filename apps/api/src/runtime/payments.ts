@@ -8,7 +8,20 @@
  */
 import { securityCredentialFromCertificate, worstCaseRequestMs } from "@mteja/daraja";
 import type { Database } from "@mteja/db";
-import { createCallbackTokens, createMomoAccounts, createPaymentEvents, createReconciler, createStatusStreamSlots, type DataCipher, type PaymentPorts, type Logger, type MomoDeps, type PlatformMomoAccount, type ReconcileReport } from "@mteja/domain";
+import {
+  createCallbackTokens,
+  createMomoAccounts,
+  createPaymentEvents,
+  createReconciler,
+  createStatusStreamSlots,
+  type DataCipher,
+  type PaymentPorts,
+  type Logger,
+  type MomoDeps,
+  type PlatformMomoAccount,
+  type ReconcileReport,
+  type StatusStreamSlots,
+} from "@mteja/domain";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Settings } from "../settings.js";
@@ -124,6 +137,8 @@ export interface PaymentsRuntimeOptions {
   /** Where the simulated provider keeps its outcomes. */
   db: Database;
   now: () => Date;
+  /** The per-user cap on status subscriptions, when it is shared (Redis); else counted in this instance. */
+  statusStreams?: StatusStreamSlots;
 }
 
 export async function createPaymentsRuntime(settings: Settings, logger: Logger, getDeps: () => PaymentPorts, options: PaymentsRuntimeOptions): Promise<PaymentsRuntime> {
@@ -133,7 +148,10 @@ export async function createPaymentsRuntime(settings: Settings, logger: Logger, 
   // Each request's URL gets its tenant's token (tenantCallbackUrl); the addresses here carry none.
   const address = (url: string | undefined) => (url && effective ? url : null);
 
-  const reconciler = createReconciler(getDeps, { paceMs: settings.MOMO_RECONCILE_PACE_MS });
+  const reconciler = createReconciler(getDeps, {
+    paceMs: settings.MOMO_RECONCILE_PACE_MS,
+    leaseSeconds: settings.MOMO_RECONCILE_LEASE_SECONDS,
+  });
   const providers = createDarajaProviders({
     baseUrl: effective?.baseUrl,
     timeoutMs: settings.MOMO_TIMEOUT_MS,
@@ -173,7 +191,7 @@ export async function createPaymentsRuntime(settings: Settings, logger: Logger, 
       platformShortcode: effective?.shortcode ?? null,
     },
     events: createPaymentEvents(),
-    statusStreams: createStatusStreamSlots(),
+    statusStreams: options.statusStreams ?? createStatusStreamSlots(),
   };
 
   let timer: NodeJS.Timeout | undefined;

@@ -19,6 +19,9 @@ import {
   tokenDefaults,
   unlimited,
   unobservedEvents,
+  createStatusStreamSlots,
+  MAX_OPEN_STATUS_STREAMS_PER_USER,
+  type StatusStreamSlots,
   type Clock,
   type Deps,
   type DomainEvents,
@@ -40,6 +43,8 @@ import { createWebhooksRuntime, type WebhooksRuntime } from "./webhooks.js";
 import { createRetentionRuntime, type RetentionRuntime } from "./retention.js";
 import { createPasswordHashing } from "./password-hashing/index.js";
 import { resolveDataEncryptionKey } from "./secrets.js";
+import { startStatusNotices } from "./status-notices.js";
+import { createSharedStreamSlots } from "./shared-stream-slots.js";
 
 export interface Services {
   deps: Deps;
@@ -126,12 +131,14 @@ export async function createServices(settings: Settings, logger: Logger, overrid
     const sms = await createSmsRuntime(settings, db, logger, now, random);
     closers.add("SMS outbox worker", () => sms.close());
 
+    const statusStreams = redis && sharedStatusStreams(settings, redis, logger);
     // The reconciler reads deps when it runs, after they are built below.
     const payments = await createPaymentsRuntime(settings, logger, () => deps, {
       cipher,
       db,
       now,
       ...(overrides.darajaFetch ? { darajaFetch: overrides.darajaFetch } : {}),
+      ...(statusStreams ? { statusStreams } : {}),
     });
     closers.add("payment reconciliation", () => payments.close());
     const webhooks = createWebhooksRuntime(settings, logger, () => deps);
@@ -186,6 +193,8 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       },
     };
     if (overrides.startWorkers !== false) {
+      const notices = startStatusNotices(settings, db, payments.momo.events, logger);
+      if (notices) closers.add("payment status listener", () => notices.close());
       await warnOfSharedC2bTokens(deps);
       payments.start();
       webhooks.start();
@@ -206,4 +215,16 @@ export async function createServices(settings: Settings, logger: Logger, overrid
     await closers.closeAll();
     throw error;
   }
+}
+
+/** The per-user subscription cap, shared through Redis (docs/deployment.md#shared-caps). */
+function sharedStatusStreams(settings: Settings, redis: Redis, logger: Logger): StatusStreamSlots {
+  return createSharedStreamSlots({
+    redis,
+    keyPrefix: settings.REDIS_KEY_PREFIX,
+    limit: MAX_OPEN_STATUS_STREAMS_PER_USER,
+    ttlMs: settings.STATUS_SUBSCRIPTION_TTL_SECONDS * 1000,
+    local: createStatusStreamSlots(),
+    onError: (error) => logger.warn({ err: error }, "the subscription cap could not be counted in Redis: counted here"),
+  });
 }

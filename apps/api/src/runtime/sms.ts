@@ -4,7 +4,7 @@
  * else the log transport) and the worker that sends what the domain wrote to the outbox.
  */
 import { randomBytes } from "node:crypto";
-import { outboxes, type Database } from "@mteja/db";
+import { leases, outboxes, type Database } from "@mteja/db";
 import type { Logger, Random } from "@mteja/domain";
 import type { OutboxRunResult } from "@mteja/kernel";
 import { createSmsOutboxWorker, createSmsTransport } from "@mteja/sms";
@@ -43,8 +43,13 @@ export async function createSmsRuntime(settings: Settings, db: Database, logger:
   });
   if (!settings.SMS_PROVIDER && !dev) logger.info({}, "No SMS provider configured (SMS_PROVIDER unset): texts are logged and kept in the dev outbox");
   // Outside production the bodies stay, so the dev outbox (GET /dev/outbox/texts) can show the codes.
-  const store = outboxes.createTextStore(db.unscoped, { scrubBodiesOnSend: production });
-  const worker = createSmsOutboxWorker({ store, transport, logger, now, random });
+  const store = {
+    ...outboxes.createTextStore(db.unscoped, { scrubBodiesOnSend: production }),
+    renewLeases: (held: readonly leases.HeldLease[], until: Date) =>
+      leases.renew(db.unscoped, "sms_outbox", held, until),
+  };
+  const leaseMs = settings.OUTBOX_LEASE_SECONDS * 1000;
+  const worker = createSmsOutboxWorker({ store, transport, logger, now, random, leaseMs });
   worker.start();
   return {
     nudge: () => worker.nudge(),

@@ -1,13 +1,23 @@
 /**
  * The webhook side of the composition root (docs/webhooks.md): the endpoint URL rules, the sender
  * (10 s time-out, no redirects, the address guard at connection time) and the delivery worker that
- * sends what settlements wrote to the outbox. Every instance runs one; SKIP LOCKED leases keep them
- * from sending one delivery twice at once.
+ * sends what settlements wrote to the outbox. Every instance runs one; SKIP LOCKED leases, renewed while
+ * a delivery is being sent, keep them from sending one delivery twice at once, and bring back within
+ * WEBHOOK_LEASE_SECONDS what a crashed instance was sending (docs/deployment.md#leases-and-crashed-instances).
  *
  * The worker keeps up to WEBHOOK_CONCURRENCY sends in flight and claims again whenever one ends, so
  * a send that hangs holds one slot (of its tenant's share) until its time-out, never the whole worker.
  */
-import { deliveriesPerEndpoint, startDueDeliveries, type DeliveryOptions, type DeliveryResult, type WebhookPorts, type Logger, type WebhookDeps } from "@mteja/domain";
+import {
+  createDeliveryLeases,
+  deliveriesPerEndpoint,
+  startDueDeliveries,
+  type DeliveryOptions,
+  type DeliveryResult,
+  type WebhookPorts,
+  type Logger,
+  type WebhookDeps,
+} from "@mteja/domain";
 import { createInFlightLedger } from "@mteja/kernel";
 import { createWebhookSender, endpointUrlProblem } from "@mteja/webhooks";
 import type { Settings } from "../settings.js";
@@ -36,7 +46,7 @@ export function deliveryOptionsOf(settings: Settings): DeliveryOptions {
     concurrency: settings.WEBHOOK_CONCURRENCY,
     perTenant: settings.WEBHOOK_TENANT_CONCURRENCY,
     perEndpoint: deliveriesPerEndpoint,
-    leaseSeconds: 60,
+    leaseSeconds: settings.WEBHOOK_LEASE_SECONDS,
     retrySchedule: settings.WEBHOOK_RETRY_SCHEDULE,
     disableAfterSeconds: settings.WEBHOOK_DISABLE_AFTER_SECONDS,
   };
@@ -47,6 +57,9 @@ export function createWebhooksRuntime(settings: Settings, logger: Logger, getDep
   const sender = createWebhookSender({ allowPrivateAddresses: allowPrivate, timeoutMs: 10_000 });
   const options = deliveryOptionsOf(settings);
   const inFlight = createInFlightLedger();
+  const leases = createDeliveryLeases(getDeps, options, (error) =>
+    logger.warn({ err: error }, "webhook delivery leases not renewed; sends are given up before their lease ends"),
+  );
   const sending = new Set<Promise<unknown>>();
 
   let started = false;
@@ -56,7 +69,7 @@ export function createWebhooksRuntime(settings: Settings, logger: Logger, getDep
   let again = false;
   let nudged = false;
 
-  const claim = () => startDueDeliveries(getDeps(), sender, options, inFlight);
+  const claim = () => startDueDeliveries(getDeps(), sender, options, inFlight, leases);
 
   /** Follows a send to its end: a failure to record it is logged (its lease runs out and it is tried again), and its slot asks for a claim. */
   function follow(send: Promise<DeliveryResult>): void {
@@ -120,6 +133,7 @@ export function createWebhooksRuntime(settings: Settings, logger: Logger, getDep
       clearTimeout(timer);
       await claiming;
       await Promise.all(sending);
+      leases.close();
     },
   };
 }

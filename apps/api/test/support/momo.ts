@@ -85,6 +85,7 @@ export interface MomoAppOptions {
   /** Passed on to startTestApp. */
   logStream?: TestAppOptions["logStream"];
   metrics?: TestAppOptions["metrics"];
+  /** Another instance's database: this app is a second instance of the service on it. */
   database?: TestAppOptions["database"];
 }
 

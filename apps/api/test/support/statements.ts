@@ -27,6 +27,8 @@ const backgroundWork = [
   /^WITH picked AS \(.*\bwebhook_deliveries\b/,
   /^WITH attempt AS \( INSERT INTO webhook_attempts\b/,
   /^(?!INSERT\b).*\b(mail_outbox|sms_outbox)\b/,
+  // The payment status listener's own connection (runtime/status-notices.ts).
+  /^(LISTEN mteja_payment_status|SELECT 1 AS listener_heartbeat)$/,
 ];
 
 /** Whether a statement (whitespace collapsed) is a background worker's, not the request's. */

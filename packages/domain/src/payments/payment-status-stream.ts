@@ -1,7 +1,9 @@
 /**
  * payments.onStatus (tRPC subscription over SSE): the payment's status now, then every change until
- * it is terminal. Changes applied in this instance arrive through the in-process events at once; the
- * database is re-checked every few seconds so a change applied by another instance is seen too.
+ * it is terminal. A change wakes the stream at once: one applied in this instance through the in-process
+ * events, one applied by another instance through its PostgreSQL notice
+ * (docs/deployment.md#status-across-instances); the database is also re-checked every few seconds, for
+ * a change no notice told.
  *
  * A user has at most MAX_OPEN_STATUS_STREAMS_PER_USER open at once (a further one: 429 RATE_LIMITED),
  * and each re-check also checks the subscriber's session: a logout, revocation, password or role
@@ -38,9 +40,10 @@ function tooManyStreams(): DomainError {
 /** Checks access and takes one of the user's slots first (so NOT_FOUND and RATE_LIMITED are ordinary errors), then streams. */
 export async function openPaymentStatusStream(ctx: AuthedCtx, checkoutRequestId: string, signal: AbortSignal | undefined): Promise<AsyncGenerator<PaymentStatusUpdate>> {
   const payment = await findVisiblePayment(ctx, checkoutRequestId);
-  const slot = ctx.deps.momo.statusStreams.take(`${ctx.tenant.id}:${ctx.auth.sub}`);
+  const slot = await ctx.deps.momo.statusStreams.take(`${ctx.tenant.id}:${ctx.auth.sub}`);
   if (!slot) throw tooManyStreams();
   // The stream gives the slot back when it ends; a connection closed before the stream ever started does here.
+  if (signal?.aborted) slot.release();
   signal?.addEventListener("abort", () => slot.release(), { once: true });
   return paymentStatusStream(ctx, payment, signal, slot);
 }

@@ -2,16 +2,17 @@
  * The delivery worker's sends (docs/webhooks.md#how-delivery-works): claims the due deliveries this
  * instance may start now — fairly across tenants, as many as it has free slots, a tenant and an endpoint
  * at most their share of what is in flight (@mteja/db's webhooks.claimDueDeliveries) — and leases them
- * (other instances skip them, their next attempt is pushed past the send's time-out), so several
- * instances never send one delivery at once; signs each with the endpoint's secrets; records every
+ * for WEBHOOK_LEASE_SECONDS, renewed while each is being sent (other instances skip them; a crashed
+ * instance's come back when their lease ends: docs/deployment.md#leases-and-crashed-instances), so
+ * several instances never send one delivery at once; signs each with the endpoint's secrets; records every
  * attempt, the retry, and the endpoint's health (an endpoint failing for WEBHOOK_DISABLE_AFTER_SECONDS
  * is disabled).
  *
  * The sends are not awaited together: each frees its slot when it ends, so a shop whose endpoints hang
  * holds its own share of the slots for the time-out, and nobody else's.
  */
-import { webhooks } from "@mteja/db";
-import type { InFlightLedger } from "@mteja/kernel";
+import { leases, webhooks } from "@mteja/db";
+import { createLeaseKeeper, type InFlightLedger, type LeaseKeeper } from "@mteja/kernel";
 import { signatureHeader, type WebhookRequest, type WebhookResponse } from "@mteja/webhooks";
 import type { WebhookPorts } from "./ports.js";
 import { signingSecrets } from "./endpoint-secrets.js";
@@ -28,7 +29,10 @@ export interface DeliveryOptions {
   perTenant: number;
   /** Of which one endpoint's at most. */
   perEndpoint: number;
-  /** Longer than a send's time-out (10 s): a claimed delivery is not claimed again while it is being sent. */
+  /**
+   * How long a claim keeps a delivery from other instances (WEBHOOK_LEASE_SECONDS): renewed every third
+   * of it while the delivery is being sent, so it may be shorter than a send's time-out (10 s).
+   */
   leaseSeconds: number;
   /** Seconds before each retry (retry-schedule.ts). */
   retrySchedule: readonly number[];
@@ -39,28 +43,59 @@ export interface DeliveryOptions {
 /** A delivery per endpoint in flight at most twice on an instance (docs/webhooks.md#fairness). */
 export const deliveriesPerEndpoint = 2;
 
-export type DeliveryResult = "delivered" | "retrying" | "failed" | "dropped";
+/** `lost`: its lease was lost while it was being sent (the database was away); another instance sends it. */
+export type DeliveryResult = "delivered" | "retrying" | "failed" | "dropped" | "lost";
+
+/** Keeps the leases of the deliveries this instance is sending (@mteja/kernel's lease keeper). */
+export function createDeliveryLeases(
+  getDeps: () => WebhookPorts,
+  options: DeliveryOptions,
+  onError: (error: unknown) => void,
+): LeaseKeeper {
+  return createLeaseKeeper({
+    leaseMs: options.leaseSeconds * 1000,
+    now: () => getDeps().clock.now(),
+    renew: (held, until) => leases.renew(getDeps().db.unscoped, "webhook_deliveries", held, until),
+    onError,
+  });
+}
 
 /**
  * Claims what this instance may start now and starts sending it, counting each send in `inFlight`
- * until it ends. Answers the sends (each resolves with its result; rejects only when its attempt could
- * not be recorded, and then the lease runs out and the delivery is tried again).
+ * and keeping its lease in `held` until it ends. Answers the sends (each resolves with its result;
+ * rejects only when its attempt could not be recorded, and then the lease runs out and the delivery is
+ * tried again).
  */
-export async function startDueDeliveries(deps: WebhookPorts, poster: WebhookPoster, options: DeliveryOptions, inFlight: InFlightLedger): Promise<Promise<DeliveryResult>[]> {
+export async function startDueDeliveries(
+  deps: WebhookPorts,
+  poster: WebhookPoster,
+  options: DeliveryOptions,
+  inFlight: InFlightLedger,
+  held: LeaseKeeper,
+): Promise<Promise<DeliveryResult>[]> {
   const free = options.concurrency - inFlight.size;
   if (free <= 0) return [];
+  const now = deps.clock.now();
+  const leaseMs = options.leaseSeconds * 1000;
   const claimed = await webhooks.claimDueDeliveries(deps.db.unscoped, {
-    now: deps.clock.now(),
-    leaseMs: options.leaseSeconds * 1000,
+    now,
+    leaseMs,
     limit: free,
     perTenant: options.perTenant,
     perEndpoint: options.perEndpoint,
     inFlight,
   });
+  // The claim leased each delivery until then.
+  const leaseEnd = new Date(now.getTime() + leaseMs);
   return claimed.map((delivery) => {
     const slot = { tenantId: delivery.tenant_id, endpointId: delivery.endpoint_id };
     inFlight.add(slot);
-    return deliverOne(deps, poster, options, delivery).finally(() => inFlight.remove(slot));
+    const lost = new AbortController();
+    held.hold(delivery.id, leaseEnd, () => lost.abort());
+    return deliverOne(deps, poster, options, delivery, lost.signal).finally(() => {
+      held.release(delivery.id);
+      inFlight.remove(slot);
+    });
   });
 }
 
@@ -69,9 +104,11 @@ async function deliverOne(
   poster: WebhookPoster,
   options: DeliveryOptions,
   delivery: webhooks.ClaimedDelivery,
+  leaseLost: AbortSignal,
 ): Promise<DeliveryResult> {
   const db = deps.db.unscoped;
   const { endpoint, event } = await webhooks.deliveryTargets(db, delivery);
+  if (leaseLost.aborted) return "lost";
   if (!endpoint || !event || endpoint.deletedAt || !endpoint.enabled) {
     // A deleted or disabled endpoint is owed nothing more.
     await webhooks.dropDelivery(db, delivery.id, deps.clock.now());
@@ -82,6 +119,7 @@ async function deliverOne(
   const response = await poster.send({
     url: endpoint.url,
     body: event.body,
+    signal: leaseLost,
     headers: {
       "content-type": "application/json",
       "mteja-event-id": event.id,
@@ -89,6 +127,12 @@ async function deliverOne(
       "mteja-signature": signatureHeader(signingSecrets(endpoint, deps.cipher, attemptedAt), timestamp, event.body),
     },
   });
+  if (leaseLost.aborted) {
+    // Not recorded: the delivery may be another instance's by now, and its record is the one that counts.
+    const fields = { eventId: event.id, endpointId: endpoint.id };
+    deps.logger.warn(fields, "webhook delivery's lease lost while sending: left to the instance that claims it");
+    return "lost";
+  }
   const attempts = delivery.attempts + 1;
   const finishedAt = deps.clock.now();
   const delay = response.acknowledged ? undefined : retryDelaySeconds(options.retrySchedule, attempts);

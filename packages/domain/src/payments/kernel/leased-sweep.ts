@@ -1,13 +1,15 @@
 /**
  * What the reconciler's sweeps share (docs/mpesa.md#reconciliation). Each sweep claims its due rows
  * with FOR UPDATE SKIP LOCKED and leases them by pushing their next query time forward, so several
- * instances can run at once without querying one row twice; a row Daraja has not settled comes back
- * after a backoff (the one of @mteja/kernel), and Daraja calls are paced so reconciliation never trips
- * its spike arrest.
+ * instances can run at once without querying one row twice; the lease is short and renewed while the
+ * sweep works through its rows, so a crashed instance's rows come back soon
+ * (docs/deployment.md#leases-and-crashed-instances). A row Daraja has not settled comes back after a
+ * backoff (the one of @mteja/kernel), and Daraja calls are paced so reconciliation never trips its
+ * spike arrest.
  */
 import { DarajaError, type DarajaClient } from "@mteja/daraja";
-import type { TenantDb } from "@mteja/db";
-import { backoffAfter } from "@mteja/kernel";
+import { leases, type TenantDb } from "@mteja/db";
+import { backoffAfter, createLeaseKeeper } from "@mteja/kernel";
 import type { PaymentPorts } from "./ports.js";
 import { lastErrorOf } from "./provider-errors.js";
 
@@ -16,7 +18,7 @@ export interface ReconcileOptions {
   batchSize: number;
   /** Minimum pause between two Daraja calls of this reconciler. */
   paceMs: number;
-  /** How long a claimed row stays reserved for this run. */
+  /** How long a claimed row stays reserved for this run, renewed while it works (MOMO_RECONCILE_LEASE_SECONDS). */
   leaseSeconds: number;
   baseBackoffSeconds: number;
   maxBackoffSeconds: number;
@@ -31,7 +33,7 @@ export interface ReconcileOptions {
 export const defaultReconcileOptions: ReconcileOptions = {
   batchSize: 20,
   paceMs: 200,
-  leaseSeconds: 60,
+  leaseSeconds: 10,
   baseBackoffSeconds: 30,
   maxBackoffSeconds: 30 * 60,
   giveUpAfterSeconds: 24 * 3600,
@@ -78,6 +80,42 @@ export function leaseEnd(run: SweepRun, claimedAt: Date): Date {
   return new Date(claimedAt.getTime() + run.options.leaseSeconds * 1000);
 }
 
+/**
+ * The rows a sweep claimed (leased until `until`), one at a time, while their leases are kept: a row is
+ * given when the sweep comes to it if its lease is still held, and its lease is no longer kept once the
+ * sweep moves on (its work wrote the row's next query time). A row whose lease was lost (the database
+ * was away for most of a lease) is skipped: another instance may be querying it. The leases stop being
+ * kept when the loop ends, however it ends.
+ */
+export function* leasedRows<Row extends { id: string }>(
+  run: SweepRun,
+  table: leases.LeasedTable,
+  claimed: readonly Row[],
+  until: Date,
+): Generator<Row> {
+  if (claimed.length === 0) return;
+  const { deps } = run;
+  const keeper = createLeaseKeeper({
+    leaseMs: run.options.leaseSeconds * 1000,
+    now: () => deps.clock.now(),
+    renew: (held, to) => leases.renew(deps.db.unscoped, table, held, to),
+    onError: (error) => deps.logger.warn({ err: error, table }, "reconciliation leases not renewed"),
+  });
+  try {
+    for (const row of claimed) keeper.hold(row.id, until);
+    for (const row of claimed) {
+      if (!keeper.holds(row.id)) {
+        deps.logger.warn({ table, id: row.id }, "reconciliation lease lost: the row is left to the next claim");
+        continue;
+      }
+      yield row;
+      keeper.release(row.id);
+    }
+  } finally {
+    keeper.close();
+  }
+}
+
 /** What a failed query leaves in last_error. */
 export function queryErrorNote(error: unknown): string {
   return error instanceof DarajaError ? lastErrorOf(error) : String((error as Error)?.message ?? error);
@@ -115,12 +153,12 @@ export const statusQueriesExhausted = "status queries exhausted: the outcome is 
  */
 export async function queryClaimedForStatus<Row extends ClaimedForStatus>(
   run: SweepRun,
-  claimed: Row[],
+  claim: { table: "payouts" | "payment_reversals"; rows: Row[]; leaseUntil: Date },
   queries: StatusQueries<Row>,
   count: { queried(): void; givenUp(): void },
 ): Promise<void> {
   const { deps, report } = run;
-  for (const row of claimed) {
+  for (const row of leasedRows(run, claim.table, claim.rows, claim.leaseUntil)) {
     const db = deps.db.forTenant(row.tenant_id);
     const age = deps.clock.now().getTime() - new Date(row.created_at).getTime();
     if (age >= queries.giveUpAfterSeconds * 1000) {

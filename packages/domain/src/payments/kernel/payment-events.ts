@@ -1,7 +1,9 @@
 /**
- * In-process notifications of payment status changes, emitted after the change committed. They only
- * shorten the wait of `payments.onStatus` subscribers in this instance; a change committed by another
- * instance is seen by the subscribers' periodic database re-check.
+ * Notifications of payment status changes, emitted after the change committed: by this instance's own
+ * settlements at once, and, on PostgreSQL, by the notices of every instance's
+ * (docs/deployment.md#status-across-instances). They only shorten the wait of `payments.onStatus`
+ * subscribers, which then read the payment; the subscribers' periodic database re-check still finds a
+ * change no notification told.
  */
 import { EventEmitter } from "node:events";
 
@@ -14,8 +16,10 @@ export interface PaymentStatusEvent {
 
 export interface PaymentEvents {
   emit(event: PaymentStatusEvent): void;
-  /** Calls `listener` for changes of this payment until the returned function is called. */
-  subscribe(paymentId: string, listener: (event: PaymentStatusEvent) => void): () => void;
+  /** Calls `listener` when this payment may have changed, until the returned function is called. */
+  subscribe(paymentId: string, listener: () => void): () => void;
+  /** Every subscriber re-reads its payment: notifications may have been missed (a listener reconnected). */
+  recheckAll(): void;
 }
 
 export function createPaymentEvents(): PaymentEvents {
@@ -24,11 +28,14 @@ export function createPaymentEvents(): PaymentEvents {
   emitter.setMaxListeners(0);
   return {
     emit(event) {
-      emitter.emit(event.paymentId, event);
+      emitter.emit(event.paymentId);
     },
     subscribe(paymentId, listener) {
       emitter.on(paymentId, listener);
       return () => void emitter.off(paymentId, listener);
+    },
+    recheckAll() {
+      for (const paymentId of emitter.eventNames()) emitter.emit(paymentId);
     },
   };
 }

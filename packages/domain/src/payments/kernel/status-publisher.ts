@@ -2,7 +2,8 @@ import type { PaymentModel } from "@mteja/db";
 import type { PaymentPorts } from "./ports.js";
 
 /**
- * Tells this instance's payments.onStatus subscribers that a payment's status changed; called after
+ * Tells this instance's payments.onStatus subscribers that a payment's status changed (other instances'
+ * hear of it from the database's notice, docs/deployment.md#status-across-instances); called after
  * the change committed, whichever path settled it (callback, query, reconciler); and nudges the webhook
  * worker, since the change wrote its event in the same transaction.
  */

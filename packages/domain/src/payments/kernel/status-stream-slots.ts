@@ -1,8 +1,9 @@
 /**
  * How many payments.onStatus subscriptions each user has open, so that one customer cannot hold an
  * unbounded number of streams (each one a connection and a database re-check every few seconds).
- * Counted in this instance: a user's subscriptions are spread over instances only if their requests
- * are, so the bound per user is this limit times the number of instances.
+ * This module counts in this instance's memory; with REDIS_URL set, the composition root counts in
+ * Redis instead, so the bound holds across instances (docs/deployment.md#shared-caps), and falls back
+ * to this count while Redis is unreachable.
  */
 export const MAX_OPEN_STATUS_STREAMS_PER_USER = 5;
 
@@ -13,13 +14,13 @@ export interface StatusStreamSlot {
 
 export interface StatusStreamSlots {
   /** A slot for the user's new subscription, or undefined when all of theirs are in use. */
-  take(userKey: string): StatusStreamSlot | undefined;
+  take(userKey: string): Promise<StatusStreamSlot | undefined>;
 }
 
 export function createStatusStreamSlots(limit = MAX_OPEN_STATUS_STREAMS_PER_USER): StatusStreamSlots {
   const open = new Map<string, number>();
   return {
-    take(userKey) {
+    async take(userKey) {
       const count = open.get(userKey) ?? 0;
       if (count >= limit) return undefined;
       open.set(userKey, count + 1);

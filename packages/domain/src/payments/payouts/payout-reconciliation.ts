@@ -21,7 +21,7 @@ export async function queryDuePayouts(run: SweepRun): Promise<void> {
 
   await queryClaimedForStatus(
     run,
-    claimed,
+    { table: "payouts", rows: claimed, leaseUntil: due.leaseUntil },
     {
       what: "payout",
       giveUpAfterSeconds: options.payoutGiveUpAfterSeconds,

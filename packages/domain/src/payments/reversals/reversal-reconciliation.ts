@@ -23,7 +23,7 @@ export async function queryDueReversals(run: SweepRun): Promise<void> {
 
   await queryClaimedForStatus(
     run,
-    claimed,
+    { table: "payment_reversals", rows: claimed, leaseUntil: due.leaseUntil },
     {
       what: "reversal",
       giveUpAfterSeconds: options.reversalGiveUpAfterSeconds,

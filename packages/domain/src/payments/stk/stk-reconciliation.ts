@@ -10,7 +10,7 @@
 import type { StkQueryResult } from "@mteja/daraja";
 import { callbacks, payments, type TenantDb } from "@mteja/db";
 import type { PaymentPorts } from "../kernel/ports.js";
-import { leaseEnd, nextAttemptAt, queryErrorNote, type SweepRun } from "../kernel/leased-sweep.js";
+import { leaseEnd, leasedRows, nextAttemptAt, queryErrorNote, type SweepRun } from "../kernel/leased-sweep.js";
 import { recordIntentPaidByHeld, recordPaymentSettled } from "../../intents/intent-events.js";
 import { publishPaymentStatus } from "../kernel/status-publisher.js";
 import { isTerminalPayment } from "../kernel/payment-views.js";
@@ -88,7 +88,7 @@ export async function queryDuePayments(run: SweepRun): Promise<void> {
   const due = { now, leaseUntil: leaseEnd(run, now), limit: options.batchSize };
   const claimed = await payments.claimDueQueries(deps.db.unscoped, due);
 
-  for (const row of claimed) {
+  for (const row of leasedRows(run, "payments", claimed, due.leaseUntil)) {
     const key = { id: row.id, tenantId: row.tenant_id };
     const db = deps.db.forTenant(row.tenant_id);
     const attempts = Number(row.query_attempts);
