@@ -40,3 +40,4 @@ export {
   type PaymentStatusNotice,
 } from "./payment-status-notices.js";
 export * as leases from "./repositories/leases.js";
+export * as simulatedDaraja from "./repositories/simulated-daraja.js";
