@@ -1,6 +1,6 @@
 /** The MOMO_* settings: a bad value stops the start with a message naming the setting. */
 import { describe, expect, it } from "vitest";
-import { c2bCallbackUrls } from "../src/runtime/payments-settings.js";
+import { configuredCallbackUrls } from "../src/runtime/payments-settings.js";
 import { readSettings, SettingsError } from "../src/settings.js";
 
 const secret = "a".repeat(64);
@@ -22,6 +22,13 @@ function failure(env: Record<string, string>): string {
     throw error;
   }
   throw new Error("expected a SettingsError");
+}
+
+/** The C2B flow's two callback URLs, when it is configured. */
+function c2bCallbackUrls(settings: Parameters<typeof configuredCallbackUrls>[0]) {
+  const urls = configuredCallbackUrls(settings);
+  if (!urls.c2b_validation) return undefined;
+  return { validationUrl: urls.c2b_validation, confirmationUrl: urls.c2b_confirmation };
 }
 
 describe("MOMO_* settings", () => {
