@@ -89,6 +89,18 @@ describe("MOMO_* settings", () => {
     expect(failure({ ...complete, MOMO_C2B_CONFIRMATION_URL: "not a url" })).toContain("MOMO_C2B_CONFIRMATION_URL");
   });
 
+  it("refuses one C2B URL without the other when nothing can derive it, as for reversals", () => {
+    const base = { ...complete, MOMO_CALLBACK_URL: "https://shop.example.com/hooks/stk" };
+    expect(failure({ ...base, MOMO_C2B_VALIDATION_URL: "https://hooks.shop.example/v" })).toContain(
+      "MOMO_C2B_VALIDATION_URL and MOMO_C2B_CONFIRMATION_URL need each other, or PUBLIC_URL to derive the missing one",
+    );
+    const derived = readSettings({ ...base, MOMO_C2B_VALIDATION_URL: "https://hooks.shop.example/v", PUBLIC_URL: "https://api.shop.example" });
+    expect(c2bCallbackUrls(derived)).toEqual({
+      validationUrl: "https://hooks.shop.example/v",
+      confirmationUrl: "https://api.shop.example/api/momo/callback/c2b/confirmation",
+    });
+  });
+
   it("never runs the simulator in production, and checks the numbers", () => {
     expect(failure({ NODE_ENV: "production", MOMO_SIMULATOR: "on" })).toContain("MOMO_SIMULATOR");
     expect(failure({ MOMO_RECONCILE_AFTER_SECONDS: "-1" })).toContain("MOMO_RECONCILE_AFTER_SECONDS");
