@@ -94,11 +94,33 @@ describe("MOMO_* settings", () => {
     expect(failure({ ...base, MOMO_C2B_VALIDATION_URL: "https://hooks.shop.example/v" })).toContain(
       "MOMO_C2B_VALIDATION_URL and MOMO_C2B_CONFIRMATION_URL need each other, or PUBLIC_URL to derive the missing one",
     );
-    const derived = readSettings({ ...base, MOMO_C2B_VALIDATION_URL: "https://hooks.shop.example/v", PUBLIC_URL: "https://api.shop.example" });
+    const validation = "https://hooks.shop.example/v";
+    const publicUrl = "https://api.shop.example";
+    const derived = readSettings({ ...base, MOMO_C2B_VALIDATION_URL: validation, PUBLIC_URL: publicUrl });
     expect(c2bCallbackUrls(derived)).toEqual({
-      validationUrl: "https://hooks.shop.example/v",
+      validationUrl: validation,
       confirmationUrl: "https://api.shop.example/api/momo/callback/c2b/confirmation",
     });
+  });
+
+  it("derives the account balance URLs like the reversal ones, unless set; and checks them like the others", () => {
+    const balance = (env: Record<string, string>) => {
+      const urls = configuredCallbackUrls(readSettings(env));
+      return { result: urls.balance_result, timeout: urls.balance_timeout };
+    };
+    expect(balance(complete)).toEqual({
+      result: "https://shop.example.com/api/momo/callback/balance/result",
+      timeout: "https://shop.example.com/api/momo/callback/balance/timeout",
+    });
+    const ownTimeout = { PUBLIC_URL: "https://api.shop.example", MOMO_BALANCE_TIMEOUT_URL: "https://hooks.example/bt" };
+    expect(balance({ ...complete, ...ownTimeout })).toEqual({
+      result: "https://api.shop.example/api/momo/callback/balance/result",
+      timeout: "https://hooks.example/bt",
+    });
+    const refusedWord = failure({ ...complete, MOMO_BALANCE_RESULT_URL: "https://shop.example.com/sql/balance" });
+    expect(refusedWord).toContain('MOMO_BALANCE_RESULT_URL (with its token) contains "sql"');
+    const plain = failure({ ...complete, NODE_ENV: "production", MOMO_BALANCE_TIMEOUT_URL: "http://shop.example/bt" });
+    expect(plain).toContain("MOMO_BALANCE_TIMEOUT_URL must use https in production");
   });
 
   it("never runs the simulator in production, and checks the numbers", () => {

@@ -5,6 +5,7 @@
  * URL settings (apps/api/src/runtime/payments-settings.ts), the dispatcher (callbacks.ts), the
  * reconciler (reconciliation.ts), the retention of stored callbacks and the dev start's simulator wiring.
  */
+import { balanceFlow } from "./balance/flow.js";
 import { c2bFlow } from "./c2b/flow.js";
 import type { CallbackRoute, DarajaFlow } from "./kernel/flow.js";
 import { payoutsFlow } from "./payouts/flow.js";
@@ -16,6 +17,7 @@ export const darajaFlows = [
   payoutsFlow,
   reversalsFlow,
   c2bFlow,
+  balanceFlow,
 ] as const satisfies readonly DarajaFlow[];
 
 type RegisteredFlow = (typeof darajaFlows)[number];
