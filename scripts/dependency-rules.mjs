@@ -5,7 +5,23 @@
  * Each rule says why it exists; each has a fixture in scripts/test/fixtures/layers/ that breaks it.
  */
 
+import { readdirSync } from "node:fs";
+
 const domain = "^packages/domain/src/";
+
+/**
+ * The payment flows: every folder of payments/ but its kernel, each one Daraja API (and the refunds
+ * to come). Read from the tree, so a new flow folder is ruled as one the moment it exists
+ * (docs/mpesa.md#the-flow-registry).
+ */
+export const paymentFlows = [
+  ...new Set([
+    ...readdirSync(new URL("../packages/domain/src/payments/", import.meta.url), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && entry.name !== "kernel")
+      .map((entry) => entry.name),
+    "refunds",
+  ]),
+].sort();
 
 /**
  * The areas of packages/domain, bottom to top. An area imports only areas of lower ranks (never one
@@ -25,7 +41,7 @@ export const domainRanks = [
   ["webhooks"],
   ["payments/kernel"],
   ["intents"],
-  ["payments/stk", "payments/payouts", "payments/reversals", "payments/c2b", "payments/refunds"],
+  paymentFlows.map((flow) => `payments/${flow}`),
   ["payments"],
   // Above both: the shops' administration, the customer's data rights, retention.
   ["tenants", "data-rights", "retention"],
@@ -35,8 +51,6 @@ export const domainRanks = [
 export const identityAreas = ["auth", "addresses", "api-keys", "profile", "security-events", "sms"];
 export const moneyAreas = ["payments", "intents", "webhooks"];
 
-/** The payment flows: each one Daraja API (and the refunds to come). */
-export const paymentFlows = ["stk", "payouts", "reversals", "c2b", "refunds"];
 
 /**
  * The API layer of the domain: the procedure ladder (trpc.ts), the routers, the context the
@@ -94,8 +108,9 @@ export const forbidden = [
   {
     name: "payment-flows-apart",
     comment:
-      "Each payment flow (STK, B2C payouts, reversals, C2B, refunds) is one Daraja API; a flow reaches another " +
-      "provider method only through the kernel's provider-request port, so flows can be added and removed alone.",
+      "Each payment flow (STK, B2C payouts, reversals, C2B, refunds) is one Daraja API; a flow reaches " +
+      "another provider method only through the kernel's provider-request port, so flows can be added and " +
+      "removed alone.",
     severity: "error",
     from: { path: `${domain}payments/${either(paymentFlows)}/` },
     to: { path: `${domain}payments/${either(paymentFlows)}/`, pathNot: `${domain}payments/$1/` },

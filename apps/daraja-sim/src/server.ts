@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { createDarajaSimulation, createMemoryStore } from "@mteja/simulated-daraja";
 import { sendDarajaError } from "./http.js";
 import type { DarajaSimulatorOptions } from "./options.js";
+import { ACCOUNT_BALANCE_PATH, registerAccountBalanceRoute } from "./routes/account-balance.js";
 import { registerB2cRoutes } from "./routes/b2c.js";
 import { registerC2bRoutes } from "./routes/c2b.js";
 import { registerControlRoutes } from "./routes/control.js";
@@ -21,6 +22,7 @@ const KNOWN_PATHS = new Set([
   "/mpesa/b2c/v3/paymentrequest",
   "/mpesa/transactionstatus/v1/query",
   "/mpesa/reversal/v1/request",
+  ACCOUNT_BALANCE_PATH,
   "/mpesa/c2b/v1/registerurl",
   "/mpesa/c2b/v2/registerurl",
   "/sim/c2b/pay",
@@ -94,6 +96,7 @@ export function buildDarajaSimulator(options: DarajaSimulatorOptions = {}): Fast
   registerB2cRoutes(app, simulation);
   registerTransactionStatusRoute(app, simulation);
   registerReversalRoute(app, simulation);
+  registerAccountBalanceRoute(app, simulation);
   registerControlRoutes(app, simulation, state);
   registerC2bRoutes(app, simulation);
   return app;

@@ -17,7 +17,9 @@ import { darajaTimestamp, stkPassword } from "./timestamp.js";
 import { DEFAULT_RETRY_DELAYS_MS, DEFAULT_TIMEOUT_MS } from "./timing.js";
 import { createTransport } from "./transport.js";
 import type { DarajaHttpResponse, DarajaTransport } from "./transport.js";
+import { ACCOUNT_BALANCE_COMMAND, ACCOUNT_BALANCE_PATH } from "./account-balance.js";
 import type {
+  AccountBalanceRequest,
   B2cPaymentRequest,
   C2bRegisterRequest,
   C2bRegisterResponse,
@@ -307,6 +309,8 @@ export function createDarajaClientOver(transport: DarajaTransport, config: Daraj
 
     reversalShortcode,
 
+    b2cShortcode: config.b2cShortcode,
+
     // Never retried automatically: a second request for the same receipt is a second reversal attempt.
     async reversal(request: ReversalRequest): Promise<DarajaAcknowledgement> {
       const path = "/mpesa/reversal/v1/request";
@@ -324,6 +328,22 @@ export function createDarajaClientOver(transport: DarajaTransport, config: Daraj
         Occasion: request.occasion ?? "",
       });
       return acknowledgement(path, response);
+    },
+
+    // Not retried automatically, like every request that names a callback: a repeat is a second result.
+    async accountBalance(request: AccountBalanceRequest): Promise<DarajaAcknowledgement> {
+      const response = await postOrFail(ACCOUNT_BALANCE_PATH, {
+        ...initiator(),
+        CommandID: ACCOUNT_BALANCE_COMMAND,
+        PartyA: requireSetting(config.b2cShortcode, "b2cShortcode"),
+        // 4: a short code.
+        IdentifierType: "4",
+        Remarks: request.remarks,
+        // Daraja's JSON spelling (its table writes QueueTimeoutURL).
+        QueueTimeOutURL: request.queueTimeoutUrl,
+        ResultURL: request.resultUrl,
+      });
+      return acknowledgement(ACCOUNT_BALANCE_PATH, response);
     },
   };
 }

@@ -9,6 +9,7 @@ export { scopeToTenant, TenantScopeViolation, tenantScopeOfModel, type TenantDb,
 export { createTenantClients, type TenantClients } from "./tenant-clients.js";
 export { PrismaClient, Prisma } from "./generated/prisma/client.js";
 export type * from "./generated/prisma/models.js";
+export * as accountBalances from "./repositories/account-balances.js";
 export * as callbacks from "./repositories/callbacks.js";
 export * as intents from "./repositories/intents.js";
 export * as payments from "./repositories/payments.js";

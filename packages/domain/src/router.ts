@@ -4,6 +4,7 @@ import { authRouter } from "./auth/router.js";
 import { dataRightsRouter } from "./data-rights/router.js";
 import { intentsRouter } from "./intents/router.js";
 import { otpRouter } from "./auth/otp/router.js";
+import { balanceRouter } from "./payments/balance/router.js";
 import { c2bRouter } from "./payments/c2b/router.js";
 import { paymentsRouter } from "./payments/router.js";
 import { reversalsRouter } from "./payments/reversals/router.js";
@@ -31,6 +32,7 @@ export const appRouter = createTRPCRouter({
   webhooks: webhooksRouter,
   reversals: reversalsRouter,
   c2b: c2bRouter,
+  balance: balanceRouter,
   phone: phoneRouter,
   email: emailRouter,
   securityEvents: securityEventsRouter,

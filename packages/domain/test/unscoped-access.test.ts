@@ -77,14 +77,15 @@ const doors: { name: string; pattern: RegExp; allowed: string[] }[] = [
   {
     name: "Database.forTenant",
     pattern: /\.forTenant\(/,
-    // The procedure ladder builds ctx.db; the admin API's role change names its tenant in a header;
-    // the reconciler's sweeps settle (or status-query) each claimed row through the tenant the claim returned.
-    // An API key's management and its use name the key's tenant.
+    // The procedure ladder builds ctx.db; the admin API's role change names its tenant in a header, and its
+    // account balance in the path; the reconciler's sweeps settle (or status-query) each claimed row through
+    // the tenant the claim returned. An API key's management and its use name the key's tenant.
     allowed: [
       "trpc.ts",
       "tenants/user-roles.ts",
       "api-keys/service.ts",
       "api-keys/credential.ts",
+      "payments/balance/balance-tenant.ts",
       "payments/stk/stk-reconciliation.ts",
       "payments/kernel/leased-sweep.ts",
     ],

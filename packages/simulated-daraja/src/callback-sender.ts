@@ -8,7 +8,9 @@ export type CallbackKind =
   | "reversal_result"
   | "reversal_timeout"
   | "c2b_validation"
-  | "c2b_confirmation";
+  | "c2b_confirmation"
+  | "balance_result"
+  | "balance_timeout";
 
 /** One callback sent, and how its receiver answered (status) or why it did not (error). */
 export interface LoggedCallback {

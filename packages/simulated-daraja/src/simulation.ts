@@ -4,6 +4,7 @@
  * Its outcomes live in the store it is given (memory for the HTTP simulator, the database for test
  * mode); its tokens and pending timers live in this process.
  */
+import { createAccountBalanceOperation } from "./account-balance.js";
 import type { DarajaAnswer, JsonBody } from "./answers.js";
 import { createB2cOperation, type B2cVersion } from "./b2c.js";
 import { createC2bOperations, type C2bPayRequest, type C2bPayResult } from "./c2b.js";
@@ -29,6 +30,7 @@ export interface DarajaSimulation {
   b2cPayment(body: JsonBody, version: B2cVersion): Promise<DarajaAnswer>;
   transactionStatus(body: JsonBody): Promise<DarajaAnswer>;
   reversal(body: JsonBody): Promise<DarajaAnswer>;
+  accountBalance(body: JsonBody): Promise<DarajaAnswer>;
   /** The gateway's refusal of a C2B register URL version the app lacks, before the body is read; null: none. */
   c2bProductRefusal(version: "v1" | "v2"): DarajaAnswer | null;
   registerC2bUrls(body: JsonBody, version: "v1" | "v2"): Promise<DarajaAnswer>;
@@ -73,6 +75,7 @@ export function createDarajaSimulation(settings: SimulationOptions, hooks: Simul
     b2cPayment: createB2cOperation(context),
     transactionStatus: createTransactionStatusOperation(context),
     reversal: createReversalOperation(context),
+    accountBalance: createAccountBalanceOperation(context),
     c2bProductRefusal: c2b.productRefusal,
     registerC2bUrls: c2b.register,
     c2bPay: c2b.pay,

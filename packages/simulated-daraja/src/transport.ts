@@ -22,6 +22,7 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
   "/mpesa/b2c/v3/paymentrequest": { firstField: "InitiatorName", answer: (sim, body) => sim.b2cPayment(body, "v3") },
   "/mpesa/transactionstatus/v1/query": { firstField: "Initiator", answer: (sim, body) => sim.transactionStatus(body) },
   "/mpesa/reversal/v1/request": { firstField: "Initiator", answer: (sim, body) => sim.reversal(body) },
+  "/mpesa/accountbalance/v1/query": { firstField: "Initiator", answer: (sim, body) => sim.accountBalance(body) },
   "/mpesa/c2b/v1/registerurl": {
     firstField: "ShortCode",
     refusal: (sim) => sim.c2bProductRefusal("v1"),

@@ -13,7 +13,7 @@ const nextOutcomeSchema = z.object({
         normalisePhone(phone) ?? (context.addIssue({ code: "custom", message: "not a Kenyan mobile number" }), z.NEVER),
     )
     .optional(),
-  api: z.enum(["stk", "b2c", "reversal"]).optional(),
+  api: z.enum(["stk", "b2c", "reversal", "balance"]).optional(),
 });
 
 function jsonOf(body: unknown): unknown {
