@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The database read behind GET /me, four ways, on PostgreSQL in one run: Prisma's relation filter,
-// Prisma's $queryRaw, and the same SQL through pg. It is why packages/db/src/repositories/
-// session-users.ts uses plain SQL (docs/performance.md).
+// Prisma's $queryRaw, and the same SQL through pg. It is why packages/db/src/repositories/users.ts
+// (findProfileInSession) and sessions.ts (find) use plain SQL (docs/performance.md).
 //   node bench/queries.mjs [--ops 3000] [--concurrency 10]
 import { createScratchDatabase, openDatabase } from "@mteja/db";
 import pg from "pg";

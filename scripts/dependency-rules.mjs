@@ -5,7 +5,23 @@
  * Each rule says why it exists; each has a fixture in scripts/test/fixtures/layers/ that breaks it.
  */
 
+import { readdirSync } from "node:fs";
+
 const domain = "^packages/domain/src/";
+
+/**
+ * The payment flows: every folder of payments/ but its kernel, each one Daraja API (and the refunds
+ * to come). Read from the tree, so a new flow folder is ruled as one the moment it exists
+ * (docs/mpesa.md#the-flow-registry).
+ */
+export const paymentFlows = [
+  ...new Set([
+    ...readdirSync(new URL("../packages/domain/src/payments/", import.meta.url), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && entry.name !== "kernel")
+      .map((entry) => entry.name),
+    "refunds",
+  ]),
+].sort();
 
 /**
  * The areas of packages/domain, bottom to top. An area imports only areas of lower ranks (never one
@@ -25,7 +41,7 @@ export const domainRanks = [
   ["webhooks"],
   ["payments/kernel"],
   ["intents"],
-  ["payments/stk", "payments/payouts", "payments/reversals", "payments/c2b", "payments/refunds"],
+  paymentFlows.map((flow) => `payments/${flow}`),
   ["payments"],
   // Above both: the shops' administration, the customer's data rights, retention.
   ["tenants", "data-rights", "retention"],
@@ -35,8 +51,6 @@ export const domainRanks = [
 export const identityAreas = ["auth", "addresses", "api-keys", "profile", "security-events", "sms"];
 export const moneyAreas = ["payments", "intents", "webhooks"];
 
-/** The payment flows: each one Daraja API (and the refunds to come). */
-export const paymentFlows = ["stk", "payouts", "reversals", "c2b", "refunds"];
 
 /**
  * The API layer of the domain: the procedure ladder (trpc.ts), the routers, the context the
@@ -44,6 +58,20 @@ export const paymentFlows = ["stk", "payouts", "reversals", "c2b", "refunds"];
  * area; no area imports it.
  */
 export const apiLayer = `${domain}((trpc|router|index|context)\\.ts|.+/(router|index)\\.ts)$`;
+
+/**
+ * The simulators: the simulated Daraja (test mode's provider, no HTTP listener, shipped) and the two
+ * HTTP simulators (development and tests only). Code that ships is every package's and app's `src`,
+ * the simulators' own and the tests' shared support (never built) aside.
+ */
+const simulatedDaraja = "^packages/simulated-daraja/";
+const httpSimulators = "^apps/(daraja|sms)-sim/";
+const shippedCode = "^(packages|apps)/[^/]+/src/";
+const notShipped = ["^packages/test-support/", simulatedDaraja, httpSimulators];
+/** The one seam that picks a Daraja per use (docs/mpesa.md#providers). */
+const darajaSeam = "^apps/api/src/runtime/daraja-provider\\.ts$";
+/** The dev start's wiring of the HTTP simulators. */
+const devSimulators = "^apps/api/src/runtime/dev-simulators\\.ts$";
 
 /** The files of one area (a folder; `payments` alone is the payments folder's own files). */
 export function areaPath(area) {
@@ -80,8 +108,9 @@ export const forbidden = [
   {
     name: "payment-flows-apart",
     comment:
-      "Each payment flow (STK, B2C payouts, reversals, C2B, refunds) is one Daraja API; a flow reaches another " +
-      "provider method only through the kernel's provider-request port, so flows can be added and removed alone.",
+      "Each payment flow (STK, B2C payouts, reversals, C2B, refunds) is one Daraja API; a flow reaches " +
+      "another provider method only through the kernel's provider-request port, so flows can be added and " +
+      "removed alone.",
     severity: "error",
     from: { path: `${domain}payments/${either(paymentFlows)}/` },
     to: { path: `${domain}payments/${either(paymentFlows)}/`, pathNot: `${domain}payments/$1/` },
@@ -128,6 +157,35 @@ export const forbidden = [
     severity: "error",
     from: { path: "^(packages|apps)/([^/]+)/test/" },
     to: { path: "^(packages|apps)/[^/]+/test/", pathNot: "^$1/$2/test/" },
+  },
+  {
+    name: "simulated-daraja-through-the-seam",
+    comment:
+      "Which Daraja a use talks to (the real one over HTTP, or the simulated provider that answers test mode " +
+      "in-process) is decided in one module, apps/api's runtime/daraja-provider.ts: any other import of the " +
+      "simulated provider is a second place where test money could take a path live money does not, or the reverse.",
+    severity: "error",
+    from: { path: shippedCode, pathNot: [darajaSeam, ...notShipped] },
+    to: { path: simulatedDaraja },
+  },
+  {
+    name: "http-simulators-dev-only",
+    comment:
+      "The HTTP simulators (apps/daraja-sim, apps/sms-sim) are development tools, devDependencies of apps/api: " +
+      "code that ships never loads them with its own modules, so production neither ships nor runs them. " +
+      "The dev start loads them by a dynamic import, when it asks for one.",
+    severity: "error",
+    from: { path: shippedCode, pathNot: notShipped },
+    to: { path: httpSimulators, dynamic: false },
+  },
+  {
+    name: "http-simulators-through-dev-start",
+    comment:
+      "One module, apps/api's runtime/dev-simulators.ts, starts the HTTP simulators for the dev start; " +
+      "a second place that loads one would be a second way for a start to end up on a simulator.",
+    severity: "error",
+    from: { path: shippedCode, pathNot: [devSimulators, ...notShipped] },
+    to: { path: httpSimulators },
   },
   ...areaOrderRules(),
 ];

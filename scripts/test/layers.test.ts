@@ -72,6 +72,9 @@ describe("dependency rules", () => {
       "identity-without-money": [`${d}/auth/session.ts → ${d}/intents/intent.ts`],
       "domain-without-http": [`${d}/shared/limits.ts → fastify`],
       "test-support-through-a-package": ["packages/client/test/uses-api-app.ts → apps/api/test/support/app.ts"],
+      "simulated-daraja-through-the-seam": ["apps/api/src/runtime/payments.ts → packages/simulated-daraja/src/index.ts"],
+      "http-simulators-dev-only": ["apps/api/src/runtime/dev-simulators.ts → apps/daraja-sim/src/index.ts"],
+      "http-simulators-through-dev-start": ["apps/api/src/runtime/sms.ts → apps/sms-sim/src/index.ts"],
       "area-order": [
         `${d}/auth/session.ts → ${d}/intents/intent.ts`,
         `${d}/intents/intent.ts → ${d}/trpc.ts`,

@@ -38,14 +38,23 @@ async function main(): Promise<void> {
     logger.info({ devAdminApiKey: services.deps.config.adminApiKey }, "dev start: this admin API key answers local requests only (loopback, Host localhost, 127.0.0.1 or [::1]; set ADMIN_API_KEY to choose your own)");
   }
 
-  // Stop accepting, end event streams, finish requests in flight (callbacks too), then stop the workers
-  // and close the pools (runtime/shutdown.ts); the timer is the backstop if anything hangs.
-  const shutdown = createShutdown({ app, stopServices: () => services.close(), stopping: () => services.stopping(), logger, timeoutMs: 9_000 });
+  // Drain (/readyz 503 while still serving), stop accepting, end event streams with a reconnect hint, finish
+  // requests in flight (callbacks too), then stop the workers and close the pools (runtime/shutdown.ts);
+  // the timer is the backstop if anything hangs.
+  const drainDelayMs = settings.SHUTDOWN_DRAIN_MS;
+  const shutdown = createShutdown({
+    app,
+    stopServices: () => services.close(),
+    stopping: () => services.stopping(),
+    logger,
+    drainDelayMs,
+    timeoutMs: 9_000,
+  });
   const stop = (signal: string) => {
     const timer = setTimeout(() => {
-      logger.error("shutdown took longer than 10 s; exiting");
+      logger.error("shutdown took longer than 10 s after the drain; exiting");
       process.exit(1);
-    }, 10_000);
+    }, drainDelayMs + 10_000);
     timer.unref();
     shutdown(signal).then(
       () => process.exit(0),

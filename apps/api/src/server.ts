@@ -3,7 +3,7 @@
  * tests both call it; nothing here knows a business rule.
  */
 import cookie from "@fastify/cookie";
-import { appRouter, type Deps } from "@mteja/domain";
+import { appRouter, type Deps, type ErrorEnvelope } from "@mteja/domain";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from "fastify";
 import { randomUUID } from "node:crypto";
 import { installCors } from "./http/cors.js";
@@ -20,8 +20,16 @@ import { smsCallbackPlugin } from "./http/sms-callbacks.js";
 import { buildOpenApiDocument, createRestOperationMatcher, restMountPattern, restPlugin } from "./http/rest/index.js";
 import { systemRoutes } from "./http/system-routes.js";
 import { trpcPlugin } from "./http/trpc.js";
+import { createDrain, type Drain } from "./runtime/drain.js";
 import type { RateLimitStore } from "./runtime/rate-limit-store.js";
 import type { Settings } from "./settings.js";
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** Whether the instance is draining (runtime/drain.ts): begun by the shutdown, read by /readyz. */
+    drain: Drain;
+  }
+}
 
 export interface BuildServerOptions {
   settings: Settings;
@@ -63,6 +71,22 @@ function trustedHops(hops: number): (address: string, hop: number) => boolean {
   return (_address, hop) => hop < hops;
 }
 
+/**
+ * A 5xx is logged as an error, with its stack; SERVICE_UNAVAILABLE (the database is away: every request
+ * meets it at once) as a warning with the reason only, so an outage does not bury the log in stacks.
+ */
+function logFailure(
+  log: FastifyBaseLogger,
+  envelope: ErrorEnvelope,
+  fields: { err: unknown; path?: string | undefined },
+  message: string,
+): void {
+  if (envelope.body.error.code === "SERVICE_UNAVAILABLE") {
+    const { err, ...rest } = fields;
+    log.warn({ ...rest, reason: err instanceof Error ? err.message : String(err) }, `${message}: database unavailable`);
+  } else if (envelope.status >= 500) log.error(fields, message);
+}
+
 export async function buildServer(options: BuildServerOptions): Promise<FastifyInstance> {
   const { settings, deps } = options;
   const app: FastifyInstance = Fastify({
@@ -89,6 +113,8 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   });
 
   installJsonBodyParser(app);
+  const drain = createDrain();
+  app.decorate("drain", drain);
 
   await app.register(cookie);
 
@@ -116,7 +142,7 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
 
   app.setErrorHandler((error, request, reply) => {
     const envelope = envelopeFor(error, requestLocale(request));
-    if (envelope.status >= 500) request.log.error({ err: error }, "request failed");
+    logFailure(request.log, envelope, { err: error }, "request failed");
     if (envelope.retryAfter !== undefined) void reply.header("Retry-After", String(envelope.retryAfter));
     void reply.code(envelope.status).send(envelope.body);
   });
@@ -126,11 +152,11 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   });
 
   const onError = (error: unknown, path: string | undefined) => {
-    const envelope = envelopeFor(error);
-    if (envelope.status >= 500) app.log.error({ err: error, path }, "procedure failed");
+    logFailure(app.log, envelopeFor(error), { err: error, path }, "procedure failed");
   };
 
-  await app.register(systemRoutes, { db: deps.db, tokens: deps.tokens, openApiDocument, rateLimitStore: options.rateLimitStore });
+  const rateLimitStore = options.rateLimitStore;
+  await app.register(systemRoutes, { db: deps.db, tokens: deps.tokens, openApiDocument, rateLimitStore, drain });
   await app.register(docsPlugin, { openApiUrl: "/openapi.json" });
   // The dev outbox shows live reset and verification links: never in production.
   if (settings.NODE_ENV !== "production") await app.register(devOutboxRoutes, { db: deps.db });

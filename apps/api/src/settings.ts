@@ -2,6 +2,7 @@
  * Every process setting, read from the environment once at start and validated with zod.
  * A bad value stops the start with a message naming the setting (README "Settings").
  */
+import { databaseTimeoutDefaults as timeouts } from "@mteja/db";
 import { defaultWebhookRetrySchedule } from "@mteja/domain";
 import { parseSender } from "@mteja/mailer";
 import { availableParallelism } from "node:os";
@@ -18,6 +19,16 @@ const bool = (name: string) =>
 
 const url = (name: string, protocols: RegExp) => z.url({ protocol: protocols, error: `${name} must be a URL (${protocols.source})` });
 
+const day = 24 * 3600;
+
+/** A whole number of seconds within [min, max], each failure naming the setting. */
+const seconds = (name: string, min: number, max: number) =>
+  z.coerce
+    .number({ error: `${name} must be a number of seconds` })
+    .int(`${name} must be a whole number of seconds`)
+    .min(min, `${name} must be at least ${min}`)
+    .max(max, `${name} must be at most ${max}`);
+
 const settingsSchema = z
   .object({
     // Unset means production: only the dev start (scripts/run.mjs start) says development.
@@ -29,6 +40,19 @@ const settingsSchema = z
     DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
     /** 0 behind a pooler that cannot keep prepared statements (PgBouncer in transaction mode before 1.21). */
     DATABASE_PREPARED_STATEMENTS: z.coerce.number().int().min(0).max(10_000).default(500),
+    /** Longest waits for a connection (new or pooled) and an answer; 0: none (operations.md#database-outages). */
+    DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(timeouts.connectTimeoutMs),
+    DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(timeouts.statementTimeoutMs),
+    /**
+     * How long a stopping instance goes on serving with /readyz at 503 before its port closes, so the
+     * balancer stops sending first (docs/operations.md#draining). Default: 5 s in production, 0 elsewhere.
+     */
+    SHUTDOWN_DRAIN_MS: z.coerce
+      .number({ error: "SHUTDOWN_DRAIN_MS must be a number" })
+      .int()
+      .min(0)
+      .max(120_000)
+      .optional(),
     /**
      * Where the one listening connection goes (LISTEN for payment status notices); default DATABASE_URL.
      * Direct or session-pooled: a transaction-pooling PgBouncer cannot hold a LISTEN (docs/deployment.md).
@@ -81,6 +105,12 @@ const settingsSchema = z
       .optional(),
     ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(3600).default(900),
     ACCESS_TOKEN_CACHE_SIZE: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
+    // The refresh cookie's lifetimes (docs/sessions.md#refresh-cookie), written on a session when it is
+    // opened or refreshed: a change applies to each session from its next sign-in or refresh.
+    REFRESH_IDLE_SECONDS: seconds("REFRESH_IDLE_SECONDS", 60, 366 * day).default(30 * day),
+    REFRESH_ABSOLUTE_SECONDS: seconds("REFRESH_ABSOLUTE_SECONDS", 60, 366 * day).default(90 * day),
+    /** How long a replaced refresh cookie still gets its successor (two tabs at once) before it counts as reused. */
+    REFRESH_REUSE_GRACE_SECONDS: seconds("REFRESH_REUSE_GRACE_SECONDS", 0, 60).default(10),
     /** How long a session stays fresh after a sign-in or reauthenticate (docs/step-up.md); tests may shorten it. */
     STEP_UP_WINDOW_SECONDS: z.coerce.number({ error: "STEP_UP_WINDOW_SECONDS must be a number" }).int().min(1).max(3600).default(300),
     // One hash per core the service may run on (its CPU affinity: taskset, a container's cpuset). On one
@@ -135,6 +165,10 @@ const settingsSchema = z
   .superRefine((s, ctx) => {
     checkMomoSettings(s, ctx);
     checkSmsSettings(s, ctx);
+    if (s.REFRESH_IDLE_SECONDS > s.REFRESH_ABSOLUTE_SECONDS) {
+      const message = "REFRESH_IDLE_SECONDS must be at most REFRESH_ABSOLUTE_SECONDS";
+      ctx.addIssue({ code: "custom", path: ["REFRESH_IDLE_SECONDS"], message });
+    }
     if (s.WEBHOOK_TENANT_CONCURRENCY > s.WEBHOOK_CONCURRENCY) {
       ctx.addIssue({ code: "custom", path: ["WEBHOOK_TENANT_CONCURRENCY"], message: "WEBHOOK_TENANT_CONCURRENCY must be at most WEBHOOK_CONCURRENCY" });
     }
@@ -142,11 +176,20 @@ const settingsSchema = z
       ctx.addIssue({ code: "custom", path: ["DATA_ENCRYPTION_KEY"], message: "DATA_ENCRYPTION_KEY is required in production on PostgreSQL" });
     }
   })
-  .transform((s) => ({ ...s, HOST: s.HOST ?? listenHost(s.NODE_ENV) }));
+  .transform((s) => ({
+    ...s,
+    HOST: s.HOST ?? listenHost(s.NODE_ENV),
+    SHUTDOWN_DRAIN_MS: s.SHUTDOWN_DRAIN_MS ?? drainMs(s.NODE_ENV),
+  }));
 
 /** Outside production the dev conveniences are on, so by default nothing but this machine can reach them. */
 function listenHost(nodeEnv: "development" | "production" | "test"): string {
   return nodeEnv === "production" ? "0.0.0.0" : "127.0.0.1";
+}
+
+/** In production a balancer is in front; elsewhere nothing waits for the health checks to notice. */
+function drainMs(nodeEnv: "development" | "production" | "test"): number {
+  return nodeEnv === "production" ? 5_000 : 0;
 }
 
 export type Settings = z.infer<typeof settingsSchema>;

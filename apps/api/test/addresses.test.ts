@@ -7,24 +7,11 @@ import { describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { RestClient, registerUser, trpcClient, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
+import { addressBody } from "./support/addresses.js";
 
 const base = "/api/v1/addresses";
 const summaryKeys = ["county", "id", "is_default", "label", "phone", "recipient_name", "street", "town"];
 const fullKeys = [...summaryKeys, "coordinates", "landmark"].sort();
-
-function addressBody(overrides: Record<string, unknown> = {}) {
-  return {
-    label: "Home",
-    recipient_name: "Wanjiku Kamau",
-    phone: "0712345678",
-    street: "Ngong Road, Apt 4B",
-    county: "nairobi",
-    town: "Kilimani",
-    landmark: "Opposite Prestige Plaza",
-    coordinates: { lat: -1.2921, lng: 36.8219 },
-    ...overrides,
-  };
-}
 
 function without(key: string) {
   const body: Record<string, unknown> = addressBody();

@@ -10,6 +10,7 @@ import { it } from "./support/fixture.js";
 import { startSmtpReceiver, type SmtpReceiver } from "@mteja/test-support/smtp-receiver";
 import { adminKey, RestClient, registerUser, trpcClient } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
+import { addressBody } from "./support/addresses.js";
 import type { MomoApp } from "./support/momo.js";
 import { totpAt, wrongCodeAt } from "./support/totp.js";
 import { enrolledUser, totpClock } from "./support/two-factor.js";
@@ -17,16 +18,7 @@ import { waitFor } from "./support/wait.js";
 
 const clock = totpClock();
 
-const address = {
-  label: "Home",
-  recipient_name: "Wanjiku Kamau",
-  phone: "0712345678",
-  street: "Ngong Road, Apt 4B",
-  county: "nairobi",
-  town: "Kilimani",
-  landmark: "Opposite Prestige Plaza",
-  coordinates: { lat: -1.2921, lng: 36.8219 },
-};
+const address = addressBody();
 
 describe.skipIf(skipThisTarget)("data rights: export and erasure", () => {
   let t: MomoApp;

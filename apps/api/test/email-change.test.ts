@@ -6,27 +6,26 @@
  * address and the verified phone. Mails are read from the outbox, texts from the SMS simulator.
  */
 import { TRPCClientError } from "@trpc/client";
-import { afterAll, describe, expect } from "vitest";
+import { describe, expect } from "vitest";
 import type { SmsSimulator } from "@mteja/sms-sim";
 import { it } from "./support/fixture.js";
 import { RestClient, registerUser, trpcClient, uniqueEmail, type TestApp } from "./support/app.js";
 import { testClock } from "./support/clock.js";
 import { skipThisTarget, target } from "./support/database.js";
 import { watchStatements } from "./support/statements.js";
-import { codeTexted, launchWithSmsSimulator, textsTo, uniquePhone } from "./support/sms.js";
+import { codeTexted, textsTo, uniquePhone } from "./support/sms.js";
 
 const startAnswer = { success: true, message: "A link to confirm the new address is on its way to it. The address changes once the link is opened." };
 
+const clock = testClock();
+it.override({ appOptions: { now: clock.now } });
+
 describe.skipIf(skipThisTarget)("email management", () => {
-  const clock = testClock();
   let t: TestApp;
   let sim: SmsSimulator;
 
-  it.beforeAll(async ({ launch }) => {
-    ({ t, sim } = await launchWithSmsSimulator(launch, { now: clock.now }));
-  });
-  afterAll(async () => {
-    await sim?.close();
+  it.beforeAll(({ smsApp }) => {
+    ({ app: t, sim } = smsApp);
   });
 
   const mailsTo = (email: string) => t.deps.db.unscoped.mailOutbox.findMany({ where: { toAddress: email }, orderBy: { createdAt: "asc" } });

@@ -119,13 +119,14 @@ describe.skipIf(skipHere)("abuse limits", () => {
         expect(res.status).toBe(401);
         expect(res.body.error.code).toBe("INVALID_CREDENTIALS");
       }
-      // Even the right password is refused now, and signing in to the account is locked alike.
+      // Even the right password is refused now. A signed-in proof counts per user, apart from the
+      // email's sign-ins: the token's guesses do not lock the owner out of signing in.
       const blocked = await change(user.password);
       expect(blocked.status).toBe(429);
       expect(blocked.body.error.code).toBe("RATE_LIMITED");
       expect(blocked.headers.get("retry-after")).toMatch(/^\d+$/);
       const login = await as(uniqueIp()).post("/api/v1/auth/login", { email: user.email, password: user.password });
-      expect(login.status).toBe(429);
+      expect(login.status).toBe(200);
 
       await waitRetryAfter(blocked);
       expect((await change(user.password)).status).toBe(200);

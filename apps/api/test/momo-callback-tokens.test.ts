@@ -7,7 +7,7 @@
  * one on the platform's account, "tok-b" on its own (the simulator's) with its own short code.
  */
 import { ensureDefaultTenant } from "@mteja/domain";
-import { Writable } from "node:stream";
+import { logCapture } from "./support/log-lines.js";
 import { afterAll, describe, expect } from "vitest";
 import { adminKey, registerUser, RestClient, startTestApp } from "./support/app.js";
 import { testClock } from "./support/clock.js";
@@ -280,13 +280,7 @@ describe.skipIf(skipThisTarget)("callback tokens per shop", () => {
       await shop("no-code", null, "shared");
       await database.db.unscoped.tenant.update({ where: { id: "default" }, data: { c2bCallbackTokenForm: "tenant" } });
 
-      const lines: Array<Record<string, any>> = [];
-      const logStream = new Writable({
-        write(chunk, _encoding, done) {
-          for (const line of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(line));
-          done();
-        },
-      });
+      const { stream: logStream, lines } = logCapture();
       const momoEnv = {
         MOMO_BASE_URL: sim.url, MOMO_CONSUMER_KEY: CONSUMER_KEY, MOMO_CONSUMER_SECRET: CONSUMER_SECRET, MOMO_SHORTCODE: SHORTCODE, MOMO_PASSKEY: PASSKEY,
         MOMO_CALLBACK_URL: "https://api.example.co.ke/api/momo/callback/stkpush", MOMO_CALLBACK_SECRET: "f".repeat(64), MOMO_RECONCILE_INTERVAL_MS: "0", LOG_LEVEL: "warn",

@@ -3,7 +3,7 @@
  * 403 and counted in a metric, but only a bounded number a minute are stored (disk) and a flood is
  * logged as one line a minute (log volume). The limit is lowered through RATE_LIMIT_RULES.
  */
-import { Writable } from "node:stream";
+import { logCapture } from "./support/log-lines.js";
 import { describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import type { Simulator } from "./support/simulator.js";
@@ -23,12 +23,7 @@ describe.skipIf(skipThisTarget)("momo callbacks without the right token", () => 
   let t: MomoApp;
   it.beforeAll(async ({ sim, launch }) => {
     fake = sim;
-    const logStream = new Writable({
-      write(chunk, _encoding, callback) {
-        for (const line of String(chunk).split("\n").filter(Boolean)) logLines.push(JSON.parse(line));
-        callback();
-      },
-    });
+    const { stream: logStream } = logCapture(logLines);
     t = await launch.momo({
       darajaUrl: fake.url,
       now: clock.now,

@@ -6,7 +6,7 @@
  * 8 KiB, which no Daraja body comes near, so a real money record still keeps every field. The limit is
  * lowered through RATE_LIMIT_RULES.
  */
-import { Writable } from "node:stream";
+import { logCapture } from "./support/log-lines.js";
 import { describe, expect } from "vitest";
 import { adminKey, RestClient } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
@@ -25,12 +25,7 @@ describe.skipIf(skipThisTarget)("callbacks with a real token that settle nothing
   const logLines: Array<Record<string, any>> = [];
   let t: MomoApp;
   it.beforeAll(async ({ sim, launch }) => {
-    const logStream = new Writable({
-      write(chunk, _encoding, callback) {
-        for (const line of String(chunk).split("\n").filter(Boolean)) logLines.push(JSON.parse(line));
-        callback();
-      },
-    });
+    const { stream: logStream } = logCapture(logLines);
     t = await launch.momo({ darajaUrl: sim.url, logStream, env: { LOG_LEVEL: "warn", RATE_LIMIT_RULES: "unmatched_callbacks_stored_per_tenant=3/60" } });
     const created = await new RestClient(t.url, "").request("POST", "/api/v1/admin/tenants", { body: { id: SHOP_B, name: "Shop B" }, headers: { authorization: `Bearer ${adminKey}` } });
     expect(created.status, JSON.stringify(created.body)).toBe(200);

@@ -1,7 +1,14 @@
 /** MOMO_REVERSAL_RESULT_URL / MOMO_REVERSAL_TIMEOUT_URL: derived from the public callback address when unset (docs/mpesa.md#reversals). */
 import { describe, expect, it } from "vitest";
-import { reversalUrls } from "../src/runtime/payments-settings.js";
+import { configuredCallbackUrls } from "../src/runtime/payments-settings.js";
 import { readSettings, SettingsError } from "../src/settings.js";
+
+/** The reversal flow's three callback URLs, when it is configured. */
+function reversalUrls(settings: Parameters<typeof configuredCallbackUrls>[0]) {
+  const urls = configuredCallbackUrls(settings);
+  if (!urls.reversal_result) return undefined;
+  return { resultUrl: urls.reversal_result, timeoutUrl: urls.reversal_timeout, statusUrl: urls.reversal_status };
+}
 
 const complete = {
   MOMO_BASE_URL: "https://sandbox.safaricom.co.ke",

@@ -1,6 +1,6 @@
 /** The MOMO_* settings: a bad value stops the start with a message naming the setting. */
 import { describe, expect, it } from "vitest";
-import { c2bCallbackUrls } from "../src/runtime/payments-settings.js";
+import { configuredCallbackUrls } from "../src/runtime/payments-settings.js";
 import { readSettings, SettingsError } from "../src/settings.js";
 
 const secret = "a".repeat(64);
@@ -22,6 +22,13 @@ function failure(env: Record<string, string>): string {
     throw error;
   }
   throw new Error("expected a SettingsError");
+}
+
+/** The C2B flow's two callback URLs, when it is configured. */
+function c2bCallbackUrls(settings: Parameters<typeof configuredCallbackUrls>[0]) {
+  const urls = configuredCallbackUrls(settings);
+  if (!urls.c2b_validation) return undefined;
+  return { validationUrl: urls.c2b_validation, confirmationUrl: urls.c2b_confirmation };
 }
 
 describe("MOMO_* settings", () => {
@@ -80,6 +87,40 @@ describe("MOMO_* settings", () => {
     expect(c2bCallbackUrls(own)).toEqual({ validationUrl: "https://hooks.shop.example/v", confirmationUrl: "https://hooks.shop.example/c" });
     expect(failure({ ...complete, MOMO_C2B_VALIDATION_URL: "https://shop.example.com/safaricom/v" })).toContain('MOMO_C2B_VALIDATION_URL (with its token) contains "safaricom"');
     expect(failure({ ...complete, MOMO_C2B_CONFIRMATION_URL: "not a url" })).toContain("MOMO_C2B_CONFIRMATION_URL");
+  });
+
+  it("refuses one C2B URL without the other when nothing can derive it, as for reversals", () => {
+    const base = { ...complete, MOMO_CALLBACK_URL: "https://shop.example.com/hooks/stk" };
+    expect(failure({ ...base, MOMO_C2B_VALIDATION_URL: "https://hooks.shop.example/v" })).toContain(
+      "MOMO_C2B_VALIDATION_URL and MOMO_C2B_CONFIRMATION_URL need each other, or PUBLIC_URL to derive the missing one",
+    );
+    const validation = "https://hooks.shop.example/v";
+    const publicUrl = "https://api.shop.example";
+    const derived = readSettings({ ...base, MOMO_C2B_VALIDATION_URL: validation, PUBLIC_URL: publicUrl });
+    expect(c2bCallbackUrls(derived)).toEqual({
+      validationUrl: validation,
+      confirmationUrl: "https://api.shop.example/api/momo/callback/c2b/confirmation",
+    });
+  });
+
+  it("derives the account balance URLs like the reversal ones, unless set; and checks them like the others", () => {
+    const balance = (env: Record<string, string>) => {
+      const urls = configuredCallbackUrls(readSettings(env));
+      return { result: urls.balance_result, timeout: urls.balance_timeout };
+    };
+    expect(balance(complete)).toEqual({
+      result: "https://shop.example.com/api/momo/callback/balance/result",
+      timeout: "https://shop.example.com/api/momo/callback/balance/timeout",
+    });
+    const ownTimeout = { PUBLIC_URL: "https://api.shop.example", MOMO_BALANCE_TIMEOUT_URL: "https://hooks.example/bt" };
+    expect(balance({ ...complete, ...ownTimeout })).toEqual({
+      result: "https://api.shop.example/api/momo/callback/balance/result",
+      timeout: "https://hooks.example/bt",
+    });
+    const refusedWord = failure({ ...complete, MOMO_BALANCE_RESULT_URL: "https://shop.example.com/sql/balance" });
+    expect(refusedWord).toContain('MOMO_BALANCE_RESULT_URL (with its token) contains "sql"');
+    const plain = failure({ ...complete, NODE_ENV: "production", MOMO_BALANCE_TIMEOUT_URL: "http://shop.example/bt" });
+    expect(plain).toContain("MOMO_BALANCE_TIMEOUT_URL must use https in production");
   });
 
   it("never runs the simulator in production, and checks the numbers", () => {

@@ -5,27 +5,26 @@
  * password confirming with an SMS code.
  */
 import { TRPCClientError } from "@trpc/client";
-import { afterAll, describe, expect } from "vitest";
+import { describe, expect } from "vitest";
 import type { SmsSimulator } from "@mteja/sms-sim";
 import { it } from "./support/fixture.js";
 import { adminKey, RestClient, registerUser, trpcClient, type HttpResult, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 import { totpClock, step } from "./support/two-factor.js";
 import { totpAt } from "./support/totp.js";
-import { codeTexted, launchWithSmsSimulator, SENDER_ID, textsTo, uniquePhone } from "./support/sms.js";
+import { codeTexted, SENDER_ID, textsTo, uniquePhone } from "./support/sms.js";
 
 const startAnswer = { success: true, message: "If this number can sign in here, a code is on its way by SMS." };
 
+const clock = totpClock();
+it.override({ appOptions: { now: clock.now } });
+
 describe.skipIf(skipThisTarget)("phone sign-in by SMS", () => {
-  const clock = totpClock();
   let t: TestApp;
   let sim: SmsSimulator;
 
-  it.beforeAll(async ({ launch }) => {
-    ({ t, sim } = await launchWithSmsSimulator(launch, { now: clock.now }));
-  });
-  afterAll(async () => {
-    await sim?.close();
+  it.beforeAll(({ smsApp }) => {
+    ({ app: t, sim } = smsApp);
   });
 
   /** phone/start then phone/verify with the texted code. */

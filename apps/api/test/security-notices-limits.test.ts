@@ -13,8 +13,6 @@
  *
  * Through HTTP on both databases; mails and texts read from the outboxes (texts are logged, not sent).
  */
-import { randomBytes } from "node:crypto";
-import { Writable } from "node:stream";
 import { describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { adminKey, RestClient, registerUser, type HttpResult, type TestApp } from "./support/app.js";
@@ -22,32 +20,11 @@ import { skipThisTarget } from "./support/database.js";
 import { totpClock } from "./support/two-factor.js";
 import { totpAt } from "./support/totp.js";
 import { uniquePhone } from "./support/sms.js";
+import { logCapture, type LogLine } from "./support/log-lines.js";
+import { newShop } from "./support/shops.js";
 
 type Clock = ReturnType<typeof totpClock>;
 type Phone = ReturnType<typeof uniquePhone>;
-type LogLine = Record<string, unknown>;
-
-function logCapture(): { stream: Writable; lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, callback) {
-      for (const line of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(line));
-      callback();
-    },
-  });
-  return { stream, lines };
-}
-
-async function createShop(t: TestApp, settings: Record<string, unknown> = {}): Promise<string> {
-  const id = `shop-${randomBytes(4).toString("hex")}`;
-  const created = await new RestClient(t.url, "").request("POST", "/api/v1/admin/tenants", {
-    body: { id, name: `Shop ${id}`, settings },
-    headers: { authorization: `Bearer ${adminKey}` },
-  });
-  expect(created.status).toBe(200);
-  return id;
-}
-
 /** How many mails of each kind `email` got (the service clock stands still here: no order by time). */
 async function mailKindsTo(t: TestApp, email: string): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
@@ -116,7 +93,7 @@ describe.skipIf(skipThisTarget)("security notices per account and two-factor ena
   });
 
   it("the reviewer's loop stops at the 3rd enable (429 RATE_LIMITED, Retry-After); the account is told at most 5 times an hour, every change still recorded", async () => {
-    const shop = await createShop(t);
+    const shop = await newShop(t);
     const user = await verifiedAccount(t, shop);
     const phone = await verifyOwnPhone(t, user.client, user.accessToken);
     // A first phone is a factor change: notice 1 (a mail; there was no phone to text).
@@ -171,7 +148,7 @@ describe.skipIf(skipThisTarget)("security notices per account and two-factor ena
   });
 
   it("a shop sets its own number (settings.limits.security_notices_per_account)", async () => {
-    const shop = await createShop(t, { limits: { security_notices_per_account: 1 } });
+    const shop = await newShop(t, { limits: { security_notices_per_account: 1 } });
     const shown = await new RestClient(t.url, "").request("GET", "/api/v1/admin/tenants", { headers: { authorization: `Bearer ${adminKey}` } });
     expect(shown.body.data.tenants.find((tenant: { id: string }) => tenant.id === shop).settings.limits).toEqual({ security_notices_per_account: 1 });
     const user = await verifiedAccount(t, shop);

@@ -5,25 +5,24 @@
  * language, written in the change's transaction; `phone.changed` is recorded. Email changes are in
  * email-change.test.ts. Texts are read from the SMS simulator, mails from the outbox.
  */
-import { afterAll, describe, expect } from "vitest";
+import { describe, expect } from "vitest";
 import type { SmsSimulator } from "@mteja/sms-sim";
 import { it } from "./support/fixture.js";
 import { RestClient, registerUser, trpcClient, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 import { step, totpClock } from "./support/two-factor.js";
 import { totpAt } from "./support/totp.js";
-import { codeTexted, launchWithSmsSimulator, textsTo, uniquePhone } from "./support/sms.js";
+import { codeTexted, textsTo, uniquePhone } from "./support/sms.js";
+
+const clock = totpClock();
+it.override({ appOptions: { now: clock.now } });
 
 describe.skipIf(skipThisTarget)("sign-in factor changes", () => {
-  const clock = totpClock();
   let t: TestApp;
   let sim: SmsSimulator;
 
-  it.beforeAll(async ({ launch }) => {
-    ({ t, sim } = await launchWithSmsSimulator(launch, { now: clock.now }));
-  });
-  afterAll(async () => {
-    await sim?.close();
+  it.beforeAll(({ smsApp }) => {
+    ({ app: t, sim } = smsApp);
   });
 
   type Phone = ReturnType<typeof uniquePhone>;

@@ -6,7 +6,6 @@
  * Through HTTP, REST and tRPC, on both databases; shared by two instances through Redis.
  */
 import { randomBytes } from "node:crypto";
-import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { adminKey, registerUser, RestClient, startTestApp, type TestApp } from "./support/app.js";
@@ -14,6 +13,8 @@ import { testClock } from "./support/clock.js";
 import { skipThisTarget, target } from "./support/database.js";
 import { dropRedisKeys, IpClient, redisKeys, redisUrl, skipRedis, startPeer, trpcMutation, uniqueIp, uniqueRedisPrefix } from "./support/limits.js";
 import { uniquePhone } from "./support/sms.js";
+import { logCapture } from "./support/log-lines.js";
+import { newShop } from "./support/shops.js";
 
 type Phone = ReturnType<typeof uniquePhone>;
 
@@ -44,16 +45,6 @@ async function afterPendingTexts(t: TestApp, client: RestClient): Promise<void> 
 async function codeTexted(t: TestApp, phone: Phone): Promise<string> {
   const row = await t.deps.db.unscoped.smsOutbox.findFirstOrThrow({ where: { toPhone: phone.international }, orderBy: { createdAt: "desc" } });
   return /\b(\d{6})\b/.exec(row.body)![1]!;
-}
-
-async function createShop(t: TestApp, settings: Record<string, unknown> = {}): Promise<string> {
-  const id = `shop-${randomBytes(4).toString("hex")}`;
-  const created = await new RestClient(t.url, "").request("POST", "/api/v1/admin/tenants", {
-    body: { id, name: `Shop ${id}`, settings },
-    headers: { authorization: `Bearer ${adminKey}` },
-  });
-  expect(created.status).toBe(200);
-  return id;
 }
 
 /** phone/start for a new phone, waiting for its text: one text charged to the shop (and the platform). */
@@ -98,7 +89,7 @@ describe.skipIf(skipThisTarget)("texts sent, per shop, address and account (phon
   });
 
   it("me/phone/start over the per-phone limit answers 429 and costs nothing; a spent budget answers 429 alike for every phone, on REST and tRPC", async () => {
-    const shop = await createShop(t);
+    const shop = await newShop(t);
     const client = new RestClient(t.url, shop);
     // A customer signed up by phone: 1 text.
     const known = await textOnce(t, client);
@@ -136,8 +127,8 @@ describe.skipIf(skipThisTarget)("texts sent, per shop, address and account (phon
   });
 
   it("a shop's own numbers (settings.limits) replace the process's for that shop only, and null gives the process's back", async () => {
-    const tight = await createShop(t, { limits: { phone_codes_per_tenant: 2, sms_texts_per_ip: 1 } });
-    const other = await createShop(t);
+    const tight = await newShop(t, { limits: { phone_codes_per_tenant: 2, sms_texts_per_ip: 1 } });
+    const other = await newShop(t);
     const address = uniqueIp();
 
     // One text per address at the tight shop: the second phone from the same address gets the same 200 and no text.
@@ -171,7 +162,7 @@ describe.skipIf(skipThisTarget)("texts sent, per shop, address and account (phon
   });
 
   it("past sms_texts_per_ip an address gets the same 200 and no text; other addresses, other shops and signed-in customers go on", async () => {
-    const shop = await createShop(t);
+    const shop = await newShop(t);
     const address = uniqueIp();
     const fromAddress = new IpClient(t.url, address, shop);
     for (let i = 0; i < 3; i++) await textOnce(t, fromAddress);
@@ -186,7 +177,7 @@ describe.skipIf(skipThisTarget)("texts sent, per shop, address and account (phon
     for (const phone of skipped) expect(await textsWritten(t, phone)).toBe(0);
 
     // Another shop's customers behind the same address have their own count.
-    await textOnce(t, new IpClient(t.url, address, await createShop(t)));
+    await textOnce(t, new IpClient(t.url, address, await newShop(t)));
     // A signed-in customer from that address is not counted with the address's sign-in codes.
     const user = await registerUser(fromAddress);
     const own = uniquePhone();
@@ -196,7 +187,7 @@ describe.skipIf(skipThisTarget)("texts sent, per shop, address and account (phon
 
 
   it("past sms_texts_per_account a signed-in customer texting new numbers gets 429; the shop's other customers go on", async () => {
-    const shop = await createShop(t, { limits: { phone_codes_per_tenant: 100 } });
+    const shop = await newShop(t, { limits: { phone_codes_per_tenant: 100 } });
     const client = new RestClient(t.url, shop);
     const spammer = await registerUser(client);
     for (let i = 0; i < 4; i++) expect((await client.post("/api/v1/auth/me/phone/start", { phone: uniquePhone().local }, spammer.accessToken)).status).toBe(200);
@@ -232,7 +223,7 @@ describe.skipIf(skipThisTarget)("sign-in codes keep part of the shop's budget (s
   it("throw-away accounts from one address texting new numbers spend at most half the budget: an unknown customer still gets a sign-in code", async () => {
     // The reviewer's scenario, scaled down: a budget of 8 texts; 4 accounts registered from one address,
     // each texting 4 new numbers (16 texts asked for, twice the budget).
-    const shop = await createShop(t, { limits: { phone_codes_per_tenant: 8 } });
+    const shop = await newShop(t, { limits: { phone_codes_per_tenant: 8 } });
     const address = uniqueIp();
     const answers: number[] = [];
     for (let account = 0; account < 4; account++) {
@@ -256,7 +247,7 @@ describe.skipIf(skipThisTarget)("sign-in codes keep part of the shop's budget (s
   });
 
   it("signed-in texts are counted per address, apart from the address's sign-in codes; a shop sets its own numbers for both rules", async () => {
-    const shop = await createShop(t, { limits: { phone_codes_per_tenant: 100, sms_texts_signed_in_per_tenant: 90, sms_texts_signed_in_per_ip: 2 } });
+    const shop = await newShop(t, { limits: { phone_codes_per_tenant: 100, sms_texts_signed_in_per_tenant: 90, sms_texts_signed_in_per_ip: 2 } });
     const address = uniqueIp();
     const first = new IpClient(t.url, address, shop);
     const one = await registerUser(first);
@@ -281,7 +272,7 @@ describe.skipIf(skipThisTarget)("sign-in codes keep part of the shop's budget (s
   });
 
   it("security notices never take the shop's budget of sign-in codes, and always go", async () => {
-    const shop = await createShop(t, { limits: { phone_codes_per_tenant: 2 } });
+    const shop = await newShop(t, { limits: { phone_codes_per_tenant: 2 } });
     const client = new IpClient(t.url, uniqueIp(), shop);
     // A customer signs up by phone (1 text of the budget) and adds a first email: a notice to the phone.
     const own = await textOnce(t, client);
@@ -319,15 +310,10 @@ describe.skipIf(skipThisTarget)("the platform's texts (sms_texts_platform)", () 
   let heavy: string;
   let light: string;
   it.beforeAll(async ({ launch }) => {
-    const logStream = new Writable({
-      write(chunk, _encoding, callback) {
-        for (const line of String(chunk).split("\n").filter(Boolean)) logLines.push(JSON.parse(line));
-        callback();
-      },
-    });
+    const { stream: logStream } = logCapture(logLines);
     t = await launch.app({ LOG_LEVEL: "warn", RATE_LIMIT_RULES: "sms_texts_platform=8/3600" }, { now: clock.now, logStream });
-    heavy = await createShop(t);
-    light = await createShop(t);
+    heavy = await newShop(t);
+    light = await newShop(t);
   });
 
   const warnings = () => logLines.filter((line) => String(line.msg).startsWith("the platform has sent sms_texts_platform texts"));
@@ -395,8 +381,8 @@ describe.skipIf(skipThisTarget || target !== "embedded" || skipRedis)("text budg
   });
 
   it("two instances share the shop's budget and the platform's count", async () => {
-    const shop = await createShop(a);
-    const other = await createShop(a, { limits: { phone_codes_per_tenant: 2 } });
+    const shop = await newShop(a);
+    const other = await newShop(a, { limits: { phone_codes_per_tenant: 2 } });
     // Four texts of one shop, two through each instance: the platform's number, all of them the shop's.
     for (const url of [a.url, b.url, a.url, b.url]) await textOnce(a, new RestClient(url, shop));
     const onA = await new RestClient(a.url, shop).post("/api/v1/auth/phone/start", { phone: uniquePhone().local });

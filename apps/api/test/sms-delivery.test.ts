@@ -4,24 +4,23 @@
  * refused with no recipients, a 5xx), a final per-recipient refusal not retried, delivery reports at
  * /api/sms/callback/delivery with and without the token, and the dev outbox of texts.
  */
-import { afterAll, describe, expect } from "vitest";
+import { describe, expect } from "vitest";
 import type { SmsSimulator } from "@mteja/sms-sim";
 import { it } from "./support/fixture.js";
 import { RestClient, type TestApp } from "./support/app.js";
 import { testClock } from "./support/clock.js";
 import { skipThisTarget } from "./support/database.js";
-import { launchWithSmsSimulator, SMS_CALLBACK_SECRET, textsTo, uniquePhone } from "./support/sms.js";
+import { SMS_CALLBACK_SECRET, textsTo, uniquePhone } from "./support/sms.js";
+
+const clock = testClock();
+it.override({ appOptions: { now: clock.now } });
 
 describe.skipIf(skipThisTarget)("SMS delivery", () => {
-  const clock = testClock();
   let t: TestApp;
   let sim: SmsSimulator;
 
-  it.beforeAll(async ({ launch }) => {
-    ({ t, sim } = await launchWithSmsSimulator(launch, { now: clock.now }));
-  });
-  afterAll(async () => {
-    await sim?.close();
+  it.beforeAll(({ smsApp }) => {
+    ({ app: t, sim } = smsApp);
   });
 
   async function outboxRow(international: string) {

@@ -7,28 +7,27 @@
  * keeps its phone, its password and its two-factor.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { afterAll, describe, expect } from "vitest";
+import { describe, expect } from "vitest";
 import type { SmsSimulator } from "@mteja/sms-sim";
 import { it } from "./support/fixture.js";
 import { RestClient, registerUser, type HttpResult, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 import { totpClock } from "./support/two-factor.js";
 import { totpAt } from "./support/totp.js";
-import { codeTexted, launchWithSmsSimulator, textsTo, uniquePhone } from "./support/sms.js";
+import { codeTexted, textsTo, uniquePhone } from "./support/sms.js";
 
 /** The production default of STEP_UP_WINDOW_SECONDS: the attack runs just after it. */
 const window = 300;
 
+const clock = totpClock();
+it.override({ appOptions: { now: clock.now } });
+
 describe.skipIf(skipThisTarget)("account takeover from a stolen access token (issue 28, finding 1)", () => {
-  const clock = totpClock();
   let t: TestApp;
   let sim: SmsSimulator;
 
-  it.beforeAll(async ({ launch }) => {
-    ({ t, sim } = await launchWithSmsSimulator(launch, { now: clock.now }));
-  });
-  afterAll(async () => {
-    await sim?.close();
+  it.beforeAll(({ smsApp }) => {
+    ({ app: t, sim } = smsApp);
   });
 
   async function signInByPhone(client: RestClient, phone: ReturnType<typeof uniquePhone>): Promise<HttpResult> {

@@ -6,32 +6,31 @@
  * complete proof; me/phone/* only for a phone other than the verified one.
  */
 import { TRPCClientError } from "@trpc/client";
-import { afterAll, describe, expect } from "vitest";
+import { describe, expect } from "vitest";
 import type { SmsSimulator } from "@mteja/sms-sim";
 import { it } from "./support/fixture.js";
 import { RestClient, registerUser, trpcClient, type HttpResult, type TestApp } from "./support/app.js";
 import { skipDatabaseAgnostic, skipThisTarget } from "./support/database.js";
 import { totpClock, step } from "./support/two-factor.js";
 import { totpAt, wrongCodeAt } from "./support/totp.js";
-import { codeTexted, reportDeliveriesTo, smsEnv, startSmsSimulator, textsTo, uniquePhone } from "./support/sms.js";
+import { codeTexted, textsTo, uniquePhone } from "./support/sms.js";
 
 const window = 60;
 
+const clock = totpClock();
+it.override({
+  // STEP_UP_WINDOW_SECONDS is one of the settings tests may shorten; the account's sign-in limit is
+  // lowered to see reauthenticate count toward it.
+  appEnv: { STEP_UP_WINDOW_SECONDS: String(window), RATE_LIMIT_RULES: "login_failures_per_account=4/900" },
+  appOptions: { now: clock.now },
+});
+
 describe.skipIf(skipThisTarget)("step-up: fresh sessions, reauthenticate, body proofs", () => {
-  const clock = totpClock();
   let t: TestApp;
   let sim: SmsSimulator;
 
-  it.beforeAll(async ({ launch }) => {
-    const started = await startSmsSimulator();
-    sim = started.sim;
-    // STEP_UP_WINDOW_SECONDS is one of the settings tests may shorten; the account's sign-in limit is
-    // lowered to see reauthenticate count toward it.
-    t = await launch.app({ ...smsEnv(started.url), STEP_UP_WINDOW_SECONDS: String(window), RATE_LIMIT_RULES: "login_failures_per_account=4/900" }, { now: clock.now });
-    reportDeliveriesTo(sim, t.url);
-  });
-  afterAll(async () => {
-    await sim?.close();
+  it.beforeAll(({ smsApp }) => {
+    ({ app: t, sim } = smsApp);
   });
 
   const stale = () => clock.advance(window + 1);

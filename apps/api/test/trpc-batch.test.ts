@@ -6,15 +6,8 @@ import { describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { registerUser, RestClient, type TestApp } from "./support/app.js";
 import { skipDatabaseAgnostic } from "./support/database.js";
+import { addressBody } from "./support/addresses.js";
 
-const address = {
-  label: "Home",
-  recipient_name: "Wanjiku Kamau",
-  phone: "0712345678",
-  street: "Ngong Road, Apt 4B",
-  county: "nairobi",
-  town: "Kilimani",
-};
 
 describe.skipIf(skipDatabaseAgnostic)("tRPC batch size", () => {
   let t: TestApp;
@@ -24,7 +17,7 @@ describe.skipIf(skipDatabaseAgnostic)("tRPC batch size", () => {
 
   async function createAddressesInOneBatch(token: string, calls: number) {
     const paths = Array.from({ length: calls }, () => "addresses.create").join(",");
-    const input = Object.fromEntries(Array.from({ length: calls }, (_, i) => [String(i), { ...address, label: `Home ${i}` }]));
+    const input = Object.fromEntries(Array.from({ length: calls }, (_, i) => [String(i), addressBody({ label: `Home ${i}` })]));
     const response = await fetch(`${t.url}/trpc/${paths}?batch=1`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${token}` },

@@ -1,27 +1,21 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { ResolvedSimulatorOptions } from "./options.js";
-import type { SimulatorState } from "./state.js";
-import { newRequestId } from "./wire.js";
+import {
+  darajaError,
+  invalidAccessToken,
+  invalidField,
+  type DarajaAnswer,
+  type DarajaSimulation,
+  type JsonBody,
+} from "@mteja/simulated-daraja";
 
-export type JsonBody = Record<string, unknown>;
+export type { JsonBody };
+
+/** Sends the simulation's answer as Daraja would: its status, its JSON (or its bare text). */
+export const sendAnswer = (reply: FastifyReply, answer: DarajaAnswer) => reply.code(answer.status).send(answer.body);
 
 /** Daraja's synchronous error envelope (docs/daraja-wire-format.md#error-envelope). */
-export function sendDarajaError(reply: FastifyReply, status: number, errorCode: string, errorMessage: string, requestId = newRequestId()) {
-  return reply.code(status).send({ requestId, errorCode, errorMessage });
-}
-
-export const badRequest = (reply: FastifyReply, field: string) => sendDarajaError(reply, 400, "400.002.02", `Bad Request - Invalid ${field}`);
-
-/** A rejection to send as Daraja's envelope. */
-export interface DarajaProblem {
-  status: number;
-  errorCode: string;
-  errorMessage: string;
-}
-
-export const invalidField = (field: string): DarajaProblem => ({ status: 400, errorCode: "400.002.02", errorMessage: `Bad Request - Invalid ${field}` });
-
-export const sendProblem = (reply: FastifyReply, problem: DarajaProblem) => sendDarajaError(reply, problem.status, problem.errorCode, problem.errorMessage);
+export const sendDarajaError = (reply: FastifyReply, status: number, errorCode: string, errorMessage: string) =>
+  sendAnswer(reply, darajaError(status, errorCode, errorMessage));
 
 /**
  * Reads the JSON body the way Daraja does: without `Content-Type: application/json` the gateway
@@ -31,7 +25,7 @@ export function readJsonBody(request: FastifyRequest, reply: FastifyReply, first
   const contentType = String(request.headers["content-type"] ?? "");
   const raw = typeof request.body === "string" ? request.body : "";
   if (!/^application\/json\b/i.test(contentType) || raw.trim() === "") {
-    badRequest(reply, firstField);
+    sendAnswer(reply, invalidField(firstField));
     return null;
   }
   try {
@@ -44,43 +38,33 @@ export function readJsonBody(request: FastifyRequest, reply: FastifyReply, first
   return null;
 }
 
-/** True when the bearer token is one the simulator issued, unexpired and (strict mode) the latest. */
-export function requireAccessToken(request: FastifyRequest, reply: FastifyReply, options: ResolvedSimulatorOptions, state: SimulatorState): boolean {
-  const match = /^Bearer\s+(\S+)$/i.exec(String(request.headers.authorization ?? ""));
-  const expiresAt = match?.[1] ? state.tokens.get(match[1]) : undefined;
-  if (expiresAt === undefined || expiresAt <= options.now().getTime()) {
-    sendDarajaError(reply, 404, "404.001.03", "Invalid Access Token");
-    return false;
-  }
-  return true;
+/** True when the bearer token is one the simulation issued, unexpired and (strict mode) the latest. */
+export function requireAccessToken(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  simulation: DarajaSimulation,
+): boolean {
+  if (simulation.tokens.accepts(String(request.headers.authorization ?? ""))) return true;
+  sendAnswer(reply, invalidAccessToken());
+  return false;
 }
 
-/** A field Daraja types as Numeric or String: both JSON forms are accepted. */
-export function text(value: unknown): string | null {
-  if (typeof value === "string") return value.trim();
-  if (typeof value === "number" && Number.isFinite(value)) return String(value);
-  return null;
-}
-
-/** A whole, positive amount given as a number or a numeric string; null otherwise. */
-export function wholeAmount(value: unknown): number | null {
-  const raw = text(value);
-  if (raw === null || !/^\d+(\.0+)?$/.test(raw)) return null;
-  const amount = Number(raw);
-  return Number.isSafeInteger(amount) && amount > 0 ? amount : null;
-}
-
-const BLOCKED_URL_WORDS = /m-?pesa|safaricom|exe|cmd|sql|query/i;
-
-/** docs/daraja-wire-format.md#callback-urls: http(s) URL, and (when enabled) none of the words Daraja's processor rejects. */
-export function isAcceptableCallbackUrl(value: unknown, blockKeywords: boolean): value is string {
-  if (typeof value !== "string") return false;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return false;
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") return false;
-  return !(blockKeywords && BLOCKED_URL_WORDS.test(value));
+/**
+ * A Daraja operation over HTTP: the token, what the gateway refuses before the body, then the body
+ * (its first field named when it cannot be read), then the simulation's answer.
+ */
+export function darajaRoute(
+  simulation: DarajaSimulation,
+  firstField: string,
+  answer: (body: JsonBody) => Promise<DarajaAnswer>,
+  refusal: () => DarajaAnswer | null = () => null,
+) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!requireAccessToken(request, reply, simulation)) return reply;
+    const refused = refusal();
+    if (refused) return sendAnswer(reply, refused);
+    const body = readJsonBody(request, reply, firstField);
+    if (!body) return reply;
+    return sendAnswer(reply, await answer(body));
+  };
 }

@@ -1,6 +1,6 @@
 import { createPrivateKey } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { createSimulatorKeyFiles } from "./credentials.js";
+import { createSimulatorKeyFiles } from "./key-files.js";
 import { simulatorSettingsFromEnv } from "./env.js";
 import { buildDarajaSimulator } from "./server.js";
 

@@ -7,7 +7,15 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 
-export type SimOperation = "oauth" | "stkpush" | "stkquery" | "b2c" | "transactionstatus" | "reversal" | "c2bregister";
+export type SimOperation =
+  | "oauth"
+  | "stkpush"
+  | "stkquery"
+  | "b2c"
+  | "transactionstatus"
+  | "reversal"
+  | "c2bregister"
+  | "accountbalance";
 
 const OPERATIONS: Readonly<Record<string, SimOperation>> = {
   "/oauth/v1/generate": "oauth",
@@ -19,6 +27,7 @@ const OPERATIONS: Readonly<Record<string, SimOperation>> = {
   "/mpesa/reversal/v1/request": "reversal",
   "/mpesa/c2b/v1/registerurl": "c2bregister",
   "/mpesa/c2b/v2/registerurl": "c2bregister",
+  "/mpesa/accountbalance/v1/query": "accountbalance",
 };
 
 export interface SimAnswer {

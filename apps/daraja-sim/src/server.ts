@@ -1,9 +1,9 @@
 import Fastify from "fastify";
 import type { FastifyInstance } from "fastify";
-import { createCallbackSender } from "./callback-sender.js";
+import { createDarajaSimulation, createMemoryStore } from "@mteja/simulated-daraja";
 import { sendDarajaError } from "./http.js";
-import { resolveOptions } from "./options.js";
 import type { DarajaSimulatorOptions } from "./options.js";
+import { ACCOUNT_BALANCE_PATH, registerAccountBalanceRoute } from "./routes/account-balance.js";
 import { registerB2cRoutes } from "./routes/b2c.js";
 import { registerC2bRoutes } from "./routes/c2b.js";
 import { registerControlRoutes } from "./routes/control.js";
@@ -11,7 +11,7 @@ import { registerOAuthRoute } from "./routes/oauth.js";
 import { registerStkRoutes } from "./routes/stk.js";
 import { registerReversalRoute } from "./routes/reversal.js";
 import { registerTransactionStatusRoute } from "./routes/transaction-status.js";
-import { createSimulatorState, pushBounded } from "./state.js";
+import { createServerState, pushBounded, takeQueuedOutcome } from "./state.js";
 import { registerSimScripts } from "./scripts.js";
 
 const KNOWN_PATHS = new Set([
@@ -22,6 +22,7 @@ const KNOWN_PATHS = new Set([
   "/mpesa/b2c/v3/paymentrequest",
   "/mpesa/transactionstatus/v1/query",
   "/mpesa/reversal/v1/request",
+  ACCOUNT_BALANCE_PATH,
   "/mpesa/c2b/v1/registerurl",
   "/mpesa/c2b/v2/registerurl",
   "/sim/c2b/pay",
@@ -39,27 +40,39 @@ function logged(body: unknown): unknown {
   }
 }
 
-/** A Daraja look-alike on Fastify: same paths, fields, envelopes and callbacks. Call `listen` to serve it. */
+/**
+ * A Daraja look-alike on Fastify: same paths, fields, envelopes and callbacks, served over the
+ * simulation of @mteja/simulated-daraja (which decides and remembers everything), plus the /sim
+ * control routes. Call `listen` to serve it.
+ */
 export function buildDarajaSimulator(options: DarajaSimulatorOptions = {}): FastifyInstance {
-  const resolved = resolveOptions(options);
-  const state = createSimulatorState();
-  const app = Fastify({ logger: options.logger ?? false, forceCloseConnections: true });
+  const { logger = false, logLimit = 200, scripts, store = createMemoryStore(), ...settings } = options;
+  const state = createServerState();
+  const app = Fastify({ logger, forceCloseConnections: true });
+  const now = settings.now ?? (() => new Date());
+  const simulation = createDarajaSimulation(settings, {
+    store,
+    logger: app.log,
+    onCallback: (callback) => pushBounded(state.callbacks, callback, logLimit),
+    chooseOutcome: (api, phone, allowed) => takeQueuedOutcome(state, api, phone, allowed),
+  });
+  app.addHook("onClose", async () => simulation.close());
 
   // Bodies are parsed per route, as Daraja does: a missing Content-Type is a Daraja error, not a 415.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => done(null, body));
 
-  const callbacks = createCallbackSender(resolved, state, app.log);
-  app.addHook("onClose", async () => callbacks.close());
-
   app.addHook("onResponse", async (request, reply) => {
     const path = request.url.split("?")[0] ?? request.url;
     if (path.startsWith("/sim/")) return;
-    pushBounded(
-      state.requests,
-      { at: resolved.now().toISOString(), method: request.method, path, status: reply.statusCode, body: logged(request.body) },
-      resolved.logLimit,
-    );
+    const entry = {
+      at: now().toISOString(),
+      method: request.method,
+      path,
+      status: reply.statusCode,
+      body: logged(request.body),
+    };
+    pushBounded(state.requests, entry, logLimit);
   });
 
   app.setNotFoundHandler((request, reply) => {
@@ -76,14 +89,15 @@ export function buildDarajaSimulator(options: DarajaSimulatorOptions = {}): Fast
       : sendDarajaError(reply, status, "400.002.02", "Bad Request");
   });
 
-  if (options.scripts) registerSimScripts(app, options.scripts);
+  if (scripts) registerSimScripts(app, scripts);
 
-  registerOAuthRoute(app, resolved, state);
-  registerStkRoutes(app, resolved, state, callbacks);
-  registerB2cRoutes(app, resolved, state, callbacks);
-  registerTransactionStatusRoute(app, resolved, state, callbacks);
-  registerReversalRoute(app, resolved, state, callbacks);
-  registerControlRoutes(app, state);
-  registerC2bRoutes(app, resolved, state);
+  registerOAuthRoute(app, simulation);
+  registerStkRoutes(app, simulation);
+  registerB2cRoutes(app, simulation);
+  registerTransactionStatusRoute(app, simulation);
+  registerReversalRoute(app, simulation);
+  registerAccountBalanceRoute(app, simulation);
+  registerControlRoutes(app, simulation, state);
+  registerC2bRoutes(app, simulation);
   return app;
 }

@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createSimScripts, SANDBOX_PASSKEY, SANDBOX_SHORTCODE } from "../src/index.js";
-import { expectedPassword } from "../src/wire.js";
+import { stkPassword } from "@mteja/daraja";
 import { raw, rawToken, startSimulator, type RunningSimulator } from "./harness.js";
 
 const timestamp = "20261125120000";
 const push = {
   BusinessShortCode: SANDBOX_SHORTCODE,
-  Password: expectedPassword(SANDBOX_SHORTCODE, SANDBOX_PASSKEY, timestamp),
+  Password: stkPassword(SANDBOX_SHORTCODE, SANDBOX_PASSKEY, timestamp),
   Timestamp: timestamp,
   TransactionType: "CustomerPayBillOnline",
   Amount: 10,

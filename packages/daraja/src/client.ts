@@ -16,8 +16,10 @@ import { retryWhileNotSent } from "./retry.js";
 import { darajaTimestamp, stkPassword } from "./timestamp.js";
 import { DEFAULT_RETRY_DELAYS_MS, DEFAULT_TIMEOUT_MS } from "./timing.js";
 import { createTransport } from "./transport.js";
-import type { DarajaHttpResponse } from "./transport.js";
+import type { DarajaHttpResponse, DarajaTransport } from "./transport.js";
+import { ACCOUNT_BALANCE_COMMAND, ACCOUNT_BALANCE_PATH } from "./account-balance.js";
 import type {
+  AccountBalanceRequest,
   B2cPaymentRequest,
   C2bRegisterRequest,
   C2bRegisterResponse,
@@ -25,6 +27,7 @@ import type {
   DarajaAcknowledgement,
   DarajaClient,
   DarajaClientConfig,
+  DarajaProtocolConfig,
   StkPushRequest,
   StkPushResponse,
   StkQueryRequest,
@@ -75,11 +78,20 @@ function requireSetting(value: string | undefined, name: string): string {
 
 const isSuccess = (status: number) => status >= 200 && status < 300;
 
+/** A Daraja client speaking HTTP to `config.baseUrl`. */
 export function createDarajaClient(config: DarajaClientConfig): DarajaClient {
-  const now = config.now ?? (() => new Date());
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const retryDelaysMs = config.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
   const transport = createTransport({ baseUrl: config.baseUrl, timeoutMs, ...(config.fetch ? { fetch: config.fetch } : {}) });
+  return createDarajaClientOver(transport, config);
+}
+
+/**
+ * A Daraja client whose requests go through `transport`: the same tokens, retries and reading of the
+ * answers whatever carries them (HTTP, or the simulated Daraja answering in-process for test mode).
+ */
+export function createDarajaClientOver(transport: DarajaTransport, config: DarajaProtocolConfig): DarajaClient {
+  const now = config.now ?? (() => new Date());
+  const retryDelaysMs = config.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
   const tokens = createAccessTokenProvider({
     transport,
     consumerKey: config.consumerKey,
@@ -297,6 +309,8 @@ export function createDarajaClient(config: DarajaClientConfig): DarajaClient {
 
     reversalShortcode,
 
+    b2cShortcode: config.b2cShortcode,
+
     // Never retried automatically: a second request for the same receipt is a second reversal attempt.
     async reversal(request: ReversalRequest): Promise<DarajaAcknowledgement> {
       const path = "/mpesa/reversal/v1/request";
@@ -314,6 +328,22 @@ export function createDarajaClient(config: DarajaClientConfig): DarajaClient {
         Occasion: request.occasion ?? "",
       });
       return acknowledgement(path, response);
+    },
+
+    // Not retried automatically, like every request that names a callback: a repeat is a second result.
+    async accountBalance(request: AccountBalanceRequest): Promise<DarajaAcknowledgement> {
+      const response = await postOrFail(ACCOUNT_BALANCE_PATH, {
+        ...initiator(),
+        CommandID: ACCOUNT_BALANCE_COMMAND,
+        PartyA: requireSetting(config.b2cShortcode, "b2cShortcode"),
+        // 4: a short code.
+        IdentifierType: "4",
+        Remarks: request.remarks,
+        // Daraja's JSON spelling (its table writes QueueTimeoutURL).
+        QueueTimeOutURL: request.queueTimeoutUrl,
+        ResultURL: request.resultUrl,
+      });
+      return acknowledgement(ACCOUNT_BALANCE_PATH, response);
     },
   };
 }

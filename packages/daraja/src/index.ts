@@ -1,5 +1,7 @@
-export { createDarajaClient } from "./client.js";
+export { createDarajaClient, createDarajaClientOver } from "./client.js";
+export type { DarajaHttpResponse, DarajaRequest, DarajaTransport } from "./transport.js";
 export type {
+  AccountBalanceRequest,
   B2cCommandId,
   B2cPaymentRequest,
   C2bRegisterRequest,
@@ -9,6 +11,7 @@ export type {
   DarajaClient,
   DarajaClientConfig,
   DarajaLogger,
+  DarajaProtocolConfig,
   DarajaTransactionType,
   StkPushRequest,
   StkPushResponse,
@@ -32,5 +35,13 @@ export { darajaTimestamp, parseDarajaTimestamp, stkPassword } from "./timestamp.
 export { DARAJA_MSISDN_PATTERN, normaliseKenyanPhone } from "./phone.js";
 export { securityCredentialFromCertificate } from "./security-credential.js";
 export * from "./limits.js";
+export {
+  ACCOUNT_BALANCE_PATH,
+  parseAccountBalanceResult,
+  parseAccountBalances,
+  parseAccountBalanceTimeout,
+  type AccountBalanceEntry,
+  type AccountBalanceResult,
+} from "./account-balance.js";
 export { C2B_CONFIRMATION_ANSWER, C2B_REJECTION_CODES, c2bValidationAnswer, maskMsisdn, msisdnForm, parseC2bNotification } from "./c2b.js";
 export type { C2bMsisdnForm, C2bNotification, C2bRejectionCode } from "./c2b.js";

@@ -39,7 +39,7 @@ function toRecord(items: { Key: string; Value: ParameterValue }[] | undefined): 
   return record;
 }
 
-function parseResultEnvelope(body: unknown): ParseResult<ResultEnvelope> {
+export function parseResultEnvelope(body: unknown): ParseResult<ResultEnvelope> {
   const result = resultEnvelopeSchema.safeParse(body);
   if (!result.success) return rejected(result.error);
   const r = result.data.Result;

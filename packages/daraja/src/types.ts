@@ -36,6 +36,9 @@ export interface DarajaClientConfig {
   c2bRegisterVersion?: C2bRegisterVersion;
 }
 
+/** What a client needs besides the way to Daraja (createDarajaClientOver takes the way itself). */
+export type DarajaProtocolConfig = Omit<DarajaClientConfig, "baseUrl" | "timeoutMs" | "fetch">;
+
 export interface StkPushRequest {
   /** 12-digit MSISDN (see normaliseKenyanPhone). Sent as PartyA and PhoneNumber. */
   phone: string;
@@ -112,6 +115,13 @@ export interface ReversalRequest {
   occasion?: string;
 }
 
+export interface AccountBalanceRequest {
+  resultUrl: string;
+  queueTimeoutUrl: string;
+  /** 1-100 characters. */
+  remarks: string;
+}
+
 export type C2bRegisterVersion = "v1" | "v2";
 
 export interface C2bRegisterRequest {
@@ -142,4 +152,8 @@ export interface DarajaClient {
   reversal(request: ReversalRequest): Promise<DarajaAcknowledgement>;
   /** The short code a reversal returns money from (ReceiverParty): the till for Buy Goods, else the paybill. */
   readonly reversalShortcode: string;
+  /** The account's B2C short code (PartyA of payouts and of its balance); undefined without B2C. */
+  readonly b2cShortcode: string | undefined;
+  /** The balance of the B2C short code (b2cShortcode, by its initiator), posted later to the result URL. */
+  accountBalance(request: AccountBalanceRequest): Promise<DarajaAcknowledgement>;
 }

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
 import {
+  parseAccountBalanceResult,
+  parseAccountBalances,
+  parseAccountBalanceTimeout,
   classifyReversalResultCode,
   classifyTransactionStatusResult,
   parseB2cResult,
@@ -427,5 +430,103 @@ describe("parseReversalResult", () => {
     );
     expect(timeout).toMatchObject({ resultCode: "1", originatorConversationId: "dad6-4c34", conversationId: "AG_20211114_x", transactionId: null });
     expect(parseReversalResult({ Result: { ResultCode: 0, ResultDesc: "ok" } }).ok).toBe(false);
+  });
+});
+
+// docs/daraja-wire-format.md#account-balance: the portal's success sample, and the sandbox's failure.
+const balanceString = [
+  "Working Account|KES|700000.00|700000.00|0.00|0.00",
+  "Float Account|KES|0.00|0.00|0.00|0.00",
+  "Utility Account|KES|228037.00|228037.00|0.00|0.00",
+  "Charges Paid Account|KES|-1540.00|-1540.00|0.00|0.00",
+  "Organization Settlement Account|KES|0.00|0.00|0.00|0.00",
+].join("&");
+const queueTimeoutReference = {
+  Key: "QueueTimeoutURL",
+  Value: "https://internalsandbox.safaricom.co.ke/mpesa/abresults/v1/submit",
+};
+
+const amounts = (current: number, available: number, reserved: number, uncleared: number) => ({
+  current,
+  available,
+  reserved,
+  uncleared,
+});
+
+describe("Account Balance", () => {
+  it("reads the portal's result, its balance string kept as sent", () => {
+    const parsed = value(
+      parseAccountBalanceResult({
+        Result: {
+          ResultType: "0",
+          ResultCode: "0",
+          ResultDesc: "The service request is processed successfully",
+          OriginatorConversationID: "16917-22577599-3",
+          ConversationID: "AG_20200206_00005e091a8ec6b9eac5",
+          TransactionID: "OA90000000",
+          ResultParameters: {
+            ResultParameter: [
+              { Key: "AccountBalance", Value: balanceString },
+              { Key: "BOCompletedTime", Value: "20200109125710" },
+            ],
+          },
+          ReferenceData: { ReferenceItem: queueTimeoutReference },
+        },
+      }),
+    );
+    expect(parsed).toMatchObject({ resultCode: "0", originatorConversationId: "16917-22577599-3" });
+    expect(parsed.balance).toBe(balanceString);
+    expect(parsed.completedAt).toBe("20200109125710");
+  });
+
+  it("reads the sandbox's failure (numbers, a Key without Value) with no balance", () => {
+    const parsed = value(
+      parseAccountBalanceResult({
+        Result: {
+          ResultType: 0,
+          ResultCode: 8006,
+          ResultDesc: "The security credential is locked.",
+          OriginatorConversationID: "f1e2-4b95-a71d-b30d3cdbb7a7736371",
+          ConversationID: "AG_20240211_2010325b025970fbc403",
+          TransactionID: "SBB0000000",
+          ResultParameters: {
+            ResultParameter: [
+              { Key: "ActionType", Value: "AccountBalance" },
+              { Key: "ErrorMsg", Value: "API Password is locked. " },
+              { Key: "BOCompletedTime", Value: 20240211133412 },
+            ],
+          },
+          ReferenceData: { ReferenceItem: { Key: "QueueTimeoutURL" } },
+        },
+      }),
+    );
+    expect(parsed).toMatchObject({ resultCode: "8006", resultDesc: "The security credential is locked." });
+    expect(parsed.completedAt).toBe("20240211133412");
+    expect(parsed.balance).toBeUndefined();
+  });
+
+  it("reads a time-out notice like B2C's", () => {
+    const notice = { ResultType: 1, ResultCode: "1", ResultDesc: "The service request timed out." };
+    const ids = { OriginatorConversationID: "o-1", ConversationID: "AG_1" };
+    const timeout = value(parseAccountBalanceTimeout({ Result: { ...notice, ...ids } }));
+    expect(timeout).toMatchObject({ resultCode: "1", originatorConversationId: "o-1" });
+  });
+
+  it("reads the balance string as current, available, reserved, uncleared, negative amounts included", () => {
+    const accounts = value(parseAccountBalances(balanceString));
+    expect(accounts).toHaveLength(5);
+    expect(accounts[0]).toEqual({ name: "Working Account", currency: "KES", ...amounts(700000, 700000, 0, 0) });
+    expect(accounts[3]).toEqual({ name: "Charges Paid Account", currency: "KES", ...amounts(-1540, -1540, 0, 0) });
+    // The B2B sample whose arithmetic fixes the order: current = available + reserved + uncleared.
+    expect(value(parseAccountBalances("Working Account|KES|346568.83|6186.83|340382.00|0.00"))).toEqual([
+      { name: "Working Account", currency: "KES", ...amounts(346568.83, 6186.83, 340382, 0) },
+    ]);
+  });
+
+  it("refuses an entry that is not six parts, or an amount that is not a decimal", () => {
+    expect(parseAccountBalances("Working Account|KES|700000.00").ok).toBe(false);
+    expect(parseAccountBalances("Working Account|KES|1.00|1.00|0.00|0.00|extra").ok).toBe(false);
+    expect(parseAccountBalances("Working Account|KES|1,000.00|1.00|0.00|0.00").ok).toBe(false);
+    expect(parseAccountBalances("|KES|1.00|1.00|0.00|0.00").ok).toBe(false);
   });
 });

@@ -442,3 +442,46 @@ describe("reversal", () => {
     expect(fake.calls[STATUS]?.[0]).toMatchObject({ TransactionID: "SKE52PAWR9", PartyA: SANDBOX.shortcode, IdentifierType: "4" });
   });
 });
+
+const BALANCE = "/mpesa/accountbalance/v1/query";
+
+describe("accountBalance", () => {
+  const request = {
+    resultUrl: "https://shop.example/api/momo/callback/balance/result?token=abc",
+    queueTimeoutUrl: "https://shop.example/api/momo/callback/balance/timeout?token=abc",
+    remarks: "Account balance",
+  };
+
+  it("asks about the B2C short code by its initiator, type 4, the JSON spelling QueueTimeOutURL", async () => {
+    const ack = await client().accountBalance(request);
+    expect(fake.rejected).toEqual([]);
+    expect(ack).toEqual({
+      originatorConversationId: "515-5258779-3",
+      conversationId: "AG_20200123_0000417fed8ed666e976",
+      responseCode: "0",
+      responseDescription: "Accept the service request successfully",
+    });
+    expect(fake.calls[BALANCE]?.[0]).toEqual({
+      Initiator: "testapi",
+      SecurityCredential: SANDBOX.securityCredential,
+      CommandID: "AccountBalance",
+      PartyA: SANDBOX.b2cShortcode,
+      IdentifierType: "4",
+      Remarks: "Account balance",
+      QueueTimeOutURL: request.queueTimeoutUrl,
+      ResultURL: request.resultUrl,
+    });
+  });
+
+  it("is never retried: a gateway page is an unknown outcome after one call", async () => {
+    fake.script[BALANCE] = [() => ({ status: 502, body: "Bad Gateway" })];
+    const error = await caught(client().accountBalance(request));
+    expect(error).toMatchObject({ kind: "unavailable", outcome: "unknown" });
+    expect(calls(BALANCE)).toBe(1);
+  });
+
+  it("says which short code it asks about, and needs one", async () => {
+    expect(client().b2cShortcode).toBe(SANDBOX.b2cShortcode);
+    await expect(client({ b2cShortcode: undefined }).accountBalance(request)).rejects.toThrow(/b2cShortcode/);
+  });
+});

@@ -230,6 +230,27 @@ export async function startFakeDaraja(options: FakeDarajaOptions = {}): Promise<
     }),
   );
 
+  // Account Balance as the portal documents it: the organisation's own short code, IdentifierType 4.
+  route(
+    "/mpesa/accountbalance/v1/query",
+    (body) => {
+      const fields = ["Initiator", "SecurityCredential", "CommandID", "PartyA", "IdentifierType", "Remarks"];
+      const missing = present(body, [...fields, "QueueTimeOutURL", "ResultURL"]);
+      if (missing) return `Bad Request - Invalid ${missing}`;
+      if (body["CommandID"] !== "AccountBalance") return "Bad Request - Invalid CommandID";
+      if (String(body["IdentifierType"]) !== "4") return "Bad Request - Invalid IdentifierType";
+      if (String(body["Remarks"]).length > 100) return "Bad Request - Invalid Remarks";
+      return initiatorChecks(body, "Initiator");
+    },
+    // The portal's synchronous answer.
+    () => ({
+      OriginatorConversationID: "515-5258779-3",
+      ConversationID: "AG_20200123_0000417fed8ed666e976",
+      ResponseCode: "0",
+      ResponseDescription: "Accept the service request successfully",
+    }),
+  );
+
   fake.url = await app.listen({ host: "127.0.0.1", port: 0 });
   return fake;
 }

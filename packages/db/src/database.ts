@@ -3,6 +3,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "./generated/prisma/client.js";
+import { PooledClient } from "./pg-client.js";
 import { openEmbeddedDirectory, type EmbeddedDirectory } from "./embedded.js";
 import { applyMigrations, listPendingMigrations, type MigrationReport, type SqlRunner } from "./migrator.js";
 import { createStatementNames, pgliteStatements, pgliteTransactions, pgStatements, poolTransactions, sendStatement, type RawSql, type RawTransactions } from "./raw-sql.js";
@@ -20,6 +21,16 @@ export interface DatabaseOptions {
   poolMax?: number;
   /** Most statement texts prepared on each PostgreSQL connection (createStatementNames); 0: none. */
   preparedStatements?: number | undefined;
+  /**
+   * Longest wait for a PostgreSQL connection, new or from the pool (DATABASE_CONNECT_TIMEOUT_MS); 0: no
+   * limit. A request waits no longer while the database is away, and answers 503.
+   */
+  connectTimeoutMs?: number | undefined;
+  /**
+   * Longest wait for one statement's answer (DATABASE_STATEMENT_TIMEOUT_MS), measured by the service, so
+   * it also ends the wait on a database that went silent; 0: no limit. Migrations are not bounded.
+   */
+  statementTimeoutMs?: number | undefined;
 }
 
 export interface Database {
@@ -53,20 +64,36 @@ export interface Database {
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.url ? openPostgres(options.url, options.poolMax ?? 10, options.preparedStatements) : openEmbedded(options.dataDir);
+  return options.url ? openPostgres(options.url, options) : openEmbedded(options.dataDir);
 }
 
-async function openPostgres(url: string, poolMax: number, preparedStatements: number | undefined): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: poolMax });
+/** Defaults of DATABASE_CONNECT_TIMEOUT_MS and DATABASE_STATEMENT_TIMEOUT_MS (docs/configuration.md). */
+export const databaseTimeoutDefaults = { connectTimeoutMs: 5_000, statementTimeoutMs: 30_000 } as const;
+
+async function openPostgres(url: string, options: DatabaseOptions): Promise<Database> {
+  const connectTimeoutMs = options.connectTimeoutMs ?? databaseTimeoutDefaults.connectTimeoutMs;
+  const statementTimeoutMs = options.statementTimeoutMs ?? databaseTimeoutDefaults.statementTimeoutMs;
+  // The pool reconnects by itself: a connection that failed is discarded, the next request opens a new
+  // one (pg-client.ts). keepAlive finds out idle connections a restart or a fault left behind.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolMax ?? 10,
+    Client: PooledClient,
+    connectionTimeoutMillis: connectTimeoutMs,
+    ...(statementTimeoutMs > 0 ? { query_timeout: statementTimeoutMs } : {}),
+    keepAlive: true,
+  });
   // An idle client's error (server restart) must not crash the process; the pool replaces it.
   pool.on("error", () => undefined);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-  const nameOf = createStatementNames(preparedStatements);
+  const nameOf = createStatementNames(options.preparedStatements);
   const sql: SqlRunner = {
     query: async (text, params) => (await sendStatement(pool, nameOf, text, params)).rows,
     exec: async (text) => void (await pool.query(text)),
     withLock: async (fn) => {
-      const client = await pool.connect();
+      // Its own connection, outside the pool: a migration may run longer than any statement time-out.
+      const client = new PooledClient({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs });
+      await client.connect();
       try {
         // Several instances starting at once: only one applies migrations.
         await client.query("SELECT pg_advisory_lock(727361)");
@@ -77,7 +104,7 @@ async function openPostgres(url: string, poolMax: number, preparedStatements: nu
         });
       } finally {
         await client.query("SELECT pg_advisory_unlock(727361)").catch(() => undefined);
-        client.release();
+        await client.end().catch(() => undefined);
       }
     },
   };

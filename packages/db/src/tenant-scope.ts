@@ -8,7 +8,26 @@
 import { PrismaClient } from "./generated/prisma/client.js";
 
 /** Models with a `tenant_id` column of their own. */
-const tenantOwned = new Set(["User", "Session", "OneTimeToken", "MailOutbox", "Address", "Payment", "Payout", "ApiKey", "PaymentIntent", "WebhookEndpoint", "WebhookEvent", "WebhookDelivery", "WebhookAttempt", "PaymentReversal", "PhoneCode", "SmsOutbox", "SecurityEvent"]);
+const tenantOwned = new Set([
+  "User",
+  "Session",
+  "OneTimeToken",
+  "MailOutbox",
+  "Address",
+  "Payment",
+  "Payout",
+  "ApiKey",
+  "PaymentIntent",
+  "WebhookEndpoint",
+  "WebhookEvent",
+  "WebhookDelivery",
+  "WebhookAttempt",
+  "PaymentReversal",
+  "PhoneCode",
+  "SmsOutbox",
+  "SecurityEvent",
+  "AccountBalance",
+]);
 
 /** Models without `tenant_id`, scoped through the relation to their tenant-owned parent. */
 const scopedThroughParent: Record<string, string> = { RefreshToken: "session", RecoveryCode: "user" };
@@ -35,6 +54,7 @@ const relationFields: Record<string, readonly string[]> = {
   PhoneCode: [],
   SmsOutbox: [],
   SecurityEvent: [],
+  AccountBalance: [],
 };
 
 /**

@@ -13,6 +13,7 @@ export type { DomainConfig } from "./shared/config.js";
 export { tokenDefaults } from "./shared/config.js";
 export { systemClock, cryptoRandom, type Clock, type Random } from "./shared/ports.js";
 export { DomainError, toErrorEnvelope, errorStatus, type ErrorCode, type ErrorEnvelope } from "./shared/errors.js";
+export { serviceUnavailable, toTrpcError } from "./shared/errors.js";
 export { answerLocale } from "./shared/i18n/answer-locale.js";
 export { createAccessTokens, type AccessTokens, type AccessClaims } from "./auth/tokens/access-tokens.js";
 export { createDataCipher, type DataCipher } from "./shared/data-cipher.js";

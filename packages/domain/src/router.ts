@@ -4,23 +4,27 @@ import { authRouter } from "./auth/router.js";
 import { dataRightsRouter } from "./data-rights/router.js";
 import { intentsRouter } from "./intents/router.js";
 import { otpRouter } from "./auth/otp/router.js";
+import { balanceRouter } from "./payments/balance/router.js";
 import { c2bRouter } from "./payments/c2b/router.js";
 import { paymentsRouter } from "./payments/router.js";
 import { reversalsRouter } from "./payments/reversals/router.js";
 import { profileRouter } from "./profile/router.js";
 import { securityEventsRouter } from "./security-events/router.js";
-import { adminRouter } from "./tenants/router.js";
+import { tenantsRouter } from "./tenants/router.js";
 import { createTRPCRouter } from "./trpc.js";
 import { webhooksRouter } from "./webhooks/router.js";
 import { phoneRouter } from "./auth/phone/router.js";
 import { emailRouter } from "./auth/email/router.js";
 
-/** One router per area of the API. */
+/**
+ * One router per area of the API, each named for its folder. A key may differ from the area's name: it
+ * is the first part of each procedure's path and so of its REST operationId (`admin-createTenant`).
+ */
 export const appRouter = createTRPCRouter({
   auth: authRouter,
   otp: otpRouter,
   profile: profileRouter,
-  admin: adminRouter,
+  admin: tenantsRouter,
   addresses: addressesRouter,
   payments: paymentsRouter,
   apiKeys: apiKeysRouter,
@@ -28,6 +32,7 @@ export const appRouter = createTRPCRouter({
   webhooks: webhooksRouter,
   reversals: reversalsRouter,
   c2b: c2bRouter,
+  balance: balanceRouter,
   phone: phoneRouter,
   email: emailRouter,
   securityEvents: securityEventsRouter,

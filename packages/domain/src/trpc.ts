@@ -5,6 +5,8 @@
  * - publicProcedure     no tenant, no token (health-like and callback-free operations)
  * - tenantProcedure     X-Tenant-ID required and resolved (the public auth API)
  * - authProcedure       X-Tenant-ID + bearer token of that tenant + live session (Auth Required auth API)
+ * - authTokenProcedure  authProcedure less the session check, which GET /me makes in its own query: the one
+ *                       exception (docs/architecture.md#the-one-exception-get-me)
  * - protectedProcedure  bearer token; tenant from the token; X-Tenant-ID optional but must match
  * - adminProcedure      protectedProcedure with role "admin"
  * - adminApiProcedure   Authorization: Bearer $ADMIN_API_KEY (the operator's admin API)
@@ -119,7 +121,10 @@ export const authProcedure = publicProcedure.meta({ credential: "bearer" }).use(
   return signedInCall({ ...ctx, ...authed }, meta, session, getRawInput, () => next({ ctx: { ...authed, session } }));
 });
 
-/** Like authProcedure but leaves the session check to the procedure (GET /me joins it into its one query). */
+/**
+ * Like authProcedure but leaves the session check to the procedure: GET /me only, which joins it into the
+ * query that reads the user, one round trip instead of two (docs/architecture.md#the-one-exception-get-me).
+ */
 export const authTokenProcedure = publicProcedure.meta({ credential: "bearer" }).use(async ({ ctx, next }) => {
   const tenant = await requireTenantHeader(ctx);
   const auth = await verifyBearerOf(ctx, tenant);

@@ -140,6 +140,15 @@ describe("operation facts on the procedure", () => {
     expect(middlewares(appRouter, "profile.me")).toBe(5);
   });
 
+  it("leaves the session check to the procedure in GET /me only (docs/architecture.md, the one exception)", () => {
+    type Middlewares = { _def: { middlewares: unknown[] } };
+    // The builder's credential middleware, the last of its own: in every procedure made with it.
+    const own = (authTokenProcedure as unknown as Middlewares)._def.middlewares.at(-1);
+    const procedures = appRouter._def.procedures as unknown as Record<string, Middlewares>;
+    const built = Object.keys(procedures).filter((name) => procedures[name]!._def.middlewares.includes(own));
+    expect(built).toEqual(["profile.me"]);
+  });
+
   it("takes the credential from the builder, and a router's own meta keeps it", () => {
     expect(operationMetaOf(testRouter, "unlimited")?.credential).toBe("none");
     expect(operationMetaOf(testRouter, "adminOnly")?.credential).toBe("adminKey");

@@ -4,9 +4,12 @@ import { sourceFiles, srcDir } from "./support/source-files.js";
 /**
  * Every read and write of a table goes through a function of @mteja/db's repositories, named for what it
  * does (issue 29, docs/architecture.md): the domain holds no SQL text and calls no Prisma model. Opening
- * a transaction (`$transaction`) is still the domain's. Checked in the areas whose queries have moved so far.
+ * a transaction (`$transaction`) is still the domain's. Checked in every area.
  */
-const areas = ["addresses/", "data-rights/", "retention/", "shared/", "sms/", "tenants/", "webhooks/"];
+const areas = [
+  ...["addresses/", "api-keys/", "auth/", "data-rights/", "profile/", "retention/", "security-events/"],
+  ...["shared/", "sms/", "tenants/", "webhooks/", "payments/", "intents/", "trpc.ts", "context.ts"],
+];
 
 const prismaOperations = [
   "findUnique",
@@ -29,10 +32,14 @@ const prismaOperations = [
 ].join("|");
 
 const forbidden: { name: string; pattern: RegExp }[] = [
-  { name: "raw SQL", pattern: /\$(queryRaw|executeRaw)(Unsafe)?\b/ },
+  { name: "raw SQL", pattern: /\$(queryRaw|executeRaw)(Unsafe)?\s*(<[^`(]*>)?\s*[`(]/ },
   { name: "an SQL fragment", pattern: /\bPrisma\.(sql|raw|join|empty)\b/ },
   { name: "SQL text", pattern: /\b(SELECT|INSERT INTO|DELETE FROM|FOR UPDATE|FOR NO KEY UPDATE)\b|\bUPDATE \w+\s+SET\b/ },
-  { name: "a Prisma model call", pattern: new RegExp(`\\.[a-z][A-Za-z]*\\.(${prismaOperations})\\(`) },
+  // A model reached through a client (`ctx.db.user.findFirst(`, `tx.payment.update(`), not any `.delete(`.
+  {
+    name: "a Prisma model call",
+    pattern: new RegExp(`\\b(db|tx|unscoped|prisma|client)\\.[a-z][A-Za-z]*\\.(${prismaOperations})\\(`),
+  },
 ];
 
 function queriesIn(dir: string): string[] {
@@ -40,6 +47,8 @@ function queriesIn(dir: string): string[] {
   for (const { name, lines } of sourceFiles(dir)) {
     if (!areas.some((area) => name.startsWith(area))) continue;
     lines.forEach((line, index) => {
+      // Comments may name SQL (why a sweep locks its rows); only code is checked.
+      if (/^\s*(\*|\/\/|\/\*)/.test(line)) return;
       for (const { name: what, pattern } of forbidden) if (pattern.test(line)) found.push(`${name}:${index + 1} has ${what}`);
     });
   }
@@ -59,7 +68,12 @@ describe("the domain's queries", () => {
       "await ctx.db.webhookEvent.findMany({ where })",
     ];
     samples.forEach((sample, index) => expect([sample, forbidden[index]!.pattern.test(sample)]).toEqual([sample, true]));
-    const allowed = ["await webhooks.findEvent(ctx.db, id)", "cache.delete(id)", "await ctx.db.$transaction(async (tx) => work(tx))"];
+    const allowed = [
+      "await webhooks.findEvent(ctx.db, id)",
+      "cache.delete(id)",
+      "parsed.searchParams.delete(TOKEN_PARAMETER)",
+      'sql: Pick<RawSql, "$queryRaw">', "await ctx.db.$transaction(async (tx) => work(tx))",
+    ];
     for (const line of allowed) expect([line, forbidden.some(({ pattern }) => pattern.test(line))]).toEqual([line, false]);
   });
 });

@@ -21,7 +21,7 @@ const doors: { name: string; pattern: RegExp; allowed: string[] }[] = [
       // The signing keys are shared by every tenant.
       "auth/tokens/signing-keys.ts",
       // An API key names its tenant: the lookup by the key's hash is the one that cannot be scoped.
-      "api-keys/store.ts",
+      "api-keys/credential.ts",
       // The reconciler expires every tenant's due payment intents in one statement.
       "intents/intent-expiry-sweep.ts",
       // The webhook delivery worker claims due deliveries of every tenant.
@@ -77,9 +77,18 @@ const doors: { name: string; pattern: RegExp; allowed: string[] }[] = [
   {
     name: "Database.forTenant",
     pattern: /\.forTenant\(/,
-    // The procedure ladder builds ctx.db; the admin API's role change names its tenant in a header;
-    // the reconciler's sweeps settle (or status-query) each claimed row through the tenant the claim returned.
-    allowed: ["trpc.ts", "tenants/user-roles.ts", "api-keys/store.ts", "payments/stk/stk-reconciliation.ts", "payments/kernel/leased-sweep.ts"],
+    // The procedure ladder builds ctx.db; the admin API's role change names its tenant in a header, and its
+    // account balance in the path; the reconciler's sweeps settle (or status-query) each claimed row through
+    // the tenant the claim returned. An API key's management and its use name the key's tenant.
+    allowed: [
+      "trpc.ts",
+      "tenants/user-roles.ts",
+      "api-keys/service.ts",
+      "api-keys/credential.ts",
+      "payments/balance/balance-tenant.ts",
+      "payments/stk/stk-reconciliation.ts",
+      "payments/kernel/leased-sweep.ts",
+    ],
   },
 ];
 

@@ -53,8 +53,14 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     ...env,
   };
   // The test opens the database itself, from the settings the composition root would read.
-  const preparedStatements = readSettings(given).DATABASE_PREPARED_STATEMENTS;
-  const database = options.database ?? (await createTestDatabase({ preparedStatements }));
+  const base = readSettings(given);
+  const database =
+    options.database ??
+    (await createTestDatabase({
+      preparedStatements: base.DATABASE_PREPARED_STATEMENTS,
+      connectTimeoutMs: base.DATABASE_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: base.DATABASE_STATEMENT_TIMEOUT_MS,
+    }));
   // Its URL is the service's DATABASE_URL, as in production (the listening connection goes there).
   const settings = readSettings(database.url ? { DATABASE_URL: database.url, ...given } : given);
   const ownsDatabase = !options.database;

@@ -33,13 +33,20 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(options: { preparedStatements?: number | undefined } = {}): Promise<TestDatabase> {
+/** The settings the composition root would open the database with (DATABASE_PREPARED_STATEMENTS, the time-outs). */
+export interface TestDatabaseOptions {
+  preparedStatements?: number | undefined;
+  connectTimeoutMs?: number | undefined;
+  statementTimeoutMs?: number | undefined;
+}
+
+export async function createTestDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   if (target === "embedded") {
     const db = await openDatabase({});
     return { db, url: undefined, drop: () => db.close() };
   }
   const scratch = await createScratchDatabase(adminUrl, "mteja_test");
-  const db = await openDatabase({ url: scratch.url, poolMax: 5, preparedStatements: options.preparedStatements });
+  const db = await openDatabase({ url: scratch.url, poolMax: 5, ...options });
   return {
     db,
     url: scratch.url,

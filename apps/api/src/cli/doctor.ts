@@ -3,10 +3,11 @@
  * key against the stored signing key, Redis, SMTP and Daraja's OAuth — and says what is wrong in words;
  * it also warns of shops whose C2B still accepts the old shared callback secret.
  */
-import { openDatabase, type Database } from "@mteja/db";
+import { openDatabase, signingKeys, type Database } from "@mteja/db";
 import { createDataCipher, cryptoRandom, shopsOnSharedC2bToken } from "@mteja/domain";
 import { checkSmtpServer } from "@mteja/mailer";
 import { Redis } from "ioredis";
+import { databaseOptionsOf } from "../runtime/database-options.js";
 import { productionWarnings } from "../runtime/production-warnings.js";
 import { resolveDataEncryptionKey } from "../runtime/secrets.js";
 import { readSettings, SettingsError, type Settings } from "../settings.js";
@@ -53,7 +54,7 @@ const checks: Check[] = [
       } catch {
         return skip("the database cannot be reached");
       }
-      const stored = await database.unscoped.signingKey.findFirst({ where: { retiredAt: null } }).catch(() => null);
+      const stored = await signingKeys.findCurrent(database.unscoped).catch(() => null);
       if (!stored) return ok("no stored signing key yet: the first start makes one with this key");
       const cipher = createDataCipher(await resolveDataEncryptionKey(settings.DATA_ENCRYPTION_KEY, settings.DATA_DIR), cryptoRandom);
       try {
@@ -143,7 +144,7 @@ export async function runDoctor(env: NodeJS.ProcessEnv): Promise<Finding[]> {
   for (const warning of productionWarnings(settings)) findings.push({ check: "settings", status: "warn", message: `unsafe in production: ${warning.message}` });
 
   let opened: Promise<Database> | undefined;
-  const db = () => (opened ??= openDatabase({ url: settings.DATABASE_URL, dataDir: settings.DATA_DIR, poolMax: 2 }));
+  const db = () => (opened ??= openDatabase(databaseOptionsOf(settings, 2)));
   try {
     for (const { check, run } of checks) findings.push({ check, ...(await run(settings, db).catch((error: unknown) => fail(reason(error)))) });
   } finally {

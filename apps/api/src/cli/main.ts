@@ -7,6 +7,7 @@ import { openDatabase } from "@mteja/db";
 import { rotateSigningKey, toErrorEnvelope } from "@mteja/domain";
 import { TRPCError } from "@trpc/server";
 import { Command, InvalidArgumentError } from "commander";
+import { databaseOptionsOf } from "../runtime/database-options.js";
 import { readSettings, SettingsError, type Settings } from "../settings.js";
 import { runDoctor } from "./doctor.js";
 import { openOperatorServices, type OperatorServices } from "./operator-services.js";
@@ -56,7 +57,7 @@ program
   .description("apply the database migrations that are missing, then exit (a pre-deploy job)")
   .action(async () => {
     const settings = settingsOrExit();
-    const db = await openDatabase({ url: settings.DATABASE_URL, dataDir: settings.DATA_DIR, poolMax: 2 });
+    const db = await openDatabase(databaseOptionsOf(settings, 2));
     try {
       const report = await db.migrate();
       print({ applied: report.applied });

@@ -3,17 +3,17 @@
  * they bypass the tRPC/OpenAPI mounts. Every body is read as raw text (whatever its content type, even
  * invalid JSON) so it can be stored verbatim before anything else; the domain does the rest.
  *
- *   POST /api/momo/callback/stkpush        STK push result        (MOMO_CALLBACK_URL)
- *   POST /api/momo/callback/b2c/result     B2C result             (MOMO_B2C_RESULT_URL)
- *   POST /api/momo/callback/b2c/timeout    B2C queue time-out     (MOMO_B2C_TIMEOUT_URL)
- *   POST /api/momo/callback/b2c/status     Transaction Status result and time-out (MOMO_B2C_STATUS_URL)
- *   POST /api/momo/callback/reversal/result   Reversal result       (MOMO_REVERSAL_RESULT_URL)
- *   POST /api/momo/callback/reversal/timeout  Reversal time-out     (MOMO_REVERSAL_TIMEOUT_URL)
- *   POST /api/momo/callback/reversal/status   a reversal's Transaction Status result and time-out
- *   POST /api/momo/callback/c2b/validation    C2B validation: answers accept or Daraja's rejection code (MOMO_C2B_VALIDATION_URL)
- *   POST /api/momo/callback/c2b/confirmation  C2B confirmation (MOMO_C2B_CONFIRMATION_URL)
+ * One route per callback of the domain's flow registry (payments/flows.ts), at /api/momo/callback/<its path>,
+ * each documented from its flow's declaration.
  */
-import { receiveCallback, type CallbackKind, type Deps } from "@mteja/domain";
+import {
+  ACCEPTED_ANSWER,
+  CALLBACK_ROUTE_PREFIX,
+  callbackRoutes,
+  receiveCallback,
+  type CallbackDoc,
+  type Deps,
+} from "@mteja/domain";
 import type { FastifyPluginAsync } from "fastify";
 import type { Counter } from "prom-client";
 import { z } from "zod";
@@ -27,18 +27,6 @@ export interface MomoCallbackOptions {
   /** mteja_momo_callbacks_rejected_total (http/metrics.ts). */
   rejectedCallbacks: Counter<"kind" | "reason" | "stored">;
 }
-
-export const momoCallbackRoutes: Record<string, CallbackKind> = {
-  "/api/momo/callback/stkpush": "stkpush",
-  "/api/momo/callback/b2c/result": "b2c_result",
-  "/api/momo/callback/b2c/timeout": "b2c_timeout",
-  "/api/momo/callback/b2c/status": "b2c_status",
-  "/api/momo/callback/reversal/result": "reversal_result",
-  "/api/momo/callback/reversal/timeout": "reversal_timeout",
-  "/api/momo/callback/reversal/status": "reversal_status",
-  "/api/momo/callback/c2b/validation": "c2b_validation",
-  "/api/momo/callback/c2b/confirmation": "c2b_confirmation",
-};
 
 export const momoCallbackPlugin: FastifyPluginAsync<MomoCallbackOptions> = async (app, { deps, rejectedCallbacks }) => {
   const rejectedLog = createLogThrottle(REJECTED_LOG_INTERVAL_MS, () => deps.clock.now());
@@ -54,9 +42,9 @@ export const momoCallbackPlugin: FastifyPluginAsync<MomoCallbackOptions> = async
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => done(null, body));
 
-  for (const [path, kind] of Object.entries(momoCallbackRoutes)) {
+  for (const { kind, path } of callbackRoutes) {
     // warn: Fastify's per-request info logs would write the URL, and with it the secret token.
-    app.post(path, { logLevel: "warn" }, async (request, reply) => {
+    app.post(`${CALLBACK_ROUTE_PREFIX}/${path}`, { logLevel: "warn" }, async (request, reply) => {
       const query = request.query as Record<string, unknown>;
       const token = typeof query.token === "string" ? query.token : undefined;
       const rawBody = typeof request.body === "string" ? request.body : "";
@@ -108,24 +96,17 @@ const tenantParameter = {
 
 const accepted = {
   description: "Stored and applied (or recorded as duplicate/flagged); answered only after the commit.",
-  content: { "application/json": { schema: z.object({ ResultCode: z.literal(0), ResultDesc: z.literal("Accepted") }) } },
-};
-
-const c2bValidationAnswered = {
-  description: "Stored, then answered: accepted, or rejected with Daraja's code (the customer gets M-Pesa's SMS for it).",
   content: {
     "application/json": {
-      schema: z.object({ ResultCode: z.enum(["0", "C2B00012", "C2B00013", "C2B00015"]), ResultDesc: z.enum(["Accepted", "Rejected"]) }),
+      schema: z.object({
+        ResultCode: z.literal(ACCEPTED_ANSWER.ResultCode),
+        ResultDesc: z.literal(ACCEPTED_ANSWER.ResultDesc),
+      }),
     },
   },
 };
 
-const c2bConfirmationAnswered = {
-  description: "Stored and applied once per TransID (or recorded as duplicate/flagged); answered only after the commit.",
-  content: { "application/json": { schema: z.object({ ResultCode: z.literal(0), ResultDesc: z.literal("Success") }) } },
-};
-
-function callbackOperation(summary: string, body: string, answered: { description: string; content: { "application/json": { schema: z.ZodType } } } = accepted) {
+function callbackOperation({ summary, body, answered }: CallbackDoc) {
   return {
     post: {
       tags: ["momo callbacks"],
@@ -134,33 +115,20 @@ function callbackOperation(summary: string, body: string, answered: { descriptio
       parameters: [tokenParameter, tenantParameter],
       requestBody: { required: true, content: { "application/json": { schema: z.object({}).passthrough() } } },
       responses: {
-        200: answered,
+        200: answered
+          ? { description: answered.description, content: { "application/json": { schema: answered.schema } } }
+          : accepted,
         400: { description: "MALFORMED_REQUEST: not JSON or not a Daraja callback (stored for audit)" },
         403: { description: "FORBIDDEN: missing or wrong token (counted; at most 60 a minute stored for audit; logged at most once a minute)" },
+        503: { description: "SERVICE_UNAVAILABLE: the database is away for a moment (Retry-After)" },
       },
     },
   };
 }
 
-/** The callback endpoints in the OpenAPI document (generateOpenApiDocument's `paths`). */
+/** The callback endpoints in the OpenAPI document (generateOpenApiDocument's `paths`), in the registry's order. */
 export function momoCallbackOpenApiPaths() {
-  return {
-    "/api/momo/callback/stkpush": callbackOperation("STK push result", "Body: `{ Body: { stkCallback: { MerchantRequestID, CheckoutRequestID, ResultCode, ResultDesc, CallbackMetadata? } } }`."),
-    "/api/momo/callback/b2c/result": callbackOperation("B2C result", "Body: `{ Result: { ResultCode, ResultDesc, OriginatorConversationID, ConversationID, TransactionID, ResultParameters? } }`."),
-    "/api/momo/callback/b2c/timeout": callbackOperation("B2C queue time-out", "The payout becomes UNKNOWN and a Transaction Status query is scheduled."),
-    "/api/momo/callback/b2c/status": callbackOperation("Transaction Status result (and its time-out)", "Settles an UNKNOWN or PENDING payout."),
-    "/api/momo/callback/reversal/result": callbackOperation("Reversal result", "Body: `{ Result: { ResultCode (0 or e.g. \"R000002\"), ResultDesc, OriginatorConversationID, ConversationID, TransactionID, ResultParameters? } }`. Settles the payment's reversal."),
-    "/api/momo/callback/reversal/timeout": callbackOperation("Reversal queue time-out", "The reversal becomes UNKNOWN and a Transaction Status query is scheduled."),
-    "/api/momo/callback/reversal/status": callbackOperation("A reversal's Transaction Status result (and its time-out)", "Settles an UNKNOWN or PENDING reversal."),
-    "/api/momo/callback/c2b/validation": callbackOperation(
-      "C2B validation (paybill/till payment from the M-Pesa menu)",
-      'Body: `{ TransactionType, TransID, TransTime, TransAmount, BusinessShortCode, BillRefNumber, MSISDN, ... }`. Answers `{ ResultCode: "0", ResultDesc: "Accepted" }` or a rejection `{ ResultCode: "C2B00012" (invalid account) | "C2B00013" (invalid amount) | "C2B00015" (unknown short code), ResultDesc: "Rejected" }`.',
-      c2bValidationAnswered,
-    ),
-    "/api/momo/callback/c2b/confirmation": callbackOperation(
-      "C2B confirmation",
-      "Same body as the validation. Applied once per TransID: pays the intent its BillRefNumber names, or is kept unmatched. Answers `{ ResultCode: 0, ResultDesc: \"Success\" }`.",
-      c2bConfirmationAnswered,
-    ),
-  };
+  return Object.fromEntries(
+    callbackRoutes.map((route) => [`${CALLBACK_ROUTE_PREFIX}/${route.path}`, callbackOperation(route.openapi)]),
+  );
 }

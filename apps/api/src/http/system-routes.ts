@@ -2,6 +2,7 @@ import type { Database } from "@mteja/db";
 import type { AccessTokens } from "@mteja/domain";
 import type { FastifyPluginAsync } from "fastify";
 import type { OpenAPIObject } from "trpc-to-openapi";
+import type { Drain } from "../runtime/drain.js";
 import type { RateLimitStore } from "../runtime/rate-limit-store.js";
 
 export interface SystemRoutesOptions {
@@ -10,6 +11,8 @@ export interface SystemRoutesOptions {
   openApiDocument: OpenAPIObject;
   /** With REDIS_URL: the store of the abuse-limit counters. */
   rateLimitStore?: RateLimitStore | undefined;
+  /** Draining (a stop has begun): /readyz answers 503 so the balancer stops sending. */
+  drain: Drain;
 }
 
 /** JWKS, the OpenAPI document and health checks (docs/operations.md "Behind a load balancer"). */
@@ -24,6 +27,7 @@ export const systemRoutes: FastifyPluginAsync<SystemRoutesOptions> = async (app,
   app.get("/healthz", async () => ({ status: "ok" }));
 
   app.get("/readyz", async (_request, reply) => {
+    if (opts.drain.draining) return reply.code(503).send({ status: "draining" });
     try {
       await opts.db.ping();
       const pending = await opts.db.pendingMigrations();

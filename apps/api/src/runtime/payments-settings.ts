@@ -3,7 +3,16 @@
  * settings schema of ../settings.ts. Without MOMO_BASE_URL, M-Pesa is off (the momo operations answer
  * PAYMENT_PROVIDER_UNAVAILABLE) unless the dev start runs the simulator in-process.
  */
-import { createCallbackTokens, tenantCallbackUrl } from "@mteja/domain";
+import {
+  callbackRoutes,
+  callbackUrlSettings,
+  createCallbackTokens,
+  darajaFlows,
+  tenantCallbackUrl,
+  type CallbackKind,
+  type CallbackUrlSetting,
+  type RegisteredCallback,
+} from "@mteja/domain";
 import { z } from "zod";
 
 const optionalUrl = (name: string) => z.url({ protocol: /^https?$/, error: `${name} must be an http(s) URL` }).optional();
@@ -16,7 +25,17 @@ export function blockedWordIn(url: string): string | undefined {
   return BLOCKED_CALLBACK_WORDS.find((word) => lower.includes(word));
 }
 
+/**
+ * One setting per callback URL a flow declares (packages/domain/src/payments/flows.ts), e.g.
+ * MOMO_CALLBACK_URL, MOMO_B2C_RESULT_URL, MOMO_REVERSAL_RESULT_URL; when unset, derived as the flow
+ * says (callbackUrlsOf, below; docs/configuration.md lists each).
+ */
+const callbackUrlSettingsShape = Object.fromEntries(callbackUrlSettings.map((name) => [name, optionalUrl(name)])) as {
+  [Name in CallbackUrlSetting]: ReturnType<typeof optionalUrl>;
+};
+
 export const momoSettingsShape = {
+  ...callbackUrlSettingsShape,
   MTEJA_DEV_START: z.string().optional().transform((v) => v === "1" || v === "true"),
   /** auto: run the simulator in-process on the dev start (MTEJA_DEV_START=1) when MOMO_BASE_URL is unset. */
   MOMO_SIMULATOR: z.enum(["auto", "on", "off"], { error: "MOMO_SIMULATOR must be auto, on or off" }).default("auto"),
@@ -30,19 +49,11 @@ export const momoSettingsShape = {
     .enum(["CustomerPayBillOnline", "CustomerBuyGoodsOnline"], { error: "MOMO_TRANSACTION_TYPE must be CustomerPayBillOnline or CustomerBuyGoodsOnline" })
     .default("CustomerPayBillOnline"),
   MOMO_TILL_NUMBER: z.string().regex(/^\d{5,7}$/, "MOMO_TILL_NUMBER must be 5-7 digits").optional(),
-  MOMO_CALLBACK_URL: optionalUrl("MOMO_CALLBACK_URL"),
   MOMO_B2C_SHORTCODE: z.string().regex(/^\d{5,7}$/, "MOMO_B2C_SHORTCODE must be 5-7 digits").optional(),
   MOMO_INITIATOR_NAME: z.string().min(1).optional(),
   MOMO_SECURITY_CREDENTIAL: z.string().regex(/^[A-Za-z0-9+/]+={0,2}$/, "MOMO_SECURITY_CREDENTIAL must be base64").optional(),
   MOMO_INITIATOR_PASSWORD: z.string().min(1).optional(),
   MOMO_CERTIFICATE_PATH: z.string().min(1).optional(),
-  MOMO_B2C_RESULT_URL: optionalUrl("MOMO_B2C_RESULT_URL"),
-  MOMO_B2C_TIMEOUT_URL: optionalUrl("MOMO_B2C_TIMEOUT_URL"),
-  /** Where Transaction Status results go; default: MOMO_B2C_RESULT_URL with /b2c/result → /b2c/status. */
-  MOMO_B2C_STATUS_URL: optionalUrl("MOMO_B2C_STATUS_URL"),
-  /** Reversal ResultURL / QueueTimeOutURL; default: the public callback address + /reversal/result, /reversal/timeout (reversalUrls). */
-  MOMO_REVERSAL_RESULT_URL: optionalUrl("MOMO_REVERSAL_RESULT_URL"),
-  MOMO_REVERSAL_TIMEOUT_URL: optionalUrl("MOMO_REVERSAL_TIMEOUT_URL"),
   MOMO_CALLBACK_SECRET: z
     .string()
     .regex(/^[A-Za-z0-9_~.-]{32,256}$/, "MOMO_CALLBACK_SECRET must be 32-256 URL-safe characters (e.g. `openssl rand -hex 32`)")
@@ -73,10 +84,6 @@ export const momoSettingsShape = {
     .min(2)
     .max(3600)
     .default(10),
-  /** C2B (docs/mpesa.md#c2b); default: PUBLIC_URL (else MOMO_CALLBACK_URL's base) + /api/momo/callback/c2b/validation. */
-  MOMO_C2B_VALIDATION_URL: optionalUrl("MOMO_C2B_VALIDATION_URL"),
-  /** Default: PUBLIC_URL (else MOMO_CALLBACK_URL's base) + /api/momo/callback/c2b/confirmation. */
-  MOMO_C2B_CONFIRMATION_URL: optionalUrl("MOMO_C2B_CONFIRMATION_URL"),
 };
 
 export type MomoSettingsValues = z.output<z.ZodObject<typeof momoSettingsShape>>;
@@ -87,25 +94,13 @@ function asSentToDaraja(url: string, secret: string): string {
   return tenantCallbackUrl(createCallbackTokens(secret), url, "default")!;
 }
 
-/** MOMO_B2C_STATUS_URL, or the result URL with its /b2c/result path turned into /b2c/status. */
-export function b2cStatusUrl(settings: { MOMO_B2C_STATUS_URL?: string | undefined; MOMO_B2C_RESULT_URL?: string | undefined }): string | undefined {
-  if (settings.MOMO_B2C_STATUS_URL) return settings.MOMO_B2C_STATUS_URL;
-  if (!settings.MOMO_B2C_RESULT_URL) return undefined;
-  const url = new URL(settings.MOMO_B2C_RESULT_URL);
-  if (!/\/b2c\/result\/?$/.test(url.pathname)) return undefined;
-  url.pathname = url.pathname.replace(/\/b2c\/result\/?$/, "/b2c/status");
-  return url.toString();
-}
+type CallbackUrlSettings = { PUBLIC_URL?: string | undefined } & { [Name in CallbackUrlSetting]?: string | undefined };
 
-type ReversalUrlSettings = {
-  PUBLIC_URL?: string | undefined;
-  MOMO_CALLBACK_URL?: string | undefined;
-  MOMO_REVERSAL_RESULT_URL?: string | undefined;
-  MOMO_REVERSAL_TIMEOUT_URL?: string | undefined;
-};
+/** Callback URLs by kind; a kind nothing gives is absent. */
+export type CallbackUrls = Partial<Record<CallbackKind, string>>;
 
 /** Where Daraja's callbacks arrive: PUBLIC_URL's /api/momo/callback, else MOMO_CALLBACK_URL without its /stkpush. */
-function publicCallbackBase(settings: ReversalUrlSettings): string | undefined {
+function publicCallbackBase(settings: CallbackUrlSettings): string | undefined {
   // An unparsable URL is reported by its own check (zod runs refinements even when a field is invalid).
   if (settings.PUBLIC_URL && URL.canParse(settings.PUBLIC_URL)) return `${settings.PUBLIC_URL.replace(/\/+$/, "")}/api/momo/callback`;
   if (!settings.MOMO_CALLBACK_URL || !URL.canParse(settings.MOMO_CALLBACK_URL)) return undefined;
@@ -116,39 +111,66 @@ function publicCallbackBase(settings: ReversalUrlSettings): string | undefined {
   return url.toString().replace(/\/$/, "");
 }
 
-/**
- * The reversal callback addresses (docs/mpesa.md#reversals): MOMO_REVERSAL_RESULT_URL and
- * MOMO_REVERSAL_TIMEOUT_URL, each derived from the public callback address when unset; a reversal's
- * Transaction Status results go to the result URL with /reversal/result → /reversal/status.
- */
-export function reversalUrls(settings: ReversalUrlSettings): { resultUrl: string; timeoutUrl: string; statusUrl: string } | undefined {
-  const base = publicCallbackBase(settings);
-  const resultUrl = settings.MOMO_REVERSAL_RESULT_URL ?? (base && `${base}/reversal/result`);
-  const timeoutUrl = settings.MOMO_REVERSAL_TIMEOUT_URL ?? (base && `${base}/reversal/timeout`);
-  if (!resultUrl || !timeoutUrl) return undefined;
-  const result = new URL(resultUrl);
-  let statusUrl: string | undefined;
-  if (/\/reversal\/result\/?$/.test(result.pathname)) {
-    result.pathname = result.pathname.replace(/\/reversal\/result\/?$/, "/reversal/status");
-    statusUrl = result.toString();
-  } else if (base) {
-    statusUrl = `${base}/reversal/status`;
-  }
-  return statusUrl ? { resultUrl, timeoutUrl, statusUrl } : undefined;
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** `url` (another callback's) with that one's path at its end turned into `path`; undefined when it does not end so. */
+function besidePath(url: string, otherPath: string, path: string): string | undefined {
+  if (!URL.canParse(url)) return undefined;
+  const parsed = new URL(url);
+  const end = new RegExp(`/${escaped(otherPath)}/?$`);
+  if (!end.test(parsed.pathname)) return undefined;
+  parsed.pathname = parsed.pathname.replace(end, `/${path}`);
+  return parsed.toString();
 }
 
 /**
- * MOMO_C2B_VALIDATION_URL and MOMO_C2B_CONFIRMATION_URL, each defaulting to the service's public URL
- * (PUBLIC_URL, else MOMO_CALLBACK_URL with its /stkpush turned into /c2b/…) like the B2C status URL.
+ * Each callback's URL as the settings give it or its flow's rule derives it (CallbackUrlRule of the
+ * domain's kernel/flow.ts: its setting; else beside another callback's URL, as MOMO_B2C_STATUS_URL
+ * beside MOMO_B2C_RESULT_URL; else, where the flow allows, the public callback address and its path).
+ * A kind is absent when nothing gives it.
  */
-export function c2bCallbackUrls(settings: ReversalUrlSettings & {
-  MOMO_C2B_VALIDATION_URL?: string | undefined;
-  MOMO_C2B_CONFIRMATION_URL?: string | undefined;
-}): { validationUrl: string; confirmationUrl: string } | undefined {
+export function callbackUrlsOf(settings: CallbackUrlSettings): CallbackUrls {
   const base = publicCallbackBase(settings);
-  const validationUrl = settings.MOMO_C2B_VALIDATION_URL ?? (base && `${base}/c2b/validation`);
-  const confirmationUrl = settings.MOMO_C2B_CONFIRMATION_URL ?? (base && `${base}/c2b/confirmation`);
-  return validationUrl && confirmationUrl ? { validationUrl, confirmationUrl } : undefined;
+  const urls: CallbackUrls = {};
+  const resolve = (route: RegisteredCallback): string | undefined => {
+    if (route.kind in urls) return urls[route.kind];
+    const { setting, besides, publicDefault } = route.url;
+    const other = besides === undefined ? undefined : callbackRoutes.find((candidate) => candidate.kind === besides);
+    const otherUrl = other && resolve(other);
+    const url =
+      (setting && settings[setting as CallbackUrlSetting]) ||
+      (other && otherUrl ? besidePath(otherUrl, other.path, route.path) : undefined) ||
+      (publicDefault && base ? `${base}/${route.path}` : undefined);
+    if (url) urls[route.kind] = url;
+    return url;
+  };
+  for (const route of callbackRoutes) resolve(route);
+  return urls;
+}
+
+/** The callbacks of the flows whose every callback has a URL: a flow with one missing is not configured. */
+export function configuredCallbackUrls(settings: CallbackUrlSettings): CallbackUrls {
+  const urls = callbackUrlsOf(settings);
+  const configured: CallbackUrls = {};
+  for (const flow of darajaFlows) {
+    const kinds = Object.keys(flow.callbacks) as CallbackKind[];
+    if (kinds.every((kind) => urls[kind])) for (const kind of kinds) configured[kind] = urls[kind];
+  }
+  return configured;
+}
+
+/**
+ * A flow whose callback URLs all derive from the public callback address (reversals, C2B, …) given
+ * some of them by their settings: each needs the others, or an address to derive them from.
+ */
+function flowsMissingUrls(settings: CallbackUrlSettings, urls: CallbackUrls): CallbackUrlSetting[][] {
+  return darajaFlows.flatMap((flow) => {
+    const routes = callbackRoutes.filter((route) => route.flow === flow.name);
+    if (!routes.every((route) => route.url.publicDefault)) return [];
+    const names = routes.flatMap((route) => (route.url.setting ? [route.url.setting as CallbackUrlSetting] : []));
+    const incomplete = names.some((name) => settings[name]) && routes.some((route) => !urls[route.kind]);
+    return incomplete ? [names] : [];
+  });
 }
 
 /** Cross-field rules of the MOMO_* settings. */
@@ -156,6 +178,7 @@ export function checkMomoSettings(s: MomoSettingsInput, ctx: z.RefinementCtx): v
   const issue = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
   if (s.MOMO_SIMULATOR === "on" && s.NODE_ENV === "production") issue("MOMO_SIMULATOR", "MOMO_SIMULATOR=on is not allowed in production");
   if (!s.MOMO_BASE_URL) return;
+  const urls = callbackUrlsOf(s);
 
   for (const name of ["MOMO_CONSUMER_KEY", "MOMO_CONSUMER_SECRET", "MOMO_SHORTCODE", "MOMO_PASSKEY", "MOMO_CALLBACK_URL", "MOMO_CALLBACK_SECRET"] as const) {
     if (!s[name]) issue(name, `${name} is required when MOMO_BASE_URL is set`);
@@ -170,30 +193,21 @@ export function checkMomoSettings(s: MomoSettingsInput, ctx: z.RefinementCtx): v
     if (!s.MOMO_SECURITY_CREDENTIAL && !(s.MOMO_INITIATOR_PASSWORD && s.MOMO_CERTIFICATE_PATH)) {
       issue("MOMO_SECURITY_CREDENTIAL", "B2C needs MOMO_SECURITY_CREDENTIAL, or MOMO_INITIATOR_PASSWORD with MOMO_CERTIFICATE_PATH");
     }
-    if (s.MOMO_B2C_RESULT_URL && !b2cStatusUrl(s)) {
+    if (s.MOMO_B2C_RESULT_URL && !urls.b2c_status) {
       issue("MOMO_B2C_STATUS_URL", "MOMO_B2C_STATUS_URL is required when MOMO_B2C_RESULT_URL does not end in /b2c/result");
     }
   }
 
   const secret = s.MOMO_CALLBACK_SECRET;
-  const reversal = reversalUrls(s);
-  if ((s.MOMO_REVERSAL_RESULT_URL || s.MOMO_REVERSAL_TIMEOUT_URL) && !reversal) {
-    issue("MOMO_REVERSAL_RESULT_URL", "MOMO_REVERSAL_RESULT_URL and MOMO_REVERSAL_TIMEOUT_URL need each other, or PUBLIC_URL to derive the missing one");
+  for (const names of flowsMissingUrls(s, urls)) {
+    issue(names[0]!, `${names.join(" and ")} need each other, or PUBLIC_URL to derive the missing one`);
   }
-  const c2b = c2bCallbackUrls(s);
-  const urls = {
-    MOMO_CALLBACK_URL: s.MOMO_CALLBACK_URL,
-    MOMO_B2C_RESULT_URL: s.MOMO_B2C_RESULT_URL,
-    MOMO_B2C_TIMEOUT_URL: s.MOMO_B2C_TIMEOUT_URL,
-    MOMO_B2C_STATUS_URL: b2cStatusUrl(s),
-    MOMO_REVERSAL_RESULT_URL: reversal?.resultUrl,
-    MOMO_REVERSAL_TIMEOUT_URL: reversal?.timeoutUrl,
-    MOMO_C2B_VALIDATION_URL: c2b?.validationUrl,
-    MOMO_C2B_CONFIRMATION_URL: c2b?.confirmationUrl,
-  };
-  for (const [name, url] of Object.entries(urls)) {
-    // An unparsable URL has its own issue already (zod still runs this refinement).
-    if (!url || !secret || !URL.canParse(url)) continue;
+  for (const route of callbackRoutes) {
+    const name = route.url.setting;
+    const url = urls[route.kind];
+    // Without a setting it is derived from another URL, checked there; an unparsable URL has its own issue
+    // already (zod still runs this refinement).
+    if (!name || !url || !secret || !URL.canParse(url)) continue;
     const token = new URL(url).searchParams.get("token");
     if (token !== null && token !== secret) issue(name, `${name} carries a token= that is not MOMO_CALLBACK_SECRET`);
     const word = blockedWordIn(asSentToDaraja(url, secret));

@@ -3,11 +3,14 @@
  * (whose account each tenant uses is the domain's rule, tenants/momo-accounts.ts), the callback
  * addresses and the tokens of their secret (one per tenant, derived and kept by the object built here:
  * docs/mpesa.md#callback-tokens), the reconciliation worker, and, on the dev start, the Daraja
- * simulator in-process. See docs/mpesa.md.
+ * simulator in-process (dev-simulators.ts). Which Daraja a client talks to is daraja-provider.ts's
+ * choice. See docs/mpesa.md.
  */
-import { createDarajaClient, securityCredentialFromCertificate, worstCaseRequestMs } from "@mteja/daraja";
-import { buildDarajaSimulator, createSimulatorKeyFiles, simulatorDefaults } from "@mteja/daraja-sim";
+import { securityCredentialFromCertificate, worstCaseRequestMs } from "@mteja/daraja";
+import type { Database } from "@mteja/db";
 import {
+  CALLBACK_ROUTE_PREFIX,
+  callbackRoutes,
   createCallbackTokens,
   createMomoAccounts,
   createPaymentEvents,
@@ -21,11 +24,12 @@ import {
   type ReconcileReport,
   type StatusStreamSlots,
 } from "@mteja/domain";
-import { createPrivateKey, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import path from "node:path";
 import type { Settings } from "../settings.js";
-import { b2cStatusUrl, c2bCallbackUrls, reversalUrls } from "./payments-settings.js";
+import { createDarajaProviders } from "./daraja-provider.js";
+import { startDevDaraja } from "./dev-simulators.js";
+import { configuredCallbackUrls, type CallbackUrls } from "./payments-settings.js";
 
 export interface PaymentsRuntime {
   momo: MomoDeps;
@@ -38,20 +42,19 @@ export interface PaymentsRuntime {
 /** The Daraja settings in effect: the MOMO_* settings, or the in-process simulator's. */
 interface EffectiveMomo extends Omit<PlatformMomoAccount, "b2c"> {
   baseUrl: string;
-  callbackUrl: string;
   callbackSecret: string;
   /** The platform's own B2C account (the default tenant pays out from it unless it has its own). */
   b2c?: PlatformMomoAccount["b2c"];
-  /** Where B2C results arrive, whoever's account paid out: without them no tenant can pay out. */
-  b2cUrls?: { resultUrl: string; timeoutUrl: string; statusUrl: string };
-  /** Where reversal results, time-outs and their status results arrive (docs/mpesa.md#reversals). */
-  reversalUrls?: { resultUrl: string; timeoutUrl: string; statusUrl: string };
-  /** Where C2B validations and confirmations arrive (registered per tenant through the admin API). */
-  c2bUrls?: { validationUrl: string; confirmationUrl: string };
+  /**
+   * Where each callback arrives, by kind, for the flows configured (the STK one always): without the
+   * B2C ones no tenant can pay out, whoever's account it is.
+   */
+  callbackUrls: CallbackUrls;
 }
 
 /** The account part of the settings in effect (without where Daraja is and where it calls back). */
-function platformAccount({ baseUrl: _baseUrl, callbackUrl: _callbackUrl, callbackSecret: _callbackSecret, b2cUrls: _b2cUrls, reversalUrls: _reversalUrls, c2bUrls: _c2bUrls, b2c, ...account }: EffectiveMomo): PlatformMomoAccount {
+function platformAccount(effective: EffectiveMomo): PlatformMomoAccount {
+  const { baseUrl: _base, callbackSecret: _secret, callbackUrls: _urls, b2c, ...account } = effective;
   return { ...account, b2c };
 }
 
@@ -74,18 +77,10 @@ function fromSettings(settings: Settings): EffectiveMomo | undefined {
     passkey: s.MOMO_PASSKEY,
     transactionType: s.MOMO_TRANSACTION_TYPE,
     tillNumber: s.MOMO_TILL_NUMBER,
-    callbackUrl: s.MOMO_CALLBACK_URL,
     callbackSecret: s.MOMO_CALLBACK_SECRET,
+    callbackUrls: configuredCallbackUrls(s),
   };
-  const reversal = reversalUrls(s);
-  if (reversal) effective.reversalUrls = reversal;
-  const c2bUrls = c2bCallbackUrls(s);
-  if (c2bUrls) effective.c2bUrls = c2bUrls;
-  const statusUrl = b2cStatusUrl(s);
-  if (s.MOMO_B2C_RESULT_URL && s.MOMO_B2C_TIMEOUT_URL && statusUrl) {
-    effective.b2cUrls = { resultUrl: s.MOMO_B2C_RESULT_URL, timeoutUrl: s.MOMO_B2C_TIMEOUT_URL, statusUrl };
-  }
-  if (s.MOMO_B2C_SHORTCODE && s.MOMO_INITIATOR_NAME && effective.b2cUrls) {
+  if (s.MOMO_B2C_SHORTCODE && s.MOMO_INITIATOR_NAME && effective.callbackUrls.b2c_result) {
     const credential =
       s.MOMO_SECURITY_CREDENTIAL ??
       (s.MOMO_INITIATOR_PASSWORD && s.MOMO_CERTIFICATE_PATH
@@ -103,36 +98,23 @@ interface DevSimulator {
 
 /** The dev start (`node scripts/run.mjs start`): the simulator on 127.0.0.1:SIM_PORT, wired to this service. */
 async function startDevSimulator(settings: Settings, logger: Logger): Promise<DevSimulator> {
-  const dataDir = path.resolve(settings.DATA_DIR);
-  const keys = createSimulatorKeyFiles({
-    publicKeyPath: path.join(dataDir, "daraja-sim-public.pem"),
-    privateKeyPath: path.join(dataDir, "daraja-sim-private.pem"),
-  });
-  const sim = buildDarajaSimulator({ privateKey: createPrivateKey(keys.privateKeyPem) });
-  const simUrl = await sim.listen({ host: "127.0.0.1", port: settings.SIM_PORT });
+  const sim = await startDevDaraja(settings, logger);
   // The shops' callback tokens are derived from it; it is never put in a URL itself.
   const secret = settings.MOMO_CALLBACK_SECRET ?? randomBytes(32).toString("hex");
-  const self = `http://127.0.0.1:${settings.PORT}/api/momo/callback`;
-  logger.info({ url: simUrl }, "Daraja simulator started in-process (magic amounts: docs/daraja-simulator.md)");
+  const self = `http://127.0.0.1:${settings.PORT}${CALLBACK_ROUTE_PREFIX}`;
   return {
     effective: {
-      baseUrl: simUrl,
-      consumerKey: simulatorDefaults.consumerKey,
-      consumerSecret: simulatorDefaults.consumerSecret,
-      shortcode: simulatorDefaults.shortcode,
-      passkey: simulatorDefaults.passkey,
+      baseUrl: sim.baseUrl,
+      consumerKey: sim.consumerKey,
+      consumerSecret: sim.consumerSecret,
+      shortcode: sim.shortcode,
+      passkey: sim.passkey,
       transactionType: "CustomerPayBillOnline",
       tillNumber: undefined,
-      callbackUrl: `${self}/stkpush`,
       callbackSecret: secret,
-      b2c: {
-        shortcode: simulatorDefaults.b2cShortcode,
-        initiatorName: simulatorDefaults.initiatorName,
-        securityCredential: securityCredentialFromCertificate(keys.publicKeyPem, simulatorDefaults.initiatorPassword),
-      },
-      b2cUrls: { resultUrl: `${self}/b2c/result`, timeoutUrl: `${self}/b2c/timeout`, statusUrl: `${self}/b2c/status` },
-      reversalUrls: { resultUrl: `${self}/reversal/result`, timeoutUrl: `${self}/reversal/timeout`, statusUrl: `${self}/reversal/status` },
-      c2bUrls: { validationUrl: `${self}/c2b/validation`, confirmationUrl: `${self}/c2b/confirmation` },
+      b2c: sim.b2c,
+      // Every callback of the flow registry, at this service.
+      callbackUrls: Object.fromEntries(callbackRoutes.map(({ kind, path }) => [kind, `${self}/${path}`])),
     },
     close: () => sim.close(),
   };
@@ -143,6 +125,9 @@ export interface PaymentsRuntimeOptions {
   cipher: DataCipher;
   /** The fetch every Daraja client uses (main.ts passes the metrics-instrumented one). */
   darajaFetch?: typeof fetch;
+  /** Where the simulated provider keeps its outcomes. */
+  db: Database;
+  now: () => Date;
   /** The per-user cap on status subscriptions, when it is shared (Redis); else counted in this instance. */
   statusStreams?: StatusStreamSlots;
 }
@@ -151,47 +136,40 @@ export async function createPaymentsRuntime(settings: Settings, logger: Logger, 
   const simulator = simulatorWanted(settings) ? await startDevSimulator(settings, logger) : undefined;
   const effective = simulator?.effective ?? fromSettings(settings);
   if (!effective) logger.info({}, "M-Pesa is not configured (MOMO_BASE_URL unset): the momo operations answer PAYMENT_PROVIDER_UNAVAILABLE");
-  // Each request's URL gets its tenant's token (tenantCallbackUrl); the addresses here carry none.
-  const address = (url: string | undefined) => (url && effective ? url : null);
 
   const reconciler = createReconciler(getDeps, {
     paceMs: settings.MOMO_RECONCILE_PACE_MS,
     leaseSeconds: settings.MOMO_RECONCILE_LEASE_SECONDS,
+  });
+  const providers = createDarajaProviders({
+    baseUrl: effective?.baseUrl,
+    timeoutMs: settings.MOMO_TIMEOUT_MS,
+    logger,
+    fetch: options.darajaFetch,
+    db: options.db,
+    now: options.now,
   });
   const accounts = createMomoAccounts({
     platform: effective && platformAccount(effective),
     defaultTenantId: settings.DEFAULT_TENANT_ID,
     cipher: options.cipher,
     logger,
-    connect: (account) =>
-      createDarajaClient({
-        ...account,
-        baseUrl: effective!.baseUrl,
-        timeoutMs: settings.MOMO_TIMEOUT_MS,
-        logger,
-        ...(options.darajaFetch ? { fetch: options.darajaFetch } : {}),
-      }),
+    // Every use is live until test mode hands its own.
+    connect: (account) => providers.connect(account, "live"),
   });
   const momo: MomoDeps = {
     darajaFor: accounts.darajaFor,
     hasPayoutAccount: accounts.hasPayoutAccount,
-    b2cEnabled: effective?.b2cUrls !== undefined,
+    b2cEnabled: effective?.callbackUrls.b2c_result !== undefined,
     callbackTokens: effective ? createCallbackTokens(effective.callbackSecret) : null,
     settings: {
-      stkCallbackUrl: address(effective?.callbackUrl),
-      b2cResultUrl: address(effective?.b2cUrls?.resultUrl),
-      b2cTimeoutUrl: address(effective?.b2cUrls?.timeoutUrl),
-      b2cStatusUrl: address(effective?.b2cUrls?.statusUrl),
+      // Each request's URL gets its tenant's token (callbackUrlFor); the addresses here carry none.
+      callbackUrls: effective?.callbackUrls ?? {},
       reconcileAfterSeconds: settings.MOMO_RECONCILE_AFTER_SECONDS,
       // The clients' own worst case (they share MOMO_TIMEOUT_MS and the default retry delays).
       promptInFlightSeconds: Math.ceil(worstCaseRequestMs({ timeoutMs: settings.MOMO_TIMEOUT_MS }) / 1000),
       unknownPromptWindowSeconds: settings.MOMO_UNKNOWN_PROMPT_WINDOW_SECONDS,
       callbackAllowedIps: settings.MOMO_CALLBACK_ALLOWED_IPS,
-      reversalResultUrl: address(effective?.reversalUrls?.resultUrl),
-      reversalTimeoutUrl: address(effective?.reversalUrls?.timeoutUrl),
-      reversalStatusUrl: address(effective?.reversalUrls?.statusUrl),
-      c2bValidationUrl: address(effective?.c2bUrls?.validationUrl),
-      c2bConfirmationUrl: address(effective?.c2bUrls?.confirmationUrl),
       platformShortcode: effective?.shortcode ?? null,
     },
     events: createPaymentEvents(),
@@ -219,6 +197,7 @@ export async function createPaymentsRuntime(settings: Settings, logger: Logger, 
       stopped = true;
       if (timer) clearTimeout(timer);
       await inFlight;
+      providers.close();
       await simulator?.close();
     },
   };

@@ -31,6 +31,7 @@ import {
 import { Redis } from "ioredis";
 import type { Settings } from "../settings.js";
 import { adminApiKeyOf } from "./admin-key.js";
+import { databaseOptionsOf } from "./database-options.js";
 import { createLimiter } from "./limiter.js";
 import { watchRateLimitStore, type RateLimitStore } from "./rate-limit-store.js";
 import { createMailRuntime, type MailRuntime } from "./mail.js";
@@ -80,7 +81,7 @@ export interface ServiceOverrides {
 }
 
 export async function createServices(settings: Settings, logger: Logger, overrides: ServiceOverrides = {}): Promise<Services> {
-  const db = overrides.db ?? (await openDatabase({ url: settings.DATABASE_URL, dataDir: settings.DATA_DIR, poolMax: settings.DATABASE_POOL_MAX, preparedStatements: settings.DATABASE_PREPARED_STATEMENTS }));
+  const db = overrides.db ?? (await openDatabase(databaseOptionsOf(settings)));
   const closers = createClosers();
   if (!overrides.db) closers.add("database", () => db.close());
   try {
@@ -134,6 +135,8 @@ export async function createServices(settings: Settings, logger: Logger, overrid
     // The reconciler reads deps when it runs, after they are built below.
     const payments = await createPaymentsRuntime(settings, logger, () => deps, {
       cipher,
+      db,
+      now,
       ...(overrides.darajaFetch ? { darajaFetch: overrides.darajaFetch } : {}),
       ...(statusStreams ? { statusStreams } : {}),
     });
@@ -179,9 +182,9 @@ export async function createServices(settings: Settings, logger: Logger, overrid
         adminApiKeyLoopbackOnly: adminApiKey.loopbackOnly,
         rateLimits: settings.RATE_LIMITS === "on",
         accessTokenTtlSeconds: settings.ACCESS_TOKEN_TTL_SECONDS,
-        refreshIdleSeconds: tokenDefaults.refreshIdleSeconds,
-        refreshAbsoluteSeconds: tokenDefaults.refreshAbsoluteSeconds,
-        refreshReuseGraceSeconds: tokenDefaults.refreshReuseGraceSeconds,
+        refreshIdleSeconds: settings.REFRESH_IDLE_SECONDS,
+        refreshAbsoluteSeconds: settings.REFRESH_ABSOLUTE_SECONDS,
+        refreshReuseGraceSeconds: settings.REFRESH_REUSE_GRACE_SECONDS,
         issuer: settings.JWT_ISSUER,
         audience: settings.JWT_AUDIENCE,
         stepUpWindowSeconds: settings.STEP_UP_WINDOW_SECONDS,

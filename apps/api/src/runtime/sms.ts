@@ -1,15 +1,15 @@
 /**
  * The SMS side of the composition root (docs/sms.md): the outbox store on the database, the transport
- * (Africa's Talking when SMS_PROVIDER is set, the in-process simulator on the dev start, else the log
- * transport) and the worker that sends what the domain wrote to the outbox.
+ * (Africa's Talking when SMS_PROVIDER is set, the in-process simulator on the dev start (dev-simulators.ts),
+ * else the log transport) and the worker that sends what the domain wrote to the outbox.
  */
 import { randomBytes } from "node:crypto";
 import { leases, outboxes, type Database } from "@mteja/db";
 import type { Logger, Random } from "@mteja/domain";
 import type { OutboxRunResult } from "@mteja/kernel";
 import { createSmsOutboxWorker, createSmsTransport } from "@mteja/sms";
-import { buildSmsSimulator, smsSimulatorDefaults, type SmsSimulator } from "@mteja/sms-sim";
 import type { Settings } from "../settings.js";
+import { startDevSms } from "./dev-simulators.js";
 
 export interface SmsRuntime {
   nudge(): void;
@@ -24,26 +24,15 @@ function simulatorWanted(settings: Settings): boolean {
   return settings.MTEJA_DEV_START && !settings.SMS_PROVIDER && settings.NODE_ENV !== "production";
 }
 
-/** The dev start: the SMS simulator on 127.0.0.1:SMS_SIM_PORT, reporting deliveries to this service. */
-async function startDevSimulator(settings: Settings, logger: Logger, secret: string): Promise<{ sim: SmsSimulator; url: string }> {
-  const sim = buildSmsSimulator({
-    deliveryReportUrl: `http://127.0.0.1:${settings.PORT}/api/sms/callback/delivery?token=${secret}`,
-    senderIds: [settings.AT_SENDER_ID ?? smsSimulatorDefaults.senderIds[0]],
-  });
-  const url = await sim.listen({ host: "127.0.0.1", port: settings.SMS_SIM_PORT });
-  logger.info({ url }, "SMS simulator started in-process (texts: GET /dev/outbox/texts or the simulator's /sim/messages)");
-  return { sim, url };
-}
-
 export async function createSmsRuntime(settings: Settings, db: Database, logger: Logger, now: () => Date, random: Random): Promise<SmsRuntime> {
   const production = settings.NODE_ENV === "production";
   const simulated = simulatorWanted(settings);
   const callbackSecret = settings.SMS_CALLBACK_SECRET ?? (simulated ? randomBytes(32).toString("hex") : null);
-  const dev = simulated ? await startDevSimulator(settings, logger, callbackSecret!) : undefined;
+  const dev = simulated ? await startDevSms(settings, logger, callbackSecret!) : undefined;
   const transport = createSmsTransport({
     provider: dev ? "africastalking" : settings.SMS_PROVIDER,
     africastalking: dev
-      ? { baseUrl: dev.url, username: smsSimulatorDefaults.username, apiKey: smsSimulatorDefaults.apiKey, senderId: settings.AT_SENDER_ID ?? smsSimulatorDefaults.senderIds[0] }
+      ? { baseUrl: dev.baseUrl, username: dev.username, apiKey: dev.apiKey, senderId: dev.senderId }
       : settings.AT_USERNAME && settings.AT_API_KEY
         ? { baseUrl: settings.AT_BASE_URL, username: settings.AT_USERNAME, apiKey: settings.AT_API_KEY, senderId: settings.AT_SENDER_ID }
         : undefined,
@@ -68,7 +57,7 @@ export async function createSmsRuntime(settings: Settings, db: Database, logger:
     callbackSecret,
     close: async () => {
       await worker.stop();
-      await dev?.sim.close();
+      await dev?.close();
     },
   };
 }

@@ -1,6 +1,6 @@
 /**
  * The one setup of the API tests, as vitest fixtures scoped to the file: a file names what it needs
- * (`app`, `momo`, `sim`) in a hook or a test, and gets it started once, on its own database, and
+ * (`app`, `smsApp`, `momo`, `sim`) in a hook or a test, and gets it started once, on its own database, and
  * closed after its last test. A file sets the options of its fixtures once, at its top level:
  *
  *   const clock = testClock();
@@ -16,6 +16,7 @@ import { test as base } from "vitest";
 import { startTestApp, type TestApp, type TestAppOptions } from "./app.js";
 import { startMomoApp, type MomoApp, type MomoAppOptions } from "./momo.js";
 import { startSimulator, type Simulator } from "./simulator.js";
+import { startSmsApp, type SmsApp } from "./sms.js";
 
 /** The momo app's options; `b2c: true` pays out with the simulator's SecurityCredential. */
 export type MomoOptions = Omit<MomoAppOptions, "darajaUrl" | "b2c"> & { b2c?: boolean };
@@ -23,6 +24,7 @@ export type SimulatorOptions = NonNullable<Parameters<typeof startSimulator>[0]>
 
 export interface Launcher {
   app(env?: Record<string, string>, options?: TestAppOptions): Promise<TestApp>;
+  smsApp(env?: Record<string, string>, options?: TestAppOptions): Promise<SmsApp>;
   momo(options: MomoAppOptions): Promise<MomoApp>;
   sim(options?: SimulatorOptions): Promise<Simulator>;
 }
@@ -45,11 +47,14 @@ export const test = base
     const kept = <T extends { close(): Promise<void> }>(instance: T) => (started.push(instance), instance);
     return {
       app: async (env = {}, options = {}) => kept(await startTestApp(env, options)),
+      smsApp: async (env = {}, options = {}) => kept(await startSmsApp(env, options)),
       momo: async (options) => kept(await startMomoApp(options)),
       sim: async (options = {}) => kept(await startSimulator(options)),
     };
   })
   .extend("app", { scope: "file" }, async ({ appEnv, appOptions, launch }): Promise<TestApp> => launch.app(appEnv, appOptions))
+  // The service texting through an SMS simulator of its own (support/sms.ts), with the same options as `app`.
+  .extend("smsApp", { scope: "file" }, async ({ appEnv, appOptions, launch }): Promise<SmsApp> => launch.smsApp(appEnv, appOptions))
   // Closed before the simulator it calls (fixtures are torn down in the reverse order of their set-up).
   .extend("momo", { scope: "file" }, async ({ sim, momoOptions }, { onCleanup }): Promise<MomoApp> => {
     const { b2c, ...options } = momoOptions;

@@ -65,7 +65,18 @@ export interface MomoApp extends TestApp {
    * `tenant=` out (an old-form URL: `?token=<MOMO_CALLBACK_SECRET>`).
    */
   callbackUrl(
-    path: "stkpush" | "b2c/result" | "b2c/timeout" | "b2c/status" | "reversal/result" | "reversal/timeout" | "reversal/status" | "c2b/validation" | "c2b/confirmation",
+    path:
+      | "stkpush"
+      | "b2c/result"
+      | "b2c/timeout"
+      | "b2c/status"
+      | "reversal/result"
+      | "reversal/timeout"
+      | "reversal/status"
+      | "c2b/validation"
+      | "c2b/confirmation"
+      | "balance/result"
+      | "balance/timeout",
     token?: string | null,
     tenantId?: string | null,
   ): string;

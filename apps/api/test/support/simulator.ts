@@ -37,7 +37,7 @@ export interface Simulator {
   securityCredential: string;
   /** GET /sim/requests: the simulator's own log of requests and callbacks. */
   requests(): Promise<{ requests: { method: string; path: string; status: number; body: any }[]; callbacks: { kind: string; url: string; body: any; status: number | null }[] }>;
-  nextOutcome(outcome: string, extra?: { phone?: string; api?: "stk" | "b2c" | "reversal" }): Promise<void>;
+  nextOutcome(outcome: string, extra?: { phone?: string; api?: "stk" | "b2c" | "reversal" | "balance" }): Promise<void>;
   /** Every request to a Daraja path, in arrival order. */
   received: ReceivedRequest[];
   count(operation: SimOperation): number;

@@ -5,20 +5,46 @@
  */
 import { buildSmsSimulator, smsSimulatorDefaults, type ReceivedText, type SmsSimulator } from "@mteja/sms-sim";
 import { expect } from "vitest";
-import type { TestApp, TestAppOptions } from "./app.js";
-import type { Launcher } from "./fixture.js";
+import { startTestApp, type TestApp, type TestAppOptions } from "./app.js";
 
 export const SMS_CALLBACK_SECRET = "sms-callback-secret-0123456789abcdef0123";
 export const SENDER_ID = "MTEJA";
 
-export async function startSmsSimulator(): Promise<{ sim: SmsSimulator; url: string }> {
+/** A service texting through an SMS simulator of its own, the simulator's reports coming back to it. */
+export interface SmsApp {
+  app: TestApp;
+  sim: SmsSimulator;
+  /** Closes the service, then the simulator it texts. */
+  close(): Promise<void>;
+}
+
+/** Starts an SMS simulator, then a service (with `env` added to its SMS settings) texting through it. */
+export async function startSmsApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<SmsApp> {
   const sim = buildSmsSimulator({ dlrDelayMs: 5, senderIds: [SENDER_ID] });
   const url = await sim.listen({ host: "127.0.0.1", port: 0 });
-  return { sim, url };
+  let app: TestApp;
+  try {
+    app = await startTestApp({ ...smsEnv(url), ...env }, options);
+  } catch (error) {
+    await sim.close();
+    throw error;
+  }
+  sim.setDeliveryReportUrl(`${app.url}/api/sms/callback/delivery?token=${SMS_CALLBACK_SECRET}`);
+  return {
+    app,
+    sim,
+    close: async () => {
+      try {
+        await app.close();
+      } finally {
+        await sim.close();
+      }
+    },
+  };
 }
 
 /** The settings of a service texting through the simulator at `url`. */
-export function smsEnv(url: string): Record<string, string> {
+function smsEnv(url: string): Record<string, string> {
   return {
     SMS_PROVIDER: "africastalking",
     AT_USERNAME: smsSimulatorDefaults.username,
@@ -27,19 +53,6 @@ export function smsEnv(url: string): Record<string, string> {
     AT_BASE_URL: url,
     SMS_CALLBACK_SECRET,
   };
-}
-
-/** Points the simulator's delivery reports at the service at `appUrl`. */
-export function reportDeliveriesTo(sim: SmsSimulator, appUrl: string): void {
-  sim.setDeliveryReportUrl(`${appUrl}/api/sms/callback/delivery?token=${SMS_CALLBACK_SECRET}`);
-}
-
-/** A simulator and a service texting through it, its reports coming back; the caller closes the simulator. */
-export async function launchWithSmsSimulator(launch: Launcher, options: TestAppOptions = {}): Promise<{ t: TestApp; sim: SmsSimulator }> {
-  const started = await startSmsSimulator();
-  const t = await launch.app(smsEnv(started.url), options);
-  reportDeliveriesTo(started.sim, t.url);
-  return { t, sim: started.sim };
 }
 
 let counter = 0;

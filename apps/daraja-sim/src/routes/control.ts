@@ -1,17 +1,19 @@
 import type { FastifyInstance } from "fastify";
+import { normalisePhone, SIM_OUTCOMES, type DarajaSimulation } from "@mteja/simulated-daraja";
 import { z } from "zod";
-import { SIM_OUTCOMES } from "../outcomes.js";
-import { resetSimulatorState } from "../state.js";
-import type { SimulatorState } from "../state.js";
-import { normalisePhone } from "../wire.js";
+import { resetServerState } from "../state.js";
+import type { ServerState } from "../state.js";
 
 const nextOutcomeSchema = z.object({
   outcome: z.enum(SIM_OUTCOMES),
   phone: z
     .string()
-    .transform((phone, context) => normalisePhone(phone) ?? (context.addIssue({ code: "custom", message: "not a Kenyan mobile number" }), z.NEVER))
+    .transform(
+      (phone, context) =>
+        normalisePhone(phone) ?? (context.addIssue({ code: "custom", message: "not a Kenyan mobile number" }), z.NEVER),
+    )
     .optional(),
-  api: z.enum(["stk", "b2c", "reversal"]).optional(),
+  api: z.enum(["stk", "b2c", "reversal", "balance"]).optional(),
 });
 
 function jsonOf(body: unknown): unknown {
@@ -24,7 +26,7 @@ function jsonOf(body: unknown): unknown {
 }
 
 /** Test/dev controls. Not part of Daraja: everything lives under /sim. */
-export function registerControlRoutes(app: FastifyInstance, state: SimulatorState): void {
+export function registerControlRoutes(app: FastifyInstance, simulation: DarajaSimulation, state: ServerState): void {
   app.post("/sim/next-outcome", async (request, reply) => {
     const parsed = nextOutcomeSchema.safeParse(jsonOf(request.body));
     if (!parsed.success) return reply.code(400).send({ error: z.prettifyError(parsed.error) });
@@ -39,8 +41,10 @@ export function registerControlRoutes(app: FastifyInstance, state: SimulatorStat
     queuedOutcomes: state.queuedOutcomes,
   }));
 
+  // Forgets payments, payouts, reversals, queued outcomes and logs. Issued tokens stay valid.
   app.post("/sim/reset", async () => {
-    resetSimulatorState(state);
+    await simulation.reset();
+    resetServerState(state);
     return { reset: true };
   });
 }

@@ -5,7 +5,7 @@
  */
 import type { Prisma } from "../generated/prisma/client.js";
 import type { TenantModel } from "../generated/prisma/models.js";
-import { isUniqueViolation } from "../raw-sql.js";
+import { isUniqueViolation, type RawSql } from "../raw-sql.js";
 import { prismaOf, type AnyClient } from "./clients.js";
 
 /** A tenant's columns the domain reads a `Tenant` from. */
@@ -82,4 +82,41 @@ export function updateTenant(tx: AnyClient, id: string, changes: TenantChanges):
 /** Every tenant's settings document, as stored. */
 export function settingsOfEvery(db: AnyClient): Promise<{ id: string; settings: unknown }[]> {
   return prismaOf(db).tenant.findMany({ select: { id: true, settings: true } });
+}
+
+// --- C2B: whose short code, and which form of callback token speaks for it -----------------------
+
+/** Ids of the active tenants whose settings name this C2B short code: at most 2 (one owner, or a clash). */
+export async function activeIdsWithShortCode(sql: Pick<RawSql, "$queryRaw">, shortCode: string): Promise<string[]> {
+  const rows = await sql.$queryRaw<{ id: string }[]>`
+    SELECT id FROM tenants WHERE active AND settings->'momo'->>'shortcode' = ${shortCode} LIMIT 2`;
+  return rows.map((row) => row.id);
+}
+
+/** The form of callback token the tenant's C2B URLs were last registered with ("shared" or "tenant"). */
+export async function c2bCallbackTokenForm(sql: Pick<RawSql, "$queryRaw">, tenantId: string): Promise<string | undefined> {
+  const rows = await sql.$queryRaw<{ form: string }[]>`SELECT c2b_callback_token_form AS form FROM tenants WHERE id = ${tenantId}`;
+  return rows[0]?.form;
+}
+
+/** Records that the tenant's C2B URLs are now registered with its own callback token. */
+export async function markC2bRegisteredWithTenantToken(sql: Pick<RawSql, "$executeRaw">, tenantId: string): Promise<void> {
+  await sql.$executeRaw`UPDATE tenants SET c2b_callback_token_form = 'tenant' WHERE id = ${tenantId}`;
+}
+
+/**
+ * Sorted ids of the active tenants whose C2B URLs were registered with the shared token and not since,
+ * and that have a short code to be paid into: their own, or the default tenant's `platformShortcode`.
+ */
+export async function activeIdsOnSharedC2bToken(
+  sql: Pick<RawSql, "$queryRaw">,
+  platform: { defaultTenantId: string; platformShortcode: string | null },
+): Promise<string[]> {
+  const rows = await sql.$queryRaw<{ id: string }[]>`
+    SELECT id FROM tenants
+     WHERE active AND c2b_callback_token_form = 'shared'
+       AND (coalesce(settings->'momo'->>'shortcode', '') <> ''
+            OR (id = ${platform.defaultTenantId} AND ${platform.platformShortcode}::text IS NOT NULL))
+     ORDER BY id`;
+  return rows.map((row) => row.id);
 }

@@ -6,6 +6,7 @@
 import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
 import type { WebhookAttemptModel, WebhookEndpointModel, WebhookEventModel } from "../generated/prisma/models.js";
 import type { RawSql } from "../raw-sql.js";
+import { eventWrites, type EventRow } from "./webhook-event-writes.js";
 import { prismaOf, type AnyClient } from "./clients.js";
 import { claimFairly, countsJson } from "./fair-claim.js";
 
@@ -27,45 +28,7 @@ function earlierThan(before: PageAfter) {
 
 // --- Events and their fan-out ------------------------------------------------------------------
 
-/** An event as stored: `body` is what every delivery of it carries, serialised once. */
-export interface EventRow {
-  id: string;
-  tenantId: string;
-  type: string;
-  body: string;
-  /** The time of the change: the event's created_at, and when its deliveries are first due. */
-  at: Date;
-}
-
-/**
- * The event and its fan-out as two common table expressions, `event` and `deliveries`, for one statement
- * with other writes (updateRow's `alsoWrite`, with `onlyIfUpdated`): a delivery per enabled endpoint
- * subscribed to the type. The rule of the domain's webhooks/subscriptions.ts in SQL: a list subscribes to
- * the types it names, anything else to every type. The deliveries' foreign key is checked at the
- * statement's end, when the event row is there.
- */
-export function eventWrites(event: EventRow, { onlyIfUpdated = false }: { onlyIfUpdated?: boolean } = {}): Prisma.Sql {
-  const values = Prisma.sql`${event.id}::text, ${event.tenantId}::text, ${event.type}::text, ${event.body}::text,
-                            ${event.at}::timestamptz`;
-  // With `onlyIfUpdated`, written only when the statement's `updated` (updateRowIf) wrote its row: a
-  // statement outside a transaction has no rollback to undo an event whose change did not happen.
-  const written = onlyIfUpdated
-    ? Prisma.sql`SELECT ${values} WHERE EXISTS (SELECT 1 FROM updated)`
-    : Prisma.sql`VALUES (${values})`;
-  return Prisma.sql`event AS (
-      INSERT INTO webhook_events (id, tenant_id, type, body, created_at)
-      ${written}
-      RETURNING id, tenant_id, type, created_at
-    ), deliveries AS (
-      INSERT INTO webhook_deliveries
-             (id, tenant_id, event_id, endpoint_id, status, attempts, next_attempt_at, created_at)
-      SELECT gen_random_uuid(), event.tenant_id, event.id, endpoint.id, 'pending', 0, event.created_at, event.created_at
-        FROM event JOIN webhook_endpoints endpoint ON endpoint.tenant_id = event.tenant_id
-       WHERE endpoint.enabled AND endpoint.deleted_at IS NULL
-         AND (jsonb_typeof(endpoint.events) <> 'array' OR endpoint.events @> jsonb_build_array(event.type))
-      RETURNING id
-    )`;
-}
+export type { EventRow } from "./webhook-event-writes.js";
 
 /** Writes the event and its deliveries inside the caller's transaction, in one statement. */
 export async function recordEvent(tx: RawSql, event: EventRow): Promise<void> {

@@ -2,11 +2,11 @@
  * The server credential (docs/api-keys.md): `Authorization: Bearer mk_…` names its tenant. Checked on
  * every request by one indexed lookup, never cached, so a revocation holds from the next request on.
  */
+import { apiKeys } from "@mteja/db";
 import type { Context } from "./ports.js";
 import { DomainError } from "../shared/errors.js";
 import type { Tenant } from "../shared/tenant.js";
 import { hashApiKey, looksLikeApiKey } from "./keys.js";
-import { findApiKeyByHash, markApiKeyUsed, type ApiKeyRow } from "./store.js";
 
 /** The key a server operation was called with, as the procedure sees it (`ctx.apiKey`). */
 export interface ApiKeyIdentity {
@@ -20,7 +20,8 @@ const lastUsedResolutionMs = 60_000;
 
 export async function authenticateApiKey(ctx: Context, presented: string): Promise<{ tenant: Tenant; apiKey: ApiKeyIdentity }> {
   if (!looksLikeApiKey(presented)) return refuseOtherCredential(ctx, presented);
-  const row = await findApiKeyByHash(ctx.deps.db, hashApiKey(presented));
+  // Unscoped: the key is how the request names its tenant.
+  const row = await apiKeys.findByHash(ctx.deps.db.unscoped, hashApiKey(presented));
   if (!row || row.revokedAt) throw invalidKey();
   const header = ctx.request.tenantHeader?.trim();
   if (header && header !== row.tenantId) throw invalidKey();
@@ -40,11 +41,11 @@ async function refuseOtherCredential(ctx: Context, presented: string): Promise<n
   throw invalidKey();
 }
 
-async function noteUse(ctx: Context, row: ApiKeyRow): Promise<void> {
+async function noteUse(ctx: Context, row: apiKeys.ApiKeyRow): Promise<void> {
   const now = ctx.deps.clock.now();
   const staleBefore = new Date(now.getTime() - lastUsedResolutionMs);
   if (row.lastUsedAt && row.lastUsedAt >= staleBefore) return;
-  await markApiKeyUsed(ctx.deps.db, row, now, staleBefore);
+  await apiKeys.markUsed(ctx.deps.db.forTenant(row.tenantId), row.id, now, staleBefore);
 }
 
 function invalidKey(): DomainError {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { envelope } from "../shared/envelope.js";
 import { oneLineString } from "../shared/fields.js";
 import { tenantIdSchema } from "../shared/tenant-settings.js";
-import type { ApiKeyRow } from "./store.js";
+import type { apiKeys } from "@mteja/db";
 
 /** At most this many unrevoked keys per tenant (docs/api-keys.md): one per backend or environment is plenty. */
 export const maxLiveKeysPerTenant = 25;
@@ -29,7 +29,7 @@ const apiKeyView = z.object({
   revoked_at: z.string().nullable(),
 });
 
-export function toApiKeyView(row: ApiKeyRow): z.infer<typeof apiKeyView> {
+export function toApiKeyView(row: apiKeys.ApiKeyRow): z.infer<typeof apiKeyView> {
   return {
     id: row.id,
     name: row.name,

@@ -1,17 +1,17 @@
 /** The operator's management of a tenant's API keys (docs/api-keys.md#managing-keys). */
+import { apiKeys, tenants } from "@mteja/db";
 import { noStore } from "../shared/request.js";
 import type { Context } from "./ports.js";
 import { DomainError } from "../shared/errors.js";
 import { newApiKey } from "./keys.js";
 import { maxLiveKeysPerTenant, toApiKeyView } from "./schemas.js";
-import { insertApiKey, listApiKeys, revokeApiKey, tenantExists } from "./store.js";
 
 const unknownTenant = () => new DomainError("NOT_FOUND", "not_found.tenant");
 
 export async function createKey(ctx: Context, tenantId: string, name: string) {
   const { key, prefix, keyHash } = newApiKey(ctx.deps.random);
   const row = { id: ctx.deps.random.uuid(), tenantId, name, prefix, keyHash, createdAt: ctx.deps.clock.now() };
-  const outcome = await insertApiKey(ctx.deps.db, row, maxLiveKeysPerTenant);
+  const outcome = await insertUnlessFull(ctx, row);
   if ("refused" in outcome) {
     if (outcome.refused === "unknown-tenant") throw unknownTenant();
     throw new DomainError("VALIDATION_ERROR", { key: "limits.api_keys", params: { max: maxLiveKeysPerTenant } }, {
@@ -23,9 +23,24 @@ export async function createKey(ctx: Context, tenantId: string, name: string) {
   return { id: created.id, name: created.name, key, prefix: created.prefix, created_at: created.createdAt.toISOString() };
 }
 
+type InsertOutcome = { created: apiKeys.ApiKeyRow } | { refused: "unknown-tenant" | "too-many-live-keys" };
+
+/**
+ * Inserts the key unless the tenant does not exist or already has its most unrevoked keys. The
+ * tenant's row is locked first, so two creations at once cannot both pass the count.
+ */
+function insertUnlessFull(ctx: Context, row: apiKeys.NewApiKey): Promise<InsertOutcome> {
+  return ctx.deps.db.forTenant(row.tenantId).$transaction(async (tx): Promise<InsertOutcome> => {
+    if (!(await tenants.lockTenant(tx, row.tenantId))) return { refused: "unknown-tenant" };
+    const unrevoked = await apiKeys.countUnrevoked(tx, row.tenantId);
+    if (unrevoked >= maxLiveKeysPerTenant) return { refused: "too-many-live-keys" };
+    return { created: await apiKeys.insert(tx, row) };
+  });
+}
+
 export async function listKeys(ctx: Context, tenantId: string, page: { limit: number; cursor?: string | undefined }) {
-  if (!(await tenantExists(ctx.deps.db, tenantId))) throw unknownTenant();
-  const rows = await listApiKeys(ctx.deps.db, tenantId, page.limit + 1, page.cursor);
+  if (!(await tenantExists(ctx, tenantId))) throw unknownTenant();
+  const rows = await apiKeys.page(ctx.deps.db.forTenant(tenantId), page.limit + 1, page.cursor);
   if (!rows) {
     throw new DomainError("VALIDATION_ERROR", undefined, { details: [{ path: "cursor", message: "detail.cursor" }] });
   }
@@ -35,7 +50,11 @@ export async function listKeys(ctx: Context, tenantId: string, page: { limit: nu
 }
 
 export async function revokeKey(ctx: Context, tenantId: string, keyId: string): Promise<void> {
-  if (await revokeApiKey(ctx.deps.db, tenantId, keyId, ctx.deps.clock.now())) return;
-  if (!(await tenantExists(ctx.deps.db, tenantId))) throw unknownTenant();
+  if (await apiKeys.revoke(ctx.deps.db.forTenant(tenantId), keyId, ctx.deps.clock.now())) return;
+  if (!(await tenantExists(ctx, tenantId))) throw unknownTenant();
   throw new DomainError("NOT_FOUND", "not_found.api_key");
+}
+
+function tenantExists(ctx: Context, tenantId: string): Promise<boolean> {
+  return tenants.tenantExists(ctx.deps.db.forTenant(tenantId), tenantId);
 }

@@ -1,4 +1,4 @@
-import { findSignInUser, Prisma } from "@mteja/db";
+import { isUniqueViolation, users } from "@mteja/db";
 import type { z } from "zod";
 import { DomainError } from "../shared/errors.js";
 import { issueOtpLoginToken } from "./tokens/otp-login-token.js";
@@ -22,8 +22,13 @@ export async function register(ctx: TenantCtx, input: z.infer<typeof registerInp
   const locale = requestedLocale(request.acceptLanguage);
   try {
     const result = await ctx.db.$transaction(async (tx) => {
-      const user = await tx.user.create({
-        data: { tenantId: tenant.id, email: input.email, name: input.name, phone: input.phone ?? null, passwordHash, ...(locale ? { preferences: { locale } } : {}) },
+      const user = await users.create(tx, {
+        tenantId: tenant.id,
+        email: input.email,
+        name: input.name,
+        phone: input.phone ?? null,
+        passwordHash,
+        ...(locale ? { preferences: { locale } } : {}),
       });
       const session = await createSession(deps, tx, user, { ip: request.ip, userAgent: request.userAgent });
       await enqueueVerificationMail(ctx, tx, user);
@@ -38,7 +43,7 @@ export async function register(ctx: TenantCtx, input: z.infer<typeof registerInp
       access_token: await deps.tokens.sign({ sub: user.id, tid: tenant.id, sid: session.sessionId, role: user.role }),
     };
   } catch (error) {
-    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
+    if (isUniqueViolation(error)) {
       throw new DomainError("USER_EXISTS");
     }
     throw error;
@@ -56,7 +61,7 @@ export async function login(ctx: TenantCtx, input: z.infer<typeof loginInput>): 
   // Counted as a failure up front (per account and per IP), given back below once the password is right.
   const attempt = await beginSignInAttempt(ctx, { tenantId: tenant.id, email: input.email }, { ip: true });
 
-  const user = await findSignInUser(deps.db.sql, tenant.id, input.email);
+  const user = await users.findForSignIn(deps.db.sql, tenant.id, input.email);
   // Unknown emails are verified against a decoy hash: same work, same time, same answer.
   // An account without a password (created by phone sign-in) is checked against the decoy too.
   const valid = await attempt.check(() => deps.passwords.verify(user?.passwordHash ?? undefined, input.password));
@@ -116,7 +121,7 @@ export async function refresh(ctx: TenantCtx) {
   const outcome = await ctx.db.$transaction(async (tx) => {
     const rotated = await rotateRefreshToken(deps, tx, presented, tenant.id);
     if (rotated.kind !== "rotated") return { rotated, user: null };
-    const user = await tx.user.findUnique({ where: { id: rotated.userId }, select: { id: true, role: true, email: true, emailVerified: true } });
+    const user = await users.findForRefresh(tx, rotated.userId);
     // Thrown inside the transaction, so the rotation is undone: the cookie works once the address is verified.
     if (user) assertEmailVerifiedIfRequired(tenant, user);
     return { rotated, user };

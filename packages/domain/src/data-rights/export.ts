@@ -2,7 +2,7 @@
  * GET /api/v1/auth/me/export (docs/data-rights.md#export): everything held on the customer, as JSON.
  * An export is itself a security event, and the customer is told of it by mail.
  */
-import { dataRights } from "@mteja/db";
+import { dataRights, users } from "@mteja/db";
 import { fullView } from "../addresses/service.js";
 import { noStore } from "../shared/request.js";
 import { DomainError } from "../shared/errors.js";
@@ -22,16 +22,7 @@ export async function exportMyData(ctx: AuthedCtx) {
     const { addresses, sessions, payments, securityEvents } = await dataRights.exportOf(tx, user.id);
     return {
       profile: {
-        id: user.id,
-        name: user.name,
-        email: user.email,
-        phone: user.phone,
-        phone_verified: user.phoneVerified,
-        avatar_url: user.avatarUrl,
-        email_verified: user.emailVerified,
-        otp_enabled: user.otpEnabled,
-        role: user.role,
-        preferences: (user.preferences ?? {}) as Record<string, unknown>,
+        ...users.profileOf(user),
         created_at: user.createdAt.toISOString(),
         updated_at: user.updatedAt.toISOString(),
       },

@@ -4,7 +4,7 @@
  * (transition on read), so an intent past expires_at never reads as payable; the reconciler's sweep
  * expires the rest.
  */
-import { intents, isUniqueViolation } from "@mteja/db";
+import { intents, isUniqueViolation, users } from "@mteja/db";
 import { sha256 } from "../shared/secrets.js";
 import { DomainError } from "../shared/errors.js";
 import { checkTenantAmount, idempotencyKeyOf, keyReusedError } from "../payments/kernel/request-rules.js";
@@ -34,7 +34,7 @@ export async function createIntent(ctx: TenantCtx, input: CreateIntentInput): Pr
     if (earlier) return replayed(earlier, requestHash);
   }
   checkTenantAmount(ctx.tenant, input.amount);
-  if (input.user_id !== undefined && (await db.user.count({ where: { id: input.user_id } })) === 0) {
+  if (input.user_id !== undefined && !(await users.exists(db, input.user_id))) {
     throw new DomainError("VALIDATION_ERROR", undefined, { details: [{ path: "user_id", message: "detail.user_not_customer" }] });
   }
   await expireDueIntents(db, now);

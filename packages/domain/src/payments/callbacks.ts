@@ -14,22 +14,16 @@
  *  4. answered `{ "ResultCode": 0, "ResultDesc": "Accepted" }` only after that commit (C2B: the
  *     validation's accept or rejection code; the confirmation's `{ "ResultCode": 0, "ResultDesc": "Success" }`).
  *
- * Step 3 is kernel/stored-callback.ts, with what each kind settles in stk/stk-callbacks.ts,
- * payouts/payout-callbacks.ts and reversals/reversal-callbacks.ts.
+ * Step 3 is kernel/stored-callback.ts, with what each kind reads and settles declared by its flow
+ * (`<flow>/flow.ts`, listed in flows.ts): this file knows no flow.
  */
-import { C2B_CONFIRMATION_ANSWER, parseC2bNotification, parseStkCallback, type C2bNotification, type StkCallback } from "@mteja/daraja";
 import { callbacks } from "@mteja/db";
 import type { PaymentPorts } from "./kernel/ports.js";
-import type { CallbackAuthority } from "./kernel/callback-tokens.js";
-import { answerC2bValidation, applyStoredC2bConfirmation } from "./c2b/c2b-callbacks.js";
+import { ACCEPTED_ANSWER, type CallbackHandling, type StoredCallback } from "./kernel/flow.js";
 import type { CallbackOutcome, StoredApplyResult } from "./kernel/stored-callback.js";
-import { applyStoredPayoutCallback, parsePayoutCallback, type PayoutCallback } from "./payouts/payout-callbacks.js";
-import { applyStoredReversalCallback, parseReversalCallback, type ReversalCallback, type ReversalCallbackKind } from "./reversals/reversal-callbacks.js";
-import { applyStoredStkCallback, type StoredStkCallback } from "./stk/stk-callbacks.js";
-import { referenceFromParameter } from "./stk/unknown-prompts.js";
+import { callbackRouteOf, type CallbackKind } from "./flows.js";
 
-export type CallbackKind = "stkpush" | "b2c_result" | "b2c_timeout" | "b2c_status" | ReversalCallbackKind | C2bCallbackKind;
-type C2bCallbackKind = "c2b_validation" | "c2b_confirmation";
+export type { CallbackKind };
 
 export interface InboundCallback {
   kind: CallbackKind;
@@ -80,8 +74,6 @@ function cutBody(rawBody: string): string {
   return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
 }
 
-const ACCEPTED: CallbackReply = { status: 200, body: { ResultCode: 0, ResultDesc: "Accepted" } };
-
 function errorReply(status: number, code: string, message: string): CallbackReply {
   return { status, body: { success: false, message, error: { code } } };
 }
@@ -131,31 +123,6 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   }
 }
 
-type Parsed =
-  | { kind: "stkpush"; value: StkCallback; correlationId: string }
-  | { kind: "c2b_validation"; value: C2bNotification; correlationId: string }
-  | { kind: "c2b_confirmation"; value: C2bNotification; correlationId: string }
-  | PayoutCallback
-  | ReversalCallback;
-
-const reversalKinds: ReadonlySet<CallbackKind> = new Set<ReversalCallbackKind>(["reversal_result", "reversal_timeout", "reversal_status"]);
-const isReversalKind = (kind: CallbackKind): kind is ReversalCallbackKind => reversalKinds.has(kind);
-const isReversalCallback = (value: Parsed): value is ReversalCallback => isReversalKind(value.kind);
-
-function parseCallback(kind: CallbackKind, body: unknown): { ok: true; value: Parsed } | { ok: false; error: string } {
-  if (isReversalKind(kind)) return parseReversalCallback(kind, body);
-  if (kind === "c2b_validation" || kind === "c2b_confirmation") {
-    const parsed = parseC2bNotification(body);
-    if (!parsed.ok) return parsed;
-    const correlationId = parsed.value.transId;
-    return { ok: true, value: kind === "c2b_validation" ? { kind, value: parsed.value, correlationId } : { kind, value: parsed.value, correlationId } };
-  }
-  if (kind !== "stkpush") return parsePayoutCallback(kind, body);
-  const parsed = parseStkCallback(body);
-  if (!parsed.ok) return parsed;
-  return { ok: true, value: { kind, value: parsed.value, correlationId: parsed.value.checkoutRequestId } };
-}
-
 /** Handles one inbound callback end to end and says how to answer it. */
 export async function receiveCallback(deps: PaymentPorts, callback: InboundCallback): Promise<CallbackReply> {
   const { settings } = deps.momo;
@@ -174,52 +141,46 @@ export async function receiveCallback(deps: PaymentPorts, callback: InboundCallb
   }
   const tokenTenantId = authority.form === "tenant" ? authority.tenantId : null;
 
+  const route = callbackRouteOf(callback.kind);
   const json = parseJson(callback.rawBody);
-  const parsed = nulCharacter.test(callback.rawBody)
+  const read = nulCharacter.test(callback.rawBody)
     ? { ok: false as const, error: "the body holds a NUL character" }
     : json.ok
-      ? parseCallback(callback.kind, json.value)
+      ? route.read(json.value, { reference: callback.reference })
       : { ok: false as const, error: "the body is not valid JSON" };
-  if (!parsed.ok) {
+  if (!read.ok) {
     // Settles nothing, and it is known before it is stored.
     const over = await unsettledOverLimit(deps, tokenTenantId, callback.rawBody);
-    const { id } = await store(deps, over?.bodyCut ? { ...callback, rawBody: cutBody(callback.rawBody) } : callback, { outcome: "malformed", flagReason: parsed.error.slice(0, 1000), tokenTenantId });
-    deps.logger.warn({ callbackId: id, kind: callback.kind, reason: parsed.error.slice(0, 200) }, "momo callback malformed");
+    const kept = over?.bodyCut ? { ...callback, rawBody: cutBody(callback.rawBody) } : callback;
+    const flagReason = read.error.slice(0, 1000);
+    const { id } = await store(deps, kept, { outcome: "malformed", flagReason, tokenTenantId });
+    const reason = read.error.slice(0, 200);
+    deps.logger.warn({ callbackId: id, kind: callback.kind, reason }, "momo callback malformed");
     return { ...errorReply(400, "MALFORMED_REQUEST", "The callback body is not a Daraja callback."), ...(over ? { overUnsettledLimit: over } : {}) };
   }
 
-  const value = parsed.value;
-  const accountReference = value.kind === "stkpush" ? referenceFromParameter(callback.reference) : undefined;
-  const stored = await store(deps, callback, { outcome: "accepted", correlationId: value.correlationId, accountReference, tokenTenantId });
-  const { id } = stored;
-  if (value.kind === "c2b_validation") {
-    // Validation changes nothing: the stored row records the answer (a rejection's code in flag_reason).
-    const answer = await answerC2bValidation(deps, authority, value.value);
-    if ("refused" in answer) {
-      await callbacks.recordAnswer(deps.db.unscoped, id, { outcome: "rejected", flagReason: answer.refused });
-      deps.logger.warn({ callbackId: id, kind: value.kind, reason: answer.refused }, "momo callback refused: its token does not speak for what it names");
-      return refusedReply();
-    }
-    await callbacks.recordAnswer(deps.db.unscoped, id, { outcome: "applied", flagReason: answer.rejection ?? null });
-    return { status: 200, body: answer.body };
+  const { accountReference, correlationId } = read;
+  const fields = { outcome: "accepted" as const, correlationId, accountReference, tokenTenantId };
+  const { id, receivedAt } = await store(deps, callback, fields);
+  const stored: StoredCallback = { id, receivedAt, accountReference: accountReference ?? null, tokenTenantId };
+  const handled: CallbackHandling = await read.handle(deps, stored, authority);
+  if ("refused" in handled) {
+    const reason = handled.refused;
+    await callbacks.recordAnswer(deps.db.unscoped, id, { outcome: "rejected", flagReason: reason });
+    const message = "momo callback refused: its token does not speak for what it names";
+    deps.logger.warn({ callbackId: id, kind: callback.kind, reason }, message);
+    return refusedReply();
   }
-  const { result, keptUnmatched } = await applyStored(deps, value, { ...stored, accountReference: accountReference ?? null, tokenTenantId }, authority);
+  if ("answered" in handled) {
+    // Nothing was applied: the stored row records the answer (a rejection's code in flag_reason).
+    const flagReason = handled.note ?? null;
+    await callbacks.recordAnswer(deps.db.unscoped, id, { outcome: "applied", flagReason });
+    return { status: 200, body: handled.answered };
+  }
+  const { applied: result, keptUnmatched } = handled;
   const over = settlesNothing(result, keptUnmatched) ? await keptUnsettled(deps, id, tokenTenantId, callback.rawBody) : undefined;
-  const reply = result === "rejected" ? refusedReply() : value.kind === "c2b_confirmation" ? { status: 200, body: C2B_CONFIRMATION_ANSWER } : ACCEPTED;
+  const reply = result === "rejected" ? refusedReply() : { status: 200, body: route.answer ?? ACCEPTED_ANSWER };
   return over ? { ...reply, overUnsettledLimit: over } : reply;
-}
-
-/** Applies a stored callback that changes something (every kind but the C2B validation); a C2B confirmation says whether it was kept unmatched. */
-async function applyStored(
-  deps: PaymentPorts,
-  value: Exclude<Parsed, { kind: "c2b_validation" }>,
-  stored: StoredStkCallback,
-  authority: CallbackAuthority,
-): Promise<{ result: StoredApplyResult; keptUnmatched?: boolean }> {
-  if (value.kind === "c2b_confirmation") return applyStoredC2bConfirmation(deps, stored.id, authority, value.value);
-  if (value.kind === "stkpush") return { result: await applyStoredStkCallback(deps, stored, value.value) };
-  if (isReversalCallback(value)) return { result: await applyStoredReversalCallback(deps, stored.id, authority, value) };
-  return { result: await applyStoredPayoutCallback(deps, stored.id, authority, value.outcome, value.ids) };
 }
 
 /**

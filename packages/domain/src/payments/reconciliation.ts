@@ -12,8 +12,10 @@
  *     reversals (reversals/reversal-reconciliation.ts; the result callbacks settle them);
  *  5. expires payment intents still waiting for payment past expires_at (intents/intent-expiry-sweep.ts).
  *
- * Steps 1-3 are stk/stk-reconciliation.ts, step 4 payouts/payout-reconciliation.ts; the claiming,
- * leasing, backoff and pacing they share are kernel/leased-sweep.ts.
+ * Steps 1-4 are the sweeps each flow declares (`<flow>/flow.ts`), run in the order of the flow
+ * registry (flows.ts): stk/stk-reconciliation.ts, payouts/payout-reconciliation.ts,
+ * reversals/reversal-reconciliation.ts; the claiming, leasing, backoff and pacing they share are
+ * kernel/leased-sweep.ts.
  *
  * Giving up: Daraja ends every prompt within minutes (1037 / 1019 are terminal), so a payment that
  * Daraja still cannot settle 24 hours after it was created is marked FAILED ("reconciliation
@@ -21,14 +23,13 @@
  * review. A payout is never marked FAILED by giving up (the money may have moved): after
  * `payoutGiveUpAfterSeconds` it stays UNKNOWN, is no longer queried, and is logged for review.
  */
+import { tenants as tenantsRepository } from "@mteja/db";
 import type { DarajaClient } from "@mteja/daraja";
 import type { PaymentPorts } from "./kernel/ports.js";
 import { toTenant, type Tenant } from "../shared/tenant.js";
 import { defaultReconcileOptions, type ReconcileOptions, type ReconcileReport, type SweepRun } from "./kernel/leased-sweep.js";
 import { sweepExpiredIntents } from "../intents/intent-expiry-sweep.js";
-import { queryDuePayouts } from "./payouts/payout-reconciliation.js";
-import { queryDueReversals } from "./reversals/reversal-reconciliation.js";
-import { queryDuePayments, sweepHeldCallbacks, timeOutPromptsWithoutId } from "./stk/stk-reconciliation.js";
+import { darajaFlows } from "./flows.js";
 
 export { defaultReconcileOptions, type ReconcileOptions, type ReconcileReport };
 
@@ -66,7 +67,7 @@ export function createReconciler(getDeps: () => PaymentPorts, overrides: Partial
       const tenants = new Map<string, Tenant | undefined>();
       const tenantOf = async (id: string) => {
         if (!tenants.has(id)) {
-          const row = await deps.db.unscoped.tenant.findUnique({ where: { id } });
+          const row = await tenantsRepository.findTenant(deps.db.unscoped, id);
           tenants.set(id, row ? toTenant(row) : undefined);
         }
         return tenants.get(id);
@@ -77,11 +78,9 @@ export function createReconciler(getDeps: () => PaymentPorts, overrides: Partial
       };
 
       const run: SweepRun = { deps, options, report, clientFor, pace };
-      await sweepHeldCallbacks(run);
-      await timeOutPromptsWithoutId(run);
-      await queryDuePayments(run);
-      await queryDuePayouts(run);
-      await queryDueReversals(run);
+      for (const flow of darajaFlows) {
+        for (const sweep of "sweeps" in flow ? flow.sweeps : []) await sweep(run);
+      }
       await sweepExpiredIntents(run); // payment intents past expires_at
       return report;
     },

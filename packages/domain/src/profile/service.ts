@@ -1,4 +1,4 @@
-import { findSessionUser, type Prisma } from "@mteja/db";
+import { oneTimeTokens, users } from "@mteja/db";
 import type { z } from "zod";
 import { DomainError } from "../shared/errors.js";
 import { beginSignInAttempt } from "../shared/abuse-limits.js";
@@ -12,9 +12,13 @@ import type { changePasswordInput, updateMeInput } from "./schemas.js";
 
 const invalidToken = () => new DomainError("INVALID_TOKEN");
 
-/** One query: the user, provided the token's session is still live. */
+/**
+ * One query: the user, provided the token's session is still live (the rule of every other route's check,
+ * made here instead of in the builder: docs/architecture.md#the-one-exception-get-me).
+ */
 export async function getMe(ctx: AuthedCtx) {
-  const user = await findSessionUser(ctx.deps.db.sql, sessionKey(ctx.auth), liveSession(ctx.deps.clock.now()));
+  const { deps, auth } = ctx;
+  const user = await users.findProfileInSession(deps.db.sql, sessionKey(auth), liveSession(deps.clock.now()));
   if (!user) throw invalidToken();
   const { session_last_used_at, ...profile } = user;
   await noteSessionUse(ctx.deps, ctx.auth.sid, session_last_used_at);
@@ -30,27 +34,24 @@ export async function getMe(ctx: AuthedCtx) {
  */
 export async function updateMe(ctx: AuthedCtx, input: z.infer<typeof updateMeInput>) {
   const { auth } = ctx;
-  const preferences = input.preferences ? await mergedPreferences(ctx, input.preferences) : undefined;
-  const fields = {
-    ...(input.name !== undefined ? { name: input.name } : {}),
-    ...(input.avatar_url !== undefined ? { avatarUrl: input.avatar_url } : {}),
-    ...(preferences ? { preferences } : {}),
-  };
+  // Every other field the input allows is written as given (the profile's columns are named as its fields).
+  const { phone: requestedPhone, preferences: preferencesPatch, ...fields } = input;
+  const preferences = preferencesPatch ? await mergedPreferences(ctx, preferencesPatch) : undefined;
+  const changes = { ...fields, ...(preferences ? { preferences } : {}) };
   // A phone changes from unverified to verified only once between two reads, so two passes decide it.
   for (let pass = 0; pass < 2; pass++) {
-    const current = await ctx.db.user.findFirst({ where: { id: auth.sub }, select: { phone: true, phoneVerified: true } });
+    const current = await users.findPhone(ctx.db, auth.sub);
     if (!current) throw invalidToken();
-    const phone = phoneChangeOf(current, input.phone);
-    const written = await ctx.db.user.updateMany({
-      // A changed number is written only over an unverified one (as read), and is not verified: only a
-      // number proven by a code signs in.
-      where: { id: auth.sub, ...(phone ? { phoneVerified: false } : {}) },
-      data: { ...fields, ...(phone ? { phone: phone.to, phoneVerified: false } : {}) },
-    });
-    if (written.count === 1) {
-      const user = await ctx.db.user.findFirst({ where: { id: auth.sub } });
-      if (!user) throw invalidToken();
-      return { id: user.id, name: user.name, email: user.email, phone: user.phone, avatar_url: user.avatarUrl };
+    const phone = phoneChangeOf(current, requestedPhone);
+    // A changed number is written only over an unverified one (as read), and is not verified: only a
+    // number proven by a code signs in.
+    const phoneChange = phone ? { phone: phone.to, phone_verified: false } : {};
+    const guard = phone ? { whilePhoneVerified: false } : {};
+    if (await users.updateProfile(ctx.db, auth.sub, { ...changes, ...phoneChange }, guard)) {
+      // The whole profile: the output schema (updateMeOutput) keeps what PUT /me answers.
+      const profile = await users.findProfile(ctx.db, auth.sub);
+      if (!profile) throw invalidToken();
+      return profile;
     }
   }
   throw phoneNeedsVerification();
@@ -73,26 +74,27 @@ function preferencesOf(stored: unknown): Preferences {
 }
 
 /** The stored preferences with the request's applied: a key given null is removed, the others kept. */
-async function mergedPreferences(ctx: AuthedCtx, patch: NonNullable<z.infer<typeof updateMeInput>["preferences"]>): Promise<Prisma.InputJsonObject> {
-  const current = await ctx.db.user.findFirst({ where: { id: ctx.auth.sub }, select: { preferences: true } });
-  const next: Preferences = { ...preferencesOf(current?.preferences) };
+type PreferencesPatch = NonNullable<z.infer<typeof updateMeInput>["preferences"]>;
+
+async function mergedPreferences(ctx: AuthedCtx, patch: PreferencesPatch): Promise<Preferences> {
+  const next: Preferences = { ...preferencesOf(await users.findPreferences(ctx.db, ctx.auth.sub)) };
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete next[key];
     else if (value !== undefined) next[key] = value;
   }
-  return next as Prisma.InputJsonObject;
+  return next;
 }
 
 export async function changePassword(ctx: AuthedCtx, input: z.infer<typeof changePasswordInput>): Promise<void> {
   const { deps, auth } = ctx;
-  const user = await ctx.db.user.findFirst({ where: { id: auth.sub } });
+  const user = await users.findById(ctx.db, auth.sub);
   if (!user) throw invalidToken();
   // The current password, or for an account created by phone (setting its first password) an sms_code.
   await confirmIdentity(ctx, user, { password: input.current_password, sms_code: input.sms_code, code: input.code }, "current_password");
   const passwordHash = await deps.passwords.hash(input.new_password);
   const first = user.passwordHash === null;
   await ctx.db.$transaction(async (tx) => {
-    await tx.user.update({ where: { id: user.id }, data: { passwordHash, passwordChangedAt: deps.clock.now() } });
+    await users.setPassword(tx, user.id, { passwordHash, changedAt: deps.clock.now() });
     if (first) {
       // A first password is a new way in: the other sessions end, the email and the verified phone are told.
       await secureSignInFactorChange(ctx, tx, user, "password_added");
@@ -100,10 +102,7 @@ export async function changePassword(ctx: AuthedCtx, input: z.infer<typeof chang
       await revokeUserSessions(deps, tx, user.id, "password_changed", auth.sid);
       await enqueueSecurityNotice(ctx, tx, user, "passwordChanged");
     }
-    await tx.oneTimeToken.updateMany({
-      where: { userId: user.id, purpose: "reset_password", usedAt: null },
-      data: { usedAt: deps.clock.now() },
-    });
+    await oneTimeTokens.spendUnused(tx, { userId: user.id }, "reset_password", deps.clock.now());
     await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "password.changed", details: { via: "change" } });
   });
   deps.nudgeMail();

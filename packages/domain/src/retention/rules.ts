@@ -1,4 +1,5 @@
 import type { retention } from "@mteja/db";
+import { callbackKindsWithoutMoney } from "../payments/flows.js";
 
 /**
  * What the pruning job deletes (docs/operations.md#retention): one entry per kind of row. Each kind is
@@ -30,15 +31,16 @@ export const retentionRules = [
   {
     // Daraja's callbacks as received: evidence in a payment dispute, which can come months later. Only
     // those whose money a payment or payout row records (a reversal's link its payment), those refused
-    // before they were read (no token, a wrong one) and C2B validations (no money moves) ever go: a
-    // flagged, unmatched, held or unreadable one, or one with a real token refused for the row it names,
-    // may be the only record of money received, and is kept whatever its age.
+    // before they were read (no token, a wrong one) and those with which no money moves (a C2B
+    // validation: the kinds its flow declares `movesNoMoney`) ever go: a flagged, unmatched, held or
+    // unreadable one, or one with a real token refused for the row it names, may be the only record of
+    // money received, and is kept whatever its age.
     kind: "callbacks",
     defaultDays: 730,
     expired: {
       table: "momo_callbacks",
       refusedUnread: { outcome: "rejected", flagReasons: ["no token", "wrong token"] },
-      kinds: ["c2b_validation"],
+      kinds: callbackKindsWithoutMoney,
       recorded: { outcomes: ["applied", "duplicate", "accepted"], keptForC2bMatch: ["unmatched"] },
     },
   },

@@ -1,5 +1,5 @@
 /** Pages of security events, newest first: the user's own (docs/security-events.md#reading-them). */
-import type { Prisma } from "@mteja/db";
+import { securityEvents, type Prisma } from "@mteja/db";
 import { readKeysetPage } from "../shared/keyset-page.js";
 import type { AuthedCtx } from "./ports.js";
 import type { SecurityEventDetails, SecurityEventType } from "./event-types.js";
@@ -38,7 +38,7 @@ export function toAuditEventView(row: SecurityEventRow): AuditEventView {
 
 export async function listMySecurityEvents(ctx: AuthedCtx, page: PageRequest) {
   const { rows, nextCursor } = await readKeysetPage(page, ({ conditions, orderBy, take }) =>
-    ctx.db.securityEvent.findMany({ where: { AND: [{ userId: ctx.auth.sub }, ...conditions] }, orderBy: [...orderBy], take }),
+    securityEvents.pageOfUser(ctx.db, ctx.auth.sub, { where: conditions, orderBy, take }),
   );
   return { security_events: rows.map(toSecurityEventView), next_cursor: nextCursor };
 }

@@ -8,9 +8,13 @@ export interface DomainConfig {
   /** The dev start's known key: accepted only from a local request (direct loopback, local Host). */
   adminApiKeyLoopbackOnly: boolean;
   rateLimits: boolean;
+  /** ACCESS_TOKEN_TTL_SECONDS: an access token's lifetime. */
   accessTokenTtlSeconds: number;
+  /** REFRESH_IDLE_SECONDS: a session ends this long after its last refresh (docs/sessions.md#refresh-cookie). */
   refreshIdleSeconds: number;
+  /** REFRESH_ABSOLUTE_SECONDS: a session ends this long after its sign-in, refreshed or not. */
   refreshAbsoluteSeconds: number;
+  /** REFRESH_REUSE_GRACE_SECONDS: a replaced refresh cookie still gets its successor this long (docs/sessions.md#grace). */
   refreshReuseGraceSeconds: number;
   issuer: string;
   audience: string;
@@ -22,11 +26,8 @@ export interface DomainConfig {
   smsCallbackSecret: string | null;
 }
 
+/** How the signing keys are re-read: fixed, not settings. */
 export const tokenDefaults = {
-  accessTokenTtlSeconds: 15 * 60,
-  refreshIdleSeconds: 30 * 24 * 3600,
-  refreshAbsoluteSeconds: 90 * 24 * 3600,
-  refreshReuseGraceSeconds: 10,
   /** Each instance re-reads the signing keys this often, so a rotation reaches it without a restart. */
   signingKeysMaxAgeSeconds: 60,
   /** A token signed by a key an instance does not know makes it re-read the keys, at most this often. */

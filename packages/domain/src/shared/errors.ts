@@ -3,6 +3,7 @@
  * gives each its HTTP status. Both transports (REST and tRPC) format errors through `toErrorEnvelope`,
  * which also writes the message and details in the answer's language (docs/i18n.md).
  */
+import { isDatabaseUnavailable } from "@mteja/db";
 import { translate, type Locale, type MessageKey, type Text } from "@mteja/i18n";
 import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
@@ -37,6 +38,9 @@ export const errorStatus = {
   PAYMENT_NOT_REVERSIBLE: 409,
   // Phone sign-in: the phone is verified on another account of the shop.
   PHONE_IN_USE: 409,
+  // The database (or another part a request needs) is away for a moment: a restart, a failover, a network
+  // fault (docs/operations.md#database-outages). Always with Retry-After.
+  SERVICE_UNAVAILABLE: 503,
   // The platform's texts of the hour are spent and this shop sent more than a quarter of them (docs/limits.md#texts).
   SMS_UNAVAILABLE: 503,
   // Email management: verifying a new address another account of the shop has (docs/email.md).
@@ -72,7 +76,7 @@ export interface DomainErrorOptions {
   details?: readonly DetailSource[];
   /** Only where one code has two statuses (INVALID_TOKEN is 400 on reset-password; docs/errors.md). */
   status?: number;
-  /** Seconds, for RATE_LIMITED and SMS_UNAVAILABLE. */
+  /** Seconds, for RATE_LIMITED, SMS_UNAVAILABLE and SERVICE_UNAVAILABLE. */
   retryAfter?: number;
   /** The answer's language, where no request context will exist to decide it (a body refused before tRPC builds one). */
   locale?: Locale;
@@ -133,6 +137,17 @@ export function toTrpcError(error: DomainError): TRPCError {
   return new TRPCError({ code: trpcCodeFor[error.status] ?? "INTERNAL_SERVER_ERROR", message: error.message, cause: error });
 }
 
+/**
+ * Retry-After of SERVICE_UNAVAILABLE: a database restart or failover takes seconds, and a client that
+ * comes back sooner only adds to the load of the instances that are starting again.
+ */
+export const serviceUnavailableRetryAfterSeconds = 5;
+
+/** SERVICE_UNAVAILABLE for an error that says the database is away (@mteja/db's isDatabaseUnavailable). */
+export function serviceUnavailable(cause: unknown): DomainError {
+  return new DomainError("SERVICE_UNAVAILABLE", undefined, { retryAfter: serviceUnavailableRetryAfterSeconds, cause });
+}
+
 function validationError(error: ZodError): DomainError {
   return new DomainError("VALIDATION_ERROR", undefined, { details: error.issues.map(issueDetail) });
 }
@@ -140,6 +155,7 @@ function validationError(error: ZodError): DomainError {
 function fromTrpcError(error: TRPCError): DomainError {
   if (error.cause instanceof DomainError) return error.cause;
   if (error.cause instanceof ZodError) return validationError(error.cause);
+  if (isDatabaseUnavailable(error.cause)) return serviceUnavailable(error.cause);
   switch (error.code) {
     case "PARSE_ERROR":
     case "UNSUPPORTED_MEDIA_TYPE":
@@ -165,7 +181,9 @@ export function toErrorEnvelope(error: unknown, answerLocale: Locale = "en"): Er
         ? fromTrpcError(error)
         : error instanceof ZodError
           ? validationError(error)
-          : new DomainError("INTERNAL_ERROR", undefined, { cause: error });
+          : isDatabaseUnavailable(error)
+            ? serviceUnavailable(error)
+            : new DomainError("INTERNAL_ERROR", undefined, { cause: error });
   const locale = domain.locale ?? answerLocale;
   const body: ErrorEnvelope["body"] = { success: false, message: translate(locale, domain.text), error: { code: domain.code } };
   if (domain.details) body.error.details = domain.details.map((detail) => renderDetail(detail, locale));

@@ -25,7 +25,7 @@ function view(row: { id: string; name: string; settings: unknown; active: boolea
 }
 
 /** The operator's admin API (docs/tenants.md#admin-api), guarded by ADMIN_API_KEY. */
-export const adminRouter = createTRPCRouter({
+export const tenantsRouter = createTRPCRouter({
   createTenant: adminApiProcedure
     .meta({ openapi: { method: "POST", path: "/api/v1/admin/tenants", tags, summary: "Create a tenant (shop)" } })
     .input(z.object({ id: tenantIdSchema, name: oneLineString().trim().min(1).max(100), settings: tenantSettingsSchema.optional() }))

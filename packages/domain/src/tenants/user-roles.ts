@@ -1,4 +1,4 @@
-import { userRoles } from "@mteja/db";
+import { users } from "@mteja/db";
 import type { TenantPorts } from "./ports.js";
 import { revokeUserSessions } from "../auth/sessions/sessions.js";
 
@@ -16,9 +16,9 @@ export interface RoleChange {
 export async function setUserRole(deps: TenantPorts, tenantId: string, userId: string, role: string | null): Promise<RoleChange | undefined> {
   return deps.db.forTenant(tenantId).$transaction(async (tx) => {
     // Locked, so two concurrent changes cannot both see the old role and skip the revocation.
-    const current = await userRoles.lockRoleOf(tx, tenantId, userId);
+    const current = await users.lockRoleOf(tx, tenantId, userId);
     if (!current) return undefined;
-    const user = await userRoles.setRole(tx, userId, role);
+    const user = await users.setRole(tx, userId, role);
     if (current.role !== role) await revokeUserSessions(deps, tx, userId, "role_changed");
     return user;
   });

@@ -4,7 +4,7 @@
  * subscribed to its type. A rollback takes the event with it; a commit makes its delivery certain
  * (the worker claims the delivery rows, whichever instance and however often it restarts).
  */
-import { webhooks, type Prisma, type RawSql } from "@mteja/db";
+import { webhooks, type RawSql } from "@mteja/db";
 import type { Random } from "@mteja/kernel";
 import type { WebhookEventData, WebhookEventType } from "./event-types.js";
 
@@ -31,15 +31,6 @@ export function eventIdsFrom(random: Random): EventIds {
 /** The event as stored, its body serialised once. */
 function eventRow(id: string, event: NewEvent): webhooks.EventRow {
   return { id, tenantId: event.tenantId, type: event.type, body: eventBody(id, event), at: event.at };
-}
-
-/**
- * The event and its fan-out (a delivery per enabled endpoint subscribed to its type) as part of one
- * statement with other writes (updateRow's `alsoWrite`; with `onlyIfUpdated`, written only when the
- * statement's `updated` wrote its row).
- */
-export function eventWrites(id: string, event: NewEvent, options: { onlyIfUpdated?: boolean } = {}): Prisma.Sql {
-  return webhooks.eventWrites(eventRow(id, event), options);
 }
 
 /**

@@ -41,6 +41,10 @@ export const errorMessages = {
     en: "This phone number is already verified on another account.",
     sw: "Nambari hii ya simu tayari imethibitishwa kwenye akaunti nyingine.",
   },
+  "error.SERVICE_UNAVAILABLE": {
+    en: "The service is unavailable for a moment; please try again shortly.",
+    sw: "Huduma haipatikani kwa muda; tafadhali jaribu tena baada ya muda mfupi.",
+  },
   "error.SMS_UNAVAILABLE": {
     en: "Text messages cannot be sent from this shop right now; please try again later.",
     sw: "Ujumbe mfupi hauwezi kutumwa kutoka duka hili kwa sasa; tafadhali jaribu tena baadaye.",
@@ -106,6 +110,10 @@ export const errorMessages = {
   "not_found.checkout": { en: "No payment with this checkoutRequestId.", sw: "Hakuna malipo yenye checkoutRequestId hii." },
   "not_found.payout": { en: "No payout with this originatorConversationId.", sw: "Hakuna malipo ya kutuma yenye originatorConversationId hii." },
   "not_found.webhook_event": { en: "No webhook event with this id.", sw: "Hakuna tukio la webhook lenye kitambulisho hiki." },
+  "not_found.balance": {
+    en: "This shop has not asked for its M-Pesa balance yet.",
+    sw: "Duka hili bado halijaomba salio lake la M-Pesa.",
+  },
   "not_found.webhook_endpoint": { en: "No webhook endpoint with this id.", sw: "Hakuna anwani ya webhook yenye kitambulisho hiki." },
 
   // Limits and conflicts.
@@ -177,6 +185,16 @@ export const errorMessages = {
   "c2b.no_own_shortcode": {
     en: "This shop has no short code of its own to register.",
     sw: "Duka hili halina nambari fupi (short code) yake ya kusajili.",
+  },
+
+  // Account balance (docs/mpesa.md#account-balance).
+  "balance.not_configured": {
+    en: "The M-Pesa account balance is not configured on this service.",
+    sw: "Salio la akaunti ya M-Pesa halijawekwa kwenye huduma hii.",
+  },
+  "balance.initiator_missing": {
+    en: "The M-Pesa account balance needs the shop's initiator (B2C) credentials.",
+    sw: "Salio la akaunti ya M-Pesa linahitaji vitambulisho vya mwanzilishi (B2C) vya duka.",
   },
 
   // Reversals (docs/mpesa.md#reversals).

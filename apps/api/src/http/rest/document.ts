@@ -191,6 +191,8 @@ function errorsOf(meta: OperationMeta | undefined, operation: Json): Map<string,
   if (meta?.ipLimited) imply(429, "RATE_LIMITED");
   if (meta?.stepUp) imply(403, "STEP_UP_REQUIRED");
   imply(500, "INTERNAL_ERROR");
+  // Every operation reads the database: while it is away, 503 with Retry-After (docs/operations.md#database-outages).
+  imply(503, "SERVICE_UNAVAILABLE");
 
   const declared = Object.entries(meta?.openapi?.errorResponses ?? {}).map(([status, text]) => [String(status), String(text)] as const);
   const errors = new Map<string, { description: string; codes: ErrorCode[] }>();

@@ -17,7 +17,7 @@
  * thief), so a link usable from any session of the account would let another one — a stolen one —
  * confirm a change the owner started, and end the owner's session instead of its own.
  */
-import { Prisma } from "@mteja/db";
+import { isUniqueViolation, oneTimeTokens, users } from "@mteja/db";
 import type { z } from "zod";
 import { consumeAll } from "../../shared/abuse-limits.js";
 import { DomainError } from "../../shared/errors.js";
@@ -35,7 +35,7 @@ const linkOfAnotherSession = () => new DomainError("INVALID_TOKEN", "auth.email_
 
 export async function startEmailChange(ctx: SessionCtx, input: z.infer<typeof emailStartInput>): Promise<void> {
   const { deps, tenant } = ctx;
-  const user = await ctx.db.user.findFirst({ where: { id: ctx.auth.sub }, select: { id: true, tenantId: true, email: true, name: true, emailResetsPassword: true } });
+  const user = await users.findById(ctx.db, ctx.auth.sub);
   if (!user) throw new DomainError("INVALID_TOKEN");
   const fromFreshSession = isFresh(ctx.session, deps.clock.now());
   // The account's own address is no change; it is confirmed again only where it may not yet reset the
@@ -74,19 +74,17 @@ export async function verifyEmailChange(ctx: AuthedCtx, input: z.infer<typeof em
       // account's restore confirms may be a thief's), and another session of the account may be theirs.
       // Refused without spending it, so it still works where it was asked for.
       if (found.sessionId !== ctx.auth.sid) throw linkOfAnotherSession();
-      const holder = await tx.user.findFirst({ where: { email: found.newEmail, id: { not: found.user.id } }, select: { id: true } });
+      const holder = await users.findOtherWithEmail(tx, found.newEmail, found.user.id);
       if (holder) throw emailInUse();
       if (!(await spendEmailToken(deps, tx, found.id))) throw invalidEmailToken();
-      const before = await tx.user.findFirst({ where: { id: found.user.id } });
+      const before = await users.findById(tx, found.user.id);
       if (!before) throw new DomainError("INVALID_TOKEN");
       // Only a link started on a fresh session makes the address one that resets the password.
       const resetsPassword = found.fromFreshSession;
-      await tx.user.update({ where: { id: before.id }, data: { email: found.newEmail, emailVerified: true, emailResetsPassword: resetsPassword } });
+      await users.setEmail(tx, before.id, { email: found.newEmail, verified: true, resetsPassword });
       // Links mailed to the old address (verification, reset) and any other pending change end with it.
-      await tx.oneTimeToken.updateMany({
-        where: { userId: before.id, usedAt: null, purpose: { in: ["verify_email", "reset_password", "change_email"] } },
-        data: { usedAt: deps.clock.now() },
-      });
+      const mailedLinks = { in: ["verify_email", "reset_password", "change_email"] };
+      await oneTimeTokens.spendUnused(tx, { userId: before.id }, mailedLinks, deps.clock.now());
       if (before.email === found.newEmail) {
         // The account's own address confirmed from a fresh session (the one that started it): it resets
         // the password again, a way back in, so the other sessions end (a stolen one among them) and the
@@ -109,7 +107,7 @@ export async function verifyEmailChange(ctx: AuthedCtx, input: z.infer<typeof em
     return { email, email_verified: true as const };
   } catch (error) {
     // Another account took the address between the check and the update (emails are unique per shop).
-    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") throw emailInUse();
+    if (isUniqueViolation(error)) throw emailInUse();
     throw error;
   }
 }

@@ -3,6 +3,7 @@
  * of the enabled secret — its step claimed, so it is never accepted again — or an unused recovery code,
  * spent. A wrong one counts as a failed sign-in of the account (not of the IP: the caller is signed in).
  */
+import { recoveryCodes, users } from "@mteja/db";
 import { DomainError } from "../../shared/errors.js";
 import { beginProofAttempt } from "../../shared/abuse-limits.js";
 import { recordSecurityEvent } from "../../security-events/record.js";
@@ -35,16 +36,9 @@ async function spendSecondFactor(ctx: AuthedCtx, user: SecondFactorUser, code: s
     if (!user.otpSecretEnc) return undefined;
     const step = await matchTotp(deps.cipher.decrypt(user.otpSecretEnc), code, deps.clock.now(), user.otpLastStep);
     if (step === undefined) return undefined;
-    const claimed = await ctx.db.user.updateMany({
-      where: { id: user.id, otpEnabled: true, OR: [{ otpLastStep: null }, { otpLastStep: { lt: step } }] },
-      data: { otpLastStep: BigInt(step) },
-    });
-    return claimed.count === 1 ? "totp" : undefined;
+    return (await users.claimTotpStep(ctx.db, user.id, step)) ? "totp" : undefined;
   }
   if (!looksLikeRecoveryCode(code)) return undefined;
-  const used = await ctx.db.recoveryCode.updateMany({
-    where: { userId: user.id, codeHash: hashRecoveryCode(user.id, code), usedAt: null },
-    data: { usedAt: deps.clock.now() },
-  });
-  return used.count === 1 ? "recovery_code" : undefined;
+  const used = await recoveryCodes.spend(ctx.db, user.id, hashRecoveryCode(user.id, code), deps.clock.now());
+  return used ? "recovery_code" : undefined;
 }

@@ -2,6 +2,7 @@
  * TOTP two-factor authentication (docs/two-factor.md): setup, verify (enable),
  * validate (the second step of login) and disable.
  */
+import { oneTimeTokens, recoveryCodes, users } from "@mteja/db";
 import QRCode from "qrcode";
 import type { z } from "zod";
 import { startSession } from "../service.js";
@@ -13,7 +14,14 @@ import { secureSignInFactorChange } from "../factor-changes.js";
 import { recordSecurityEvent } from "../../security-events/record.js";
 import { tenantDisplayName } from "../../shared/tenant.js";
 import type { AuthedCtx, TenantCtx } from "../ports.js";
-import { findLiveOtpToken, invalidOtpToken, otpMaxAttempts, reserveOtpAttempt, spendOtpToken } from "../tokens/otp-login-token.js";
+import {
+  findLiveOtpToken,
+  invalidOtpToken,
+  otpLoginPurpose,
+  otpMaxAttempts,
+  reserveOtpAttempt,
+  spendOtpToken,
+} from "../tokens/otp-login-token.js";
 import { hashRecoveryCode, newRecoveryCodes } from "./recovery-codes.js";
 import type { otpDisableInput, otpValidateInput, otpVerifyInput } from "./schemas.js";
 import { matchTotp, newTotpSecret, totpUri } from "./totp.js";
@@ -24,7 +32,7 @@ const notSetUp = () => new DomainError("OTP_NOT_SETUP", "otp.set_up_first");
 const invalidAccessToken = () => new DomainError("INVALID_TOKEN");
 
 async function currentUser(ctx: AuthedCtx) {
-  const user = await ctx.db.user.findFirst({ where: { id: ctx.auth.sub } });
+  const user = await users.findById(ctx.db, ctx.auth.sub);
   if (!user) throw invalidAccessToken();
   return user;
 }
@@ -45,11 +53,7 @@ export async function setup(ctx: AuthedCtx) {
   const enables = await deps.limiter.peek(...enablesOf(user));
   if (!enables.allowed) throw rateLimitedError(enables.retryAfter);
   const secret = newTotpSecret(deps.random);
-  const stored = await ctx.db.user.updateMany({
-    where: { id: user.id, otpEnabled: false },
-    data: { otpPendingSecretEnc: deps.cipher.encrypt(secret) },
-  });
-  if (stored.count !== 1) throw alreadyEnabled();
+  if (!(await users.storePendingTotpSecret(ctx.db, user.id, deps.cipher.encrypt(secret)))) throw alreadyEnabled();
   const uri = totpUri(tenantDisplayName(tenant), user.email ?? user.phone ?? user.id, secret);
   return {
     secret,
@@ -71,41 +75,30 @@ export async function verify(ctx: AuthedCtx, input: z.infer<typeof otpVerifyInpu
   // does not happen. Over it: 429, and the pending secret stays for later.
   const enable = await consumeAll(deps.limiter, [enablesOf(user)]);
 
-  const recoveryCodes = newRecoveryCodes(deps.random);
+  const codes = newRecoveryCodes(deps.random);
   try {
-    await enableTwoFactor(ctx, user, { pending, step, recoveryCodes });
+    await enableTwoFactor(ctx, user, { pending, step, codes });
   } catch (error) {
     await enable.refund();
     throw error;
   }
   deps.nudgeMail();
   deps.nudgeSms();
-  return { recovery_codes: recoveryCodes };
+  return { recovery_codes: codes };
 }
 
 async function enableTwoFactor(
   ctx: AuthedCtx,
   user: Awaited<ReturnType<typeof currentUser>>,
-  { pending, step, recoveryCodes }: { pending: string; step: number; recoveryCodes: string[] },
+  { pending, step, codes }: { pending: string; step: number; codes: string[] },
 ): Promise<void> {
   const { deps } = ctx;
   await ctx.db.$transaction(async (tx) => {
     // One conditional UPDATE: the secret confirmed is the one just checked, and the code's step is
     // claimed so that it can never sign in (nor confirm again).
-    const enabled = await tx.user.updateMany({
-      where: {
-        id: user.id,
-        otpEnabled: false,
-        otpPendingSecretEnc: pending,
-        OR: [{ otpLastStep: null }, { otpLastStep: { lt: step } }],
-      },
-      data: { otpEnabled: true, otpSecretEnc: pending, otpPendingSecretEnc: null, otpLastStep: BigInt(step) },
-    });
-    if (enabled.count !== 1) throw invalidOtp();
-    await tx.recoveryCode.deleteMany({ where: { userId: user.id } });
-    await tx.recoveryCode.createMany({
-      data: recoveryCodes.map((code) => ({ userId: user.id, codeHash: hashRecoveryCode(user.id, code), createdAt: deps.clock.now() })),
-    });
+    if (!(await users.enableTotp(tx, user.id, { pendingSecretEnc: pending, step }))) throw invalidOtp();
+    const codeHashes = codes.map((code) => hashRecoveryCode(user.id, code));
+    await recoveryCodes.replace(tx, user.id, codeHashes, deps.clock.now());
     await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "otp.enabled" });
     // A second factor now guards sign-in: other sessions end, the email and the verified phone are told.
     await secureSignInFactorChange(ctx, tx, user, "two_factor_enabled");
@@ -116,7 +109,7 @@ async function enableTwoFactor(
 export async function validate(ctx: TenantCtx, input: z.infer<typeof otpValidateInput>) {
   const { deps, tenant } = ctx;
   const token = await findLiveOtpToken(ctx, input.otp_token);
-  const user = await ctx.db.user.findFirst({ where: { id: token.userId } });
+  const user = await users.findById(ctx.db, token.userId);
   if (!user || !user.otpEnabled || !user.otpSecretEnc) {
     // Two-factor was turned off (or the account removed) since login: this sign-in cannot finish.
     await spendOtpToken(ctx, undefined, token.id);
@@ -135,17 +128,9 @@ export async function validate(ctx: TenantCtx, input: z.infer<typeof otpValidate
     if (isTotp) {
       if (step === undefined) return false;
       // Compare-and-set: a step is accepted once per user, whichever request gets there first.
-      const claimed = await tx.user.updateMany({
-        where: { id: user.id, otpEnabled: true, OR: [{ otpLastStep: null }, { otpLastStep: { lt: step } }] },
-        data: { otpLastStep: BigInt(step) },
-      });
-      if (claimed.count !== 1) return false;
+      if (!(await users.claimTotpStep(tx, user.id, step))) return false;
     } else {
-      const used = await tx.recoveryCode.updateMany({
-        where: { userId: user.id, codeHash: hashRecoveryCode(user.id, code), usedAt: null },
-        data: { usedAt: deps.clock.now() },
-      });
-      if (used.count !== 1) return false;
+      if (!(await recoveryCodes.spend(tx, user.id, hashRecoveryCode(user.id, code), deps.clock.now()))) return false;
       await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "recovery_code.used" });
     }
     // The code is only spent together with the token (a rollback gives both back).
@@ -171,12 +156,9 @@ export async function disable(ctx: AuthedCtx, input: z.infer<typeof otpDisableIn
   if (!user.otpEnabled) throw new DomainError("OTP_NOT_SETUP");
 
   await ctx.db.$transaction(async (tx) => {
-    await tx.user.updateMany({
-      where: { id: user.id },
-      data: { otpEnabled: false, otpSecretEnc: null, otpPendingSecretEnc: null, otpLastStep: null },
-    });
-    await tx.recoveryCode.deleteMany({ where: { userId: user.id } });
-    await tx.oneTimeToken.updateMany({ where: { userId: user.id, purpose: "otp_login", usedAt: null }, data: { usedAt: deps.clock.now() } });
+    await users.disableTotp(tx, user.id);
+    await recoveryCodes.deleteAllOf(tx, user.id);
+    await oneTimeTokens.spendUnused(tx, { userId: user.id }, otpLoginPurpose, deps.clock.now());
     await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "otp.disabled" });
     await enqueueSecurityNotice(ctx, tx, user, "twoFactorDisabled");
   });

@@ -4,7 +4,7 @@
  * code row and its text are written in one transaction, so a code exists exactly when its text does,
  * and the text is charged (sms/text-budget.ts) only once the per-phone limit has let it through.
  */
-import { enqueueSms, type TenantDb, type TenantTx } from "@mteja/db";
+import { outboxes, phoneCodes, type TenantDb, type TenantTx } from "@mteja/db";
 import type { Context, TenantCtx } from "../ports.js";
 import { equalsConstantTime, sha256 } from "../../shared/secrets.js";
 import { chargeText, type TextCharge, type TextPayer } from "../../sms/text-budget.js";
@@ -52,33 +52,30 @@ export async function issuePhoneCode(ctx: TenantCtx, db: TenantDb, request: Code
   const code = newCode(ctx);
   let charge: TextCharge | undefined;
   const written = db.$transaction(async (tx) => {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`phone-code:${request.tenantId}:${request.phone}`}))`;
-    const recent = await tx.phoneCode.count({
-      where: { phone: request.phone, createdAt: { gt: new Date(now.getTime() - phoneCodeRules.windowSeconds * 1000) } },
-    });
+    await phoneCodes.lockPhone(tx, request.tenantId, request.phone);
+    const windowStart = new Date(now.getTime() - phoneCodeRules.windowSeconds * 1000);
+    const recent = await phoneCodes.countSentSince(tx, request.phone, windowStart);
     // Over the per-phone limit nothing is sent, so nothing is charged.
     if (recent >= phoneCodeRules.textsPerWindow) return false;
     charge = await chargeText(ctx, request.payer);
     const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
     // Only the newest code counts: asking again retires the one before (one live code per phone and purpose).
-    await tx.phoneCode.updateMany({
-      where: { purpose: request.purpose, usedAt: null, ...(request.purpose === "verify" ? { userId: request.userId } : { phone: request.phone }) },
-      data: { usedAt: now },
-    });
-    await tx.phoneCode.create({
-      data: {
-        tenantId: request.tenantId,
-        phone: request.phone,
-        purpose: request.purpose,
-        userId: request.userId,
-        codeHash: hashCode(request.tenantId, request.phone, code),
-        expiresAt,
-        createdAt: now,
-      },
+    const holder = request.purpose === "verify" ? { userId: request.userId } : { phone: request.phone };
+    await phoneCodes.retireUnused(tx, request.purpose, holder, now);
+    await phoneCodes.create(tx, {
+      tenantId: request.tenantId,
+      phone: request.phone,
+      purpose: request.purpose,
+      userId: request.userId,
+      codeHash: hashCode(request.tenantId, request.phone, code),
+      expiresAt,
+      createdAt: now,
     });
     const body = t(request.locale, "sms.phone_code", { code, shop: request.shop, minutes: Math.max(1, Math.round(ttlSeconds / 60)) });
     // Stored as Daraja writes it (2547…); Africa's Talking wants the international form.
-    await enqueueSms(tx, { tenantId: request.tenantId, kind: "phone_code", to: `+${request.phone}`, userId: request.userId, body, expiresAt }, now);
+    const { tenantId, userId } = request;
+    const text = { tenantId, kind: "phone_code", to: `+${request.phone}`, userId, body, expiresAt };
+    await outboxes.enqueueText(tx, text, now);
     return true;
   });
   return written.catch(async (error: unknown) => {
@@ -105,26 +102,13 @@ export async function spendPhoneCode(
 ): Promise<{ phone: string; userId: string | null } | undefined> {
   const now = ctx.deps.clock.now();
   // The one live code (issuing a new one retires the one before).
-  const latest = await db.phoneCode.findFirst({
-    where: {
-      purpose: lookup.purpose,
-      usedAt: null,
-      expiresAt: { gt: now },
-      ...(lookup.phone !== undefined ? { phone: lookup.phone } : {}),
-      ...(lookup.userId !== undefined ? { userId: lookup.userId } : {}),
-    },
-    orderBy: { createdAt: "desc" },
-  });
+  const { purpose, phone, userId } = lookup;
+  const latest = await phoneCodes.findNewestUnused(db, { purpose, phone, userId, unexpiredAt: now });
   if (!latest) return undefined;
   // A try is taken before the comparison, in one conditional update: parallel guesses cannot share one.
-  const tried = await db.phoneCode.updateMany({
-    where: { id: latest.id, usedAt: null, attempts: { lt: phoneCodeRules.maxTries } },
-    data: { attempts: { increment: 1 } },
-  });
-  if (tried.count !== 1) return undefined;
+  if (!(await phoneCodes.takeTry(db, latest.id, phoneCodeRules.maxTries))) return undefined;
   if (!/^\d{6}$/.test(code) || !equalsConstantTime(hashCode(latest.tenantId, latest.phone, code), latest.codeHash)) return undefined;
-  const spent = await db.phoneCode.updateMany({ where: { id: latest.id, usedAt: null }, data: { usedAt: now } });
-  if (spent.count !== 1) return undefined;
+  if (!(await phoneCodes.spend(db, latest.id, now))) return undefined;
   return { phone: latest.phone, userId: latest.userId };
 }
 
@@ -134,6 +118,6 @@ export async function spendPhoneCode(
  * so its erasure finds them whatever its phone is by then (docs/data-rights.md#evidence).
  */
 export async function linkCodesToNewAccount(tx: TenantTx, { phone, userId }: { phone: string; userId: string }): Promise<void> {
-  await tx.phoneCode.updateMany({ where: { phone, userId: null }, data: { userId } });
-  await tx.smsOutbox.updateMany({ where: { toPhone: `+${phone}`, userId: null }, data: { userId } });
+  await phoneCodes.linkToAccount(tx, phone, userId);
+  await outboxes.assignUnownedTexts(tx, `+${phone}`, userId);
 }

@@ -4,6 +4,7 @@
  * password proves itself, so asking for one needs no fresh session; a code to any other phone would
  * make that phone the account's, and with it the account's SMS sign-in.
  */
+import { phoneCodes } from "@mteja/db";
 import { stepUpCondition, type StepUpAccount } from "../../shared/operation-meta.js";
 import { mePhoneStartInput } from "./schemas.js";
 
@@ -22,10 +23,6 @@ export const startsAnotherPhone = stepUpCondition("the phone is not the account'
  * the one before) was texted to another phone than the verified one, or there is none.
  */
 export const verifiesAnotherPhone = stepUpCondition("the code was texted to a phone other than the account's verified phone", async ({ account, db }) => {
-  const pending = await db.phoneCode.findFirst({
-    where: { purpose: "verify", userId: account.id, usedAt: null },
-    orderBy: { createdAt: "desc" },
-    select: { phone: true },
-  });
+  const pending = await phoneCodes.findNewestUnused(db, { purpose: "verify", userId: account.id });
   return !pending || !isVerifiedPhone(account, pending.phone);
 });

@@ -7,7 +7,7 @@
  * runs after the answer has left, as forgot-password does. Only what the shop may still text (its
  * budget, its share of the platform's texts) is said up front: that is the shop's state, not the phone's.
  */
-import { Prisma } from "@mteja/db";
+import { isUniqueViolation, users } from "@mteja/db";
 import type { z } from "zod";
 import { DomainError } from "../../shared/errors.js";
 import { beginSignInAttempt } from "../../shared/abuse-limits.js";
@@ -36,7 +36,7 @@ export async function startPhoneSignIn(ctx: TenantCtx, input: z.infer<typeof pho
   void deps.clock
     .sleep(afterAnswerMs)
     .then(async () => {
-      const user = await ctx.db.user.findFirst({ where: { phone: input.phone, phoneVerified: true }, select: { id: true, preferences: true } });
+      const user = await users.findByVerifiedPhone(ctx.db, input.phone);
       // An unknown phone gets a code only where it may sign up; either way the answer was the same.
       if (!user && tenant.settings.phoneSignup === false) return;
       const sent = await issuePhoneCode(ctx, ctx.db, {
@@ -67,7 +67,7 @@ export async function verifyPhoneSignIn(ctx: TenantCtx, input: z.infer<typeof ph
   // Wrong codes are failed sign-ins of the phone and of the IP, like wrong passwords.
   const attempt = await beginSignInAttempt(ctx, { tenantId: tenant.id, email: `phone:${input.phone}` }, { ip: true });
   const spent = await attempt.check(() => spendPhoneCode(ctx, ctx.db, { tenantId: tenant.id, purpose: "sign_in", phone: input.phone }, input.code));
-  const existing = await ctx.db.user.findFirst({ where: { phone: input.phone, phoneVerified: true } });
+  const existing = await users.findByVerifiedPhone(ctx.db, input.phone);
   if (!spent) {
     // As a wrong password: recorded for existing accounts only (an unknown phone leaves no row), and
     // at most as often as the phone's sign-in limit lets a guess through (docs/security-events.md#retention).
@@ -90,8 +90,13 @@ async function signUpByPhone(ctx: TenantCtx, input: z.infer<typeof phoneVerifyIn
   if (tenant.settings.phoneSignup === false) throw invalidCode();
   try {
     return await ctx.db.$transaction(async (tx) => {
-      const user = await tx.user.create({
-        data: { tenantId: tenant.id, phone: input.phone, phoneVerified: true, name: input.name ?? null, email: null, passwordHash: null },
+      const user = await users.create(tx, {
+        tenantId: tenant.id,
+        phone: input.phone,
+        phoneVerified: true,
+        name: input.name ?? null,
+        email: null,
+        passwordHash: null,
       });
       await linkCodesToNewAccount(tx, { phone: input.phone, userId: user.id });
       await recordPhoneVerified(ctx, tx, { tenantId: tenant.id, userId: user.id, created: true });
@@ -99,8 +104,8 @@ async function signUpByPhone(ctx: TenantCtx, input: z.infer<typeof phoneVerifyIn
     });
   } catch (error) {
     // A parallel verify of the same phone created the account first: sign in to it.
-    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
-      const existing = await ctx.db.user.findFirst({ where: { phone: input.phone, phoneVerified: true } });
+    if (isUniqueViolation(error)) {
+      const existing = await users.findByVerifiedPhone(ctx.db, input.phone);
       if (existing) return existing;
     }
     throw error;
@@ -108,7 +113,7 @@ async function signUpByPhone(ctx: TenantCtx, input: z.infer<typeof phoneVerifyIn
 }
 
 async function currentUser(ctx: AuthedCtx) {
-  const user = await ctx.db.user.findFirst({ where: { id: ctx.auth.sub } });
+  const user = await users.findById(ctx.db, ctx.auth.sub);
   if (!user) throw new DomainError("INVALID_TOKEN");
   return user;
 }
@@ -144,12 +149,12 @@ export async function verifyMePhone(ctx: AuthedCtx, input: z.infer<typeof mePhon
   await attempt.stepPassed();
   try {
     const verified = await ctx.db.$transaction(async (tx) => {
-      const holder = await tx.user.findFirst({ where: { phone: spent.phone, phoneVerified: true, id: { not: user.id } }, select: { id: true } });
+      const holder = await users.findOtherWithVerifiedPhone(tx, spent.phone, user.id);
       if (holder) throw phoneInUse();
       // The account as it is now, in this transaction: its verified phone is the old one to tell.
-      const before = await tx.user.findFirst({ where: { id: user.id } });
+      const before = await users.findById(tx, user.id);
       if (!before) throw new DomainError("INVALID_TOKEN");
-      await tx.user.update({ where: { id: user.id }, data: { phone: spent.phone, phoneVerified: true } });
+      await users.setVerifiedPhone(tx, user.id, spent.phone);
       const change = phoneChangeOf(before, spent.phone);
       if (change === "phone_changed") {
         const { sessionsEnded } = await secureSignInFactorChange(ctx, tx, before, change);
@@ -167,7 +172,7 @@ export async function verifyMePhone(ctx: AuthedCtx, input: z.infer<typeof mePhon
     return { phone: verified.phone, phone_verified: verified.phone_verified };
   } catch (error) {
     // Another account verified the same phone between the check and the update.
-    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") throw phoneInUse();
+    if (isUniqueViolation(error)) throw phoneInUse();
     throw error;
   }
 }

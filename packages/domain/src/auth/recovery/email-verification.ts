@@ -3,7 +3,7 @@
  * in its own transaction; POST verify-email spends the token and sets email_verified; resend
  * replaces any unused link with a new one.
  */
-import type { TenantTx } from "@mteja/db";
+import { users, type TenantTx } from "@mteja/db";
 import type { z } from "zod";
 import type { AuthedCtx, Context, TenantCtx } from "../ports.js";
 import { DomainError } from "../../shared/errors.js";
@@ -39,7 +39,7 @@ export async function verifyEmail(ctx: TenantCtx, input: z.infer<typeof verifyEm
   await ctx.db.$transaction(async (tx) => {
     const found = await findEmailToken(deps, tx, { tenantId: tenant.id, email: input.email, purpose: "verify_email", token: input.token });
     if (!found || !(await spendEmailToken(deps, tx, found.id))) throw invalidEmailToken();
-    await tx.user.updateMany({ where: { id: found.user.id }, data: { emailVerified: true } });
+    await users.markEmailVerified(tx, found.user.id);
     await revokeEmailTokens(deps, tx, found.user, "verify_email");
   });
 }
@@ -49,10 +49,7 @@ export type ResendOutcome = "sent" | "already_verified";
 /** Sends a new link (the previous unused ones stop working). Over the mail cap: same answer, no mail. */
 export async function resendVerificationMail(ctx: AuthedCtx): Promise<ResendOutcome> {
   const { deps, tenant, auth } = ctx;
-  const user = await ctx.db.user.findFirst({
-    where: { id: auth.sub },
-    select: { id: true, tenantId: true, email: true, name: true, emailVerified: true },
-  });
+  const user = await users.findById(ctx.db, auth.sub);
   if (!user) throw new DomainError("INVALID_TOKEN");
   if (user.emailVerified) return "already_verified";
   if (!(await mailCapAllows(ctx, user))) return "sent";

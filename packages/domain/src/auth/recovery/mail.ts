@@ -2,7 +2,7 @@
  * Writing account mail to the outbox, inside the transaction of the change that causes it
  * (packages/mailer README). The worker in apps/api sends it after commit; callers nudge it.
  */
-import { enqueueMail, type TenantTx } from "@mteja/db";
+import { outboxes, tenants, type TenantTx } from "@mteja/db";
 import { newOutboxMail, type MailDataByKind, type MailKind } from "@mteja/mailer";
 import type { Context } from "../ports.js";
 import { recipientLocale } from "../../shared/i18n/recipient-locale.js";
@@ -28,7 +28,9 @@ export type MailContext = Context & { tenant?: Tenant };
  */
 export async function mailTenant(ctx: MailContext, tx: Tx, tenantId: string): Promise<Tenant> {
   if (ctx.tenant?.id === tenantId) return ctx.tenant;
-  return toTenant(await tx.tenant.findUniqueOrThrow({ where: { id: tenantId } }));
+  const row = await tenants.findTenant(tx, tenantId);
+  if (!row) throw new Error(`No tenant ${tenantId} for a mail`);
+  return toTenant(row);
 }
 
 /**
@@ -61,7 +63,7 @@ export async function writeMail<K extends MailKind>(
   if (user.email === null) return;
   const locale = await recipientLocale(tx, tenant, user.id);
   const mail = newOutboxMail(kind, data, { tenantId: tenant.id, tenantName: tenantDisplayName(tenant), to: user.email, locale });
-  await enqueueMail(tx, mail, ctx.deps.clock.now());
+  await outboxes.enqueueMail(tx, mail, ctx.deps.clock.now());
 }
 
 /** "5 verification or reset mails per account per hour" (docs/limits.md). */

@@ -5,7 +5,7 @@
  * start was made on a fresh session (only then may that address reset the password), and that session
  * (only it may use the link).
  */
-import type { TenantTx } from "@mteja/db";
+import { oneTimeTokens, type TenantTx } from "@mteja/db";
 import type { AuthPorts } from "../ports.js";
 import { DomainError } from "../../shared/errors.js";
 import { addSeconds } from "../sessions/sessions.js";
@@ -66,28 +66,23 @@ async function insertEmailToken(
   change: { email: string | null; fromFreshSession: boolean; sessionId: string | null },
 ): Promise<string> {
   const now = deps.clock.now();
-  await tx.oneTimeToken.create({
-    data: {
-      tenantId: user.tenantId,
-      userId: user.id,
-      purpose,
-      tokenHash: sha256(token),
-      email: change.email,
-      fromFreshSession: change.fromFreshSession,
-      sessionId: change.sessionId,
-      createdAt: now,
-      expiresAt: addSeconds(now, emailTokenLifetimeSeconds[purpose]),
-    },
+  await oneTimeTokens.create(tx, {
+    tenantId: user.tenantId,
+    userId: user.id,
+    purpose,
+    tokenHash: sha256(token),
+    email: change.email,
+    fromFreshSession: change.fromFreshSession,
+    sessionId: change.sessionId,
+    createdAt: now,
+    expiresAt: addSeconds(now, emailTokenLifetimeSeconds[purpose]),
   });
   return token;
 }
 
 /** Spends every unused token of this purpose (a newer link replaces them, or one was just used). */
 export async function revokeEmailTokens(deps: AuthPorts, tx: Tx, user: { id: string; tenantId: string }, purpose: EmailTokenPurpose): Promise<void> {
-  await tx.oneTimeToken.updateMany({
-    where: { userId: user.id, tenantId: user.tenantId, purpose, usedAt: null },
-    data: { usedAt: deps.clock.now() },
-  });
+  await oneTimeTokens.spendUnused(tx, { userId: user.id, tenantId: user.tenantId }, purpose, deps.clock.now());
 }
 
 export interface TokenOwner {
@@ -134,20 +129,7 @@ export async function findEmailChangeToken(
 /** A token of this purpose, unused and unexpired, of an account of this tenant. */
 async function findLiveEmailToken(deps: AuthPorts, db: Tx, query: { tenantId: string; purpose: EmailTokenPurpose; token: string }) {
   if (!tokenShape.test(query.token)) return undefined;
-  const row = await db.oneTimeToken.findUnique({
-    where: { tokenHash: sha256(query.token) },
-    select: {
-      id: true,
-      tenantId: true,
-      purpose: true,
-      email: true,
-      fromFreshSession: true,
-      sessionId: true,
-      usedAt: true,
-      expiresAt: true,
-      user: { select: { id: true, tenantId: true, email: true, name: true, emailVerified: true, passwordHash: true, emailResetsPassword: true } },
-    },
-  });
+  const row = await oneTimeTokens.findWithOwner(db, sha256(query.token));
   if (!row || row.purpose !== query.purpose || row.usedAt !== null || row.expiresAt <= deps.clock.now()) return undefined;
   if (row.tenantId !== query.tenantId || row.user.tenantId !== query.tenantId) return undefined;
   const { passwordHash, ...user } = row.user;
@@ -157,9 +139,5 @@ async function findLiveEmailToken(deps: AuthPorts, db: Tx, query: { tenantId: st
 /** Marks the token used; false when a concurrent request spent it first (or it expired meanwhile). */
 export async function spendEmailToken(deps: AuthPorts, tx: Tx, tokenId: string): Promise<boolean> {
   const now = deps.clock.now();
-  const result = await tx.oneTimeToken.updateMany({
-    where: { id: tokenId, usedAt: null, expiresAt: { gt: now } },
-    data: { usedAt: now },
-  });
-  return result.count === 1;
+  return oneTimeTokens.spend(tx, tokenId, now, { unexpiredAt: now });
 }

@@ -3,6 +3,7 @@
  * docs/mail.md). Forgot-password never reveals whether an account exists: same status, same body,
  * and the same work before answering (the write for a known account is not awaited).
  */
+import { oneTimeTokens, users } from "@mteja/db";
 import type { z } from "zod";
 import { clearRefreshCookie } from "../sessions/refresh-cookie.js";
 import { noStore } from "../../shared/request.js";
@@ -21,10 +22,7 @@ const afterAnswerMs = 10;
 
 export async function forgotPassword(ctx: TenantCtx, input: z.infer<typeof forgotPasswordInput>): Promise<void> {
   const { deps, tenant } = ctx;
-  const user = await ctx.db.user.findUnique({
-    where: { tenantId_email: { tenantId: tenant.id, email: input.email } },
-    select: { id: true, tenantId: true, email: true, name: true, passwordHash: true, emailResetsPassword: true },
-  });
+  const user = await users.findByEmail(ctx.db, tenant.id, input.email);
   // Generated for unknown emails too, so both answers cost the same before they are sent.
   const token = randomToken(deps.random, "hex");
   if (!user) return;
@@ -87,15 +85,9 @@ export async function resetPassword(ctx: TenantCtx, input: z.infer<typeof resetP
   await ctx.db.$transaction(async (tx) => {
     if (!(await spendEmailToken(deps, tx, found.id))) throw invalidEmailToken();
     // Following the emailed link proves the address too.
-    await tx.user.updateMany({
-      where: { id: user.id },
-      data: { passwordHash, passwordChangedAt: deps.clock.now(), emailVerified: true },
-    });
+    await users.setPassword(tx, user.id, { passwordHash, changedAt: deps.clock.now(), emailVerified: true });
     // Every other reset link, and any sign-in half done (otp_token), ends with the old password.
-    await tx.oneTimeToken.updateMany({
-      where: { userId: user.id, usedAt: null, purpose: { not: "verify_email" } },
-      data: { usedAt: deps.clock.now() },
-    });
+    await oneTimeTokens.spendUnused(tx, { userId: user.id }, { not: "verify_email" }, deps.clock.now());
     await revokeUserSessions(deps, tx, user.id, "password_reset");
     await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "password.changed", details: { via: "reset" } });
     // The link just proved the address (email_verified is set above).

@@ -10,7 +10,7 @@
  * has verified also takes a point of `mails_per_account`, the cap of all mail such an address gets
  * (docs/mail.md#notices-to-an-unverified-address).
  */
-import { enqueueSms, type TenantTx } from "@mteja/db";
+import { outboxes, type TenantTx } from "@mteja/db";
 import { t } from "@mteja/i18n";
 import { recipientLocale } from "../../shared/i18n/recipient-locale.js";
 import { tenantDisplayName, type Tenant } from "../../shared/tenant.js";
@@ -99,7 +99,9 @@ async function writeSecurityText(ctx: MailContext, tx: TenantTx, tenant: Tenant,
   const charge = await chargeText({ ...ctx, tenant }, { kind: "notice" });
   try {
     // No expiry: unlike a code, a notice is worth sending late.
-    await enqueueSms(tx, { tenantId: tenant.id, kind: "security_notice", to: `+${phone}`, userId: user.id, body, expiresAt: null }, ctx.deps.clock.now());
+    const to = `+${phone}`;
+    const notice = { tenantId: tenant.id, kind: "security_notice", to, userId: user.id, body, expiresAt: null };
+    await outboxes.enqueueText(tx, notice, ctx.deps.clock.now());
   } catch (error) {
     await charge.refund();
     throw error;

@@ -3,7 +3,7 @@
  * others. A revoked session's access tokens fail on their next request (assertLiveSession reads the
  * session on every request) and its refresh cookie is refused.
  */
-import type { TenantTx } from "@mteja/db";
+import { sessions, type TenantTx } from "@mteja/db";
 import { DomainError } from "../../shared/errors.js";
 import { readKeysetPage } from "../../shared/keyset-page.js";
 import { recordSecurityEvent } from "../../security-events/record.js";
@@ -19,20 +19,13 @@ export interface DeviceView {
   current: boolean;
 }
 
-interface SessionRow {
-  id: string;
-  createdAt: Date;
-  lastUsedAt: Date | null;
-  ip: string | null;
-  userAgent: string | null;
-}
-
-function liveSessionsOf(ctx: AuthedCtx) {
+/** The sessions the page shows and ends: the user's, not revoked, within both their idle and absolute lifetimes. */
+function liveSessionsOf(ctx: AuthedCtx, which: { only?: string; except?: string } = {}): sessions.UserSessionCondition {
   const now = ctx.deps.clock.now();
-  return { userId: ctx.auth.sub, revokedAt: null, idleExpiresAt: { gt: now }, absoluteExpiresAt: { gt: now } };
+  return { userId: ctx.auth.sub, revoked: false, idleExpiresAfter: now, absoluteExpiresAfter: now, ...which };
 }
 
-function toDeviceView(ctx: AuthedCtx, row: SessionRow): DeviceView {
+function toDeviceView(ctx: AuthedCtx, row: sessions.DeviceRow): DeviceView {
   return {
     id: row.id,
     created_at: row.createdAt.toISOString(),
@@ -45,12 +38,7 @@ function toDeviceView(ctx: AuthedCtx, row: SessionRow): DeviceView {
 
 export async function listDevices(ctx: AuthedCtx, page: PageRequest) {
   const { rows, nextCursor } = await readKeysetPage(page, ({ conditions, orderBy, take }) =>
-    ctx.db.session.findMany({
-      where: { AND: [liveSessionsOf(ctx), ...conditions] },
-      select: { id: true, createdAt: true, lastUsedAt: true, ip: true, userAgent: true },
-      orderBy: [...orderBy],
-      take,
-    }),
+    sessions.pageOfUser(ctx.db, liveSessionsOf(ctx), { where: conditions, orderBy, take }),
   );
   return { sessions: rows.map((row) => toDeviceView(ctx, row)), next_cursor: nextCursor };
 }
@@ -58,22 +46,21 @@ export async function listDevices(ctx: AuthedCtx, page: PageRequest) {
 /** Ends one of the user's sessions (the current one included: that is signing out here). Another user's id is 404. */
 export async function revokeDevice(ctx: AuthedCtx, sessionId: string): Promise<void> {
   await ctx.db.$transaction(async (tx) => {
-    const revoked = await revokeLive(ctx, tx, { id: sessionId });
+    const revoked = await revokeLive(ctx, tx, { only: sessionId });
     if (revoked.length === 0) throw new DomainError("NOT_FOUND", "not_found.session");
   });
 }
 
 /** Ends every session of the user but the one making the request. */
 export async function revokeOtherDevices(ctx: AuthedCtx): Promise<{ revoked: number }> {
-  const revoked = await ctx.db.$transaction((tx) => revokeLive(ctx, tx, { id: { not: ctx.auth.sid } }));
+  const revoked = await ctx.db.$transaction((tx) => revokeLive(ctx, tx, { except: ctx.auth.sid }));
   return { revoked: revoked.length };
 }
 
-async function revokeLive(ctx: AuthedCtx, tx: TenantTx, which: { id: string | { not: string } }): Promise<string[]> {
-  const sessions = await tx.session.findMany({ where: { ...liveSessionsOf(ctx), ...which }, select: { id: true } });
-  if (sessions.length === 0) return [];
-  const ids = sessions.map((session) => session.id);
-  await tx.session.updateMany({ where: { id: { in: ids }, revokedAt: null }, data: { revokedAt: ctx.deps.clock.now(), revokedReason: "revoked_by_user" } });
+async function revokeLive(ctx: AuthedCtx, tx: TenantTx, which: { only: string } | { except: string }) {
+  const ids = await sessions.findIdsOfUser(tx, liveSessionsOf(ctx, which));
+  if (ids.length === 0) return [];
+  await sessions.revokeUnrevoked(tx, ids, { at: ctx.deps.clock.now(), reason: "revoked_by_user" });
   for (const id of ids) {
     await recordSecurityEvent(ctx, tx, ctx.tenant.id, { userId: ctx.auth.sub, type: "session.revoked", details: { session_id: id, current: id === ctx.auth.sid } });
   }

@@ -4,7 +4,7 @@
  * A token's successor is derived from it (refresh-successor.ts), so every request that presents the
  * same token within the window gets the same new one.
  */
-import { findSession, markSessionUsed, type RawSql, type SessionCondition, type SessionKey, type SessionRow, type TenantDb, type TenantTx } from "@mteja/db";
+import { sessions, type RawSql, type TenantDb, type TenantTx } from "@mteja/db";
 import type { AuthedCtx, AuthPorts } from "../ports.js";
 import { DomainError } from "../../shared/errors.js";
 import type { AccessClaims } from "../tokens/access-tokens.js";
@@ -36,14 +36,21 @@ export async function createSession(
   // Every way in (register, each sign-in method) opens its session here, so each starts fresh
   // (docs/step-up.md); a refresh never moves it, only reauthenticate does.
   const freshUntil = freshUntilFrom(deps, now);
-  // Every sign-in writes these two rows: plain statements on the transaction cost a fifth of the CPU of
-  // Prisma's model creates (docs/performance.md, "Sign-in"). The tenant is named, as the scoped client would.
   const sessionId = deps.random.uuid();
-  const userAgent = storedUserAgent(client.userAgent);
-  await tx.$executeRaw`INSERT INTO sessions (id, tenant_id, user_id, created_at, last_refreshed_at, last_used_at, idle_expires_at, absolute_expires_at, fresh_until, ip, user_agent)
-    VALUES (${sessionId}::uuid, ${user.tenantId}, ${user.id}::uuid, ${now}, ${now}, ${now}, ${idleExpiresAt}, ${absoluteExpiresAt}, ${freshUntil}, ${client.ip}, ${userAgent})`;
   const refreshToken = randomToken(deps.random);
-  await tx.$executeRaw`INSERT INTO refresh_tokens (id, session_id, token_hash, created_at) VALUES (${deps.random.uuid()}::uuid, ${sessionId}::uuid, ${sha256(refreshToken)}, ${now})`;
+  await sessions.open(tx, {
+    id: sessionId,
+    tenantId: user.tenantId,
+    userId: user.id,
+    createdAt: now,
+    idleExpiresAt,
+    absoluteExpiresAt,
+    freshUntil,
+    ip: client.ip,
+    userAgent: storedUserAgent(client.userAgent),
+    refreshTokenId: deps.random.uuid(),
+    refreshTokenHash: sha256(refreshToken),
+  });
   return { sessionId, refreshToken, refreshExpiresAt: idleExpiresAt };
 }
 
@@ -51,27 +58,10 @@ export type RefreshOutcome =
   | { kind: "rotated"; session: IssuedSession; userId: string; tenantId: string }
   | { kind: "invalid"; reason: "unknown" | "expired" | "revoked" | "reused" | "tenant" };
 
-interface LockedToken {
-  token_id: string;
-  session_id: string;
-  rotated_at: Date | null;
-  user_id: string;
-  tenant_id: string;
-  revoked_at: Date | null;
-  idle_expires_at: Date;
-  absolute_expires_at: Date;
-}
-
 /** Rotates the presented refresh token. Runs inside a transaction; rows are locked so concurrent refreshes serialise. */
 export async function rotateRefreshToken(deps: AuthPorts, tx: Tx, presented: string, tenantId: string): Promise<RefreshOutcome> {
   const now = deps.clock.now();
-  const rows = await tx.$queryRaw<LockedToken[]>`
-    SELECT t.id AS token_id, t.session_id, t.rotated_at, s.user_id, s.tenant_id, s.revoked_at,
-           s.idle_expires_at, s.absolute_expires_at
-      FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id
-     WHERE t.token_hash = ${sha256(presented)}
-       FOR UPDATE OF s, t`;
-  const row = rows[0];
+  const row = await sessions.lockByRefreshToken(tx, sha256(presented));
   if (!row) return { kind: "invalid", reason: "unknown" };
   if (row.tenant_id !== tenantId) return { kind: "invalid", reason: "tenant" };
   if (row.revoked_at) return { kind: "invalid", reason: "revoked" };
@@ -83,19 +73,18 @@ export async function rotateRefreshToken(deps: AuthPorts, tx: Tx, presented: str
     if (!withinGrace || !(await isCurrentToken(tx, row.session_id, successor))) {
       // Used again later than two tabs refreshing at once would, or after its successor moved on:
       // the token has been copied, so the whole session ends.
-      await tx.session.update({ where: { id: row.session_id }, data: { revokedAt: now, revokedReason: "refresh_token_reuse" } });
+      await sessions.revoke(tx, row.session_id, { at: now, reason: "refresh_token_reuse" });
       deps.logger.warn({ sessionId: row.session_id, userId: row.user_id }, "refresh token reuse detected; session revoked");
       return { kind: "invalid", reason: "reused" };
     }
     // Two requests presented this token at once: the later one gets the same successor as the first.
   } else {
-    await tx.refreshToken.update({ where: { id: row.token_id }, data: { rotatedAt: now } });
-    const created = await tx.refreshToken.create({ data: { sessionId: row.session_id, tokenHash: sha256(successor), createdAt: now } });
-    await tx.refreshToken.update({ where: { id: row.token_id }, data: { replacedBy: created.id } });
+    const next = { sessionId: row.session_id, tokenHash: sha256(successor), at: now };
+    await sessions.rotateRefreshToken(tx, row.token_id, next);
   }
 
   const idleExpiresAt = minDate(addSeconds(now, deps.config.refreshIdleSeconds), row.absolute_expires_at);
-  await tx.session.update({ where: { id: row.session_id }, data: { lastRefreshedAt: now, lastUsedAt: now, idleExpiresAt } });
+  await sessions.noteRefresh(tx, row.session_id, { at: now, idleExpiresAt });
   return {
     kind: "rotated",
     userId: row.user_id,
@@ -105,38 +94,38 @@ export async function rotateRefreshToken(deps: AuthPorts, tx: Tx, presented: str
 }
 
 async function isCurrentToken(tx: Tx, sessionId: string, token: string): Promise<boolean> {
-  const row = await tx.refreshToken.findUnique({ where: { tokenHash: sha256(token) }, select: { sessionId: true, rotatedAt: true } });
+  const row = await sessions.findRefreshToken(tx, sha256(token));
   return row !== null && row.sessionId === sessionId && row.rotatedAt === null;
 }
 
 /** Revokes the session a refresh token belongs to (logout). Unknown tokens, and other tenants', are ignored. */
 export async function revokeSessionByRefreshToken(deps: AuthPorts, db: TenantDb, presented: string): Promise<void> {
-  const token = await db.refreshToken.findUnique({ where: { tokenHash: sha256(presented) }, select: { sessionId: true } });
+  const token = await sessions.findRefreshToken(db, sha256(presented));
   if (!token) return;
-  await db.session.updateMany({
-    where: { id: token.sessionId, revokedAt: null },
-    data: { revokedAt: deps.clock.now(), revokedReason: "logout" },
-  });
+  await sessions.revokeUnrevoked(db, [token.sessionId], { at: deps.clock.now(), reason: "logout" });
 }
 
 /** Password change and reset end every other session of the user (all of them when keepSessionId is absent). */
-export async function revokeUserSessions(deps: Pick<AuthPorts, "clock">, tx: Tx, userId: string, reason: string, keepSessionId?: string): Promise<number> {
-  const result = await tx.session.updateMany({
-    where: { userId, revokedAt: null, ...(keepSessionId ? { id: { not: keepSessionId } } : {}) },
-    data: { revokedAt: deps.clock.now(), revokedReason: reason },
-  });
-  return result.count;
+export async function revokeUserSessions(
+  deps: Pick<AuthPorts, "clock">,
+  tx: Tx,
+  userId: string,
+  reason: string,
+  keepSessionId?: string,
+): Promise<number> {
+  return sessions.revokeUnrevokedOfUser(tx, userId, { at: deps.clock.now(), reason, except: keepSessionId });
 }
 
 /** A session as the per-request check read it: live (liveSession). */
-export type LiveSessionRow = SessionRow;
+// An interface of its own (not an alias), so the types of the procedures that carry it can be named.
+export interface LiveSessionRow extends sessions.SessionRow {}
 
 /**
  * What makes a session live, the one rule every authenticated request is checked against
  * (docs/sessions.md): not revoked (logout, reuse, a password change, a role change, the devices page
  * end it) and within its absolute lifetime.
  */
-export function liveSession(now: Date): SessionCondition {
+export function liveSession(now: Date): sessions.SessionCondition {
   return { revoked: false, absoluteExpiresAfter: now };
 }
 
@@ -147,7 +136,7 @@ export function liveSession(now: Date): SessionCondition {
  * from here: no query of its own).
  */
 export async function assertLiveSession(deps: Pick<AuthPorts, "db" | "clock">, auth: AccessClaims): Promise<LiveSessionRow> {
-  const live = await findSession(deps.db.sql, sessionKey(auth), liveSession(deps.clock.now()));
+  const live = await sessions.find(deps.db.sql, sessionKey(auth), liveSession(deps.clock.now()));
   if (!live) throw new DomainError("INVALID_TOKEN");
   await noteSessionUse(deps, auth.sid, live.last_used_at);
   return live;
@@ -160,10 +149,10 @@ export async function noteSessionUse(deps: Pick<AuthPorts, "db" | "clock">, sess
   const now = deps.clock.now();
   const staleBefore = addSeconds(now, -sessionUseResolutionSeconds);
   if (lastUsedAt && lastUsedAt > staleBefore) return;
-  await markSessionUsed(deps.db.sql, sessionId, now, staleBefore);
+  await sessions.markUsed(deps.db.sql, sessionId, now, staleBefore);
 }
 
-export function sessionKey(auth: AccessClaims): SessionKey {
+export function sessionKey(auth: AccessClaims): sessions.SessionKey {
   return { userId: auth.sub, tenantId: auth.tid, sessionId: auth.sid };
 }
 

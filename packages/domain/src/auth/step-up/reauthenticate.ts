@@ -3,6 +3,7 @@
  * signed-in customer proves again that it is them, and their session is fresh for
  * STEP_UP_WINDOW_SECONDS more. Only this session: the others stay as they are.
  */
+import { sessions, users } from "@mteja/db";
 import type { z } from "zod";
 import { DomainError } from "../../shared/errors.js";
 import { recordSecurityEvent } from "../../security-events/record.js";
@@ -17,14 +18,13 @@ const invalidToken = () => new DomainError("INVALID_TOKEN");
 export async function reauthenticate(ctx: AuthedCtx, input: z.infer<typeof reauthenticateInput>): Promise<{ fresh_until: string }> {
   const { deps, auth } = ctx;
   const proof = proofOf(input);
-  const user = await ctx.db.user.findFirst({ where: { id: auth.sub } });
+  const user = await users.findById(ctx.db, auth.sub);
   if (!user) throw invalidToken();
   const method = await confirmProof(ctx, user, proof);
   const freshUntil = freshUntilFrom(deps, deps.clock.now());
   await ctx.db.$transaction(async (tx) => {
-    const renewed = await tx.session.updateMany({ where: { id: auth.sid, userId: user.id, revokedAt: null }, data: { freshUntil } });
     // Revoked while the proof was checked (a password change elsewhere, a revocation from the devices page).
-    if (renewed.count !== 1) throw invalidToken();
+    if (!(await sessions.renewFreshness(tx, { id: auth.sid, userId: user.id }, freshUntil))) throw invalidToken();
     await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "reauthenticated", details: { method, session_id: auth.sid } });
   });
   return { fresh_until: freshUntil.toISOString() };
@@ -32,7 +32,7 @@ export async function reauthenticate(ctx: AuthedCtx, input: z.infer<typeof reaut
 
 /** Texts a code to the account's current verified phone, for `{ sms_code }`; none: 409 NO_VERIFIED_PHONE. */
 export async function sendReauthenticationCode(ctx: AuthedCtx): Promise<void> {
-  const user = await ctx.db.user.findFirst({ where: { id: ctx.auth.sub }, select: { phone: true, phoneVerified: true } });
+  const user = await users.findPhone(ctx.db, ctx.auth.sub);
   if (!user) throw invalidToken();
   if (!user.phoneVerified || user.phone === null) throw new DomainError("NO_VERIFIED_PHONE");
   // The same code as me/phone/start to the verified phone (one live code per account), under its limits.

@@ -4,7 +4,7 @@
  * passes at once, with no query of its own; only a session past its `fresh_until` reads the account,
  * to tell whether this call is sensitive and whether its body carries a complete proof.
  */
-import type { TenantDb } from "@mteja/db";
+import { users, type TenantDb } from "@mteja/db";
 import type { LiveSessionRow } from "../sessions/sessions.js";
 import type { Context } from "../ports.js";
 import { DomainError } from "../../shared/errors.js";
@@ -49,11 +49,8 @@ export function carriesCompleteProof(input: unknown, passwordField: PasswordFiel
 }
 
 async function stepUpAccountOf(ctx: StepUpCtx): Promise<StepUpAccount> {
-  const user = await ctx.db.user.findFirst({
-    where: { id: ctx.auth.sub },
-    select: { id: true, tenantId: true, email: true, phone: true, phoneVerified: true, otpEnabled: true, passwordHash: true },
-  });
+  const user = await users.findById(ctx.db, ctx.auth.sub);
   if (!user) throw new DomainError("INVALID_TOKEN");
-  const { passwordHash, ...account } = user;
-  return { ...account, hasPassword: passwordHash !== null };
+  const { id, tenantId, email, phone, phoneVerified, otpEnabled, passwordHash } = user;
+  return { id, tenantId, email, phone, phoneVerified, otpEnabled, hasPassword: passwordHash !== null };
 }

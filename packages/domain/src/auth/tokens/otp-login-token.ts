@@ -3,7 +3,7 @@
  * use, 5 minutes, bound to the user and tenant, stored only as its SHA-256 in one_time_tokens
  * (purpose otp_login). `attempts` counts the codes tried with it; the fifth wrong one spends it.
  */
-import type { TenantTx } from "@mteja/db";
+import { oneTimeTokens, type TenantTx } from "@mteja/db";
 import type { TenantCtx } from "../ports.js";
 import { DomainError } from "../../shared/errors.js";
 import { randomToken, sha256 } from "../../shared/secrets.js";
@@ -20,15 +20,13 @@ export async function issueOtpLoginToken(ctx: TenantCtx, user: { id: string; ten
   const { deps } = ctx;
   const token = randomToken(deps.random);
   const now = deps.clock.now();
-  await ctx.db.oneTimeToken.create({
-    data: {
-      tenantId: user.tenantId,
-      userId: user.id,
-      purpose: otpLoginPurpose,
-      tokenHash: sha256(token),
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + otpTokenTtlSeconds * 1000),
-    },
+  await oneTimeTokens.create(ctx.db, {
+    tenantId: user.tenantId,
+    userId: user.id,
+    purpose: otpLoginPurpose,
+    tokenHash: sha256(token),
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + otpTokenTtlSeconds * 1000),
   });
   return token;
 }
@@ -41,15 +39,11 @@ export interface LiveOtpToken {
 /** The live otp_token of this tenant with this value, or INVALID_TOKEN. Reads only. */
 export async function findLiveOtpToken(ctx: TenantCtx, token: string): Promise<LiveOtpToken> {
   const { deps } = ctx;
-  const row = await ctx.db.oneTimeToken.findFirst({
-    where: {
-      tokenHash: sha256(token),
-      purpose: otpLoginPurpose,
-      usedAt: null,
-      expiresAt: { gt: deps.clock.now() },
-      attempts: { lt: otpMaxAttempts },
-    },
-    select: { id: true, userId: true },
+  const row = await oneTimeTokens.findUsable(ctx.db, {
+    tokenHash: sha256(token),
+    purpose: otpLoginPurpose,
+    unexpiredAt: deps.clock.now(),
+    attemptsBelow: otpMaxAttempts,
   });
   if (!row) throw invalidOtpToken();
   return row;
@@ -62,19 +56,17 @@ export async function findLiveOtpToken(ctx: TenantCtx, token: string): Promise<L
  */
 export async function reserveOtpAttempt(ctx: TenantCtx, tokenId: string): Promise<number> {
   const { deps } = ctx;
-  // Raw SQL is not scoped by the client: the tenant is named here.
-  const rows = await ctx.db.$queryRaw<{ attempts: number }[]>`
-    UPDATE one_time_tokens SET attempts = attempts + 1
-     WHERE id = ${tokenId}::uuid AND tenant_id = ${ctx.tenant.id} AND used_at IS NULL AND expires_at > ${deps.clock.now()} AND attempts < ${otpMaxAttempts}
-     RETURNING attempts`;
-  const row = rows[0];
-  if (!row) throw invalidOtpToken();
-  return Number(row.attempts);
+  const attempts = await oneTimeTokens.takeAttempt(ctx.db, {
+    id: tokenId,
+    tenantId: ctx.tenant.id,
+    unexpiredAt: deps.clock.now(),
+    attemptsBelow: otpMaxAttempts,
+  });
+  if (attempts === undefined) throw invalidOtpToken();
+  return attempts;
 }
 
 /** Marks the token used; false when another request spent it first. */
 export async function spendOtpToken(ctx: TenantCtx, tx: TenantTx | undefined, tokenId: string): Promise<boolean> {
-  const client = tx ?? ctx.db;
-  const spent = await client.oneTimeToken.updateMany({ where: { id: tokenId, usedAt: null }, data: { usedAt: ctx.deps.clock.now() } });
-  return spent.count === 1;
+  return oneTimeTokens.spend(tx ?? ctx.db, tokenId, ctx.deps.clock.now());
 }

@@ -1,5 +1,5 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type JsonWebKey, type KeyObject } from "node:crypto";
-import type { Database } from "@mteja/db";
+import { signingKeys, type Database } from "@mteja/db";
 import type { DataCipher } from "../../shared/data-cipher.js";
 
 /**
@@ -81,19 +81,17 @@ export async function rotateSigningKey(
   const next = newStoredKey(cipher, now);
   return db.unscoped.$transaction(async (tx) => {
     // Rotations and first-key creation take turns, so there is never a second current key.
-    await tx.$executeRawUnsafe(`LOCK TABLE signing_keys IN EXCLUSIVE MODE`);
-    const current = await tx.signingKey.findFirst({ where: { algorithm, retiredAt: null }, select: { kid: true } });
-    if (current) await tx.signingKey.update({ where: { kid: current.kid }, data: { retiredAt: now, notAfter } });
-    await tx.signingKey.create({ data: next });
+    await signingKeys.lockForChange(tx);
+    const current = await signingKeys.findCurrent(tx, algorithm);
+    if (current) await signingKeys.retire(tx, current.kid, { at: now, notAfter });
+    await signingKeys.insert(tx, next);
     return { kid: next.kid, retired: current ? { kid: current.kid, notAfter } : undefined };
   });
 }
 
+/** The current key and the retired ones whose tokens may still be valid. */
 async function readUsableKeys(db: Database, now: Date) {
-  return db.unscoped.signingKey.findMany({
-    where: { algorithm, OR: [{ retiredAt: null }, { notAfter: { gt: now } }] },
-    orderBy: { createdAt: "desc" },
-  });
+  return signingKeys.findCurrentAndValidAfter(db.unscoped, algorithm, now);
 }
 
 async function createFirstKey(db: Database, cipher: DataCipher, now: Date): Promise<void> {
@@ -101,13 +99,12 @@ async function createFirstKey(db: Database, cipher: DataCipher, now: Date): Prom
   await db.unscoped.$transaction(async (tx) => {
     // Instances starting at once on an empty database: the first to take the lock creates the key,
     // the others find it (and the unique index would refuse a second current key anyway).
-    await tx.$executeRawUnsafe(`LOCK TABLE signing_keys IN EXCLUSIVE MODE`);
-    const current = await tx.signingKey.count({ where: { algorithm, retiredAt: null } });
-    if (current === 0) await tx.signingKey.create({ data: first });
+    await signingKeys.lockForChange(tx);
+    if ((await signingKeys.countCurrent(tx, algorithm)) === 0) await signingKeys.insert(tx, first);
   });
 }
 
-function newStoredKey(cipher: DataCipher, now: Date) {
+function newStoredKey(cipher: DataCipher, now: Date): signingKeys.NewSigningKey {
   const { privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
   const pair = pairFromPrivate(privateKey);
   return {

@@ -9,7 +9,8 @@ import { DarajaError } from "@mteja/daraja";
 import type { Context } from "../kernel/ports.js";
 import { DomainError } from "../../shared/errors.js";
 import { providerUnavailable, toProviderError } from "../kernel/provider-errors.js";
-import { TENANT_PARAMETER, TOKEN_PARAMETER, tenantCallbackUrl } from "../kernel/callback-tokens.js";
+import { TENANT_PARAMETER, TOKEN_PARAMETER } from "../kernel/callback-tokens.js";
+import { callbackUrlFor } from "../kernel/flow.js";
 import { c2bShortCodeOf, recordC2bRegisteredWithTenantToken } from "./c2b-tenant.js";
 import type { RegisterC2bInput } from "./schemas.js";
 
@@ -30,8 +31,8 @@ export async function registerC2b(ctx: Context, input: RegisterC2bInput) {
       details: [{ path: "settings.momo.shortcode", message: "detail.c2b_needs_own_shortcode" }],
     });
   }
-  const c2bValidationUrl = tenantCallbackUrl(deps.momo.callbackTokens, deps.momo.settings.c2bValidationUrl, tenant.id);
-  const c2bConfirmationUrl = tenantCallbackUrl(deps.momo.callbackTokens, deps.momo.settings.c2bConfirmationUrl, tenant.id);
+  const c2bValidationUrl = callbackUrlFor(deps.momo, "c2b_validation", tenant.id);
+  const c2bConfirmationUrl = callbackUrlFor(deps.momo, "c2b_confirmation", tenant.id);
   const daraja = deps.momo.darajaFor(tenant);
   if (!daraja || !c2bValidationUrl || !c2bConfirmationUrl) throw providerUnavailable("payments.not_configured");
   try {

@@ -3,7 +3,7 @@
  * tenant with its own short code (settings.momo.shortcode) owns it; the default tenant also owns the
  * platform's (MOMO_SHORTCODE). Any other tenant has no short code to be paid into from the menu.
  */
-import type { RawSql } from "@mteja/db";
+import { tenants, type RawSql } from "@mteja/db";
 import type { PaymentPorts } from "../kernel/ports.js";
 import type { Tenant } from "../../shared/tenant.js";
 import type { CallbackAuthority } from "../kernel/callback-tokens.js";
@@ -22,13 +22,12 @@ export function c2bShortCodeOf(deps: Pick<PaymentPorts, "config" | "momo">, tena
  */
 export async function tenantForShortCode(deps: PaymentPorts, shortCode: string): Promise<Tenant | null> {
   // Short codes are no tenant's data: the lookup crosses tenants by design, reading ids only.
-  const rows = await deps.db.unscoped.$queryRaw<{ id: string }[]>`
-    SELECT id FROM tenants WHERE active AND settings->'momo'->>'shortcode' = ${shortCode} LIMIT 2`;
-  if (rows.length > 1) {
-    deps.logger.warn({ shortCode, tenantIds: rows.map((row) => row.id) }, "several shops have this short code: its C2B payments are not credited to either");
+  const ids = await tenants.activeIdsWithShortCode(deps.db.unscoped, shortCode);
+  if (ids.length > 1) {
+    deps.logger.warn({ shortCode, tenantIds: ids }, "several shops have this short code: its C2B payments are not credited to either");
     return null;
   }
-  const ownerId = rows[0]?.id ?? (shortCode === deps.momo.settings.platformShortcode ? deps.config.defaultTenantId : undefined);
+  const ownerId = ids[0] ?? (shortCode === deps.momo.settings.platformShortcode ? deps.config.defaultTenantId : undefined);
   if (!ownerId) return null;
   const tenant = await deps.tenants.find(ownerId);
   return tenant && c2bShortCodeOf(deps, tenant) === shortCode ? tenant : null;
@@ -41,13 +40,13 @@ export async function tenantForShortCode(deps: PaymentPorts, shortCode: string):
  */
 export async function c2bRefusal(sql: Pick<RawSql, "$queryRaw">, authority: CallbackAuthority, tenant: Pick<Tenant, "id">): Promise<string | undefined> {
   if (authority.form === "tenant") return refusalOf(authority, { tenantId: tenant.id, callbackTokenForm: "tenant" });
-  const rows = await sql.$queryRaw<{ form: string }[]>`SELECT c2b_callback_token_form AS form FROM tenants WHERE id = ${tenant.id}`;
-  return refusalOf(authority, { tenantId: tenant.id, callbackTokenForm: rows[0]?.form ?? "tenant" });
+  const form = await tenants.c2bCallbackTokenForm(sql, tenant.id);
+  return refusalOf(authority, { tenantId: tenant.id, callbackTokenForm: form ?? "tenant" });
 }
 
 /** The tenant's C2B URLs are registered with its own token: from now on the shared secret no longer speaks for its C2B. */
 export async function recordC2bRegisteredWithTenantToken(deps: Pick<PaymentPorts, "db">, tenantId: string): Promise<void> {
-  await deps.db.unscoped.$executeRaw`UPDATE tenants SET c2b_callback_token_form = 'tenant' WHERE id = ${tenantId}`;
+  await tenants.markC2bRegisteredWithTenantToken(deps.db.unscoped, tenantId);
 }
 
 /**
@@ -56,11 +55,6 @@ export async function recordC2bRegisteredWithTenantToken(deps: Pick<PaymentPorts
  * `platformShortcode`); sorted ids. What `mteja doctor` and the start's warning report
  * (docs/operations.md#upgrading-to-shop-callback-tokens).
  */
-export async function shopsOnSharedC2bToken(sql: Pick<RawSql, "$queryRaw">, platform: { defaultTenantId: string; platformShortcode: string | null }): Promise<string[]> {
-  const rows = await sql.$queryRaw<{ id: string }[]>`
-    SELECT id FROM tenants
-     WHERE active AND c2b_callback_token_form = 'shared'
-       AND (coalesce(settings->'momo'->>'shortcode', '') <> '' OR (id = ${platform.defaultTenantId} AND ${platform.platformShortcode}::text IS NOT NULL))
-     ORDER BY id`;
-  return rows.map((row) => row.id);
+export function shopsOnSharedC2bToken(sql: Pick<RawSql, "$queryRaw">, platform: { defaultTenantId: string; platformShortcode: string | null }): Promise<string[]> {
+  return tenants.activeIdsOnSharedC2bToken(sql, platform);
 }

@@ -9,17 +9,13 @@ import type { CallbackTokens } from "./callback-tokens.js";
 import type { PaymentEvents } from "./payment-events.js";
 import type { StatusStreamSlots } from "./status-stream-slots.js";
 
-/**
- * The callback addresses are the settings' own, without a token: each request gives Daraja the one of
- * its tenant, with that tenant's token (tenantCallbackUrl of callback-tokens.ts).
- */
 export interface MomoSettings {
-  /** STK CallBackURL. Null: M-Pesa is not configured. */
-  stkCallbackUrl: string | null;
-  /** B2C ResultURL / QueueTimeOutURL and the Transaction Status ResultURL. Null: B2C is not configured. */
-  b2cResultUrl: string | null;
-  b2cTimeoutUrl: string | null;
-  b2cStatusUrl: string | null;
+  /**
+   * Where Daraja calls back, by callback kind (payments/flows.ts): the settings' own addresses, without
+   * a token (each request gives Daraja its tenant's: callbackUrlFor of flow.ts). Only the kinds of the
+   * flows configured: none when M-Pesa is not, no B2C ones when B2C is not.
+   */
+  callbackUrls: Readonly<Record<string, string>>;
   /** A payment still PENDING this long after it was created is reconciled with an STK query. */
   reconcileAfterSeconds: number;
   /**
@@ -36,16 +32,6 @@ export interface MomoSettings {
   unknownPromptWindowSeconds: number;
   /** Source addresses Safaricom calls back from. Empty: not checked. Checked for logging only. */
   callbackAllowedIps: readonly string[];
-  /**
-   * Reversal ResultURL / QueueTimeOutURL and the ResultURL of a reversal's Transaction Status query
-   * (docs/mpesa.md#reversals). Null: reversals are not configured.
-   */
-  reversalResultUrl: string | null;
-  reversalTimeoutUrl: string | null;
-  reversalStatusUrl: string | null;
-  /** C2B (docs/mpesa.md#c2b): the ValidationURL and ConfirmationURL registered with Daraja. Null: not configured. */
-  c2bValidationUrl: string | null;
-  c2bConfirmationUrl: string | null;
   /** MOMO_SHORTCODE: the default tenant's short code for C2B. Null: M-Pesa is not configured. */
   platformShortcode: string | null;
 }

@@ -13,7 +13,7 @@ import type { DarajaClient } from "@mteja/daraja";
 import type { AuthedCtx } from "../kernel/ports.js";
 import { requestOnce, type ProviderRequest } from "../kernel/provider-request.js";
 import { recordPayoutSettled } from "./payout-events.js";
-import { tenantCallbackUrl } from "../kernel/callback-tokens.js";
+import { callbackUrlFor } from "../kernel/flow.js";
 import { providerUnavailable } from "../kernel/provider-errors.js";
 import { authorizePayout, storePayoutWithinDailyLimit } from "./payout-limits.js";
 import { checkTenantAmount, idempotencyKeyOf } from "../kernel/request-rules.js";
@@ -40,8 +40,8 @@ export async function b2cPayout(ctx: AuthedCtx, input: B2cInput): Promise<B2cAns
   authorizePayout(ctx, input.amount);
   const daraja = deps.momo.darajaFor(ctx.tenant);
   // The shop's own token in the result addresses (docs/mpesa.md#callback-tokens).
-  const b2cResultUrl = tenantCallbackUrl(deps.momo.callbackTokens, deps.momo.settings.b2cResultUrl, ctx.tenant.id);
-  const b2cTimeoutUrl = tenantCallbackUrl(deps.momo.callbackTokens, deps.momo.settings.b2cTimeoutUrl, ctx.tenant.id);
+  const b2cResultUrl = callbackUrlFor(deps.momo, "b2c_result", ctx.tenant.id);
+  const b2cTimeoutUrl = callbackUrlFor(deps.momo, "b2c_timeout", ctx.tenant.id);
   if (!daraja || !deps.momo.b2cEnabled || !b2cResultUrl || !b2cTimeoutUrl) throw providerUnavailable("payouts.service_not_configured");
   checkTenantAmount(ctx.tenant, input.amount);
 

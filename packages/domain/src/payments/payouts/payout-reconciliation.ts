@@ -13,7 +13,7 @@ const open = ["PENDING", "UNKNOWN"];
 
 export async function queryDuePayouts(run: SweepRun): Promise<void> {
   const { deps, options, report } = run;
-  const statusUrl = deps.momo.settings.b2cStatusUrl;
+  const statusUrl = deps.momo.settings.callbackUrls["b2c_status"];
   if (!deps.momo.b2cEnabled || !statusUrl) return;
   const now = deps.clock.now();
   const due = { statuses: open, now, leaseUntil: leaseEnd(run, now), limit: options.batchSize };

@@ -17,7 +17,7 @@ import type { ShopCallerCtx } from "../kernel/ports.js";
 import { requestOnce, type ProviderRequest } from "../kernel/provider-request.js";
 import type { ServerPaymentView } from "../kernel/schemas.js";
 import { toServerPaymentView } from "../kernel/payment-object.js";
-import { tenantCallbackUrl } from "../kernel/callback-tokens.js";
+import { callbackUrlFor } from "../kernel/flow.js";
 import { providerUnavailable } from "../kernel/provider-errors.js";
 import { idempotencyKeyOf } from "../kernel/request-rules.js";
 
@@ -33,8 +33,8 @@ export async function requestReversal(ctx: ShopCallerCtx, paymentId: string): Pr
   await readPayment(ctx, paymentId);
   const daraja = deps.momo.darajaFor(ctx.tenant);
   // The shop's own token in the result addresses (docs/mpesa.md#callback-tokens).
-  const reversalResultUrl = tenantCallbackUrl(deps.momo.callbackTokens, deps.momo.settings.reversalResultUrl, ctx.tenant.id);
-  const reversalTimeoutUrl = tenantCallbackUrl(deps.momo.callbackTokens, deps.momo.settings.reversalTimeoutUrl, ctx.tenant.id);
+  const reversalResultUrl = callbackUrlFor(deps.momo, "reversal_result", ctx.tenant.id);
+  const reversalTimeoutUrl = callbackUrlFor(deps.momo, "reversal_timeout", ctx.tenant.id);
   if (!daraja || !reversalResultUrl || !reversalTimeoutUrl) throw providerUnavailable("reversals.service_not_configured");
   // The Reversal request is made by the initiator of the shop's B2C group; without one it cannot be sent.
   if (!deps.momo.hasPayoutAccount(ctx.tenant)) throw providerUnavailable("reversals.initiator_missing");

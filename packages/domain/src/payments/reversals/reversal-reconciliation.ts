@@ -15,7 +15,7 @@ const open = ["PENDING", "UNKNOWN"];
 
 export async function queryDueReversals(run: SweepRun): Promise<void> {
   const { deps, options, report } = run;
-  const statusUrl = deps.momo.settings.reversalStatusUrl;
+  const statusUrl = deps.momo.settings.callbackUrls["reversal_status"];
   if (!statusUrl) return;
   const now = deps.clock.now();
   const due = { statuses: open, now, leaseUntil: leaseEnd(run, now), limit: options.batchSize };

@@ -21,7 +21,7 @@ import { providerUnavailable } from "../kernel/provider-errors.js";
 import { checkTenantAmount, idempotencyKeyOf } from "../kernel/request-rules.js";
 import type { PaymentStatus, StkPushInput } from "../kernel/schemas.js";
 import { promptCallbackUrl } from "./unknown-prompts.js";
-import { tenantCallbackUrl } from "../kernel/callback-tokens.js";
+import { callbackUrlFor } from "../kernel/flow.js";
 import { intentTermsForPrompt, storePromptForIntent } from "../../intents/intent-prompt.js";
 import { settleIntentOf } from "../../intents/intent-settlement.js";
 
@@ -55,7 +55,7 @@ export async function stkPush(ctx: AuthedCtx, input: StkPushInput): Promise<StkP
   const { deps } = ctx;
   const daraja = deps.momo.darajaFor(ctx.tenant);
   // The shop's own token in the prompt's CallBackURL (docs/mpesa.md#callback-tokens).
-  const callbackUrl = tenantCallbackUrl(deps.momo.callbackTokens, deps.momo.settings.stkCallbackUrl, ctx.tenant.id);
+  const callbackUrl = callbackUrlFor(deps.momo, "stkpush", ctx.tenant.id);
   if (!daraja || !callbackUrl) throw providerUnavailable("payments.not_configured");
   // Payment intents (intents/intent-prompt.ts): the intent's terms replace the customer's.
   const intent = await intentTermsForPrompt(ctx, input);

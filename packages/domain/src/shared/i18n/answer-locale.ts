@@ -6,7 +6,7 @@
  * that succeeds costs no query.
  */
 import { preferredLocale, resolveLocale, type Locale } from "@mteja/i18n";
-import { userPreferences, type TenantDb } from "@mteja/db";
+import { users, type TenantDb } from "@mteja/db";
 import type { RequestInfo } from "../request.js";
 import type { Tenant } from "../tenant.js";
 
@@ -18,7 +18,7 @@ export function answerLocale(request: Pick<RequestInfo, "acceptLanguage" | "sign
 /** Records the signed-in user's language on the request, for the answer about to be formatted. */
 export async function noteSignedInLocale(ctx: { request: RequestInfo; tenant: Tenant; db: TenantDb }, userId: string): Promise<void> {
   if (ctx.request.signedInLocale) return;
-  const preferences = await userPreferences.preferencesOf(ctx.db, userId).catch(() => undefined);
+  const preferences = await users.findPreferences(ctx.db, userId).catch(() => undefined);
   ctx.request.signedInLocale = resolveLocale({
     preference: preferredLocale(preferences),
     acceptLanguage: ctx.request.acceptLanguage,

@@ -4,11 +4,11 @@
  * English reaches a Swahili reader in Swahili). Read through the caller's transaction.
  */
 import { preferredLocale, resolveLocale, type Locale } from "@mteja/i18n";
-import { userPreferences, type TenantTx } from "@mteja/db";
+import { users, type TenantTx } from "@mteja/db";
 import type { Tenant } from "../tenant.js";
 
 export async function recipientLocale(tx: TenantTx, tenant: Tenant, userId: string): Promise<Locale> {
-  return localeOfRecipient(await userPreferences.preferencesOf(tx, userId), tenant);
+  return localeOfRecipient(await users.findPreferences(tx, userId), tenant);
 }
 
 /** The same rule for a recipient already read (or none yet: a phone that has no account). */

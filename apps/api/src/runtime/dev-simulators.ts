@@ -1,0 +1,79 @@
+/**
+ * The dev start's HTTP simulators (`node scripts/run.mjs start`, MTEJA_DEV_START=1): the Daraja
+ * simulator on 127.0.0.1:SIM_PORT and the SMS simulator on 127.0.0.1:SMS_SIM_PORT, in this process.
+ * Each is loaded by a dynamic import when the dev start asks for it, so they are devDependencies of
+ * apps/api: the production build neither ships nor loads them (scripts/dependency-rules.mjs).
+ */
+import { createPrivateKey } from "node:crypto";
+import path from "node:path";
+import { securityCredentialFromCertificate } from "@mteja/daraja";
+import type { Logger } from "@mteja/domain";
+import type { Settings } from "../settings.js";
+
+/** The Daraja simulator listening, and the account the service uses with it. */
+export interface DevDaraja {
+  baseUrl: string;
+  consumerKey: string;
+  consumerSecret: string;
+  shortcode: string;
+  passkey: string;
+  b2c: { shortcode: string; initiatorName: string; securityCredential: string };
+  close(): Promise<void>;
+}
+
+/** The Daraja simulator, its RSA key under DATA_DIR (so the B2C credential it checks survives a restart). */
+export async function startDevDaraja(settings: Settings, logger: Logger): Promise<DevDaraja> {
+  const { buildDarajaSimulator, createSimulatorKeyFiles, simulatorDefaults } = await import("@mteja/daraja-sim");
+  const dataDir = path.resolve(settings.DATA_DIR);
+  const keys = createSimulatorKeyFiles({
+    publicKeyPath: path.join(dataDir, "daraja-sim-public.pem"),
+    privateKeyPath: path.join(dataDir, "daraja-sim-private.pem"),
+  });
+  const sim = buildDarajaSimulator({ privateKey: createPrivateKey(keys.privateKeyPem) });
+  const baseUrl = await sim.listen({ host: "127.0.0.1", port: settings.SIM_PORT });
+  logger.info({ url: baseUrl }, "Daraja simulator started in-process (magic amounts: docs/daraja-simulator.md)");
+  return {
+    baseUrl,
+    consumerKey: simulatorDefaults.consumerKey,
+    consumerSecret: simulatorDefaults.consumerSecret,
+    shortcode: simulatorDefaults.shortcode,
+    passkey: simulatorDefaults.passkey,
+    b2c: {
+      shortcode: simulatorDefaults.b2cShortcode,
+      initiatorName: simulatorDefaults.initiatorName,
+      securityCredential: securityCredentialFromCertificate(keys.publicKeyPem, simulatorDefaults.initiatorPassword),
+    },
+    close: () => sim.close(),
+  };
+}
+
+/** The SMS simulator listening, and the Africa's Talking account the service uses with it. */
+export interface DevSms {
+  baseUrl: string;
+  username: string;
+  apiKey: string;
+  senderId: string;
+  close(): Promise<void>;
+}
+
+/** The SMS simulator, reporting deliveries to this service's callback with `secret`. */
+export async function startDevSms(settings: Settings, logger: Logger, secret: string): Promise<DevSms> {
+  const { buildSmsSimulator, smsSimulatorDefaults } = await import("@mteja/sms-sim");
+  const senderId = settings.AT_SENDER_ID ?? smsSimulatorDefaults.senderIds[0];
+  const sim = buildSmsSimulator({
+    deliveryReportUrl: `http://127.0.0.1:${settings.PORT}/api/sms/callback/delivery?token=${secret}`,
+    senderIds: [senderId],
+  });
+  const baseUrl = await sim.listen({ host: "127.0.0.1", port: settings.SMS_SIM_PORT });
+  logger.info(
+    { url: baseUrl },
+    "SMS simulator started in-process (texts: GET /dev/outbox/texts or the simulator's /sim/messages)",
+  );
+  return {
+    baseUrl,
+    username: smsSimulatorDefaults.username,
+    apiKey: smsSimulatorDefaults.apiKey,
+    senderId,
+    close: () => sim.close(),
+  };
+}

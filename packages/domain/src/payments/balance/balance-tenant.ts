@@ -1,0 +1,14 @@
+/**
+ * The shop the admin API's path names (`/api/v1/admin/tenants/{id}/balance`), with its tenant-scoped
+ * client: the admin key belongs to no tenant, so the procedure's context carries none.
+ */
+import type { TenantDb } from "@mteja/db";
+import { DomainError } from "../../shared/errors.js";
+import type { Tenant } from "../../shared/tenant.js";
+import type { Context } from "../kernel/ports.js";
+
+export async function tenantNamed(ctx: Context, id: string): Promise<{ tenant: Tenant; db: TenantDb }> {
+  const tenant = await ctx.deps.tenants.find(id);
+  if (!tenant) throw new DomainError("NOT_FOUND", "not_found.tenant");
+  return { tenant, db: ctx.deps.db.forTenant(tenant.id) };
+}

@@ -1,0 +1,49 @@
+/**
+ * Account Balance in the flow registry (payments/flows.ts): the result and the queue time-out of a
+ * shop's request for its B2C short code's balance (docs/mpesa.md#account-balance). No money moves, and
+ * nothing is swept: a request whose result never comes stays pending, and the shop asks again.
+ */
+import { defineCallback, type CallbackDoc, type CallbackUrlRule, type DarajaFlow } from "../kernel/flow.js";
+import { applyStoredBalanceCallback, parseBalanceCallback, type BalanceCallbackKind } from "./balance-callbacks.js";
+
+function balanceCallback<const Url extends CallbackUrlRule>(
+  kind: BalanceCallbackKind,
+  path: string,
+  url: Url,
+  doc: CallbackDoc,
+) {
+  return defineCallback({
+    path,
+    url,
+    openapi: doc,
+    movesNoMoney: true,
+    parse: (body) => parseBalanceCallback(kind, body),
+    apply: async (deps, callback, stored, authority) => ({
+      applied: await applyStoredBalanceCallback(deps, stored.id, authority, callback),
+    }),
+  });
+}
+
+export const balanceFlow = {
+  name: "balance",
+  callbacks: {
+    balance_result: balanceCallback(
+      "balance_result",
+      "balance/result",
+      { setting: "MOMO_BALANCE_RESULT_URL", publicDefault: true },
+      {
+        summary: "Account Balance result",
+        body:
+          "Body: `{ Result: { ResultCode, ResultDesc, OriginatorConversationID, ConversationID, ResultParameters: " +
+          '{ ResultParameter: [{ Key: "AccountBalance", Value: "Working Account|KES|current|available|reserved|' +
+          'uncleared&…" }, { Key: "BOCompletedTime" }] } } }`. Completes the shop\'s balance request.',
+      },
+    ),
+    balance_timeout: balanceCallback(
+      "balance_timeout",
+      "balance/timeout",
+      { setting: "MOMO_BALANCE_TIMEOUT_URL", publicDefault: true },
+      { summary: "Account Balance queue time-out", body: "The shop's balance request fails; no result follows." },
+    ),
+  },
+} satisfies DarajaFlow;

@@ -1,0 +1,31 @@
+/** STK push (Lipa na M-Pesa Online) in the flow registry (payments/flows.ts): its result callback and its sweeps. */
+import { parseStkCallback } from "@mteja/daraja";
+import { defineCallback, type DarajaFlow } from "../kernel/flow.js";
+import { applyStoredStkCallback } from "./stk-callbacks.js";
+import { queryDuePayments, sweepHeldCallbacks, timeOutPromptsWithoutId } from "./stk-reconciliation.js";
+import { referenceFromParameter } from "./unknown-prompts.js";
+
+export const stkFlow = {
+  name: "stk",
+  callbacks: {
+    stkpush: defineCallback({
+      path: "stkpush",
+      url: { setting: "MOMO_CALLBACK_URL" },
+      openapi: {
+        summary: "STK push result",
+        body:
+          "Body: `{ Body: { stkCallback: { MerchantRequestID, CheckoutRequestID, ResultCode, ResultDesc, " +
+          "CallbackMetadata? } } }`.",
+      },
+      parse(body, received) {
+        const parsed = parseStkCallback(body);
+        if (!parsed.ok) return parsed;
+        const accountReference = referenceFromParameter(received.reference);
+        return { ok: true, value: parsed.value, correlationId: parsed.value.checkoutRequestId, accountReference };
+      },
+      apply: async (deps, callback, stored) => ({ applied: await applyStoredStkCallback(deps, stored, callback) }),
+    }),
+  },
+  // Held callbacks first: a prompt they settle is then neither timed out nor queried.
+  sweeps: [sweepHeldCallbacks, timeOutPromptsWithoutId, queryDuePayments],
+} satisfies DarajaFlow;
