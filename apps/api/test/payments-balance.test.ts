@@ -146,7 +146,9 @@ describe.skipIf(skipThisTarget)("account balance", () => {
     const row = await waitFor(async () => {
       const current = await requestRow(twice.body.data.id);
       if (current.status !== "succeeded") return undefined;
-      return (await storedCallbacks(current.originatorConversationId!)).length === 2 ? current : undefined;
+      // Both copies stored and each decided (the second is stored before it is applied).
+      const copies = await storedCallbacks(current.originatorConversationId!);
+      return copies.length === 2 && copies.every((copy) => copy.outcome) ? current : undefined;
     });
     expect(await outcomesOf(row.originatorConversationId!)).toEqual(["applied", "duplicate"]);
   });
