@@ -11,13 +11,7 @@ import type { Prisma } from "../generated/prisma/client.js";
 import type { SqlRunner } from "../migrator.js";
 import type { RawSql } from "../raw-sql.js";
 import { prismaOf, type AnyClient } from "./clients.js";
-import {
-  isWellFormed,
-  sessionConditionSql,
-  sessionParameters,
-  type SessionCondition,
-  type SessionKey,
-} from "./session-match.js";
+import { sessionRead, type SessionCondition, type SessionKey } from "./session-match.js";
 
 export type { SessionCondition, SessionKey } from "./session-match.js";
 
@@ -28,22 +22,10 @@ export interface SessionRow {
   fresh_until: Date | null;
 }
 
-const findSql = (revoked: boolean) =>
-  `SELECT s.last_used_at, s.fresh_until FROM sessions s WHERE ${sessionConditionSql({ revoked })}`;
-/** Both texts built once: this read runs on every authenticated request. */
-const findRevoked = findSql(true);
-const findNotRevoked = findSql(false);
-
 /** The session an access token names, if it meets `condition`. */
-export async function find(
-  sql: SqlRunner,
-  key: SessionKey,
-  condition: SessionCondition,
-): Promise<SessionRow | undefined> {
-  if (!isWellFormed(key)) return undefined;
-  const rows = await sql.query(condition.revoked ? findRevoked : findNotRevoked, sessionParameters(key, condition));
-  return rows[0] as SessionRow | undefined;
-}
+export const find = sessionRead<SessionRow>(
+  (session) => `SELECT s.last_used_at, s.fresh_until FROM sessions s WHERE ${session}`,
+);
 
 /**
  * Notes a session's use unless a use at or after `staleBefore` is already noted (one write a minute,

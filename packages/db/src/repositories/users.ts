@@ -6,13 +6,7 @@
 import type { Prisma, User } from "../generated/prisma/client.js";
 import type { SqlRunner } from "../migrator.js";
 import { prismaOf, type AnyClient } from "./clients.js";
-import {
-  isWellFormed,
-  sessionConditionSql,
-  sessionParameters,
-  type SessionCondition,
-  type SessionKey,
-} from "./session-match.js";
+import { sessionRead } from "./session-match.js";
 
 export type { User } from "../generated/prisma/client.js";
 
@@ -63,28 +57,16 @@ export function profileOf(row: Pick<User, ProfileField>): Profile {
 /** The profile and when the session was last noted in use. */
 export type ProfileInSession = Profile & { session_last_used_at: Date | null };
 
-const profileInSessionSql = (revoked: boolean) => `SELECT ${profileColumns.map((column) => `u.${column}`).join(", ")},
-            s.last_used_at AS session_last_used_at
-       FROM users u JOIN sessions s ON ${sessionConditionSql({ revoked })}
-      WHERE u.id = $1 AND u.tenant_id = $2`;
-/** Both texts built once: GET /me reads with one of them on every call. */
-const inRevokedSession = profileInSessionSql(true);
-const inNotRevokedSession = profileInSessionSql(false);
-
 /**
  * GET /me's one read: the profile of the access token's user, provided its session meets
  * `condition`. Plain SQL on the shared pool: Prisma's relation filter costs 2–4× the database time.
  */
-export async function findProfileInSession(
-  sql: SqlRunner,
-  key: SessionKey,
-  condition: SessionCondition,
-): Promise<ProfileInSession | undefined> {
-  if (!isWellFormed(key)) return undefined;
-  const text = condition.revoked ? inRevokedSession : inNotRevokedSession;
-  const rows = await sql.query(text, sessionParameters(key, condition));
-  return rows[0] as ProfileInSession | undefined;
-}
+export const findProfileInSession = sessionRead<ProfileInSession>(
+  (session) => `SELECT ${profileColumns.map((column) => `u.${column}`).join(", ")},
+            s.last_used_at AS session_last_used_at
+       FROM users u JOIN sessions s ON ${session}
+      WHERE u.id = $1 AND u.tenant_id = $2`,
+);
 
 export async function findProfile(db: AnyClient, userId: string): Promise<Profile | undefined> {
   const row = await prismaOf(db).user.findFirst({ where: { id: userId }, select: profileSelect });
