@@ -8,7 +8,6 @@
 import { TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import http from "node:http";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -19,36 +18,10 @@ import { callbackSecret } from "./support/momo.js";
 import { serviceBuilt, startServiceProcess, type RunningService } from "./support/service-process.js";
 import { CONSUMER_KEY, CONSUMER_SECRET, PASSKEY, SHORTCODE } from "./support/simulator.js";
 import { startSimulator, type Simulator } from "./support/simulator.js";
+import { slowLogin } from "./support/slow-login.js";
 import { waitFor } from "./support/wait.js";
 
 const drainMs = 1_500;
-
-/** A login whose body arrives in two parts: in flight from the first byte until `finish()`. */
-function slowLogin(url: string) {
-  const { hostname, port } = new URL(url);
-  const body = JSON.stringify({ email: "nobody@example.com", password: "a password that is wrong" });
-  const request = http.request({
-    host: hostname,
-    port,
-    method: "POST",
-    path: "/api/v1/auth/login",
-    headers: {
-      "content-type": "application/json",
-      "content-length": Buffer.byteLength(body),
-      "x-tenant-id": "default",
-    },
-  });
-  const answer = new Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
-    request.on("response", (response) => {
-      let text = "";
-      response.on("data", (chunk) => (text += chunk));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, body: text, headers: response.headers }));
-    });
-    request.on("error", reject);
-  });
-  request.write(body.slice(0, 10));
-  return { answer, finish: () => request.end(body.slice(10)) };
-}
 
 /** The raw text of an event stream, as it arrives, and whether it ended. */
 function openEventStream(url: string, token: string) {

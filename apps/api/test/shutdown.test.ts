@@ -3,7 +3,6 @@
  * the services stop after the HTTP side, and a request that never ends is cut at the deadline.
  */
 import { randomBytes } from "node:crypto";
-import http from "node:http";
 import net from "node:net";
 import { describe, expect, it } from "vitest";
 import { createServices } from "../src/runtime/services.js";
@@ -12,6 +11,7 @@ import { createShutdown } from "../src/runtime/shutdown.js";
 import { buildServer } from "../src/server.js";
 import { readSettings } from "../src/settings.js";
 import { createTestDatabase, skipThisTarget } from "./support/database.js";
+import { slowLogin } from "./support/slow-login.js";
 
 const silent = { info() {}, warn() {}, error() {}, debug() {} };
 
@@ -30,28 +30,6 @@ async function startApp() {
     events.push("services stopped");
   };
   return { app, port, events, stopServices, drop: () => database.drop() };
-}
-
-/** A login whose body arrives in two parts: in flight from the first byte until `finish()`. */
-function slowLogin(port: number) {
-  const body = JSON.stringify({ email: "nobody@example.com", password: "a password that is wrong" });
-  const request = http.request({
-    host: "127.0.0.1",
-    port,
-    method: "POST",
-    path: "/api/v1/auth/login",
-    headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), "x-tenant-id": "default" },
-  });
-  const answer = new Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
-    request.on("response", (response) => {
-      let text = "";
-      response.on("data", (chunk) => (text += chunk));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, body: text, headers: response.headers }));
-    });
-    request.on("error", reject);
-  });
-  request.write(body.slice(0, 10));
-  return { answer, finish: () => request.end(body.slice(10)) };
 }
 
 function connects(port: number): Promise<boolean> {
@@ -80,7 +58,7 @@ describe.skipIf(skipThisTarget)("graceful shutdown", () => {
       const shutdown = createShutdown({ app: s.app, stopServices: s.stopServices, logger: silent });
       let inFlight = 0;
       s.app.server.on("request", () => (inFlight += 1));
-      const slow = slowLogin(s.port);
+      const slow = slowLogin(`http://127.0.0.1:${s.port}`);
       await waitFor(() => inFlight === 1);
 
       const started = Date.now();
@@ -112,7 +90,7 @@ describe.skipIf(skipThisTarget)("graceful shutdown", () => {
       const shutdown = createShutdown({ app: s.app, stopServices: s.stopServices, logger: silent, timeoutMs: 1500, servicesMarginMs: 500 });
       let inFlight = 0;
       s.app.server.on("request", () => (inFlight += 1));
-      const stuck = slowLogin(s.port);
+      const stuck = slowLogin(`http://127.0.0.1:${s.port}`);
       const outcome = stuck.answer.then(
         () => "answered",
         () => "cut",
