@@ -173,6 +173,7 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       events: overrides.events ?? unobservedEvents,
       momo: payments.momo,
       webhooks: webhooks.deps,
+      reports: { batchSize: settings.REPORT_BATCH_SIZE },
       config: {
         nodeEnv: settings.NODE_ENV,
         defaultTenantId: settings.DEFAULT_TENANT_ID,
