@@ -162,7 +162,12 @@ const settingsSchema = z
      * The rows a report reads at a time from each kind of money movement (docs/reports.md): what one
      * report holds in memory, whatever the day's size; tests make it small to see the pages.
      */
-    REPORT_BATCH_SIZE: z.coerce.number({ error: "REPORT_BATCH_SIZE must be a number" }).int().min(1).max(10_000).default(1_000),
+    REPORT_BATCH_SIZE: z.coerce
+      .number({ error: "REPORT_BATCH_SIZE must be a number" })
+      .int()
+      .min(1)
+      .max(10_000)
+      .default(1_000),
     ...momoSettingsShape,
     ...retentionSettingsShape,
     ...smsSettingsShape,

@@ -20,7 +20,17 @@ export type { CookieOptions, RequestInfo } from "./shared/request.js";
 export type { Logger } from "./shared/ports.js";
 
 /** Long-lived services, built once by the composition root: every area's ports. */
-export interface Deps extends AuthPorts, ProfilePorts, AddressPorts, ApiKeyPorts, WebhookPorts, IntentPorts, PaymentPorts, TenantPorts, DataRightsPorts, ReportPorts {
+export interface Deps
+  extends AuthPorts,
+    ProfilePorts,
+    AddressPorts,
+    ApiKeyPorts,
+    WebhookPorts,
+    IntentPorts,
+    PaymentPorts,
+    TenantPorts,
+    DataRightsPorts,
+    ReportPorts {
   /** What the domain reports as it happens (sign-in outcomes), counted by the composition root. */
   events: DomainEvents;
 }

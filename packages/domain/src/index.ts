@@ -2,7 +2,8 @@ export { appRouter, type AppRouter } from "./router.js";
 export { createCallerFactory } from "./trpc.js";
 /** The procedure builders, for adapters that test their mount on a router of their own. */
 export { adminApiProcedure, createTRPCRouter, publicProcedure, refreshCookieProcedure } from "./trpc.js";
-export { operationMetaOf, operationMetas, type Credential, type Deprecation, type FileAnswer, type OperationMeta, type RestRoute, type SignInStep, type StepUp } from "./shared/operation-meta.js";
+export { operationMetaOf, operationMetas, type Credential, type Deprecation, type OperationMeta, type RestRoute, type SignInStep, type StepUp } from "./shared/operation-meta.js";
+export type { FileAnswer } from "./shared/operation-meta.js";
 export { unobservedEvents, type DomainEvents, type SignInReport } from "./shared/events.js";
 export type { Context, Deps, Logger, RequestInfo, CookieOptions } from "./context.js";
 /** What each area needs from the composition root; Deps satisfies them all. */

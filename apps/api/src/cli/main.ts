@@ -131,13 +131,14 @@ keys
 const reports = program.command("report").description("a tenant's reports (docs/reports.md)");
 reports
   .command("daily")
-  .description("the money movements a tenant settled in one Nairobi day, as CSV: the bytes of GET /api/v1/reports/daily")
+  .description("the money a tenant's account moved in one Nairobi day, as CSV: the bytes of GET /api/v1/reports/daily")
   .requiredOption("--tenant <id>", "the tenant")
   .option("--date <YYYY-MM-DD>", "the day, in Nairobi time (default: yesterday)")
   .option("--out <file>", "write the CSV to this file instead of stdout")
   .action((options: { tenant: string; date?: string; out?: string }) =>
     withServices(async ({ services }) => {
-      await writeDailyReport(services.deps, { tenant: options.tenant, date: options.date }, options.out ?? process.stdout);
+      const request = { tenant: options.tenant, date: options.date };
+      await writeDailyReport(services.deps, request, options.out ?? process.stdout);
     }),
   );
 

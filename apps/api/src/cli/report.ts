@@ -21,7 +21,11 @@ export interface DailyReportRequest {
  * VALIDATION_ERROR and a tenant that does not exist NOT_FOUND, as the API answers them, before anything
  * is written; a file cut short by a failure is removed.
  */
-export async function writeDailyReport(ports: ReportPorts & { db: Database }, request: DailyReportRequest, out: Writable | string): Promise<void> {
+export async function writeDailyReport(
+  ports: ReportPorts & { db: Database },
+  request: DailyReportRequest,
+  out: Writable | string,
+): Promise<void> {
   const input = dailyReportInput.parse(request.date === undefined ? {} : { date: request.date });
   if (!(await tenants.findTenant(ports.db.unscoped, request.tenant))) throw new DomainError("NOT_FOUND");
   const file = dailyReport(ports, ports.db.forTenant(request.tenant), input);

@@ -90,7 +90,9 @@ const reversalColumns = {
 } satisfies Prisma.PaymentReversalSelect;
 
 /** A reversal (a refund of a whole payment) as a report reads it, with its payment's reference. */
-export type SettledReversal = Prisma.PaymentReversalGetPayload<{ select: typeof reversalColumns }> & { settledAt: Date };
+export type SettledReversal = Prisma.PaymentReversalGetPayload<{ select: typeof reversalColumns }> & {
+  settledAt: Date;
+};
 
 export async function reversalsPage(db: TenantDb, page: SettledPage): Promise<SettledReversal[]> {
   return (await db.paymentReversal.findMany({ ...pageOf(page), select: reversalColumns })) as SettledReversal[];

@@ -17,7 +17,17 @@ import type { ReportPorts } from "./ports.js";
 import { dayBefore, nairobiTime, type ReportDay } from "./report-day.js";
 import type { DailyReportInput } from "./schemas.js";
 
-export const dailyReportColumns = ["time", "type", "id", "channel", "reference", "amount", "mpesa_receipt", "status", "livemode"] as const;
+export const dailyReportColumns = [
+  "time",
+  "type",
+  "id",
+  "channel",
+  "reference",
+  "amount",
+  "mpesa_receipt",
+  "status",
+  "livemode",
+] as const;
 
 /**
  * The report of `input.date` (default: yesterday in Nairobi, by the clock) for the tenant whose client
@@ -36,7 +46,9 @@ async function* csvChunks(db: TenantDb, day: ReportDay, livemode: boolean, batch
   let text = csvRecord(dailyReportColumns);
   let rows = 0;
   for await (const row of settledInOrder(db, day, batchSize)) {
-    text += csvRecord([nairobiTime(row.settledAt), row.type, row.id, row.channel, row.reference, row.amount, row.mpesaReceipt, row.status, livemode]);
+    const { type, id, channel, reference, amount, mpesaReceipt, status } = row;
+    const time = nairobiTime(row.settledAt);
+    text += csvRecord([time, type, id, channel, reference, amount, mpesaReceipt, status, livemode]);
     rows += 1;
     if (rows % batchSize === 0) {
       yield text;
@@ -75,7 +87,7 @@ async function* settledInOrder(db: TenantDb, day: ReportDay, batchSize: number):
 }
 
 /** One kind's rows of the day, read a page at a time after the last row of the page before. */
-async function* rowsOf(source: MovementSource, db: TenantDb, day: ReportDay, take: number): AsyncGenerator<MovementRow, void> {
+async function* rowsOf(source: MovementSource, db: TenantDb, day: ReportDay, take: number) {
   const window = { from: day.from, to: day.to, statuses: source.statuses };
   let after: { settledAt: Date; id: string } | undefined;
   for (;;) {

@@ -36,6 +36,6 @@ export function nairobiDate(at: Date): string {
 
 /** An instant in Nairobi time, ISO 8601 to the second with its offset: 2026-03-10T14:05:09+03:00. */
 export function nairobiTime(at: Date): string {
-  // toISOString of the instant moved by the offset reads Nairobi's wall clock (a year past 9999 has six digits: never here).
+  // toISOString of the instant moved by the offset reads Nairobi's wall clock (the years here have four digits).
   return `${new Date(at.getTime() + 3 * 3600 * 1000).toISOString().slice(0, 19)}+03:00`;
 }

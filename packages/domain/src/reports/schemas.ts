@@ -8,7 +8,8 @@ export const dailyReportInput = z
       .trim()
       .transform((value, ctx): ReportDay => {
         const day = reportDay(value);
-        if (!day) ctx.addIssue({ code: "custom", message: "date must be a day of the calendar, YYYY-MM-DD (e.g. 2026-11-24)" });
+        const message = "date must be a day of the calendar, YYYY-MM-DD (e.g. 2026-11-24)";
+        if (!day) ctx.addIssue({ code: "custom", message });
         return day ?? z.NEVER;
       })
       .optional()

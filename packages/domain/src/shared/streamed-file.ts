@@ -22,4 +22,6 @@ function isStreamedFile(value: unknown): value is StreamedFile {
  * The output schema of an operation that answers a file. The document shows the file's media type instead
  * (apps/api's document.ts); the description only lets the generator pass over a schema it cannot draw.
  */
-export const streamedFileOutput = z.custom<StreamedFile>(isStreamedFile, "a streamed file").meta({ description: "A file, streamed." });
+export const streamedFileOutput = z
+  .custom<StreamedFile>(isStreamedFile, "a streamed file")
+  .meta({ description: "A file, streamed." });

@@ -239,7 +239,7 @@ export const errorMessages = {
   "http.headers_too_large": { en: "The request's URL or headers are too large.", sw: "URL au vichwa vya ombi ni vikubwa mno." },
   "http.not_http": { en: "The request is not valid HTTP.", sw: "Ombi si HTTP sahihi." },
   "http.stream_needs_streaming_link": {
-    en: "This operation answers a stream (a file): call its REST path, or over tRPC use a streaming link (httpBatchStreamLink).",
-    sw: "Kitendo hiki hujibu kwa mtiririko (faili): tumia njia yake ya REST, au kupitia tRPC tumia kiungo cha mtiririko (httpBatchStreamLink).",
+    en: "This operation answers a file: call its REST path, or use a streaming tRPC link (httpBatchStreamLink).",
+    sw: "Kitendo hiki hujibu faili: tumia njia yake ya REST, au kiungo cha tRPC cha mtiririko (httpBatchStreamLink).",
   },
 } as const satisfies Record<string, Bilingual>;

@@ -2,7 +2,16 @@
  * The OpenAPI document of the REST mount: trpc-to-openapi generates it from the procedures' zod
  * schemas and `meta.openapi`; describeOperations adds what the generator cannot know.
  */
-import { errorStatus, operationMetas, type Credential, type Deprecation, type ErrorCode, type FileAnswer, type OperationMeta, type StepUp } from "@mteja/domain";
+import {
+  errorStatus,
+  operationMetas,
+  type Credential,
+  type Deprecation,
+  type ErrorCode,
+  type FileAnswer,
+  type OperationMeta,
+  type StepUp,
+} from "@mteja/domain";
 import type { AnyRouter } from "@trpc/server";
 import { generateOpenApiDocument, type OpenAPIObject, type OpenApiRouter } from "trpc-to-openapi";
 

@@ -16,7 +16,16 @@
  * - the library reads DELETE input from the query string only; a JSON body on DELETE (otp/disable's
  *   password) is merged into the input so secrets never need to travel in URLs.
  */
-import { answerLocale, operationMetaOf, toErrorEnvelope, type Context, type Deps, type ErrorEnvelope, type FileAnswer, type StreamedFile } from "@mteja/domain";
+import {
+  answerLocale,
+  operationMetaOf,
+  toErrorEnvelope,
+  type Context,
+  type Deps,
+  type ErrorEnvelope,
+  type FileAnswer,
+  type StreamedFile,
+} from "@mteja/domain";
 import { translate } from "@mteja/i18n";
 import { callTRPCProcedure, TRPCError, type AnyRouter } from "@trpc/server";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
@@ -77,7 +86,10 @@ export const restPlugin: FastifyPluginAsync<RestOptions> = async (app, opts) => 
       });
       const meta = responseMeta({ paths: [operation.path], errors: [], ctx });
       const file = operationMetaOf(opts.router, operation.path)?.answers;
-      if (file) return await sendFile(reply, meta.status ?? 200, meta.headers, file, data as StreamedFile, (error) => opts.onError(error, operation.path));
+      if (file) {
+        const onStreamError = (error: unknown) => opts.onError(error, operation.path);
+        return await sendFile(reply, meta.status ?? 200, meta.headers, file, data as StreamedFile, onStreamError);
+      }
       return send(reply, meta.status ?? 200, meta.headers, data);
     } catch (cause) {
       const error = getErrorFromUnknown(cause);
