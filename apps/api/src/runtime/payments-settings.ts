@@ -125,7 +125,7 @@ function besidePath(url: string, otherPath: string, path: string): string | unde
 
 /**
  * Each callback's URL as the settings give it or its flow's rule derives it (CallbackUrlRule of the
- * domain's kernel/flow.ts: its setting; else beside another callback's URL, as MOMO_B2C_STATUS_URL
+ * domain's payments/shared/flow.ts: its setting; else beside another callback's URL, as MOMO_B2C_STATUS_URL
  * beside MOMO_B2C_RESULT_URL; else, where the flow allows, the public callback address and its path).
  * A kind is absent when nothing gives it.
  */
