@@ -21,7 +21,7 @@ import { adminKey, registerUser, RestClient, type TestApp } from "./support/app.
 import { cliBuilt, runCli } from "./support/cli.js";
 import { skipThisTarget, target } from "./support/database.js";
 import { it } from "./support/fixture.js";
-import type { MomoApp } from "./support/momo.js";
+import type { DarajaApp } from "./support/daraja.js";
 import type { Simulator } from "./support/simulator.js";
 import { waitFor } from "./support/wait.js";
 
@@ -34,7 +34,7 @@ const header = "time,type,id,channel,reference,amount,mpesa_receipt,status,livem
 // Two rows a page: the day's few rows of each kind already take several pages, merged across them.
 it.override({
   appEnv: { DATA_ENCRYPTION_KEY: dataKey },
-  momoOptions: {
+  darajaOptions: {
     b2c: true,
     now: clock.now,
     env: { REPORT_BATCH_SIZE: "2", DATA_ENCRYPTION_KEY: dataKey, RATE_LIMITS: "off" },
@@ -59,7 +59,7 @@ function rowsOf(csv: string): Row[] {
 }
 
 describe.skipIf(skipThisTarget)("the daily report (GET /api/v1/reports/daily)", () => {
-  let t: MomoApp;
+  let t: DarajaApp;
   let sim: Simulator;
   let key: string;
   const operator = { authorization: `Bearer ${adminKey}` };

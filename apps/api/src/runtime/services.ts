@@ -171,7 +171,7 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       nudgeMail: () => mail.nudge(),
       nudgeSms: () => sms.nudge(),
       events: overrides.events ?? unobservedEvents,
-      momo: payments.momo,
+      daraja: payments.daraja,
       webhooks: webhooks.deps,
       reports: { batchSize: settings.REPORT_BATCH_SIZE },
       config: {
@@ -194,7 +194,7 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       },
     };
     if (overrides.startWorkers !== false) {
-      const notices = startStatusNotices(settings, db, payments.momo.events, logger);
+      const notices = startStatusNotices(settings, db, payments.daraja.events, logger);
       if (notices) closers.add("payment status listener", () => notices.close());
       await warnOfSharedC2bTokens(deps);
       payments.start();

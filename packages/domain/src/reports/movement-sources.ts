@@ -9,8 +9,8 @@
  * reversal is still written once, as a refund.
  */
 import { settledMovements, type TenantDb } from "@mteja/db";
-import type { PaymentStatus, PayoutStatus } from "../payments/kernel/schemas.js";
-import type { ReversalStatus } from "../payments/kernel/reversal-object.js";
+import type { PaymentStatus, PayoutStatus } from "../payments/shared/schemas.js";
+import type { ReversalStatus } from "../payments/shared/reversal-object.js";
 
 /** The kinds of rows of the report (its `type` column). */
 export type MovementType = "payment" | "refund" | "payout";

@@ -100,7 +100,7 @@ export async function createServiceDeps(options: { random?: Random } = {}): Prom
     events: unobservedEvents,
     // REPORT_BATCH_SIZE's default.
     reports: { batchSize: 1000 },
-    momo: {
+    daraja: {
       darajaFor: () => null,
       hasPayoutAccount: () => false,
       b2cEnabled: false,
