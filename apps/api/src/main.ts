@@ -25,7 +25,9 @@ async function main(): Promise<void> {
   let services, app;
   try {
     services = await createServices(settings, logger, { darajaFetch: metrics.instrumentDarajaFetch(), events: metrics });
-    app = await buildServer({ settings, deps: services.deps, loggerInstance: logger, metrics, rateLimitStore: services.rateLimitStore });
+    const { rateLimitStore, statusListener } = services;
+    const deps = services.deps;
+    app = await buildServer({ settings, deps, loggerInstance: logger, metrics, rateLimitStore, statusListener });
     await app.listen({ port: settings.PORT, host: settings.HOST });
   } catch (error) {
     // A start that fails (database or Redis unreachable, port taken…) says why in the JSON log too.
