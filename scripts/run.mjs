@@ -5,6 +5,7 @@
 //   node scripts/run.mjs start   build, then run the service (embedded database + Daraja simulator by default)
 //   node scripts/run.mjs test    every test (vitest), embedded database and PostgreSQL
 //   node scripts/run.mjs bench   the benchmarks in bench/ (bench/all.mjs: --quick, --only <parts>, --large)
+//   node scripts/run.mjs chaos   two instances through a crash, a database restart and a rolling deploy (scripts/chaos)
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
@@ -109,7 +110,14 @@ switch (command) {
     run("node", ["bench/all.mjs", ...process.argv.slice(3)]);
     break;
   }
+  case "chaos": {
+    // The production entry of apps/api and the HTTP Daraja simulator, both built by the filter above.
+    build();
+    step("the chaos run: two instances behind a balancer, a crash, a database restart, a rolling deploy");
+    forward(spawn("node", ["scripts/chaos/main.mjs", ...process.argv.slice(3)], { cwd: root, stdio: "inherit", env }));
+    break;
+  }
   default:
-    console.error("usage: node scripts/run.mjs start|test|bench");
+    console.error("usage: node scripts/run.mjs start|test|bench|chaos");
     process.exit(2);
 }

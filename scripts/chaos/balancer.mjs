@@ -80,7 +80,8 @@ export async function startHaproxy({ bin, children, dir, port, statsPort, server
 /** The fallback: the same rules as the HAProxy configuration above, in a few lines of Node. */
 export async function startNodeBalancer({ port, servers, checkIntervalMs = 1000 }) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
-  const state = new Map(servers.map((server) => [server.name, { up: false, streak: 0 }]));
+  // Up until the checks say otherwise, as HAProxy starts its servers.
+  const state = new Map(servers.map((server) => [server.name, { up: true, streak: 0 }]));
   let next = 0;
   const checks = setInterval(() => {
     for (const server of servers) {
