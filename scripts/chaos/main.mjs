@@ -228,6 +228,7 @@ async function main() {
   const killedAt = performance.now();
   await children.stop(instances.a.handle, "SIGKILL");
   faults.push({ what: "kill", from: killedAt });
+  timings.killLeasedDeliveries = claimed.length;
   log(`kill -9 instance a (it and b held ${claimed.length} webhook deliveries under lease); starting it again`);
   await startInstance(instances.a);
   timings.killRestartMs = performance.now() - killedAt;

@@ -68,6 +68,9 @@ export async function checkRun({ cluster, tenant, storm, relay, receiver, ledger
       WHERE p.id::text = (w.body::json -> 'data' -> 'payment' ->> 'id') AND p.status = 'SUCCESS')`);
   const events = await cluster.json(`SELECT coalesce(json_agg(json_build_array(id, type)), '[]') FROM webhook_events WHERE tenant_id = '${tenant}'`);
 
+  const unknownIds = storm.unknown.map((payment) => `'${payment.paymentId}'`).join(",") || "NULL";
+  const unknownStatus = await cluster.json(`SELECT coalesce(json_object_agg(status, n), '{}') FROM
+    (SELECT status, count(*) AS n FROM payments WHERE id IN (${unknownIds}) GROUP BY status) AS counted`);
   const acknowledgedIntents = new Set(storm.acknowledged.map((payment) => payment.intentId));
   const eventTypes = {};
   for (const [, type] of events) eventTypes[type] = (eventTypes[type] ?? 0) + 1;
@@ -124,6 +127,8 @@ export async function checkRun({ cluster, tenant, storm, relay, receiver, ledger
     counts: {
       paymentsAcknowledged: storm.acknowledged.length,
       checkoutsAbandoned: storm.abandoned.length,
+      pushesWithUnknownOutcome: storm.unknown.length,
+      unknownOutcomesNow: unknownStatus,
       abandoned: storm.abandoned.slice(0, 5),
       payments,
       intents: intents.length,
@@ -177,7 +182,7 @@ export function printReport(result, log) {
   log("report");
   out(`  run: ${result.run.date}, ${result.run.machine}, ${result.run.balancer}, load average ${result.run.loadAverage.join(" ")}`);
   out(`  storm: ${result.run.workers} checkout workers, ${result.run.readers} readers, ${Math.round(timings.stormMs / 1000)} s (${result.run.gapS} s of steady load around each fault); whole run ${result.run.totalS} s`);
-  out(`  payments: ${counts.paymentsAcknowledged} acknowledged, ${counts.checkoutsAbandoned} checkouts abandoned; by status ${JSON.stringify(counts.payments)}; ${counts.intents} intents`);
+  out(`  payments: ${counts.paymentsAcknowledged} acknowledged, ${counts.pushesWithUnknownOutcome} answered 202 (outcome unknown; now ${JSON.stringify(counts.unknownOutcomesNow)}), ${counts.checkoutsAbandoned} checkouts abandoned; by status ${JSON.stringify(counts.payments)}; ${counts.intents} intents`);
   out(`  callbacks: ${counts.callbacksFromDaraja} from Daraja, ${counts.callbackCopiesDelivered} copies accepted; answers ${JSON.stringify(counts.callbackAnswers)}`);
   out(`  webhooks: events ${JSON.stringify(counts.webhookEvents)}, ${counts.webhookDeliveries} deliveries, ${counts.eventsReceivedMoreThanOnce} events received more than once`);
   out(`  requests answered by: ${JSON.stringify(counts.servedBy)}`);
@@ -196,7 +201,10 @@ export function printReport(result, log) {
   out(`  … slowest across: ${latency.slowest.map((x) => `${x.spread} ms (${x.latency} ms from the callback, ${x.after})`).join(", ")}`);
   const f = latency.acrossInstancesDuringFaults;
   out(`  … from the callback, while a fault was under way: median ${f.medianMs} ms, max ${f.maxMs} ms (${f.samples} payments); ${latency.samplesWithoutTwoSubscribers} payments without two subscribers`);
-  out(`  kill -9: restarted in ${timings.killRestartMs} ms, back in the balancer after ${timings.killBackInBalancerMs} ms; its leased deliveries sent after ${timings.killDeliveriesDoneMs ?? "n/a"} ms`);
+  const leased = timings.killLeasedDeliveries
+    ? `the ${timings.killLeasedDeliveries} webhook deliveries under lease at the kill all sent ${timings.killDeliveriesDoneMs ?? "(not yet)"} ms after it`
+    : "no webhook delivery was under lease at the kill";
+  out(`  kill -9: restarted in ${timings.killRestartMs} ms, back in the balancer after ${timings.killBackInBalancerMs} ms; ${leased}`);
   for (const [name, times] of Object.entries(timings.database ?? {})) {
     out(`  database restart, instance ${name}: /readyz 503 ${times.unreadyAfterStopMs} ms after the stop began, 200 ${times.readyAfterStartMs} ms after the start, listening for status notices again after ${times.listeningAfterStartMs} ms`);
   }

@@ -46,7 +46,7 @@ export function isFailure(outcome) {
 export const isProviderAnswer = (outcome) => / PAYMENT_PROVIDER_/.test(outcome);
 
 /** One HTTP request through the balancer, counted. */
-export async function call(ledger, base, kind, method, path, { token, tenant, body, headers = {} } = {}) {
+export async function call(ledger, base, kind, method, path, { token, tenant, body, headers = {}, timeoutMs = 20_000 } = {}) {
   const phase = ledger.phaseOf();
   const sent = { ...headers };
   if (token) sent.authorization = `Bearer ${token}`;
@@ -57,7 +57,7 @@ export async function call(ledger, base, kind, method, path, { token, tenant, bo
       method,
       headers: sent,
       body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(20_000),
+      signal: AbortSignal.timeout(timeoutMs),
     });
     const text = await response.text();
     let parsed;
@@ -120,6 +120,8 @@ export function createGates(waitMs = 3_000) {
  */
 export async function runCheckouts({ ledger, base, tenant, apiKey, workers, runTag, until, instances, gates, relay, intents = [] }) {
   const acknowledged = [];
+  /** Pushes answered 202: a retry found the first attempt's row without Daraja's answer (docs/mpesa.md#idempotency-key). */
+  const unknown = [];
   const samples = [];
   const abandoned = [];
   let counter = 0;
@@ -141,17 +143,21 @@ export async function runCheckouts({ ledger, base, tenant, apiKey, workers, runT
     const phone = `2547${String(phoneBase + n).padStart(8, "0")}`;
     let pushed;
     for (let attempt = 0; attempt < 3; attempt += 1) {
+      // A retry whose first attempt stored the payment but lost Daraja's answer (a fault) waits until that
+      // attempt's in-flight window ends, 82 s, then answers 202: the client waits longer than that.
       pushed = await retrying(() =>
         call(ledger, base, "stk push", "POST", "/api/momo/stkpush", {
           token: customer.accessToken,
           tenant,
           headers: { "idempotency-key": `${runTag}-pay-${n}-${attempt}` },
           body: { phone, intent_id: intentId },
+          timeoutMs: 95_000,
         }),
-      );
+      120_000);
       // Daraja refused the prompt (it is FAILED, the intent payable again): the customer taps "pay" again.
       if (pushed.status === 200 || !/^PAYMENT_PROVIDER_/.test(pushed.body?.error?.code ?? "")) break;
     }
+    if (pushed.status === 202) return unknown.push({ n, intentId, paymentId: pushed.body?.data?.id });
     if (pushed.status !== 200) return abandoned.push({ n, step: "stk push", status: pushed.status, body: pushed.body });
     const payment = pushed.body.data;
     acknowledged.push({ n, intentId, paymentId: payment.id, checkoutRequestId: payment.checkoutRequestId });
@@ -172,7 +178,7 @@ export async function runCheckouts({ ledger, base, tenant, apiKey, workers, runT
   await Promise.all(workers.map(async (customers) => {
     for (let i = 0; until(); i += 1) await checkout(customers[i % customers.length]);
   }));
-  return { acknowledged, intents, samples, abandoned };
+  return { acknowledged, unknown, intents, samples, abandoned };
 }
 
 /** Readers alongside: a customer's GET /me and the shop's read of an intent, one after another. */
