@@ -10,14 +10,14 @@ import { readdirSync } from "node:fs";
 const domain = "^packages/domain/src/";
 
 /**
- * The payment flows: every folder of payments/ but its kernel, each one Daraja API (and the refunds
+ * The payment flows: every folder of payments/ but its shared folder, each one Daraja API (and the refunds
  * to come). Read from the tree, so a new flow folder is ruled as one the moment it exists
  * (docs/mpesa.md#the-flow-registry).
  */
 export const paymentFlows = [
   ...new Set([
     ...readdirSync(new URL("../packages/domain/src/payments/", import.meta.url), { withFileTypes: true })
-      .filter((entry) => entry.isDirectory() && entry.name !== "kernel")
+      .filter((entry) => entry.isDirectory() && entry.name !== "shared")
       .map((entry) => entry.name),
     "refunds",
   ]),
@@ -37,9 +37,9 @@ export const domainRanks = [
   ["security-events", "sms"],
   ["auth"],
   ["addresses", "api-keys", "profile"],
-  // Money: the signed event feed, then payments from their kernel up to the flows that settle them.
+  // Money: the signed event feed, then payments from their shared folder up to the flows that settle them.
   ["webhooks"],
-  ["payments/kernel"],
+  ["payments/shared"],
   ["intents"],
   paymentFlows.map((flow) => `payments/${flow}`),
   ["payments"],
@@ -109,17 +109,17 @@ export const forbidden = [
     name: "payment-flows-apart",
     comment:
       "Each payment flow (STK, B2C payouts, reversals, C2B, refunds) is one Daraja API; a flow reaches " +
-      "another provider method only through the kernel's provider-request port, so flows can be added and " +
+      "another provider method only through the shared folder's provider-request port, so flows can be added and " +
       "removed alone.",
     severity: "error",
     from: { path: `${domain}payments/${either(paymentFlows)}/` },
     to: { path: `${domain}payments/${either(paymentFlows)}/`, pathNot: `${domain}payments/$1/` },
   },
   {
-    name: "kernel-imports-no-flow",
-    comment: "The payments kernel is what every flow stands on; a flow hands it its rows, events and objects, never the other way round.",
+    name: "shared-imports-no-flow",
+    comment: "the payments shared folder is what every flow stands on; a flow hands it its rows, events and objects, never the other way round.",
     severity: "error",
-    from: { path: `${domain}payments/kernel/` },
+    from: { path: `${domain}payments/shared/` },
     to: { path: `${domain}payments/${either(paymentFlows)}/` },
   },
   {

@@ -67,7 +67,7 @@ describe("dependency rules", () => {
     const d = "packages/domain/src";
     expect(broken).toEqual({
       "payment-flows-apart": [`${d}/payments/stk/prompt.ts → ${d}/payments/payouts/payout.ts`],
-      "kernel-imports-no-flow": [`${d}/payments/kernel/settled.ts → ${d}/payments/payouts/payout.ts`],
+      "shared-imports-no-flow": [`${d}/payments/shared/settled.ts → ${d}/payments/payouts/payout.ts`],
       "shared-is-the-bottom": [`${d}/shared/limits.ts → ${d}/auth/session.ts`],
       "identity-without-money": [`${d}/auth/session.ts → ${d}/intents/intent.ts`],
       "domain-without-http": [`${d}/shared/limits.ts → fastify`],
@@ -78,7 +78,7 @@ describe("dependency rules", () => {
       "area-order": [
         `${d}/auth/session.ts → ${d}/intents/intent.ts`,
         `${d}/intents/intent.ts → ${d}/trpc.ts`,
-        `${d}/payments/kernel/settled.ts → ${d}/payments/payouts/payout.ts`,
+        `${d}/payments/shared/settled.ts → ${d}/payments/payouts/payout.ts`,
         `${d}/payments/stk/prompt.ts → ${d}/payments/payouts/payout.ts`,
         `${d}/shared/limits.ts → ${d}/auth/session.ts`,
       ],

@@ -15,7 +15,7 @@ import { installRequestScope, logSerializers, redactPaths } from "./http/request
 import { devOutboxRoutes } from "./http/dev-outbox.js";
 import { defaultDemoDir, demoPlugin } from "./http/demo.js";
 import { demoShopRoutes } from "./http/demo-shop.js";
-import { momoCallbackOpenApiPaths, momoCallbackPlugin } from "./http/momo-callbacks.js";
+import { darajaCallbackOpenApiPaths, darajaCallbackPlugin } from "./http/daraja-callbacks.js";
 import { smsCallbackPlugin } from "./http/sms-callbacks.js";
 import { buildOpenApiDocument, createRestOperationMatcher, restMountPattern, restPlugin } from "./http/rest/index.js";
 import { systemRoutes, type StatusListener } from "./http/system-routes.js";
@@ -43,6 +43,8 @@ export interface BuildServerOptions {
   rateLimitStore?: RateLimitStore | undefined;
   /** The connection listening for payment status notices (PostgreSQL), reported by /readyz and /metrics. */
   statusListener?: StatusListener | undefined;
+  /** The Daraja the service calls (Services.payments.darajaBaseUrl), whose simulator the demo's phone pays through. */
+  darajaBaseUrl?: string | undefined;
 }
 
 export function loggerOptions(settings: Settings): FastifyServerOptions["logger"] {
@@ -125,7 +127,7 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   await installCors(app, { origins: settings.CORS_ORIGINS, tenants: deps.tenants });
   const publicUrl = settings.PUBLIC_URL ?? settings.APP_URL;
   // Daraja's callbacks are plain routes (their bodies are Daraja's), documented by hand.
-  const openApiDocument = buildOpenApiDocument(appRouter, publicUrl, momoCallbackOpenApiPaths());
+  const openApiDocument = buildOpenApiDocument(appRouter, publicUrl, darajaCallbackOpenApiPaths());
   const metrics = options.metrics ?? createMetrics();
   installMetrics(app, {
     metrics,
@@ -167,10 +169,10 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   if (settings.NODE_ENV !== "production") await app.register(devOutboxRoutes, { db: deps.db });
   if (settings.NODE_ENV !== "production") await app.register(demoPlugin, { dir: settings.DEMO_DIR ?? defaultDemoDir });
   if (settings.NODE_ENV !== "production") {
-    const darajaUrl = settings.MOMO_BASE_URL ?? `http://127.0.0.1:${settings.SIM_PORT}`;
+    const darajaUrl = options.darajaBaseUrl ?? settings.MOMO_BASE_URL;
     await app.register(demoShopRoutes, { adminApiKey: deps.config.adminApiKey, darajaUrl, tenantId: deps.config.defaultTenantId });
   }
-  await app.register(momoCallbackPlugin, { deps, rejectedCallbacks: metrics.instruments.callbacksRejected });
+  await app.register(darajaCallbackPlugin, { deps, rejectedCallbacks: metrics.instruments.callbacksRejected });
   await app.register(smsCallbackPlugin, { deps });
   await app.register(trpcPlugin, { router: appRouter, deps, onError });
   await app.register(restPlugin, { router: appRouter, deps, onError });

@@ -9,7 +9,7 @@ import { describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { registerUser, RestClient, type TestApp } from "./support/app.js";
 import { skipDatabaseAgnostic } from "./support/database.js";
-import { postCallback, type MomoApp } from "./support/momo.js";
+import { postCallback, type DarajaApp } from "./support/daraja.js";
 
 const address = { label: "Home", recipient_name: "Wanjiku Kamau", phone: "0712345678", street: "Moi Avenue 1", county: "nairobi" };
 
@@ -175,7 +175,7 @@ describe.skipIf(skipDatabaseAgnostic)("bad input", () => {
 });
 
 describe.skipIf(skipDatabaseAgnostic)("bad input: Daraja callbacks holding NUL", () => {
-  let t: MomoApp;
+  let t: DarajaApp;
   // Daraja is never called here: only callbacks are posted.
   it.beforeAll(async ({ launch }) => {
     t = await launch.momo({ darajaUrl: "http://127.0.0.1:9" });
@@ -185,7 +185,7 @@ describe.skipIf(skipDatabaseAgnostic)("bad input: Daraja callbacks holding NUL",
     JSON.stringify({ Body: { stkCallback: { MerchantRequestID: "m-1", CheckoutRequestID: checkoutRequestId, ResultCode: 1032, ResultDesc: "Request cancelled by user" } } });
 
   async function lastStored() {
-    return t.deps.db.unscoped.momoCallback.findFirstOrThrow({ orderBy: { receivedAt: "desc" } });
+    return t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ orderBy: { receivedAt: "desc" } });
   }
 
   it("without the token: 403 FORBIDDEN, stored for audit with the NUL shown as U+FFFD", async () => {

@@ -9,18 +9,18 @@ import { afterAll, describe, expect } from "vitest";
 import { adminKey, RestClient } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 import { it } from "./support/fixture.js";
-import { postCallback, type MomoApp } from "./support/momo.js";
+import { postCallback, type DarajaApp } from "./support/daraja.js";
 import type { Simulator } from "./support/simulator.js";
 import { uniquePhone } from "./support/sms.js";
 import { waitFor } from "./support/wait.js";
 
-it.override({ momoOptions: { b2c: true, env: { RATE_LIMITS: "off" } } });
+it.override({ darajaOptions: { b2c: true, env: { RATE_LIMITS: "off" } } });
 
 let counter = 0;
 const newReference = () => `ER${Date.now().toString(36).slice(-5)}${(counter += 1)}`.slice(0, 12);
 
 describe.skipIf(skipThisTarget)("erasure masks the phone in callbacks, events and texts", () => {
-  let t: MomoApp;
+  let t: DarajaApp;
   let sim: Simulator;
   let key: string;
   const admin = (method: string, path: string, body?: unknown) =>
@@ -64,7 +64,7 @@ describe.skipIf(skipThisTarget)("erasure masks the phone in callbacks, events an
       return payment?.status === "SUCCESS" ? payment : undefined;
     });
   }
-  const callbacksOf = (correlationIds: string[]) => db().momoCallback.findMany({ where: { correlationId: { in: correlationIds } }, orderBy: { receivedAt: "asc" } });
+  const callbacksOf = (correlationIds: string[]) => db().darajaCallback.findMany({ where: { correlationId: { in: correlationIds } }, orderBy: { receivedAt: "asc" } });
 
   it("masks the erased customer's phone in their callbacks, their payments' events and the texts sent to them; nobody else's", async () => {
     const phone = uniquePhone();

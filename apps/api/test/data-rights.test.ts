@@ -11,7 +11,7 @@ import { startSmtpReceiver, type SmtpReceiver } from "@mteja/test-support/smtp-r
 import { adminKey, RestClient, registerUser, trpcClient } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 import { addressBody } from "./support/addresses.js";
-import type { MomoApp } from "./support/momo.js";
+import type { DarajaApp } from "./support/daraja.js";
 import { totpAt, wrongCodeAt } from "./support/totp.js";
 import { enrolledUser, totpClock } from "./support/two-factor.js";
 import { waitFor } from "./support/wait.js";
@@ -21,7 +21,7 @@ const clock = totpClock();
 const address = addressBody();
 
 describe.skipIf(skipThisTarget)("data rights: export and erasure", () => {
-  let t: MomoApp;
+  let t: DarajaApp;
   let receiver: SmtpReceiver;
   let client: RestClient;
 

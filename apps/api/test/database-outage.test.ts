@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerUser, RestClient } from "./support/app.js";
 import { adminUrl, skipThisTarget, target, type TestDatabase } from "./support/database.js";
 import { startDatabaseProxy, type DatabaseProxy } from "./support/database-proxy.js";
-import { startMomoApp, postCallback, stkCallbackBody, uniqueReceipt, type MomoApp } from "./support/momo.js";
+import { startDarajaApp, postCallback, stkCallbackBody, uniqueReceipt, type DarajaApp } from "./support/daraja.js";
 import { startSimulator, type Simulator } from "./support/simulator.js";
 import { createApiKey, shopOf } from "./support/webhook-shop.js";
 import { startReceiver, type ReceivedDelivery, type Receiver } from "./support/webhook-receiver.js";
@@ -48,7 +48,7 @@ describe.skipIf(target !== "postgres" || skipThisTarget)("a database outage", ()
   let database: TestDatabase;
   let sim: Simulator;
   let receiver: Receiver;
-  let t: MomoApp;
+  let t: DarajaApp;
   let customer: { email: string; password: string; accessToken: string };
   let ids: { checkoutRequestId: string; merchantRequestId: string };
 
@@ -68,7 +68,7 @@ describe.skipIf(target !== "postgres" || skipThisTarget)("a database outage", ()
     };
     sim = await startSimulator({ callbacks: false });
     receiver = await startReceiver();
-    t = await startMomoApp({ darajaUrl: sim.url, database, env: { SMS_CALLBACK_SECRET: smsCallbackSecret } });
+    t = await startDarajaApp({ darajaUrl: sim.url, database, env: { SMS_CALLBACK_SECRET: smsCallbackSecret } });
     const shop = shopOf(t, "default", await createApiKey(t.url, "default"));
     await shop.addEndpoint(receiver.url, ["payment.succeeded"]);
     customer = await registerUser(new RestClient(t.url));
@@ -151,7 +151,7 @@ describe.skipIf(target !== "postgres" || skipThisTarget)("a database outage", ()
     const { checkoutRequestId } = ids;
     const payment = await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { checkoutRequestId } });
     expect(payment).toMatchObject({ status: "SUCCESS", mpesaReceipt: receipt });
-    const stored = await t.deps.db.unscoped.momoCallback.findMany({ where: { correlationId: checkoutRequestId } });
+    const stored = await t.deps.db.unscoped.darajaCallback.findMany({ where: { correlationId: checkoutRequestId } });
     expect(stored.map((row) => row.outcome).sort()).toEqual(["applied", "duplicate"]);
     // The webhook worker went on after the outage: the one payment.succeeded event is delivered.
     const ofPayment = (d: ReceivedDelivery) =>

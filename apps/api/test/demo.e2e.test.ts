@@ -15,7 +15,7 @@ import { afterAll, describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { registerUser, RestClient, startTestApp, uniqueEmail } from "./support/app.js";
 import { skipThisTarget, target } from "./support/database.js";
-import type { MomoApp } from "./support/momo.js";
+import type { DarajaApp } from "./support/daraja.js";
 import { SHORTCODE, type Simulator } from "./support/simulator.js";
 import { totpAt } from "./support/totp.js";
 
@@ -90,7 +90,7 @@ async function payWithMpesa(page: Page, language: Language): Promise<{ order: st
 // One browser run is enough: the database target does not change what the page does.
 describe.skipIf(skipThisTarget || target !== "embedded" || !haveChromium)("demo checkout app in a browser", () => {
   let sim: Simulator;
-  let t: MomoApp;
+  let t: DarajaApp;
   let browser: Browser;
   let page: Page;
   const pageErrors: string[] = [];

@@ -14,7 +14,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { registerUser, RestClient } from "./support/app.js";
 import { target } from "./support/database.js";
-import { callbackSecret } from "./support/momo.js";
+import { callbackSecret } from "./support/daraja.js";
 import { serviceBuilt, startServiceProcess, type RunningService } from "./support/service-process.js";
 import { CONSUMER_KEY, CONSUMER_SECRET, PASSKEY, SHORTCODE } from "./support/simulator.js";
 import { startSimulator, type Simulator } from "./support/simulator.js";

@@ -8,7 +8,7 @@ import { describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 
 describe("fixture options", () => {
-  it("start from the defaults in every file, whatever the file before it overrode", ({ appEnv, appOptions, simOptions, momoOptions }) => {
-    expect({ appEnv, appOptions, simOptions, momoOptions }).toEqual({ appEnv: {}, appOptions: {}, simOptions: {}, momoOptions: {} });
+  it("start from the defaults in every file, whatever the file before it overrode", ({ appEnv, appOptions, simOptions, darajaOptions }) => {
+    expect({ appEnv, appOptions, simOptions, darajaOptions }).toEqual({ appEnv: {}, appOptions: {}, simOptions: {}, darajaOptions: {} });
   });
 });

@@ -17,7 +17,7 @@ import { describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { adminKey } from "./support/app.js";
 import { skipDatabaseAgnostic } from "./support/database.js";
-import { callbackSecret, type MomoApp } from "./support/momo.js";
+import { callbackSecret, type DarajaApp } from "./support/daraja.js";
 import type { Simulator } from "./support/simulator.js";
 
 const seed = 20_261_125;
@@ -191,7 +191,7 @@ const headerString = fc.string({ unit: "binary", maxLength: 60 }).map((s) => s.r
 
 describe.skipIf(skipDatabaseAgnostic)("fuzz: hostile requests to every REST operation", () => {
   let sim: Simulator;
-  let t: MomoApp;
+  let t: DarajaApp;
   let operations: Operation[];
   let bearers: string[];
 

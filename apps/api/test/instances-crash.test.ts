@@ -16,8 +16,8 @@ import { afterAll, describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { adminKey, registerUser, RestClient } from "./support/app.js";
 import { createTestDatabase, skipThisTarget, target, type TestDatabase } from "./support/database.js";
-import { callbackSecret, postCallback, startMomoApp, stkCallbackBody, type MomoApp } from "./support/momo.js";
-import { tenantParameter, tenantToken, uniqueReceipt } from "./support/momo.js";
+import { callbackSecret, postCallback, startDarajaApp, stkCallbackBody, type DarajaApp } from "./support/daraja.js";
+import { tenantParameter, tenantToken, uniqueReceipt } from "./support/daraja.js";
 import { serviceBuilt, startServiceProcess } from "./support/service-process.js";
 import { CONSUMER_KEY, CONSUMER_SECRET, PASSKEY, SHORTCODE } from "./support/simulator.js";
 import { waitFor } from "./support/wait.js";
@@ -59,7 +59,7 @@ const skipHere = skipThisTarget || target !== "postgres" || !serviceBuilt;
 
 describe.skipIf(skipHere)("claimed work across an instance crash", () => {
   const children: ChildProcess[] = [];
-  const live: MomoApp[] = [];
+  const live: DarajaApp[] = [];
   let database: TestDatabase | undefined;
   afterAll(async () => {
     for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
@@ -143,7 +143,7 @@ describe.skipIf(skipHere)("claimed work across an instance crash", () => {
       await exited;
       const killedAt = performance.now();
 
-      for (let i = 0; i < 2; i += 1) live.push(await startMomoApp({ darajaUrl: sim.url, env: shared, database }));
+      for (let i = 0; i < 2; i += 1) live.push(await startDarajaApp({ darajaUrl: sim.url, env: shared, database }));
       // The live instances' sweeps, run by hand, as their schedule would.
       const sweeping = (async () => {
         while (sim.count("stkquery") < queried + 2 && performance.now() - killedAt < 15_000) {

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { skipThisTarget, target } from "./support/database.js";
-import { postCallback, stkCallbackBody, uniqueReceipt, type MomoApp } from "./support/momo.js";
+import { postCallback, stkCallbackBody, uniqueReceipt, type DarajaApp } from "./support/daraja.js";
 import { subscriptionClient } from "./support/subscriptions.js";
 import { waitFor } from "./support/wait.js";
 
@@ -16,8 +16,8 @@ import { waitFor } from "./support/wait.js";
 it.override({ simOptions: { callbacks: false } });
 
 describe.skipIf(skipThisTarget || target !== "postgres")("payment status across two instances", () => {
-  let a: MomoApp;
-  let b: MomoApp;
+  let a: DarajaApp;
+  let b: DarajaApp;
   it.beforeAll(async ({ sim, launch }) => {
     // Instances of one service share its data key.
     const env = { DATA_ENCRYPTION_KEY: randomBytes(32).toString("hex") };
@@ -40,7 +40,7 @@ describe.skipIf(skipThisTarget || target !== "postgres")("payment status across 
   }
 
   /** Subscribes on `app`; answers when the first update (PENDING) arrived, and the time of each later one. */
-  async function follow(app: MomoApp, token: string, checkoutRequestId: string) {
+  async function follow(app: DarajaApp, token: string, checkoutRequestId: string) {
     const later: { status: string; at: number }[] = [];
     let settled!: () => void;
     const done = new Promise<void>((resolve) => (settled = resolve));

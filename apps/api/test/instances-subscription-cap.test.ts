@@ -10,7 +10,7 @@ import { describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { skipThisTarget, target } from "./support/database.js";
 import { dropRedisKeys, redisKeys, redisUrl, skipRedis, uniqueRedisPrefix } from "./support/limits.js";
-import type { MomoApp } from "./support/momo.js";
+import type { DarajaApp } from "./support/daraja.js";
 import { subscriptionClient } from "./support/subscriptions.js";
 import { waitFor } from "./support/wait.js";
 
@@ -48,8 +48,8 @@ const skipHere = skipThisTarget || target !== "embedded" || skipRedis;
 
 describe.skipIf(skipHere)("the subscription cap across two instances (REDIS_URL)", () => {
   const prefix = uniqueRedisPrefix();
-  let a: MomoApp;
-  let b: MomoApp;
+  let a: DarajaApp;
+  let b: DarajaApp;
   it.beforeAll(async ({ sim, launch }) => {
     const env = { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix, DATA_ENCRYPTION_KEY: randomBytes(32).toString("hex") };
     a = await launch.momo({ darajaUrl: sim.url, env });

@@ -11,7 +11,7 @@ import { adminKey, RestClient } from "./support/app.js";
 import { testClock } from "./support/clock.js";
 import { skipThisTarget } from "./support/database.js";
 import { it } from "./support/fixture.js";
-import { postCallback, stkCallbackBody, uniqueReceipt, type MomoApp } from "./support/momo.js";
+import { postCallback, stkCallbackBody, uniqueReceipt, type DarajaApp } from "./support/daraja.js";
 import { gatewayPage, SHORTCODE, type Simulator } from "./support/simulator.js";
 
 const WINDOW_SECONDS = 300;
@@ -23,7 +23,7 @@ type Ids = { checkoutRequestId: string; merchantRequestId: string };
 
 describe.skipIf(skipThisTarget)("a C2B payment held as a duplicate while a prompt was pending", () => {
   let fake: Simulator;
-  let t: MomoApp;
+  let t: DarajaApp;
   let key: string;
   const clock = testClock();
 

@@ -8,10 +8,10 @@ import { describe, expect } from "vitest";
 import { adminKey, registerUser, RestClient, trpcClient, type HttpResult } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 import { it } from "./support/fixture.js";
-import type { MomoApp } from "./support/momo.js";
+import type { DarajaApp } from "./support/daraja.js";
 
 describe.skipIf(skipThisTarget)("payment intents: credentials and isolation", () => {
-  let t: MomoApp;
+  let t: DarajaApp;
   let key: string;
   let keyB: string;
   const admin = (method: string, path: string, body?: unknown) =>

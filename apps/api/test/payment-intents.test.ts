@@ -9,7 +9,7 @@ import { adminKey, RestClient, type HttpResult } from "./support/app.js";
 import { testClock } from "./support/clock.js";
 import { skipThisTarget } from "./support/database.js";
 import { it } from "./support/fixture.js";
-import { postCallback, stkCallbackBody, uniqueReceipt, type MomoApp } from "./support/momo.js";
+import { postCallback, stkCallbackBody, uniqueReceipt, type DarajaApp } from "./support/daraja.js";
 import { gatewayPage, type Simulator } from "./support/simulator.js";
 import { waitFor } from "./support/wait.js";
 
@@ -19,7 +19,7 @@ const newReference = () => `ORD${Date.now().toString(36).slice(-5)}${(referenceC
 
 describe.skipIf(skipThisTarget)("payment intents", () => {
   let fake: Simulator;
-  let t: MomoApp;
+  let t: DarajaApp;
   let key: string;
   const clock = testClock();
   let customer: { id: string; accessToken: string };
@@ -193,7 +193,7 @@ describe.skipIf(skipThisTarget)("payment intents", () => {
     const paid = await intent(created.id);
     expect(paid.status).toBe("succeeded");
     expect(paid.payments).toMatchObject([{ status: "SUCCESS", mpesa_receipt: receipt, duplicate: false }]);
-    const outcomes = (await t.deps.db.unscoped.momoCallback.findMany({ where: { correlationId: pushed.body.data.checkoutRequestId } })).map((c) => c.outcome).sort();
+    const outcomes = (await t.deps.db.unscoped.darajaCallback.findMany({ where: { correlationId: pushed.body.data.checkoutRequestId } })).map((c) => c.outcome).sort();
     expect(outcomes).toEqual(["applied", "duplicate", "flagged"]);
     expectError(await pay({ intent_id: created.id }), 409, "INTENT_NOT_PAYABLE");
 
@@ -376,7 +376,7 @@ describe.skipIf(skipThisTarget)("payment intents", () => {
 
 describe.skipIf(skipThisTarget)("payment intents (Daraja simulator)", () => {
   let sim: Simulator;
-  let t: MomoApp;
+  let t: DarajaApp;
   let key: string;
   it.beforeAll(async ({ launch }) => {
     sim = await launch.sim({ callbackDelayMs: 100 });
@@ -403,7 +403,7 @@ describe.skipIf(skipThisTarget)("payment intents (Daraja simulator)", () => {
     const second = await t.rest.request("POST", "/api/momo/stkpush", { body: { phone: "0712345678", intent_id: id }, token: customer.accessToken });
     expect(second.status).toBe(200);
     await waitFor(async () => {
-      const stored = await t.deps.db.unscoped.momoCallback.findMany({ where: { correlationId: second.body.data.checkoutRequestId } });
+      const stored = await t.deps.db.unscoped.darajaCallback.findMany({ where: { correlationId: second.body.data.checkoutRequestId } });
       return stored.length === 2 && stored.every((c) => c.outcome !== "accepted") ? stored : undefined;
     });
     const paid = await intentOf(id);

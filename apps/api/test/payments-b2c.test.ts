@@ -7,15 +7,15 @@ import { afterAll, describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { adminKey, trpcClient } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import { postCallback, type MomoApp } from "./support/momo.js";
+import { postCallback, type DarajaApp } from "./support/daraja.js";
 import type { Simulator } from "./support/simulator.js";
 import { waitFor } from "./support/wait.js";
 
-it.override({ momoOptions: { b2c: true, env: { MOMO_RECONCILE_AFTER_SECONDS: "0" } } });
+it.override({ darajaOptions: { b2c: true, env: { MOMO_RECONCILE_AFTER_SECONDS: "0" } } });
 
 describe.skipIf(skipThisTarget)("B2C payouts (simulator)", () => {
   let sim: Simulator;
-  let t: MomoApp;
+  let t: DarajaApp;
   let admin: { id: string; accessToken: string };
   it.beforeAll(async ({ sim: simulator, momo }) => {
     sim = simulator;
@@ -106,7 +106,7 @@ describe.skipIf(skipThisTarget)("B2C payouts (simulator)", () => {
     const ocid = answer.body.data.originatorConversationId;
     await settledPayout(ocid);
     const rows = await waitFor(async () => {
-      const found = await t.deps.db.unscoped.momoCallback.findMany({ where: { correlationId: ocid, payoutId: { not: null } } });
+      const found = await t.deps.db.unscoped.darajaCallback.findMany({ where: { correlationId: ocid, payoutId: { not: null } } });
       return found.length === 2 ? found : undefined;
     });
     expect(rows.map((r) => r.outcome).sort()).toEqual(["applied", "duplicate"]);
@@ -117,7 +117,7 @@ describe.skipIf(skipThisTarget)("B2C payouts (simulator)", () => {
     const ocid = answer.body.data.originatorConversationId;
     const unknown = await settledPayout(ocid, ["UNKNOWN"]);
     expect(unknown.lastError).toContain("timed out");
-    const timeoutRow = await t.deps.db.unscoped.momoCallback.findFirstOrThrow({ where: { correlationId: ocid, kind: "b2c_timeout" } });
+    const timeoutRow = await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { correlationId: ocid, kind: "b2c_timeout" } });
     expect(timeoutRow.outcome).toBe("applied");
 
     const report = await t.reconciler.runOnce();
@@ -128,7 +128,7 @@ describe.skipIf(skipThisTarget)("B2C payouts (simulator)", () => {
     const log = await sim.requests();
     expect(log.requests.filter((r) => r.path === "/mpesa/b2c/v3/paymentrequest" && r.body.OriginatorConversationID === ocid)).toHaveLength(1);
     expect(log.requests.filter((r) => r.path === "/mpesa/transactionstatus/v1/query" && r.body.OriginatorConversationID === ocid).length).toBeGreaterThanOrEqual(1);
-    expect(await t.deps.db.unscoped.momoCallback.findFirstOrThrow({ where: { correlationId: ocid, kind: "b2c_status" } })).toMatchObject({ outcome: "applied" });
+    expect(await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { correlationId: ocid, kind: "b2c_status" } })).toMatchObject({ outcome: "applied" });
   });
 
   it.each([
@@ -167,7 +167,7 @@ describe.skipIf(skipThisTarget)("B2C payouts (simulator)", () => {
 
 describe.skipIf(skipThisTarget)("B2C when Daraja fails (scripted simulator)", () => {
   let fake: Simulator;
-  let t: MomoApp;
+  let t: DarajaApp;
   let admin: { id: string; accessToken: string };
   it.beforeAll(async ({ launch }) => {
     fake = await launch.sim({ callbacks: false });
@@ -244,7 +244,7 @@ describe.skipIf(skipThisTarget)("B2C when Daraja fails (scripted simulator)", ()
       transactionId: "SKQ1234567",
       conversationId: "AG_20261122_real",
     });
-    const rows = await t.deps.db.unscoped.momoCallback.findMany({ where: { correlationId: ocid, kind: "b2c_status" }, orderBy: { receivedAt: "asc" } });
+    const rows = await t.deps.db.unscoped.darajaCallback.findMany({ where: { correlationId: ocid, kind: "b2c_status" }, orderBy: { receivedAt: "asc" } });
     expect(rows.map((r) => r.outcome)).toEqual(["flagged", "applied"]);
     // Settled: no further status queries.
     await t.deps.db.unscoped.payout.updateMany({ where: { originatorConversationId: ocid }, data: { nextStatusQueryAt: new Date(0) } });

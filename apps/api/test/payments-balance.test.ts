@@ -9,18 +9,18 @@ import { describe, expect } from "vitest";
 import { adminKey, RestClient, trpcClient } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 import { it } from "./support/fixture.js";
-import { postCallback, tenantToken, type MomoApp } from "./support/momo.js";
+import { postCallback, tenantToken, type DarajaApp } from "./support/daraja.js";
 import { B2C_SHORTCODE, INITIATOR_NAME, type Simulator } from "./support/simulator.js";
 import { waitFor } from "./support/wait.js";
 
-it.override({ simOptions: { callbackDelayMs: 50 }, momoOptions: { b2c: true } });
+it.override({ simOptions: { callbackDelayMs: 50 }, darajaOptions: { b2c: true } });
 
 type Account = { name: string; currency: string } & Record<"current" | "available" | "reserved" | "uncleared", number>;
 
 const asAdmin = { headers: { authorization: `Bearer ${adminKey}` } };
 
 describe.skipIf(skipThisTarget)("account balance", () => {
-  let t: MomoApp;
+  let t: DarajaApp;
   let sim: Simulator;
   const admin = () => new RestClient(t.url, "");
   const balancePath = (tenantId: string) => `/api/v1/admin/tenants/${tenantId}/balance`;
@@ -37,7 +37,7 @@ describe.skipIf(skipThisTarget)("account balance", () => {
       return answer.body.data?.id === id && answer.body.data.status !== "pending" ? answer.body.data : undefined;
     });
   const storedCallbacks = (correlationId: string) =>
-    t.deps.db.unscoped.momoCallback.findMany({ where: { correlationId }, orderBy: { receivedAt: "asc" } });
+    t.deps.db.unscoped.darajaCallback.findMany({ where: { correlationId }, orderBy: { receivedAt: "asc" } });
   const requestRow = (id: string) => t.deps.db.unscoped.accountBalance.findUniqueOrThrow({ where: { id } });
   const outcomesOf = async (correlationId: string) => (await storedCallbacks(correlationId)).map((c) => c.outcome);
   const accountNamed = (accounts: Account[], name: string) => accounts.find((account) => account.name === name)!;

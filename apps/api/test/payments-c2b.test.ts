@@ -8,7 +8,7 @@ import { afterAll, describe, expect } from "vitest";
 import { adminKey, RestClient } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 import { it } from "./support/fixture.js";
-import { postCallback, tenantParameter, tenantToken, type MomoApp } from "./support/momo.js";
+import { postCallback, tenantParameter, tenantToken, type DarajaApp } from "./support/daraja.js";
 import { CONSUMER_KEY, CONSUMER_SECRET, PASSKEY, SHORTCODE, type Simulator } from "./support/simulator.js";
 import { startReceiver, type Receiver } from "./support/webhook-receiver.js";
 
@@ -16,10 +16,10 @@ let counter = 0;
 const newReference = () => `C2B${Date.now().toString(36).slice(-5)}${(counter += 1)}`.slice(0, 12);
 const SHOP2_SHORTCODE = "600111";
 
-it.override({ momoOptions: { env: { WEBHOOK_RETRY_SCHEDULE: "0,0,0", RATE_LIMITS: "off" } } });
+it.override({ darajaOptions: { env: { WEBHOOK_RETRY_SCHEDULE: "0,0,0", RATE_LIMITS: "off" } } });
 
 describe.skipIf(skipThisTarget)("C2B payments", () => {
-  let t: MomoApp;
+  let t: DarajaApp;
   let sim: Simulator;
   let key: string;
   let receiver: Receiver;

@@ -53,7 +53,7 @@ describe.skipIf(skipThisTarget)("dev start with the in-process simulator", () =>
   });
 
   it("serves a prompt end to end through the simulator and pays out with the simulator's key", async () => {
-    const settings = services.deps.momo.settings;
+    const settings = services.deps.daraja.settings;
     const stkCallbackUrl = settings.callbackUrls["stkpush"];
     expect(stkCallbackUrl).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/api/momo/callback/stkpush$`));
     expect(readFileSync(path.join(dataDir, "daraja-sim-public.pem"), "utf8")).toContain("PUBLIC KEY");

@@ -9,7 +9,7 @@ import { it } from "./support/fixture.js";
 import type { Simulator } from "./support/simulator.js";
 import { adminKey, registerUser, RestClient, trpcClient, type HttpResult } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import type { MomoApp } from "./support/momo.js";
+import type { DarajaApp } from "./support/daraja.js";
 
 function expectRateLimited(result: HttpResult, maxSeconds: number) {
   expect(result.status).toBe(429);
@@ -40,7 +40,7 @@ describe.skipIf(skipThisTarget)("payment request limits", () => {
   });
 
   describe("per customer and per phone per minute", () => {
-    let t: MomoApp;
+    let t: DarajaApp;
     it.beforeAll(async ({ launch }) => {
       t = await launch.momo({
         darajaUrl: fake.url,
@@ -114,7 +114,7 @@ describe.skipIf(skipThisTarget)("payment request limits", () => {
   });
 
   describe("per phone per hour", () => {
-    let t: MomoApp;
+    let t: DarajaApp;
     it.beforeAll(async ({ launch }) => {
       t = await launch.momo({ darajaUrl: fake.url, env: { RATE_LIMIT_RULES: "stk_prompts_per_phone_minute=100/60,stk_prompts_per_phone_hour=3/3600" } });
     });

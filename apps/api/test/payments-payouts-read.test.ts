@@ -8,7 +8,7 @@ import { describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { adminKey, registerUser, RestClient, trpcClient } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import type { MomoApp } from "./support/momo.js";
+import type { DarajaApp } from "./support/daraja.js";
 import type { Simulator } from "./support/simulator.js";
 import { waitFor } from "./support/wait.js";
 
@@ -40,7 +40,7 @@ function trpcError(error: unknown): { code: string; httpStatus: number } {
 
 describe.skipIf(skipThisTarget)("payout reads (simulator)", () => {
   let sim: Simulator;
-  let t: MomoApp;
+  let t: DarajaApp;
   let admin: { id: string; accessToken: string };
   let customer: { id: string; accessToken: string };
   let foreignAdmin: { id: string; accessToken: string };

@@ -10,7 +10,7 @@ import { it } from "./support/fixture.js";
 import type { Simulator } from "./support/simulator.js";
 import { registerUser, RestClient, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import { postCallback, stkCallbackBody, uniqueReceipt, type MomoApp } from "./support/momo.js";
+import { postCallback, stkCallbackBody, uniqueReceipt, type DarajaApp } from "./support/daraja.js";
 
 async function closedPort(): Promise<number> {
   const server = createServer();
@@ -23,7 +23,7 @@ async function closedPort(): Promise<number> {
 const daraja = (status: number, errorCode: string, errorMessage: string) => ({ status, body: { requestId: "r-1", errorCode, errorMessage } });
 
 describe.skipIf(skipThisTarget)("Daraja down", () => {
-  let t: MomoApp;
+  let t: DarajaApp;
   it.beforeAll(async ({ launch }) => {
     t = await launch.momo({ darajaUrl: `http://127.0.0.1:${await closedPort()}` });
   });
@@ -65,7 +65,7 @@ describe.skipIf(skipThisTarget)("M-Pesa not configured", () => {
 
 describe.skipIf(skipThisTarget)("Daraja errors and slowness (scripted simulator)", () => {
   let fake: Simulator;
-  let t: MomoApp;
+  let t: DarajaApp;
   it.beforeAll(async ({ launch }) => {
     fake = await launch.sim({ callbacks: false });
     t = await launch.momo({ darajaUrl: fake.url, env: { MOMO_TIMEOUT_MS: "400" } });
@@ -131,7 +131,7 @@ describe.skipIf(skipThisTarget)("Daraja errors and slowness (scripted simulator)
     const receipt = uniqueReceipt();
     const answer = await postCallback(late!.url, stkCallbackBody(late!.ids, 0, { amount: 250, receipt, phone: "254712345678" }));
     expect(answer.status).toBe(200);
-    const stored = await t.deps.db.unscoped.momoCallback.findFirstOrThrow({ where: { correlationId: late!.ids.checkoutRequestId } });
+    const stored = await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { correlationId: late!.ids.checkoutRequestId } });
     expect(stored).toMatchObject({ outcome: "applied", paymentId: row.id });
     expect(await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id: row.id } })).toMatchObject({ status: "SUCCESS", mpesaReceipt: receipt, checkoutRequestId: late!.ids.checkoutRequestId });
   });

@@ -8,13 +8,13 @@ import { beforeEach, describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { testClock } from "./support/clock.js";
 import { skipThisTarget } from "./support/database.js";
-import { postCallback, stkCallbackBody, uniqueReceipt, type MomoApp } from "./support/momo.js";
+import { postCallback, stkCallbackBody, uniqueReceipt, type DarajaApp } from "./support/daraja.js";
 import type { Simulator } from "./support/simulator.js";
 import { waitFor } from "./support/wait.js";
 
 describe.skipIf(skipThisTarget)("payment reconciliation", () => {
   let sim: Simulator;
-  let t: MomoApp;
+  let t: DarajaApp;
   const clock = testClock();
   let user: { id: string; accessToken: string };
   it.beforeAll(async ({ launch }) => {
@@ -83,18 +83,18 @@ describe.skipIf(skipThisTarget)("payment reconciliation", () => {
     // While it is in flight, a callback for an unknown CheckoutRequestID is kept, not flagged at once.
     const ids = { checkoutRequestId: `ws_CO_kept${Date.now()}`, merchantRequestId: "kept-1" };
     expect((await postCallback(t.callbackUrl("stkpush"), stkCallbackBody(ids, 0, { amount: 44, receipt: uniqueReceipt() }))).status).toBe(200);
-    const kept = await t.deps.db.unscoped.momoCallback.findFirstOrThrow({ where: { correlationId: ids.checkoutRequestId } });
+    const kept = await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { correlationId: ids.checkoutRequestId } });
     expect(kept).toMatchObject({ outcome: "accepted", paymentId: null });
 
     await t.reconciler.runOnce();
-    expect((await t.deps.db.unscoped.momoCallback.findUniqueOrThrow({ where: { id: kept.id } })).outcome).toBe("accepted");
+    expect((await t.deps.db.unscoped.darajaCallback.findUniqueOrThrow({ where: { id: kept.id } })).outcome).toBe("accepted");
     expect((await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id: orphan.id } })).status).toBe("PENDING");
 
     // Past the in-flight window the kept callback is flagged; the payment waits for the unknown-prompt window.
     clock.advance(121);
     let report = await t.reconciler.runOnce();
     expect(report).toMatchObject({ heldCallbacksFlagged: 1, paymentsTimedOut: 0 });
-    expect(await t.deps.db.unscoped.momoCallback.findUniqueOrThrow({ where: { id: kept.id } })).toMatchObject({ outcome: "flagged", flagReason: expect.stringContaining("unknown CheckoutRequestID") });
+    expect(await t.deps.db.unscoped.darajaCallback.findUniqueOrThrow({ where: { id: kept.id } })).toMatchObject({ outcome: "flagged", flagReason: expect.stringContaining("unknown CheckoutRequestID") });
     expect((await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id: orphan.id } })).status).toBe("PENDING");
 
     clock.advance(180);

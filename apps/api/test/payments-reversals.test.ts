@@ -10,16 +10,16 @@ import { adminKey, RestClient } from "./support/app.js";
 import { testClock } from "./support/clock.js";
 import { skipThisTarget } from "./support/database.js";
 import { it } from "./support/fixture.js";
-import { postCallback, type MomoApp } from "./support/momo.js";
+import { postCallback, type DarajaApp } from "./support/daraja.js";
 import type { Simulator } from "./support/simulator.js";
 import { waitFor } from "./support/wait.js";
 import { startReceiver } from "./support/webhook-receiver.js";
 
 const clock = testClock();
-it.override({ simOptions: { callbackDelayMs: 50 }, momoOptions: { b2c: true, now: clock.now, env: { WEBHOOK_RETRY_SCHEDULE: "0,0,0" } } });
+it.override({ simOptions: { callbackDelayMs: 50 }, darajaOptions: { b2c: true, now: clock.now, env: { WEBHOOK_RETRY_SCHEDULE: "0,0,0" } } });
 
 describe.skipIf(skipThisTarget)("payment reversals", () => {
-  let t: MomoApp;
+  let t: DarajaApp;
   let sim: Simulator;
   let key: string;
   const server = () => new RestClient(t.url, "");
@@ -285,7 +285,7 @@ describe.skipIf(skipThisTarget)("payment reversals", () => {
     }
     const accepted = await postCallback(t.callbackUrl("reversal/result"), body);
     expect(accepted.status).toBe(200);
-    const stored = await t.deps.db.unscoped.momoCallback.findFirstOrThrow({ where: { kind: "reversal_result", correlationId: "nobody-1" } });
+    const stored = await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { kind: "reversal_result", correlationId: "nobody-1" } });
     expect(stored).toMatchObject({ outcome: "flagged", rawBody: JSON.stringify(body) });
   });
 
@@ -295,8 +295,8 @@ describe.skipIf(skipThisTarget)("payment reversals", () => {
     await settledReversal(paymentId, "SUCCESS");
     const stored = await t.deps.db.unscoped.paymentReversal.findFirstOrThrow({ where: { paymentId } });
     // Each is stored ("accepted") before it is applied: wait until both were applied.
-    await waitFor(async () => (await t.deps.db.unscoped.momoCallback.count({ where: { kind: "reversal_result", correlationId: stored.originatorConversationId, outcome: { not: "accepted" } } })) === 2);
-    const outcomes = (await t.deps.db.unscoped.momoCallback.findMany({ where: { kind: "reversal_result", correlationId: stored.originatorConversationId } })).map((c) => c.outcome).sort();
+    await waitFor(async () => (await t.deps.db.unscoped.darajaCallback.count({ where: { kind: "reversal_result", correlationId: stored.originatorConversationId, outcome: { not: "accepted" } } })) === 2);
+    const outcomes = (await t.deps.db.unscoped.darajaCallback.findMany({ where: { kind: "reversal_result", correlationId: stored.originatorConversationId } })).map((c) => c.outcome).sort();
     expect(outcomes).toEqual(["applied", "duplicate"]);
     expect(await t.deps.db.unscoped.webhookEvent.count({ where: { type: "payment.reversed", body: { contains: paymentId } } })).toBe(1);
 
@@ -312,7 +312,7 @@ describe.skipIf(skipThisTarget)("payment reversals", () => {
       },
     };
     expect((await postCallback(t.callbackUrl("reversal/result"), wrongAmount)).status).toBe(200);
-    const flagged = await t.deps.db.unscoped.momoCallback.findFirstOrThrow({ where: { kind: "reversal_result", rawBody: JSON.stringify(wrongAmount) } });
+    const flagged = await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { kind: "reversal_result", rawBody: JSON.stringify(wrongAmount) } });
     expect(flagged.outcome).toBe("flagged");
     expect(flagged.flagReason).toMatch(/amount mismatch/);
     expect(flagged.paymentId).toBe(paymentId);

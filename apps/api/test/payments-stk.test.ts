@@ -7,14 +7,14 @@ import { describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { RestClient, trpcClient } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import { tenantParameter, tenantToken, type MomoApp } from "./support/momo.js";
-import { createShop, shopAdmin } from "./support/shop-momo.js";
+import { tenantParameter, tenantToken, type DarajaApp } from "./support/daraja.js";
+import { createShop, shopAdmin } from "./support/shop-daraja.js";
 import type { Simulator } from "./support/simulator.js";
 import { waitFor } from "./support/wait.js";
 
 describe.skipIf(skipThisTarget)("STK push and query (simulator)", () => {
   let sim: Simulator;
-  let t: MomoApp;
+  let t: DarajaApp;
   it.beforeAll(async ({ launch }) => {
     // Long enough for "still open at Daraja" to be observable under load.
     sim = await launch.sim({ callbackDelayMs: 400 });
@@ -52,7 +52,7 @@ describe.skipIf(skipThisTarget)("STK push and query (simulator)", () => {
     const after = (await sim.requests()).requests.filter((r) => r.path === "/mpesa/stkpushquery/v1/query").length;
     expect(after).toBe(before);
 
-    const stored = await t.deps.db.unscoped.momoCallback.findMany({ where: { correlationId: checkoutRequestId } });
+    const stored = await t.deps.db.unscoped.darajaCallback.findMany({ where: { correlationId: checkoutRequestId } });
     expect(stored.map((c) => c.outcome)).toEqual(["applied"]);
   });
 
@@ -77,7 +77,7 @@ describe.skipIf(skipThisTarget)("STK push and query (simulator)", () => {
     const pushed = await push(user.accessToken, { phone: "0712345678", amount: 9 });
     const { checkoutRequestId } = pushed.body.data;
     // Stored first (accepted, no payment yet), then applied: wait for the application.
-    const callback = await waitFor(() => t.deps.db.unscoped.momoCallback.findFirst({ where: { correlationId: checkoutRequestId, paymentId: { not: null } } }));
+    const callback = await waitFor(() => t.deps.db.unscoped.darajaCallback.findFirst({ where: { correlationId: checkoutRequestId, paymentId: { not: null } } }));
     expect(callback).toMatchObject({ kind: "stkpush", outcome: "accepted", flagReason: null });
     expect(callback.paymentId).not.toBeNull();
     const payment = await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { checkoutRequestId } });
@@ -93,7 +93,7 @@ describe.skipIf(skipThisTarget)("STK push and query (simulator)", () => {
     const pushed = await push(user.accessToken, { phone: "0712345678", amount: 7 });
     const { checkoutRequestId } = pushed.body.data;
     const callbacks = await waitFor(async () => {
-      const rows = await t.deps.db.unscoped.momoCallback.findMany({ where: { correlationId: checkoutRequestId, paymentId: { not: null } }, orderBy: { receivedAt: "asc" } });
+      const rows = await t.deps.db.unscoped.darajaCallback.findMany({ where: { correlationId: checkoutRequestId, paymentId: { not: null } }, orderBy: { receivedAt: "asc" } });
       return rows.length === 2 ? rows : undefined;
     });
     expect(callbacks.map((c) => c.outcome).sort()).toEqual(["applied", "duplicate"]);

@@ -7,7 +7,7 @@ import { describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { adminKey, registerUser, RestClient } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import type { MomoApp } from "./support/momo.js";
+import type { DarajaApp } from "./support/daraja.js";
 import { waitFor } from "./support/wait.js";
 import { subscriptionClient } from "./support/subscriptions.js";
 
@@ -23,7 +23,7 @@ interface OpenSubscription {
 it.override({ simOptions: { callbacks: false } });
 
 describe.skipIf(skipThisTarget)("payments.onStatus limits", () => {
-  let t: MomoApp;
+  let t: DarajaApp;
   it.beforeAll(async ({ momo }) => {
     t = momo;
   });

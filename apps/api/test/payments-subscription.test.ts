@@ -6,13 +6,13 @@ import { TRPCClientError } from "@trpc/client";
 import { describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { skipThisTarget } from "./support/database.js";
-import type { MomoApp } from "./support/momo.js";
+import type { DarajaApp } from "./support/daraja.js";
 import type { Simulator } from "./support/simulator.js";
 import { subscriptionClient } from "./support/subscriptions.js";
 
 describe.skipIf(skipThisTarget)("payments.onStatus subscription", () => {
   let sim: Simulator;
-  let t: MomoApp;
+  let t: DarajaApp;
   it.beforeAll(async ({ launch }) => {
     sim = await launch.sim({ callbackDelayMs: 400 });
     t = await launch.momo({ darajaUrl: sim.url });

@@ -11,7 +11,7 @@ import { afterAll, beforeEach, describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { testClock } from "./support/clock.js";
 import { skipThisTarget } from "./support/database.js";
-import { postCallback, stkCallbackBody, uniqueReceipt, type MomoApp } from "./support/momo.js";
+import { postCallback, stkCallbackBody, uniqueReceipt, type DarajaApp } from "./support/daraja.js";
 import { gatewayPage, type ReceivedRequest, type Simulator } from "./support/simulator.js";
 
 const ACCEPTED = { ResultCode: 0, ResultDesc: "Accepted" };
@@ -19,7 +19,7 @@ const WINDOW_SECONDS = 300;
 
 describe.skipIf(skipThisTarget)("unknown outcomes (scripted simulator)", () => {
   let fake: Simulator;
-  let t: MomoApp;
+  let t: DarajaApp;
   const clock = testClock();
   let user: { id: string; accessToken: string };
   let admin: { id: string; accessToken: string };
@@ -136,7 +136,7 @@ describe.skipIf(skipThisTarget)("unknown outcomes (scripted simulator)", () => {
         mpesaReceipt: receipt,
         paidAmount: 130,
       });
-      const stored = await t.deps.db.unscoped.momoCallback.findFirstOrThrow({ where: { correlationId: callback.ids.checkoutRequestId } });
+      const stored = await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { correlationId: callback.ids.checkoutRequestId } });
       expect(stored).toMatchObject({ outcome: "applied", paymentId: pushed.body.data.id, accountReference: "ORD130" });
       // From now on it is an ordinary payment: stkquery and reads find it by the CheckoutRequestID.
       const queried = await t.rest.post("/api/momo/stkquery", { checkoutRequestId: callback.ids.checkoutRequestId }, user.accessToken);
@@ -156,7 +156,7 @@ describe.skipIf(skipThisTarget)("unknown outcomes (scripted simulator)", () => {
       const wrongPhone = darajaCallback(request, 0, { amount: 140, phone: "254799999999", receipt: uniqueReceipt() });
       const ambiguous = darajaCallback(lastPush(), 0, { amount: 141, phone: "254712345678", receipt: uniqueReceipt() });
       for (const callback of [wrongAmount, wrongPhone, ambiguous]) expect((await callback.send()).status).toBe(200);
-      const outcomes = await t.deps.db.unscoped.momoCallback.findMany({
+      const outcomes = await t.deps.db.unscoped.darajaCallback.findMany({
         where: { correlationId: { in: [wrongAmount.ids.checkoutRequestId, wrongPhone.ids.checkoutRequestId, ambiguous.ids.checkoutRequestId] } },
       });
       expect(outcomes.map((r) => r.outcome)).toEqual(["flagged", "flagged", "flagged"]);
@@ -171,7 +171,7 @@ describe.skipIf(skipThisTarget)("unknown outcomes (scripted simulator)", () => {
         expect(await callback.send()).toEqual({ status: 200, body: ACCEPTED });
         early = callback;
         // Kept, not flagged: a push is in flight.
-        expect(await t.deps.db.unscoped.momoCallback.findFirstOrThrow({ where: { correlationId: callback.ids.checkoutRequestId } })).toMatchObject({ outcome: "accepted" });
+        expect(await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { correlationId: callback.ids.checkoutRequestId } })).toMatchObject({ outcome: "accepted" });
         return gatewayPage(502);
       });
       const pushed = await push({ phone: "0712345678", amount: 150, reference: "ORD150" });
@@ -195,7 +195,7 @@ describe.skipIf(skipThisTarget)("unknown outcomes (scripted simulator)", () => {
 
       const late = darajaCallback(request, 0, { amount: 160, phone: "254712345678", receipt: uniqueReceipt() });
       expect((await late.send()).status).toBe(200);
-      expect(await t.deps.db.unscoped.momoCallback.findFirstOrThrow({ where: { correlationId: late.ids.checkoutRequestId } })).toMatchObject({
+      expect(await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { correlationId: late.ids.checkoutRequestId } })).toMatchObject({
         outcome: "flagged",
         flagReason: "unknown CheckoutRequestID",
       });
@@ -226,7 +226,7 @@ describe.skipIf(skipThisTarget)("unknown outcomes (scripted simulator)", () => {
 
       const receipt = uniqueReceipt();
       expect((await postCallback(t.callbackUrl("stkpush"), stkCallbackBody({ checkoutRequestId, merchantRequestId }, 0, { amount: 1800, receipt, phone: "254712345678" }))).status).toBe(200);
-      const stored = await t.deps.db.unscoped.momoCallback.findFirstOrThrow({ where: { correlationId: checkoutRequestId } });
+      const stored = await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { correlationId: checkoutRequestId } });
       expect(stored).toMatchObject({ outcome: "flagged", flagReason: expect.stringContaining("amount mismatch") });
       expect(await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { checkoutRequestId } })).toMatchObject({ status: "SUCCESS", mpesaReceipt: null, paidAmount: null });
     });
@@ -257,7 +257,7 @@ describe.skipIf(skipThisTarget)("unknown outcomes (scripted simulator)", () => {
       expect((await postCallback(t.callbackUrl("b2c/status"), statusResult(600))).status).toBe(200);
       expect((await t.deps.db.unscoped.payout.findUniqueOrThrow({ where: { originatorConversationId: ocid } })).status).toBe("SUCCESS");
       expect((await postCallback(t.callbackUrl("b2c/status"), statusResult(6000))).status).toBe(200);
-      const rows = await t.deps.db.unscoped.momoCallback.findMany({ where: { correlationId: ocid, kind: "b2c_status" }, orderBy: { receivedAt: "asc" } });
+      const rows = await t.deps.db.unscoped.darajaCallback.findMany({ where: { correlationId: ocid, kind: "b2c_status" }, orderBy: { receivedAt: "asc" } });
       expect(rows.map((r) => r.outcome)).toEqual(["applied", "flagged"]);
       expect(rows[1]!.flagReason).toContain("amount mismatch");
     });
@@ -308,7 +308,7 @@ describe.skipIf(skipThisTarget)("unknown outcomes (scripted simulator)", () => {
 
 describe.skipIf(skipThisTarget)("the in-flight window follows the Daraja client's worst case", () => {
   let fake: Simulator;
-  let t: MomoApp;
+  let t: DarajaApp;
   const clock = testClock();
   it.beforeAll(async ({ launch }) => {
     fake = await launch.sim({ callbacks: false });
@@ -328,12 +328,12 @@ describe.skipIf(skipThisTarget)("the in-flight window follows the Daraja client'
     clock.advance(400);
     await t.reconciler.runOnce();
     expect((await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id: inFlight.id } })).status).toBe("PENDING");
-    expect((await t.deps.db.unscoped.momoCallback.findFirstOrThrow({ where: { correlationId: ids.checkoutRequestId } })).outcome).toBe("accepted");
+    expect((await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { correlationId: ids.checkoutRequestId } })).outcome).toBe("accepted");
 
     clock.advance(83);
     await t.reconciler.runOnce();
     expect((await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id: inFlight.id } })).status).toBe("TIMEOUT");
-    expect((await t.deps.db.unscoped.momoCallback.findFirstOrThrow({ where: { correlationId: ids.checkoutRequestId } })).outcome).toBe("flagged");
+    expect((await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { correlationId: ids.checkoutRequestId } })).outcome).toBe("flagged");
   });
 
   it("answers a keyed retry of a request left unanswered past the window at once, as an unknown outcome (202), without calling Daraja", async () => {
@@ -363,7 +363,7 @@ describe.skipIf(skipThisTarget)("the in-flight window follows the Daraja client'
 
 describe.skipIf(skipThisTarget)("a push storing its ids while its callback is being applied", () => {
   let fake: Simulator;
-  let t: MomoApp;
+  let t: DarajaApp;
   it.beforeAll(async ({ launch }) => {
     fake = await launch.sim({ callbacks: false });
     t = await launch.momo({ darajaUrl: fake.url });
@@ -400,7 +400,7 @@ describe.skipIf(skipThisTarget)("a push storing its ids while its callback is be
       const receipt = uniqueReceipt();
       expect((await postCallback(t.callbackUrl("stkpush"), stkCallbackBody(ids, 0, { amount: 55, receipt, phone: "254712345678" }))).status).toBe(200);
       expect(stored).toBe(true);
-      expect(await t.deps.db.unscoped.momoCallback.findFirstOrThrow({ where: { correlationId: ids.checkoutRequestId } })).toMatchObject({ outcome: "applied", paymentId: inFlight.id });
+      expect(await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { correlationId: ids.checkoutRequestId } })).toMatchObject({ outcome: "applied", paymentId: inFlight.id });
       expect(await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id: inFlight.id } })).toMatchObject({ status: "SUCCESS", mpesaReceipt: receipt });
     } finally {
       db.rawTransaction = original;

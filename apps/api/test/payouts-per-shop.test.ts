@@ -9,7 +9,7 @@ import { it } from "./support/fixture.js";
 import { RestClient, trpcClient, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 import { B2C_SHORTCODE, INITIATOR_NAME, type Simulator } from "./support/simulator.js";
-import { adminApi, createShop, OWN_B2C, OWN_STK, PLATFORM, platformEnv, shopAdmin } from "./support/shop-momo.js";
+import { adminApi, createShop, OWN_B2C, OWN_STK, PLATFORM, platformEnv, shopAdmin } from "./support/shop-daraja.js";
 
 it.override({ simOptions: { callbacks: false } });
 

@@ -9,7 +9,7 @@ import { describe, expect } from "vitest";
 import { testClock } from "./support/clock.js";
 import { skipThisTarget } from "./support/database.js";
 import { it } from "./support/fixture.js";
-import { postCallback, stkCallbackBody, uniqueReceipt, type MomoApp } from "./support/momo.js";
+import { postCallback, stkCallbackBody, uniqueReceipt, type DarajaApp } from "./support/daraja.js";
 import { SHORTCODE } from "./support/simulator.js";
 
 const day = 86_400;
@@ -19,14 +19,14 @@ const clock = testClock();
 it.override({ simOptions: { callbacks: false } });
 
 describe.skipIf(skipThisTarget)("retention of stored callbacks", () => {
-  let t: MomoApp;
+  let t: DarajaApp;
 
   it.beforeAll(async ({ sim, launch }) => {
     t = await launch.momo({ darajaUrl: sim.url, now: clock.now, env: { RETENTION_CALLBACKS_DAYS: String(keptDays), PRUNE_BATCH_SIZE: "2" } });
   });
 
-  const stored = (correlationId: string) => t.deps.db.unscoped.momoCallback.findFirstOrThrow({ where: { correlationId } });
-  const stillThere = async (id: string) => (await t.deps.db.unscoped.momoCallback.count({ where: { id } })) === 1;
+  const stored = (correlationId: string) => t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { correlationId } });
+  const stillThere = async (id: string) => (await t.deps.db.unscoped.darajaCallback.count({ where: { id } })) === 1;
 
   function c2bBody(transId: string, account: string, amount: number) {
     return {
@@ -78,18 +78,18 @@ describe.skipIf(skipThisTarget)("retention of stored callbacks", () => {
     expect((await postCallback(t.callbackUrl("stkpush"), stkCallbackBody(heldIds, 0, { amount: 44, receipt: uniqueReceipt() }))).status).toBe(200);
 
     const deletable = [
-      ...(await t.deps.db.unscoped.momoCallback.findMany({ where: { correlationId: paid.checkoutRequestId } })).map((c) => c.id),
-      (await t.deps.db.unscoped.momoCallback.findFirstOrThrow({ where: { correlationId: cancelled.checkoutRequestId, outcome: "applied" } })).id,
+      ...(await t.deps.db.unscoped.darajaCallback.findMany({ where: { correlationId: paid.checkoutRequestId } })).map((c) => c.id),
+      (await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { correlationId: cancelled.checkoutRequestId, outcome: "applied" } })).id,
       (await stored(validated.TransID)).id,
     ];
     expect(deletable).toHaveLength(4);
-    const rejected = await t.deps.db.unscoped.momoCallback.findFirstOrThrow({ where: { outcome: "rejected", correlationId: null } });
+    const rejected = await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { outcome: "rejected", correlationId: null } });
     const kept = {
       flaggedWithoutPayment: await stored(unknownIds.checkoutRequestId),
-      flaggedWithPayment: (await t.deps.db.unscoped.momoCallback.findMany({ where: { correlationId: cancelled.checkoutRequestId, outcome: "flagged" } }))[0]!,
+      flaggedWithPayment: (await t.deps.db.unscoped.darajaCallback.findMany({ where: { correlationId: cancelled.checkoutRequestId, outcome: "flagged" } }))[0]!,
       unmatched: await stored(unmatchedTransId),
       held: await stored(heldIds.checkoutRequestId),
-      malformed: await t.deps.db.unscoped.momoCallback.findFirstOrThrow({ where: { outcome: "malformed" } }),
+      malformed: await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { outcome: "malformed" } }),
       refusedAfterReading: await stored(refusedOldForm.checkoutRequestId),
     };
     expect(kept.flaggedWithoutPayment).toMatchObject({ outcome: "flagged", paymentId: null });

@@ -12,7 +12,7 @@ import { registerUser, RestClient, type TestApp } from "./support/app.js";
 import { testClock } from "./support/clock.js";
 import { skipThisTarget, type TestDatabase } from "./support/database.js";
 import { it } from "./support/fixture.js";
-import type { MomoApp } from "./support/momo.js";
+import type { DarajaApp } from "./support/daraja.js";
 import { waitFor } from "./support/wait.js";
 import { startReceiver, type Receiver } from "./support/webhook-receiver.js";
 
@@ -41,7 +41,7 @@ it.override({ simOptions: { callbackDelayMs: 20 } });
 
 describe.skipIf(skipThisTarget)("retention", () => {
   const clock = testClock();
-  let t: MomoApp;
+  let t: DarajaApp;
   let smtp: SmtpReceiver;
   let hooks: Receiver;
   const cleanup: Array<() => Promise<unknown>> = [];
@@ -95,7 +95,7 @@ describe.skipIf(skipThisTarget)("retention", () => {
       tokens: await db.oneTimeToken.count(),
       sessions: await db.session.count(),
       refreshTokens: await db.refreshToken.count(),
-      callbacks: await db.momoCallback.count(),
+      callbacks: await db.darajaCallback.count(),
       events: await db.webhookEvent.count(),
       attempts: await db.webhookAttempt.count(),
       payments: await db.payment.count(),
@@ -113,7 +113,7 @@ describe.skipIf(skipThisTarget)("retention", () => {
     // What the first round left past its retention once 10 days have passed: its sent mails, its spent
     // token, its ended session (with its refresh token), its callbacks, its delivered event (with its attempt).
     const oldMails = await db.mailOutbox.count({ where: { toAddress: { in: old.emails } } });
-    const oldCallbacks = await db.momoCallback.count({ where: { receivedAt: { lte: t0 } } });
+    const oldCallbacks = await db.darajaCallback.count({ where: { receivedAt: { lte: t0 } } });
     const oldEvents = await db.webhookEvent.findMany({ where: { createdAt: { lte: t0 } }, select: { id: true } });
     const oldEndedSession = await db.session.findFirstOrThrow({ where: { userId: old.users[0], revokedAt: { not: null } } });
     const oldEndedRefreshTokens = await db.refreshToken.count({ where: { sessionId: oldEndedSession.id } });

@@ -1,12 +1,12 @@
 /**
  * The webhook delivery worker's statements on both databases (docs/webhooks.md#fairness): the fair
- * claim takes what @mteja/kernel's fairPick says (per endpoint, per tenant, in turns, in-flight counted),
+ * claim takes what @mteja/shared's fairPick says (per endpoint, per tenant, in turns, in-flight counted),
  * locks and leases only that, and never gives two claims at once the same delivery; recording an
  * attempt keeps the endpoint's failing_since and disables it after WEBHOOK_DISABLE_AFTER_SECONDS.
  */
 import { randomUUID } from "node:crypto";
 import { webhooks, type Database } from "@mteja/db";
-import { fairPick, type ReadyRow } from "@mteja/kernel";
+import { fairPick, type ReadyRow } from "@mteja/shared";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestDatabase, skipThisTarget, type TestDatabase } from "./support/database.js";
 

@@ -10,7 +10,7 @@ import { afterAll, describe, expect } from "vitest";
 import { testClock } from "./support/clock.js";
 import { skipThisTarget } from "./support/database.js";
 import { it } from "./support/fixture.js";
-import type { MomoApp } from "./support/momo.js";
+import type { DarajaApp } from "./support/daraja.js";
 import { waitFor } from "./support/wait.js";
 import { startReceiver, type ReceivedDelivery, type Receiver } from "./support/webhook-receiver.js";
 import { createApiKey, shopOf } from "./support/webhook-shop.js";
@@ -26,14 +26,14 @@ const logStream = new Writable({
 it.override({
   simOptions: { callbackDelayMs: 50 },
   // One retry, at once: each event's delivery is final within a moment.
-  momoOptions: { now: clock.now, logStream, env: { WEBHOOK_RETRY_SCHEDULE: "0", LOG_LEVEL: "warn" } },
+  darajaOptions: { now: clock.now, logStream, env: { WEBHOOK_RETRY_SCHEDULE: "0", LOG_LEVEL: "warn" } },
 });
 
 const threeDays = 259_200;
 const forPayment = (paymentId: string) => (delivery: ReceivedDelivery) => delivery.event.data.payment?.id === paymentId;
 
 describe.skipIf(skipThisTarget)("an endpoint that keeps failing", () => {
-  let t: MomoApp;
+  let t: DarajaApp;
   const receivers: Receiver[] = [];
   it.beforeAll(async ({ momo }) => {
     t = momo;

@@ -8,15 +8,15 @@
 import { afterEach, describe, expect } from "vitest";
 import { skipThisTarget } from "./support/database.js";
 import { it } from "./support/fixture.js";
-import type { MomoApp } from "./support/momo.js";
-import { createShop } from "./support/shop-momo.js";
+import type { DarajaApp } from "./support/daraja.js";
+import { createShop } from "./support/shop-daraja.js";
 import { waitFor } from "./support/wait.js";
 import { startHangingReceiver, startReceiver, type ReceivedDelivery } from "./support/webhook-receiver.js";
 import { createApiKey, shopOf } from "./support/webhook-shop.js";
 
 it.override({ simOptions: { callbackDelayMs: 50 } });
 
-let t: MomoApp;
+let t: DarajaApp;
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();

@@ -12,7 +12,7 @@ import { adminKey, RestClient } from "./support/app.js";
 import { testClock } from "./support/clock.js";
 import { skipThisTarget } from "./support/database.js";
 import { it } from "./support/fixture.js";
-import { postCallback, stkCallbackBody, type MomoApp } from "./support/momo.js";
+import { postCallback, stkCallbackBody, type DarajaApp } from "./support/daraja.js";
 import { waitFor } from "./support/wait.js";
 import { startReceiver, type Receiver, type ReceivedDelivery } from "./support/webhook-receiver.js";
 
@@ -34,10 +34,10 @@ async function createApiKey(url: string, tenantId = "default"): Promise<string> 
   return res.body.data.key as string;
 }
 
-it.override({ simOptions: { callbackDelayMs: 50 }, momoOptions: { b2c: true, env: { WEBHOOK_RETRY_SCHEDULE: "0,0,0" } } });
+it.override({ simOptions: { callbackDelayMs: 50 }, darajaOptions: { b2c: true, env: { WEBHOOK_RETRY_SCHEDULE: "0,0,0" } } });
 
 describe.skipIf(skipThisTarget)("webhooks", () => {
-  let t: MomoApp;
+  let t: DarajaApp;
   let key: string;
   const receivers: Receiver[] = [];
   const server = () => new RestClient(t.url, "");

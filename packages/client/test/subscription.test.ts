@@ -57,7 +57,7 @@ describe("payments.onStatus through the client", () => {
 
   async function settle(paymentId: string, checkoutRequestId: string) {
     await t.deps.db.unscoped.payment.update({ where: { id: paymentId }, data: { status: "SUCCESS", resultCode: "0", resultDesc: "Paid" } });
-    t.deps.momo.events.emit({ paymentId, tenantId: "default", checkoutRequestId, status: "SUCCESS" });
+    t.deps.daraja.events.emit({ paymentId, tenantId: "default", checkoutRequestId, status: "SUCCESS" });
   }
 
   it("streams the status now and every change until it is final", async () => {

@@ -58,7 +58,7 @@ const relationFields: Record<string, readonly string[]> = {
 };
 
 /**
- * How each model is reached through a scoped client. SigningKey and MomoCallback are not tenant data
+ * How each model is reached through a scoped client. SigningKey and DarajaCallback are not tenant data
  * (the key ring is shared, callbacks are matched to a tenant by the payment they name): refused.
  */
 export const tenantScopeOfModel = { tenantOwned, scopedThroughParent, relationFields } as const;

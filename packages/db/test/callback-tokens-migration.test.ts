@@ -43,7 +43,7 @@ describe(`migration ${migration}`, () => {
       expect(await db.unscoped.payment.findMany({ select: { callbackTokenForm: true } })).toEqual([{ callbackTokenForm: "shared" }]);
       expect(await db.unscoped.payout.findMany({ select: { callbackTokenForm: true } })).toEqual([{ callbackTokenForm: "shared" }]);
       expect(await db.unscoped.paymentReversal.findMany({ select: { callbackTokenForm: true } })).toEqual([{ callbackTokenForm: "shared" }]);
-      expect(await db.unscoped.momoCallback.findMany({ select: { tokenTenantId: true } })).toEqual([{ tokenTenantId: null }]);
+      expect(await db.unscoped.darajaCallback.findMany({ select: { tokenTenantId: true } })).toEqual([{ tokenTenantId: null }]);
       expect((await db.unscoped.tenant.findUniqueOrThrow({ where: { id: "old-shop" } })).c2bCallbackTokenForm).toBe("shared");
 
       // Written afterwards without a form (the previous version's insert): the shared secret is what it sent.

@@ -53,7 +53,7 @@ for (const target of targets) {
     }
 
     const eventCount = (event: EventRow) => db.unscoped.webhookEvent.count({ where: { id: event.id } });
-    const stored = (id: string) => db.unscoped.momoCallback.findUniqueOrThrow({ where: { id } });
+    const stored = (id: string) => db.unscoped.darajaCallback.findUniqueOrThrow({ where: { id } });
 
     it("writes the payment, the callback's outcome and the event at once while the callback is unhandled", async () => {
       const payment = await pendingPayment();

@@ -118,7 +118,7 @@ for (const target of targets) {
       await expect(shopA().tenant.findUnique({ where: { id: "shop-b" } })).rejects.toThrow(TenantScopeViolation);
       await expect(shopA().tenant.create({ data: { id: "shop-c", name: "C" } })).rejects.toThrow(TenantScopeViolation);
       await expect(shopA().signingKey.findMany()).rejects.toThrow(TenantScopeViolation);
-      await expect(shopA().momoCallback.findMany()).rejects.toThrow(TenantScopeViolation);
+      await expect(shopA().darajaCallback.findMany()).rejects.toThrow(TenantScopeViolation);
     });
 
     it("stays scoped inside an interactive transaction, and rolls back as one", async () => {

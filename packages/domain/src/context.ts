@@ -8,7 +8,7 @@ import type { ApiKeyPorts } from "./api-keys/ports.js";
 import type { AuthPorts } from "./auth/ports.js";
 import type { DataRightsPorts } from "./data-rights/ports.js";
 import type { IntentPorts } from "./intents/ports.js";
-import type { PaymentPorts } from "./payments/kernel/ports.js";
+import type { PaymentPorts } from "./payments/shared/ports.js";
 import type { ProfilePorts } from "./profile/ports.js";
 import type { DomainEvents } from "./shared/events.js";
 import type { RequestCtx } from "./shared/request-context.js";

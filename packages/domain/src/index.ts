@@ -7,7 +7,7 @@ export { unobservedEvents, type DomainEvents, type SignInReport } from "./shared
 export type { Context, Deps, Logger, RequestInfo, CookieOptions } from "./context.js";
 /** What each area needs from the composition root; Deps satisfies them all. */
 export type { AuthPorts } from "./auth/ports.js";
-export type { PaymentPorts } from "./payments/kernel/ports.js";
+export type { PaymentPorts } from "./payments/shared/ports.js";
 export type { WebhookPorts } from "./webhooks/ports.js";
 export type { DomainConfig } from "./shared/config.js";
 export { tokenDefaults } from "./shared/config.js";
@@ -33,8 +33,8 @@ export {
 } from "./auth/tokens/signing-keys.js";
 export { createSigningKeyRing, type SigningKeyRing } from "./auth/tokens/signing-key-ring.js";
 export { corsOriginsOf, createTenantDirectory, ensureDefaultTenant, normaliseOrigin, type Tenant, type TenantDirectory } from "./shared/tenant.js";
-export { createMomoAccounts, type DarajaAccount, type MomoAccounts, type PlatformMomoAccount } from "./tenants/momo-accounts.js";
-export { sealStoredMomoSecrets } from "./tenants/momo-secrets.js";
+export { createDarajaAccounts, type DarajaAccount, type DarajaAccounts, type PlatformDarajaAccount } from "./tenants/daraja-accounts.js";
+export { sealStoredMomoSecrets } from "./tenants/daraja-secrets.js";
 export * from "./payments/index.js";
 export { webhookEventTypes, type WebhookEventType } from "./webhooks/event-types.js";
 export { recordEvent, type NewEvent } from "./webhooks/events.js";
@@ -50,7 +50,7 @@ export { defaultWebhookRetrySchedule } from "./webhooks/retry-schedule.js";
 export { retentionRules, type RetentionRule, type RetentionKind } from "./retention/rules.js";
 export { pruneExpiredRows, type PruneOptions, type PruneReport } from "./retention/prune.js";
 export type { WebhookDeps } from "./webhooks/webhook-deps.js";
-export { paymentObject, type PaymentObject } from "./payments/kernel/payment-object.js";
+export { paymentObject, type PaymentObject } from "./payments/shared/payment-object.js";
 export { receiveDeliveryReport, type DeliveryReportReply } from "./sms/delivery-reports.js";
 export { recordSecurityEvent, type SecurityEventInput } from "./security-events/record.js";
 export { SECURITY_EVENT_TYPES, type SecurityEventDetails, type SecurityEventType } from "./security-events/event-types.js";

@@ -17,7 +17,7 @@ const doors: { name: string; pattern: RegExp; allowed: string[] }[] = [
       "shared/tenant.ts",
       "tenants/router.ts",
       // Start-up task over every tenant's settings.
-      "tenants/momo-secrets.ts",
+      "tenants/daraja-secrets.ts",
       // The signing keys are shared by every tenant.
       "auth/tokens/signing-keys.ts",
       // An API key names its tenant: the lookup by the key's hash is the one that cannot be scoped.
@@ -37,7 +37,7 @@ const doors: { name: string; pattern: RegExp; allowed: string[] }[] = [
       "payments/payouts/payout-reconciliation.ts",
       "payments/reversals/reversal-reconciliation.ts",
       // ...and keep the leases of the rows they claimed, of every tenant, while they work.
-      "payments/kernel/leased-sweep.ts",
+      "payments/shared/leased-sweep.ts",
       // The reconciler reads the tenant of each claimed row for its Daraja account.
       "payments/reconciliation.ts",
       // A C2B notification names only a short code: the tenant is found from it (tenant ids only), and
@@ -66,13 +66,13 @@ const doors: { name: string; pattern: RegExp; allowed: string[] }[] = [
     // A callback finds its payment or payout by Daraja's ids, which name no tenant; the settling that
     // follows stays on this transaction, as a tenant's client would need a second one and lose the locks.
     // A sign-in's session, refresh token and event (startSession), written with the user's tenant named.
-    allowed: ["payments/kernel/stored-callback.ts", "auth/service.ts"],
+    allowed: ["payments/shared/stored-callback.ts", "auth/service.ts"],
   },
   {
     name: "Database.autocommit (raw SQL outside Prisma, each statement its own transaction)",
     pattern: /\.autocommit\b/,
     // A callback applied without locks: the payment read by Daraja's ids, then settled in one guarded statement.
-    allowed: ["payments/kernel/stored-callback.ts"],
+    allowed: ["payments/shared/stored-callback.ts"],
   },
   {
     name: "Database.forTenant",
@@ -87,7 +87,7 @@ const doors: { name: string; pattern: RegExp; allowed: string[] }[] = [
       "api-keys/credential.ts",
       "payments/balance/balance-tenant.ts",
       "payments/stk/stk-reconciliation.ts",
-      "payments/kernel/leased-sweep.ts",
+      "payments/shared/leased-sweep.ts",
     ],
   },
 ];

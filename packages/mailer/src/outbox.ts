@@ -30,7 +30,7 @@ export interface OutboxStore {
    * due first, and leases them: in the same transaction, moves their next attempt to `now + leaseMs`,
    * so no other worker claims them while this one sends (FOR UPDATE SKIP LOCKED). Does not change
    * `attempts`. A worker that dies mid-send simply lets the lease run out and the mail is claimed again.
-   * At most `perTenant` mails of one tenant, taken in turns across tenants (@mteja/kernel's fairPick).
+   * At most `perTenant` mails of one tenant, taken in turns across tenants (@mteja/shared's fairPick).
    */
   claimDue(opts: { limit: number; now: Date; leaseMs: number; perTenant: number }): Promise<OutboxMail[]>;
   /** Records delivery; the row is never claimed again. Idempotent. */
@@ -40,7 +40,7 @@ export interface OutboxStore {
    * token) and sets the next attempt to `nextAttemptAt`. Must not touch a row already marked sent.
    */
   markFailed(id: string, opts: { error: string; nextAttemptAt: Date; attempts: number }): Promise<void>;
-  /** Renews the leases of mails being sent (@mteja/kernel's LeasedOutboxStore.renewLeases). */
+  /** Renews the leases of mails being sent (@mteja/shared's LeasedOutboxStore.renewLeases). */
   renewLeases?(held: readonly { id: string; until: Date }[], until: Date): Promise<readonly string[]>;
 }
 

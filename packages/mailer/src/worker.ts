@@ -1,5 +1,5 @@
-// The mail outbox runs on the one leased outbox worker of @mteja/kernel; this fixes what is mail's.
-import { createLeasedOutboxWorker, type LeasedOutboxWorker, type LeasedOutboxWorkerOptions, type OutboxRunResult } from "@mteja/kernel";
+// The mail outbox runs on the one leased outbox worker of @mteja/shared; this fixes what is mail's.
+import { createLeasedOutboxWorker, type LeasedOutboxWorker, type LeasedOutboxWorkerOptions, type OutboxRunResult } from "@mteja/shared";
 import { describeError, MailDeliveryError } from "./delivery-error.js";
 import type { MailLogger } from "./logger.js";
 import type { OutboxMail, OutboxStore } from "./outbox.js";
@@ -7,7 +7,7 @@ import type { MailTransport } from "./transport.js";
 
 export type { OutboxRunResult };
 
-/** The kernel worker's pacing options (interval, batch, lease, backoff, concurrency, jitter source), plus what is mail's. */
+/** The shared outbox worker's pacing options (interval, batch, lease, backoff, concurrency, jitter source), plus what is mail's. */
 export type OutboxWorkerOptions = Omit<LeasedOutboxWorkerOptions<OutboxMail, void>, "store" | "deliver" | "describeFailure" | "logFields" | "noun" | "logger"> & {
   store: OutboxStore;
   transport: MailTransport;

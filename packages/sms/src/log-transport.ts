@@ -1,4 +1,4 @@
-import type { OutboxLogger } from "@mteja/kernel";
+import type { OutboxLogger } from "@mteja/shared";
 import type { LoggedText, SmsTransport } from "./transport.js";
 
 /** Structured fields first, then a message: any pino logger fits. */

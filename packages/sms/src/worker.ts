@@ -1,5 +1,5 @@
-// The SMS outbox runs on the one leased outbox worker of @mteja/kernel, as the mail outbox does.
-import { createLeasedOutboxWorker, type LeasedOutboxStore, type LeasedOutboxWorker, type Random } from "@mteja/kernel";
+// The SMS outbox runs on the one leased outbox worker of @mteja/shared, as the mail outbox does.
+import { createLeasedOutboxWorker, type LeasedOutboxStore, type LeasedOutboxWorker, type Random } from "@mteja/shared";
 import { describeSmsError, SmsDeliveryError } from "./delivery-error.js";
 import type { SmsLogger } from "./log-transport.js";
 import type { OutboxText, SmsSendResult } from "./outbox.js";
@@ -14,7 +14,7 @@ export interface SmsOutboxWorkerOptions {
   random: Pick<Random, "int">;
   now?: () => Date;
   intervalMs?: number;
-  /** How long claimed texts stay reserved for this worker, renewed while they are sent (the kernel's default: 60 s). */
+  /** How long claimed texts stay reserved for this worker, renewed while they are sent (the shared folder's default: 60 s). */
   leaseMs?: number;
   baseBackoffMs?: number;
   maxBackoffMs?: number;

@@ -6,10 +6,10 @@
  */
 import { shopsOnSharedC2bToken, type Deps } from "@mteja/domain";
 
-export async function warnOfSharedC2bTokens(deps: Pick<Deps, "db" | "momo" | "config" | "logger">): Promise<void> {
+export async function warnOfSharedC2bTokens(deps: Pick<Deps, "db" | "daraja" | "config" | "logger">): Promise<void> {
   // Without a callback secret no callback is accepted at all.
-  if (!deps.momo.callbackTokens) return;
-  const shops = await shopsOnSharedC2bToken(deps.db.unscoped, { defaultTenantId: deps.config.defaultTenantId, platformShortcode: deps.momo.settings.platformShortcode });
+  if (!deps.daraja.callbackTokens) return;
+  const shops = await shopsOnSharedC2bToken(deps.db.unscoped, { defaultTenantId: deps.config.defaultTenantId, platformShortcode: deps.daraja.settings.platformShortcode });
   if (shops.length === 0) return;
   deps.logger.warn(
     { shops: shops.length },

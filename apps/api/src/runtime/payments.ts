@@ -1,6 +1,6 @@
 /**
  * The payments side of the composition root: the platform's Daraja account from the MOMO_* settings
- * (whose account each tenant uses is the domain's rule, tenants/momo-accounts.ts), the callback
+ * (whose account each tenant uses is the domain's rule, tenants/daraja-accounts.ts), the callback
  * addresses and the tokens of their secret (one per tenant, derived and kept by the object built here:
  * docs/mpesa.md#callback-tokens), the reconciliation worker, and, on the dev start, the Daraja
  * simulator in-process (dev-simulators.ts). Which Daraja a client talks to is daraja-provider.ts's
@@ -12,15 +12,15 @@ import {
   CALLBACK_ROUTE_PREFIX,
   callbackRoutes,
   createCallbackTokens,
-  createMomoAccounts,
+  createDarajaAccounts,
   createPaymentEvents,
   createReconciler,
   createStatusStreamSlots,
   type DataCipher,
   type PaymentPorts,
   type Logger,
-  type MomoDeps,
-  type PlatformMomoAccount,
+  type DarajaPorts,
+  type PlatformDarajaAccount,
   type ReconcileReport,
   type StatusStreamSlots,
 } from "@mteja/domain";
@@ -32,7 +32,9 @@ import { startDevDaraja } from "./dev-simulators.js";
 import { configuredCallbackUrls, type CallbackUrls } from "./payments-settings.js";
 
 export interface PaymentsRuntime {
-  momo: MomoDeps;
+  daraja: DarajaPorts;
+  /** The Daraja this service calls: MOMO_BASE_URL, or the dev start's simulator wherever it listens. */
+  darajaBaseUrl: string | undefined;
   /** Starts the reconciliation loop (every MOMO_RECONCILE_INTERVAL_MS; 0 = never, runOnce only). */
   start(): void;
   /** Stops the loop (waiting for the run in flight) and the in-process simulator, if any. */
@@ -40,11 +42,11 @@ export interface PaymentsRuntime {
 }
 
 /** The Daraja settings in effect: the MOMO_* settings, or the in-process simulator's. */
-interface EffectiveMomo extends Omit<PlatformMomoAccount, "b2c"> {
+interface EffectiveDarajaAccount extends Omit<PlatformDarajaAccount, "b2c"> {
   baseUrl: string;
   callbackSecret: string;
   /** The platform's own B2C account (the default tenant pays out from it unless it has its own). */
-  b2c?: PlatformMomoAccount["b2c"];
+  b2c?: PlatformDarajaAccount["b2c"];
   /**
    * Where each callback arrives, by kind, for the flows configured (the STK one always): without the
    * B2C ones no tenant can pay out, whoever's account it is.
@@ -53,7 +55,7 @@ interface EffectiveMomo extends Omit<PlatformMomoAccount, "b2c"> {
 }
 
 /** The account part of the settings in effect (without where Daraja is and where it calls back). */
-function platformAccount(effective: EffectiveMomo): PlatformMomoAccount {
+function platformAccount(effective: EffectiveDarajaAccount): PlatformDarajaAccount {
   const { baseUrl: _base, callbackSecret: _secret, callbackUrls: _urls, b2c, ...account } = effective;
   return { ...account, b2c };
 }
@@ -64,12 +66,12 @@ function simulatorWanted(settings: Settings): boolean {
   return settings.MTEJA_DEV_START && !settings.MOMO_BASE_URL && settings.NODE_ENV !== "production";
 }
 
-function fromSettings(settings: Settings): EffectiveMomo | undefined {
+function fromSettings(settings: Settings): EffectiveDarajaAccount | undefined {
   const s = settings;
   if (!s.MOMO_BASE_URL || !s.MOMO_CONSUMER_KEY || !s.MOMO_CONSUMER_SECRET || !s.MOMO_SHORTCODE || !s.MOMO_PASSKEY || !s.MOMO_CALLBACK_URL || !s.MOMO_CALLBACK_SECRET) {
     return undefined;
   }
-  const effective: EffectiveMomo = {
+  const effective: EffectiveDarajaAccount = {
     baseUrl: s.MOMO_BASE_URL,
     consumerKey: s.MOMO_CONSUMER_KEY,
     consumerSecret: s.MOMO_CONSUMER_SECRET,
@@ -92,7 +94,7 @@ function fromSettings(settings: Settings): EffectiveMomo | undefined {
 }
 
 interface DevSimulator {
-  effective: EffectiveMomo;
+  effective: EffectiveDarajaAccount;
   close(): Promise<void>;
 }
 
@@ -135,7 +137,7 @@ export interface PaymentsRuntimeOptions {
 export async function createPaymentsRuntime(settings: Settings, logger: Logger, getDeps: () => PaymentPorts, options: PaymentsRuntimeOptions): Promise<PaymentsRuntime> {
   const simulator = simulatorWanted(settings) ? await startDevSimulator(settings, logger) : undefined;
   const effective = simulator?.effective ?? fromSettings(settings);
-  if (!effective) logger.info({}, "M-Pesa is not configured (MOMO_BASE_URL unset): the momo operations answer PAYMENT_PROVIDER_UNAVAILABLE");
+  if (!effective) logger.info({}, "M-Pesa is not configured (MOMO_BASE_URL unset): the payment operations answer PAYMENT_PROVIDER_UNAVAILABLE");
 
   const reconciler = createReconciler(getDeps, {
     paceMs: settings.MOMO_RECONCILE_PACE_MS,
@@ -149,7 +151,7 @@ export async function createPaymentsRuntime(settings: Settings, logger: Logger, 
     db: options.db,
     now: options.now,
   });
-  const accounts = createMomoAccounts({
+  const accounts = createDarajaAccounts({
     platform: effective && platformAccount(effective),
     defaultTenantId: settings.DEFAULT_TENANT_ID,
     cipher: options.cipher,
@@ -157,7 +159,7 @@ export async function createPaymentsRuntime(settings: Settings, logger: Logger, 
     // Every use is live until test mode hands its own.
     connect: (account) => providers.connect(account, "live"),
   });
-  const momo: MomoDeps = {
+  const daraja: DarajaPorts = {
     darajaFor: accounts.darajaFor,
     hasPayoutAccount: accounts.hasPayoutAccount,
     b2cEnabled: effective?.callbackUrls.b2c_result !== undefined,
@@ -191,7 +193,8 @@ export async function createPaymentsRuntime(settings: Settings, logger: Logger, 
   };
 
   return {
-    momo,
+    daraja,
+    darajaBaseUrl: effective?.baseUrl,
     start: schedule,
     async close() {
       stopped = true;

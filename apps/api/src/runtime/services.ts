@@ -173,7 +173,7 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       nudgeMail: () => mail.nudge(),
       nudgeSms: () => sms.nudge(),
       events: overrides.events ?? unobservedEvents,
-      momo: payments.momo,
+      daraja: payments.daraja,
       webhooks: webhooks.deps,
       config: {
         nodeEnv: settings.NODE_ENV,
@@ -196,7 +196,7 @@ export async function createServices(settings: Settings, logger: Logger, overrid
     };
     let statusListener: StatusNotices | undefined;
     if (overrides.startWorkers !== false) {
-      const notices = startStatusNotices(settings, db, payments.momo.events, logger);
+      const notices = startStatusNotices(settings, db, payments.daraja.events, logger);
       if (notices) closers.add("payment status listener", () => notices.close());
       statusListener = notices;
       await warnOfSharedC2bTokens(deps);

@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { leases, outboxes, type Database } from "@mteja/db";
 import type { Logger, Random } from "@mteja/domain";
-import type { OutboxRunResult } from "@mteja/kernel";
+import type { OutboxRunResult } from "@mteja/shared";
 import { createSmsOutboxWorker, createSmsTransport } from "@mteja/sms";
 import type { Settings } from "../settings.js";
 import { startDevSms } from "./dev-simulators.js";

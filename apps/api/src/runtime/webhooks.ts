@@ -18,7 +18,7 @@ import {
   type Logger,
   type WebhookDeps,
 } from "@mteja/domain";
-import { createInFlightLedger } from "@mteja/kernel";
+import { createInFlightLedger } from "@mteja/shared";
 import { createWebhookSender, endpointUrlProblem } from "@mteja/webhooks";
 import type { Settings } from "../settings.js";
 

@@ -6,4 +6,4 @@
  */
 import { it } from "./fixture.js";
 
-it.override({ appEnv: {}, appOptions: {}, simOptions: {}, momoOptions: {} });
+it.override({ appEnv: {}, appOptions: {}, simOptions: {}, darajaOptions: {} });

@@ -14,18 +14,18 @@
  */
 import { test as base } from "vitest";
 import { startTestApp, type TestApp, type TestAppOptions } from "./app.js";
-import { startMomoApp, type MomoApp, type MomoAppOptions } from "./momo.js";
+import { startDarajaApp, type DarajaApp, type DarajaAppOptions } from "./daraja.js";
 import { startSimulator, type Simulator } from "./simulator.js";
 import { startSmsApp, type SmsApp } from "./sms.js";
 
 /** The momo app's options; `b2c: true` pays out with the simulator's SecurityCredential. */
-export type MomoOptions = Omit<MomoAppOptions, "darajaUrl" | "b2c"> & { b2c?: boolean };
+export type DarajaOptions = Omit<DarajaAppOptions, "darajaUrl" | "b2c"> & { b2c?: boolean };
 export type SimulatorOptions = NonNullable<Parameters<typeof startSimulator>[0]>;
 
 export interface Launcher {
   app(env?: Record<string, string>, options?: TestAppOptions): Promise<TestApp>;
   smsApp(env?: Record<string, string>, options?: TestAppOptions): Promise<SmsApp>;
-  momo(options: MomoAppOptions): Promise<MomoApp>;
+  momo(options: DarajaAppOptions): Promise<DarajaApp>;
   sim(options?: SimulatorOptions): Promise<Simulator>;
 }
 
@@ -33,7 +33,7 @@ export const test = base
   .extend("appEnv", { scope: "file" }, {} as Record<string, string>)
   .extend("appOptions", { scope: "file" }, {} as TestAppOptions)
   .extend("simOptions", { scope: "file" }, {} as SimulatorOptions)
-  .extend("momoOptions", { scope: "file" }, {} as MomoOptions)
+  .extend("darajaOptions", { scope: "file" }, {} as DarajaOptions)
   .extend("sim", { scope: "file" }, async ({ simOptions }, { onCleanup }): Promise<Simulator> => {
     const sim = await startSimulator(simOptions);
     onCleanup(() => sim.close());
@@ -48,7 +48,7 @@ export const test = base
     return {
       app: async (env = {}, options = {}) => kept(await startTestApp(env, options)),
       smsApp: async (env = {}, options = {}) => kept(await startSmsApp(env, options)),
-      momo: async (options) => kept(await startMomoApp(options)),
+      momo: async (options) => kept(await startDarajaApp(options)),
       sim: async (options = {}) => kept(await startSimulator(options)),
     };
   })
@@ -56,9 +56,9 @@ export const test = base
   // The service texting through an SMS simulator of its own (support/sms.ts), with the same options as `app`.
   .extend("smsApp", { scope: "file" }, async ({ appEnv, appOptions, launch }): Promise<SmsApp> => launch.smsApp(appEnv, appOptions))
   // Closed before the simulator it calls (fixtures are torn down in the reverse order of their set-up).
-  .extend("momo", { scope: "file" }, async ({ sim, momoOptions }, { onCleanup }): Promise<MomoApp> => {
-    const { b2c, ...options } = momoOptions;
-    const momo = await startMomoApp({ ...options, darajaUrl: sim.url, ...(b2c ? { b2c: { securityCredential: sim.securityCredential } } : {}) });
+  .extend("momo", { scope: "file" }, async ({ sim, darajaOptions }, { onCleanup }): Promise<DarajaApp> => {
+    const { b2c, ...options } = darajaOptions;
+    const momo = await startDarajaApp({ ...options, darajaUrl: sim.url, ...(b2c ? { b2c: { securityCredential: sim.securityCredential } } : {}) });
     onCleanup(() => momo.close());
     return momo;
   });

@@ -1,7 +1,7 @@
 /** A shop of a momo test app as its backend sees it: its API key, its webhook endpoints, its customers' payments. */
 import { expect } from "vitest";
 import { adminKey, registerUser, RestClient } from "./app.js";
-import type { MomoApp } from "./momo.js";
+import type { DarajaApp } from "./daraja.js";
 import { waitFor } from "./wait.js";
 
 export async function createApiKey(url: string, tenantId: string): Promise<string> {
@@ -11,7 +11,7 @@ export async function createApiKey(url: string, tenantId: string): Promise<strin
 }
 
 /** A shop of the momo app: its API key, its endpoints and its customers' payments. */
-export function shopOf(t: MomoApp, tenantId: string, key: string) {
+export function shopOf(t: DarajaApp, tenantId: string, key: string) {
   const call = (method: string, path: string, body?: unknown) => new RestClient(t.url, "").request(method, path, { ...(body !== undefined ? { body } : {}), token: key });
   return {
     call,

@@ -1,11 +1,11 @@
 /**
  * The momo_callbacks table: every Daraja callback, stored verbatim before anything else
- * (docs/mpesa.md#callbacks), then the outcome applying it came to. Momo callbacks belong to no tenant:
+ * (docs/mpesa.md#callbacks), then the outcome applying it came to. Daraja callbacks belong to no tenant:
  * callers use the unscoped client or a raw transaction. What an outcome means, and when a callback is
  * held, flagged or applied, is the payments area's rule; these functions only write what they are told.
  */
 import { Prisma } from "../generated/prisma/client.js";
-import type { MomoCallbackModel } from "../generated/prisma/models.js";
+import type { DarajaCallbackModel } from "../generated/prisma/models.js";
 import type { SqlRunner } from "../migrator.js";
 import { paymentsTable, payoutsTable, reversalsTable } from "../model-rows.js";
 import type { RawSql } from "../raw-sql.js";
@@ -55,7 +55,7 @@ export async function recordAnswer(
   id: string,
   answer: { outcome: string; flagReason: string | null },
 ): Promise<void> {
-  await prismaOf(client).momoCallback.update({
+  await prismaOf(client).darajaCallback.update({
     where: { id },
     data: { outcome: answer.outcome, flagReason: answer.flagReason },
   });
@@ -63,12 +63,12 @@ export async function recordAnswer(
 
 /** Replaces the stored body (a shorter copy of it). */
 export async function replaceBody(client: AnyClient, id: string, rawBody: string): Promise<void> {
-  await prismaOf(client).momoCallback.updateMany({ where: { id }, data: { rawBody } });
+  await prismaOf(client).darajaCallback.updateMany({ where: { id }, data: { rawBody } });
 }
 
 /** A callback stored `accepted` and linked to no payment yet: what applying it again needs. */
 export type HeldCallback = Pick<
-  MomoCallbackModel,
+  DarajaCallbackModel,
   "id" | "rawBody" | "receivedAt" | "accountReference" | "tokenTenantId" | "correlationId"
 >;
 
@@ -80,7 +80,7 @@ export function listHeld(
   client: AnyClient,
   held: { kind: string; correlationId?: string | undefined; receivedSince?: Date | undefined; limit: number },
 ): Promise<HeldCallback[]> {
-  return prismaOf(client).momoCallback.findMany({
+  return prismaOf(client).darajaCallback.findMany({
     where: {
       kind: held.kind,
       outcome: "accepted",
@@ -103,7 +103,7 @@ export function listHeld(
 
 /** Flags a callback that is still `accepted` and linked to no payment; whether it did. */
 export async function flagIfHeld(client: AnyClient, id: string, flagReason: string): Promise<boolean> {
-  const flagged = await prismaOf(client).momoCallback.updateMany({
+  const flagged = await prismaOf(client).darajaCallback.updateMany({
     where: { id, outcome: "accepted", paymentId: null },
     data: { outcome: "flagged", flagReason },
   });
@@ -141,7 +141,7 @@ export interface UnlessHandled {
 
 /** A stored callback as its outcome was recorded: what callback.flagged reports. */
 export type RecordedCallback = Pick<
-  MomoCallbackModel,
+  DarajaCallbackModel,
   "id" | "kind" | "receivedAt" | "flagReason" | "paymentId" | "payoutId"
 >;
 

@@ -140,7 +140,7 @@ export function callbacksNaming(
   ids: readonly string[],
   page: { after: string | undefined; limit: number },
 ): Promise<{ id: string; rawBody: string }[]> {
-  return prismaOf(db).momoCallback.findMany({
+  return prismaOf(db).darajaCallback.findMany({
     where: { correlationId: { in: [...ids] }, ...(page.after ? { id: { gt: page.after } } : {}) },
     orderBy: { id: "asc" },
     take: page.limit,
@@ -150,5 +150,5 @@ export function callbacksNaming(
 
 /** A stored callback's body replaced, in one statement of its own (the row is locked only while it is written). */
 export async function rewriteCallbackBody(db: AnyClient, id: string, rawBody: string): Promise<void> {
-  await prismaOf(db).momoCallback.updateMany({ where: { id }, data: { rawBody } });
+  await prismaOf(db).darajaCallback.updateMany({ where: { id }, data: { rawBody } });
 }

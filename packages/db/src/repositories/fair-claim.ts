@@ -1,6 +1,6 @@
 /**
  * The one fair claim of the leased workers (webhook deliveries, mail_outbox, sms_outbox): one statement
- * that picks rows by the fair share of @mteja/kernel's `fairPick` (a tenant at most its share, in turns
+ * that picks rows by the fair share of @mteja/shared's `fairPick` (a tenant at most its share, in turns
  * across tenants — docs/webhooks.md#fairness), locks the rows it picked with FOR UPDATE SKIP LOCKED,
  * checking again that each is still claimable, and leases them. Only the rows taken are locked and
  * leased, so rows left behind stay free for this instance's next claim and for other instances.

@@ -16,7 +16,7 @@ export interface OutboxClaim {
   now: Date;
   leaseMs: number;
   /**
-   * Rows of one tenant in the claim at most (a quarter of the batch: @mteja/kernel's quarterShare); no
+   * Rows of one tenant in the claim at most (a quarter of the batch: @mteja/shared's quarterShare); no
    * cap when absent.
    */
   perTenant?: number;

@@ -6,7 +6,7 @@ import { dataRights, users } from "@mteja/db";
 import { fullView } from "../addresses/service.js";
 import { noStore } from "../shared/request.js";
 import { DomainError } from "../shared/errors.js";
-import { toServerPaymentView } from "../payments/kernel/payment-object.js";
+import { toServerPaymentView } from "../payments/shared/payment-object.js";
 import { recordSecurityEvent } from "../security-events/record.js";
 import { toSecurityEventView } from "../security-events/reads.js";
 import type { AuthedCtx } from "./ports.js";

@@ -3,7 +3,7 @@ import { envelope } from "../shared/envelope.js";
 import { oneLineString, passwordField } from "../shared/fields.js";
 import { fullAddress } from "../addresses/schemas.js";
 import { meView } from "../profile/schemas.js";
-import { serverPaymentView } from "../payments/kernel/schemas.js";
+import { serverPaymentView } from "../payments/shared/schemas.js";
 import { securityEventView } from "../security-events/schemas.js";
 import { requirePasswordOrSmsCode, smsCodeProofField } from "../auth/phone/schemas.js";
 

@@ -4,7 +4,7 @@
  * hand it here (with settleIntentOf's answer, intent-settlement.ts).
  */
 import { intents, type PaymentModel, type RawSql } from "@mteja/db";
-import { paymentSettledEvent } from "../payments/kernel/settled-events.js";
+import { paymentSettledEvent } from "../payments/shared/settled-events.js";
 import { recordEvent, type EventIds } from "../webhooks/events.js";
 import type { IntentSettled } from "./intent-settlement.js";
 import { toIntentView } from "./views.js";

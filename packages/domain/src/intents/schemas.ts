@@ -1,10 +1,10 @@
-/** Inputs and outputs of the payment intent operations (docs/payment-intents.md); a payment as the server API shows it is the kernel's (serverPaymentView). */
+/** Inputs and outputs of the payment intent operations (docs/payment-intents.md); a payment as the server API shows it is the shared folder's (serverPaymentView). */
 import { STK_AMOUNT_MAX, STK_AMOUNT_MIN, STK_TRANSACTION_DESC_MAX_LENGTH } from "@mteja/daraja";
 import { z } from "zod";
 import { envelope } from "../shared/envelope.js";
 import { oneLineString, uncoerced } from "../shared/fields.js";
-import { serverPaymentView, wholeShillings } from "../payments/kernel/schemas.js";
-import { intentIdField } from "../payments/kernel/intent-id.js";
+import { serverPaymentView, wholeShillings } from "../payments/shared/schemas.js";
+import { intentIdField } from "../payments/shared/intent-id.js";
 import { intentStatuses } from "./intent-transitions.js";
 
 export const REFERENCE_PATTERN = /^[A-Za-z0-9]{1,12}$/;

@@ -2,8 +2,8 @@
 import { payments } from "@mteja/db";
 import { DomainError } from "../shared/errors.js";
 import type { TenantCtx } from "./ports.js";
-import type { ServerPaymentView } from "../payments/kernel/schemas.js";
-import { toServerPaymentView } from "../payments/kernel/payment-object.js";
+import type { ServerPaymentView } from "../payments/shared/schemas.js";
+import { toServerPaymentView } from "../payments/shared/payment-object.js";
 
 export async function getServerPayment(ctx: TenantCtx, id: string): Promise<ServerPaymentView> {
   const row = await payments.findWithLatestReversal(ctx.db, id);

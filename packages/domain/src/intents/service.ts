@@ -7,7 +7,7 @@
 import { intents, isUniqueViolation, users } from "@mteja/db";
 import { sha256 } from "../shared/secrets.js";
 import { DomainError } from "../shared/errors.js";
-import { checkTenantAmount, idempotencyKeyOf, keyReusedError } from "../payments/kernel/request-rules.js";
+import { checkTenantAmount, idempotencyKeyOf, keyReusedError } from "../payments/shared/request-rules.js";
 import type { TenantCtx } from "./ports.js";
 import { expireDueIntents } from "./intent-expiry.js";
 import { openIntentStatuses, statusesAllowing } from "./intent-transitions.js";

@@ -1,5 +1,5 @@
 /** How the server API shows a payment intent (docs/payment-intents.md#objects). */
-import { toServerPaymentView } from "../payments/kernel/payment-object.js";
+import { toServerPaymentView } from "../payments/shared/payment-object.js";
 import { isIntentStatus, type IntentStatus } from "./intent-transitions.js";
 import type { intents } from "@mteja/db";
 import type { IntentView } from "./schemas.js";

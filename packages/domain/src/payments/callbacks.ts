@@ -2,7 +2,7 @@
  * Daraja's callbacks (docs/mpesa.md#callbacks): STK results, B2C results, B2C timeouts, Transaction Status
  * results, reversal results, time-outs and status results, and C2B validations and confirmations. Each one is
  *
- *  1. checked for its token (kernel/callback-tokens.ts: the `tenant=` it names' own token, or the old form,
+ *  1. checked for its token (shared/callback-tokens.ts: the `tenant=` it names' own token, or the old form,
  *     MOMO_CALLBACK_SECRET itself; constant time; missing or wrong → 403, stored as 'rejected' up to
  *     the unauthenticated_callbacks_stored limit, 60 a minute by default);
  *  2. stored verbatim in momo_callbacks before anything else, with the tenant its token speaks for (bad
@@ -10,17 +10,17 @@
  *     unmatched_callbacks_stored_per_tenant a minute has its body cut to 8 KiB (keptUnsettled, below);
  *  3. applied exactly once in a transaction holding the payment's (payout's) row lock, and the stored
  *     row records what it did: applied | duplicate | flagged (with flag_reason) | accepted — or
- *     rejected (403) when the token does not speak for the row it names (kernel/callback-authority.ts);
+ *     rejected (403) when the token does not speak for the row it names (shared/callback-authority.ts);
  *  4. answered `{ "ResultCode": 0, "ResultDesc": "Accepted" }` only after that commit (C2B: the
  *     validation's accept or rejection code; the confirmation's `{ "ResultCode": 0, "ResultDesc": "Success" }`).
  *
- * Step 3 is kernel/stored-callback.ts, with what each kind reads and settles declared by its flow
+ * Step 3 is shared/stored-callback.ts, with what each kind reads and settles declared by its flow
  * (`<flow>/flow.ts`, listed in flows.ts): this file knows no flow.
  */
 import { callbacks } from "@mteja/db";
-import type { PaymentPorts } from "./kernel/ports.js";
-import { ACCEPTED_ANSWER, type CallbackHandling, type StoredCallback } from "./kernel/flow.js";
-import type { CallbackOutcome, StoredApplyResult } from "./kernel/stored-callback.js";
+import type { PaymentPorts } from "./shared/ports.js";
+import { ACCEPTED_ANSWER, type CallbackHandling, type StoredCallback } from "./shared/flow.js";
+import type { CallbackOutcome, StoredApplyResult } from "./shared/stored-callback.js";
 import { callbackRouteOf, type CallbackKind } from "./flows.js";
 
 export type { CallbackKind };
@@ -125,13 +125,13 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
 
 /** Handles one inbound callback end to end and says how to answer it. */
 export async function receiveCallback(deps: PaymentPorts, callback: InboundCallback): Promise<CallbackReply> {
-  const { settings } = deps.momo;
+  const { settings } = deps.daraja;
   if (settings.callbackAllowedIps.length > 0 && !settings.callbackAllowedIps.includes(callback.sourceIp)) {
     // Log only: Safaricom's addresses change without notice; the secret token is the check that counts.
     deps.logger.warn({ kind: callback.kind, sourceIp: callback.sourceIp }, "momo callback from an address outside MOMO_CALLBACK_ALLOWED_IPS");
   }
 
-  const authority = deps.momo.callbackTokens?.authenticate(callback.tenant, callback.token);
+  const authority = deps.daraja.callbackTokens?.authenticate(callback.tenant, callback.token);
   if (!authority) {
     const reason = callback.token === undefined ? "no token" : "wrong token";
     // Kept for audit, but bounded in size and number: anyone can post here without the secret.

@@ -1,13 +1,13 @@
 /**
  * The registry of payment flows (docs/mpesa.md#the-flow-registry): one line per Daraja flow, each
  * declared in its own folder (`<flow>/flow.ts`). Everything that must know every flow reads this list:
- * the callback route and its OpenAPI operations (apps/api/src/http/momo-callbacks.ts), the callback
+ * the callback route and its OpenAPI operations (apps/api/src/http/daraja-callbacks.ts), the callback
  * URL settings (apps/api/src/runtime/payments-settings.ts), the dispatcher (callbacks.ts), the
  * reconciler (reconciliation.ts), the retention of stored callbacks and the dev start's simulator wiring.
  */
 import { balanceFlow } from "./balance/flow.js";
 import { c2bFlow } from "./c2b/flow.js";
-import type { CallbackRoute, DarajaFlow } from "./kernel/flow.js";
+import type { CallbackRoute, DarajaFlow } from "./shared/flow.js";
 import { payoutsFlow } from "./payouts/flow.js";
 import { reversalsFlow } from "./reversals/flow.js";
 import { stkFlow } from "./stk/flow.js";

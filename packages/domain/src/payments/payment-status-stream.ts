@@ -12,10 +12,10 @@
 import { payments, type PaymentModel } from "@mteja/db";
 import { DomainError, toTrpcError } from "../shared/errors.js";
 import { assertLiveSession } from "../auth/sessions/sessions.js";
-import type { AuthedCtx } from "./kernel/ports.js";
-import { isTerminalPayment } from "./kernel/payment-views.js";
-import type { PaymentStatus, PaymentStatusUpdate } from "./kernel/schemas.js";
-import { MAX_OPEN_STATUS_STREAMS_PER_USER, type StatusStreamSlot } from "./kernel/status-stream-slots.js";
+import type { AuthedCtx } from "./shared/ports.js";
+import { isTerminalPayment } from "./shared/payment-views.js";
+import type { PaymentStatus, PaymentStatusUpdate } from "./shared/schemas.js";
+import { MAX_OPEN_STATUS_STREAMS_PER_USER, type StatusStreamSlot } from "./shared/status-stream-slots.js";
 import { findVisiblePayment } from "./stk/stk-query.js";
 
 export const STATUS_RECHECK_MS = 2_000;
@@ -40,7 +40,7 @@ function tooManyStreams(): DomainError {
 /** Checks access and takes one of the user's slots first (so NOT_FOUND and RATE_LIMITED are ordinary errors), then streams. */
 export async function openPaymentStatusStream(ctx: AuthedCtx, checkoutRequestId: string, signal: AbortSignal | undefined): Promise<AsyncGenerator<PaymentStatusUpdate>> {
   const payment = await findVisiblePayment(ctx, checkoutRequestId);
-  const slot = await ctx.deps.momo.statusStreams.take(`${ctx.tenant.id}:${ctx.auth.sub}`);
+  const slot = await ctx.deps.daraja.statusStreams.take(`${ctx.tenant.id}:${ctx.auth.sub}`);
   if (!slot) throw tooManyStreams();
   // The stream gives the slot back when it ends; a connection closed before the stream ever started does here.
   if (signal?.aborted) slot.release();
@@ -72,7 +72,7 @@ async function* followPayment(ctx: AuthedCtx, initial: PaymentModel, signal: Abo
     changed = true;
     wake?.();
   };
-  const unsubscribe = ctx.deps.momo.events.subscribe(payment.id, notify);
+  const unsubscribe = ctx.deps.daraja.events.subscribe(payment.id, notify);
   const onAbort = () => wake?.();
   signal?.addEventListener("abort", onAbort);
   const { clock } = ctx.deps;

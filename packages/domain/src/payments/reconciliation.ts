@@ -15,7 +15,7 @@
  * Steps 1-4 are the sweeps each flow declares (`<flow>/flow.ts`), run in the order of the flow
  * registry (flows.ts): stk/stk-reconciliation.ts, payouts/payout-reconciliation.ts,
  * reversals/reversal-reconciliation.ts; the claiming, leasing, backoff and pacing they share are
- * kernel/leased-sweep.ts.
+ * shared/leased-sweep.ts.
  *
  * Giving up: Daraja ends every prompt within minutes (1037 / 1019 are terminal), so a payment that
  * Daraja still cannot settle 24 hours after it was created is marked FAILED ("reconciliation
@@ -25,9 +25,9 @@
  */
 import { tenants as tenantsRepository } from "@mteja/db";
 import type { DarajaClient } from "@mteja/daraja";
-import type { PaymentPorts } from "./kernel/ports.js";
+import type { PaymentPorts } from "./shared/ports.js";
 import { toTenant, type Tenant } from "../shared/tenant.js";
-import { defaultReconcileOptions, type ReconcileOptions, type ReconcileReport, type SweepRun } from "./kernel/leased-sweep.js";
+import { defaultReconcileOptions, type ReconcileOptions, type ReconcileReport, type SweepRun } from "./shared/leased-sweep.js";
 import { sweepExpiredIntents } from "../intents/intent-expiry-sweep.js";
 import { darajaFlows } from "./flows.js";
 
@@ -74,7 +74,7 @@ export function createReconciler(getDeps: () => PaymentPorts, overrides: Partial
       };
       const clientFor = async (tenantId: string): Promise<DarajaClient | null> => {
         const tenant = await tenantOf(tenantId);
-        return tenant ? deps.momo.darajaFor(tenant) : null;
+        return tenant ? deps.daraja.darajaFor(tenant) : null;
       };
 
       const run: SweepRun = { deps, options, report, clientFor, pace };

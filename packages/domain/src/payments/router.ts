@@ -20,7 +20,7 @@ import {
   stkPushOutput,
   stkQueryInput,
   stkQueryOutput,
-} from "./kernel/schemas.js";
+} from "./shared/schemas.js";
 import { stkPush } from "./stk/stk-push.js";
 import { stkQuery } from "./stk/stk-query.js";
 

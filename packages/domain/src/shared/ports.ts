@@ -4,9 +4,9 @@
  * packages/domain/test/ports-only.test.ts keeps it that way.
  */
 import { randomBytes, randomInt, randomUUID } from "node:crypto";
-import type { Clock, Random } from "@mteja/kernel";
+import type { Clock, Random } from "@mteja/shared";
 
-// The port types are shared with the packages the domain does not own (the mailer): @mteja/kernel.
+// The port types are shared with the packages the domain does not own (the mailer): @mteja/shared.
 export type { Clock, Random };
 
 function sleepFor(ms: number, signal?: AbortSignal): Promise<void> {

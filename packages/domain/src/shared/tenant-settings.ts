@@ -5,7 +5,7 @@ import { oneLineString, uncoerced } from "./fields.js";
 /** What the admin API shows, and accepts back, in place of a stored Daraja secret. */
 export const MASKED_SECRET = "set";
 
-/** Daraja secrets: encrypted at rest (./momo-secrets.ts) and never shown. */
+/** Daraja secrets: encrypted at rest (./daraja-secrets.ts) and never shown. */
 export const MOMO_SECRET_FIELDS = ["consumerSecret", "passkey", "securityCredential"] as const;
 export type MomoSecretField = (typeof MOMO_SECRET_FIELDS)[number];
 
@@ -103,7 +103,7 @@ function lenient<T extends Fields>(fields: T) {
 /**
  * Settings as stored: secrets are ciphertext (longer than a secret may be on input). Read field by
  * field, so one unreadable value never drops the rest: a tenant must never lose its own short code
- * and fall back to the platform's (a group missing a field is unusable, see ./momo-accounts.ts).
+ * and fall back to the platform's (a group missing a field is unusable, see ./daraja-accounts.ts).
  */
 const storedMomoSchema = lenient({
   ...momoFields,

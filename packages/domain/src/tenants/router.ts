@@ -5,7 +5,7 @@ import { envelope, ok } from "../shared/envelope.js";
 import { oneLineString, uncoerced } from "../shared/fields.js";
 import { adminApiProcedure, createTRPCRouter } from "../trpc.js";
 import { toTenant } from "../shared/tenant.js";
-import { maskSecrets } from "./momo-secrets.js";
+import { maskSecrets } from "./daraja-secrets.js";
 import { tenantIdSchema, tenantSettingsPatchSchema, tenantSettingsSchema } from "../shared/tenant-settings.js";
 import { nextTenantSettings } from "./settings-update.js";
 import { setUserRole } from "./user-roles.js";

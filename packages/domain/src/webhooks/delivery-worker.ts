@@ -12,7 +12,7 @@
  * holds its own share of the slots for the time-out, and nobody else's.
  */
 import { leases, webhooks } from "@mteja/db";
-import { createLeaseKeeper, type InFlightLedger, type LeaseKeeper } from "@mteja/kernel";
+import { createLeaseKeeper, type InFlightLedger, type LeaseKeeper } from "@mteja/shared";
 import { signatureHeader, type WebhookRequest, type WebhookResponse } from "@mteja/webhooks";
 import type { WebhookPorts } from "./ports.js";
 import { signingSecrets } from "./endpoint-secrets.js";
@@ -46,7 +46,7 @@ export const deliveriesPerEndpoint = 2;
 /** `lost`: its lease was lost while it was being sent (the database was away); another instance sends it. */
 export type DeliveryResult = "delivered" | "retrying" | "failed" | "dropped" | "lost";
 
-/** Keeps the leases of the deliveries this instance is sending (@mteja/kernel's lease keeper). */
+/** Keeps the leases of the deliveries this instance is sending (@mteja/shared's lease keeper). */
 export function createDeliveryLeases(
   getDeps: () => WebhookPorts,
   options: DeliveryOptions,

@@ -5,7 +5,7 @@
  * (the worker claims the delivery rows, whichever instance and however often it restarts).
  */
 import { webhooks, type RawSql } from "@mteja/db";
-import type { Random } from "@mteja/kernel";
+import type { Random } from "@mteja/shared";
 import type { WebhookEventData, WebhookEventType } from "./event-types.js";
 
 export interface NewEvent {

@@ -3,7 +3,7 @@
  * delay of the schedule; once the schedule is used up the delivery has failed for good. The default
  * is about 30 s, 2 min, 10 min, 1 h, then hourly, for 3 days (WEBHOOK_RETRY_SCHEDULE replaces it).
  *
- * A fixed list rather than @mteja/kernel's doubling backoff: the contract names these delays and a
+ * A fixed list rather than @mteja/shared's doubling backoff: the contract names these delays and a
  * total of 3 days, which a doubling policy cannot express, and tests set the list to `0,0,0`.
  */
 export const defaultWebhookRetrySchedule: readonly number[] = [30, 120, 600, ...Array.from({ length: 72 }, () => 3600)];

@@ -44,9 +44,9 @@ describe("the erasure's evidence passes, in batches", () => {
     // Five callbacks of their first payment (a result sent again and again), one of the other customer's.
     const stk = (checkoutRequestId: string) => JSON.stringify({ Body: { stkCallback: { CheckoutRequestID: checkoutRequestId, CallbackMetadata: { Item: [{ Name: "PhoneNumber", Value: Number(phone) }] } } } });
     for (let i = 0; i < 5; i += 1) {
-      await db.momoCallback.create({ data: { kind: "stkpush", rawBody: stk(mine[0]!.checkoutRequestId!), receivedAt: now, outcome: "duplicate", correlationId: mine[0]!.checkoutRequestId } });
+      await db.darajaCallback.create({ data: { kind: "stkpush", rawBody: stk(mine[0]!.checkoutRequestId!), receivedAt: now, outcome: "duplicate", correlationId: mine[0]!.checkoutRequestId } });
     }
-    await db.momoCallback.create({ data: { kind: "stkpush", rawBody: stk(theirs.checkoutRequestId!), receivedAt: now, outcome: "applied", correlationId: theirs.checkoutRequestId } });
+    await db.darajaCallback.create({ data: { kind: "stkpush", rawBody: stk(theirs.checkoutRequestId!), receivedAt: now, outcome: "applied", correlationId: theirs.checkoutRequestId } });
 
     const tenant = await db.tenant.findUniqueOrThrow({ where: { id: defaultTenantId } });
     const ctx = { deps: service.deps, tenant, db: service.deps.db.forTenant(defaultTenantId) } as unknown as TenantCtx;
@@ -62,7 +62,7 @@ describe("the erasure's evidence passes, in batches", () => {
     const texts = await db.smsOutbox.findMany({ where: { tenantId: defaultTenantId, sentAt: { not: null }, body: { contains: "00000 is your code" } } });
     expect(texts.map((text) => text.toPhone)).toEqual(Array(5).fill(masked));
     expect((await db.smsOutbox.findUniqueOrThrow({ where: { id: unsent.id } })).toPhone).toBe(`+${phone}`);
-    const callbacks = await db.momoCallback.findMany({ where: { correlationId: { in: [mine[0]!.checkoutRequestId!, theirs.checkoutRequestId!] } } });
+    const callbacks = await db.darajaCallback.findMany({ where: { correlationId: { in: [mine[0]!.checkoutRequestId!, theirs.checkoutRequestId!] } } });
     expect(callbacks.filter((c) => c.correlationId === mine[0]!.checkoutRequestId).map((c) => JSON.parse(c.rawBody).Body.stkCallback.CallbackMetadata.Item[0].Value)).toEqual(Array(5).fill(masked));
     expect(callbacks.find((c) => c.correlationId === theirs.checkoutRequestId)!.rawBody).toContain(phone);
   });

@@ -98,7 +98,7 @@ export async function createServiceDeps(options: { random?: Random } = {}): Prom
     nudgeMail: () => {},
     logger: silent,
     events: unobservedEvents,
-    momo: {
+    daraja: {
       darajaFor: () => null,
       hasPayoutAccount: () => false,
       b2cEnabled: false,

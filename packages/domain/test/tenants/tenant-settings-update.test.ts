@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { DomainError, toErrorEnvelope } from "../../src/shared/errors.js";
 import { createDataCipher } from "../../src/shared/data-cipher.js";
-import { maskSecrets, revealSecret } from "../../src/tenants/momo-secrets.js";
+import { maskSecrets, revealSecret } from "../../src/tenants/daraja-secrets.js";
 import { missingCredentialFields } from "../../src/shared/tenant-settings.js";
 import { nextTenantSettings } from "../../src/tenants/settings-update.js";
 

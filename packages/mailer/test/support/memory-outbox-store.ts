@@ -1,4 +1,4 @@
-import { fairPick } from "@mteja/kernel";
+import { fairPick } from "@mteja/shared";
 import type { NewOutboxMail, OutboxMail, OutboxStore } from "../../src/index.js";
 
 export interface OutboxRow extends OutboxMail {

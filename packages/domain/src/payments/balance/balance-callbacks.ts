@@ -1,6 +1,6 @@
 /**
  * Account Balance results and time-outs (docs/mpesa.md#account-balance): read into what they say of the
- * request they name, then applied once to it under its row lock (kernel/stored-callback.ts). A result
+ * request they name, then applied once to it under its row lock (shared/stored-callback.ts). A result
  * settles a request still pending; anything after that is a duplicate. No money moves: the stored
  * callback is linked to no payment.
  */
@@ -11,11 +11,11 @@ import {
   type AccountBalanceEntry,
 } from "@mteja/daraja";
 import { accountBalances } from "@mteja/db";
-import { refusalOf } from "../kernel/callback-authority.js";
-import type { CallbackAuthority } from "../kernel/callback-tokens.js";
-import type { Parse } from "../kernel/flow.js";
-import type { PaymentPorts } from "../kernel/ports.js";
-import { applyStoredCallback, refusedVerdict, type StoredApplyResult } from "../kernel/stored-callback.js";
+import { refusalOf } from "../shared/callback-authority.js";
+import type { CallbackAuthority } from "../shared/callback-tokens.js";
+import type { Parse } from "../shared/flow.js";
+import type { PaymentPorts } from "../shared/ports.js";
+import { applyStoredCallback, refusedVerdict, type StoredApplyResult } from "../shared/stored-callback.js";
 import type { BalanceStatus } from "./schemas.js";
 
 export type BalanceCallbackKind = "balance_result" | "balance_timeout";

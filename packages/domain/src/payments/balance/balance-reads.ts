@@ -2,7 +2,7 @@
 import { accountBalances, type AccountBalanceModel } from "@mteja/db";
 import type { AccountBalanceEntry } from "@mteja/daraja";
 import { DomainError } from "../../shared/errors.js";
-import type { Context } from "../kernel/ports.js";
+import type { Context } from "../shared/ports.js";
 import { tenantNamed } from "./balance-tenant.js";
 import type { BalanceStatus, BalanceView } from "./schemas.js";
 

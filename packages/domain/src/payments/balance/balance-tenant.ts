@@ -5,7 +5,7 @@
 import type { TenantDb } from "@mteja/db";
 import { DomainError } from "../../shared/errors.js";
 import type { Tenant } from "../../shared/tenant.js";
-import type { Context } from "../kernel/ports.js";
+import type { Context } from "../shared/ports.js";
 
 export async function tenantNamed(ctx: Context, id: string): Promise<{ tenant: Tenant; db: TenantDb }> {
   const tenant = await ctx.deps.tenants.find(id);

@@ -3,7 +3,7 @@
  * shop's request for its B2C short code's balance (docs/mpesa.md#account-balance). No money moves, and
  * nothing is swept: a request whose result never comes stays pending, and the shop asks again.
  */
-import { defineCallback, type CallbackDoc, type CallbackUrlRule, type DarajaFlow } from "../kernel/flow.js";
+import { defineCallback, type CallbackDoc, type CallbackUrlRule, type DarajaFlow } from "../shared/flow.js";
 import { applyStoredBalanceCallback, parseBalanceCallback, type BalanceCallbackKind } from "./balance-callbacks.js";
 
 function balanceCallback<const Url extends CallbackUrlRule>(

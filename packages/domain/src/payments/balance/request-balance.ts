@@ -8,9 +8,9 @@
  */
 import { DarajaError } from "@mteja/daraja";
 import { accountBalances } from "@mteja/db";
-import { callbackUrlFor } from "../kernel/flow.js";
-import type { Context } from "../kernel/ports.js";
-import { certainlyNotActedOn, lastErrorOf, providerUnavailable, toProviderError } from "../kernel/provider-errors.js";
+import { callbackUrlFor } from "../shared/flow.js";
+import type { Context } from "../shared/ports.js";
+import { certainlyNotActedOn, lastErrorOf, providerUnavailable, toProviderError } from "../shared/provider-errors.js";
 import { tenantNamed } from "./balance-tenant.js";
 import type { BalanceStatus, RequestedBalanceView } from "./schemas.js";
 
@@ -22,13 +22,13 @@ const PENDING = "pending" satisfies BalanceStatus;
 export async function requestBalance(ctx: Context, tenantId: string): Promise<RequestedBalanceView> {
   const { deps } = ctx;
   const { tenant, db } = await tenantNamed(ctx, tenantId);
-  const daraja = deps.momo.darajaFor(tenant);
+  const daraja = deps.daraja.darajaFor(tenant);
   // The shop's own token in the result addresses (docs/mpesa.md#callback-tokens).
-  const resultUrl = callbackUrlFor(deps.momo, "balance_result", tenant.id);
-  const queueTimeoutUrl = callbackUrlFor(deps.momo, "balance_timeout", tenant.id);
+  const resultUrl = callbackUrlFor(deps.daraja, "balance_result", tenant.id);
+  const queueTimeoutUrl = callbackUrlFor(deps.daraja, "balance_timeout", tenant.id);
   if (!daraja || !resultUrl || !queueTimeoutUrl) throw providerUnavailable("balance.not_configured");
   // Asked by the initiator of the shop's B2C group, about its B2C short code: without one, as for payouts.
-  if (!deps.momo.hasPayoutAccount(tenant) || !daraja.b2cShortcode) {
+  if (!deps.daraja.hasPayoutAccount(tenant) || !daraja.b2cShortcode) {
     throw providerUnavailable("balance.initiator_missing");
   }
 

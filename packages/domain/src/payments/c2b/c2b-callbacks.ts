@@ -4,7 +4,7 @@
  * - validation: answers accept, or Daraja's rejection code (C2B00012 invalid account, C2B00013
  *   invalid amount), from the intent the BillRefNumber names; a tenant with
  *   settings.momo.c2b.validate = false accepts everything. It changes nothing.
- * - confirmation: the money has moved. Applied once per TransID (kernel/stored-callback.ts): a new
+ * - confirmation: the money has moved. Applied once per TransID (shared/stored-callback.ts): a new
  *   payment row (channel c2b, SUCCESS) that pays its intent through the same apply-once settlement
  *   as STK (intents/intent-settlement.ts), or is kept as a duplicate or unmatched. A confirmation
  *   without a validation before it (Daraja skips validation unless it is enabled) is the same. A
@@ -12,9 +12,9 @@
  */
 import { c2bValidationAnswer, type C2bNotification } from "@mteja/daraja";
 import { isUniqueViolation } from "@mteja/db";
-import type { PaymentPorts } from "../kernel/ports.js";
+import type { PaymentPorts } from "../shared/ports.js";
 import type { Tenant } from "../../shared/tenant.js";
-import type { CallbackAuthority } from "../kernel/callback-tokens.js";
+import type { CallbackAuthority } from "../shared/callback-tokens.js";
 import { settleIntentOf } from "../../intents/intent-settlement.js";
 import { recordEvent } from "../../webhooks/events.js";
 import { recordPaymentSettled } from "../../intents/intent-events.js";
@@ -24,7 +24,7 @@ import {
   type CallbackVerdict,
   type SettlementTx,
   type StoredApplyResult,
-} from "../kernel/stored-callback.js";
+} from "../shared/stored-callback.js";
 import { matchC2bConfirmation, validateC2bPayment } from "./c2b-matching.js";
 import { c2bPaymentObject } from "./c2b-object.js";
 import { insertC2bPayment, intentNamedBy, paymentWithTransId } from "./c2b-records.js";

@@ -1,11 +1,11 @@
 /**
  * A C2B payment as `GET /api/v1/c2b-payments` and the `c2b_payment.unmatched` event show it: whether it
  * paid an intent, what the customer typed as the account, and the payment itself (the one payment
- * serialiser, kernel/payment-object.ts).
+ * serialiser, shared/payment-object.ts).
  */
 import type { PaymentModel } from "@mteja/db";
-import { toServerPaymentView } from "../kernel/payment-object.js";
-import type { ServerPaymentView } from "../kernel/schemas.js";
+import { toServerPaymentView } from "../shared/payment-object.js";
+import type { ServerPaymentView } from "../shared/schemas.js";
 
 export type C2bMatchStatus = "matched" | "unmatched";
 export const c2bMatchStatuses = ["matched", "unmatched"] as const;

@@ -1,6 +1,6 @@
 /** GET /api/v1/c2b-payments: the shop's C2B payments, newest first, for its server (docs/mpesa.md#c2b). */
 import { payments } from "@mteja/db";
-import type { TenantCtx } from "../kernel/ports.js";
+import type { TenantCtx } from "../shared/ports.js";
 import { readKeysetPage } from "../../shared/keyset-page.js";
 import { c2bPaymentObject, type C2bPaymentObject } from "./c2b-object.js";
 import type { ListC2bPaymentsInput } from "./schemas.js";

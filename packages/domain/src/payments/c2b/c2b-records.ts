@@ -1,7 +1,7 @@
 /** The rows a C2B notification reads and writes, on the callback's transaction (each read names the tenant). */
 import type { C2bNotification } from "@mteja/daraja";
 import { intents, payments, type PaymentModel, type RawSql } from "@mteja/db";
-import type { SettlementTx } from "../kernel/stored-callback.js";
+import type { SettlementTx } from "../shared/stored-callback.js";
 import { openIntentStatuses } from "../../intents/intent-transitions.js";
 import type { NamedIntent } from "./c2b-matching.js";
 

@@ -6,11 +6,11 @@
  * longer speaks for the tenant's C2B.
  */
 import { DarajaError } from "@mteja/daraja";
-import type { Context } from "../kernel/ports.js";
+import type { Context } from "../shared/ports.js";
 import { DomainError } from "../../shared/errors.js";
-import { providerUnavailable, toProviderError } from "../kernel/provider-errors.js";
-import { TENANT_PARAMETER, TOKEN_PARAMETER } from "../kernel/callback-tokens.js";
-import { callbackUrlFor } from "../kernel/flow.js";
+import { providerUnavailable, toProviderError } from "../shared/provider-errors.js";
+import { TENANT_PARAMETER, TOKEN_PARAMETER } from "../shared/callback-tokens.js";
+import { callbackUrlFor } from "../shared/flow.js";
 import { c2bShortCodeOf, recordC2bRegisteredWithTenantToken } from "./c2b-tenant.js";
 import type { RegisterC2bInput } from "./schemas.js";
 
@@ -31,9 +31,9 @@ export async function registerC2b(ctx: Context, input: RegisterC2bInput) {
       details: [{ path: "settings.momo.shortcode", message: "detail.c2b_needs_own_shortcode" }],
     });
   }
-  const c2bValidationUrl = callbackUrlFor(deps.momo, "c2b_validation", tenant.id);
-  const c2bConfirmationUrl = callbackUrlFor(deps.momo, "c2b_confirmation", tenant.id);
-  const daraja = deps.momo.darajaFor(tenant);
+  const c2bValidationUrl = callbackUrlFor(deps.daraja, "c2b_validation", tenant.id);
+  const c2bConfirmationUrl = callbackUrlFor(deps.daraja, "c2b_confirmation", tenant.id);
+  const daraja = deps.daraja.darajaFor(tenant);
   if (!daraja || !c2bValidationUrl || !c2bConfirmationUrl) throw providerUnavailable("payments.not_configured");
   try {
     const answer = await daraja.registerC2bUrls({ shortCode, responseType: input.response_type, validationUrl: c2bValidationUrl, confirmationUrl: c2bConfirmationUrl });

@@ -4,16 +4,16 @@
  * platform's (MOMO_SHORTCODE). Any other tenant has no short code to be paid into from the menu.
  */
 import { tenants, type RawSql } from "@mteja/db";
-import type { PaymentPorts } from "../kernel/ports.js";
+import type { PaymentPorts } from "../shared/ports.js";
 import type { Tenant } from "../../shared/tenant.js";
-import type { CallbackAuthority } from "../kernel/callback-tokens.js";
-import { refusalOf } from "../kernel/callback-authority.js";
+import type { CallbackAuthority } from "../shared/callback-tokens.js";
+import { refusalOf } from "../shared/callback-authority.js";
 
 /** The short code a tenant's customers pay from the M-Pesa menu; null when it has none of its own. */
-export function c2bShortCodeOf(deps: Pick<PaymentPorts, "config" | "momo">, tenant: Pick<Tenant, "id" | "settings">): string | null {
+export function c2bShortCodeOf(deps: Pick<PaymentPorts, "config" | "daraja">, tenant: Pick<Tenant, "id" | "settings">): string | null {
   const own = tenant.settings.momo?.shortcode;
   if (own) return own;
-  return tenant.id === deps.config.defaultTenantId ? deps.momo.settings.platformShortcode : null;
+  return tenant.id === deps.config.defaultTenantId ? deps.daraja.settings.platformShortcode : null;
 }
 
 /**
@@ -27,7 +27,7 @@ export async function tenantForShortCode(deps: PaymentPorts, shortCode: string):
     deps.logger.warn({ shortCode, tenantIds: ids }, "several shops have this short code: its C2B payments are not credited to either");
     return null;
   }
-  const ownerId = ids[0] ?? (shortCode === deps.momo.settings.platformShortcode ? deps.config.defaultTenantId : undefined);
+  const ownerId = ids[0] ?? (shortCode === deps.daraja.settings.platformShortcode ? deps.config.defaultTenantId : undefined);
   if (!ownerId) return null;
   const tenant = await deps.tenants.find(ownerId);
   return tenant && c2bShortCodeOf(deps, tenant) === shortCode ? tenant : null;

@@ -4,7 +4,7 @@
  */
 import { C2B_CONFIRMATION_ANSWER, parseC2bNotification } from "@mteja/daraja";
 import { z } from "zod";
-import { defineCallback, type DarajaFlow } from "../kernel/flow.js";
+import { defineCallback, type DarajaFlow } from "../shared/flow.js";
 import { answerC2bValidation, applyStoredC2bConfirmation } from "./c2b-callbacks.js";
 
 function parseNotification(body: unknown) {

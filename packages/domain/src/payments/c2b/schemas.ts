@@ -2,7 +2,7 @@ import { z } from "zod";
 import { envelope } from "../../shared/envelope.js";
 import { oneLineString } from "../../shared/fields.js";
 import { tenantIdSchema } from "../../shared/tenant-settings.js";
-import { serverPaymentView } from "../kernel/schemas.js";
+import { serverPaymentView } from "../shared/schemas.js";
 import { c2bMatchStatuses } from "./c2b-object.js";
 
 export const registerC2bInput = z.object({

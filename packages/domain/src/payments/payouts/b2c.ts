@@ -10,14 +10,14 @@
  */
 import { payouts, type PayoutModel } from "@mteja/db";
 import type { DarajaClient } from "@mteja/daraja";
-import type { AuthedCtx } from "../kernel/ports.js";
-import { requestOnce, type ProviderRequest } from "../kernel/provider-request.js";
+import type { AuthedCtx } from "../shared/ports.js";
+import { requestOnce, type ProviderRequest } from "../shared/provider-request.js";
 import { recordPayoutSettled } from "./payout-events.js";
-import { callbackUrlFor } from "../kernel/flow.js";
-import { providerUnavailable } from "../kernel/provider-errors.js";
+import { callbackUrlFor } from "../shared/flow.js";
+import { providerUnavailable } from "../shared/provider-errors.js";
 import { authorizePayout, storePayoutWithinDailyLimit } from "./payout-limits.js";
-import { checkTenantAmount, idempotencyKeyOf } from "../kernel/request-rules.js";
-import type { B2cInput, PayoutStatus } from "../kernel/schemas.js";
+import { checkTenantAmount, idempotencyKeyOf } from "../shared/request-rules.js";
+import type { B2cInput, PayoutStatus } from "../shared/schemas.js";
 
 export const DEFAULT_REMARKS = "Payout";
 
@@ -38,11 +38,11 @@ interface PayoutRequest {
 export async function b2cPayout(ctx: AuthedCtx, input: B2cInput): Promise<B2cAnswer> {
   const { deps } = ctx;
   authorizePayout(ctx, input.amount);
-  const daraja = deps.momo.darajaFor(ctx.tenant);
+  const daraja = deps.daraja.darajaFor(ctx.tenant);
   // The shop's own token in the result addresses (docs/mpesa.md#callback-tokens).
-  const b2cResultUrl = callbackUrlFor(deps.momo, "b2c_result", ctx.tenant.id);
-  const b2cTimeoutUrl = callbackUrlFor(deps.momo, "b2c_timeout", ctx.tenant.id);
-  if (!daraja || !deps.momo.b2cEnabled || !b2cResultUrl || !b2cTimeoutUrl) throw providerUnavailable("payouts.service_not_configured");
+  const b2cResultUrl = callbackUrlFor(deps.daraja, "b2c_result", ctx.tenant.id);
+  const b2cTimeoutUrl = callbackUrlFor(deps.daraja, "b2c_timeout", ctx.tenant.id);
+  if (!daraja || !deps.daraja.b2cEnabled || !b2cResultUrl || !b2cTimeoutUrl) throw providerUnavailable("payouts.service_not_configured");
   checkTenantAmount(ctx.tenant, input.amount);
 
   const request: PayoutRequest = {
@@ -53,7 +53,7 @@ export async function b2cPayout(ctx: AuthedCtx, input: B2cInput): Promise<B2cAns
     occasion: input.occasion ?? null,
   };
   const urls = { resultUrl: b2cResultUrl, queueTimeoutUrl: b2cTimeoutUrl };
-  return requestOnce(payoutOnce(ctx, daraja, urls, request), { clock: deps.clock, inFlightSeconds: deps.momo.settings.promptInFlightSeconds });
+  return requestOnce(payoutOnce(ctx, daraja, urls, request), { clock: deps.clock, inFlightSeconds: deps.daraja.settings.promptInFlightSeconds });
 }
 
 /** The B2C payment request as a request made at most once: the payout row is the request's record. */
@@ -75,7 +75,7 @@ function payoutOnce(ctx: AuthedCtx, daraja: DarajaClient, urls: { resultUrl: str
           idempotencyKey: idempotencyKey ?? null,
           callbackTokenForm: "tenant",
           // If neither a result nor a timeout arrives, a status query settles it.
-          nextStatusQueryAt: new Date(now.getTime() + deps.momo.settings.reconcileAfterSeconds * 1000),
+          nextStatusQueryAt: new Date(now.getTime() + deps.daraja.settings.reconcileAfterSeconds * 1000),
           createdAt: now,
           updatedAt: now,
         },

@@ -2,7 +2,7 @@
  * B2C payouts in the flow registry (payments/flows.ts): the result, the queue time-out and the
  * Transaction Status result of a payout, and the status-query sweep.
  */
-import { defineCallback, type CallbackDoc, type CallbackUrlRule, type DarajaFlow } from "../kernel/flow.js";
+import { defineCallback, type CallbackDoc, type CallbackUrlRule, type DarajaFlow } from "../shared/flow.js";
 import { applyStoredPayoutCallback, parsePayoutCallback, type PayoutCallbackKind } from "./payout-callbacks.js";
 import { queryDuePayouts } from "./payout-reconciliation.js";
 

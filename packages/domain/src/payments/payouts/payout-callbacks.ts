@@ -10,10 +10,10 @@ import {
   parseTransactionStatusResult,
 } from "@mteja/daraja";
 import { payouts } from "@mteja/db";
-import type { PaymentPorts } from "../kernel/ports.js";
-import type { CallbackAuthority } from "../kernel/callback-tokens.js";
-import { refusalOf } from "../kernel/callback-authority.js";
-import { applyStoredCallback, recordOutcomeWith, refusedVerdict, type StoredApplyResult } from "../kernel/stored-callback.js";
+import type { PaymentPorts } from "../shared/ports.js";
+import type { CallbackAuthority } from "../shared/callback-tokens.js";
+import { refusalOf } from "../shared/callback-authority.js";
+import { applyStoredCallback, recordOutcomeWith, refusedVerdict, type StoredApplyResult } from "../shared/stored-callback.js";
 import { settlePayout, type PayoutOutcome } from "./payout-settlement.js";
 import { eventIdsFrom } from "../../webhooks/events.js";
 

@@ -6,9 +6,9 @@ import { payouts, type PayoutModel } from "@mteja/db";
 import type { Text } from "@mteja/i18n";
 import { DomainError } from "../../shared/errors.js";
 import type { Tenant } from "../../shared/tenant.js";
-import type { AuthedCtx } from "../kernel/ports.js";
+import type { AuthedCtx } from "../shared/ports.js";
 import { nairobiDayStart } from "./nairobi-day.js";
-import { providerUnavailable } from "../kernel/provider-errors.js";
+import { providerUnavailable } from "../shared/provider-errors.js";
 
 function payoutSettingsOf(tenant: Tenant) {
   return tenant.settings.momo?.b2c ?? {};
@@ -22,7 +22,7 @@ function payoutsSwitchedOn(ctx: AuthedCtx): boolean {
   const { deps, tenant } = ctx;
   const enabled = payoutSettingsOf(tenant).enabled;
   if (enabled !== undefined) return enabled;
-  return tenant.id === deps.config.defaultTenantId && deps.momo.b2cEnabled && deps.momo.hasPayoutAccount(tenant);
+  return tenant.id === deps.config.defaultTenantId && deps.daraja.b2cEnabled && deps.daraja.hasPayoutAccount(tenant);
 }
 
 function amountError(message: Text): DomainError {
@@ -34,7 +34,7 @@ export function authorizePayout(ctx: AuthedCtx, amount: number): void {
   if (!payoutsSwitchedOn(ctx)) {
     throw new DomainError("FORBIDDEN", payoutSettingsOf(ctx.tenant).enabled === false ? "payouts.switched_off" : "payouts.not_switched_on");
   }
-  if (!ctx.deps.momo.hasPayoutAccount(ctx.tenant)) throw providerUnavailable("payouts.not_configured");
+  if (!ctx.deps.daraja.hasPayoutAccount(ctx.tenant)) throw providerUnavailable("payouts.not_configured");
   const { maxAmount } = payoutSettingsOf(ctx.tenant);
   if (maxAmount !== undefined && amount > maxAmount) throw amountError({ key: "detail.payout_over_max", params: { max: maxAmount } });
 }

@@ -1,6 +1,6 @@
 /** A payout as the event feed shows it (`data.payout`): the read API's fields, snake_case, with updated_at. */
 import type { PayoutModel } from "@mteja/db";
-import { payoutStatus } from "../kernel/payment-views.js";
+import { payoutStatus } from "../shared/payment-views.js";
 
 export function payoutObject(payout: PayoutModel) {
   return {

@@ -4,10 +4,10 @@
  */
 import { payouts, type PayoutModel } from "@mteja/db";
 import { DomainError } from "../../shared/errors.js";
-import type { AuthedCtx } from "../kernel/ports.js";
+import type { AuthedCtx } from "../shared/ports.js";
 import { readKeysetPage } from "../../shared/keyset-page.js";
-import { payoutStatus } from "../kernel/payment-views.js";
-import type { ListPayoutsInput, PayoutView } from "../kernel/schemas.js";
+import { payoutStatus } from "../shared/payment-views.js";
+import type { ListPayoutsInput, PayoutView } from "../shared/schemas.js";
 
 export function payoutView(row: PayoutModel): PayoutView {
   return {

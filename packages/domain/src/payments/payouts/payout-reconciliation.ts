@@ -5,16 +5,16 @@
  * queried, and is logged for review.
  */
 import { payouts } from "@mteja/db";
-import { tenantCallbackUrl } from "../kernel/callback-tokens.js";
-import { leaseEnd, queryClaimedForStatus, type SweepRun } from "../kernel/leased-sweep.js";
+import { tenantCallbackUrl } from "../shared/callback-tokens.js";
+import { leaseEnd, queryClaimedForStatus, type SweepRun } from "../shared/leased-sweep.js";
 
 /** A payout whose outcome is still open: queried until Daraja settles it. */
 const open = ["PENDING", "UNKNOWN"];
 
 export async function queryDuePayouts(run: SweepRun): Promise<void> {
   const { deps, options, report } = run;
-  const statusUrl = deps.momo.settings.callbackUrls["b2c_status"];
-  if (!deps.momo.b2cEnabled || !statusUrl) return;
+  const statusUrl = deps.daraja.settings.callbackUrls["b2c_status"];
+  if (!deps.daraja.b2cEnabled || !statusUrl) return;
   const now = deps.clock.now();
   const due = { statuses: open, now, leaseUntil: leaseEnd(run, now), limit: options.batchSize };
   const claimed = await payouts.claimDueStatusQueries(deps.db.unscoped, due);
@@ -34,7 +34,7 @@ export async function queryDuePayouts(run: SweepRun): Promise<void> {
         ),
       query: (client, row) => {
         // The payout's shop's own token (docs/mpesa.md#callback-tokens), whichever form the payout's own URLs carried.
-        const url = tenantCallbackUrl(deps.momo.callbackTokens, statusUrl, row.tenant_id) ?? statusUrl;
+        const url = tenantCallbackUrl(deps.daraja.callbackTokens, statusUrl, row.tenant_id) ?? statusUrl;
         return client.transactionStatus({ originatorConversationId: row.originator_conversation_id, resultUrl: url, queueTimeoutUrl: url, remarks: "Payout status" });
       },
       reschedule: async (db, row, next, lastError) => {

@@ -11,7 +11,7 @@
 import { changedRow, payouts, type PayoutModel, type RowChanges } from "@mteja/db";
 import { payoutSettledEvent } from "./payout-events.js";
 import type { EventIds } from "../../webhooks/events.js";
-import { eventRowOf } from "../kernel/settled-events.js";
+import { eventRowOf } from "../shared/settled-events.js";
 import {
   amountMismatch,
   decideForSettled,
@@ -19,7 +19,7 @@ import {
   type RecordOutcome,
   type SettlementDecision,
   type SettlementTx,
-} from "../kernel/stored-callback.js";
+} from "../shared/stored-callback.js";
 
 export interface PayoutOutcome {
   source: "result" | "timeout" | "status";

@@ -2,7 +2,7 @@
  * Reversals in the flow registry (payments/flows.ts): the result, the queue time-out and the
  * Transaction Status result of a reversal, and the status-query sweep.
  */
-import { defineCallback, type CallbackDoc, type CallbackUrlRule, type DarajaFlow } from "../kernel/flow.js";
+import { defineCallback, type CallbackDoc, type CallbackUrlRule, type DarajaFlow } from "../shared/flow.js";
 import { applyStoredReversalCallback, parseReversalCallback, type ReversalCallbackKind } from "./reversal-callbacks.js";
 import { queryDueReversals } from "./reversal-reconciliation.js";
 

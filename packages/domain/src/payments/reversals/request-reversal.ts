@@ -1,6 +1,6 @@
 /**
  * POST /api/v1/payments/{id}/reversal (docs/mpesa.md#reversals): Daraja's Reversal of a successful
- * payment, for the whole amount paid, made at most once (kernel/provider-request.ts).
+ * payment, for the whole amount paid, made at most once (shared/provider-request.ts).
  *
  * The reversal row is stored PENDING, under the Idempotency-Key, before Daraja is called, in a
  * transaction holding the payment's row lock: a payment that is not SUCCESS with a receipt is 409
@@ -13,13 +13,13 @@
 import { payments, reversals, type PaymentReversalModel } from "@mteja/db";
 import type { DarajaAcknowledgement, DarajaClient } from "@mteja/daraja";
 import { DomainError } from "../../shared/errors.js";
-import type { ShopCallerCtx } from "../kernel/ports.js";
-import { requestOnce, type ProviderRequest } from "../kernel/provider-request.js";
-import type { ServerPaymentView } from "../kernel/schemas.js";
-import { toServerPaymentView } from "../kernel/payment-object.js";
-import { callbackUrlFor } from "../kernel/flow.js";
-import { providerUnavailable } from "../kernel/provider-errors.js";
-import { idempotencyKeyOf } from "../kernel/request-rules.js";
+import type { ShopCallerCtx } from "../shared/ports.js";
+import { requestOnce, type ProviderRequest } from "../shared/provider-request.js";
+import type { ServerPaymentView } from "../shared/schemas.js";
+import { toServerPaymentView } from "../shared/payment-object.js";
+import { callbackUrlFor } from "../shared/flow.js";
+import { providerUnavailable } from "../shared/provider-errors.js";
+import { idempotencyKeyOf } from "../shared/request-rules.js";
 
 /** Daraja requires 2-100 characters. */
 export const REVERSAL_REMARKS = "Payment reversal";
@@ -31,15 +31,15 @@ export async function requestReversal(ctx: ShopCallerCtx, paymentId: string): Pr
   const { deps } = ctx;
   // A payment of another shop is not found, whatever this shop's M-Pesa set-up.
   await readPayment(ctx, paymentId);
-  const daraja = deps.momo.darajaFor(ctx.tenant);
+  const daraja = deps.daraja.darajaFor(ctx.tenant);
   // The shop's own token in the result addresses (docs/mpesa.md#callback-tokens).
-  const reversalResultUrl = callbackUrlFor(deps.momo, "reversal_result", ctx.tenant.id);
-  const reversalTimeoutUrl = callbackUrlFor(deps.momo, "reversal_timeout", ctx.tenant.id);
+  const reversalResultUrl = callbackUrlFor(deps.daraja, "reversal_result", ctx.tenant.id);
+  const reversalTimeoutUrl = callbackUrlFor(deps.daraja, "reversal_timeout", ctx.tenant.id);
   if (!daraja || !reversalResultUrl || !reversalTimeoutUrl) throw providerUnavailable("reversals.service_not_configured");
   // The Reversal request is made by the initiator of the shop's B2C group; without one it cannot be sent.
-  if (!deps.momo.hasPayoutAccount(ctx.tenant)) throw providerUnavailable("reversals.initiator_missing");
+  if (!deps.daraja.hasPayoutAccount(ctx.tenant)) throw providerUnavailable("reversals.initiator_missing");
   const urls = { resultUrl: reversalResultUrl, queueTimeoutUrl: reversalTimeoutUrl };
-  const reversal = await requestOnce(reversalOnce(ctx, daraja, urls, paymentId), { clock: deps.clock, inFlightSeconds: deps.momo.settings.promptInFlightSeconds });
+  const reversal = await requestOnce(reversalOnce(ctx, daraja, urls, paymentId), { clock: deps.clock, inFlightSeconds: deps.daraja.settings.promptInFlightSeconds });
   // Every answer is 202: the reversal's outcome arrives later (its callbacks, or a status query).
   ctx.request.markAccepted();
   return toServerPaymentView(await readPayment(ctx, reversal.paymentId));
@@ -86,7 +86,7 @@ function reversalOnce(ctx: ShopCallerCtx, daraja: DarajaClient, urls: Urls, paym
           idempotencyKey: idempotencyKey ?? null,
           callbackTokenForm: "tenant",
           // If neither a result nor a time-out arrives, a status query settles it.
-          nextStatusQueryAt: new Date(now.getTime() + deps.momo.settings.reconcileAfterSeconds * 1000),
+          nextStatusQueryAt: new Date(now.getTime() + deps.daraja.settings.reconcileAfterSeconds * 1000),
           createdAt: now,
           updatedAt: now,
         });

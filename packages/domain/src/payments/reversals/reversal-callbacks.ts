@@ -1,7 +1,7 @@
 /**
  * Reversal results, time-outs and the results of a reversal's Transaction Status query
  * (docs/mpesa.md#reversals): read into the outcome they bring and the ids of the reversal they name,
- * then applied once to that reversal (kernel/stored-callback.ts). The stored callback is linked to the
+ * then applied once to that reversal (shared/stored-callback.ts). The stored callback is linked to the
  * reversed payment.
  */
 import {
@@ -12,10 +12,10 @@ import {
   parseTransactionStatusResult,
 } from "@mteja/daraja";
 import { reversals, type PaymentReversalModel } from "@mteja/db";
-import type { PaymentPorts } from "../kernel/ports.js";
-import type { CallbackAuthority } from "../kernel/callback-tokens.js";
-import { refusalOf } from "../kernel/callback-authority.js";
-import { applyStoredCallback, recordOutcomeWith, refusedVerdict, type StoredApplyResult } from "../kernel/stored-callback.js";
+import type { PaymentPorts } from "../shared/ports.js";
+import type { CallbackAuthority } from "../shared/callback-tokens.js";
+import { refusalOf } from "../shared/callback-authority.js";
+import { applyStoredCallback, recordOutcomeWith, refusedVerdict, type StoredApplyResult } from "../shared/stored-callback.js";
 import { settleReversal, type ReversalOutcome } from "./reversal-settlement.js";
 
 export type ReversalCallbackKind = "reversal_result" | "reversal_timeout" | "reversal_status";

@@ -7,15 +7,15 @@
  * `reversalGiveUpAfterSeconds` it stays UNKNOWN, is no longer queried, and is logged for review.
  */
 import { reversals } from "@mteja/db";
-import { tenantCallbackUrl } from "../kernel/callback-tokens.js";
-import { leaseEnd, queryClaimedForStatus, type SweepRun } from "../kernel/leased-sweep.js";
+import { tenantCallbackUrl } from "../shared/callback-tokens.js";
+import { leaseEnd, queryClaimedForStatus, type SweepRun } from "../shared/leased-sweep.js";
 
 /** A reversal whose outcome is still open: queried until Daraja settles it. */
 const open = ["PENDING", "UNKNOWN"];
 
 export async function queryDueReversals(run: SweepRun): Promise<void> {
   const { deps, options, report } = run;
-  const statusUrl = deps.momo.settings.callbackUrls["reversal_status"];
+  const statusUrl = deps.daraja.settings.callbackUrls["reversal_status"];
   if (!statusUrl) return;
   const now = deps.clock.now();
   const due = { statuses: open, now, leaseUntil: leaseEnd(run, now), limit: options.batchSize };
@@ -36,7 +36,7 @@ export async function queryDueReversals(run: SweepRun): Promise<void> {
         ),
       query: (client, row) => {
         // The reversal's shop's own token (docs/mpesa.md#callback-tokens), whichever form its own URLs carried.
-        const url = tenantCallbackUrl(deps.momo.callbackTokens, statusUrl, row.tenant_id) ?? statusUrl;
+        const url = tenantCallbackUrl(deps.daraja.callbackTokens, statusUrl, row.tenant_id) ?? statusUrl;
         return client.transactionStatus({
           ...(row.originator_conversation_id ? { originatorConversationId: row.originator_conversation_id } : { transactionId: row.original_receipt }),
           partyA: client.reversalShortcode,

@@ -10,7 +10,7 @@
  * SUCCESS writes `payment.reversed` in the same transaction.
  */
 import { reversals, type PaymentReversalModel, type RowChanges } from "@mteja/db";
-import { recordPaymentReversed } from "../kernel/settled-events.js";
+import { recordPaymentReversed } from "../shared/settled-events.js";
 import {
   amountMismatch,
   decideForSettled,
@@ -18,7 +18,7 @@ import {
   type RecordOutcome,
   type SettlementDecision,
   type SettlementTx,
-} from "../kernel/stored-callback.js";
+} from "../shared/stored-callback.js";
 
 export interface ReversalOutcome {
   source: "result" | "timeout" | "status";

@@ -1,6 +1,6 @@
 /** STK push (Lipa na M-Pesa Online) in the flow registry (payments/flows.ts): its result callback and its sweeps. */
 import { parseStkCallback } from "@mteja/daraja";
-import { defineCallback, type DarajaFlow } from "../kernel/flow.js";
+import { defineCallback, type DarajaFlow } from "../shared/flow.js";
 import { applyStoredStkCallback } from "./stk-callbacks.js";
 import { queryDuePayments, sweepHeldCallbacks, timeOutPromptsWithoutId } from "./stk-reconciliation.js";
 import { referenceFromParameter } from "./unknown-prompts.js";

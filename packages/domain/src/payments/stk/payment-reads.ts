@@ -4,10 +4,10 @@
  */
 import { payments } from "@mteja/db";
 import { readKeysetPage } from "../../shared/keyset-page.js";
-import type { AuthedCtx } from "../kernel/ports.js";
-import { isAdmin } from "../kernel/visibility.js";
-import { paymentView } from "../kernel/payment-views.js";
-import type { ListPaymentsInput, PaymentView } from "../kernel/schemas.js";
+import type { AuthedCtx } from "../shared/ports.js";
+import { isAdmin } from "../shared/visibility.js";
+import { paymentView } from "../shared/payment-views.js";
+import type { ListPaymentsInput, PaymentView } from "../shared/schemas.js";
 import { findVisiblePayment } from "./stk-query.js";
 
 /** Newest first, keyset-paginated on (created_at, id). */

@@ -8,10 +8,10 @@
  */
 import { classifyStkResultCode, parseStkCallback, type StkCallback } from "@mteja/daraja";
 import { callbacks, payments, type PaymentModel } from "@mteja/db";
-import type { PaymentPorts } from "../kernel/ports.js";
-import type { CallbackAuthority } from "../kernel/callback-tokens.js";
-import { authorityOfStored, refusalOf } from "../kernel/callback-authority.js";
-import { publishPaymentStatus } from "../kernel/status-publisher.js";
+import type { PaymentPorts } from "../shared/ports.js";
+import type { CallbackAuthority } from "../shared/callback-tokens.js";
+import { authorityOfStored, refusalOf } from "../shared/callback-authority.js";
+import { publishPaymentStatus } from "../shared/status-publisher.js";
 import {
   applyStoredCallback,
   recordOutcomeWith,
@@ -21,7 +21,7 @@ import {
   type SettlementTx,
   type StoredApplyResult,
   type UnlockedRecorder,
-} from "../kernel/stored-callback.js";
+} from "../shared/stored-callback.js";
 import { settleStkPayment, type Settlement, type StkOutcome } from "./stk-settlement.js";
 import { claimForCallback, lockPromptMatching } from "./unknown-prompts.js";
 import { eventIdsFrom } from "../../webhooks/events.js";
@@ -72,7 +72,7 @@ function paymentTarget(found: payments.PaymentForCallback, authority: CallbackAu
  * counted (the callback is held and applied by that push) — never missed and flagged for good.
  */
 async function stkTarget(tx: SettlementTx, deps: PaymentPorts, callback: StkCallback, stored: StoredStkCallback, now: Date): Promise<StkTarget> {
-  const { promptInFlightSeconds, unknownPromptWindowSeconds } = deps.momo.settings;
+  const { promptInFlightSeconds, unknownPromptWindowSeconds } = deps.daraja.settings;
   const authority = authorityOfStored(stored.tokenTenantId);
   const found = await payments.lockByCheckoutId(tx, callback.checkoutRequestId, callback.mpesaReceiptNumber);
   if (found) return paymentTarget(found, authority);

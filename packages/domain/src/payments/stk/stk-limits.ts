@@ -1,5 +1,5 @@
 /** The STK abuse limits of docs/limits.md: prompts per customer and per phone, queries per customer. */
-import type { Context } from "../kernel/ports.js";
+import type { Context } from "../shared/ports.js";
 import { consumeAll, type CountedPoints } from "../../shared/abuse-limits.js";
 
 /**

@@ -13,15 +13,15 @@ import type { DarajaClient, StkPushResponse } from "@mteja/daraja";
 import { countStkPrompt } from "./stk-limits.js";
 import { tenantDisplayName } from "../../shared/tenant.js";
 import type { Tenant } from "../../shared/tenant.js";
-import type { AuthedCtx } from "../kernel/ports.js";
+import type { AuthedCtx } from "../shared/ports.js";
 import { applyHeldStkCallbacks, applyHeldStkCallbacksSince } from "./stk-callbacks.js";
-import { requestOnce, type ProviderRequest } from "../kernel/provider-request.js";
+import { requestOnce, type ProviderRequest } from "../shared/provider-request.js";
 import { recordIntentPaidByHeld, recordPaymentSettled } from "../../intents/intent-events.js";
-import { providerUnavailable } from "../kernel/provider-errors.js";
-import { checkTenantAmount, idempotencyKeyOf } from "../kernel/request-rules.js";
-import type { PaymentStatus, StkPushInput } from "../kernel/schemas.js";
+import { providerUnavailable } from "../shared/provider-errors.js";
+import { checkTenantAmount, idempotencyKeyOf } from "../shared/request-rules.js";
+import type { PaymentStatus, StkPushInput } from "../shared/schemas.js";
 import { promptCallbackUrl } from "./unknown-prompts.js";
-import { callbackUrlFor } from "../kernel/flow.js";
+import { callbackUrlFor } from "../shared/flow.js";
 import { intentTermsForPrompt, storePromptForIntent } from "../../intents/intent-prompt.js";
 import { settleIntentOf } from "../../intents/intent-settlement.js";
 
@@ -53,9 +53,9 @@ export function defaultReference(tenant: Tenant): string {
 
 export async function stkPush(ctx: AuthedCtx, input: StkPushInput): Promise<StkPushAnswer> {
   const { deps } = ctx;
-  const daraja = deps.momo.darajaFor(ctx.tenant);
+  const daraja = deps.daraja.darajaFor(ctx.tenant);
   // The shop's own token in the prompt's CallBackURL (docs/mpesa.md#callback-tokens).
-  const callbackUrl = callbackUrlFor(deps.momo, "stkpush", ctx.tenant.id);
+  const callbackUrl = callbackUrlFor(deps.daraja, "stkpush", ctx.tenant.id);
   if (!daraja || !callbackUrl) throw providerUnavailable("payments.not_configured");
   // Payment intents (intents/intent-prompt.ts): the intent's terms replace the customer's.
   const intent = await intentTermsForPrompt(ctx, input);
@@ -69,7 +69,7 @@ export async function stkPush(ctx: AuthedCtx, input: StkPushInput): Promise<StkP
         description: input.description ?? DEFAULT_DESCRIPTION,
       };
   checkTenantAmount(ctx.tenant, request.amount);
-  return requestOnce(promptOnce(ctx, daraja, callbackUrl, request, intent?.intentId), { clock: deps.clock, inFlightSeconds: deps.momo.settings.promptInFlightSeconds });
+  return requestOnce(promptOnce(ctx, daraja, callbackUrl, request, intent?.intentId), { clock: deps.clock, inFlightSeconds: deps.daraja.settings.promptInFlightSeconds });
 }
 
 /** The STK push as a request made at most once: the payment row is the request's record. */
@@ -90,7 +90,7 @@ function promptOnce(ctx: AuthedCtx, daraja: DarajaClient, callbackUrl: string, r
         ...request,
         idempotencyKey: idempotencyKey ?? null,
         callbackTokenForm: "tenant",
-        nextQueryAt: new Date(now.getTime() + deps.momo.settings.reconcileAfterSeconds * 1000),
+        nextQueryAt: new Date(now.getTime() + deps.daraja.settings.reconcileAfterSeconds * 1000),
         createdAt: now,
         updatedAt: now,
       };

@@ -5,14 +5,14 @@
  */
 import { DarajaError, type StkQueryResult } from "@mteja/daraja";
 import { payments, type PaymentModel, type TenantDb } from "@mteja/db";
-import type { AuthedCtx, PaymentPorts } from "../kernel/ports.js";
+import type { AuthedCtx, PaymentPorts } from "../shared/ports.js";
 import { DomainError } from "../../shared/errors.js";
 import { countStkQuery } from "./stk-limits.js";
-import { publishPaymentStatus } from "../kernel/status-publisher.js";
-import { isAdmin } from "../kernel/visibility.js";
-import { isTerminalPayment } from "../kernel/payment-views.js";
-import { providerUnavailable, toProviderError } from "../kernel/provider-errors.js";
-import type { PaymentStatus } from "../kernel/schemas.js";
+import { publishPaymentStatus } from "../shared/status-publisher.js";
+import { isAdmin } from "../shared/visibility.js";
+import { isTerminalPayment } from "../shared/payment-views.js";
+import { providerUnavailable, toProviderError } from "../shared/provider-errors.js";
+import type { PaymentStatus } from "../shared/schemas.js";
 import { settleStkPayment, type StkOutcome } from "./stk-settlement.js";
 import { eventIdsFrom } from "../../webhooks/events.js";
 
@@ -49,7 +49,7 @@ export async function stkQuery(ctx: AuthedCtx, checkoutRequestId: string): Promi
   const payment = await findVisiblePayment(ctx, checkoutRequestId);
   if (isTerminalPayment(payment.status)) return storedAnswer(payment);
 
-  const daraja = ctx.deps.momo.darajaFor(ctx.tenant);
+  const daraja = ctx.deps.daraja.darajaFor(ctx.tenant);
   if (!daraja) throw providerUnavailable("payments.not_configured");
   let result: StkQueryResult;
   try {

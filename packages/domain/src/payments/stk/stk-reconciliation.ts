@@ -9,11 +9,11 @@
  */
 import type { StkQueryResult } from "@mteja/daraja";
 import { callbacks, payments, type TenantDb } from "@mteja/db";
-import type { PaymentPorts } from "../kernel/ports.js";
-import { leaseEnd, leasedRows, nextAttemptAt, queryErrorNote, type SweepRun } from "../kernel/leased-sweep.js";
+import type { PaymentPorts } from "../shared/ports.js";
+import { leaseEnd, leasedRows, nextAttemptAt, queryErrorNote, type SweepRun } from "../shared/leased-sweep.js";
 import { recordIntentPaidByHeld, recordPaymentSettled } from "../../intents/intent-events.js";
-import { publishPaymentStatus } from "../kernel/status-publisher.js";
-import { isTerminalPayment } from "../kernel/payment-views.js";
+import { publishPaymentStatus } from "../shared/status-publisher.js";
+import { isTerminalPayment } from "../shared/payment-views.js";
 import { applyStoredStkCallback, parseStoredStkCallback } from "./stk-callbacks.js";
 import { settleFromQuery } from "./stk-query.js";
 import { settleIntentOf } from "../../intents/intent-settlement.js";
@@ -21,7 +21,7 @@ import { settleIntentOf } from "../../intents/intent-settlement.js";
 /** Applies STK callbacks kept for a CheckoutRequestID that is now stored; flags those no payment claimed within the in-flight window. */
 export async function sweepHeldCallbacks({ deps, report }: SweepRun): Promise<void> {
   const now = deps.clock.now();
-  const cutoff = new Date(now.getTime() - deps.momo.settings.promptInFlightSeconds * 1000);
+  const cutoff = new Date(now.getTime() - deps.daraja.settings.promptInFlightSeconds * 1000);
   const held = await callbacks.listHeld(deps.db.unscoped, { kind: "stkpush", limit: 200 });
   for (const row of held) {
     const parsed = parseStoredStkCallback(row.rawBody);
@@ -47,7 +47,7 @@ export async function sweepHeldCallbacks({ deps, report }: SweepRun): Promise<vo
  */
 export async function timeOutPromptsWithoutId({ deps, report }: SweepRun): Promise<void> {
   const now = deps.clock.now();
-  const { promptInFlightSeconds, unknownPromptWindowSeconds } = deps.momo.settings;
+  const { promptInFlightSeconds, unknownPromptWindowSeconds } = deps.daraja.settings;
   const ago = (seconds: number) => new Date(now.getTime() - seconds * 1000);
   const due = await payments.listWithoutDarajaIds(deps.db.unscoped, {
     status: "PENDING",

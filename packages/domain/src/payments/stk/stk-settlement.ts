@@ -9,15 +9,15 @@
  */
 import { changedRow, payments, type PaymentModel, type RowChanges } from "@mteja/db";
 import type { StkStatus } from "@mteja/daraja";
-import { eventRowOf, paymentSettledEvent } from "../kernel/settled-events.js";
+import { eventRowOf, paymentSettledEvent } from "../shared/settled-events.js";
 import { recordIntentPaid, recordIntentPaidByHeld } from "../../intents/intent-events.js";
 import {
   settledRow,
   type RecordOutcome,
   type SettlementDecision,
   type SettlementTx,
-} from "../kernel/stored-callback.js";
-import { isTerminalPayment } from "../kernel/payment-views.js";
+} from "../shared/stored-callback.js";
+import { isTerminalPayment } from "../shared/payment-views.js";
 import { settleIntentOf } from "../../intents/intent-settlement.js";
 import type { EventIds } from "../../webhooks/events.js";
 

@@ -11,8 +11,8 @@
  */
 import { payments, type PaymentModel } from "@mteja/db";
 import type { StkCallback } from "@mteja/daraja";
-import type { CallbackAuthority } from "../kernel/callback-tokens.js";
-import type { SettlementTx } from "../kernel/stored-callback.js";
+import type { CallbackAuthority } from "../shared/callback-tokens.js";
+import type { SettlementTx } from "../shared/stored-callback.js";
 
 export const REFERENCE_PARAMETER = "ref";
 

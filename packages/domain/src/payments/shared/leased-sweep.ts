@@ -1,0 +1,185 @@
+/**
+ * What the reconciler's sweeps share (docs/mpesa.md#reconciliation). Each sweep claims its due rows
+ * with FOR UPDATE SKIP LOCKED and leases them by pushing their next query time forward, so several
+ * instances can run at once without querying one row twice; the lease is short and renewed while the
+ * sweep works through its rows, so a crashed instance's rows come back soon
+ * (docs/deployment.md#leases-and-crashed-instances). A row Daraja has not settled comes back after a
+ * backoff (the one of @mteja/shared), and Daraja calls are paced so reconciliation never trips its
+ * spike arrest.
+ */
+import { DarajaError, type DarajaClient } from "@mteja/daraja";
+import { leases, type TenantDb } from "@mteja/db";
+import { backoffAfter, createLeaseKeeper } from "@mteja/shared";
+import type { PaymentPorts } from "./ports.js";
+import { lastErrorOf } from "./provider-errors.js";
+
+export interface ReconcileOptions {
+  /** Rows claimed per kind per run. */
+  batchSize: number;
+  /** Minimum pause between two Daraja calls of this reconciler. */
+  paceMs: number;
+  /** How long a claimed row stays reserved for this run, renewed while it works (MOMO_RECONCILE_LEASE_SECONDS). */
+  leaseSeconds: number;
+  baseBackoffSeconds: number;
+  maxBackoffSeconds: number;
+  /** A payment Daraja cannot settle this long after creation is marked FAILED. */
+  giveUpAfterSeconds: number;
+  /** A payout still unsettled this long after creation is no longer queried (it stays UNKNOWN). */
+  payoutGiveUpAfterSeconds: number;
+  /** A reversal still unsettled this long after creation is no longer queried (it stays UNKNOWN). */
+  reversalGiveUpAfterSeconds: number;
+}
+
+export const defaultReconcileOptions: ReconcileOptions = {
+  batchSize: 20,
+  paceMs: 200,
+  leaseSeconds: 10,
+  baseBackoffSeconds: 30,
+  maxBackoffSeconds: 30 * 60,
+  giveUpAfterSeconds: 24 * 3600,
+  payoutGiveUpAfterSeconds: 72 * 3600,
+  reversalGiveUpAfterSeconds: 72 * 3600,
+};
+
+export interface ReconcileReport {
+  heldCallbacksApplied: number;
+  heldCallbacksFlagged: number;
+  paymentsTimedOut: number;
+  paymentsQueried: number;
+  paymentsSettled: number;
+  paymentsExhausted: number;
+  payoutsQueried: number;
+  payoutsGivenUp: number;
+  reversalsQueried: number;
+  reversalsGivenUp: number;
+  errors: number;
+}
+
+/** One run of the reconciler, as each sweep sees it. */
+export interface SweepRun {
+  deps: PaymentPorts;
+  options: ReconcileOptions;
+  report: ReconcileReport;
+  /** The Daraja client of a row's tenant (cached for the run); null when it has none. */
+  clientFor(tenantId: string): Promise<DarajaClient | null>;
+  /** Waits until the next Daraja call is allowed. */
+  pace(): Promise<void>;
+}
+
+export function backoffSeconds(attempts: number, options: Pick<ReconcileOptions, "baseBackoffSeconds" | "maxBackoffSeconds">): number {
+  return backoffAfter(attempts, { base: options.baseBackoffSeconds, max: options.maxBackoffSeconds }).delay;
+}
+
+/** When a claimed row that Daraja did not settle is due again. */
+export function nextAttemptAt(run: SweepRun, attempts: number): Date {
+  return new Date(run.deps.clock.now().getTime() + backoffSeconds(attempts, run.options) * 1000);
+}
+
+/** The end of the lease on rows claimed at `claimedAt`. */
+export function leaseEnd(run: SweepRun, claimedAt: Date): Date {
+  return new Date(claimedAt.getTime() + run.options.leaseSeconds * 1000);
+}
+
+/**
+ * The rows a sweep claimed (leased until `until`), one at a time, while their leases are kept: a row is
+ * given when the sweep comes to it if its lease is still held, and its lease is no longer kept once the
+ * sweep moves on (its work wrote the row's next query time). A row whose lease was lost (the database
+ * was away for most of a lease) is skipped: another instance may be querying it. The leases stop being
+ * kept when the loop ends, however it ends.
+ */
+export function* leasedRows<Row extends { id: string }>(
+  run: SweepRun,
+  table: leases.LeasedTable,
+  claimed: readonly Row[],
+  until: Date,
+): Generator<Row> {
+  if (claimed.length === 0) return;
+  const { deps } = run;
+  const keeper = createLeaseKeeper({
+    leaseMs: run.options.leaseSeconds * 1000,
+    now: () => deps.clock.now(),
+    renew: (held, to) => leases.renew(deps.db.unscoped, table, held, to),
+    onError: (error) => deps.logger.warn({ err: error, table }, "reconciliation leases not renewed"),
+  });
+  try {
+    for (const row of claimed) keeper.hold(row.id, until);
+    for (const row of claimed) {
+      if (!keeper.holds(row.id)) {
+        deps.logger.warn({ table, id: row.id }, "reconciliation lease lost: the row is left to the next claim");
+        continue;
+      }
+      yield row;
+      keeper.release(row.id);
+    }
+  } finally {
+    keeper.close();
+  }
+}
+
+/** What a failed query leaves in last_error. */
+export function queryErrorNote(error: unknown): string {
+  return error instanceof DarajaError ? lastErrorOf(error) : String((error as Error)?.message ?? error);
+}
+
+/** A row a status-query sweep claimed (payouts, reversals: their repositories' claimDueStatusQueries). */
+export interface ClaimedForStatus {
+  id: string;
+  tenant_id: string;
+  status_query_attempts: number;
+  created_at: Date;
+}
+
+/** What one kind of status-queried row does at each step of its sweep. */
+export interface StatusQueries<Row extends ClaimedForStatus> {
+  /** What the rows are, for log lines ("payout", "reversal"). */
+  what: string;
+  /** Rows older than this are no longer queried: they stay UNKNOWN for a person to check. */
+  giveUpAfterSeconds: number;
+  /** Marks the row UNKNOWN without a next query, if it is still open; true when it did. */
+  giveUp(db: TenantDb, row: Row, lastError: string): Promise<boolean>;
+  /** Sends the Transaction Status query; its result callback settles the row. */
+  query(client: DarajaClient, row: Row): Promise<unknown>;
+  /** Schedules the next query of a row still open, noting why this one failed. */
+  reschedule(db: TenantDb, row: Row, next: Date, lastError: string | null): Promise<void>;
+  /** Log fields naming the row. */
+  describe(row: Row): object;
+}
+
+export const statusQueriesExhausted = "status queries exhausted: the outcome is unknown; check it on the M-Pesa portal";
+
+/**
+ * Queries each claimed row through its tenant's Daraja account (paced), or gives it up when it is too
+ * old; counts what it did in the run's report. Never settles a row itself: Daraja's answer does.
+ */
+export async function queryClaimedForStatus<Row extends ClaimedForStatus>(
+  run: SweepRun,
+  claim: { table: "payouts" | "payment_reversals"; rows: Row[]; leaseUntil: Date },
+  queries: StatusQueries<Row>,
+  count: { queried(): void; givenUp(): void },
+): Promise<void> {
+  const { deps, report } = run;
+  for (const row of leasedRows(run, claim.table, claim.rows, claim.leaseUntil)) {
+    const db = deps.db.forTenant(row.tenant_id);
+    const age = deps.clock.now().getTime() - new Date(row.created_at).getTime();
+    if (age >= queries.giveUpAfterSeconds * 1000) {
+      if (await queries.giveUp(db, row, statusQueriesExhausted)) {
+        count.givenUp();
+        deps.logger.error(queries.describe(row), `${queries.what} status still unknown: needs manual review`);
+      }
+      continue;
+    }
+    let lastError: string | null = null;
+    try {
+      const client = await run.clientFor(row.tenant_id);
+      if (!client) throw new Error("M-Pesa is not configured for this tenant");
+      await run.pace();
+      count.queried();
+      await queries.query(client, row);
+    } catch (error) {
+      report.errors += 1;
+      lastError = queryErrorNote(error);
+      deps.logger.warn({ ...queries.describe(row), error: lastError }, "Transaction Status query failed");
+    }
+    await queries.reschedule(db, row, nextAttemptAt(run, Number(row.status_query_attempts)), lastError && lastError.slice(0, 500));
+  }
+}
