@@ -87,7 +87,10 @@ export async function startNodeBalancer({ port, servers, checkIntervalMs = 1000 
   const checks = setInterval(() => {
     for (const server of servers) {
       const health = state.get(server.name);
-      const request = http.get({ host: "127.0.0.1", port: server.port, path: "/readyz", timeout: checkIntervalMs }, (response) => {
+      // One check at a time per server; an answer may take up to 2 s (HAProxy's `timeout check` is its own too).
+      if (health.checking) continue;
+      health.checking = true;
+      const request = http.get({ host: "127.0.0.1", port: server.port, path: "/readyz", timeout: 2_000 }, (response) => {
         response.resume();
         record(response.statusCode === 200);
       });
@@ -95,6 +98,7 @@ export async function startNodeBalancer({ port, servers, checkIntervalMs = 1000 
       request.on("error", () => record(false));
       // Down after 2 failures in a row, up after 2 successes.
       function record(ok) {
+        health.checking = false;
         health.streak = ok === health.up ? 0 : health.streak + 1;
         if (health.streak >= 2) {
           health.up = ok;

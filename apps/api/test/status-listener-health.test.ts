@@ -25,18 +25,20 @@ const gauge = async (t: TestApp) => sample(await (await fetch(`${t.url}/metrics`
 
 describe.skipIf(skipThisTarget || target !== "postgres")("the status listener's state (PostgreSQL)", () => {
   let database: TestDatabase | undefined;
-  let proxy: DatabaseProxy | undefined;
+  let proxy: DatabaseProxy;
+  let t: TestApp;
+  it.beforeAll(async ({ launch }) => {
+    database = await createTestDatabase();
+    const server = new URL(database.url!);
+    proxy = await startDatabaseProxy({ host: server.hostname, port: Number(server.port || 5432) });
+    t = await launch.app({ DATABASE_LISTEN_URL: proxy.through(database.url!) }, { database });
+  });
   afterAll(async () => {
     await proxy?.close();
     await database?.drop();
   });
 
-  it("is connected, then reconnecting while its connection is cut (200, degraded), then connected again", async ({ launch }) => {
-    database = await createTestDatabase();
-    const server = new URL(database.url!);
-    proxy = await startDatabaseProxy({ host: server.hostname, port: Number(server.port || 5432) });
-    const t = await launch.app({ DATABASE_LISTEN_URL: proxy.through(database.url!) }, { database });
-
+  it("is connected, then reconnecting while its connection is cut (200, degraded), then connected again", async () => {
     const connected = { status: 200, body: { status: "ready", database: "postgres", status_listener: "connected" } };
     expect(await waitFor(async () => (await readiness(t)).body.status_listener === "connected" && readiness(t))).toEqual(connected);
     expect(await gauge(t)).toBe(1);
@@ -52,12 +54,17 @@ describe.skipIf(skipThisTarget || target !== "postgres")("the status listener's 
     await proxy.reopen();
     expect(await waitFor(async () => (await readiness(t)).body.status_listener === "connected" && readiness(t))).toEqual(connected);
     expect(await gauge(t)).toBe(1);
-  }, 30_000);
+  });
 });
 
 describe.skipIf(skipThisTarget || target !== "embedded")("the status listener's state (embedded database)", () => {
-  it("is not reported: nothing listens", async ({ app }) => {
-    expect(await readiness(app)).toEqual({ status: 200, body: { status: "ready", database: "embedded" } });
-    expect(await gauge(app)).toBeUndefined();
+  let t: TestApp;
+  it.beforeAll(({ app }) => {
+    t = app;
+  });
+
+  it("is not reported: nothing listens", async () => {
+    expect(await readiness(t)).toEqual({ status: 200, body: { status: "ready", database: "embedded" } });
+    expect(await gauge(t)).toBeUndefined();
   });
 });
