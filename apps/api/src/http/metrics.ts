@@ -10,6 +10,7 @@
  * - mteja_payments / mteja_payouts by status, mteja_mail_outbox_backlog: read from the database on scrape
  * - mteja_daraja_request_duration_seconds / mteja_daraja_errors_total: fed by instrumentDarajaFetch
  * - mteja_rate_limit_store_shared (with REDIS_URL): 1 while the abuse limits are shared, 0 during a Redis outage
+ * - mteja_status_listener_connected (PostgreSQL): 1 while payment status notices are heard, 0 while reconnecting
  *
  * Access: with METRICS_TOKEN set, only `Authorization: Bearer <METRICS_TOKEN>`; without it, only
  * direct connections from the loopback interface (not through a proxy).
@@ -19,6 +20,7 @@ import { equalsConstantTime, type DomainEvents, type SignInReport } from "@mteja
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { RateLimitStore } from "../runtime/rate-limit-store.js";
+import type { StatusListener } from "./system-routes.js";
 import { isDirectLoopback } from "./loopback.js";
 
 export type DarajaOutcome = "ok" | "http_error" | "timeout" | "network";
@@ -139,6 +141,8 @@ export interface MetricsRoutesOptions {
   procedures: ReadonlySet<string>;
   /** With REDIS_URL: whether the abuse-limit counters are shared right now (mteja_rate_limit_store_shared). */
   rateLimitStore?: RateLimitStore | undefined;
+  /** On PostgreSQL: whether this instance hears other instances' status changes (mteja_status_listener_connected). */
+  statusListener?: StatusListener | undefined;
 }
 
 /** Hooks on the root instance (so they see every route) plus the /metrics route. */
@@ -184,6 +188,19 @@ export function installMetrics(app: FastifyInstance, options: MetricsRoutesOptio
       registers: [registry],
       collect() {
         this.set(store.state() === "connected" ? 1 : 0);
+      },
+    });
+  }
+  const listener = options.statusListener;
+  if (listener) {
+    new Gauge({
+      name: "mteja_status_listener_connected",
+      help:
+        "1 while this instance listens for payment status notices; 0 while it reconnects (its subscribers see " +
+        "other instances' changes at their 2 s re-check).",
+      registers: [registry],
+      collect() {
+        this.set(listener.state() === "connected" ? 1 : 0);
       },
     });
   }
