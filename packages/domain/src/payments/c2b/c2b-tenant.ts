@@ -22,7 +22,7 @@ export function c2bShortCodeOf(deps: Pick<PaymentPorts, "config" | "daraja">, te
  */
 export async function tenantForShortCode(deps: PaymentPorts, shortCode: string): Promise<Tenant | null> {
   // Short codes are no tenant's data: the lookup crosses tenants by design, reading ids only.
-  const ids = await tenants.activeIdsWithShortCode(deps.db.unscoped, shortCode);
+  const ids = await tenants.activeIdsWithShortCode(deps.db.unscoped("daraja-callback"), shortCode);
   if (ids.length > 1) {
     deps.logger.warn({ shortCode, tenantIds: ids }, "several shops have this short code: its C2B payments are not credited to either");
     return null;
@@ -46,7 +46,7 @@ export async function c2bRefusal(sql: Pick<RawSql, "$queryRaw">, authority: Call
 
 /** The tenant's C2B URLs are registered with its own token: from now on the shared secret no longer speaks for its C2B. */
 export async function recordC2bRegisteredWithTenantToken(deps: Pick<PaymentPorts, "db">, tenantId: string): Promise<void> {
-  await tenants.markC2bRegisteredWithTenantToken(deps.db.unscoped, tenantId);
+  await tenants.markC2bRegisteredWithTenantToken(deps.db.unscoped("admin-api"), tenantId);
 }
 
 /**
