@@ -55,7 +55,7 @@ const reasonlessPattern = /\.unscoped\b(?!\(\s*"[a-z-]+"\s*\))/;
 /** What the domain and apps/api never reach: plain SQL's handles, transactions opened on a client. */
 const rawHandles: { name: string; pattern: RegExp }[] = [
   { name: "a transaction opened on a client (use Database.transaction)", pattern: /\$transaction\b/ },
-  { name: "a raw SQL handle of the database", pattern: /\.(sql|rawTransaction|autocommit)\b(?!\()/ },
+  { name: "a raw SQL handle of the database", pattern: /\.(sql|rawTransaction|autocommit)\b/ },
   {
     name: "@mteja/db's plain SQL behind the doors",
     pattern: /\b(plainOf|plainFor|givePlainAccess)\b|plain-access|@mteja\/db\//,
