@@ -64,7 +64,7 @@ describe.skipIf(skipThisTarget)("the daily report (GET /api/v1/reports/daily)", 
   let key: string;
   const operator = { authorization: `Bearer ${adminKey}` };
   const server = () => new RestClient(t.url, "");
-  const db = () => t.deps.db.unscoped;
+  const db = () => t.deps.db.unscoped("test");
 
   async function apiKeyOf(tenantId: string): Promise<string> {
     const created = await server().request("POST", `/api/v1/admin/tenants/${tenantId}/api-keys`, {
@@ -499,7 +499,7 @@ describe.skipIf(skipThisTarget)("the daily report of a busy day", () => {
     "reads each kind a page at a time (REPORT_BATCH_SIZE rows) and merges 3,300 rows in settlement order",
     { timeout: 120_000 },
     async () => {
-      const db = t.deps.db.unscoped;
+      const db = t.deps.db.unscoped("test");
       const owner = await registerUser(new RestClient(t.url, tenantId));
       const dayStart = Date.parse("2026-04-14T21:00:00.000Z");
       const at = (ms: number) => new Date(dayStart + ms);

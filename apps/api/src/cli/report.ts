@@ -27,7 +27,8 @@ export async function writeDailyReport(
   out: Writable | string,
 ): Promise<void> {
   const input = dailyReportInput.parse(request.date === undefined ? {} : { date: request.date });
-  if (!(await tenants.findTenant(ports.db.unscoped, request.tenant))) throw new DomainError("NOT_FOUND");
+  const tenant = await tenants.findTenant(ports.db.unscoped("operator-cli"), request.tenant);
+  if (!tenant) throw new DomainError("NOT_FOUND");
   const file = dailyReport(ports, ports.db.forTenant(request.tenant), input);
   const body = Readable.from(file.chunks, { objectMode: false });
   if (typeof out !== "string") return pipeline(body, out);
