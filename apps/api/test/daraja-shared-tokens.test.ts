@@ -106,10 +106,31 @@ describe.skipIf(skipDatabaseAgnostic || skipRedis)("Daraja access tokens shared 
   it("without the shared store, the instances refuse each other's tokens", async () => {
     const fetches: number[] = [];
     const run = await interleave(instance(fetches), instance(fetches));
-    const excessFetches = fetches.length - (Math.ceil(run.elapsedMs / USABLE_MS) + 1);
-    // What the first test rules out happens here: refused pushes, or many more fetches than expiries.
-    expect(run.refused.length + Math.max(0, excessFetches)).toBeGreaterThan(0);
+    // Each extra fetch invalidated the other instance's token (the one refresh on 404.001.03 mostly
+    // hides it here; in the chaos run 1-3 % of pushes were refused when both refreshed at once).
     expect(fetches.length).toBeGreaterThan(Math.ceil(run.elapsedMs / USABLE_MS) + 1);
+  });
+
+  it("removes a token or a lock only while it is still the one meant", async () => {
+    const prefix = uniqueRedisPrefix();
+    prefixes.push(prefix);
+    const [{ store }, { store: other }] = [await redisStore(prefix), await redisStore(prefix)];
+    await store.write("app", "fresh", 10_000);
+    await store.discard("app", "refused");
+    expect(await other.read("app")).toBe("fresh");
+    await store.discard("app", "fresh");
+    expect(await other.read("app")).toBeNull();
+
+    const release = await store.lock("app", 10_000);
+    expect(release).not.toBeNull();
+    expect(await other.lock("app", 10_000)).toBeNull();
+    await release!();
+    const next = await other.lock("app", 10_000);
+    expect(next).not.toBeNull();
+    // A lock that outlived its time and was taken by another instance is not released by the first.
+    await release!();
+    expect(await store.lock("app", 10_000)).toBeNull();
+    await next!();
   });
 
   it("keeps paying with this instance's own token while Redis is unreachable", async () => {
