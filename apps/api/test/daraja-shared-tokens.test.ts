@@ -103,7 +103,7 @@ describe.skipIf(skipDatabaseAgnostic || skipRedis)("Daraja access tokens shared 
     expect(keys.join(" ")).not.toContain(CONSUMER_SECRET);
   });
 
-  it("without the shared store, the instances refuse each other's tokens", async () => {
+  it("without the shared store, the instances fetch far more tokens, each invalidating the other's", async () => {
     const fetches: number[] = [];
     const run = await interleave(instance(fetches), instance(fetches));
     // Each extra fetch invalidated the other instance's token (the one refresh on 404.001.03 mostly
