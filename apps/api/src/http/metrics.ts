@@ -15,7 +15,7 @@
  * Access: with METRICS_TOKEN set, only `Authorization: Bearer <METRICS_TOKEN>`; without it, only
  * direct connections from the loopback interface (not through a proxy).
  */
-import type { Database } from "@mteja/db";
+import { outboxes, payments as paymentsRepository, payouts as payoutsRepository, type Database } from "@mteja/db";
 import { equalsConstantTime, type DomainEvents, type SignInReport } from "@mteja/domain";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
@@ -207,17 +207,18 @@ export function installMetrics(app: FastifyInstance, options: MetricsRoutesOptio
 
   const readDatabaseFigures = async () => {
     try {
-      const [paymentRows, payoutRows, outbox] = [
-        await options.db.sql.query("SELECT status, count(*)::int AS n FROM payments GROUP BY status"),
-        await options.db.sql.query("SELECT status, count(*)::int AS n FROM payouts GROUP BY status"),
-        await options.db.sql.query("SELECT count(*)::int AS n, COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS age FROM mail_outbox WHERE sent_at IS NULL"),
+      const db = options.db.unscoped("metrics");
+      const [paymentCounts, payoutCounts, outbox] = [
+        await paymentsRepository.countByStatus(db),
+        await payoutsRepository.countByStatus(db),
+        await outboxes.mailBacklog(db),
       ];
       payments.reset();
-      for (const row of paymentRows) payments.set({ status: String(row.status) }, Number(row.n));
+      for (const { status, count } of paymentCounts) payments.set({ status }, count);
       payouts.reset();
-      for (const row of payoutRows) payouts.set({ status: String(row.status) }, Number(row.n));
-      backlog.set(Number(outbox[0]?.n ?? 0));
-      oldest.set(Number(outbox[0]?.age ?? 0));
+      for (const { status, count } of payoutCounts) payouts.set({ status }, count);
+      backlog.set(outbox.count);
+      oldest.set(outbox.oldestAgeSeconds);
     } catch {
       scrapeErrors.inc();
     }
