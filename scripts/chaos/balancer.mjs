@@ -21,8 +21,8 @@ defaults
     retries 3
     timeout connect 2s
     timeout client 65s
-    # Above the longest STK push (82 s: Daraja's in-flight window, docs/mpesa.md#idempotency-key).
-    timeout server 90s
+    # Above the longest STK push (144 s with Redis's shared Daraja tokens, docs/mpesa.md#idempotency-key).
+    timeout server 150s
     timeout http-keep-alive 10s
 
 frontend mteja

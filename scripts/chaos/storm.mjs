@@ -144,16 +144,17 @@ export async function runCheckouts({ ledger, base, tenant, apiKey, workers, runT
     let pushed;
     for (let attempt = 0; attempt < 3; attempt += 1) {
       // A retry whose first attempt stored the payment but lost Daraja's answer (a fault) waits until that
-      // attempt's in-flight window ends, 82 s, then answers 202: the client waits longer than that.
+      // attempt's in-flight window ends (144 s with Redis's shared Daraja tokens), then answers 202: the
+      // client waits longer than that.
       pushed = await retrying(() =>
         call(ledger, base, "stk push", "POST", "/api/momo/stkpush", {
           token: customer.accessToken,
           tenant,
           headers: { "idempotency-key": `${runTag}-pay-${n}-${attempt}` },
           body: { phone, intent_id: intentId },
-          timeoutMs: 95_000,
+          timeoutMs: 155_000,
         }),
-      120_000);
+      180_000);
       // Daraja refused the prompt (it is FAILED, the intent payable again): the customer taps "pay" again.
       if (pushed.status === 200 || !/^PAYMENT_PROVIDER_/.test(pushed.body?.error?.code ?? "")) break;
     }

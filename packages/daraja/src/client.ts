@@ -10,11 +10,11 @@ import {
   unexpectedAnswer,
 } from "./errors.js";
 import { c2bRegisterResponseSchema, isAcceptedResponseCode } from "./c2b.js";
-import { createAccessTokenProvider } from "./oauth.js";
+import { accessTokenAccount, createAccessTokenProvider, type SharedAccessTokens } from "./oauth.js";
 import { classifyStkResultCode, normaliseResultCode } from "./result-codes.js";
 import { retryWhileNotSent } from "./retry.js";
 import { darajaTimestamp, stkPassword } from "./timestamp.js";
-import { DEFAULT_RETRY_DELAYS_MS, DEFAULT_TIMEOUT_MS } from "./timing.js";
+import { DEFAULT_RETRY_DELAYS_MS, DEFAULT_TIMEOUT_MS, tokenFetchMs } from "./timing.js";
 import { createTransport } from "./transport.js";
 import type { DarajaHttpResponse, DarajaTransport } from "./transport.js";
 import { ACCOUNT_BALANCE_COMMAND, ACCOUNT_BALANCE_PATH } from "./account-balance.js";
@@ -82,14 +82,28 @@ const isSuccess = (status: number) => status >= 200 && status < 300;
 export function createDarajaClient(config: DarajaClientConfig): DarajaClient {
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const transport = createTransport({ baseUrl: config.baseUrl, timeoutMs, ...(config.fetch ? { fetch: config.fetch } : {}) });
-  return createDarajaClientOver(transport, config);
+  const store = config.tokenStore;
+  const shared: SharedAccessTokens | undefined = store && {
+    store,
+    account: accessTokenAccount(config.baseUrl, config.consumerKey),
+    lockMs: tokenFetchMs({ timeoutMs, retryDelaysMs: config.retryDelaysMs }),
+    onStoreError(error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      config.logger?.warn({ reason }, "the shared Daraja token store failed: this instance keeps its own token meanwhile");
+    },
+  };
+  return createDarajaClientOver(transport, config, shared);
 }
 
 /**
  * A Daraja client whose requests go through `transport`: the same tokens, retries and reading of the
  * answers whatever carries them (HTTP, or the simulated Daraja answering in-process for test mode).
  */
-export function createDarajaClientOver(transport: DarajaTransport, config: DarajaProtocolConfig): DarajaClient {
+export function createDarajaClientOver(
+  transport: DarajaTransport,
+  config: DarajaProtocolConfig,
+  sharedTokens?: SharedAccessTokens,
+): DarajaClient {
   const now = config.now ?? (() => new Date());
   const retryDelaysMs = config.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
   const tokens = createAccessTokenProvider({
@@ -98,6 +112,7 @@ export function createDarajaClientOver(transport: DarajaTransport, config: Daraj
     consumerSecret: config.consumerSecret,
     now,
     retryDelaysMs,
+    shared: sharedTokens,
   });
   const log = config.logger;
   const reversalShortcode = config.partyB ?? config.shortcode;
@@ -126,7 +141,7 @@ export function createDarajaClientOver(transport: DarajaTransport, config: Daraj
       });
       if (attempt === 1 && isInvalidAccessToken(readErrorEnvelope(response.body))) {
         log?.debug({ path }, "Daraja rejected the access token; refreshing once");
-        tokens.invalidate(token);
+        await tokens.invalidate(token);
         continue;
       }
       return response;

@@ -22,7 +22,7 @@ export type {
 } from "./types.js";
 export { DarajaError, isDarajaError, readErrorEnvelope, isInvalidAccessToken, isTransactionBeingProcessed, darajaErrorFromResponse } from "./errors.js";
 export type { DarajaErrorDetails, DarajaErrorEnvelope, DarajaErrorKind, DarajaErrorReason, DarajaOutcome } from "./errors.js";
-export { DEFAULT_RETRY_DELAYS_MS, DEFAULT_TIMEOUT_MS, worstCaseRequestMs } from "./timing.js";
+export { DEFAULT_RETRY_DELAYS_MS, DEFAULT_TIMEOUT_MS, tokenFetchMs, worstCaseRequestMs } from "./timing.js";
 export type { DarajaTiming } from "./timing.js";
 export { classifyB2cResultCode, classifyReversalResultCode, classifyStkResultCode, normaliseResultCode } from "./result-codes.js";
 export type { B2cStatus, ReversalStatus, StkStatus } from "./result-codes.js";
@@ -45,3 +45,5 @@ export {
 } from "./account-balance.js";
 export { C2B_CONFIRMATION_ANSWER, C2B_REJECTION_CODES, c2bValidationAnswer, maskMsisdn, msisdnForm, parseC2bNotification } from "./c2b.js";
 export type { C2bMsisdnForm, C2bNotification, C2bRejectionCode } from "./c2b.js";
+export { accessTokenAccount } from "./oauth.js";
+export type { AccessTokenStore } from "./oauth.js";

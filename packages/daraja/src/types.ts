@@ -1,3 +1,4 @@
+import type { AccessTokenStore } from "./oauth.js";
 import type { StkStatus } from "./result-codes.js";
 
 export type DarajaTransactionType = "CustomerPayBillOnline" | "CustomerBuyGoodsOnline";
@@ -34,10 +35,12 @@ export interface DarajaClientConfig {
   fetch?: typeof globalThis.fetch;
   /** C2B register URL path version; default "v2" (the other one is tried once when the app lacks the product). */
   c2bRegisterVersion?: C2bRegisterVersion;
+  /** Where the processes of the deployment share the access token; default: this client's memory. */
+  tokenStore?: AccessTokenStore | undefined;
 }
 
 /** What a client needs besides the way to Daraja (createDarajaClientOver takes the way itself). */
-export type DarajaProtocolConfig = Omit<DarajaClientConfig, "baseUrl" | "timeoutMs" | "fetch">;
+export type DarajaProtocolConfig = Omit<DarajaClientConfig, "baseUrl" | "timeoutMs" | "fetch" | "tokenStore">;
 
 export interface StkPushRequest {
   /** 12-digit MSISDN (see normaliseKenyanPhone). Sent as PartyA and PhoneNumber. */

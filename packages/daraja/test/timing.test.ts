@@ -7,4 +7,8 @@ describe("worstCaseRequestMs", () => {
     expect(worstCaseRequestMs()).toBe(2 * (3 * 10_000 + 1_000 + 10_000));
     expect(worstCaseRequestMs({ timeoutMs: 400, retryDelaysMs: [] })).toBe(2 * (400 + 400));
   });
+
+  it("with shared tokens, also covers waiting for another instance's token fetch", () => {
+    expect(worstCaseRequestMs({ sharedTokens: true })).toBe(2 * (2 * (3 * 10_000 + 1_000) + 10_000));
+  });
 });

@@ -5,7 +5,7 @@
  * listener and its outcomes in the database (so any instance answers for them). No other module of
  * the service imports a simulator (scripts/dependency-rules.mjs).
  */
-import { createDarajaClient, type DarajaClient } from "@mteja/daraja";
+import { createDarajaClient, type AccessTokenStore, type DarajaClient } from "@mteja/daraja";
 import { simulatedDaraja, type Database } from "@mteja/db";
 import type { DarajaAccount, Logger } from "@mteja/domain";
 import {
@@ -37,6 +37,8 @@ export interface DarajaProvidersOptions {
   /** Where the simulated outcomes are kept. */
   db: Database;
   now: () => Date;
+  /** With Redis: the live accounts' access tokens, shared by every instance (runtime/daraja-token-store.ts). */
+  tokenStore?: AccessTokenStore | undefined;
 }
 
 /** The simulation's memory in the database: simulated money, no tenant's data, hence unscoped. */
@@ -92,6 +94,7 @@ export function createDarajaProviders(options: DarajaProvidersOptions): DarajaPr
         timeoutMs: options.timeoutMs,
         logger,
         ...(options.fetch ? { fetch: options.fetch } : {}),
+        ...(options.tokenStore ? { tokenStore: options.tokenStore } : {}),
       });
     },
     close() {

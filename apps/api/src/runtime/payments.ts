@@ -6,7 +6,7 @@
  * simulator in-process (dev-simulators.ts). Which Daraja a client talks to is daraja-provider.ts's
  * choice. See docs/mpesa.md.
  */
-import { securityCredentialFromCertificate, worstCaseRequestMs } from "@mteja/daraja";
+import { securityCredentialFromCertificate, worstCaseRequestMs, type AccessTokenStore } from "@mteja/daraja";
 import type { Database } from "@mteja/db";
 import {
   CALLBACK_ROUTE_PREFIX,
@@ -132,6 +132,8 @@ export interface PaymentsRuntimeOptions {
   now: () => Date;
   /** The per-user cap on status subscriptions, when it is shared (Redis); else counted in this instance. */
   statusStreams?: StatusStreamSlots;
+  /** The live accounts' Daraja access tokens, when they are shared (Redis); else kept by each client. */
+  tokenStore?: AccessTokenStore;
 }
 
 export async function createPaymentsRuntime(settings: Settings, logger: Logger, getDeps: () => PaymentPorts, options: PaymentsRuntimeOptions): Promise<PaymentsRuntime> {
@@ -150,6 +152,7 @@ export async function createPaymentsRuntime(settings: Settings, logger: Logger, 
     fetch: options.darajaFetch,
     db: options.db,
     now: options.now,
+    tokenStore: options.tokenStore,
   });
   const accounts = createDarajaAccounts({
     platform: effective && platformAccount(effective),
@@ -169,7 +172,9 @@ export async function createPaymentsRuntime(settings: Settings, logger: Logger, 
       callbackUrls: effective?.callbackUrls ?? {},
       reconcileAfterSeconds: settings.MOMO_RECONCILE_AFTER_SECONDS,
       // The clients' own worst case (they share MOMO_TIMEOUT_MS and the default retry delays).
-      promptInFlightSeconds: Math.ceil(worstCaseRequestMs({ timeoutMs: settings.MOMO_TIMEOUT_MS }) / 1000),
+      promptInFlightSeconds: Math.ceil(
+        worstCaseRequestMs({ timeoutMs: settings.MOMO_TIMEOUT_MS, sharedTokens: options.tokenStore !== undefined }) / 1000,
+      ),
       unknownPromptWindowSeconds: settings.MOMO_UNKNOWN_PROMPT_WINDOW_SECONDS,
       callbackAllowedIps: settings.MOMO_CALLBACK_ALLOWED_IPS,
       platformShortcode: effective?.shortcode ?? null,

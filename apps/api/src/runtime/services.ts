@@ -45,6 +45,7 @@ import { createPasswordHashing } from "./password-hashing/index.js";
 import { resolveDataEncryptionKey } from "./secrets.js";
 import { startStatusNotices, type StatusNotices } from "./status-notices.js";
 import { createSharedStreamSlots } from "./shared-stream-slots.js";
+import { createRedisAccessTokenStore } from "./daraja-token-store.js";
 
 export interface Services {
   deps: Deps;
@@ -141,6 +142,7 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       now,
       ...(overrides.darajaFetch ? { darajaFetch: overrides.darajaFetch } : {}),
       ...(statusStreams ? { statusStreams } : {}),
+      ...(redis ? { tokenStore: createRedisAccessTokenStore({ redis, keyPrefix: settings.REDIS_KEY_PREFIX }) } : {}),
     });
     closers.add("payment reconciliation", () => payments.close());
     const webhooks = createWebhooksRuntime(settings, logger, () => deps);
