@@ -158,6 +158,16 @@ const settingsSchema = z
       .default(10),
     /** An endpoint whose every delivery has failed for this long is disabled (docs/webhooks.md#endpoints-that-keep-failing). */
     WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number({ error: "WEBHOOK_DISABLE_AFTER_SECONDS must be a number" }).int().min(1).max(90 * 24 * 3600).default(3 * 24 * 3600),
+    /**
+     * The rows a report reads at a time from each kind of money movement (docs/reports.md): what one
+     * report holds in memory, whatever the day's size; tests make it small to see the pages.
+     */
+    REPORT_BATCH_SIZE: z.coerce
+      .number({ error: "REPORT_BATCH_SIZE must be a number" })
+      .int()
+      .min(1)
+      .max(10_000)
+      .default(1_000),
     ...momoSettingsShape,
     ...retentionSettingsShape,
     ...smsSettingsShape,

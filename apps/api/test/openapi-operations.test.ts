@@ -53,7 +53,9 @@ function documentationProblems(doc: Json): { problems: string[]; count: number }
       }
 
       const success = responses.find(([status]) => Number(status) < 300)?.[1];
-      if (success?.content?.["application/json"]?.example === undefined) missing("no example of its success");
+      // JSON, or the one media type of a file answer (a report's text/csv).
+      const successMedia = Object.values((success?.content ?? {}) as Record<string, Json>)[0];
+      if (successMedia?.example === undefined) missing("no example of its success");
       const body = op.requestBody?.content?.["application/json"];
       if (body && body.example === undefined) missing("no example of its request body");
       for (const parameter of (op.parameters ?? []) as Json[]) {

@@ -10,6 +10,7 @@ import type { DataRightsPorts } from "./data-rights/ports.js";
 import type { IntentPorts } from "./intents/ports.js";
 import type { PaymentPorts } from "./payments/shared/ports.js";
 import type { ProfilePorts } from "./profile/ports.js";
+import type { ReportPorts } from "./reports/ports.js";
 import type { DomainEvents } from "./shared/events.js";
 import type { RequestCtx } from "./shared/request-context.js";
 import type { TenantPorts } from "./tenants/ports.js";
@@ -19,7 +20,17 @@ export type { CookieOptions, RequestInfo } from "./shared/request.js";
 export type { Logger } from "./shared/ports.js";
 
 /** Long-lived services, built once by the composition root: every area's ports. */
-export interface Deps extends AuthPorts, ProfilePorts, AddressPorts, ApiKeyPorts, WebhookPorts, IntentPorts, PaymentPorts, TenantPorts, DataRightsPorts {
+export interface Deps
+  extends AuthPorts,
+    ProfilePorts,
+    AddressPorts,
+    ApiKeyPorts,
+    WebhookPorts,
+    IntentPorts,
+    PaymentPorts,
+    TenantPorts,
+    DataRightsPorts,
+    ReportPorts {
   /** What the domain reports as it happens (sign-in outcomes), counted by the composition root. */
   events: DomainEvents;
 }

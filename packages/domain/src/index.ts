@@ -3,12 +3,14 @@ export { createCallerFactory } from "./trpc.js";
 /** The procedure builders, for adapters that test their mount on a router of their own. */
 export { adminApiProcedure, createTRPCRouter, publicProcedure, refreshCookieProcedure } from "./trpc.js";
 export { operationMetaOf, operationMetas, type Credential, type Deprecation, type OperationMeta, type RestRoute, type SignInStep, type StepUp } from "./shared/operation-meta.js";
+export type { FileAnswer } from "./shared/operation-meta.js";
 export { unobservedEvents, type DomainEvents, type SignInReport } from "./shared/events.js";
 export type { Context, Deps, Logger, RequestInfo, CookieOptions } from "./context.js";
 /** What each area needs from the composition root; Deps satisfies them all. */
 export type { AuthPorts } from "./auth/ports.js";
 export type { PaymentPorts } from "./payments/shared/ports.js";
 export type { WebhookPorts } from "./webhooks/ports.js";
+export type { ReportPorts, ReportSettings } from "./reports/ports.js";
 export type { DomainConfig } from "./shared/config.js";
 export { tokenDefaults } from "./shared/config.js";
 export { systemClock, cryptoRandom, type Clock, type Random } from "./shared/ports.js";
@@ -54,3 +56,7 @@ export { paymentObject, type PaymentObject } from "./payments/shared/payment-obj
 export { receiveDeliveryReport, type DeliveryReportReply } from "./sms/delivery-reports.js";
 export { recordSecurityEvent, type SecurityEventInput } from "./security-events/record.js";
 export { SECURITY_EVENT_TYPES, type SecurityEventDetails, type SecurityEventType } from "./security-events/event-types.js";
+/** The daily report, for the operator's command (the same rows as GET /api/v1/reports/daily). */
+export { dailyReport } from "./reports/daily-report.js";
+export { dailyReportInput, type DailyReportInput } from "./reports/schemas.js";
+export type { StreamedFile } from "./shared/streamed-file.js";

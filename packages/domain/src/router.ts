@@ -9,6 +9,7 @@ import { c2bRouter } from "./payments/c2b/router.js";
 import { paymentsRouter } from "./payments/router.js";
 import { reversalsRouter } from "./payments/reversals/router.js";
 import { profileRouter } from "./profile/router.js";
+import { reportsRouter } from "./reports/router.js";
 import { securityEventsRouter } from "./security-events/router.js";
 import { tenantsRouter } from "./tenants/router.js";
 import { createTRPCRouter } from "./trpc.js";
@@ -37,6 +38,7 @@ export const appRouter = createTRPCRouter({
   email: emailRouter,
   securityEvents: securityEventsRouter,
   dataRights: dataRightsRouter,
+  reports: reportsRouter,
 });
 
 export type AppRouter = typeof appRouter;

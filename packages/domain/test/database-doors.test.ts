@@ -67,17 +67,21 @@ const rawHandles: { name: string; pattern: RegExp }[] = [
  * The tenant-scoped door with a tenant that is not the request's: the procedure ladder builds ctx.db;
  * the admin API's role change names its tenant in a header, and its account balance in the path; the
  * reconciler's sweeps settle (or status-query) each claimed row through the tenant the claim returned.
- * An API key's management and its use name the key's tenant.
+ * An API key's management and its use name the key's tenant; the operator's report command names its
+ * tenant in `--tenant`.
  */
 const forTenantAllowedIn = [
-  "trpc.ts",
-  "tenants/user-roles.ts",
-  "api-keys/service.ts",
-  "api-keys/credential.ts",
-  "payments/balance/balance-tenant.ts",
-  "payments/stk/stk-reconciliation.ts",
-  "payments/shared/leased-sweep.ts",
-].map(domain);
+  ...[
+    "trpc.ts",
+    "tenants/user-roles.ts",
+    "api-keys/service.ts",
+    "api-keys/credential.ts",
+    "payments/balance/balance-tenant.ts",
+    "payments/stk/stk-reconciliation.ts",
+    "payments/shared/leased-sweep.ts",
+  ].map(domain),
+  api("cli/report.ts"),
+];
 
 const isComment = (line: string) => /^\s*(\*|\/\/|\/\*)/.test(line);
 

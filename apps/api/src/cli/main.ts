@@ -4,13 +4,15 @@
  * same settings as the service (environment variables) and works on the same database.
  */
 import { openDatabase } from "@mteja/db";
-import { rotateSigningKey, toErrorEnvelope } from "@mteja/domain";
+import { DomainError, rotateSigningKey, toErrorEnvelope } from "@mteja/domain";
 import { TRPCError } from "@trpc/server";
 import { Command, InvalidArgumentError } from "commander";
+import { ZodError } from "zod";
 import { databaseOptionsOf } from "../runtime/database-options.js";
 import { readSettings, SettingsError, type Settings } from "../settings.js";
 import { runDoctor } from "./doctor.js";
 import { openOperatorServices, type OperatorServices } from "./operator-services.js";
+import { writeDailyReport } from "./report.js";
 
 /** Failures the operator can act on: printed as one line, exit code 1. */
 class CommandFailure extends Error {}
@@ -30,9 +32,11 @@ const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
 async function withServices(work: (operator: OperatorServices, settings: Settings) => Promise<unknown>, settings = settingsOrExit()): Promise<void> {
   const operator = await openOperatorServices(settings);
   try {
-    print(await work(operator, settings));
+    const answer = await work(operator, settings);
+    // A command that wrote its own answer (a report's CSV) returns nothing to print.
+    if (answer !== undefined) print(answer);
   } catch (error) {
-    if (error instanceof TRPCError) {
+    if (error instanceof TRPCError || error instanceof DomainError || error instanceof ZodError) {
       // The API's own words for it, as a REST client would read them in the error envelope.
       const { body } = toErrorEnvelope(error);
       const details = (body.error.details ?? []) as Array<{ path?: string; message?: string }>;
@@ -123,6 +127,20 @@ keys
       return { kid: rotation.kid, retired: rotation.retired ? { kid: rotation.retired.kid, not_after: rotation.retired.notAfter.toISOString() } : null };
     }, settings);
   });
+
+const reports = program.command("report").description("a tenant's reports (docs/reports.md)");
+reports
+  .command("daily")
+  .description("the money a tenant's account moved in one Nairobi day, as CSV: the bytes of GET /api/v1/reports/daily")
+  .requiredOption("--tenant <id>", "the tenant")
+  .option("--date <YYYY-MM-DD>", "the day, in Nairobi time (default: yesterday)")
+  .option("--out <file>", "write the CSV to this file instead of stdout")
+  .action((options: { tenant: string; date?: string; out?: string }) =>
+    withServices(async ({ services }) => {
+      const request = { tenant: options.tenant, date: options.date };
+      await writeDailyReport(services.deps, request, options.out ?? process.stdout);
+    }),
+  );
 
 program
   .command("prune")

@@ -177,6 +177,7 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       events: overrides.events ?? unobservedEvents,
       daraja: payments.daraja,
       webhooks: webhooks.deps,
+      reports: { batchSize: settings.REPORT_BATCH_SIZE },
       config: {
         nodeEnv: settings.NODE_ENV,
         defaultTenantId: settings.DEFAULT_TENANT_ID,

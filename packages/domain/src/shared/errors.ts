@@ -158,6 +158,10 @@ function fromTrpcError(error: TRPCError): DomainError {
   if (error.cause instanceof DomainError) return error.cause;
   if (error.cause instanceof ZodError) return validationError(error.cause);
   if (isDatabaseUnavailable(error.cause)) return serviceUnavailable(error.cause);
+  // tRPC's refusal of a procedure's stream (a file answer, docs/reports.md) to a link that cannot take one.
+  if (error.code === "UNSUPPORTED_MEDIA_TYPE" && error.message.startsWith("Cannot use stream-like response")) {
+    return new DomainError("MALFORMED_REQUEST", "http.stream_needs_streaming_link");
+  }
   switch (error.code) {
     case "PARSE_ERROR":
     case "UNSUPPORTED_MEDIA_TYPE":

@@ -105,6 +105,17 @@ export interface RestRoute {
   errorResponses?: Record<number, string>;
 }
 
+/**
+ * A success answered as a file, not the JSON envelope: the procedure returns a `StreamedFile`
+ * (shared/streamed-file.ts), the REST adapter streams it in this media type, and the document shows it so
+ * (described by `openapi.successDescription`).
+ */
+export interface FileAnswer {
+  mediaType: "text/csv";
+  /** A small file as the operation answers it, the document's example. */
+  example: string;
+}
+
 // A type, not an interface: adapters read meta as a plain record of facts (an implicit index signature).
 export type OperationMeta = {
   /** The operation's REST path and its OpenAPI description; without it, tRPC only. */
@@ -125,6 +136,8 @@ export type OperationMeta = {
   deprecated?: Deprecation;
   /** A sensitive operation: it needs a fresh session or a complete body proof (docs/step-up.md). */
   stepUp?: StepUp;
+  /** The success is a file streamed in a media type of its own (a report's CSV), not the JSON envelope. */
+  answers?: FileAnswer;
 };
 
 /** The declared facts of a procedure by its tRPC path ("auth.register"), if it exists. */

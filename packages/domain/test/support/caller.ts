@@ -98,6 +98,8 @@ export async function createServiceDeps(options: { random?: Random } = {}): Prom
     nudgeMail: () => {},
     logger: silent,
     events: unobservedEvents,
+    // REPORT_BATCH_SIZE's default.
+    reports: { batchSize: 1000 },
     daraja: {
       darajaFor: () => null,
       hasPayoutAccount: () => false,

@@ -242,4 +242,8 @@ export const errorMessages = {
   "http.too_slow": { en: "The request did not arrive in time.", sw: "Ombi halikufika kwa wakati." },
   "http.headers_too_large": { en: "The request's URL or headers are too large.", sw: "URL au vichwa vya ombi ni vikubwa mno." },
   "http.not_http": { en: "The request is not valid HTTP.", sw: "Ombi si HTTP sahihi." },
+  "http.stream_needs_streaming_link": {
+    en: "This operation answers a file: call its REST path, or use a streaming tRPC link (httpBatchStreamLink).",
+    sw: "Kitendo hiki hujibu faili: tumia njia yake ya REST, au kiungo cha tRPC cha mtiririko (httpBatchStreamLink).",
+  },
 } as const satisfies Record<string, Bilingual>;

@@ -2,7 +2,16 @@
  * The OpenAPI document of the REST mount: trpc-to-openapi generates it from the procedures' zod
  * schemas and `meta.openapi`; describeOperations adds what the generator cannot know.
  */
-import { errorStatus, operationMetas, type Credential, type Deprecation, type ErrorCode, type OperationMeta, type StepUp } from "@mteja/domain";
+import {
+  errorStatus,
+  operationMetas,
+  type Credential,
+  type Deprecation,
+  type ErrorCode,
+  type FileAnswer,
+  type OperationMeta,
+  type StepUp,
+} from "@mteja/domain";
 import type { AnyRouter } from "@trpc/server";
 import { generateOpenApiDocument, type OpenAPIObject, type OpenApiRouter } from "trpc-to-openapi";
 
@@ -92,8 +101,8 @@ const methods = ["get", "post", "put", "patch", "delete"] as const;
 
 /**
  * What trpc-to-openapi cannot know, added to the generated document from each procedure's declared
- * facts (operation-meta.ts): its credential, 201 or 202 answers, the error envelope with an example
- * per error code, and a DELETE's JSON body (never secrets in the query string).
+ * facts (operation-meta.ts): its credential, 201 or 202 answers, a file answer's media type, the error
+ * envelope with an example per error code, and a DELETE's JSON body (never secrets in the query string).
  */
 export function describeOperations(document: OpenAPIObject, router: AnyRouter): OpenAPIObject {
   const metaByOperation = new Map<string, OperationMeta>();
@@ -119,6 +128,7 @@ export function describeOperations(document: OpenAPIObject, router: AnyRouter): 
       if (typeof operation.operationId === "string") operation.security = securityOf[meta?.credential ?? "none"];
       if (meta?.successStatus === 201) answerCreated(operation);
       if (meta?.acceptedDescription) answerAcceptedToo(operation, meta.acceptedDescription);
+      if (meta?.answers) answerFile(operation, meta.answers);
       if (method === "delete") moveQueryToBody(operation);
       addRequestExamples(operation);
       addExamples(operation, components.schemas);
@@ -165,6 +175,14 @@ function answerAcceptedToo(operation: Json, description: string): void {
   const responses = (operation.responses ?? {}) as Record<string, Json>;
   if (!responses["200"]) return;
   responses["202"] = { ...responses["200"], description };
+}
+
+/** An operation that answers a file (`answers`): its success is that media type, not the JSON envelope. */
+function answerFile(operation: Json, file: FileAnswer): void {
+  const responses = (operation.responses ?? {}) as Record<string, Json>;
+  const success = responses["200"];
+  if (!success) return;
+  success.content = { [file.mediaType]: { schema: { type: "string" }, example: file.example } };
 }
 
 /**

@@ -3,9 +3,10 @@
  * the procedure whose `meta.openapi` names its method and path, and its input read, as trpc-to-openapi's
  * handler does (operations.ts, with the library's own exported pieces); the procedure is called through
  * tRPC's public `callTRPCProcedure`, as tRPC's own HTTP handler calls it; the answer is the procedure's
- * output as JSON, or the error envelope. The library's handler is not used: it builds a WHATWG `Request`
- * per call for a signal nothing here reads, and a caller proxy per request to find a procedure it already
- * holds (docs/performance.md); trpc-to-openapi still writes the document (document.ts).
+ * output as JSON (an operation that declares `answers`: its file, streamed), or the error envelope. The
+ * library's handler is not used: it builds a WHATWG `Request` per call for a signal nothing here reads,
+ * and a caller proxy per request to find a procedure it already holds (docs/performance.md);
+ * trpc-to-openapi still writes the document (document.ts).
  *
  * What the library's handler did not do our way:
  * - errors answer the envelope `{ success: false, message, error: { code, details } }` (docs/errors.md),
@@ -15,10 +16,20 @@
  * - the library reads DELETE input from the query string only; a JSON body on DELETE (otp/disable's
  *   password) is merged into the input so secrets never need to travel in URLs.
  */
-import { answerLocale, toErrorEnvelope, type Context, type Deps, type ErrorEnvelope } from "@mteja/domain";
+import {
+  answerLocale,
+  operationMetaOf,
+  toErrorEnvelope,
+  type Context,
+  type Deps,
+  type ErrorEnvelope,
+  type FileAnswer,
+  type StreamedFile,
+} from "@mteja/domain";
 import { translate } from "@mteja/i18n";
 import { callTRPCProcedure, TRPCError, type AnyRouter } from "@trpc/server";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import { Readable } from "node:stream";
 import { getErrorFromUnknown } from "trpc-to-openapi";
 import { createRequestContext } from "../context.js";
 import { requestLocale } from "../errors.js";
@@ -74,6 +85,11 @@ export const restPlugin: FastifyPluginAsync<RestOptions> = async (app, opts) => 
         batchIndex: 0,
       });
       const meta = responseMeta({ paths: [operation.path], errors: [], ctx });
+      const file = operationMetaOf(opts.router, operation.path)?.answers;
+      if (file) {
+        const onStreamError = (error: unknown) => opts.onError(error, operation.path);
+        return await sendFile(reply, meta.status ?? 200, meta.headers, file, data as StreamedFile, onStreamError);
+      }
       return send(reply, meta.status ?? 200, meta.headers, data);
     } catch (cause) {
       const error = getErrorFromUnknown(cause);
@@ -91,6 +107,40 @@ function send(reply: FastifyReply, status: number, headers: Record<string, strin
   void reply.code(status).header("content-type", "application/json");
   for (const [name, value] of Object.entries(headers)) void reply.header(name, value);
   return reply.send(JSON.stringify(body));
+}
+
+/**
+ * A file answer (`answers`, docs/reports.md): its chunks streamed as the body, in its media type. The
+ * first chunk is made before anything is sent, so what fails early (a wrong date is refused before this;
+ * the database away) still answers the error envelope; a failure after that can only cut the body short
+ * (no final chunk: the client sees an incomplete answer, never a shorter file that looks whole). A client
+ * that goes away stops the reads.
+ */
+async function sendFile(
+  reply: FastifyReply,
+  status: number,
+  headers: Record<string, string>,
+  answer: FileAnswer,
+  file: StreamedFile,
+  onError: (error: unknown) => void,
+): Promise<FastifyReply> {
+  const chunks = file.chunks[Symbol.asyncIterator]();
+  const first = await chunks.next();
+  async function* body(): AsyncGenerator<string> {
+    if (!first.done) yield first.value;
+    yield* { [Symbol.asyncIterator]: () => chunks };
+  }
+  // Bytes, not objects: the stream then buffers a few KiB ahead of the socket, not a few chunks.
+  const stream = Readable.from(body(), { objectMode: false });
+  stream.on("error", onError);
+  void reply
+    .code(status)
+    .header("content-type", `${answer.mediaType}; charset=utf-8`)
+    .header("content-disposition", `attachment; filename="${file.filename}"`)
+    // The shop's own records: no cache along the way keeps a copy.
+    .header("cache-control", "no-store");
+  for (const [name, value] of Object.entries(headers)) void reply.header(name, value);
+  return reply.send(stream);
 }
 
 /**

@@ -1,0 +1,83 @@
+/**
+ * Where the daily report's rows come from: one entry per kind of money movement, each read in the
+ * order it settled (packages/db's settledMovements, a page at a time) and written as a row. The report
+ * merges them by settlement time; on the same instant the earlier entry of this list comes first.
+ *
+ * A new kind of movement is one entry here (and its page read in the repository). Refunds by B2C
+ * come as a `refund` entry with its method as the channel; once refunds carry the reversals too
+ * (a reversal is a refund of a whole payment), the `reversals` entry gives way to that one, so a
+ * reversal is still written once, as a refund.
+ */
+import { settledMovements, type TenantDb } from "@mteja/db";
+import type { PaymentStatus, PayoutStatus } from "../payments/shared/schemas.js";
+import type { ReversalStatus } from "../payments/shared/reversal-object.js";
+
+/** The kinds of rows of the report (its `type` column). */
+export type MovementType = "payment" | "refund" | "payout";
+
+/** A row of the report before it is written: every column but `livemode`, which is the report's mode. */
+export interface MovementRow {
+  settledAt: Date;
+  type: MovementType;
+  id: string;
+  /** payment: stk | c2b; refund: its method (reversal); payout: b2c. */
+  channel: string;
+  reference: string | null;
+  /** Shillings, positive whichever way the money went (`type` says which). */
+  amount: number;
+  mpesaReceipt: string | null;
+  status: string;
+}
+
+export interface MovementSource {
+  /** The statuses of rows whose money moved: a failed or undecided one moved none. */
+  statuses: readonly string[];
+  /** One page of the kind's rows, in the order they settled (the page's cursor is its last row's). */
+  read(db: TenantDb, page: settledMovements.SettledPage): Promise<MovementRow[]>;
+}
+
+const payments: MovementSource = {
+  statuses: ["SUCCESS"] satisfies PaymentStatus[],
+  read: async (db, page) => (await settledMovements.paymentsPage(db, page)).map((p) => ({
+    settledAt: p.settledAt,
+    type: "payment",
+    id: p.id,
+    channel: p.channel === "c2b" ? "c2b" : "stk",
+    reference: p.reference,
+    amount: p.amount,
+    mpesaReceipt: p.mpesaReceipt,
+    status: p.status,
+  })),
+};
+
+/** A reversal gives a whole payment back: a refund whose method is `reversal`. */
+const reversals: MovementSource = {
+  statuses: ["SUCCESS"] satisfies ReversalStatus[],
+  read: async (db, page) => (await settledMovements.reversalsPage(db, page)).map((r) => ({
+    settledAt: r.settledAt,
+    type: "refund",
+    id: r.id,
+    channel: "reversal",
+    reference: r.payment.reference,
+    amount: r.amount,
+    mpesaReceipt: r.receipt,
+    status: r.status,
+  })),
+};
+
+/** A payout has no reference of its own: its occasion when the shop gave one, else its remarks. */
+const payouts: MovementSource = {
+  statuses: ["SUCCESS"] satisfies PayoutStatus[],
+  read: async (db, page) => (await settledMovements.payoutsPage(db, page)).map((p) => ({
+    settledAt: p.settledAt,
+    type: "payout",
+    id: p.id,
+    channel: "b2c",
+    reference: p.occasion ?? p.remarks,
+    amount: p.amount,
+    mpesaReceipt: p.transactionId,
+    status: p.status,
+  })),
+};
+
+export const movementSources: readonly MovementSource[] = [payments, reversals, payouts];
