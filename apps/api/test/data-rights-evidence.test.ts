@@ -85,7 +85,7 @@ describe.skipIf(skipThisTarget)("erasure masks the phone in callbacks, events an
     const payment = await settledPayment(pushed.body.data.checkoutRequestId);
     expect((await server("POST", `/api/v1/payments/${payment.id}/reversal`)).status).toBe(202);
     const reversal = await waitFor(async () => {
-      const row = await db().paymentReversal.findFirst({ where: { paymentId: payment.id } });
+      const row = await db().refund.findFirst({ where: { paymentId: payment.id } });
       return row?.status === "SUCCESS" ? row : undefined;
     });
     const menuIntent = await createIntent(30, userId);

@@ -42,7 +42,8 @@ describe(`migration ${migration}`, () => {
       expect((await db.migrate()).applied).toContain(migration);
       expect(await db.unscoped.payment.findMany({ select: { callbackTokenForm: true } })).toEqual([{ callbackTokenForm: "shared" }]);
       expect(await db.unscoped.payout.findMany({ select: { callbackTokenForm: true } })).toEqual([{ callbackTokenForm: "shared" }]);
-      expect(await db.unscoped.paymentReversal.findMany({ select: { callbackTokenForm: true } })).toEqual([{ callbackTokenForm: "shared" }]);
+      // Reversals are refunds since 20261202000000_refunds, which keeps their form.
+      expect(await db.unscoped.refund.findMany({ select: { callbackTokenForm: true } })).toEqual([{ callbackTokenForm: "shared" }]);
       expect(await db.unscoped.darajaCallback.findMany({ select: { tokenTenantId: true } })).toEqual([{ tokenTenantId: null }]);
       expect((await db.unscoped.tenant.findUniqueOrThrow({ where: { id: "old-shop" } })).c2bCallbackTokenForm).toBe("shared");
 
