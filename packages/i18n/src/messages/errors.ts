@@ -231,8 +231,8 @@ export const errorMessages = {
     sw: "Ni malipo yaliyofanikiwa pekee yanayoweza kurejeshewa pesa.",
   },
   "refunds.masked_phone_part": {
-    en: "Only the whole of this payment can be refunded: the payer's phone is stored masked, so nothing can be sent to it.",
-    sw: "Malipo haya yanaweza kurejeshewa pesa zote pekee: nambari ya simu ya mlipaji imehifadhiwa ikiwa imefichwa, kwa hivyo hakuna kinachoweza kutumwa kwake.",
+    en: "Only the whole of this payment can be refunded: the payer's phone is not stored in full (M-Pesa masks it), so nothing can be sent to it.",
+    sw: "Malipo haya yanaweza kurejeshewa pesa zote pekee: nambari ya simu ya mlipaji haijahifadhiwa kamili (M-Pesa huificha), kwa hivyo hakuna kinachoweza kutumwa kwake.",
   },
   "refunds.no_receipt_no_phone": {
     en: "This payment has neither an M-Pesa receipt nor the payer's full phone number, so it cannot be refunded.",

@@ -21,7 +21,7 @@ export interface RefundablePayment {
   /** What Daraja says was paid, once settled; the refund is of this. */
   paidAmount: number | null;
   mpesaReceipt: string | null;
-  /** As stored: `2547…` in full, or masked (`254******197`) for C2B and erased payers. */
+  /** As stored: `2547…` in full, or not (`2547*****678`, `hashed`, empty) for C2B and erased payers. */
   phone: string;
 }
 
@@ -65,7 +65,8 @@ export function planRefund(payment: RefundablePayment, { requested, refundedBefo
   const whole = amount === paid && refundedBefore === 0;
   if (whole && payment.mpesaReceipt) return { amount, method: "reversal" };
   if (!hasFullPhone(payment)) {
-    throw notRefundable(payment.mpesaReceipt && payment.phone.includes("*") ? "refunds.masked_phone_part" : "refunds.no_receipt_no_phone");
+    // With a receipt, only the whole of it could have gone back (by reversal).
+    throw notRefundable(payment.mpesaReceipt ? "refunds.masked_phone_part" : "refunds.no_receipt_no_phone");
   }
   if (amount < B2C_AMOUNT_MIN) throw notRefundable({ key: "refunds.b2c_under_minimum", params: { min: B2C_AMOUNT_MIN } });
   return { amount, method: "b2c" };

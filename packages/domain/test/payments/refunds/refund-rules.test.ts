@@ -3,7 +3,7 @@ import { DomainError } from "../../../src/shared/errors.js";
 import { planRefund, type RefundablePayment } from "../../../src/payments/refunds/refund-rules.js";
 
 const stk: RefundablePayment = { status: "SUCCESS", amount: 500, paidAmount: 500, mpesaReceipt: "SKC82PACB8", phone: "254712345678" };
-const c2b: RefundablePayment = { ...stk, phone: "254******678" };
+const c2b: RefundablePayment = { ...stk, phone: "2547*****678" };
 
 /** The code and the message key (or the detail's) a refusal carries. */
 function refusal(plan: () => unknown): { code: string; key: unknown } {
@@ -43,6 +43,7 @@ describe("what a refund of a payment is", () => {
   it("refuses what cannot be refunded (409 PAYMENT_NOT_REFUNDABLE)", () => {
     expect(refusal(() => planRefund({ ...stk, status: "PENDING" }, { requested: undefined, refundedBefore: 0 }))).toEqual({ code: "PAYMENT_NOT_REFUNDABLE", key: "refunds.not_succeeded" });
     expect(refusal(() => planRefund(c2b, { requested: 100, refundedBefore: 0 }))).toEqual({ code: "PAYMENT_NOT_REFUNDABLE", key: "refunds.masked_phone_part" });
+    expect(refusal(() => planRefund({ ...c2b, phone: "hashed" }, { requested: undefined, refundedBefore: 100 }))).toEqual({ code: "PAYMENT_NOT_REFUNDABLE", key: "refunds.masked_phone_part" });
     expect(refusal(() => planRefund({ ...c2b, mpesaReceipt: null }, { requested: undefined, refundedBefore: 0 }))).toEqual({ code: "PAYMENT_NOT_REFUNDABLE", key: "refunds.no_receipt_no_phone" });
     expect(refusal(() => planRefund(stk, { requested: 9, refundedBefore: 0 }))).toEqual({ code: "PAYMENT_NOT_REFUNDABLE", key: "refunds.b2c_under_minimum" });
     expect(planRefund(stk, { requested: 10, refundedBefore: 0 })).toEqual({ amount: 10, method: "b2c" });
