@@ -1,7 +1,9 @@
 /**
  * The refunds migration on a database with reversals from before it: every reversal becomes a refund
  * by reversal of the whole amount, ids, Daraja's ids, status and schedule kept, so it is counted against
- * its payment and settled by its callbacks as before; payment_reversals is gone afterwards.
+ * its payment and settled by its callbacks as before. While the previous release still runs beside this
+ * one, what it writes to payment_reversals is copied into refunds (and counted: the database refuses
+ * refunds that would add up to more than their payment, whoever writes them).
  */
 import { cp, mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -22,7 +24,7 @@ async function migrationsBefore(name: string): Promise<{ dir: string; remove: ()
 const id = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
 
 describe(`migration ${migration}`, () => {
-  it("moves every reversal into refunds as a refund by reversal, and drops payment_reversals", async () => {
+  it("copies every reversal into refunds as a refund by reversal, and what the previous release writes afterwards", async () => {
     const db = await openDatabase({});
     const earlier = await migrationsBefore(migration);
     try {
@@ -43,8 +45,7 @@ describe(`migration ${migration}`, () => {
          VALUES ('${id(4)}', 'old-shop', '${id(2)}', 150, 'RCPT000002', 'UNKNOWN', 'user:u', 'outcome unknown', 2, '2026-12-01T10:00:00Z')`,
       );
 
-      const applied = (await db.migrate()).applied;
-      expect(applied).toEqual(expect.arrayContaining([migration, "20261202000100_drop_payment_reversals"]));
+      expect((await db.migrate()).applied).toContain(migration);
       const refunds = await db.unscoped.refund.findMany({ orderBy: { id: "asc" } });
       expect(refunds).toEqual([
         expect.objectContaining({
@@ -57,15 +58,37 @@ describe(`migration ${migration}`, () => {
           nextStatusQueryAt: new Date("2026-12-01T10:00:00Z"), callbackTokenForm: "shared",
         }),
       ]);
-      expect(await db.sql.query(`SELECT table_name FROM information_schema.tables WHERE table_name = 'payment_reversals'`)).toEqual([]);
 
-      // The index that holds one standing reversal per payment: a second reversal of the first payment is refused.
+      // The previous release, still running, settles its reversal and makes another: both are refunds here.
+      await db.sql.exec(`UPDATE payment_reversals SET status = 'SUCCESS', receipt = 'SKE0000002', result_code = '0' WHERE id = '${id(4)}'`);
+      await db.sql.exec(`INSERT INTO payments (id, tenant_id, phone, amount, reference, description, status, mpesa_receipt, channel) VALUES ('${id(7)}', 'old-shop', '254712345678', 80, 'R', 'Payment', 'SUCCESS', 'RCPT000007', 'stk')`);
+      await db.sql.exec(`INSERT INTO payment_reversals (id, tenant_id, payment_id, amount, original_receipt, requested_by) VALUES ('${id(8)}', 'old-shop', '${id(7)}', 80, 'RCPT000007', 'user:u')`);
+      expect(await db.unscoped.refund.findUniqueOrThrow({ where: { id: id(4) } })).toMatchObject({ status: "SUCCESS", receipt: "SKE0000002" });
+      expect(await db.unscoped.refund.findUniqueOrThrow({ where: { id: id(8) } })).toMatchObject({ method: "reversal", amount: 80, status: "PENDING" });
+      // A refund this release settled keeps its outcome whatever the copy says.
+      await db.sql.exec(`UPDATE refunds SET status = 'FAILED' WHERE id = '${id(8)}'`);
+      await db.sql.exec(`UPDATE payment_reversals SET status = 'SUCCESS' WHERE id = '${id(8)}'`);
+      expect((await db.unscoped.refund.findUniqueOrThrow({ where: { id: id(8) } })).status).toBe("FAILED");
+
+      // Never more than the payment (150, refunded whole): a B2C refund of 10 more is refused by the database,
+      // as is a second reversal of it (also by the index of one standing reversal per payment).
+      const b2c = (n: number, amount: number) =>
+        db.sql.exec(`INSERT INTO refunds (id, tenant_id, payment_id, amount, method, requested_by) VALUES ('${id(n)}', 'old-shop', '${id(1)}', ${amount}, 'b2c', 'user:u')`);
+      await expect(b2c(5, 10)).rejects.toThrow(/would add up to 160 of 150/);
       await expect(
-        db.sql.exec(`INSERT INTO refunds (id, tenant_id, payment_id, amount, method, original_receipt, requested_by) VALUES ('${id(5)}', 'old-shop', '${id(1)}', 150, 'reversal', 'RCPT000001', 'user:u')`),
-      ).rejects.toThrow(/refunds_one_standing_reversal_per_payment/);
+        db.sql.exec(`INSERT INTO refunds (id, tenant_id, payment_id, amount, method, original_receipt, requested_by) VALUES ('${id(9)}', 'old-shop', '${id(1)}', 150, 'reversal', 'RCPT000001', 'user:u')`),
+      ).rejects.toThrow(/refunds_one_standing_reversal_per_payment|would add up/);
+      // The previous release reversing a payment this release refunded a part of: refused, the part counted.
+      const partly = "00000000-0000-4000-8000-000000000010";
+      await db.sql.exec(`INSERT INTO payments (id, tenant_id, phone, amount, reference, description, status, mpesa_receipt, channel) VALUES ('${partly}', 'old-shop', '254712345678', 80, 'R', 'Payment', 'SUCCESS', 'RCPT000010', 'stk')`);
+      await db.sql.exec(`INSERT INTO refunds (id, tenant_id, payment_id, amount, method, requested_by) VALUES ('00000000-0000-4000-8000-000000000011', 'old-shop', '${partly}', 50, 'b2c', 'user:u')`);
+      await expect(
+        db.sql.exec(`INSERT INTO payment_reversals (id, tenant_id, payment_id, amount, original_receipt, requested_by) VALUES ('00000000-0000-4000-8000-000000000012', 'old-shop', '${partly}', 80, 'RCPT000010', 'user:u')`),
+      ).rejects.toThrow(/would add up to 130 of 80/);
+      expect(await db.unscoped.paymentReversal.count({ where: { paymentId: partly } })).toBe(0);
       // A B2C refund names no receipt it reverses.
       await expect(
-        db.sql.exec(`INSERT INTO refunds (id, tenant_id, payment_id, amount, method, original_receipt, requested_by) VALUES ('${id(6)}', 'old-shop', '${id(1)}', 10, 'b2c', 'RCPT000001', 'user:u')`),
+        db.sql.exec(`INSERT INTO refunds (id, tenant_id, payment_id, amount, method, original_receipt, requested_by) VALUES ('${id(6)}', 'old-shop', '${partly}', 10, 'b2c', 'RCPT000010', 'user:u')`),
       ).rejects.toThrow(/refunds_original_receipt_check/);
     } finally {
       await earlier.remove();

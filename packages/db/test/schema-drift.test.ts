@@ -17,6 +17,7 @@ const schemaPath = new URL("../../../prisma/schema.prisma", import.meta.url);
 const migrationOnlyIndexes = [
   "addresses_one_default_per_user",
   "payment_intents_open_reference",
+  "payment_reversals_one_open_per_payment",
   "payments_one_success_per_intent",
   "refresh_tokens_one_current_per_session",
   "refunds_one_standing_reversal_per_payment",

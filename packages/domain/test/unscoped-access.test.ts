@@ -35,7 +35,7 @@ const doors: { name: string; pattern: RegExp; allowed: string[] }[] = [
       // The reconciler's sweeps claim due rows of every tenant, then settle each through its tenant's client.
       "payments/stk/stk-reconciliation.ts",
       "payments/payouts/payout-reconciliation.ts",
-      "payments/reversals/reversal-reconciliation.ts",
+      "payments/refunds/refund-reconciliation.ts",
       // ...and keep the leases of the rows they claimed, of every tenant, while they work.
       "payments/shared/leased-sweep.ts",
       // The reconciler reads the tenant of each claimed row for its Daraja account.

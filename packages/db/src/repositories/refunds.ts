@@ -104,11 +104,16 @@ export async function sumOfPayment(
 /** The shillings of the tenant's refunds by `method` created since `since`, those in `excludingStatus` left out. */
 export async function sumSince(
   client: AnyClient,
-  { tenantId, method, excludingStatus, since }: { tenantId: string; method: string; excludingStatus: string; since: Date },
+  of: { tenantId: string; method: string; excludingStatus: string; since: Date },
 ): Promise<number> {
   const sum = await prismaOf(client).refund.aggregate({
     _sum: { amount: true },
-    where: { tenantId, method, status: { not: excludingStatus }, createdAt: { gte: since } },
+    where: {
+      tenantId: of.tenantId,
+      method: of.method,
+      status: { not: of.excludingStatus },
+      createdAt: { gte: of.since },
+    },
   });
   return sum._sum.amount ?? 0;
 }
@@ -164,7 +169,8 @@ export async function storeConversationId(
   id: string,
   { conversationId, updatedAt }: { conversationId: string; updatedAt: Date },
 ): Promise<void> {
-  await prismaOf(client).refund.updateMany({ where: { id, conversationId: null }, data: { conversationId, updatedAt } });
+  const data = { conversationId, updatedAt };
+  await prismaOf(client).refund.updateMany({ where: { id, conversationId: null }, data });
 }
 
 /** Writes `changes` if the refund is still in `status` (one of them, given several); whether it did. */

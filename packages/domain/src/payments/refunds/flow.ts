@@ -9,7 +9,12 @@ import { defineCallback, type CallbackDoc, type CallbackUrlRule, type DarajaFlow
 import { applyStoredRefundCallback, parseRefundCallback, type RefundCallbackKind } from "./refund-callbacks.js";
 import { queryDueRefunds } from "./refund-reconciliation.js";
 
-function refundCallback<const Url extends CallbackUrlRule>(kind: RefundCallbackKind, path: string, url: Url, doc: CallbackDoc) {
+function refundCallback<const Url extends CallbackUrlRule>(
+  kind: RefundCallbackKind,
+  path: string,
+  url: Url,
+  doc: CallbackDoc,
+) {
   return defineCallback({
     path,
     url,
@@ -35,7 +40,8 @@ export const refundsFlow = {
         summary: "Reversal result",
         body:
           'Body: `{ Result: { ResultCode (0 or e.g. "R000002"), ResultDesc, OriginatorConversationID, ' +
-          "ConversationID, TransactionID, ResultParameters? } }`. Settles a refund by reversal (the payment's `reversal`).",
+          "ConversationID, TransactionID, ResultParameters? } }`. Settles a refund by reversal " +
+          "(the payment's `reversal`).",
       },
     ),
     reversal_timeout: refundCallback(

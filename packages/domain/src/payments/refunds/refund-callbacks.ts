@@ -21,7 +21,12 @@ import { refunds, type RefundModel } from "@mteja/db";
 import type { PaymentPorts } from "../shared/ports.js";
 import type { CallbackAuthority } from "../shared/callback-tokens.js";
 import { refusalOf } from "../shared/callback-authority.js";
-import { applyStoredCallback, recordOutcomeWith, refusedVerdict, type StoredApplyResult } from "../shared/stored-callback.js";
+import {
+  applyStoredCallback,
+  recordOutcomeWith,
+  refusedVerdict,
+  type StoredApplyResult,
+} from "../shared/stored-callback.js";
 import { eventIdsFrom } from "../../webhooks/events.js";
 import { settleRefund, type RefundOutcome } from "./refund-settlement.js";
 
@@ -76,7 +81,11 @@ export function parseRefundCallback(kind: RefundCallbackKind, body: unknown): Pa
         originalReceipt: r.originalTransactionId,
         amount: r.amount,
       };
-      const ids = { originatorConversationId: r.originatorConversationId, conversationId: r.conversationId, originalReceipt: r.originalTransactionId };
+      const ids = {
+        originatorConversationId: r.originatorConversationId,
+        conversationId: r.conversationId,
+        originalReceipt: r.originalTransactionId,
+      };
       return { ok: true, value: { kind, outcome, ids, correlationId: r.originatorConversationId } };
     }
     case "refund_b2c_result": {
@@ -101,24 +110,33 @@ export function parseRefundCallback(kind: RefundCallbackKind, body: unknown): Pa
       const parsed = kind === "reversal_timeout" ? parseReversalTimeout(body) : parseB2cTimeout(body);
       if (!parsed.ok) return parsed;
       const r = parsed.value;
-      const outcome: RefundOutcome = { source: "timeout", status: "UNKNOWN", resultCode: r.resultCode, resultDesc: r.resultDesc, originatorConversationId: r.originatorConversationId, conversationId: r.conversationId };
-      return { ok: true, value: { kind, outcome, ids: { originatorConversationId: r.originatorConversationId, conversationId: r.conversationId }, correlationId: r.originatorConversationId } };
+      const ids = { originatorConversationId: r.originatorConversationId, conversationId: r.conversationId };
+      const { resultCode, resultDesc } = r;
+      const outcome: RefundOutcome = { source: "timeout", status: "UNKNOWN", resultCode, resultDesc, ...ids };
+      return { ok: true, value: { kind, outcome, ids, correlationId: r.originatorConversationId } };
     }
     case "reversal_status": {
       const parsed = parseTransactionStatusResult(body);
       if (!parsed.ok) return parsed;
       const t = parsed.value.transaction;
-      // Queried by the refund's OriginatorConversationID, or by the reversed payment's receipt when its ids were never known.
-      const ids = { originatorConversationId: t.originatorConversationId, conversationId: t.conversationId, receipt: t.receiptNo };
+      // Queried by the refund's OriginatorConversationID, or by the reversed payment's receipt when its
+      // ids were never known.
+      const ids = {
+        originatorConversationId: t.originatorConversationId,
+        conversationId: t.conversationId,
+        receipt: t.receiptNo,
+      };
       const queried = { receipt: t.receiptNo, status: t.status };
-      return { ok: true, value: { kind, outcome: statusOutcome(parsed.value), ids, queried, correlationId: t.originatorConversationId ?? t.receiptNo ?? null } };
+      const correlationId = t.originatorConversationId ?? t.receiptNo ?? null;
+      return { ok: true, value: { kind, outcome: statusOutcome(parsed.value), ids, queried, correlationId } };
     }
     case "refund_b2c_status": {
       const parsed = parseTransactionStatusResult(body);
       if (!parsed.ok) return parsed;
       const t = parsed.value.transaction;
       const ids = { originatorConversationId: t.originatorConversationId, conversationId: t.conversationId };
-      return { ok: true, value: { kind, outcome: statusOutcome(parsed.value), ids, correlationId: t.originatorConversationId ?? t.conversationId ?? null } };
+      const correlationId = t.originatorConversationId ?? t.conversationId ?? null;
+      return { ok: true, value: { kind, outcome: statusOutcome(parsed.value), ids, correlationId } };
     }
   }
 }
@@ -133,7 +151,8 @@ function asRefundOutcome(refund: RefundModel, callback: RefundCallback): RefundO
   if (refund.method !== "reversal" || outcome.source !== "status") return outcome;
   if (queried?.receipt === undefined || queried.receipt !== refund.originalReceipt) return outcome;
   const reversed = queried.status?.toLowerCase() === "reversed";
-  return { ...outcome, status: reversed ? "SUCCESS" : "UNKNOWN", receipt: undefined, originatorConversationId: undefined, conversationId: undefined };
+  const named = { receipt: undefined, originatorConversationId: undefined, conversationId: undefined };
+  return { ...outcome, ...named, status: reversed ? "SUCCESS" : "UNKNOWN" };
 }
 
 /** The method whose Daraja request a callback of this kind answers. */
@@ -145,7 +164,12 @@ function methodOfKind(kind: RefundCallbackKind): string {
 const openRefundStatuses = ["PENDING", "UNKNOWN"];
 
 /** Applies a stored refund callback once, under the refund's row lock, if its token speaks for that refund. */
-export async function applyStoredRefundCallback(deps: PaymentPorts, callbackId: string, authority: CallbackAuthority, callback: RefundCallback): Promise<StoredApplyResult> {
+export async function applyStoredRefundCallback(
+  deps: PaymentPorts,
+  callbackId: string,
+  authority: CallbackAuthority,
+  callback: RefundCallback,
+): Promise<StoredApplyResult> {
   const { ids } = callback;
   const { result } = await applyStoredCallback(deps, callbackId, ids, async (tx, now, recorder) => {
     if (!ids.originatorConversationId && !ids.conversationId && !ids.receipt && !ids.originalReceipt) {
@@ -155,12 +179,16 @@ export async function applyStoredRefundCallback(deps: PaymentPorts, callbackId: 
     // By Daraja's ids, else as the open reversal of the receipt it reverses: a result that beat the storing
     // of the request's acknowledgement, or one whose request had an unknown outcome.
     const refund = await refunds.lockByIds(tx, ids, openRefundStatuses);
-    if (!refund) return { recorded: true, outcome: "flagged", flagReason: "names no refund (unknown OriginatorConversationID / ConversationID / receipt)", link: {} };
+    if (!refund) {
+      const flagReason = "names no refund (unknown OriginatorConversationID / ConversationID / receipt)";
+      return { recorded: true, outcome: "flagged", flagReason, link: {} };
+    }
     const refusal = refusalOf(authority, refund);
     if (refusal !== undefined) return refusedVerdict(refusal);
     const link = { paymentId: refund.paymentId };
     if (methodOfKind(callback.kind) !== refund.method) {
-      return { recorded: true, outcome: "flagged", flagReason: `a ${callback.kind} callback for a refund sent by ${refund.method}`, link };
+      const flagReason = `a ${callback.kind} callback for a refund sent by ${refund.method}`;
+      return { recorded: true, outcome: "flagged", flagReason, link };
     }
     const settlement = { eventIds: eventIdsFrom(deps.random), recordOutcome: recordOutcomeWith(recorder, link) };
     const { decision } = await settleRefund(tx, refund, asRefundOutcome(refund, callback), now, settlement);

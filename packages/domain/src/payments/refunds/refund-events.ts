@@ -1,4 +1,7 @@
-/** The events of a refund's settlement (docs/webhooks.md#events), written in the transaction that changes its status. */
+/**
+ * The events of a refund's settlement (docs/webhooks.md#events), written in the transaction that changes
+ * its status.
+ */
 import type { RawSql, RefundModel } from "@mteja/db";
 import { recordEvent, type EventIds, type NewEvent } from "../../webhooks/events.js";
 import { refundObject } from "./refund-object.js";
@@ -8,12 +11,18 @@ import { refundObject } from "./refund-object.js";
  * undefined for UNKNOWN, which is not an outcome (nothing is sent).
  */
 export function refundSettledEvent(refund: RefundModel, at: Date): NewEvent | undefined {
-  const type = refund.status === "SUCCESS" ? "refund.succeeded" : refund.status === "FAILED" ? "refund.failed" : undefined;
+  const type =
+    refund.status === "SUCCESS" ? "refund.succeeded" : refund.status === "FAILED" ? "refund.failed" : undefined;
   return type ? { tenantId: refund.tenantId, type, data: { refund: refundObject(refund) }, at } : undefined;
 }
 
 /** Writes the event of a refund whose status just changed (refundSettledEvent). */
-export async function recordRefundSettled(tx: RawSql, refund: RefundModel, at: Date, eventIds?: EventIds): Promise<void> {
+export async function recordRefundSettled(
+  tx: RawSql,
+  refund: RefundModel,
+  at: Date,
+  eventIds?: EventIds,
+): Promise<void> {
   const event = refundSettledEvent(refund, at);
   if (event) await recordEvent(tx, event, eventIds);
 }

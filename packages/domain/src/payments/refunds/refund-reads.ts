@@ -1,4 +1,7 @@
-/** GET /api/v1/refunds/{id} and GET /api/v1/payments/{id}/refunds (docs/mpesa.md#refunds): the shop's refunds, as stored. */
+/**
+ * GET /api/v1/refunds/{id} and GET /api/v1/payments/{id}/refunds (docs/mpesa.md#refunds): the shop's
+ * refunds, as stored.
+ */
 import { payments, refunds } from "@mteja/db";
 import { DomainError } from "../../shared/errors.js";
 import { readKeysetPage } from "../../shared/keyset-page.js";
@@ -14,9 +17,14 @@ export async function getRefund(ctx: ShopCallerCtx, id: string): Promise<RefundO
 }
 
 /** The payment's refunds, newest first. */
-export async function listRefunds(ctx: ShopCallerCtx, input: ListRefundsInput): Promise<{ refunds: RefundObject[]; next_cursor: string | null }> {
+export async function listRefunds(
+  ctx: ShopCallerCtx,
+  input: ListRefundsInput,
+): Promise<{ refunds: RefundObject[]; next_cursor: string | null }> {
   if (!(await payments.find(ctx.db, input.id))) throw paymentNotFound();
   const scope = { tenantId: ctx.tenant.id, paymentId: input.id };
-  const { rows, nextCursor } = await readKeysetPage({ limit: input.limit, cursor: input.cursor }, (page) => refunds.listOfPayment(ctx.db, scope, page));
+  const { rows, nextCursor } = await readKeysetPage({ limit: input.limit, cursor: input.cursor }, (page) =>
+    refunds.listOfPayment(ctx.db, scope, page),
+  );
   return { refunds: rows.map(refundObject), next_cursor: nextCursor };
 }

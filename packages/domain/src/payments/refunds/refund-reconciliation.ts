@@ -40,14 +40,18 @@ export async function queryDueRefunds(run: SweepRun): Promise<void> {
         const statusUrl = row.method === "b2c" ? b2cStatusUrl : reversalStatusUrl;
         // The refund's shop's own token (docs/mpesa.md#callback-tokens), whichever form its own URLs carried.
         const url = tenantCallbackUrl(deps.daraja.callbackTokens, statusUrl, row.tenant_id) ?? statusUrl;
+        const urls = { resultUrl: url, queueTimeoutUrl: url };
         if (row.method === "b2c" && row.originator_conversation_id) {
-          return client.transactionStatus({ originatorConversationId: row.originator_conversation_id, resultUrl: url, queueTimeoutUrl: url, remarks: "Refund status" });
+          const originatorConversationId = row.originator_conversation_id;
+          return client.transactionStatus({ originatorConversationId, ...urls, remarks: "Refund status" });
         }
+        const named = row.originator_conversation_id
+          ? { originatorConversationId: row.originator_conversation_id }
+          : { transactionId: row.original_receipt ?? "" };
         return client.transactionStatus({
-          ...(row.originator_conversation_id ? { originatorConversationId: row.originator_conversation_id } : { transactionId: row.original_receipt ?? "" }),
+          ...named,
           partyA: client.reversalShortcode,
-          resultUrl: url,
-          queueTimeoutUrl: url,
+          ...urls,
           remarks: "Reversal status",
         });
       },

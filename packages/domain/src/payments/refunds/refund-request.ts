@@ -36,18 +36,29 @@ export interface NotConfigured {
   initiator: Text;
 }
 
-/** The shop's refunds through Daraja; 503 when M-Pesa, the refund callback addresses or the shop's initiator are missing. */
+/**
+ * The shop's refunds through Daraja; 503 when M-Pesa, the refund callback addresses or the shop's
+ * initiator are missing.
+ */
 export function refundSending(ctx: ShopCallerCtx, messages: NotConfigured): RefundSending {
   const { deps, tenant } = ctx;
   const daraja = deps.daraja.darajaFor(tenant);
   const url = (kind: RefundCallbackKind) => callbackUrlFor(deps.daraja, kind, tenant.id);
-  const [reversalResult, reversalTimeout, b2cResult, b2cTimeout] = [url("reversal_result"), url("reversal_timeout"), url("refund_b2c_result"), url("refund_b2c_timeout")];
-  if (!daraja || !reversalResult || !reversalTimeout || !b2cResult || !b2cTimeout) throw providerUnavailable(messages.service);
+  const reversalResult = url("reversal_result");
+  const reversalTimeout = url("reversal_timeout");
+  const b2cResult = url("refund_b2c_result");
+  const b2cTimeout = url("refund_b2c_timeout");
+  if (!daraja || !reversalResult || !reversalTimeout || !b2cResult || !b2cTimeout) {
+    throw providerUnavailable(messages.service);
+  }
   // Both methods are requests of the initiator of the shop's B2C group; without one neither can be sent.
   if (!deps.daraja.hasPayoutAccount(tenant)) throw providerUnavailable(messages.initiator);
   return {
     daraja,
-    urls: { reversal: { resultUrl: reversalResult, queueTimeoutUrl: reversalTimeout }, b2c: { resultUrl: b2cResult, queueTimeoutUrl: b2cTimeout } },
+    urls: {
+      reversal: { resultUrl: reversalResult, queueTimeoutUrl: reversalTimeout },
+      b2c: { resultUrl: b2cResult, queueTimeoutUrl: b2cTimeout },
+    },
   };
 }
 
@@ -59,7 +70,7 @@ export type Destination =
   | { method: "reversal"; receipt: string }
   | { method: "b2c"; phone: string; occasion: string; originatorConversationId: string };
 
-/** What an operation decides under the payment's lock: the row it stores (or a unique violation) and where the money goes. */
+/** What an operation decides under the payment's lock: the row it stores, and where the money goes. */
 export interface StoredRefund {
   refund: RefundModel;
   destination: Destination;
@@ -70,11 +81,18 @@ export function requesterOf(ctx: ShopCallerCtx): string {
   return ctx.caller.kind === "apiKey" ? `api_key:${ctx.caller.id}` : `user:${ctx.caller.id}`;
 }
 
-/** A refund's request made once: the operation stores the row (under the payment's lock) and says what a retry must match. */
+/**
+ * A refund's request made once: the operation stores the row (under the payment's lock) and says what a
+ * retry must match.
+ */
 export function refundOnce(
   ctx: ShopCallerCtx,
   sending: RefundSending,
-  operation: { idempotencyKey: string | undefined; store(): Promise<StoredRefund>; sameRequest(row: RefundModel): boolean },
+  operation: {
+    idempotencyKey: string | undefined;
+    store(): Promise<StoredRefund>;
+    sameRequest(row: RefundModel): boolean;
+  },
 ): ProviderRequest<RefundModel, void, RefundModel> {
   const { deps, db } = ctx;
   const { daraja, urls } = sending;
@@ -98,9 +116,10 @@ export function refundOnce(
       const to = destination;
       if (to === undefined) throw new Error("a refund's request is sent only after its row is stored");
       if (to.method === "reversal") {
-        const ack = await daraja.reversal({ transactionId: to.receipt, amount: refund.amount, remarks: REFUND_REMARKS, ...urls.reversal });
-        const { originatorConversationId, conversationId } = ack;
-        await refunds.storeDarajaIds(db, refund.id, { originatorConversationId, conversationId, updatedAt: deps.clock.now() });
+        const request = { transactionId: to.receipt, amount: refund.amount, remarks: REFUND_REMARKS, ...urls.reversal };
+        const { originatorConversationId, conversationId } = await daraja.reversal(request);
+        const stored = { originatorConversationId, conversationId, updatedAt: deps.clock.now() };
+        await refunds.storeDarajaIds(db, refund.id, stored);
         return;
       }
       const ack = await daraja.b2cPayment({
@@ -112,7 +131,8 @@ export function refundOnce(
         occasion: to.occasion,
         ...urls.b2c,
       });
-      await refunds.storeConversationId(db, refund.id, { conversationId: ack.conversationId, updatedAt: deps.clock.now() });
+      const stored = { conversationId: ack.conversationId, updatedAt: deps.clock.now() };
+      await refunds.storeConversationId(db, refund.id, stored);
     },
     accepted: (refund) => refunds.get(db, refund.id),
     async markFailed(refund, lastError) {

@@ -54,7 +54,10 @@ function amountError(message: Text): DomainError {
  * The refund of `requested` shillings (undefined: what remains) of a payment whose refunds that are not
  * FAILED take `refundedBefore`; throws when there can be none.
  */
-export function planRefund(payment: RefundablePayment, { requested, refundedBefore }: { requested: number | undefined; refundedBefore: number }): RefundPlan {
+export function planRefund(
+  payment: RefundablePayment,
+  { requested, refundedBefore }: { requested: number | undefined; refundedBefore: number },
+): RefundPlan {
   if (payment.status !== "SUCCESS") throw notRefundable("refunds.not_succeeded");
   const paid = paidOf(payment);
   const left = paid - refundedBefore;
@@ -68,6 +71,8 @@ export function planRefund(payment: RefundablePayment, { requested, refundedBefo
     // With a receipt, only the whole of it could have gone back (by reversal).
     throw notRefundable(payment.mpesaReceipt ? "refunds.masked_phone_part" : "refunds.no_receipt_no_phone");
   }
-  if (amount < B2C_AMOUNT_MIN) throw notRefundable({ key: "refunds.b2c_under_minimum", params: { min: B2C_AMOUNT_MIN } });
+  if (amount < B2C_AMOUNT_MIN) {
+    throw notRefundable({ key: "refunds.b2c_under_minimum", params: { min: B2C_AMOUNT_MIN } });
+  }
   return { amount, method: "b2c" };
 }

@@ -44,24 +44,37 @@ export function decideRefundOutcome(refund: RefundModel, outcome: RefundOutcome,
   const mismatch = amountMismatch("the refund is of", refund.amount, outcome.amount);
   if (mismatch) return mismatch;
   if (outcome.originalReceipt !== undefined && outcome.originalReceipt !== refund.originalReceipt) {
-    return { outcome: "flagged", flagReason: `receipt mismatch: the refund reverses ${refund.originalReceipt ?? "nothing (a B2C refund)"}, Daraja says ${outcome.originalReceipt}`, statusChanged: false };
+    const reversed = refund.originalReceipt ?? "nothing (a B2C refund)";
+    const flagReason = `receipt mismatch: the refund reverses ${reversed}, Daraja says ${outcome.originalReceipt}`;
+    return { outcome: "flagged", flagReason, statusChanged: false };
   }
 
   const terminal = refund.status === "SUCCESS" || refund.status === "FAILED";
   if (terminal) return decideForSettled(refund.status, outcome);
 
-  if (outcome.source === "result" && refund.conversationId && outcome.conversationId && outcome.conversationId !== refund.conversationId) {
-    return { outcome: "flagged", flagReason: `ConversationID mismatch: stored ${refund.conversationId}, callback ${outcome.conversationId}`, statusChanged: false };
+  const stored = refund.conversationId;
+  if (outcome.source === "result" && stored && outcome.conversationId && outcome.conversationId !== stored) {
+    const flagReason = `ConversationID mismatch: stored ${stored}, callback ${outcome.conversationId}`;
+    return { outcome: "flagged", flagReason, statusChanged: false };
   }
 
   if (outcome.source === "timeout" || outcome.status === "UNKNOWN") {
     if (refund.status === "UNKNOWN") return { outcome: "duplicate", statusChanged: false };
-    const why = outcome.source === "timeout" ? `timed out at Daraja: ${outcome.resultDesc}` : `unrecognised ResultCode ${outcome.resultCode ?? "(none)"} (${outcome.resultDesc})`;
+    const why =
+      outcome.source === "timeout"
+        ? `timed out at Daraja: ${outcome.resultDesc}`
+        : `unrecognised ResultCode ${outcome.resultCode ?? "(none)"} (${outcome.resultDesc})`;
     return {
       outcome: outcome.source === "timeout" ? "applied" : "accepted",
       statusChanged: true,
       // A status query is due now.
-      changes: { status: "UNKNOWN", lastError: why.slice(0, 500), nextStatusQueryAt: now, updatedAt: now, ...ids(refund, outcome) },
+      changes: {
+        status: "UNKNOWN",
+        lastError: why.slice(0, 500),
+        nextStatusQueryAt: now,
+        updatedAt: now,
+        ...ids(refund, outcome),
+      },
     };
   }
 
@@ -82,11 +95,15 @@ export function decideRefundOutcome(refund: RefundModel, outcome: RefundOutcome,
   };
 }
 
-/** Daraja's ids, kept when the request's own answer never brought them (a B2C refund's OriginatorConversationID is ours). */
+/**
+ * Daraja's ids, kept when the request's own answer never brought them (a B2C refund's
+ * OriginatorConversationID is ours).
+ */
 function ids(refund: RefundModel, outcome: RefundOutcome): RowChanges<RefundModel> {
   if (refund.conversationId !== null || !outcome.conversationId) return {};
   if (refund.originatorConversationId !== null) return { conversationId: outcome.conversationId };
-  return outcome.originatorConversationId ? { conversationId: outcome.conversationId, originatorConversationId: outcome.originatorConversationId } : {};
+  const { conversationId, originatorConversationId } = outcome;
+  return originatorConversationId ? { conversationId, originatorConversationId } : {};
 }
 
 /**

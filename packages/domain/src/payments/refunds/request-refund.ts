@@ -16,7 +16,14 @@ import type { ShopCallerCtx } from "../shared/ports.js";
 import { requestOnce } from "../shared/provider-request.js";
 import { idempotencyKeyOf } from "../shared/request-rules.js";
 import { refundObject, type RefundMethod, type RefundObject } from "./refund-object.js";
-import { refundOnce, refundSending, requesterOf, type Destination, type RefundSending, type StoredRefund } from "./refund-request.js";
+import {
+  refundOnce,
+  refundSending,
+  requesterOf,
+  type Destination,
+  type RefundSending,
+  type StoredRefund,
+} from "./refund-request.js";
 import { planRefund, type RefundPlan } from "./refund-rules.js";
 import type { CreateRefundInput } from "./schemas.js";
 
@@ -30,15 +37,19 @@ export async function requestRefund(ctx: ShopCallerCtx, input: CreateRefundInput
   }
   // A payment of another shop is not found, whatever this shop's M-Pesa set-up.
   if (!(await payments.find(ctx.db, input.id))) throw paymentNotFound();
-  const sending = refundSending(ctx, { service: "refunds.service_not_configured", initiator: "refunds.initiator_missing" });
+  const notConfigured = { service: "refunds.service_not_configured", initiator: "refunds.initiator_missing" } as const;
+  const sending = refundSending(ctx, notConfigured);
   const operation = {
     idempotencyKey,
     store: () => storeRefund(ctx, sending, input, idempotencyKey),
     // A retry without an amount asks for what the first one was: the same refund.
     sameRequest: (row: RefundModel) =>
-      row.paymentId === input.id && (input.amount === undefined || row.amount === input.amount) && row.reason === (input.reason ?? null),
+      row.paymentId === input.id &&
+      (input.amount === undefined || row.amount === input.amount) &&
+      row.reason === (input.reason ?? null),
   };
-  const refund = await requestOnce(refundOnce(ctx, sending, operation), { clock: deps.clock, inFlightSeconds: deps.daraja.settings.promptInFlightSeconds });
+  const timing = { clock: deps.clock, inFlightSeconds: deps.daraja.settings.promptInFlightSeconds };
+  const refund = await requestOnce(refundOnce(ctx, sending, operation), timing);
   // Every answer is 202: the refund's outcome arrives later (its callbacks, or a status query).
   ctx.request.markAccepted();
   return refundObject(refund);
@@ -48,7 +59,12 @@ export function paymentNotFound(): DomainError {
   return new DomainError("NOT_FOUND", "not_found.shop_payment");
 }
 
-function storeRefund(ctx: ShopCallerCtx, sending: RefundSending, input: CreateRefundInput, idempotencyKey: string): Promise<StoredRefund> {
+function storeRefund(
+  ctx: ShopCallerCtx,
+  sending: RefundSending,
+  input: CreateRefundInput,
+  idempotencyKey: string,
+): Promise<StoredRefund> {
   const { deps, tenant } = ctx;
   return ctx.db.$transaction(async (tx) => {
     const payment = await payments.lockOfTenant(tx, { id: input.id, tenantId: tenant.id });
@@ -67,7 +83,12 @@ function storeRefund(ctx: ShopCallerCtx, sending: RefundSending, input: CreateRe
     const destination: Destination =
       plan.method === "reversal"
         ? { method: "reversal", receipt: payment.mpesaReceipt ?? "" }
-        : { method: "b2c", phone: payment.phone, occasion: `Refund of ${payment.mpesaReceipt ?? payment.reference}`, originatorConversationId: deps.random.uuid() };
+        : {
+            method: "b2c",
+            phone: payment.phone,
+            occasion: `Refund of ${payment.mpesaReceipt ?? payment.reference}`,
+            originatorConversationId: deps.random.uuid(),
+          };
     const refund = await refunds.create(tx, {
       tenantId: tenant.id,
       paymentId: payment.id,
@@ -88,17 +109,22 @@ function storeRefund(ctx: ShopCallerCtx, sending: RefundSending, input: CreateRe
   });
 }
 
-/** A refund sent by B2C leaves the shop's B2C account: its switch (403) and its daily limit, shared with payouts (422). */
+/**
+ * A refund sent by B2C leaves the shop's B2C account: its switch (403) and its daily limit, shared with
+ * payouts (422).
+ */
 async function checkB2c(ctx: ShopCallerCtx, tx: TenantTx, amount: number, now: Date): Promise<void> {
   const { deps, tenant } = ctx;
   const settings = b2cSettingsOf(tenant);
   if (!b2cSwitchedOn(deps, tenant)) {
-    throw new DomainError("FORBIDDEN", settings.enabled === false ? "refunds.b2c_switched_off" : "refunds.b2c_not_switched_on");
+    const why = settings.enabled === false ? "refunds.b2c_switched_off" : "refunds.b2c_not_switched_on";
+    throw new DomainError("FORBIDDEN", why);
   }
   const left = await b2cLeftToday(tx, tenant, now);
   if (left !== undefined && settings.dailyLimit !== undefined && amount > left) {
+    const params = { limit: settings.dailyLimit, left: Math.max(0, left) };
     throw new DomainError("VALIDATION_ERROR", undefined, {
-      details: [{ path: "amount", message: { key: "detail.refund_over_daily_limit", params: { limit: settings.dailyLimit, left: Math.max(0, left) } } }],
+      details: [{ path: "amount", message: { key: "detail.refund_over_daily_limit", params } }],
     });
   }
 }

@@ -23,20 +23,29 @@ export async function requestReversal(ctx: ShopCallerCtx, paymentId: string): Pr
   const { deps } = ctx;
   // A payment of another shop is not found, whatever this shop's M-Pesa set-up.
   await readPayment(ctx, paymentId);
-  const sending = refundSending(ctx, { service: "reversals.service_not_configured", initiator: "reversals.initiator_missing" });
+  const notConfigured = {
+    service: "reversals.service_not_configured",
+    initiator: "reversals.initiator_missing",
+  } as const;
+  const sending = refundSending(ctx, notConfigured);
   const idempotencyKey = idempotencyKeyOf(ctx);
   const operation = {
     idempotencyKey,
     store: () => storeReversal(ctx, paymentId, idempotencyKey),
     sameRequest: (row: RefundModel) => row.paymentId === paymentId && row.method === "reversal",
   };
-  const reversal = await requestOnce(refundOnce(ctx, sending, operation), { clock: deps.clock, inFlightSeconds: deps.daraja.settings.promptInFlightSeconds });
+  const timing = { clock: deps.clock, inFlightSeconds: deps.daraja.settings.promptInFlightSeconds };
+  const reversal = await requestOnce(refundOnce(ctx, sending, operation), timing);
   // Every answer is 202: the reversal's outcome arrives later (its callbacks, or a status query).
   ctx.request.markAccepted();
   return toServerPaymentView(await readPayment(ctx, reversal.paymentId));
 }
 
-function storeReversal(ctx: ShopCallerCtx, paymentId: string, idempotencyKey: string | undefined): Promise<StoredRefund> {
+function storeReversal(
+  ctx: ShopCallerCtx,
+  paymentId: string,
+  idempotencyKey: string | undefined,
+): Promise<StoredRefund> {
   const { deps, tenant } = ctx;
   return ctx.db.$transaction(async (tx) => {
     const payment = await payments.lockOfTenant(tx, { id: paymentId, tenantId: tenant.id });

@@ -14,7 +14,7 @@ export const createRefundInput = z.object({
   id: paymentId,
   amount: wholeShillings(1, STK_AMOUNT_MAX)
     .optional()
-    .describe("Whole shillings to give back; left out: what remains after every refund of the payment that is not failed."),
+    .describe("Whole shillings to give back; left out: what remains after the payment's refunds that are not failed."),
   reason: oneLineString()
     .trim()
     .max(REFUND_REASON_MAX_LENGTH, `reason must be at most ${REFUND_REASON_MAX_LENGTH} characters`)
@@ -24,7 +24,10 @@ export const createRefundInput = z.object({
 export type CreateRefundInput = z.infer<typeof createRefundInput>;
 
 export const refundIdInput = z.object({
-  id: oneLineString().trim().regex(REFUND_ID_PATTERN, "id must be a refund id (re_…)").describe("The refund's id (re_…)."),
+  id: oneLineString()
+    .trim()
+    .regex(REFUND_ID_PATTERN, "id must be a refund id (re_…)")
+    .describe("The refund's id (re_…)."),
 });
 
 export const listRefundsInput = z.object({
@@ -38,10 +41,15 @@ export const refundView = z.object({
   id: z.string().describe("re_ and 32 hex digits."),
   payment_id: z.string(),
   amount: z.number().describe("Whole shillings given back."),
-  method: z.enum(refundMethods).describe("reversal: Daraja's Reversal of the whole payment; b2c: a B2C payment to the payer's phone."),
+  method: z
+    .enum(refundMethods)
+    .describe("reversal: Daraja's Reversal of the whole payment; b2c: a B2C payment to the payer's phone."),
   status: z
     .enum(refundStatuses)
-    .describe("pending, then succeeded or failed; unknown while Daraja's answer proved nothing, until a Transaction Status query settles it."),
+    .describe(
+      "pending, then succeeded or failed; unknown while Daraja's answer proved nothing, until a Transaction Status " +
+        "query settles it.",
+    ),
   reason: z.string().nullable().describe("The shop's reason, as sent."),
   mpesa_receipt: z.string().nullable().describe("The refund's own M-Pesa receipt, once it succeeded."),
   livemode: z.boolean().describe("The payment's mode (every payment is live until test mode comes)."),
@@ -51,4 +59,6 @@ export const refundView = z.object({
 export type RefundView = z.infer<typeof refundView>;
 
 export const refundOutput = envelope(refundView);
-export const listRefundsOutput = envelope(z.object({ refunds: z.array(refundView), next_cursor: z.string().nullable() }));
+export const listRefundsOutput = envelope(
+  z.object({ refunds: z.array(refundView), next_cursor: z.string().nullable() }),
+);
