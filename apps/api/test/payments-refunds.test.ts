@@ -150,7 +150,8 @@ describe.skipIf(skipThisTarget)("refunds", () => {
     expect((await deliveryOf("refund.succeeded", first.id)).data.refund).toEqual(first);
     expect((await getPayment(payment.id)).refunded_amount).toBe(100);
 
-    // Without an amount: what remains, by B2C again (not the whole payment).
+    // Without an amount: what remains, by B2C again (not the whole payment); a second later, so listed first.
+    clock.advance(1);
     const rest = await refund(payment.id);
     expect(rest.status).toBe(202);
     expect(rest.body.data).toMatchObject({ amount: 200, method: "b2c" });
