@@ -21,7 +21,6 @@ import {
   refundSending,
   requesterOf,
   type Destination,
-  type RefundSending,
   type StoredRefund,
 } from "./refund-request.js";
 import { planRefund, type RefundPlan } from "./refund-rules.js";
@@ -41,7 +40,7 @@ export async function requestRefund(ctx: ShopCallerCtx, input: CreateRefundInput
   const sending = refundSending(ctx, notConfigured);
   const operation = {
     idempotencyKey,
-    store: () => storeRefund(ctx, sending, input, idempotencyKey),
+    store: () => storeRefund(ctx, input, idempotencyKey),
     // A retry without an amount asks for what the first one was: the same refund.
     sameRequest: (row: RefundModel) =>
       row.paymentId === input.id &&
@@ -59,12 +58,7 @@ export function paymentNotFound(): DomainError {
   return new DomainError("NOT_FOUND", "not_found.shop_payment");
 }
 
-function storeRefund(
-  ctx: ShopCallerCtx,
-  sending: RefundSending,
-  input: CreateRefundInput,
-  idempotencyKey: string,
-): Promise<StoredRefund> {
+function storeRefund(ctx: ShopCallerCtx, input: CreateRefundInput, idempotencyKey: string): Promise<StoredRefund> {
   const { deps, tenant } = ctx;
   return ctx.db.$transaction(async (tx) => {
     const payment = await payments.lockOfTenant(tx, { id: input.id, tenantId: tenant.id });
