@@ -56,7 +56,7 @@ describe.skipIf(skipThisTarget)("refunds", () => {
     expect(pushed.status, JSON.stringify(pushed.body)).toBe(200);
     const id = pushed.body.data.id as string;
     return waitFor(async () => {
-      const payment = await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id } });
+      const payment = await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { id } });
       return payment.status === "SUCCESS" && payment.mpesaReceipt ? payment : undefined;
     });
   }
@@ -75,8 +75,10 @@ describe.skipIf(skipThisTarget)("refunds", () => {
   /** The URL Daraja is given for a callback path: the relay's (the service's own port), the shop's token and name. */
   const callbackUrl = (path: string) => `${t.relay.url}/api/momo/callback/${path}?token=${tenantToken("default")}&tenant=${tenantParameter("default")}`;
   /** Statements of this test's database waiting for a row lock (PostgreSQL only). */
-  const waitingForALock = async () =>
-    Number((await t.deps.db.sql.query("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"))[0]?.n);
+  const waitingForALock = async () => {
+    const text = "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'";
+    return Number((await t.deps.db.unscoped("test").$queryRawUnsafe<{ n: number }[]>(text))[0]?.n);
+  };
   const lastSent = (operation: "reversal" | "b2c" | "transactionstatus") => sim.received.filter((r) => r.operation === operation).at(-1)!;
   const deliveryOf = async (type: string, refundId: string) => {
     const [delivery] = await hooks.waitFor((d) => d.event.type === type && d.event.data.refund?.id === refundId);
@@ -87,7 +89,7 @@ describe.skipIf(skipThisTarget)("refunds", () => {
     const payment = await paid(120);
     let storedFirst = false;
     sim.script("reversal", async () => {
-      const row = await t.deps.db.unscoped.refund.findFirst({ where: { paymentId: payment.id } });
+      const row = await t.deps.db.unscoped("test").refund.findFirst({ where: { paymentId: payment.id } });
       storedFirst = row?.status === "PENDING" && row.method === "reversal";
     });
     const res = await refund(payment.id, { reason: "Out of stock" });
@@ -132,7 +134,7 @@ describe.skipIf(skipThisTarget)("refunds", () => {
     const res = await refund(payment.id, { amount: 100 });
     expect(res.status, JSON.stringify(res.body)).toBe(202);
     expect(res.body.data).toMatchObject({ amount: 100, method: "b2c", reason: null });
-    const row = await t.deps.db.unscoped.refund.findFirstOrThrow({ where: { paymentId: payment.id } });
+    const row = await t.deps.db.unscoped("test").refund.findFirstOrThrow({ where: { paymentId: payment.id } });
     expect(lastSent("b2c").body).toEqual({
       OriginatorConversationID: row.originatorConversationId,
       InitiatorName: INITIATOR_NAME,
@@ -159,7 +161,7 @@ describe.skipIf(skipThisTarget)("refunds", () => {
     expect(await getPayment(payment.id)).toMatchObject({ refunded_amount: 300, reversal: null });
     expect((await listOf(payment.id)).refunds.map((r: { id: string }) => r.id)).toEqual([second.id, first.id]);
     // Stored callbacks of B2C refunds are their own kind, linked to the payment.
-    const stored = await t.deps.db.unscoped.darajaCallback.findMany({ where: { kind: "refund_b2c_result", paymentId: payment.id } });
+    const stored = await t.deps.db.unscoped("test").darajaCallback.findMany({ where: { kind: "refund_b2c_result", paymentId: payment.id } });
     expect(stored.map((c) => c.outcome)).toEqual(["applied", "applied"]);
   });
 
@@ -169,7 +171,7 @@ describe.skipIf(skipThisTarget)("refunds", () => {
     // The test holds the payment's row while both arrive, so that both are in flight at once: the second
     // must wait for the first (a check that did not lock the payment would let both read the same sum,
     // then insert).
-    const answers = await t.deps.db.rawTransaction(async (tx) => {
+    const answers = await t.deps.db.transaction(t.deps.db.unscoped("test"), "plain", async (tx) => {
       await tx.$queryRaw`SELECT id FROM payments WHERE id = ${payment.id}::uuid FOR UPDATE`;
       const asked = [refund(payment.id, { amount: 120 }), refund(payment.id, { amount: 120 })];
       // PostgreSQL: wait until both wait for a lock. The embedded database runs one transaction at a time:
@@ -182,7 +184,7 @@ describe.skipIf(skipThisTarget)("refunds", () => {
     for (const refused of (await Promise.all(answers)).filter((a) => a.status === 422)) {
       expect(refused.body.error).toMatchObject({ code: "VALIDATION_ERROR", details: [{ path: "amount" }] });
     }
-    const rows = await t.deps.db.unscoped.refund.findMany({ where: { paymentId: payment.id } });
+    const rows = await t.deps.db.unscoped("test").refund.findMany({ where: { paymentId: payment.id } });
     expect(rows.map((r) => r.amount)).toEqual([120]);
     expect(sim.count("b2c")).toBe(sentBefore + 1);
     await waitFor(async () => (await getPayment(payment.id)).refunded_amount === 120);
@@ -201,7 +203,7 @@ describe.skipIf(skipThisTarget)("refunds", () => {
     const overTrpc = await trpc.refunds.create.mutate({ id: payment.id, amount: 50 });
     expect(overTrpc.data.id).toBe(first.body.data.id);
     expect(sim.count("b2c")).toBe(sentBefore);
-    expect(await t.deps.db.unscoped.refund.count({ where: { paymentId: payment.id } })).toBe(1);
+    expect(await t.deps.db.unscoped("test").refund.count({ where: { paymentId: payment.id } })).toBe(1);
 
     const otherBody = await refund(payment.id, { amount: 60 }, idempotencyKey);
     expect(otherBody.status).toBe(422);
@@ -212,7 +214,7 @@ describe.skipIf(skipThisTarget)("refunds", () => {
     const withoutKey = trpcClient(t.url, () => ({ authorization: `Bearer ${key}` }));
     const refused = await withoutKey.refunds.create.mutate({ id: payment.id, amount: 10 }).catch((error: unknown) => error);
     expect((refused as TRPCClientError<any>).data.httpStatus).toBe(422);
-    expect(await t.deps.db.unscoped.refund.count({ where: { paymentId: payment.id } })).toBe(1);
+    expect(await t.deps.db.unscoped("test").refund.count({ where: { paymentId: payment.id } })).toBe(1);
     expect((await trpc.refunds.get.query({ id: first.body.data.id })).data.payment_id).toBe(payment.id);
     await settled(first.body.data.id, "succeeded");
   });
@@ -234,7 +236,7 @@ describe.skipIf(skipThisTarget)("refunds", () => {
 
     const report = await t.reconciler.runOnce();
     expect(report.refundsQueried).toBe(1);
-    const row = await t.deps.db.unscoped.refund.findFirstOrThrow({ where: { paymentId: payment.id } });
+    const row = await t.deps.db.unscoped("test").refund.findFirstOrThrow({ where: { paymentId: payment.id } });
     expect(lastSent("transactionstatus").body).toMatchObject({ OriginatorConversationID: row.originatorConversationId, PartyA: B2C_SHORTCODE, ResultURL: callbackUrl("refund/b2c/status") });
     const done = await settled(res.body.data.id, "succeeded");
     expect(done.mpesa_receipt).toMatch(/^[A-Z0-9]{10}$/);
@@ -247,7 +249,7 @@ describe.skipIf(skipThisTarget)("refunds", () => {
     expect(registered.status, JSON.stringify(registered.body)).toBe(200);
     const paidByMenu = await sim.c2bPay({ account: "NOORDER", amount: 90, phone: "0712345678", msisdn: "masked", validation: false });
     expect(paidByMenu.status).toBe("completed");
-    const payment = await waitFor(() => t.deps.db.unscoped.payment.findFirst({ where: { transId: paidByMenu.trans_id } }));
+    const payment = await waitFor(() => t.deps.db.unscoped("test").payment.findFirst({ where: { transId: paidByMenu.trans_id } }));
     expect(payment.phone).toContain("*");
 
     const part = await refund(payment.id, { amount: 30 });
@@ -264,7 +266,7 @@ describe.skipIf(skipThisTarget)("refunds", () => {
     const user = await t.customer();
     const pushed = await t.rest.request("POST", "/api/momo/stkpush", { body: { phone: "0712345678", amount: 2 }, token: user.accessToken }); // 2: cancelled
     const cancelledId = pushed.body.data.id as string;
-    await waitFor(async () => (await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id: cancelledId } })).status === "CANCELLED");
+    await waitFor(async () => (await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { id: cancelledId } })).status === "CANCELLED");
     const notPaid = await refund(cancelledId);
     expect(notPaid.status).toBe(409);
     expect(notPaid.body.error.code).toBe("PAYMENT_NOT_REFUNDABLE");
@@ -277,7 +279,7 @@ describe.skipIf(skipThisTarget)("refunds", () => {
     const admin = await t.admin();
     const byAdmin = await refund(payment.id, { amount: 10 }, newKey(), admin.accessToken);
     expect(byAdmin.status, JSON.stringify(byAdmin.body)).toBe(202);
-    expect((await t.deps.db.unscoped.refund.findFirstOrThrow({ where: { paymentId: payment.id } })).requestedBy).toBe(`user:${admin.id}`);
+    expect((await t.deps.db.unscoped("test").refund.findFirstOrThrow({ where: { paymentId: payment.id } })).requestedBy).toBe(`user:${admin.id}`);
     expect((await server().request("GET", "/api/v1/refunds/re_00000000000000000000000000000000", { token: key })).status).toBe(404);
     await settled(byAdmin.body.data.id, "succeeded");
   });
@@ -304,7 +306,7 @@ describe.skipIf(skipThisTarget)("refunds", () => {
       expect(part.status).toBe(403);
       expect(part.body.error.code).toBe("FORBIDDEN");
       expect(sim.count("b2c")).toBe(sentBefore);
-      expect(await t.deps.db.unscoped.refund.count({ where: { paymentId: payment.id } })).toBe(0);
+      expect(await t.deps.db.unscoped("test").refund.count({ where: { paymentId: payment.id } })).toBe(0);
       expect((await refund(payment.id)).body.data).toMatchObject({ method: "reversal", amount: 170 });
     } finally {
       expect((await setB2c(null)).status).toBe(200);

@@ -1,6 +1,6 @@
 /** The rows a C2B notification reads and writes, on the callback's transaction (each read names the tenant). */
 import type { C2bNotification } from "@mteja/daraja";
-import { intents, payments, type PaymentModel, type RawSql } from "@mteja/db";
+import { intents, payments, type PaymentModel, type UnscopedDb } from "@mteja/db";
 import type { SettlementTx } from "../shared/stored-callback.js";
 import { openIntentStatuses } from "../../intents/intent-transitions.js";
 import type { NamedIntent } from "./c2b-matching.js";
@@ -10,7 +10,7 @@ import type { NamedIntent } from "./c2b-matching.js";
  * partial unique index), else the latest with it. Locked when `lock` (confirmation settles it).
  */
 export async function intentNamedBy(
-  sql: Pick<RawSql, "$queryRaw">,
+  sql: UnscopedDb | SettlementTx,
   tenantId: string,
   account: string,
   lock: boolean,

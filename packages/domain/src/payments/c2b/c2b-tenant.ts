@@ -3,8 +3,9 @@
  * tenant with its own short code (settings.momo.shortcode) owns it; the default tenant also owns the
  * platform's (MOMO_SHORTCODE). Any other tenant has no short code to be paid into from the menu.
  */
-import { tenants, type RawSql } from "@mteja/db";
+import { tenants, type UnscopedDb } from "@mteja/db";
 import type { PaymentPorts } from "../shared/ports.js";
+import type { SettlementTx } from "../shared/stored-callback.js";
 import type { Tenant } from "../../shared/tenant.js";
 import type { CallbackAuthority } from "../shared/callback-tokens.js";
 import { refusalOf } from "../shared/callback-authority.js";
@@ -22,7 +23,7 @@ export function c2bShortCodeOf(deps: Pick<PaymentPorts, "config" | "daraja">, te
  */
 export async function tenantForShortCode(deps: PaymentPorts, shortCode: string): Promise<Tenant | null> {
   // Short codes are no tenant's data: the lookup crosses tenants by design, reading ids only.
-  const ids = await tenants.activeIdsWithShortCode(deps.db.unscoped, shortCode);
+  const ids = await tenants.activeIdsWithShortCode(deps.db.unscoped("daraja-callback"), shortCode);
   if (ids.length > 1) {
     deps.logger.warn({ shortCode, tenantIds: ids }, "several shops have this short code: its C2B payments are not credited to either");
     return null;
@@ -38,7 +39,11 @@ export async function tenantForShortCode(deps: PaymentPorts, shortCode: string):
  * or the shared secret (the old form) once the tenant's URLs were registered with its own token.
  * The registration's form is read only for the old form: a tenant's own token needs no statement.
  */
-export async function c2bRefusal(sql: Pick<RawSql, "$queryRaw">, authority: CallbackAuthority, tenant: Pick<Tenant, "id">): Promise<string | undefined> {
+export async function c2bRefusal(
+  sql: UnscopedDb | SettlementTx,
+  authority: CallbackAuthority,
+  tenant: Pick<Tenant, "id">,
+): Promise<string | undefined> {
   if (authority.form === "tenant") return refusalOf(authority, { tenantId: tenant.id, callbackTokenForm: "tenant" });
   const form = await tenants.c2bCallbackTokenForm(sql, tenant.id);
   return refusalOf(authority, { tenantId: tenant.id, callbackTokenForm: form ?? "tenant" });
@@ -46,7 +51,7 @@ export async function c2bRefusal(sql: Pick<RawSql, "$queryRaw">, authority: Call
 
 /** The tenant's C2B URLs are registered with its own token: from now on the shared secret no longer speaks for its C2B. */
 export async function recordC2bRegisteredWithTenantToken(deps: Pick<PaymentPorts, "db">, tenantId: string): Promise<void> {
-  await tenants.markC2bRegisteredWithTenantToken(deps.db.unscoped, tenantId);
+  await tenants.markC2bRegisteredWithTenantToken(deps.db.unscoped("admin-api"), tenantId);
 }
 
 /**
@@ -55,6 +60,6 @@ export async function recordC2bRegisteredWithTenantToken(deps: Pick<PaymentPorts
  * `platformShortcode`); sorted ids. What `mteja doctor` and the start's warning report
  * (docs/operations.md#upgrading-to-shop-callback-tokens).
  */
-export function shopsOnSharedC2bToken(sql: Pick<RawSql, "$queryRaw">, platform: { defaultTenantId: string; platformShortcode: string | null }): Promise<string[]> {
-  return tenants.activeIdsOnSharedC2bToken(sql, platform);
+export function shopsOnSharedC2bToken(db: UnscopedDb, platform: { defaultTenantId: string; platformShortcode: string | null }): Promise<string[]> {
+  return tenants.activeIdsOnSharedC2bToken(db, platform);
 }

@@ -34,7 +34,7 @@ export async function storePayoutWithinDailyLimit(ctx: AuthedCtx, { data }: { da
   const { db } = ctx;
   const { dailyLimit } = b2cSettingsOf(ctx.tenant);
   if (dailyLimit === undefined) return payouts.create(db, data);
-  return db.$transaction(async (tx) => {
+  return ctx.deps.db.transaction(db, async (tx) => {
     // A retry with the same Idempotency-Key is not a new payout: its create fails on the key and is replayed.
     const { tenantId, requestedBy, idempotencyKey } = data;
     const left = await b2cLeftToday(tx, ctx.tenant, data.createdAt);

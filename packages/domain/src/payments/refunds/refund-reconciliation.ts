@@ -21,7 +21,7 @@ export async function queryDueRefunds(run: SweepRun): Promise<void> {
   if (!reversalStatusUrl || !b2cStatusUrl) return;
   const now = deps.clock.now();
   const due = { statuses: open, now, leaseUntil: leaseEnd(run, now), limit: options.batchSize };
-  const claimed = await refunds.claimDueStatusQueries(deps.db.unscoped, due);
+  const claimed = await refunds.claimDueStatusQueries(deps.db.unscoped("worker"), due);
 
   await queryClaimedForStatus(
     run,

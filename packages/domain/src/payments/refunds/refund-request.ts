@@ -138,7 +138,7 @@ export function refundOnce(
     async markFailed(refund, lastError) {
       // Refused, or never sent: nothing was given back; a new refund may be requested.
       const now = deps.clock.now();
-      await db.$transaction(async (tx) => {
+      await deps.db.transaction(db, async (tx) => {
         const failed = { status: "FAILED", lastError, nextStatusQueryAt: null, settledAt: now, updatedAt: now };
         if (await refunds.updateIfStill(tx, { id: refund.id, status: "PENDING" }, failed)) {
           await recordRefundSettled(tx, await refunds.get(tx, refund.id), now);

@@ -60,7 +60,7 @@ export function paymentNotFound(): DomainError {
 
 function storeRefund(ctx: ShopCallerCtx, input: CreateRefundInput, idempotencyKey: string): Promise<StoredRefund> {
   const { deps, tenant } = ctx;
-  return ctx.db.$transaction(async (tx) => {
+  return deps.db.transaction(ctx.db, async (tx) => {
     const payment = await payments.lockOfTenant(tx, { id: input.id, tenantId: tenant.id });
     if (!payment) throw paymentNotFound();
     const now = deps.clock.now();

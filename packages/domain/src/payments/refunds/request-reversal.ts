@@ -47,7 +47,7 @@ function storeReversal(
   idempotencyKey: string | undefined,
 ): Promise<StoredRefund> {
   const { deps, tenant } = ctx;
-  return ctx.db.$transaction(async (tx) => {
+  return deps.db.transaction(ctx.db, async (tx) => {
     const payment = await payments.lockOfTenant(tx, { id: paymentId, tenantId: tenant.id });
     if (!payment) throw paymentNotFound();
     if (payment.status !== "SUCCESS" || !payment.mpesaReceipt) {
