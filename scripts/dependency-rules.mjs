@@ -109,7 +109,7 @@ export const forbidden = [
   {
     name: "payment-flows-apart",
     comment:
-      "Each payment flow (STK, B2C payouts, reversals, C2B, refunds) is one Daraja API; a flow reaches " +
+      "Each payment flow (STK, B2C payouts, refunds, C2B, balance) is one Daraja API; a flow reaches " +
       "another provider method only through the shared folder's provider-request port, so flows can be added and " +
       "removed alone.",
     severity: "error",

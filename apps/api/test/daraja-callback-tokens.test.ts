@@ -139,7 +139,7 @@ describe.skipIf(skipThisTarget)("callback tokens per shop", () => {
     expect((await postCallback(a.callBackUrl.replace(/^.*\/api\/momo/, `${t.url}/api/momo`), success(a.ids, 21))).status).toBe(200);
     const reversed = await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { checkoutRequestId: a.ids.checkoutRequestId } });
     expect((await server("default", "POST", `/api/v1/payments/${reversed.id}/reversal`)).status).toBe(202);
-    const reversal = await t.deps.db.unscoped("test").paymentReversal.findFirstOrThrow({ where: { paymentId: reversed.id } });
+    const reversal = await t.deps.db.unscoped("test").refund.findFirstOrThrow({ where: { paymentId: reversed.id } });
     const reversalResult = {
       Result: {
         ResultType: 0, ResultCode: 0, ResultDesc: "The service request is processed successfully.",
@@ -148,7 +148,7 @@ describe.skipIf(skipThisTarget)("callback tokens per shop", () => {
       },
     };
     expect((await postCallback(onPath(b.callBackUrl, "reversal/result"), reversalResult)).status).toBe(403);
-    expect((await t.deps.db.unscoped("test").paymentReversal.findUniqueOrThrow({ where: { id: reversal.id } })).status).toBe("PENDING");
+    expect((await t.deps.db.unscoped("test").refund.findUniqueOrThrow({ where: { id: reversal.id } })).status).toBe("PENDING");
     // Shop A's URL for money paid to shop B's short code: neither validated nor confirmed.
     const intent = await intentOf(SHOP_B, 230);
     const paidToB = c2bBody(SHORTCODE, intent.reference, 230);

@@ -167,6 +167,7 @@ describe.skipIf(skipThisTarget)("payment intents", () => {
         intent_id: created.id,
         duplicate: false,
         reversal: null,
+        refunded_amount: 0,
         created_at: expect.any(String),
         updated_at: expect.any(String),
       },

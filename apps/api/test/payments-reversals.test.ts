@@ -62,7 +62,7 @@ describe.skipIf(skipThisTarget)("payment reversals", () => {
       let storedFirst = false;
       sim.script("reversal", async (request) => {
         // The row exists (PENDING) before Daraja answers.
-        const row = await t.deps.db.unscoped("test").paymentReversal.findFirst({ where: { paymentId } });
+        const row = await t.deps.db.unscoped("test").refund.findFirst({ where: { paymentId } });
         storedFirst = row?.status === "PENDING" && request.body.TransactionID === payment.mpesaReceipt;
       });
       const res = await reverse(paymentId);
@@ -86,7 +86,7 @@ describe.skipIf(skipThisTarget)("payment reversals", () => {
       const again = await reverse(paymentId);
       expect(again.status).toBe(409);
       expect(again.body.error.code).toBe("REVERSAL_EXISTS");
-      expect(await t.deps.db.unscoped("test").paymentReversal.count({ where: { paymentId } })).toBe(1);
+      expect(await t.deps.db.unscoped("test").refund.count({ where: { paymentId } })).toBe(1);
     } finally {
       await hooks.close();
     }
@@ -140,14 +140,14 @@ describe.skipIf(skipThisTarget)("payment reversals", () => {
     expect(res.status).toBe(202);
     const failed = await settledReversal(paymentId, "FAILED");
     expect(failed.reason).toMatch(/insufficient/i);
-    const stored = await t.deps.db.unscoped("test").paymentReversal.findFirstOrThrow({ where: { paymentId } });
+    const stored = await t.deps.db.unscoped("test").refund.findFirstOrThrow({ where: { paymentId } });
     expect(stored.resultCode).toBe("1");
     expect(await t.deps.db.unscoped("test").webhookEvent.count({ where: { type: "payment.reversed", body: { contains: paymentId } } })).toBe(0);
 
     const second = await reverse(paymentId);
     expect(second.status, JSON.stringify(second.body)).toBe(202);
     expect(["PENDING", "FAILED"]).toContain(second.body.data.reversal.status);
-    expect(await t.deps.db.unscoped("test").paymentReversal.count({ where: { paymentId } })).toBe(2);
+    expect(await t.deps.db.unscoped("test").refund.count({ where: { paymentId } })).toBe(2);
     // The amount still chooses failure in the simulator: the second fails too, and is the one shown.
     await settledReversal(paymentId, "FAILED");
   });
@@ -162,9 +162,9 @@ describe.skipIf(skipThisTarget)("payment reversals", () => {
     const sentBefore = sim.count("reversal");
 
     const report = await t.reconciler.runOnce();
-    expect(report.reversalsQueried).toBe(1);
+    expect(report.refundsQueried).toBe(1);
     const query = sim.received.filter((r) => r.operation === "transactionstatus").at(-1)!;
-    const stored = await t.deps.db.unscoped("test").paymentReversal.findFirstOrThrow({ where: { paymentId } });
+    const stored = await t.deps.db.unscoped("test").refund.findFirstOrThrow({ where: { paymentId } });
     expect(query.body).toMatchObject({ OriginatorConversationID: stored.originatorConversationId, PartyA: "174379" });
     const settled = await settledReversal(paymentId, "SUCCESS");
     expect(settled.receipt).toMatch(/^[A-Z0-9]{10}$/);
@@ -177,9 +177,9 @@ describe.skipIf(skipThisTarget)("payment reversals", () => {
     expect((await reverse(paymentId)).status).toBe(202);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await reversalOf(paymentId)).status).toBe("PENDING");
-    expect((await t.reconciler.runOnce()).reversalsQueried).toBe(0);
+    expect((await t.reconciler.runOnce()).refundsQueried).toBe(0);
     clock.advance(121); // MOMO_RECONCILE_AFTER_SECONDS (120)
-    expect((await t.reconciler.runOnce()).reversalsQueried).toBe(1);
+    expect((await t.reconciler.runOnce()).refundsQueried).toBe(1);
     await settledReversal(paymentId, "SUCCESS");
   });
 
@@ -215,7 +215,7 @@ describe.skipIf(skipThisTarget)("payment reversals", () => {
     expect(replay.body.data.id).toBe(paymentId);
     expect(replay.body.data.reversal.status).toMatch(/PENDING|SUCCESS/);
     expect((await reverse(paymentId, key, "rev-key-2")).body.error.code).toBe("REVERSAL_EXISTS");
-    expect(await t.deps.db.unscoped("test").paymentReversal.count({ where: { paymentId } })).toBe(1);
+    expect(await t.deps.db.unscoped("test").refund.count({ where: { paymentId } })).toBe(1);
     // The same key for another payment is a different request.
     const other = await paid(38);
     const reused = await reverse(other, key, "rev-key-1");
@@ -248,12 +248,12 @@ describe.skipIf(skipThisTarget)("payment reversals", () => {
     expect(asCustomer.status).toBe(403);
     expect(asCustomer.body.error.code).toBe("FORBIDDEN");
     expect((await server().request("POST", `/api/v1/payments/${paymentId}/reversal`)).status).toBe(401);
-    expect(await t.deps.db.unscoped("test").paymentReversal.count({ where: { paymentId } })).toBe(0);
+    expect(await t.deps.db.unscoped("test").refund.count({ where: { paymentId } })).toBe(0);
 
     const admin = await t.admin();
     const asAdmin = await reverse(paymentId, admin.accessToken);
     expect(asAdmin.status, JSON.stringify(asAdmin.body)).toBe(202);
-    const row = await t.deps.db.unscoped("test").paymentReversal.findFirstOrThrow({ where: { paymentId } });
+    const row = await t.deps.db.unscoped("test").refund.findFirstOrThrow({ where: { paymentId } });
     expect(row.requestedBy).toBe(`user:${admin.id}`);
     await settledReversal(paymentId, "SUCCESS");
   });
@@ -293,7 +293,7 @@ describe.skipIf(skipThisTarget)("payment reversals", () => {
     const paymentId = await paid(34);
     expect((await reverse(paymentId)).status).toBe(202);
     await settledReversal(paymentId, "SUCCESS");
-    const stored = await t.deps.db.unscoped("test").paymentReversal.findFirstOrThrow({ where: { paymentId } });
+    const stored = await t.deps.db.unscoped("test").refund.findFirstOrThrow({ where: { paymentId } });
     // Each is stored ("accepted") before it is applied: wait until both were applied.
     await waitFor(async () => (await t.deps.db.unscoped("test").darajaCallback.count({ where: { kind: "reversal_result", correlationId: stored.originatorConversationId, outcome: { not: "accepted" } } })) === 2);
     const outcomes = (await t.deps.db.unscoped("test").darajaCallback.findMany({ where: { kind: "reversal_result", correlationId: stored.originatorConversationId } })).map((c) => c.outcome).sort();

@@ -128,7 +128,7 @@ describe.skipIf(skipThisTarget)("the daily report (GET /api/v1/reports/daily)", 
     const asked = await server().request("POST", `/api/v1/payments/${paymentId}/reversal`, { token: key });
     expect(asked.status, JSON.stringify(asked.body)).toBe(202);
     return waitFor(async () => {
-      const row = await db().paymentReversal.findFirst({ where: { paymentId, status: "SUCCESS" } });
+      const row = await db().refund.findFirst({ where: { paymentId, status: "SUCCESS" } });
       return row ?? undefined;
     });
   }
@@ -297,11 +297,12 @@ describe.skipIf(skipThisTarget)("the daily report (GET /api/v1/reports/daily)", 
         settledAt,
       },
     });
-    const reversed = await db().paymentReversal.create({
+    const reversed = await db().refund.create({
       data: {
         tenantId: otherId,
         paymentId: payment.id,
         amount: 700,
+        method: "reversal",
         originalReceipt: "OTH1234567",
         status: "SUCCESS",
         receipt: "OTH7654321",
@@ -451,7 +452,7 @@ function countingReads(db: Database, reads: Array<{ model: string; take: unknown
     new Proxy(client, {
       get(target, property, receiver) {
         const value = Reflect.get(target, property, receiver);
-        if (property !== "payment" && property !== "payout" && property !== "paymentReversal") return value;
+        if (property !== "payment" && property !== "payout" && property !== "refund") return value;
         return new Proxy(value as object, {
           get(model, name, modelReceiver) {
             const method = Reflect.get(model, name, modelReceiver);
@@ -530,13 +531,14 @@ describe.skipIf(skipThisTarget)("the daily report of a busy day", () => {
         tenantId,
         paymentId: payments[k]!.id,
         amount: payments[k]!.amount,
+        method: "reversal",
         originalReceipt: payments[k]!.mpesaReceipt,
         status: "SUCCESS",
         receipt: `R${String(k).padStart(9, "0")}`,
         requestedBy: "api_key:test",
         settledAt: at(k * 7 - 1),
       }));
-      await db.paymentReversal.createMany({ data: reversals });
+      await db.refund.createMany({ data: reversals });
       const payouts = Array.from({ length: 600 }, (_, j) => ({
         id: randomUUID(),
         tenantId,
@@ -585,7 +587,7 @@ describe.skipIf(skipThisTarget)("the daily report of a busy day", () => {
       const pages = (model: string) => reads.filter((read) => read.model === model);
       expect(reads.every((read) => read.take === batch)).toBe(true);
       expect(pages("payment")).toHaveLength(2400 / batch + 1);
-      expect(pages("paymentReversal")).toHaveLength(Math.ceil(299 / batch));
+      expect(pages("refund")).toHaveLength(Math.ceil(299 / batch));
       expect(pages("payout")).toHaveLength(600 / batch + 1);
     },
   );

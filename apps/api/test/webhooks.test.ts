@@ -24,6 +24,8 @@ const allEventTypes = [
   "payment_intent.expired",
   "payout.succeeded",
   "payout.failed",
+  "refund.succeeded",
+  "refund.failed",
   "callback.flagged",
   "c2b_payment.unmatched",
 ];
@@ -176,6 +178,7 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
       intent_id: null,
       duplicate: false,
       reversal: null,
+      refunded_amount: 0,
       created_at: stored.createdAt.toISOString(),
       updated_at: stored.updatedAt.toISOString(),
     });

@@ -6,7 +6,7 @@
  * timestamp.
  */
 import { Prisma } from "./generated/prisma/client.js";
-import type { PaymentIntentModel, PaymentModel, PaymentReversalModel, PayoutModel } from "./generated/prisma/models.js";
+import type { PaymentIntentModel, PaymentModel, PayoutModel, RefundModel } from "./generated/prisma/models.js";
 import type { RawSql } from "./raw-sql.js";
 
 export const columnOf = (field: string): string => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
@@ -51,7 +51,7 @@ function modelTable<Model>(name: string, idType: "uuid" | "text", fieldEnum: Rec
 
 export const paymentsTable = modelTable<PaymentModel>("payments", "uuid", Prisma.PaymentScalarFieldEnum);
 export const payoutsTable = modelTable<PayoutModel>("payouts", "uuid", Prisma.PayoutScalarFieldEnum);
-export const reversalsTable = modelTable<PaymentReversalModel>("payment_reversals", "uuid", Prisma.PaymentReversalScalarFieldEnum);
+export const refundsTable = modelTable<RefundModel>("refunds", "uuid", Prisma.RefundScalarFieldEnum);
 export const intentsTable = modelTable<PaymentIntentModel>("payment_intents", "text", Prisma.PaymentIntentScalarFieldEnum);
 
 /** Columns to write, by field name; a field left out keeps its value. */

@@ -44,7 +44,8 @@ describe(`migration ${migration}`, () => {
       expect((await db.migrate()).applied).toContain(migration);
       expect(await db.unscoped("test").payment.findMany({ select: { callbackTokenForm: true } })).toEqual([{ callbackTokenForm: "shared" }]);
       expect(await db.unscoped("test").payout.findMany({ select: { callbackTokenForm: true } })).toEqual([{ callbackTokenForm: "shared" }]);
-      expect(await db.unscoped("test").paymentReversal.findMany({ select: { callbackTokenForm: true } })).toEqual([{ callbackTokenForm: "shared" }]);
+      // Reversals are refunds since 20261202000000_refunds, which keeps their form.
+      expect(await db.unscoped("test").refund.findMany({ select: { callbackTokenForm: true } })).toEqual([{ callbackTokenForm: "shared" }]);
       expect(await db.unscoped("test").darajaCallback.findMany({ select: { tokenTenantId: true } })).toEqual([{ tokenTenantId: null }]);
       expect((await db.unscoped("test").tenant.findUniqueOrThrow({ where: { id: "old-shop" } })).c2bCallbackTokenForm).toBe("shared");
 

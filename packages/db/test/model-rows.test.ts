@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { columnOf, intentsTable, paymentsTable, payoutsTable, reversalsTable } from "../src/model-rows.js";
+import { columnOf, intentsTable, paymentsTable, payoutsTable, refundsTable } from "../src/model-rows.js";
 
 const schema = readFileSync(fileURLToPath(new URL("../../../prisma/schema.prisma", import.meta.url)), "utf8");
 
@@ -28,7 +28,7 @@ function declaredFields(model: string): { field: string; column: string; type: s
 describe.each([
   ["Payment", paymentsTable],
   ["Payout", payoutsTable],
-  ["PaymentReversal", reversalsTable],
+  ["Refund", refundsTable],
   ["PaymentIntent", intentsTable],
 ] as const)("the %s table's raw rows", (model, table) => {
   const declared = declaredFields(model);

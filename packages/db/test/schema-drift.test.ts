@@ -20,6 +20,7 @@ const migrationOnlyIndexes = [
   "payment_reversals_one_open_per_payment",
   "payments_one_success_per_intent",
   "refresh_tokens_one_current_per_session",
+  "refunds_one_standing_reversal_per_payment",
   "users_one_verified_phone_per_tenant",
   "signing_keys_one_current_per_algorithm",
   "webhook_deliveries_pending_by_endpoint",

@@ -7,7 +7,7 @@ import { otpRouter } from "./auth/otp/router.js";
 import { balanceRouter } from "./payments/balance/router.js";
 import { c2bRouter } from "./payments/c2b/router.js";
 import { paymentsRouter } from "./payments/router.js";
-import { reversalsRouter } from "./payments/reversals/router.js";
+import { refundsRouter, reversalsRouter } from "./payments/refunds/router.js";
 import { profileRouter } from "./profile/router.js";
 import { reportsRouter } from "./reports/router.js";
 import { securityEventsRouter } from "./security-events/router.js";
@@ -32,6 +32,7 @@ export const appRouter = createTRPCRouter({
   paymentIntents: intentsRouter,
   webhooks: webhooksRouter,
   reversals: reversalsRouter,
+  refunds: refundsRouter,
   c2b: c2bRouter,
   balance: balanceRouter,
   phone: phoneRouter,

@@ -11,7 +11,7 @@
  * - adminProcedure      protectedProcedure with role "admin"
  * - adminApiProcedure   Authorization: Bearer $ADMIN_API_KEY (the operator's admin API)
  * - serverProcedure     Authorization: Bearer mk_… (a tenant's API key: a shop's server); tenant from the key
- * - serverOrAdminProcedure  a tenant's API key, or the access token of a user with role "admin" (reversals)
+ * - serverOrAdminProcedure  a tenant's API key, or the access token of a user with role "admin" (refunds)
  * - refreshCookieProcedure  tenantProcedure whose credential is the refresh cookie (read by the service)
  *
  * Every builder with a tenant also puts that tenant's scoped data client on the context (`ctx.db`,

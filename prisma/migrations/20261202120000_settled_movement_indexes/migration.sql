@@ -4,4 +4,4 @@
 -- Expand only.
 CREATE INDEX "payments_tenant_id_settled_at_id_idx" ON "payments"("tenant_id", "settled_at", "id");
 CREATE INDEX "payouts_tenant_id_settled_at_id_idx" ON "payouts"("tenant_id", "settled_at", "id");
-CREATE INDEX "payment_reversals_tenant_id_settled_at_id_idx" ON "payment_reversals"("tenant_id", "settled_at", "id");
+CREATE INDEX "refunds_tenant_id_settled_at_id_idx" ON "refunds"("tenant_id", "settled_at", "id");

@@ -7,7 +7,7 @@
 import { Prisma } from "../generated/prisma/client.js";
 import type { DarajaCallbackModel } from "../generated/prisma/models.js";
 import type { UnscopedDb } from "../doors.js";
-import { paymentsTable, payoutsTable, reversalsTable } from "../model-rows.js";
+import { paymentsTable, payoutsTable, refundsTable } from "../model-rows.js";
 import { plainOf } from "../plain-access.js";
 import type { RawSql } from "../raw-sql.js";
 import { prismaOf, type AnyClient } from "./clients.js";
@@ -119,9 +119,9 @@ export interface OutcomeToRecord {
 }
 
 /** The tables a callback settles rows of. */
-export type SettledTable = "payments" | "payouts" | "payment_reversals";
+export type SettledTable = "payments" | "payouts" | "refunds";
 
-/** A payment (payout, reversal) as an apply without locks read it, without its lock. */
+/** A payment (payout, refund) as an apply without locks read it, without its lock. */
 export interface RowAsRead {
   table: SettledTable;
   id: string;
@@ -155,7 +155,7 @@ interface RecordedRow {
   payout_id: string | null;
 }
 
-const settledTables = { payments: paymentsTable, payouts: payoutsTable, payment_reversals: reversalsTable } as const;
+const settledTables = { payments: paymentsTable, payouts: payoutsTable, refunds: refundsTable } as const;
 
 /**
  * True while the row is still as read, locking it (FOR UPDATE): before the stored row's lock, the lock

@@ -1,7 +1,7 @@
 /**
  * What the customer's data rights (docs/data-rights.md: the export and the erasure) read and write in
  * the tables other repositories own — the user, sessions, tokens, recovery codes, phone codes, security
- * events, payments, reversals, stored callbacks — named for the job, so the domain holds no query. What
+ * events, payments, refunds, stored callbacks — named for the job, so the domain holds no query. What
  * counts as erased, and how a phone is masked, is the domain's: it hands both in.
  */
 import type { PaymentModel, SecurityEventModel, SessionModel, UserModel } from "../generated/prisma/models.js";
@@ -58,13 +58,13 @@ export function paymentsOfAccount(db: AnyClient, userId: string): Promise<Eviden
   });
 }
 
-/** Daraja's ids of these payments' reversals. */
-export function reversalsOf(
+/** Daraja's ids of these payments' refunds (reversals and B2C refunds to the payer). */
+export function refundsOf(
   db: AnyClient,
   paymentIds: readonly string[],
 ): Promise<{ originatorConversationId: string | null; conversationId: string | null; receipt: string | null }[]> {
   if (paymentIds.length === 0) return Promise.resolve([]);
-  return prismaOf(db).paymentReversal.findMany({
+  return prismaOf(db).refund.findMany({
     where: { paymentId: { in: [...paymentIds] } },
     select: { originatorConversationId: true, conversationId: true, receipt: true },
   });

@@ -10,14 +10,14 @@ import { intentsTable } from "../model-rows.js";
 import type { RawSql } from "../raw-sql.js";
 import type { TenantDb } from "../tenant-scope.js";
 import { prismaOf, type AnyClient } from "./clients.js";
-import { latestReversal, ofIntentWithLatestReversal, type PaymentWithReversal } from "./payments.js";
+import { itsRefunds, ofIntentWithRefunds, type PaymentWithRefunds } from "./payments.js";
 
-/** An intent with its payments, oldest first, each with its latest reversal. */
-export type IntentWithPayments = PaymentIntentModel & { payments: PaymentWithReversal[] };
+/** An intent with its payments, oldest first, each with its refunds. */
+export type IntentWithPayments = PaymentIntentModel & { payments: PaymentWithRefunds[] };
 
 /** Prisma's include of an intent's payments. */
 const withPayments = {
-  payments: { orderBy: [{ createdAt: "asc" as const }, { id: "asc" as const }], include: latestReversal },
+  payments: { orderBy: [{ createdAt: "asc" as const }, { id: "asc" as const }], include: itsRefunds },
 };
 
 /** An intent named with its tenant, for raw SQL on a settlement's transaction (which no scope reaches). */
@@ -137,14 +137,14 @@ export interface LockedIntent {
 
 /**
  * The intent's earliest successful C2B payment held as a duplicate and not being given back (no
- * reversal that is not FAILED): a sub-select of the intent's lock statement, so looking for it costs no
+ * refund that is not FAILED): a sub-select of the intent's lock statement, so looking for it costs no
  * statement of its own.
  */
 const heldPaymentOf = Prisma.sql`(
   SELECT p.id::text FROM payments p
    WHERE p.intent_id = payment_intents.id AND p.tenant_id = payment_intents.tenant_id
      AND p.channel = 'c2b' AND p.status = 'SUCCESS' AND p.duplicate
-     AND NOT EXISTS (SELECT 1 FROM payment_reversals r WHERE r.payment_id = p.id AND r.status <> 'FAILED')
+     AND NOT EXISTS (SELECT 1 FROM refunds r WHERE r.payment_id = p.id AND r.status <> 'FAILED')
    ORDER BY p.created_at, p.id LIMIT 1)`;
 
 /**
@@ -184,7 +184,7 @@ export async function findInStatus(
     SELECT ${intentsTable.columns} FROM payment_intents
      WHERE id = ${key.intentId} AND tenant_id = ${key.tenantId} AND status = ${status}`;
   if (!rows[0]) return undefined;
-  const payments = await ofIntentWithLatestReversal(tx, key);
+  const payments = await ofIntentWithRefunds(tx, key);
   return { ...intentsTable.fromRow(rows[0]), payments };
 }
 

@@ -15,7 +15,7 @@ const leasedTables = {
   sms_outbox: { column: "next_attempt_at", lockedUntil: true },
   payments: { column: "next_query_at", lockedUntil: false },
   payouts: { column: "next_status_query_at", lockedUntil: false },
-  payment_reversals: { column: "next_status_query_at", lockedUntil: false },
+  refunds: { column: "next_status_query_at", lockedUntil: false },
 } as const;
 
 export type LeasedTable = keyof typeof leasedTables;

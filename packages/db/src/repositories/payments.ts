@@ -6,8 +6,8 @@
  * payments area's rule: the conditions here come from the caller, or are the fact a name states.
  */
 import { Prisma } from "../generated/prisma/client.js";
-import type { PaymentModel, PaymentReversalModel } from "../generated/prisma/models.js";
-import { insertRow, paymentsTable, reversalsTable, updateRow, type RowChanges } from "../model-rows.js";
+import type { PaymentModel, RefundModel } from "../generated/prisma/models.js";
+import { insertRow, paymentsTable, refundsTable, updateRow, type RowChanges } from "../model-rows.js";
 import type { UnscopedDb } from "../doors.js";
 import { plainOf } from "../plain-access.js";
 import type { RawSql } from "../raw-sql.js";
@@ -21,12 +21,12 @@ export interface PaymentKey {
   tenantId: string;
 }
 
-/** A payment as read, with its latest reversal when the read asked for it (otherwise none is shown). */
-export type PaymentWithReversal = PaymentModel & { reversals?: PaymentReversalModel[] };
+/** A payment as read, with its refunds (newest first) when the read asked for them (otherwise none are shown). */
+export type PaymentWithRefunds = PaymentModel & { refunds?: RefundModel[] };
 
-/** Prisma's include of a payment's latest reversal. */
-export const latestReversal = {
-  reversals: { orderBy: [{ createdAt: "desc" as const }, { id: "desc" as const }], take: 1 },
+/** Prisma's include of a payment's refunds, newest first (a payment has few). */
+export const itsRefunds = {
+  refunds: { orderBy: [{ createdAt: "desc" as const }, { id: "desc" as const }] },
 };
 
 /** How many payments of every tenant are in each status (/metrics). */
@@ -120,38 +120,33 @@ export async function tenantOf(tx: RawSql, id: string): Promise<string | undefin
   return rows[0]?.tenant_id;
 }
 
-/** The payment with its latest reversal (for the event a settlement writes); undefined when there is none. */
-export async function withLatestReversal(tx: RawSql, id: string): Promise<PaymentWithReversal | undefined> {
-  const [payment] = await listWithLatestReversal(tx, Prisma.sql`id = ${id}::uuid`);
+/** The payment with its refunds (for the event a settlement writes); undefined when there is none. */
+export async function withRefunds(tx: RawSql, id: string): Promise<PaymentWithRefunds | undefined> {
+  const [payment] = await listWithRefunds(tx, Prisma.sql`id = ${id}::uuid`);
   return payment;
 }
 
-/** The tenant's payments of an intent, oldest first, each with its latest reversal. */
-export function ofIntentWithLatestReversal(
+/** The tenant's payments of an intent, oldest first, each with its refunds. */
+export function ofIntentWithRefunds(
   tx: RawSql,
   { intentId, tenantId }: { intentId: string; tenantId: string },
-): Promise<PaymentWithReversal[]> {
-  return listWithLatestReversal(tx, Prisma.sql`intent_id = ${intentId} AND tenant_id = ${tenantId}`);
+): Promise<PaymentWithRefunds[]> {
+  return listWithRefunds(tx, Prisma.sql`intent_id = ${intentId} AND tenant_id = ${tenantId}`);
 }
 
-/** What `include: latestReversal` reads through Prisma, in two statements of raw SQL. */
-async function listWithLatestReversal(tx: RawSql, condition: Prisma.Sql): Promise<PaymentWithReversal[]> {
+/** What `include: itsRefunds` reads through Prisma, in two statements of raw SQL. */
+async function listWithRefunds(tx: RawSql, condition: Prisma.Sql): Promise<PaymentWithRefunds[]> {
   const rows = await tx.$queryRaw<
     Record<string, unknown>[]
   >`SELECT ${paymentsTable.columns} FROM payments WHERE ${condition} ORDER BY created_at, id`;
   if (rows.length === 0) return [];
   const payments = rows.map((row) => paymentsTable.fromRow(row));
   const ids = Prisma.join(payments.map((payment) => Prisma.sql`${payment.id}::uuid`));
-  const reversals = await tx.$queryRaw<Record<string, unknown>[]>`
-    SELECT DISTINCT ON (payment_id) ${reversalsTable.columns} FROM payment_reversals
+  const refundRows = await tx.$queryRaw<Record<string, unknown>[]>`
+    SELECT ${refundsTable.columns} FROM refunds
      WHERE payment_id IN (${ids}) ORDER BY payment_id, created_at DESC, id DESC`;
-  const latest = new Map(
-    reversals.map((row) => reversalsTable.fromRow(row)).map((reversal) => [reversal.paymentId, reversal]),
-  );
-  return payments.map((payment) => {
-    const reversal = latest.get(payment.id);
-    return { ...payment, reversals: reversal ? [reversal] : [] };
-  });
+  const refunds = refundRows.map((row) => refundsTable.fromRow(row));
+  return payments.map((payment) => ({ ...payment, refunds: refunds.filter((refund) => refund.paymentId === payment.id) }));
 }
 
 // ---- prompts without Daraja's ids (docs/mpesa.md "Unknown outcomes") ----------------------------------
@@ -273,8 +268,8 @@ export function insert(tx: RawSql, values: RowChanges<PaymentModel>): Promise<Pa
 
 /**
  * Lets the intent's C2B payment held as a duplicate count (intents.lockForSettlement found it): locked
- * first, then updated by a statement of its own, whose snapshot sees a reversal committed while this
- * waited for the lock. Only a successful duplicate not being given back (no reversal that is not FAILED)
+ * first, then updated by a statement of its own, whose snapshot sees a refund committed while this
+ * waited for the lock. Only a successful duplicate not being given back (no refund that is not FAILED)
  * is taken; undefined when it is being given back after all.
  */
 export async function takeHeldDuplicate(
@@ -285,7 +280,7 @@ export async function takeHeldDuplicate(
   const rows = await tx.$queryRaw<Record<string, unknown>[]>`
     UPDATE payments SET duplicate = false, c2b_note = ${note}, updated_at = ${at}
      WHERE id = ${id}::uuid AND duplicate AND status = 'SUCCESS'
-       AND NOT EXISTS (SELECT 1 FROM payment_reversals r WHERE r.payment_id = payments.id AND r.status <> 'FAILED')
+       AND NOT EXISTS (SELECT 1 FROM refunds r WHERE r.payment_id = payments.id AND r.status <> 'FAILED')
     RETURNING ${paymentsTable.columns}`;
   return rows[0] ? paymentsTable.fromRow(rows[0]) : undefined;
 }
@@ -315,9 +310,9 @@ export function get(client: AnyClient, id: string): Promise<PaymentModel> {
   return prismaOf(client).payment.findUniqueOrThrow({ where: { id } });
 }
 
-/** The payment with its latest reversal (`reversals`: none or one). */
-export function findWithLatestReversal(client: AnyClient, id: string): Promise<PaymentWithReversal | null> {
-  return prismaOf(client).payment.findFirst({ where: { id }, include: latestReversal });
+/** The payment with its refunds, newest first. */
+export function findWithRefunds(client: AnyClient, id: string): Promise<PaymentWithRefunds | null> {
+  return prismaOf(client).payment.findFirst({ where: { id }, include: itsRefunds });
 }
 
 /** What a payment must still be for a write to apply. */

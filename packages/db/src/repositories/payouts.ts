@@ -102,8 +102,8 @@ export async function updateIfStill(
 }
 
 /**
- * Locks the tenant's row (FOR UPDATE) for the rest of the transaction: payouts stored meanwhile are
- * counted one after the other, so two at once cannot both pass a limit on their sum.
+ * Locks the tenant's row (FOR UPDATE) for the rest of the transaction: payouts (and refunds sent by B2C)
+ * stored meanwhile are counted one after the other, so two at once cannot both pass a limit on their sum.
  */
 export async function lockTenantPayouts(tx: RawSql, tenantId: string): Promise<void> {
   await tx.$queryRaw`SELECT id FROM tenants WHERE id = ${tenantId} FOR UPDATE`;

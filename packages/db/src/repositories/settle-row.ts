@@ -1,5 +1,5 @@
 /**
- * Settling a payment, payout or reversal in one statement (payments.settle and its kin): the row's
+ * Settling a payment, payout or refund in one statement (payments.settle and its kin): the row's
  * changes, the stored callback's outcome as the update's precondition, and the event reporting the
  * change, so a callback costs one round trip for all three (docs/performance.md).
  */

@@ -1,6 +1,6 @@
 /**
  * The money movements settled in a window of time, read for a report (docs/reports.md): payments,
- * payouts and reversals, each family a page at a time in the order they settled (settled_at, then id),
+ * payouts and refunds, each family a page at a time in the order they settled (settled_at, then id),
  * on a keyset, so a day of any size is read in pages of the caller's size and never whole. Through a
  * tenant's client: only that tenant's rows. Which statuses count as money that moved is the caller's
  * rule (`statuses`). Each read takes only the columns a report writes.
@@ -79,21 +79,20 @@ export async function payoutsPage(db: TenantDb, page: SettledPage): Promise<Sett
   return (await db.payout.findMany({ ...pageOf(page), select: payoutColumns })) as SettledPayout[];
 }
 
-const reversalColumns = {
+const refundColumns = {
   id: true,
   settledAt: true,
   amount: true,
+  method: true,
   receipt: true,
   status: true,
-  // The order it gave back: the reversed payment's reference (a reversal has none of its own).
+  // The order it gave money back for: the refunded payment's reference (a refund has none of its own).
   payment: { select: { reference: true } },
-} satisfies Prisma.PaymentReversalSelect;
+} satisfies Prisma.RefundSelect;
 
-/** A reversal (a refund of a whole payment) as a report reads it, with its payment's reference. */
-export type SettledReversal = Prisma.PaymentReversalGetPayload<{ select: typeof reversalColumns }> & {
-  settledAt: Date;
-};
+/** A refund (by Reversal or B2C) as a report reads it, with its payment's reference. */
+export type SettledRefund = Prisma.RefundGetPayload<{ select: typeof refundColumns }> & { settledAt: Date };
 
-export async function reversalsPage(db: TenantDb, page: SettledPage): Promise<SettledReversal[]> {
-  return (await db.paymentReversal.findMany({ ...pageOf(page), select: reversalColumns })) as SettledReversal[];
+export async function refundsPage(db: TenantDb, page: SettledPage): Promise<SettledRefund[]> {
+  return (await db.refund.findMany({ ...pageOf(page), select: refundColumns })) as SettledRefund[];
 }

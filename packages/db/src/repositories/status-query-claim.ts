@@ -1,4 +1,4 @@
-/** The reconciler's claim of the payouts and reversals whose Transaction Status query is due. */
+/** The reconciler's claim of the payouts and refunds whose Transaction Status query is due. */
 import { Prisma } from "../generated/prisma/client.js";
 import { prismaOf, type AnyClient } from "./clients.js";
 
@@ -18,7 +18,7 @@ export interface StatusQueryClaim {
  */
 export function claimDueStatusQueries<Row>(
   client: AnyClient,
-  table: "payouts" | "payment_reversals",
+  table: "payouts" | "refunds",
   returning: readonly string[],
   claim: StatusQueryClaim,
 ): Promise<Row[]> {

@@ -6,7 +6,8 @@
  * - events: the shop's events that show one of the customer's payments (the masking goes by the
  *   payment's id, so a payment of another customer paid from the same phone keeps its number);
  * - callbacks: those Daraja sent about the customer's payments — their STK payments, the C2B payments
- *   of intents made out to them, and those payments' reversals — found by Daraja's ids of these rows
+ *   of intents made out to them, and those payments' refunds (reversals, and B2C refunds whose result
+ *   names the payer) — found by Daraja's ids of these rows
  *   (momo_callbacks.correlation_id), which are unique across shops (erased-callbacks.ts);
  * - texts: the shop's sent texts to the account's phones — every phone it has had, as its codes and
  *   texts name it (a code or text written for an account carries its id) — except those written for
@@ -43,7 +44,7 @@ export interface ErasedEvidence {
    * texted to the old phone).
    */
   accountPhones: string[];
-  /** Daraja's ids of their payments, of the C2B payments of their intents, and of those payments' reversals. */
+  /** Daraja's ids of their payments, of the C2B payments of their intents, and of those payments' refunds. */
   callbackIds: string[];
 }
 
@@ -54,7 +55,7 @@ type EvidenceDb = TenantDb | TenantTx;
 export async function erasedEvidenceOf(ctx: TenantCtx, user: { id: string; phone: string | null }): Promise<ErasedEvidence> {
   const payments = await dataRights.paymentsOfAccount(ctx.db, user.id);
   const own = payments.filter((payment) => payment.userId === user.id);
-  const reversals = await dataRights.reversalsOf(ctx.db, payments.map((payment) => payment.id));
+  const refunds = await dataRights.refundsOf(ctx.db, payments.map((payment) => payment.id));
   const codePhones = await dataRights.phonesCodedFor(ctx.db, user.id);
   const textPhones = await outboxes.phonesTextedFor(ctx.db, user.id);
   const present = (values: (string | null)[]) => [...new Set(values.filter((value): value is string => value !== null && value !== ""))];
@@ -69,7 +70,7 @@ export async function erasedEvidenceOf(ctx: TenantCtx, user: { id: string; phone
     ),
     callbackIds: present([
       ...payments.flatMap((payment) => [payment.checkoutRequestId, payment.mpesaReceipt, payment.transId]),
-      ...reversals.flatMap((reversal) => [reversal.originatorConversationId, reversal.conversationId, reversal.receipt]),
+      ...refunds.flatMap((refund) => [refund.originatorConversationId, refund.conversationId, refund.receipt]),
     ]),
   };
 }

@@ -44,7 +44,7 @@ export async function settleIntentOf(
   let paidByHeld: PaymentModel | undefined;
   if (settlement.paidByHeld && heldId !== null) {
     paidByHeld = await takeHeldPayment(tx, heldId, paymentStatus, now);
-    // Given back since (a reversal requested in between): the prompt's end only reopens the intent.
+    // Given back since (a refund requested in between): the prompt's end only reopens the intent.
     if (!paidByHeld) settlement = settleIntentWithPayment(status, paymentStatus as SettledPaymentStatus);
   }
   if (settlement.next) {
@@ -55,7 +55,7 @@ export async function settleIntentOf(
 
 /**
  * Makes the held payment count: locked first, then updated by a statement of its own, whose snapshot
- * sees a reversal committed while this waited for the lock (a reversal is requested under that lock).
+ * sees a refund committed while this waited for the lock (a refund is requested under that lock).
  * Undefined when it is being given back after all.
  */
 function takeHeldPayment(tx: RawSql, id: string, endedStatus: string, now: Date): Promise<PaymentModel | undefined> {

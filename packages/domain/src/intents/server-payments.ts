@@ -6,7 +6,7 @@ import type { ServerPaymentView } from "../payments/shared/schemas.js";
 import { toServerPaymentView } from "../payments/shared/payment-object.js";
 
 export async function getServerPayment(ctx: TenantCtx, id: string): Promise<ServerPaymentView> {
-  const row = await payments.findWithLatestReversal(ctx.db, id);
+  const row = await payments.findWithRefunds(ctx.db, id);
   if (!row) throw new DomainError("NOT_FOUND", "not_found.shop_payment");
   return toServerPaymentView(row);
 }

@@ -1,6 +1,6 @@
 /**
  * Daraja's callbacks (docs/mpesa.md#callbacks): STK results, B2C results, B2C timeouts, Transaction Status
- * results, reversal results, time-outs and status results, and C2B validations and confirmations. Each one is
+ * results, refund results (reversals and B2C refunds), time-outs and status results, and C2B validations and confirmations. Each one is
  *
  *  1. checked for its token (shared/callback-tokens.ts: the `tenant=` it names' own token, or the old form,
  *     MOMO_CALLBACK_SECRET itself; constant time; missing or wrong → 403, stored as 'rejected' up to

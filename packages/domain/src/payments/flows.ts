@@ -9,13 +9,13 @@ import { balanceFlow } from "./balance/flow.js";
 import { c2bFlow } from "./c2b/flow.js";
 import type { CallbackRoute, DarajaFlow } from "./shared/flow.js";
 import { payoutsFlow } from "./payouts/flow.js";
-import { reversalsFlow } from "./reversals/flow.js";
+import { refundsFlow } from "./refunds/flow.js";
 import { stkFlow } from "./stk/flow.js";
 
 export const darajaFlows = [
   stkFlow,
   payoutsFlow,
-  reversalsFlow,
+  refundsFlow,
   c2bFlow,
   balanceFlow,
 ] as const satisfies readonly DarajaFlow[];

@@ -9,19 +9,20 @@
  *     MOMO_UNKNOWN_PROMPT_WINDOW_SECONDS: TIMEOUT, never FAILED-and-resent;
  *  3. STK-queries due PENDING payments and settles them from the answer (apply-once path);
  *  4. sends a Transaction Status query for due PENDING/UNKNOWN payouts, then for due PENDING/UNKNOWN
- *     reversals (reversals/reversal-reconciliation.ts; the result callbacks settle them);
+ *     refunds, by reversal or by B2C (refunds/refund-reconciliation.ts; the result callbacks settle them);
  *  5. expires payment intents still waiting for payment past expires_at (intents/intent-expiry-sweep.ts).
  *
  * Steps 1-4 are the sweeps each flow declares (`<flow>/flow.ts`), run in the order of the flow
  * registry (flows.ts): stk/stk-reconciliation.ts, payouts/payout-reconciliation.ts,
- * reversals/reversal-reconciliation.ts; the claiming, leasing, backoff and pacing they share are
+ * refunds/refund-reconciliation.ts; the claiming, leasing, backoff and pacing they share are
  * shared/leased-sweep.ts.
  *
  * Giving up: Daraja ends every prompt within minutes (1037 / 1019 are terminal), so a payment that
  * Daraja still cannot settle 24 hours after it was created is marked FAILED ("reconciliation
  * exhausted"); FAILED means "not confirmed paid", and a late success callback for it is flagged for
- * review. A payout is never marked FAILED by giving up (the money may have moved): after
- * `payoutGiveUpAfterSeconds` it stays UNKNOWN, is no longer queried, and is logged for review.
+ * review. A payout or a refund is never marked FAILED by giving up (the money may have moved): after
+ * `payoutGiveUpAfterSeconds` (`refundGiveUpAfterSeconds`) it stays UNKNOWN, is no longer queried, and is
+ * logged for review.
  */
 import { tenants as tenantsRepository } from "@mteja/db";
 import type { DarajaClient } from "@mteja/daraja";
@@ -60,8 +61,8 @@ export function createReconciler(getDeps: () => PaymentPorts, overrides: Partial
         paymentsExhausted: 0,
         payoutsQueried: 0,
         payoutsGivenUp: 0,
-        reversalsQueried: 0,
-        reversalsGivenUp: 0,
+        refundsQueried: 0,
+        refundsGivenUp: 0,
         errors: 0,
       };
       const tenants = new Map<string, Tenant | undefined>();

@@ -3,14 +3,12 @@
  * order it settled (packages/db's settledMovements, a page at a time) and written as a row. The report
  * merges them by settlement time; on the same instant the earlier entry of this list comes first.
  *
- * A new kind of movement is one entry here (and its page read in the repository). Refunds by B2C
- * come as a `refund` entry with its method as the channel; once refunds carry the reversals too
- * (a reversal is a refund of a whole payment), the `reversals` entry gives way to that one, so a
- * reversal is still written once, as a refund.
+ * A new kind of movement is one entry here (and its page read in the repository). A reversal is a
+ * refund of a whole payment (the reversal operation writes refunds too), so it is written once, as a
+ * `refund` whose channel is its method.
  */
 import { settledMovements, type TenantDb } from "@mteja/db";
 import type { PaymentStatus, PayoutStatus } from "../payments/shared/schemas.js";
-import type { ReversalStatus } from "../payments/shared/reversal-object.js";
 
 /** The kinds of rows of the report (its `type` column). */
 export type MovementType = "payment" | "refund" | "payout";
@@ -20,7 +18,7 @@ export interface MovementRow {
   settledAt: Date;
   type: MovementType;
   id: string;
-  /** payment: stk | c2b; refund: its method (reversal); payout: b2c. */
+  /** payment: stk | c2b; refund: its method (reversal | b2c); payout: b2c. */
   channel: string;
   reference: string | null;
   /** Shillings, positive whichever way the money went (`type` says which). */
@@ -50,14 +48,14 @@ const payments: MovementSource = {
   })),
 };
 
-/** A reversal gives a whole payment back: a refund whose method is `reversal`. */
-const reversals: MovementSource = {
-  statuses: ["SUCCESS"] satisfies ReversalStatus[],
-  read: async (db, page) => (await settledMovements.reversalsPage(db, page)).map((r) => ({
+/** A refund gives money back, by Daraja's Reversal (the whole payment) or by B2C: its method is its channel. */
+const refunds: MovementSource = {
+  statuses: ["SUCCESS"],
+  read: async (db, page) => (await settledMovements.refundsPage(db, page)).map((r) => ({
     settledAt: r.settledAt,
     type: "refund",
     id: r.id,
-    channel: "reversal",
+    channel: r.method,
     reference: r.payment.reference,
     amount: r.amount,
     mpesaReceipt: r.receipt,
@@ -80,4 +78,4 @@ const payouts: MovementSource = {
   })),
 };
 
-export const movementSources: readonly MovementSource[] = [payments, reversals, payouts];
+export const movementSources: readonly MovementSource[] = [payments, refunds, payouts];

@@ -30,7 +30,7 @@ export const retentionRules = [
   },
   {
     // Daraja's callbacks as received: evidence in a payment dispute, which can come months later. Only
-    // those whose money a payment or payout row records (a reversal's link its payment), those refused
+    // those whose money a payment or payout row records (a refund's link its payment), those refused
     // before they were read (no token, a wrong one) and those with which no money moves (a C2B
     // validation: the kinds its flow declares `movesNoMoney`) ever go: a flagged, unmatched, held or
     // unreadable one, or one with a real token refused for the row it names, may be the only record of

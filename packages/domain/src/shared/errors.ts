@@ -32,10 +32,13 @@ export const errorStatus = {
   INTENT_NOT_CANCELLABLE: 409,
   PAYLOAD_TOO_LARGE: 413,
   INTERNAL_ERROR: 500,
-  // Reversals (docs/mpesa.md#reversals): a payment has a reversal that is PENDING, UNKNOWN or SUCCESS;
+  // Reversals (docs/mpesa.md#reversals, the deprecated operation): a refund of the payment is not FAILED;
   // a payment that is not SUCCESS with a receipt cannot be reversed.
   REVERSAL_EXISTS: 409,
   PAYMENT_NOT_REVERSIBLE: 409,
+  // Refunds (docs/mpesa.md#refunds): not SUCCESS; a part of a payment whose phone is stored masked; neither
+  // a receipt nor the payer's full phone; a refund by B2C under Daraja's minimum.
+  PAYMENT_NOT_REFUNDABLE: 409,
   // Phone sign-in: the phone is verified on another account of the shop.
   PHONE_IN_USE: 409,
   // The database (or another part a request needs) is away for a moment: a restart, a failover, a network

@@ -7,6 +7,8 @@ export const webhookEventTypes = [
   "payment_intent.expired",
   "payout.succeeded",
   "payout.failed",
+  "refund.succeeded",
+  "refund.failed",
   "callback.flagged",
   "c2b_payment.unmatched",
 ] as const;
@@ -14,4 +16,10 @@ export const webhookEventTypes = [
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 
 /** The event's `data`: one object, under the name of its kind, as the read API shows it. */
-export type WebhookEventData = { payment: object } | { payout: object } | { payment_intent: object } | { callback: object } | { c2b_payment: object };
+export type WebhookEventData =
+  | { payment: object }
+  | { payout: object }
+  | { refund: object }
+  | { payment_intent: object }
+  | { callback: object }
+  | { c2b_payment: object };

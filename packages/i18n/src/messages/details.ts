@@ -38,6 +38,22 @@ export const detailMessages = {
     en: "amount is over this shop's daily payout limit of {limit} ({left} left today)",
     sw: "amount inazidi kikomo cha kila siku cha malipo ya kutuma cha duka hili cha {limit:money} (kimebaki {left:money} leo)",
   },
+  "detail.refund_over_remaining": {
+    en: "amount must be at most {left}, what is left to refund of this payment",
+    sw: "amount isizidi {left:money}, kiasi kilichobaki cha kurejeshwa cha malipo haya",
+  },
+  "detail.refund_nothing_left": {
+    en: "nothing is left to refund of this payment (refunds that are not failed count)",
+    sw: "hakuna kilichobaki cha kurejeshwa cha malipo haya (marejesho ambayo hayajashindwa huhesabiwa)",
+  },
+  "detail.refund_over_daily_limit": {
+    en: "amount is over this shop's daily B2C limit of {limit} ({left} left today; payouts and refunds by B2C count)",
+    sw: "amount inazidi kikomo cha kila siku cha B2C cha duka hili cha {limit:money} (kimebaki {left:money} leo; malipo ya kutuma na marejesho ya pesa kwa B2C huhesabiwa)",
+  },
+  "detail.idempotency_key_required": {
+    en: "required: 1-255 visible ASCII characters (a UUID is a good choice)",
+    sw: "inahitajika: herufi 1 hadi 255 za ASCII zinazoonekana (UUID inafaa)",
+  },
   "detail.idempotency_key_format": {
     en: "must be 1-255 visible ASCII characters (a UUID is a good choice)",
     sw: "lazima iwe herufi 1 hadi 255 za ASCII zinazoonekana (UUID inafaa)",

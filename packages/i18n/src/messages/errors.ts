@@ -37,6 +37,7 @@ export const errorMessages = {
     sw: "Malipo haya tayari yana urejeshaji unaoendelea au uliokamilika.",
   },
   "error.PAYMENT_NOT_REVERSIBLE": { en: "Only a successful payment can be reversed.", sw: "Ni malipo yaliyofanikiwa pekee yanayoweza kurejeshwa." },
+  "error.PAYMENT_NOT_REFUNDABLE": { en: "This payment cannot be refunded.", sw: "Pesa za malipo haya haziwezi kurejeshwa." },
   "error.PHONE_IN_USE": {
     en: "This phone number is already verified on another account.",
     sw: "Nambari hii ya simu tayari imethibitishwa kwenye akaunti nyingine.",
@@ -111,6 +112,7 @@ export const errorMessages = {
   "not_found.api_key": { en: "This tenant has no API key with this id.", sw: "Duka hili halina ufunguo wa API wenye kitambulisho hiki." },
   "not_found.intent": { en: "No payment intent of this shop has this id.", sw: "Duka hili halina agizo la malipo lenye kitambulisho hiki." },
   "not_found.shop_payment": { en: "No payment of this shop has this id.", sw: "Duka hili halina malipo yenye kitambulisho hiki." },
+  "not_found.refund": { en: "No refund of this shop has this id.", sw: "Duka hili halina marejesho ya pesa yenye kitambulisho hiki." },
   "not_found.checkout": { en: "No payment with this checkoutRequestId.", sw: "Hakuna malipo yenye checkoutRequestId hii." },
   "not_found.payout": { en: "No payout with this originatorConversationId.", sw: "Hakuna malipo ya kutuma yenye originatorConversationId hii." },
   "not_found.webhook_event": { en: "No webhook event with this id.", sw: "Hakuna tukio la webhook lenye kitambulisho hiki." },
@@ -215,8 +217,46 @@ export const errorMessages = {
     sw: "Ni malipo yaliyofanikiwa yenye risiti ya M-Pesa pekee yanayoweza kurejeshwa.",
   },
   "reversals.exists": {
-    en: "This payment already has a reversal ({status}); only after a FAILED one can another be made.",
-    sw: "Malipo haya tayari yana urejeshaji ({status}); mwingine unaweza kufanywa tu baada ya ule ulioshindwa (FAILED).",
+    en: "This payment already has a reversal or a refund ({status}); only after a FAILED one can another be made.",
+    sw: "Malipo haya tayari yana urejeshaji au marejesho ya pesa ({status}); mengine yanaweza kufanywa tu baada ya yale yaliyoshindwa (FAILED).",
+  },
+
+  // Refunds (docs/mpesa.md#refunds).
+  "refunds.service_not_configured": {
+    en: "M-Pesa refunds are not configured on this service.",
+    sw: "Marejesho ya pesa ya M-Pesa hayajawekwa kwenye huduma hii.",
+  },
+  "refunds.initiator_missing": {
+    en: "M-Pesa refunds need the shop's initiator (B2C) credentials.",
+    sw: "Marejesho ya pesa ya M-Pesa yanahitaji vitambulisho vya mwanzilishi (B2C) vya duka.",
+  },
+  "refunds.not_succeeded": {
+    en: "Only a successful payment can be refunded.",
+    sw: "Ni malipo yaliyofanikiwa pekee yanayoweza kurejeshewa pesa.",
+  },
+  "refunds.masked_phone_part": {
+    en: "Only the whole of this payment can be refunded: the payer's phone is not stored in full (M-Pesa masks it), so nothing can be sent to it.",
+    sw: "Malipo haya yanaweza kurejeshewa pesa zote pekee: nambari ya simu ya mlipaji haijahifadhiwa kamili (M-Pesa huificha), kwa hivyo hakuna kinachoweza kutumwa kwake.",
+  },
+  "refunds.no_receipt_no_phone": {
+    en: "This payment has neither an M-Pesa receipt nor the payer's full phone number, so it cannot be refunded.",
+    sw: "Malipo haya hayana risiti ya M-Pesa wala nambari kamili ya simu ya mlipaji, kwa hivyo hayawezi kurejeshewa pesa.",
+  },
+  "refunds.b2c_under_minimum": {
+    en: "A refund sent by B2C must be at least {min} shillings (Daraja's minimum).",
+    sw: "Marejesho ya pesa yanayotumwa kwa B2C lazima yawe angalau {min:money} (kiwango cha chini cha Daraja).",
+  },
+  "refunds.b2c_switched_off": {
+    en: "This refund is sent by B2C, and B2C is switched off for this shop (settings.momo.b2c.enabled).",
+    sw: "Marejesho haya ya pesa hutumwa kwa B2C, na B2C imezimwa kwa duka hili (settings.momo.b2c.enabled).",
+  },
+  "refunds.b2c_not_switched_on": {
+    en: "This refund is sent by B2C, and B2C is not switched on for this shop (settings.momo.b2c.enabled).",
+    sw: "Marejesho haya ya pesa hutumwa kwa B2C, na B2C haijawashwa kwa duka hili (settings.momo.b2c.enabled).",
+  },
+  "refunds.idempotency_key_required": {
+    en: "A refund needs an Idempotency-Key header, so that a retry never refunds twice.",
+    sw: "Marejesho ya pesa yanahitaji kichwa cha Idempotency-Key, ili jaribio la pili lisirejeshe pesa mara mbili.",
   },
   "access.api_key_or_admin_required": {
     en: "An API key or an admin's access token is required (Authorization: Bearer …).",

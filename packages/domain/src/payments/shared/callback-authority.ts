@@ -1,6 +1,6 @@
 /**
  * Which rows a callback may touch (docs/mpesa.md#callback-tokens), a pure rule every apply path asks
- * once it has found the payment, payout, reversal or C2B tenant the callback names: a tenant's token
+ * once it has found the payment, payout, refund or C2B tenant the callback names: a tenant's token
  * only that tenant's rows; the shared secret (the old form) only rows whose callback URL carried it —
  * requests sent before tenant tokens, and C2B of a tenant whose URLs were not registered again since.
  * A callback refused here is recorded `rejected` and answered 403, like a wrong token.
@@ -10,7 +10,7 @@ import type { CallbackAuthority } from "./callback-tokens.js";
 /** What a callback names, as the rule reads it: its tenant, and the token form its URL carried. */
 export interface CallbackTarget {
   tenantId: string;
-  /** shared | tenant (payments, payouts, reversals: `callback_token_form`; C2B: the tenant's `c2b_callback_token_form`). */
+  /** shared | tenant (payments, payouts, refunds: `callback_token_form`; C2B: the tenant's `c2b_callback_token_form`). */
   callbackTokenForm: string;
 }
 

@@ -26,8 +26,8 @@ export interface ReconcileOptions {
   giveUpAfterSeconds: number;
   /** A payout still unsettled this long after creation is no longer queried (it stays UNKNOWN). */
   payoutGiveUpAfterSeconds: number;
-  /** A reversal still unsettled this long after creation is no longer queried (it stays UNKNOWN). */
-  reversalGiveUpAfterSeconds: number;
+  /** A refund still unsettled this long after creation is no longer queried (it stays UNKNOWN). */
+  refundGiveUpAfterSeconds: number;
 }
 
 export const defaultReconcileOptions: ReconcileOptions = {
@@ -38,7 +38,7 @@ export const defaultReconcileOptions: ReconcileOptions = {
   maxBackoffSeconds: 30 * 60,
   giveUpAfterSeconds: 24 * 3600,
   payoutGiveUpAfterSeconds: 72 * 3600,
-  reversalGiveUpAfterSeconds: 72 * 3600,
+  refundGiveUpAfterSeconds: 72 * 3600,
 };
 
 export interface ReconcileReport {
@@ -50,8 +50,8 @@ export interface ReconcileReport {
   paymentsExhausted: number;
   payoutsQueried: number;
   payoutsGivenUp: number;
-  reversalsQueried: number;
-  reversalsGivenUp: number;
+  refundsQueried: number;
+  refundsGivenUp: number;
   errors: number;
 }
 
@@ -121,7 +121,7 @@ export function queryErrorNote(error: unknown): string {
   return error instanceof DarajaError ? lastErrorOf(error) : String((error as Error)?.message ?? error);
 }
 
-/** A row a status-query sweep claimed (payouts, reversals: their repositories' claimDueStatusQueries). */
+/** A row a status-query sweep claimed (payouts, refunds: their repositories' claimDueStatusQueries). */
 export interface ClaimedForStatus {
   id: string;
   tenant_id: string;
@@ -131,7 +131,7 @@ export interface ClaimedForStatus {
 
 /** What one kind of status-queried row does at each step of its sweep. */
 export interface StatusQueries<Row extends ClaimedForStatus> {
-  /** What the rows are, for log lines ("payout", "reversal"). */
+  /** What the rows are, for log lines ("payout", "refund"). */
   what: string;
   /** Rows older than this are no longer queried: they stay UNKNOWN for a person to check. */
   giveUpAfterSeconds: number;
@@ -153,7 +153,7 @@ export const statusQueriesExhausted = "status queries exhausted: the outcome is 
  */
 export async function queryClaimedForStatus<Row extends ClaimedForStatus>(
   run: SweepRun,
-  claim: { table: "payouts" | "payment_reversals"; rows: Row[]; leaseUntil: Date },
+  claim: { table: "payouts" | "refunds"; rows: Row[]; leaseUntil: Date },
   queries: StatusQueries<Row>,
   count: { queried(): void; givenUp(): void },
 ): Promise<void> {

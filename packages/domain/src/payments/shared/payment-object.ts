@@ -2,14 +2,15 @@
  * A payment as the server API shows it (`GET /api/v1/payments/:id`, an intent's `payments`, the
  * `data.payment` of events): one serialiser, so the three can never differ. A C2B payment (paid from
  * the M-Pesa menu) has its TransID and the payer's number masked as stored (payments/c2b/). Its
- * `reversal` is the latest one, read with the payment (the payments repository's `…WithLatestReversal`).
+ * `reversal` (the latest refund by reversal) and `refunded_amount` come from its refunds, read with the
+ * payment (the payments repository's `…WithRefunds`).
  */
 import type { payments } from "@mteja/db";
 import { reversalObject, type ReversalObject } from "./reversal-object.js";
 import type { ServerPaymentView } from "./schemas.js";
 
-/** A payment as read, with its latest reversal when the read asked for it (otherwise none is shown). */
-export type PaymentRow = payments.PaymentWithReversal;
+/** A payment as read, with its refunds when the read asked for them (otherwise none are shown). */
+export type PaymentRow = payments.PaymentWithRefunds;
 
 export interface PaymentObject {
   id: string;
@@ -23,6 +24,7 @@ export interface PaymentObject {
   intent_id: string | null;
   duplicate: boolean;
   reversal: ReversalObject | null;
+  refunded_amount: number;
   created_at: string;
   updated_at: string;
 }
@@ -39,10 +41,16 @@ export function paymentObject(payment: PaymentRow): PaymentObject {
     trans_id: payment.transId,
     intent_id: payment.intentId,
     duplicate: payment.duplicate,
-    reversal: reversalObject(payment.reversals?.[0]),
+    reversal: reversalObject(payment.refunds),
+    refunded_amount: refundedAmount(payment),
     created_at: payment.createdAt.toISOString(),
     updated_at: payment.updatedAt.toISOString(),
   };
+}
+
+/** The shillings given back: its refunds that succeeded (pending and unknown ones not yet). */
+function refundedAmount(payment: PaymentRow): number {
+  return (payment.refunds ?? []).filter((refund) => refund.status === "SUCCESS").reduce((sum, refund) => sum + refund.amount, 0);
 }
 
 /** The one payment serialiser, typed as the server API's schema declares it. */

@@ -1,6 +1,6 @@
 /**
- * A request to Daraja that must happen at most once: the STK push, the B2C payout and the reversal
- * (docs/mpesa.md "Idempotency-Key" and "Unknown outcomes").
+ * A request to Daraja that must happen at most once: the STK push, the B2C payout and the refund (a
+ * Reversal or a B2C payment; docs/mpesa.md "Idempotency-Key", "Unknown outcomes" and "Refunds").
  *
  * The row is stored, under the Idempotency-Key when there is one, before Daraja is called. A retry
  * with a used key replays that row: it waits while the first request is still in flight and never

@@ -1,5 +1,8 @@
-/** A payment's reversal as the server API and the events show it (`payment.reversal`, docs/mpesa.md#reversals). */
-import type { PaymentReversalModel } from "@mteja/db";
+/**
+ * A payment's reversal as the server API and the events show it (`payment.reversal`, docs/mpesa.md#reversals):
+ * its latest refund by reversal, a refund sent by B2C not being one.
+ */
+import type { RefundModel } from "@mteja/db";
 
 export const reversalStatuses = ["PENDING", "SUCCESS", "FAILED", "UNKNOWN"] as const;
 export type ReversalStatus = (typeof reversalStatuses)[number];
@@ -13,8 +16,9 @@ export interface ReversalObject {
   updated_at: string;
 }
 
-/** The latest reversal of a payment (null: none was requested). */
-export function reversalObject(row: PaymentReversalModel | undefined): ReversalObject | null {
+/** The latest reversal among a payment's refunds, newest first (null: none was requested). */
+export function reversalObject(refunds: readonly RefundModel[] | undefined): ReversalObject | null {
+  const row = refunds?.find((refund) => refund.method === "reversal");
   if (!row) return null;
   return {
     status: row.status as ReversalStatus,

@@ -227,7 +227,10 @@ export const serverPaymentView = z.object({
       updated_at: z.string(),
     })
     .nullable()
-    .describe("The latest reversal (docs/mpesa.md#reversals); null: none was requested."),
+    .describe("The latest reversal (docs/mpesa.md#reversals), a refund of the whole payment by Daraja's Reversal; null: none was requested."),
+  refunded_amount: z
+    .number()
+    .describe("Shillings given back: the refunds that succeeded (docs/mpesa.md#refunds). Pending and unknown ones already count against what is left to refund."),
   created_at: z.string(),
   updated_at: z.string(),
 });

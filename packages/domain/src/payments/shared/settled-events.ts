@@ -2,8 +2,8 @@
  * The events a settlement writes (docs/webhooks.md#events), inside the transaction that changes the
  * status, so the feed and the rows can never disagree. Every path that settles a payment or a payout
  * (callback, STK query, reconciler) calls one of these with the row it wrote. What follows for an
- * intent is the intents area's (intents/intent-events.ts), a payout's event its flow's
- * (payouts/payout-events.ts): the shared folder knows neither.
+ * intent is the intents area's (intents/intent-events.ts), a payout's and a refund's events their flows'
+ * (payouts/payout-events.ts, refunds/refund-events.ts): the shared folder knows none of them.
  */
 import { callbacks, payments, payouts, type EventRow, type PaymentModel, type RawSql } from "@mteja/db";
 import { eventBody, recordEvent, type EventIds, type NewEvent } from "../../webhooks/events.js";
@@ -26,11 +26,11 @@ export function eventRowOf(event: NewEvent, eventIds: EventIds): EventRow {
   return { id, tenantId: event.tenantId, type: event.type, body: eventBody(id, event), at: event.at };
 }
 
-/** A payment whose reversal just became SUCCESS: payment.reversed, the payment showing that reversal. */
-export async function recordPaymentReversed(tx: RawSql, paymentId: string, at: Date): Promise<void> {
-  const payment = await payments.withLatestReversal(tx, paymentId);
+/** A payment whose refund by reversal just became SUCCESS: payment.reversed, the payment showing that reversal. */
+export async function recordPaymentReversed(tx: RawSql, paymentId: string, at: Date, eventIds?: EventIds): Promise<void> {
+  const payment = await payments.withRefunds(tx, paymentId);
   if (!payment) throw new Error(`payment ${paymentId} of a settled reversal is missing`);
-  await recordEvent(tx, { tenantId: payment.tenantId, type: "payment.reversed", data: { payment: paymentObject(payment) }, at });
+  await recordEvent(tx, { tenantId: payment.tenantId, type: "payment.reversed", data: { payment: paymentObject(payment) }, at }, eventIds);
 }
 
 /** A flagged callback that names a payment or payout (one that names nothing has no tenant to tell). */

@@ -1,11 +1,11 @@
 /**
  * Applying a stored callback exactly once (docs/mpesa.md#callbacks), the same for STK results, B2C
- * and reversal results, timeouts and status results, and C2B confirmations: in one transaction the
- * payment, payout or reversal it names is found, locked and settled, and then the stored row records
+ * and refund results, timeouts and status results, and C2B confirmations: in one transaction the
+ * payment, payout or refund it names is found, locked and settled, and then the stored row records
  * what the callback did (applied | duplicate | flagged with flag_reason | accepted) — but only while it
  * is still unhandled; when another path handled it first, the whole transaction is rolled back.
  *
- * Lock order, the same on every path: the payment (payout, reversal) first, the stored row last, locked
+ * Lock order, the same on every path: the payment (payout, refund) first, the stored row last, locked
  * by the statement that records the outcome rather than up front; a settlement that writes its row
  * records the outcome in that same statement (`OutcomeRecorder`). Every callback pays each round trip,
  * and round trips are most of its CPU (docs/performance.md, "Callback ingestion").
@@ -51,7 +51,7 @@ export interface SettlementDecision<Changes> {
   statusChanged: boolean;
 }
 
-/** An outcome of a row that ends SUCCESS or FAILED (payouts, reversals), as the shared rules read it. */
+/** An outcome of a row that ends SUCCESS or FAILED (payouts, refunds), as the shared rules read it. */
 export interface FinalOutcome {
   source: "result" | "timeout" | "status";
   status: "SUCCESS" | "FAILED" | "UNKNOWN";
@@ -104,7 +104,7 @@ export type OutcomeToRecord = Pick<RecordedVerdict, "outcome" | "flagReason" | "
  */
 export class CallbackHandledElsewhere extends Error {}
 
-/** A payment (payout, reversal) as read without its lock, by an apply without locks. */
+/** A payment (payout, refund) as read without its lock, by an apply without locks. */
 export type RowAsRead = callbacks.RowAsRead;
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { nairobiDayStart } from "../../../src/payments/payouts/nairobi-day.js";
+import { nairobiDayStart } from "../../../src/payments/shared/nairobi-day.js";
 
 describe("the Nairobi day (UTC+3, no daylight saving)", () => {
   it("starts at 21:00 UTC the evening before", () => {
