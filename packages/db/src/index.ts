@@ -14,6 +14,7 @@ export * as callbacks from "./repositories/callbacks.js";
 export * as intents from "./repositories/intents.js";
 export * as payments from "./repositories/payments.js";
 export * as payouts from "./repositories/payouts.js";
+export * as pullRegistrations from "./repositories/pull-registrations.js";
 export * as reversals from "./repositories/reversals.js";
 export type { EventRow } from "./repositories/webhook-event-writes.js";
 export { createScratchDatabase, isPostgresReachable, type ScratchDatabase } from "./scratch.js";
