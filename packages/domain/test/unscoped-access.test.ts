@@ -42,6 +42,7 @@ const doors: { name: string; pattern: RegExp; allowed: string[] }[] = [
       "payments/reconciliation.ts",
       // A C2B notification names only a short code: the tenant is found from it (tenant ids only), and
       // the validation reads the intent its account names on that tenant (named in the query).
+      "payments/shared/short-codes.ts",
       "payments/c2b/c2b-tenant.ts",
       "payments/c2b/c2b-callbacks.ts",
       // The pruning job deletes expired rows of every tenant (and of no tenant), by a table of rules.
