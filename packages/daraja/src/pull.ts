@@ -75,6 +75,8 @@ export interface PulledTransaction {
   /** Shillings, read from the decimal text (never through a float of a longer string). */
   amount: number;
   organizationName: string;
+  /** The row as Daraja sent it (kept as the evidence of the payment). */
+  raw: unknown;
 }
 
 /** The payment types Pull lists; any other row (a settlement sweep) is not money paid in. */
@@ -143,6 +145,7 @@ export function parsePulledTransaction(row: unknown): ParseResult<PulledTransact
     amountText: r.amount,
     amount: shillingsOf(r.amount),
     organizationName: r.organizationname,
+    raw: row,
   });
 }
 

@@ -6,6 +6,8 @@ import { intentsRouter } from "./intents/router.js";
 import { otpRouter } from "./auth/otp/router.js";
 import { balanceRouter } from "./payments/balance/router.js";
 import { c2bRouter } from "./payments/c2b/router.js";
+import { pullRouter } from "./payments/pull/router.js";
+import { qrRouter } from "./payments/qr/router.js";
 import { paymentsRouter } from "./payments/router.js";
 import { reversalsRouter } from "./payments/reversals/router.js";
 import { profileRouter } from "./profile/router.js";
@@ -33,6 +35,8 @@ export const appRouter = createTRPCRouter({
   reversals: reversalsRouter,
   c2b: c2bRouter,
   balance: balanceRouter,
+  pull: pullRouter,
+  qr: qrRouter,
   phone: phoneRouter,
   email: emailRouter,
   securityEvents: securityEventsRouter,

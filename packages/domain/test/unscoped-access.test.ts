@@ -45,6 +45,10 @@ const doors: { name: string; pattern: RegExp; allowed: string[] }[] = [
       "payments/shared/short-codes.ts",
       "payments/c2b/c2b-tenant.ts",
       "payments/c2b/c2b-callbacks.ts",
+      // Pull's rows are looked up by receipt (unique across shops) and stored as callbacks are; its sweep
+      // claims the due registrations of every tenant.
+      "payments/pull/pulled-receipts.ts",
+      "payments/pull/pull-sweep.ts",
       // The pruning job deletes expired rows of every tenant (and of no tenant), by a table of rules.
       "retention/prune.ts",
       // An SMS delivery report names Africa's Talking's message id only, no tenant.
@@ -58,8 +62,8 @@ const doors: { name: string; pattern: RegExp; allowed: string[] }[] = [
     pattern: /\bdb\.sql\b/,
     // The live-session reads of every authenticated request and GET /me, and the user of a password
     // sign-in (read by every login); they name the tenant themselves. Storing a Daraja callback
-    // (momo_callbacks belong to no tenant).
-    allowed: ["auth/sessions/sessions.ts", "profile/service.ts", "auth/service.ts", "payments/callbacks.ts"],
+    // (momo_callbacks belong to no tenant), a pulled receipt's record among them.
+    allowed: ["auth/sessions/sessions.ts", "profile/service.ts", "auth/service.ts", "payments/callbacks.ts", "payments/pull/pulled-receipts.ts"],
   },
   {
     name: "Database.rawTransaction (raw SQL in a transaction outside Prisma)",

@@ -46,9 +46,12 @@ export interface ReceivedPaymentIntents {
   recordSettled(tx: RawSql, payment: PaymentModel, now: Date): Promise<void>;
 }
 
-/** A received payment kept unmatched: money no intent took (its stored record is kept whatever its age). */
-export interface KeptUnmatched {
-  keptUnmatched: true;
+/** What applying a received payment recorded besides its stored record's outcome. */
+export interface ReceivedSettled {
+  /** Kept unmatched: money no intent took (its stored record is kept whatever its age). */
+  keptUnmatched?: true;
+  /** A payment now holds the receipt that held none before (a new row, or Pull's receipt filled in). */
+  recorded?: true;
 }
 
 /** Who has already recorded a receipt: this tenant (its payment), another tenant (nothing of it), or nobody. */
@@ -116,7 +119,7 @@ export interface ReceivedPaymentRules {
    * A payment of the tenant this receipt belongs to though it does not hold it yet (Pull's STK payment
    * settled by a query, which brings no receipt): its verdict; undefined when there is none.
    */
-  claimedBy?(tx: SettlementTx, tenant: Tenant, notification: C2bNotification, now: Date): Promise<CallbackVerdict<never> | undefined>;
+  claimedBy?(tx: SettlementTx, tenant: Tenant, notification: C2bNotification, now: Date): Promise<CallbackVerdict<ReceivedSettled> | undefined>;
   /** What the new payment's result_desc says it came from. */
   resultDesc?: string;
 }
@@ -129,7 +132,7 @@ export async function receivedPaymentVerdict(
   paymentId: string,
   now: Date,
   rules: ReceivedPaymentRules,
-): Promise<CallbackVerdict<KeptUnmatched | undefined>> {
+): Promise<CallbackVerdict<ReceivedSettled>> {
   if (!tenant) return { recorded: true, outcome: "flagged", flagReason: `no single shop has short code ${notification.businessShortCode}`, link: {} };
   const refused = await rules.refusal?.(tx, tenant);
   if (refused !== undefined) return refusedVerdict(refused);
@@ -147,7 +150,7 @@ export async function receivedPaymentVerdict(
     const payment = await insertReceivedPayment(tx, { ...fields, match: "unmatched", intentId: null, duplicate: false, note: match.note });
     await recordEvent(tx, { tenantId: tenant.id, type: "c2b_payment.unmatched", data: { c2b_payment: c2bPaymentObject(payment) }, at: now });
     const link = { paymentId: payment.id };
-    const settled = { keptUnmatched: true as const };
+    const settled = { keptUnmatched: true as const, recorded: true as const };
     return match.flagged ? { recorded: true, outcome: "flagged", flagReason: match.note, link, settled } : { recorded: true, outcome: "applied", link, settled };
   }
   // The intent moves first (locked above); a success that finds it already paid comes back a duplicate.
@@ -157,7 +160,10 @@ export async function receivedPaymentVerdict(
   const payment = await insertReceivedPayment(tx, { ...fields, match: "matched", intentId: match.intentId, duplicate, note });
   await rules.intents.recordSettled(tx, payment, now);
   const link = { paymentId: payment.id };
-  return duplicate ? { recorded: true, outcome: "flagged", flagReason: note ?? "duplicate payment", link } : { recorded: true, outcome: "applied", link };
+  const recorded = { recorded: true as const };
+  return duplicate
+    ? { recorded: true, outcome: "flagged", flagReason: note ?? "duplicate payment", link, settled: recorded }
+    : { recorded: true, outcome: "applied", link, settled: recorded };
 }
 
 /**
@@ -172,14 +178,14 @@ export async function applyStoredReceivedPayment(
   tenant: Tenant | null,
   notification: C2bNotification,
   rules: ReceivedPaymentRules,
-): Promise<{ result: StoredApplyResult; keptUnmatched: boolean }> {
+): Promise<{ result: StoredApplyResult; keptUnmatched: boolean; recorded: boolean }> {
   const apply = () =>
     applyStoredCallback(deps, callbackId, { transId: notification.transId, shortCode: notification.businessShortCode }, (tx, now) =>
       receivedPaymentVerdict(tx, tenant, notification, deps.random.uuid(), now, rules),
     );
   const outcome = async () => {
     const applied = await apply();
-    return { result: applied.result, keptUnmatched: applied.settled?.keptUnmatched === true };
+    return { result: applied.result, keptUnmatched: applied.settled?.keptUnmatched === true, recorded: applied.settled?.recorded === true };
   };
   try {
     return await outcome();
