@@ -237,8 +237,9 @@ export function createDarajaClientOver(transport: DarajaTransport, config: Daraj
    */
   async function pullTransactions(request: PullTransactionsRequest): Promise<PullTransactionsResult> {
     const maxPages = request.maxPages ?? DEFAULT_PULL_PAGES;
+    // Daraja reads whole seconds and includes the end: the end rounded up keeps its last second's receipts.
     const from = pullDate(request.from);
-    const to = pullDate(request.to);
+    const to = pullDate(new Date(Math.ceil(request.to.getTime() / 1000) * 1000));
     const seen = new Set<string>();
     const transactions: PulledTransaction[] = [];
     const unreadable: PullTransactionsResult["unreadable"] = [];

@@ -6,7 +6,7 @@
  *
  * - a SUCCESS STK payment of the shop with no receipt (settled by an STK query, which brings none) that
  *   the row matches (account reference, amount, and phone where the row shows a full one; created in the
- *   window pulled, or the hour before it) only gets the receipt filled in; two such payments flag the
+ *   window pulled or the hour before it, and before the row's time) only gets the receipt filled in; two such payments flag the
  *   row instead, for a person to tell them apart;
  * - a PENDING one it matches is left to its query: the row is not applied, and comes back in the next pull.
  *
@@ -34,6 +34,8 @@ export const PULLED_TRANSACTION_KIND = "pull_transaction";
 
 /** STK payments created this long before the window pulled are still its candidates. */
 const CANDIDATES_BEFORE_WINDOW_MS = 60 * 60 * 1000;
+/** A prompt is created before it is paid; Pull's times are whole seconds on Daraja's clock, which may run behind ours. */
+const CLOCKS_APART_MS = 60 * 1000;
 
 export interface PullWindow {
   from: Date;
@@ -83,7 +85,7 @@ function stkMatch(tenant: Tenant, row: PulledTransaction, window: PullWindow, st
     amount: row.amount,
     phone: fullPhone(row),
     createdFrom: new Date(window.from.getTime() - CANDIDATES_BEFORE_WINDOW_MS),
-    createdUntil: row.at && row.at < window.to ? row.at : window.to,
+    createdUntil: new Date((row.at ?? window.to).getTime() + CLOCKS_APART_MS),
   };
 }
 
