@@ -63,7 +63,13 @@ const doors: { name: string; pattern: RegExp; allowed: string[] }[] = [
     // The live-session reads of every authenticated request and GET /me, and the user of a password
     // sign-in (read by every login); they name the tenant themselves. Storing a Daraja callback
     // (momo_callbacks belong to no tenant), a pulled receipt's record among them.
-    allowed: ["auth/sessions/sessions.ts", "profile/service.ts", "auth/service.ts", "payments/callbacks.ts", "payments/pull/pulled-receipts.ts"],
+    allowed: [
+      "auth/sessions/sessions.ts",
+      "profile/service.ts",
+      "auth/service.ts",
+      "payments/callbacks.ts",
+      "payments/pull/pulled-receipts.ts",
+    ],
   },
   {
     name: "Database.rawTransaction (raw SQL in a transaction outside Prisma)",
@@ -83,7 +89,7 @@ const doors: { name: string; pattern: RegExp; allowed: string[] }[] = [
     name: "Database.forTenant",
     pattern: /\.forTenant\(/,
     // The procedure ladder builds ctx.db; the admin API's role change names its tenant in a header, and its
-    // account balance in the path; the reconciler's sweeps settle (or status-query) each claimed row through
+    // account balance and Pull registration in the path; the reconciler's sweeps settle (or status-query) each claimed row through
     // the tenant the claim returned. An API key's management and its use name the key's tenant.
     allowed: [
       "trpc.ts",
@@ -91,6 +97,7 @@ const doors: { name: string; pattern: RegExp; allowed: string[] }[] = [
       "api-keys/service.ts",
       "api-keys/credential.ts",
       "payments/balance/balance-tenant.ts",
+      "payments/pull/pull-register.ts",
       "payments/stk/stk-reconciliation.ts",
       "payments/shared/leased-sweep.ts",
     ],

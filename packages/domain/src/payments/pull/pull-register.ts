@@ -42,7 +42,7 @@ export async function registerPull(ctx: Context, input: RegisterPullInput) {
     throw error;
   }
   const now = deps.clock.now();
-  const registration = await pullRegistrations.record(deps.db.unscoped, {
+  const registration = await pullRegistrations.record(deps.db.forTenant(tenant.id), {
     tenantId: tenant.id,
     shortCode,
     nominatedNumber: input.nominated_number,
