@@ -5,6 +5,10 @@
 //   node scripts/run.mjs start   build, then run the service (embedded database + Daraja simulator by default)
 //   node scripts/run.mjs test    every test (vitest), embedded database and PostgreSQL
 //   node scripts/run.mjs bench   the benchmarks in bench/ (bench/all.mjs: --quick, --only <parts>, --large)
+//   node scripts/run.mjs build   install and build the service (what a production host runs: apps/api/dist/main.js)
+//   node scripts/run.mjs client-pack   build @mteja/client and pack it into the folder npm was run from
+//   node scripts/run.mjs daraja-sim    the Daraja simulator on its own (SIM_PORT, default 4010)
+//   node scripts/run.mjs sms-sim       the SMS simulator on its own (SMS_SIM_PORT)
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
@@ -109,7 +113,27 @@ switch (command) {
     run("node", ["bench/all.mjs", ...process.argv.slice(3)]);
     break;
   }
+  case "build": {
+    build();
+    break;
+  }
+  case "client-pack": {
+    step("building and packing @mteja/client");
+    run("pnpm", ["exec", "turbo", "run", "build", "--filter=@mteja/client", "--output-logs=errors-only"]);
+    // npm sets INIT_CWD to the folder `npm run` was typed in: the tarball lands there.
+    const destination = env.INIT_CWD || root;
+    run("pnpm", ["pack", "--pack-destination", destination], { cwd: path.join(root, "packages", "client") });
+    break;
+  }
+  case "daraja-sim":
+  case "sms-sim": {
+    const name = command === "daraja-sim" ? "@mteja/daraja-sim" : "@mteja/sms-sim";
+    step(`building and starting ${name}`);
+    run("pnpm", ["exec", "turbo", "run", "build", `--filter=${name}...`, "--output-logs=errors-only"]);
+    forward(spawn("pnpm", ["--filter", name, "start"], { cwd: root, stdio: "inherit", env }));
+    break;
+  }
   default:
-    console.error("usage: node scripts/run.mjs start|test|bench");
+    console.error("usage: node scripts/run.mjs start|test|bench|build|client-pack|daraja-sim|sms-sim");
     process.exit(2);
 }

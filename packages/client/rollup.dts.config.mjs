@@ -41,7 +41,9 @@ const serverOnlyStubs = {
 
 export default {
   input: "dist/index.d.ts",
-  output: { file: "dist/mteja-client.d.ts", format: "es" },
+  // @trpc/server's declarations name Disposable and AsyncDisposable, which only Node's types or the
+  // esnext.disposable library declare: a browser-only project has neither unless the client brings it.
+  output: { file: "dist/mteja-client.d.ts", format: "es", banner: '/// <reference lib="esnext.disposable" />' },
   external: (id) => /^@trpc\//.test(id),
   plugins: [serverOnlyStubs, dts({ respectExternal: true })],
 };

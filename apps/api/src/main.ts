@@ -3,6 +3,7 @@ import pino from "pino";
 import { buildServer, loggerOptions } from "./server.js";
 import { createMetrics } from "./http/metrics.js";
 import { createServices } from "./runtime/services.js";
+import { listenNaming } from "./runtime/port-taken.js";
 import { productionWarnings } from "./runtime/production-warnings.js";
 import { createShutdown } from "./runtime/shutdown.js";
 import { readSettings, SettingsError } from "./settings.js";
@@ -25,8 +26,17 @@ async function main(): Promise<void> {
   let services, app;
   try {
     services = await createServices(settings, logger, { darajaFetch: metrics.instrumentDarajaFetch(), events: metrics });
-    app = await buildServer({ settings, deps: services.deps, loggerInstance: logger, metrics, rateLimitStore: services.rateLimitStore });
-    await app.listen({ port: settings.PORT, host: settings.HOST });
+    const server = await buildServer({
+      settings,
+      deps: services.deps,
+      loggerInstance: logger,
+      metrics,
+      rateLimitStore: services.rateLimitStore,
+      darajaBaseUrl: services.payments.darajaBaseUrl,
+    });
+    app = server;
+    const { PORT: port, HOST: host } = settings;
+    await listenNaming("PORT", host, port, () => server.listen({ port, host }));
   } catch (error) {
     // A start that fails (database or Redis unreachable, port taken…) says why in the JSON log too.
     logger.fatal({ err: error }, "start failed");

@@ -41,6 +41,8 @@ export interface BuildServerOptions {
   metrics?: Metrics;
   /** The Redis of the abuse limits (REDIS_URL), reported by /readyz and /metrics. */
   rateLimitStore?: RateLimitStore | undefined;
+  /** The Daraja the service calls (Services.payments.darajaBaseUrl), whose simulator the demo's phone pays through. */
+  darajaBaseUrl?: string | undefined;
 }
 
 export function loggerOptions(settings: Settings): FastifyServerOptions["logger"] {
@@ -162,7 +164,7 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   if (settings.NODE_ENV !== "production") await app.register(devOutboxRoutes, { db: deps.db });
   if (settings.NODE_ENV !== "production") await app.register(demoPlugin, { dir: settings.DEMO_DIR ?? defaultDemoDir });
   if (settings.NODE_ENV !== "production") {
-    const darajaUrl = settings.MOMO_BASE_URL ?? `http://127.0.0.1:${settings.SIM_PORT}`;
+    const darajaUrl = options.darajaBaseUrl ?? settings.MOMO_BASE_URL;
     await app.register(demoShopRoutes, { adminApiKey: deps.config.adminApiKey, darajaUrl, tenantId: deps.config.defaultTenantId });
   }
   await app.register(darajaCallbackPlugin, { deps, rejectedCallbacks: metrics.instruments.callbacksRejected });

@@ -40,8 +40,26 @@ const shopTsconfig = {
   files: ["app.ts", "react-query.tsx"],
 };
 
+/** A front end's project: the browser's libraries only, no Node types, every declaration checked. */
+const browserTsconfig = {
+  compilerOptions: {
+    strict: true,
+    noUncheckedIndexedAccess: true,
+    exactOptionalPropertyTypes: true,
+    skipLibCheck: false,
+    noEmit: true,
+    target: "ES2022",
+    module: "ESNext",
+    moduleResolution: "Bundler",
+    lib: ["ES2022", "DOM"],
+    types: [],
+  },
+  files: ["app.ts"],
+};
+
 describe.skipIf(skipThisTarget || target !== "embedded")("@mteja/client installed from its tarball", () => {
   let shop: string;
+  let browserShop: string;
   let tarball: string;
 
   it.beforeAll(async () => {
@@ -57,15 +75,24 @@ describe.skipIf(skipThisTarget || target !== "embedded")("@mteja/client installe
     await copyFile(join(clientDir, "examples/react-query.tsx"), join(shop, "react-query.tsx"));
     // --legacy-peer-deps: @trpc/tanstack-react-query pins its tRPC peers to its own release; any 11.x works.
     await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", "--legacy-peer-deps", tarball, ...shopDependencies], { cwd: shop });
+    browserShop = await mkdtemp(join(tmpdir(), "mteja-browser-shop-"));
+    await writeFile(join(browserShop, "package.json"), JSON.stringify({ name: "a-browser-shop", private: true, type: "module" }));
+    await writeFile(join(browserShop, "tsconfig.json"), JSON.stringify(browserTsconfig));
+    await copyFile(join(clientDir, "test/browser/app.ts"), join(browserShop, "app.ts"));
+    await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", tarball], { cwd: browserShop });
   }, 240_000);
   afterAll(async () => {
     if (shop) await rm(shop, { recursive: true, force: true });
+    if (browserShop) await rm(browserShop, { recursive: true, force: true });
   });
 
   it("packs a manifest and types that need nothing of the workspace", async () => {
     const manifest = JSON.parse((await run("tar", ["-xOf", tarball, "package/package.json"])).stdout);
     expect(manifest.version).toMatch(/^\d+\.\d+\.\d+$/);
     expect(manifest.private).toBeUndefined();
+    // What a shop installs names nothing of this workspace, not even as a development dependency.
+    expect(manifest.devDependencies).toBeUndefined();
+    expect(JSON.stringify(manifest)).not.toContain("workspace:");
     expect(Object.keys(manifest.dependencies).filter((name: string) => name.startsWith("@mteja/"))).toEqual([]);
     expect(JSON.stringify(manifest.exports)).not.toContain("src/");
     const types = (await run("tar", ["-xOf", tarball, "package/dist/mteja-client.d.ts"], { maxBuffer: 16 * 1024 * 1024 })).stdout;
@@ -76,6 +103,11 @@ describe.skipIf(skipThisTarget || target !== "embedded")("@mteja/client installe
 
   it("type-checks a shop's app and the React Query example with tsc --strict outside the workspace", async () => {
     const result = await run(process.execPath, [tsc, "-p", shop], { cwd: shop }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error) }));
+    expect(result.stdout).toBe("");
+  }, 180_000);
+
+  it("type-checks a browser app in a strict project without Node's types", async () => {
+    const result = await run(process.execPath, [tsc, "-p", browserShop], { cwd: browserShop }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error) }));
     expect(result.stdout).toBe("");
   }, 180_000);
 

@@ -79,6 +79,15 @@ describe.skipIf(skipDatabaseAgnostic)("request logs", () => {
     expect(redacted.body.code).toBe("[redacted]");
   });
 
+  it("keeps an error's code (what failed) as errorCode and still redacts a code that could be a one-time code", async () => {
+    t.deps.logger.error({ err: Object.assign(new Error("listen failed"), { code: "EADDRINUSE" }) }, "an error with its code");
+    t.deps.logger.error({ body: { code: "SECRET" } }, "codes that are not");
+    const named = lines().find((l) => l.msg === "an error with its code")!;
+    expect(named.err.errorCode).toBe("EADDRINUSE");
+    const hidden = lines().find((l) => l.msg === "codes that are not")!;
+    expect(hidden.body.code).toBe("[redacted]");
+  });
+
   it("honours X-Request-Id, echoes it, and puts the request id on every line of the request", async () => {
     const before = raw.length;
     const res = await fetch(`${url}/api/v1/auth/login`, {

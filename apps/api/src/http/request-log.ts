@@ -3,6 +3,7 @@
  * id that every line written while serving a request carries (`reqId`), including lines the domain
  * writes through deps.logger, which is not a per-request logger.
  */
+import pino from "pino";
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from "fastify";
 
 /** Secrets by field name, at any of the first three levels of a log object (pino's redact has no deep wildcard). */
@@ -67,9 +68,16 @@ export const logSerializers = {
   res(reply: { statusCode: number }) {
     return { statusCode: reply.statusCode };
   },
+  /**
+   * An error's `code` (EADDRINUSE, P1001) names what failed, but every `code` field is redacted because a
+   * one-time code may travel under that name: the error's goes out as `errorCode`, which is not.
+   */
+  err(error: Error) {
+    const { code, ...serialized } = pino.stdSerializers.err(error) as ReturnType<typeof pino.stdSerializers.err> & { code?: unknown };
+    return code === undefined ? serialized : { ...serialized, errorCode: code };
+  },
 };
 
-/** Adds the request id to lines of loggers other than the request's own (which already binds it). */
 /**
  * Echoes each request's id in the X-Request-Id response header. Lines the domain writes while
  * serving a request carry the id because its context's logger is the request's child logger

@@ -1,6 +1,7 @@
 /**
  * The dev start's HTTP simulators (`node scripts/run.mjs start`, MTEJA_DEV_START=1): the Daraja
- * simulator on 127.0.0.1:SIM_PORT and the SMS simulator on 127.0.0.1:SMS_SIM_PORT, in this process.
+ * simulator on 127.0.0.1:SIM_PORT and the SMS simulator on 127.0.0.1:SMS_SIM_PORT, in this process
+ * (each any free port unless set: a busy machine still starts).
  * Each is loaded by a dynamic import when the dev start asks for it, so they are devDependencies of
  * apps/api: the production build neither ships nor loads them (scripts/dependency-rules.mjs).
  */
@@ -9,6 +10,7 @@ import path from "node:path";
 import { securityCredentialFromCertificate } from "@mteja/daraja";
 import type { Logger } from "@mteja/domain";
 import type { Settings } from "../settings.js";
+import { listenNaming } from "./port-taken.js";
 
 /** The Daraja simulator listening, and the account the service uses with it. */
 export interface DevDaraja {
@@ -30,7 +32,8 @@ export async function startDevDaraja(settings: Settings, logger: Logger): Promis
     privateKeyPath: path.join(dataDir, "daraja-sim-private.pem"),
   });
   const sim = buildDarajaSimulator({ privateKey: createPrivateKey(keys.privateKeyPem) });
-  const baseUrl = await sim.listen({ host: "127.0.0.1", port: settings.SIM_PORT });
+  const port = settings.SIM_PORT;
+  const baseUrl = await listenNaming("SIM_PORT", "127.0.0.1", port, () => sim.listen({ host: "127.0.0.1", port }));
   logger.info({ url: baseUrl }, "Daraja simulator started in-process (magic amounts: docs/daraja-simulator.md)");
   return {
     baseUrl,
@@ -64,7 +67,8 @@ export async function startDevSms(settings: Settings, logger: Logger, secret: st
     deliveryReportUrl: `http://127.0.0.1:${settings.PORT}/api/sms/callback/delivery?token=${secret}`,
     senderIds: [senderId],
   });
-  const baseUrl = await sim.listen({ host: "127.0.0.1", port: settings.SMS_SIM_PORT });
+  const port = settings.SMS_SIM_PORT;
+  const baseUrl = await listenNaming("SMS_SIM_PORT", "127.0.0.1", port, () => sim.listen({ host: "127.0.0.1", port }));
   logger.info(
     { url: baseUrl },
     "SMS simulator started in-process (texts: GET /dev/outbox/texts or the simulator's /sim/messages)",

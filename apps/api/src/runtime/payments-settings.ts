@@ -39,7 +39,8 @@ export const momoSettingsShape = {
   MTEJA_DEV_START: z.string().optional().transform((v) => v === "1" || v === "true"),
   /** auto: run the simulator in-process on the dev start (MTEJA_DEV_START=1) when MOMO_BASE_URL is unset. */
   MOMO_SIMULATOR: z.enum(["auto", "on", "off"], { error: "MOMO_SIMULATOR must be auto, on or off" }).default("auto"),
-  SIM_PORT: z.coerce.number({ error: "SIM_PORT must be a number" }).int().min(0).max(65535).default(4010),
+  /** The in-process simulator's port on the dev start; 0: any free port (logged). */
+  SIM_PORT: z.coerce.number({ error: "SIM_PORT must be a number" }).int().min(0).max(65535).default(0),
   MOMO_BASE_URL: optionalUrl("MOMO_BASE_URL"),
   MOMO_CONSUMER_KEY: z.string().min(1).optional(),
   MOMO_CONSUMER_SECRET: z.string().min(1).optional(),

@@ -33,6 +33,8 @@ import { configuredCallbackUrls, type CallbackUrls } from "./payments-settings.j
 
 export interface PaymentsRuntime {
   daraja: DarajaPorts;
+  /** The Daraja this service calls: MOMO_BASE_URL, or the dev start's simulator wherever it listens. */
+  darajaBaseUrl: string | undefined;
   /** Starts the reconciliation loop (every MOMO_RECONCILE_INTERVAL_MS; 0 = never, runOnce only). */
   start(): void;
   /** Stops the loop (waiting for the run in flight) and the in-process simulator, if any. */
@@ -193,6 +195,7 @@ export async function createPaymentsRuntime(settings: Settings, logger: Logger, 
 
   return {
     daraja,
+    darajaBaseUrl: effective?.baseUrl,
     start: schedule,
     async close() {
       stopped = true;

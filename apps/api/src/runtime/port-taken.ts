@@ -1,0 +1,17 @@
+/** A start that cannot listen names the setting that chose the port, so the fix is one variable away. */
+export class PortTakenError extends Error {
+  constructor(setting: string, host: string, port: number) {
+    super(`${setting}=${port}: ${host}:${port} is taken by another program; set ${setting} to a free port (0: any free port)`);
+    this.name = "PortTakenError";
+  }
+}
+
+/** Runs `listen`; a taken port becomes a PortTakenError naming `setting`. */
+export async function listenNaming<T>(setting: string, host: string, port: number, listen: () => Promise<T>): Promise<T> {
+  try {
+    return await listen();
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "EADDRINUSE") throw new PortTakenError(setting, host, port);
+    throw error;
+  }
+}
