@@ -219,7 +219,8 @@ export function createDarajaClientOver(transport: DarajaTransport, config: Daraj
 
   /** One page of a pull; 1000 and 1001 are answers, any other code a refusal. */
   async function pullPage(shortCode: string, from: string, to: string, offset: number): Promise<PullQueryPage> {
-    const response = await post(PULL_QUERY_PATH, { ShortCode: shortCode, StartDate: from, EndDate: to, OffSetValue: String(offset) });
+    const body = { ShortCode: shortCode, StartDate: from, EndDate: to, OffSetValue: String(offset) };
+    const response = await post(PULL_QUERY_PATH, body);
     if (!isSuccess(response.status)) throw darajaErrorFromResponse(response.status, response.body);
     const parsed = parsePullQueryAnswer(response.body);
     if (!parsed.ok) throw unexpectedAnswer(response.status, "Pull Transactions query");
@@ -248,7 +249,8 @@ export function createDarajaClientOver(transport: DarajaTransport, config: Daraj
     let responseMessage = "";
     for (;;) {
       if (pages === maxPages) return { transactions, noRecords: false, responseMessage, pages, unreadable, truncated: true };
-      const page = await retryWhileNotSent(() => pullPage(request.shortCode, from, to, offset), retryDelaysMs).catch((error: unknown) => {
+      const attempt = () => pullPage(request.shortCode, from, to, offset);
+      const page = await retryWhileNotSent(attempt, retryDelaysMs).catch((error: unknown) => {
         if (error instanceof DarajaError) fail(PULL_QUERY_PATH, error);
         throw error;
       });
@@ -281,11 +283,15 @@ export function createDarajaClientOver(transport: DarajaTransport, config: Daraj
         NominatedNumber: request.nominatedNumber,
         CallBackURL: request.callbackUrl,
       });
-      if (!isSuccess(response.status)) fail(PULL_REGISTER_PATH, darajaErrorFromResponse(response.status, response.body));
+      if (!isSuccess(response.status)) {
+        fail(PULL_REGISTER_PATH, darajaErrorFromResponse(response.status, response.body));
+      }
       const parsed = parsePullRegisterAnswer(response.body);
       if (!parsed.ok) fail(PULL_REGISTER_PATH, unexpectedAnswer(response.status, "Pull Transactions register"));
       const answer = parsed.value;
-      if (!isPullRegistered(answer.status)) fail(PULL_REGISTER_PATH, refusedByResponseCode(response.status, answer.status, answer.description));
+      if (!isPullRegistered(answer.status)) {
+        fail(PULL_REGISTER_PATH, refusedByResponseCode(response.status, answer.status, answer.description));
+      }
       return { status: answer.status, description: answer.description, responseRefId: answer.responseRefId };
     },
 
@@ -302,7 +308,9 @@ export function createDarajaClientOver(transport: DarajaTransport, config: Daraj
         // Daraja reads the size as a string.
         Size: String(request.size),
       });
-      if (!isSuccess(response.status) || readErrorEnvelope(response.body)) fail(DYNAMIC_QR_PATH, darajaErrorFromResponse(response.status, response.body));
+      if (!isSuccess(response.status) || readErrorEnvelope(response.body)) {
+        fail(DYNAMIC_QR_PATH, darajaErrorFromResponse(response.status, response.body));
+      }
       const parsed = parseDynamicQrAnswer(response.body);
       if (!parsed.ok) fail(DYNAMIC_QR_PATH, unexpectedAnswer(response.status, "Dynamic QR"));
       const { qrCode, responseCode, responseDescription } = parsed.value;

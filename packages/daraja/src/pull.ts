@@ -61,7 +61,7 @@ export interface PulledTransaction {
   transactionId: string;
   /** `trxDate` as sent (ISO 8601, with `Z`, an offset or none). */
   trxDate: string;
-  /** When it happened: the offset read when there is one, a zone-less value taken as Nairobi time; null when unreadable. */
+  /** When it happened: its offset when it has one, else Nairobi time; null when unreadable. */
   at: Date | null;
   /** As sent (a number on the wire, here as its digits; may be masked or absent). */
   msisdn: string;
@@ -107,12 +107,15 @@ const rowSchema = z.object({
 
 const NAIROBI_OFFSET_MS = 3 * 60 * 60 * 1000;
 
+const TRX_DATE = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+
 /** `trxDate`: its own offset when it has one (`Z` included), else Nairobi wall-clock time; null when unreadable. */
 export function parseTrxDate(value: string): Date | null {
-  const match = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/.exec(value.trim());
+  const match = TRX_DATE.exec(value.trim());
   if (!match) return null;
   const [, year, month, day, hour, minute, second, zone] = match;
-  const wall = Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second ?? 0));
+  const [y, mo, d, h, mi, se] = [year, month, day, hour, minute, second ?? 0].map(Number) as number[];
+  const wall = Date.UTC(y!, mo! - 1, d!, h!, mi!, se!);
   const check = new Date(wall);
   if (check.getUTCDate() !== Number(day) || check.getUTCHours() !== Number(hour)) return null;
   if (zone === undefined) return new Date(wall - NAIROBI_OFFSET_MS);
@@ -183,8 +186,10 @@ export function parsePullQueryAnswer(body: unknown): ParseResult<PullQueryPage> 
     if (read.ok) transactions.push(read.value);
     else unreadable.push({ row, error: read.error });
   }
-  const totalPages = answer.TotalPages !== undefined && /^\d+$/.test(answer.TotalPages) ? Number(answer.TotalPages) : null;
-  return parsed({ responseCode: answer.ResponseCode, responseMessage: answer.ResponseMessage, transactions, unreadable, totalPages });
+  const pagesText = answer.TotalPages;
+  const totalPages = pagesText !== undefined && /^\d+$/.test(pagesText) ? Number(pagesText) : null;
+  const { ResponseCode: responseCode, ResponseMessage: responseMessage } = answer;
+  return parsed({ responseCode, responseMessage, transactions, unreadable, totalPages });
 }
 
 /** `YYYY-MM-DD HH:mm:ss` in Nairobi time, zero-padded: the StartDate/EndDate Daraja reads. */

@@ -202,7 +202,8 @@ export function createC2bOperations(context: SimulationContext): C2bOperations {
     await complete();
     if (pay.loseConfirmation === true || pay.amount === C2B_LOST_CONFIRMATION_AMOUNT) {
       const reason = "confirmation lost (a fault of the simulator): only Pull Transactions shows the payment";
-      return { trans_id: transId, status: "completed", reason, confirmation_lost: true, validation, confirmation: null };
+      const lost = { confirmation_lost: true, validation, confirmation: null };
+      return { trans_id: transId, status: "completed", reason, ...lost };
     }
     const confirmationBody = {
       ...notification,

@@ -79,7 +79,9 @@ export function createDynamicQrOperations(pay: (request: C2bPayRequest) => Promi
     const kept = png?.text[QR_TEXT_KEYWORD];
     if (!kept) return { ok: false, error: "not a QR code of this simulator" };
     const qr = JSON.parse(kept) as QrPayload;
-    if (qr.trxCode !== "PB" && qr.trxCode !== "BG") return { ok: false, error: `TrxCode ${qr.trxCode} is not a payment to a paybill or till` };
+    if (qr.trxCode !== "PB" && qr.trxCode !== "BG") {
+      return { ok: false, error: `TrxCode ${qr.trxCode} is not a payment to a paybill or till` };
+    }
     const payment = await pay({
       shortCode: qr.cpi,
       account: qr.trxCode === "PB" ? qr.refNo : "",

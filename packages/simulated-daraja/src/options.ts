@@ -50,7 +50,7 @@ export interface SimulationOptions {
   c2bValidationTimeoutMs?: number;
   /** C2B register URL versions the app's product has; the other answers 401.003.01. Default both. */
   c2bRegisterVersions?: readonly ("v1" | "v2")[];
-  /** Pull register's answer keys: "spaced" (`Response Status`, the live sandbox's; default) or "portal" (`ResponseStatus`). */
+  /** Pull register's answer keys: "spaced" (`Response Status`, the live sandbox's; default) or "portal". */
   pullRegisterKeys?: "spaced" | "portal";
   /** Pull query paging: "offset" (OffSetValue a row offset; default) or "page" (a page index, with TotalPages). */
   pullPaging?: "offset" | "page";

@@ -39,7 +39,7 @@ function darkModule(x: number, y: number, bits: Buffer): boolean {
   return ((bits[index % bits.length]! >> index % 8) & 1) === 1;
 }
 
-/** A `size` × `size` greyscale PNG of a QR-like pattern seeded by `text`, which its tEXt chunk keeps under `keyword`. */
+/** A `size` × `size` greyscale PNG of a QR-like pattern seeded by `text`, kept in its tEXt chunk under `keyword`. */
 export function qrLikePng(size: number, keyword: string, text: string): Buffer {
   const bits = Buffer.concat([0, 1, 2].map((round) => createHash("sha256").update(`${round}:${text}`).digest()));
   const quiet = Math.max(1, Math.floor(size / (MODULES + 8)) * 4);
@@ -80,7 +80,8 @@ export function readPng(png: Buffer): { width: number; height: number; text: Rec
     const length = png.readUInt32BE(at);
     const type = png.subarray(at + 4, at + 8).toString("latin1");
     const body = png.subarray(at + 8, at + 8 + length);
-    if (at + 12 + length > png.length || (crc32(png.subarray(at + 4, at + 8 + length)) >>> 0) !== png.readUInt32BE(at + 8 + length)) return null;
+    if (at + 12 + length > png.length) return null;
+    if (crc32(png.subarray(at + 4, at + 8 + length)) >>> 0 !== png.readUInt32BE(at + 8 + length)) return null;
     if (type === "IHDR") {
       width = body.readUInt32BE(0);
       height = body.readUInt32BE(4);

@@ -105,31 +105,35 @@ export function createPullOperations(context: SimulationContext): PullOperations
     if (body["RequestType"] !== "Pull") return invalidField("RequestType");
     const nominated = text(body["NominatedNumber"]);
     if (!nominated || !MSISDN.test(nominated)) return invalidField("NominatedNumber");
-    if (!isAcceptableCallbackUrl(body["CallBackURL"], options.blockCallbackKeywords)) return invalidField("CallBackURL");
+    const callbackUrl = body["CallBackURL"];
+    if (!isAcceptableCallbackUrl(callbackUrl, options.blockCallbackKeywords)) return invalidField("CallBackURL");
     const registration: PullRegistration = {
       kind: "pull_registration",
       shortCode,
       nominatedNumber: nominated,
-      callbackUrl: body["CallBackURL"] as string,
+      callbackUrl,
       registeredAt: options.now().toISOString(),
     };
     const first = await records.add(registration);
     const status = first ? "1000" : "1001";
     const description = first ? "Shortcode Registered Successfully" : "ShortCode already Registered";
     if (options.pullRegisterKeys === "portal") {
-      return accepted({ ResponseRefID: newRequestId(), ResponseStatus: status, ShortCode: shortCode, ResponseDescription: description });
+      const portal = { ResponseStatus: status, ShortCode: shortCode, ResponseDescription: description };
+      return accepted({ ResponseRefID: newRequestId(), ...portal });
     }
-    return accepted({ ResponseRefID: newRequestId(), "Response Status": status, ShortCode: shortCode, "Response Description": description });
+    const spaced = { "Response Status": status, ShortCode: shortCode, "Response Description": description };
+    return accepted({ ResponseRefID: newRequestId(), ...spaced });
   }
 
   /** Every receipt of the short code less than 48 hours old in [from, to], oldest first. */
   async function rowsOf(shortCode: string, from: Date, to: Date): Promise<Row[]> {
-    const c2b = (await records.list("c2b")).filter((payment) => payment.completed && payment.shortCode === shortCode).map(c2bRow);
-    const stk = (await records.list("stk")).filter((payment) => settledWithReceipt(payment) && payment.partyB === shortCode);
+    const c2b = (await records.list("c2b")).filter((payment) => payment.completed && payment.shortCode === shortCode);
+    const stk = (await records.list("stk")).filter((payment) => payment.partyB === shortCode);
     const oldest = options.now().getTime() - WINDOW_MS;
-    return [...c2b, ...stk.filter(settledWithReceipt).map(stkRow)]
+    const idOf = (row: Row) => String(row.body["transactionId"]);
+    return [...c2b.map(c2bRow), ...stk.filter(settledWithReceipt).map(stkRow)]
       .filter((row) => row.at.getTime() >= oldest && row.at >= from && row.at <= to)
-      .sort((a, b) => a.at.getTime() - b.at.getTime() || String(a.body["transactionId"]).localeCompare(String(b.body["transactionId"])));
+      .sort((a, b) => a.at.getTime() - b.at.getTime() || idOf(a).localeCompare(idOf(b)));
   }
 
   function noRecords(): DarajaAnswer {

@@ -290,8 +290,12 @@ function stkMatchCondition(match: StkPaymentMatch): Prisma.Sql {
     AND created_at >= ${match.createdFrom} AND created_at <= ${match.createdUntil}`;
 }
 
-/** Locks (FOR UPDATE) up to `limit` of the tenant's STK payments without a receipt that `match` describes, oldest first. */
-export async function lockStkWithoutReceipt(tx: RawSql, match: StkPaymentMatch, limit: number): Promise<PaymentModel[]> {
+/** Locks (FOR UPDATE) up to `limit` of the tenant's STK payments without a receipt `match` describes, oldest first. */
+export async function lockStkWithoutReceipt(
+  tx: RawSql,
+  match: StkPaymentMatch,
+  limit: number,
+): Promise<PaymentModel[]> {
   const rows = await tx.$queryRaw<Record<string, unknown>[]>`
     SELECT ${paymentsTable.columns} FROM payments WHERE ${stkMatchCondition(match)}
      ORDER BY created_at, id LIMIT ${limit}::int FOR UPDATE`;

@@ -24,7 +24,10 @@ export const pullFlow = {
         typeof body === "object" && body !== null
           ? { ok: true as const, value: undefined, correlationId: null }
           : { ok: false as const, error: "the body is not a JSON object or array" },
-      apply: async () => ({ answered: ACCEPTED_ANSWER, note: "stored: Daraja does not document this body; nothing applied" }),
+      apply: async () => ({
+        answered: ACCEPTED_ANSWER,
+        note: "stored: Daraja does not document this body; nothing applied",
+      }),
     }),
   },
   sweeps: [sweepPulls],

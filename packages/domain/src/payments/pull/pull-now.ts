@@ -59,9 +59,14 @@ export async function pullNow(ctx: TenantCtx, input: PullNowInput): Promise<Pull
     deps.logger.info({ ...fields, message: result.responseMessage }, "Pull Transactions: Daraja answered no records");
     return { pulled: 0, recovered: 0 };
   }
-  if (result.unreadable.length > 0) deps.logger.warn({ ...fields, unreadable: result.unreadable.length }, "pulled rows that do not read: not credited");
-  if (result.truncated) deps.logger.warn({ ...fields, pages: result.pages }, "Pull Transactions: more pages than read; pull a shorter window");
+  const { logger } = deps;
+  if (result.unreadable.length > 0) {
+    logger.warn({ ...fields, unreadable: result.unreadable.length }, "pulled rows that do not read: not credited");
+  }
+  if (result.truncated) {
+    logger.warn({ ...fields, pages: result.pages }, "Pull Transactions: more pages than read; pull a shorter window");
+  }
   const count = await applyPulled(deps, tenant, shortCode, result.transactions, window);
-  if (count.recovered > 0) deps.logger.info({ ...fields, recovered: count.recovered }, "Pull Transactions recovered payments");
+  if (count.recovered > 0) logger.info({ ...fields, recovered: count.recovered }, "Pull recovered payments");
   return { pulled: count.pulled, recovered: count.recovered };
 }

@@ -49,7 +49,8 @@ export async function registerPull(ctx: Context, input: RegisterPullInput) {
     at: now,
     nextPullAt: now,
   });
-  deps.logger.info({ tenantId: tenant.id, shortCode, status: answer.status }, "short code registered for Pull Transactions");
+  const fields = { tenantId: tenant.id, shortCode, status: answer.status };
+  deps.logger.info(fields, "short code registered for Pull Transactions");
   const sweeping = deps.daraja.settings.pullIntervalSeconds > 0;
   return {
     tenant_id: tenant.id,

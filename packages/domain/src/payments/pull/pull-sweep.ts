@@ -40,7 +40,11 @@ export async function sweepPulls(run: SweepRun): Promise<void> {
   }
 }
 
-async function pullRegistration(run: SweepRun, registration: pullRegistrations.ClaimedRegistration, interval: number): Promise<void> {
+async function pullRegistration(
+  run: SweepRun,
+  registration: pullRegistrations.ClaimedRegistration,
+  interval: number,
+): Promise<void> {
   const { deps, report } = run;
   const at = deps.clock.now();
   const window = sweepWindow(registration.pulled_until, at, interval);
@@ -52,21 +56,31 @@ async function pullRegistration(run: SweepRun, registration: pullRegistrations.C
     const client = tenant && (await run.clientFor(tenant.id));
     if (!tenant || !client) throw new Error("M-Pesa is not configured for this tenant");
     // Its rows are that short code's: a shop paid through another one now registers that one.
-    if (c2bShortCodeOf(deps, tenant) !== registration.short_code) throw new Error("the shop's short code is no longer the one registered for Pull");
+    if (c2bShortCodeOf(deps, tenant) !== registration.short_code) {
+      throw new Error("the shop's short code is no longer the one registered for Pull");
+    }
     await run.pace();
     report.pullsRun += 1;
-    const result = await client.pullTransactions({ shortCode: registration.short_code, from: window.from, to: window.to, maxPages: SWEEP_PAGES });
-    const count = result.noRecords ? undefined : await applyPulled(deps, tenant, registration.short_code, result.transactions, window);
+    const shortCode = registration.short_code;
+    const { from, to } = window;
+    const result = await client.pullTransactions({ shortCode, from, to, maxPages: SWEEP_PAGES });
+    const rows = result.transactions;
+    const count = result.noRecords ? undefined : await applyPulled(deps, tenant, shortCode, rows, window);
     report.receiptsRecovered += count?.recovered ?? 0;
-    if (count && count.recovered > 0) deps.logger.info({ ...fields, recovered: count.recovered }, "Pull Transactions recovered payments");
-    if (result.unreadable.length > 0) deps.logger.warn({ ...fields, unreadable: result.unreadable.length }, "pulled rows that do not read: not credited");
+    const { logger } = deps;
+    if (count && count.recovered > 0) logger.info({ ...fields, recovered: count.recovered }, "Pull recovered payments");
+    if (result.unreadable.length > 0) {
+      logger.warn({ ...fields, unreadable: result.unreadable.length }, "pulled rows that do not read: not credited");
+    }
     // A truncated pull starts the next one where this one started: it reads on from there.
-    if (!result.truncated) pulledUntil = count?.deferredFrom && count.deferredFrom < window.to ? count.deferredFrom : window.to;
+    const deferred = count?.deferredFrom;
+    if (!result.truncated) pulledUntil = deferred && deferred < window.to ? deferred : window.to;
   } catch (failure) {
     report.errors += 1;
     error = queryErrorNote(failure).slice(0, 500);
     deps.logger.warn({ ...fields, error }, "Pull Transactions sweep failed for a shop");
   }
   const nextPullAt = new Date(deps.clock.now().getTime() + interval * 1000);
-  await pullRegistrations.finishPull(deps.db.unscoped, registration.id, { at, nextPullAt, ...(pulledUntil ? { pulledUntil } : {}), error });
+  const done = { at, nextPullAt, ...(pulledUntil ? { pulledUntil } : {}), error };
+  await pullRegistrations.finishPull(deps.db.unscoped, registration.id, done);
 }

@@ -6,8 +6,8 @@
  *
  * - a SUCCESS STK payment of the shop with no receipt (settled by an STK query, which brings none) that
  *   the row matches (account reference, amount, and phone where the row shows a full one; created in the
- *   window pulled or the hour before it, and before the row's time) only gets the receipt filled in; two such payments flag the
- *   row instead, for a person to tell them apart;
+ *   window pulled or the hour before it, and before the row's time) only gets the receipt filled in;
+ *   two such payments flag the row instead, for a person to tell them apart;
  * - a PENDING one it matches is left to its query: the row is not applied, and comes back in the next pull.
  *
  * A receipt already held, whichever channel brought it, is skipped before anything is stored, as is one
@@ -34,7 +34,7 @@ export const PULLED_TRANSACTION_KIND = "pull_transaction";
 
 /** STK payments created this long before the window pulled are still its candidates. */
 const CANDIDATES_BEFORE_WINDOW_MS = 60 * 60 * 1000;
-/** A prompt is created before it is paid; Pull's times are whole seconds on Daraja's clock, which may run behind ours. */
+/** A prompt is created before it is paid; Pull's times are whole seconds on Daraja's clock, which may lag ours. */
 const CLOCKS_APART_MS = 60 * 1000;
 
 export interface PullWindow {
@@ -77,7 +77,12 @@ function fullPhone(row: PulledTransaction): string | null {
   return msisdnForm(row.msisdn) === "plain" ? normaliseKenyanPhone(row.msisdn) : null;
 }
 
-function stkMatch(tenant: Tenant, row: PulledTransaction, window: PullWindow, status: "SUCCESS" | "PENDING"): payments.StkPaymentMatch {
+function stkMatch(
+  tenant: Tenant,
+  row: PulledTransaction,
+  window: PullWindow,
+  status: "SUCCESS" | "PENDING",
+): payments.StkPaymentMatch {
   return {
     tenantId: tenant.id,
     status,
@@ -91,17 +96,22 @@ function stkMatch(tenant: Tenant, row: PulledTransaction, window: PullWindow, st
 
 /** Pull's `claimedBy`: the SUCCESS STK payment without a receipt this row is, its receipt filled in. */
 function stkPaymentClaiming(row: PulledTransaction, window: PullWindow): ReceivedPaymentRules["claimedBy"] {
-  return async (tx: SettlementTx, tenant: Tenant, notification: C2bNotification, now: Date): Promise<CallbackVerdict<{ recorded: true }> | undefined> => {
+  type Claim = CallbackVerdict<{ recorded: true }> | undefined;
+  return async (tx: SettlementTx, tenant: Tenant, notification: C2bNotification, now: Date): Promise<Claim> => {
     if (notification.billRefNumber.trim() === "" || !Number.isInteger(row.amount)) return undefined;
     const candidates = await payments.lockStkWithoutReceipt(tx, stkMatch(tenant, row, window, "SUCCESS"), 2);
     const [only, second] = candidates;
     if (!only) return undefined;
     if (second) {
-      const flagReason = `receipt ${row.transactionId} matches ${candidates.length} STK payments without a receipt (reference, amount, phone): not applied`;
+      const flagReason =
+        `receipt ${row.transactionId} matches ${candidates.length} STK payments without a receipt ` +
+        "(reference, amount, phone): not applied";
       return { recorded: true, outcome: "flagged", flagReason, link: {} };
     }
-    const receipt = { mpesaReceipt: row.transactionId, paidAmount: only.amount, transactionDate: notification.transTime || null, updatedAt: now };
-    await payments.settle(tx, only.id, { ...receipt, ...(only.paidPhone === null && fullPhone(row) ? { paidPhone: fullPhone(row) } : {}) });
+    const phone = only.paidPhone === null ? fullPhone(row) : null;
+    const transactionDate = notification.transTime || null;
+    const receipt = { mpesaReceipt: row.transactionId, paidAmount: only.amount, transactionDate, updatedAt: now };
+    await payments.settle(tx, only.id, { ...receipt, ...(phone ? { paidPhone: phone } : {}) });
     return { recorded: true, outcome: "applied", link: { paymentId: only.id }, settled: { recorded: true } };
   };
 }
@@ -129,7 +139,8 @@ export async function applyPulled(
   for (const row of rows) {
     if (held.has(row.transactionId) || flagged.has(row.transactionId)) continue;
     if (!isPulledPayment(row)) {
-      deps.logger.info({ tenantId: tenant.id, transactionId: row.transactionId, type: row.transactionType }, "pulled row is not a payment: not credited");
+      const fields = { tenantId: tenant.id, transactionId: row.transactionId, type: row.transactionType };
+      deps.logger.info(fields, "pulled row is not a payment: not credited");
       continue;
     }
     if (await payments.anyStkWithoutReceipt(deps.db.unscoped, stkMatch(tenant, row, window, "PENDING"))) {

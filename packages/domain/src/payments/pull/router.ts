@@ -15,20 +15,22 @@ export const pullRouter = createTRPCRouter({
         tags: ["admin"],
         summary: "Register the shop's short code with Daraja's Pull Transactions API; the sweep then pulls it",
         description:
-          "Once per short code (Daraja's 1001 \"already registered\" is success too). The sweep pulls the short code's " +
-          "last 48 hours at its next run, then its latest window every MOMO_PULL_INTERVAL_SECONDS, and applies each " +
-          "receipt no confirmation brought as the confirmation would have been.",
+          "Once per short code (Daraja's 1001 \"already registered\" is success too). The sweep pulls the " +
+          "short code's last 48 hours at its next run, then its latest window every MOMO_PULL_INTERVAL_SECONDS, and " +
+          "applies each receipt no confirmation brought as the confirmation would have been.",
         errorResponses: {
           404: "NOT_FOUND (no tenant has this id)",
-          422: "VALIDATION_ERROR (nominated_number not a Kenyan mobile number, or the shop has no short code of its own)",
-          502: "PAYMENT_PROVIDER_ERROR (Daraja refused, e.g. the short code is not live or the app lacks the Pull product)",
+          422: "VALIDATION_ERROR (nominated_number not a Kenyan mobile number, or the shop has no own short code)",
+          502: "PAYMENT_PROVIDER_ERROR (Daraja refused: e.g. the short code is not live, the app lacks Pull)",
           503: "PAYMENT_PROVIDER_UNAVAILABLE (M-Pesa or the pull callback URL not configured, or Daraja not reached)",
         },
       },
     })
     .input(registerPullInput)
     .output(registerPullOutput)
-    .mutation(async ({ ctx, input }) => ok(await registerPull(ctx, input), "Short code registered for Pull Transactions.")),
+    .mutation(async ({ ctx, input }) => {
+      return ok(await registerPull(ctx, input), "Short code registered for Pull Transactions.");
+    }),
 
   now: serverProcedure
     .meta({
@@ -42,11 +44,16 @@ export const pullRouter = createTRPCRouter({
           "exactly as its C2B confirmation would have been (it pays the intent its account names, or is kept " +
           "unmatched); a receipt is never counted twice, whichever way it arrived. Daraja's \"no records\" answers " +
           "`{ pulled: 0, recovered: 0 }`.",
-        requestHeaders: z.object({ "x-tenant-id": z.string().optional().describe("Optional: the key names its tenant; when sent, it must be that tenant.") }),
+        requestHeaders: z.object({
+          "x-tenant-id": z
+            .string()
+            .optional()
+            .describe("Optional: the key names its tenant; when sent, it must be that tenant."),
+        }),
         errorResponses: {
           401: "AUTH_REQUIRED or INVALID_TOKEN (a wrong or revoked API key)",
           403: "FORBIDDEN (a customer's access token instead of an API key)",
-          422: "VALIDATION_ERROR (from more than 48 hours ago, to in the future or not after from; or no short code of its own)",
+          422: "VALIDATION_ERROR (from over 48 hours ago, to in the future or not after from; or no own short code)",
           502: "PAYMENT_PROVIDER_ERROR (Daraja refused the query)",
           503: "PAYMENT_PROVIDER_UNAVAILABLE (M-Pesa not configured, or Daraja not reached)",
         },

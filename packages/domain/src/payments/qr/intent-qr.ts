@@ -38,7 +38,8 @@ export async function intentQr(ctx: TenantCtx, input: IntentQrInput): Promise<In
   if (!daraja) throw providerUnavailable("qr.not_configured");
   const paybill = c2bShortCodeOf(deps, tenant);
   if (daraja.transactionType !== "CustomerPayBillOnline" || !paybill) throw tillOnly();
-  const payable = isIntentStatus(intent.status) && intent.status === "requires_payment" && !isDueToExpire({ status: intent.status, expiresAt: intent.expiresAt }, now);
+  const waiting = isIntentStatus(intent.status) && intent.status === "requires_payment";
+  const payable = waiting && !isDueToExpire({ status: "requires_payment", expiresAt: intent.expiresAt }, now);
   if (!payable) throw new DomainError("INTENT_NOT_PAYABLE");
 
   const merchantName = (tenant.settings.displayName ?? tenant.name).slice(0, MERCHANT_NAME_MAX);

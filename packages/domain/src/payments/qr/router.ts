@@ -18,13 +18,18 @@ export const qrRouter = createTRPCRouter({
           "shop's paybill short code. The payment made by scanning arrives as a C2B confirmation and pays the intent " +
           "(follow it as for any payment: webhooks, GET the intent). Show it beside \"pay from the M-Pesa menu\" " +
           "(paybill and account number).",
-        requestHeaders: z.object({ "x-tenant-id": z.string().optional().describe("Optional: the key names its tenant; when sent, it must be that tenant.") }),
+        requestHeaders: z.object({
+          "x-tenant-id": z
+            .string()
+            .optional()
+            .describe("Optional: the key names its tenant; when sent, it must be that tenant."),
+        }),
         errorResponses: {
           401: "AUTH_REQUIRED or INVALID_TOKEN (a wrong or revoked API key)",
           403: "FORBIDDEN (a customer's access token instead of an API key)",
           404: "NOT_FOUND (no payment intent of the shop has this id)",
           409: "INTENT_NOT_PAYABLE (the intent is not requires_payment: processing, succeeded, cancelled or expired)",
-          422: "VALIDATION_ERROR (size out of range; or the shop is paid through a till only: a till payment carries no reference)",
+          422: "VALIDATION_ERROR (size out of range; or the shop is paid through a till only: no reference to match)",
           502: "PAYMENT_PROVIDER_ERROR (Daraja refused the request)",
           503: "PAYMENT_PROVIDER_UNAVAILABLE (M-Pesa not configured, or Daraja not reached)",
         },

@@ -15,7 +15,13 @@ import type { Tenant } from "../../shared/tenant.js";
 import { recordEvent } from "../../webhooks/events.js";
 import { c2bPaymentObject } from "./c2b-payment-object.js";
 import type { PaymentPorts } from "./ports.js";
-import { applyStoredCallback, refusedVerdict, type CallbackVerdict, type SettlementTx, type StoredApplyResult } from "./stored-callback.js";
+import {
+  applyStoredCallback,
+  refusedVerdict,
+  type CallbackVerdict,
+  type SettlementTx,
+  type StoredApplyResult,
+} from "./stored-callback.js";
 
 /** The intent an account names: the tenant's open one with that reference, else its latest. */
 export interface NamedIntent {
@@ -55,7 +61,10 @@ export interface ReceivedSettled {
 }
 
 /** Who has already recorded a receipt: this tenant (its payment), another tenant (nothing of it), or nobody. */
-export type ReceiptHolder = { holder: "this shop"; payment: PaymentModel } | { holder: "another shop" } | { holder: "nobody" };
+export type ReceiptHolder =
+  | { holder: "this shop"; payment: PaymentModel }
+  | { holder: "another shop" }
+  | { holder: "nobody" };
 
 /**
  * The tenant's payment with this receipt, whichever channel recorded it, in one statement that also says
@@ -119,7 +128,12 @@ export interface ReceivedPaymentRules {
    * A payment of the tenant this receipt belongs to though it does not hold it yet (Pull's STK payment
    * settled by a query, which brings no receipt): its verdict; undefined when there is none.
    */
-  claimedBy?(tx: SettlementTx, tenant: Tenant, notification: C2bNotification, now: Date): Promise<CallbackVerdict<ReceivedSettled> | undefined>;
+  claimedBy?(
+    tx: SettlementTx,
+    tenant: Tenant,
+    notification: C2bNotification,
+    now: Date,
+  ): Promise<CallbackVerdict<ReceivedSettled> | undefined>;
   /** What the new payment's result_desc says it came from. */
   resultDesc?: string;
 }
@@ -133,31 +147,47 @@ export async function receivedPaymentVerdict(
   now: Date,
   rules: ReceivedPaymentRules,
 ): Promise<CallbackVerdict<ReceivedSettled>> {
-  if (!tenant) return { recorded: true, outcome: "flagged", flagReason: `no single shop has short code ${notification.businessShortCode}`, link: {} };
+  if (!tenant) {
+    const flagReason = `no single shop has short code ${notification.businessShortCode}`;
+    return { recorded: true, outcome: "flagged", flagReason, link: {} };
+  }
   const refused = await rules.refusal?.(tx, tenant);
   if (refused !== undefined) return refusedVerdict(refused);
   const earlier = await paymentWithReceipt(tx, tenant.id, notification.transId);
-  if (earlier.holder === "this shop") return { recorded: true, outcome: "duplicate", link: { paymentId: earlier.payment.id } };
+  if (earlier.holder === "this shop") {
+    return { recorded: true, outcome: "duplicate", link: { paymentId: earlier.payment.id } };
+  }
   // Never linked to the other shop's row, nor counted here: the same receipt is one payment, in one shop.
-  if (earlier.holder === "another shop") return { recorded: true, outcome: "flagged", flagReason: "TransID already recorded by another shop: not applied", link: {} };
+  if (earlier.holder === "another shop") {
+    const flagReason = "TransID already recorded by another shop: not applied";
+    return { recorded: true, outcome: "flagged", flagReason, link: {} };
+  }
   const claimed = await rules.claimedBy?.(tx, tenant, notification, now);
   if (claimed) return claimed;
 
   const intent = await rules.intents.namedBy(tx, tenant.id, notification.billRefNumber);
   const match = rules.intents.match(intent, notification.amount, now);
-  const fields = { id: paymentId, tenantId: tenant.id, notification, now, resultDesc: rules.resultDesc ?? "C2B confirmation" };
+  const resultDesc = rules.resultDesc ?? "C2B confirmation";
+  const fields = { id: paymentId, tenantId: tenant.id, notification, now, resultDesc };
   if (match.match === "unmatched") {
-    const payment = await insertReceivedPayment(tx, { ...fields, match: "unmatched", intentId: null, duplicate: false, note: match.note });
-    await recordEvent(tx, { tenantId: tenant.id, type: "c2b_payment.unmatched", data: { c2b_payment: c2bPaymentObject(payment) }, at: now });
+    const unmatched = { ...fields, match: "unmatched" as const, intentId: null, duplicate: false, note: match.note };
+    const payment = await insertReceivedPayment(tx, unmatched);
+    const data = { c2b_payment: c2bPaymentObject(payment) };
+    await recordEvent(tx, { tenantId: tenant.id, type: "c2b_payment.unmatched", data, at: now });
     const link = { paymentId: payment.id };
     const settled = { keptUnmatched: true as const, recorded: true as const };
-    return match.flagged ? { recorded: true, outcome: "flagged", flagReason: match.note, link, settled } : { recorded: true, outcome: "applied", link, settled };
+    return match.flagged
+      ? { recorded: true, outcome: "flagged", flagReason: match.note, link, settled }
+      : { recorded: true, outcome: "applied", link, settled };
   }
   // The intent moves first (locked above); a success that finds it already paid comes back a duplicate.
-  const settled = match.duplicate ? { duplicate: true as const } : await rules.intents.settle(tx, { tenantId: tenant.id, intentId: match.intentId }, now);
+  const key = { tenantId: tenant.id, intentId: match.intentId };
+  const settled = match.duplicate ? { duplicate: true as const } : await rules.intents.settle(tx, key, now);
   const duplicate = settled.duplicate === true;
-  const note = match.duplicate ? match.note : duplicate ? "a second payment for an intent that is already succeeded" : null;
-  const payment = await insertReceivedPayment(tx, { ...fields, match: "matched", intentId: match.intentId, duplicate, note });
+  const secondPayment = "a second payment for an intent that is already succeeded";
+  const note = match.duplicate ? match.note : duplicate ? secondPayment : null;
+  const matched = { ...fields, match: "matched" as const, intentId: match.intentId, duplicate, note };
+  const payment = await insertReceivedPayment(tx, matched);
   await rules.intents.recordSettled(tx, payment, now);
   const link = { paymentId: payment.id };
   const recorded = { recorded: true as const };
@@ -179,13 +209,16 @@ export async function applyStoredReceivedPayment(
   notification: C2bNotification,
   rules: ReceivedPaymentRules,
 ): Promise<{ result: StoredApplyResult; keptUnmatched: boolean; recorded: boolean }> {
+  const logFields = { transId: notification.transId, shortCode: notification.businessShortCode };
   const apply = () =>
-    applyStoredCallback(deps, callbackId, { transId: notification.transId, shortCode: notification.businessShortCode }, (tx, now) =>
+    applyStoredCallback(deps, callbackId, logFields, (tx, now) =>
       receivedPaymentVerdict(tx, tenant, notification, deps.random.uuid(), now, rules),
     );
   const outcome = async () => {
     const applied = await apply();
-    return { result: applied.result, keptUnmatched: applied.settled?.keptUnmatched === true, recorded: applied.settled?.recorded === true };
+    const settled = applied.settled;
+    const keptUnmatched = settled?.keptUnmatched === true;
+    return { result: applied.result, keptUnmatched, recorded: settled?.recorded === true };
   };
   try {
     return await outcome();
