@@ -18,6 +18,7 @@ describe.skipIf(skipThisTarget)("admin API", () => {
     expect(created.body.data.tenant).toMatchObject({ id: "duka-la-mama", name: "Duka la Mama", active: true, settings: { displayName: "Mama's Duka" } });
     const dup = await admin("POST", "/api/v1/admin/tenants", { id: "duka-la-mama", name: "Again" });
     expect(dup.status).toBe(409);
+    expect(dup.body.error.code).toBe("TENANT_EXISTS");
     const badId = await admin("POST", "/api/v1/admin/tenants", { id: "Bad Id!", name: "x" });
     expect(badId.status).toBe(422);
     expect(badId.body.error.details[0].path).toBe("id");

@@ -45,6 +45,8 @@ export const errorStatus = {
   SMS_UNAVAILABLE: 503,
   // Email management: verifying a new address another account of the shop has (docs/email.md).
   EMAIL_IN_USE: 409,
+  // The admin API: creating a tenant whose id is taken.
+  TENANT_EXISTS: 409,
   // Step-up (docs/step-up.md): a sensitive operation on a session that is not fresh, without a body
   // proof; reauthenticate/sms for an account without a verified phone.
   STEP_UP_REQUIRED: 403,

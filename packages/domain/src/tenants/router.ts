@@ -27,7 +27,15 @@ function view(row: { id: string; name: string; settings: unknown; active: boolea
 /** The operator's admin API (docs/tenants.md#admin-api), guarded by ADMIN_API_KEY. */
 export const tenantsRouter = createTRPCRouter({
   createTenant: adminApiProcedure
-    .meta({ openapi: { method: "POST", path: "/api/v1/admin/tenants", tags, summary: "Create a tenant (shop)" } })
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/api/v1/admin/tenants",
+        tags,
+        summary: "Create a tenant (shop)",
+        errorResponses: { 401: "AUTH_REQUIRED or INVALID_TOKEN (ADMIN_API_KEY)", 409: "TENANT_EXISTS (a tenant has this id)", 422: "VALIDATION_ERROR" },
+      },
+    })
     .input(z.object({ id: tenantIdSchema, name: oneLineString().trim().min(1).max(100), settings: tenantSettingsSchema.optional() }))
     .output(envelope(z.object({ tenant: tenantView })))
     .mutation(async ({ ctx, input }) => {
@@ -37,10 +45,7 @@ export const tenantsRouter = createTRPCRouter({
       });
       const row = await tenants.createTenant(ctx.deps.db.unscoped, { id: input.id, name: input.name, settings });
       if (!row) {
-        throw new DomainError("VALIDATION_ERROR", "tenants.id_taken", {
-          details: [{ path: "id", message: "detail.tenant_id_taken" }],
-          status: 409,
-        });
+        throw new DomainError("TENANT_EXISTS", "tenants.id_taken", { details: [{ path: "id", message: "detail.tenant_id_taken" }] });
       }
       ctx.deps.tenants.invalidate(row.id);
       return ok({ tenant: view(row) }, "Tenant created.");

@@ -53,6 +53,10 @@ export const errorMessages = {
     en: "Another account of this shop uses this email address.",
     sw: "Akaunti nyingine ya duka hili inatumia anwani hii ya barua pepe.",
   },
+  "error.TENANT_EXISTS": {
+    en: "A tenant with this id already exists.",
+    sw: "Tayari kuna duka lenye kitambulisho hiki.",
+  },
   "error.STEP_UP_REQUIRED": {
     en: "Please confirm it is you before this change: sign in again or reauthenticate (POST /api/v1/auth/reauthenticate), then retry.",
     sw: "Tafadhali thibitisha kwamba ni wewe kabla ya badiliko hili: ingia tena au jithibitishe upya (POST /api/v1/auth/reauthenticate), kisha ujaribu tena.",
