@@ -102,10 +102,13 @@ const DEFAULT_PULL_PAGES = 50;
 
 /**
  * Pull's gateway answers a stale token `401.001 … Invalid Access Token` (other APIs `404.001.03`): refreshed
- * once too, then failed.
+ * once too, then failed. Only on Pull's paths: elsewhere a 401 "Invalid Access Token" is an app without the
+ * product (`401.003.01 … no apiproduct match`), which a new token does not change.
  */
-const isPullTokenRefusal = (response: DarajaHttpResponse) =>
-  response.status === 401 && /invalid access token/i.test(readErrorEnvelope(response.body)?.errorMessage ?? "");
+const isPullTokenRefusal = (path: string, response: DarajaHttpResponse) =>
+  (path === PULL_QUERY_PATH || path === PULL_REGISTER_PATH) &&
+  response.status === 401 &&
+  /invalid access token/i.test(readErrorEnvelope(response.body)?.errorMessage ?? "");
 
 /** A Daraja client speaking HTTP to `config.baseUrl`. */
 export function createDarajaClient(config: DarajaClientConfig): DarajaClient {
@@ -153,7 +156,8 @@ export function createDarajaClientOver(transport: DarajaTransport, config: Daraj
         headers: { Authorization: `Bearer ${token}` },
         json,
       });
-      if (attempt === 1 && (isInvalidAccessToken(readErrorEnvelope(response.body)) || isPullTokenRefusal(response))) {
+      const staleToken = isInvalidAccessToken(readErrorEnvelope(response.body)) || isPullTokenRefusal(path, response);
+      if (attempt === 1 && staleToken) {
         log?.debug({ path }, "Daraja rejected the access token; refreshing once");
         tokens.invalidate(token);
         continue;
