@@ -4,6 +4,8 @@
 // (findProfileInSession) and sessions.ts (find) use plain SQL (docs/performance.md).
 //   node bench/queries.mjs [--ops 3000] [--concurrency 10]
 import { createScratchDatabase, openDatabase } from "@mteja/db";
+// The plain SQL the repositories reach behind a door (not exported by @mteja/db: the bench reads its build).
+import { plainOf } from "../packages/db/dist/plain-access.js";
 import pg from "pg";
 
 const args = Object.fromEntries(process.argv.slice(2).reduce((pairs, arg, i, all) => (arg.startsWith("--") ? [...pairs, [arg.slice(2), all[i + 1]]] : pairs), []));
@@ -15,10 +17,11 @@ const url = new URL(scratch.url);
 
 const db = await openDatabase({ url: url.toString() });
 await db.migrate();
-await db.unscoped.tenant.create({ data: { id: "default", name: "Bench" } });
-const user = await db.unscoped.user.create({ data: { tenantId: "default", email: "q@example.com", name: "Q", passwordHash: "x" } });
+await db.unscoped("test").tenant.create({ data: { id: "default", name: "Bench" } });
+const user = await db.unscoped("test").user.create({ data: { tenantId: "default", email: "q@example.com", name: "Q", passwordHash: "x" } });
 const far = new Date(Date.now() + 1e10);
-const session = await db.unscoped.session.create({ data: { tenantId: "default", userId: user.id, idleExpiresAt: far, absoluteExpiresAt: far } });
+const session = await db.unscoped("test").session.create({ data: { tenantId: "default", userId: user.id, idleExpiresAt: far, absoluteExpiresAt: far } });
+const plainSql = plainOf(db.forTenant("default")).sql;
 const pool = new pg.Pool({ connectionString: url.toString(), max: 10 });
 const now = new Date();
 const sql = `SELECT u.id, u.name, u.email, u.phone, u.avatar_url, u.email_verified, u.otp_enabled, u.role, u.preferences
@@ -28,9 +31,9 @@ const select = { id: true, name: true, email: true, phone: true, avatarUrl: true
 
 const variants = {
   "prisma findFirst with relation filter": () =>
-    db.unscoped.user.findFirst({ where: { id: user.id, tenantId: "default", sessions: { some: { id: session.id, revokedAt: null, absoluteExpiresAt: { gt: now } } } }, select }),
-  "prisma $queryRawUnsafe (same SQL)": () => db.unscoped.$queryRawUnsafe(sql, user.id, "default", session.id, now),
-  "db.sql.query (pg, what Mteja uses)": () => db.sql.query(sql, [user.id, "default", session.id, now]),
+    db.unscoped("test").user.findFirst({ where: { id: user.id, tenantId: "default", sessions: { some: { id: session.id, revokedAt: null, absoluteExpiresAt: { gt: now } } } }, select }),
+  "prisma $queryRawUnsafe (same SQL)": () => db.unscoped("test").$queryRawUnsafe(sql, user.id, "default", session.id, now),
+  "plain SQL of a door (pg, what Mteja uses)": () => plainSql.query(sql, [user.id, "default", session.id, now]),
   "pg pool.query (the hand-written route)": () => pool.query(sql, [user.id, "default", session.id, now]),
 };
 

@@ -17,21 +17,21 @@ const scratch = await createScratchDatabase(adminUrl, "mteja_bench");
 const db = await openDatabase({ url: scratch.url });
 await db.migrate();
 const pool = new pg.Pool({ connectionString: scratch.url, max: 10 });
-const prisma = db.unscoped;
+const prisma = db.unscoped("test");
 const id = "00000000-0000-0000-0000-000000000000"; // no such payment: every statement is one index probe
 
 const byHand = "pg client, BEGIN + 5 statements + COMMIT"; // what the others are measured against
 const variants = {
   "Prisma $transaction, 5 × $queryRaw": () =>
-    prisma.$transaction(async (tx) => {
+    db.transaction(prisma, async (tx) => {
       for (let i = 0; i < 5; i++) await tx.$queryRaw`SELECT id FROM payments WHERE id = ${id}::uuid`;
     }),
   "Prisma $transaction, 5 × findFirst": () =>
-    prisma.$transaction(async (tx) => {
+    db.transaction(prisma, async (tx) => {
       for (let i = 0; i < 5; i++) await tx.payment.findFirst({ where: { id }, select: { id: true } });
     }),
   "Prisma $transaction, 5 × updateMany": () =>
-    prisma.$transaction(async (tx) => {
+    db.transaction(prisma, async (tx) => {
       for (let i = 0; i < 5; i++) await tx.payment.updateMany({ where: { id }, data: { status: "SUCCESS", updatedAt: new Date() } });
     }),
   [byHand]: async () => {

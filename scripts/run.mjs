@@ -9,6 +9,7 @@
 //   node scripts/run.mjs client-pack   build @mteja/client and pack it into the folder npm was run from
 //   node scripts/run.mjs daraja-sim    the Daraja simulator on its own (SIM_PORT, default 4010)
 //   node scripts/run.mjs sms-sim       the SMS simulator on its own (SMS_SIM_PORT)
+//   node scripts/run.mjs chaos         two instances through a crash, a database restart and a rolling deploy (scripts/chaos)
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
@@ -133,7 +134,14 @@ switch (command) {
     forward(spawn("pnpm", ["--filter", name, "start"], { cwd: root, stdio: "inherit", env }));
     break;
   }
+  case "chaos": {
+    // The production entry of apps/api and the HTTP Daraja simulator, both built by build().
+    build();
+    step("the chaos run: two instances behind a balancer, a crash, a database restart, a rolling deploy");
+    forward(spawn("node", ["scripts/chaos/main.mjs", ...process.argv.slice(3)], { cwd: root, stdio: "inherit", env }));
+    break;
+  }
   default:
-    console.error("usage: node scripts/run.mjs start|test|bench|build|client-pack|daraja-sim|sms-sim");
+    console.error("usage: node scripts/run.mjs start|test|bench|build|client-pack|daraja-sim|sms-sim|chaos");
     process.exit(2);
 }

@@ -32,6 +32,7 @@ async function main(): Promise<void> {
       loggerInstance: logger,
       metrics,
       rateLimitStore: services.rateLimitStore,
+      statusListener: services.statusListener,
       darajaBaseUrl: services.payments.darajaBaseUrl,
     });
     app = server;

@@ -18,7 +18,7 @@ import { demoShopRoutes } from "./http/demo-shop.js";
 import { darajaCallbackOpenApiPaths, darajaCallbackPlugin } from "./http/daraja-callbacks.js";
 import { smsCallbackPlugin } from "./http/sms-callbacks.js";
 import { buildOpenApiDocument, createRestOperationMatcher, restMountPattern, restPlugin } from "./http/rest/index.js";
-import { systemRoutes } from "./http/system-routes.js";
+import { systemRoutes, type StatusListener } from "./http/system-routes.js";
 import { trpcPlugin } from "./http/trpc.js";
 import { createDrain, type Drain } from "./runtime/drain.js";
 import type { RateLimitStore } from "./runtime/rate-limit-store.js";
@@ -41,6 +41,8 @@ export interface BuildServerOptions {
   metrics?: Metrics;
   /** The Redis of the abuse limits (REDIS_URL), reported by /readyz and /metrics. */
   rateLimitStore?: RateLimitStore | undefined;
+  /** The connection listening for payment status notices (PostgreSQL), reported by /readyz and /metrics. */
+  statusListener?: StatusListener | undefined;
   /** The Daraja the service calls (Services.payments.darajaBaseUrl), whose simulator the demo's phone pays through. */
   darajaBaseUrl?: string | undefined;
 }
@@ -135,6 +137,7 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
     restMountPattern,
     procedures: new Set(Object.keys(appRouter._def.procedures)),
     rateLimitStore: options.rateLimitStore,
+    statusListener: options.statusListener,
   });
 
   app.addHook("onSend", async (_request, reply) => {
@@ -158,7 +161,9 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   };
 
   const rateLimitStore = options.rateLimitStore;
-  await app.register(systemRoutes, { db: deps.db, tokens: deps.tokens, openApiDocument, rateLimitStore, drain });
+  const statusListener = options.statusListener;
+  const system = { db: deps.db, tokens: deps.tokens, openApiDocument, rateLimitStore, statusListener, drain };
+  await app.register(systemRoutes, system);
   await app.register(docsPlugin, { openApiUrl: "/openapi.json" });
   // The dev outbox shows live reset and verification links: never in production.
   if (settings.NODE_ENV !== "production") await app.register(devOutboxRoutes, { db: deps.db });

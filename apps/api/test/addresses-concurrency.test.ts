@@ -41,7 +41,7 @@ describe.skipIf(skipThisTarget)("addresses: concurrency", () => {
       return undefined;
     }
     expect(defaults).toHaveLength(1);
-    const rows = await t.deps.db.unscoped.address.count({ where: { tenantId: "default", userId: user.id, isDefault: true } });
+    const rows = await t.deps.db.unscoped("test").address.count({ where: { tenantId: "default", userId: user.id, isDefault: true } });
     expect(rows).toBe(1);
     return defaults[0]!.id;
   }
@@ -128,7 +128,7 @@ describe.skipIf(skipThisTarget)("addresses: concurrency", () => {
     const user = await registerUser(client);
     await create(user.accessToken);
     const second = await create(user.accessToken);
-    await expect(t.deps.db.unscoped.address.update({ where: { id: second.id }, data: { isDefault: true } })).rejects.toThrow();
+    await expect(t.deps.db.unscoped("test").address.update({ where: { id: second.id }, data: { isDefault: true } })).rejects.toThrow();
     await expectOneDefault(user, 2);
   });
 });

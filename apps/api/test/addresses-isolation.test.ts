@@ -134,7 +134,7 @@ describe.skipIf(skipThisTarget)("addresses: ownership and tenants", () => {
 
   it("filters by tenant in the database as well as by user", async () => {
     const { owner } = await setup();
-    const rows = await t.deps.db.unscoped.address.findMany({ where: { userId: owner.id } });
+    const rows = await t.deps.db.unscoped("test").address.findMany({ where: { userId: owner.id } });
     expect(rows).toHaveLength(2);
     for (const row of rows) expect(row.tenantId).toBe("default");
   });

@@ -66,7 +66,7 @@ describe.skipIf(skipThisTarget)("API keys", () => {
   it("stores only the SHA-256 of the key", async () => {
     const tenantId = await newTenant();
     const created = await createKey(tenantId);
-    const rows = await t.deps.db.unscoped.$queryRaw<Record<string, unknown>[]>`SELECT * FROM api_keys WHERE id = ${created.id}::uuid`;
+    const rows = await t.deps.db.unscoped("test").$queryRaw<Record<string, unknown>[]>`SELECT * FROM api_keys WHERE id = ${created.id}::uuid`;
     expect(rows).toHaveLength(1);
     expect(rows[0]!.key_hash).toBe(createHash("sha256").update(created.key).digest("hex"));
     expect(rows[0]!.prefix).toBe(created.prefix);

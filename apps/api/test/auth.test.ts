@@ -262,7 +262,7 @@ describe.skipIf(skipThisTarget)("auth API", () => {
       const user = await registerUser(c);
       const original = c.cookie!;
       await c.post("/api/v1/auth/refresh");
-      const rows = await t.deps.db.unscoped.refreshToken.findMany({ where: { session: { userId: user.id } } });
+      const rows = await t.deps.db.unscoped("test").refreshToken.findMany({ where: { session: { userId: user.id } } });
       expect(rows).toHaveLength(2);
       const stored = JSON.stringify(rows);
       for (const value of [original, c.cookie!]) {
@@ -284,7 +284,7 @@ describe.skipIf(skipThisTarget)("auth API", () => {
       );
       for (const r of results) expect(r.status).toBe(200);
       expect(new Set(results.map((r) => r.cookies.refresh_token?.value)).size).toBe(1);
-      const sessions = await t.deps.db.unscoped.refreshToken.count({ where: { rotatedAt: null, session: { user: { email: (await c.get("/api/v1/auth/me", results[0]!.body.data.access_token)).body.data.email } } } });
+      const sessions = await t.deps.db.unscoped("test").refreshToken.count({ where: { rotatedAt: null, session: { user: { email: (await c.get("/api/v1/auth/me", results[0]!.body.data.access_token)).body.data.email } } } });
       expect(sessions).toBe(1);
     });
 

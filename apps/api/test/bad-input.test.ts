@@ -185,7 +185,7 @@ describe.skipIf(skipDatabaseAgnostic)("bad input: Daraja callbacks holding NUL",
     JSON.stringify({ Body: { stkCallback: { MerchantRequestID: "m-1", CheckoutRequestID: checkoutRequestId, ResultCode: 1032, ResultDesc: "Request cancelled by user" } } });
 
   async function lastStored() {
-    return t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ orderBy: { receivedAt: "desc" } });
+    return t.deps.db.unscoped("test").darajaCallback.findFirstOrThrow({ orderBy: { receivedAt: "desc" } });
   }
 
   it("without the token: 403 FORBIDDEN, stored for audit with the NUL shown as U+FFFD", async () => {

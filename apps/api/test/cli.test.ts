@@ -165,7 +165,7 @@ describe.skipIf(skipThisTarget || !cliBuilt || target !== "postgres")("mteja, th
       return withService(
         async (app) => {
           const users = [await signOut(app), await signOut(app), await signOut(app)];
-          await waitFor(async () => (await app.deps.db.unscoped.mailOutbox.count({ where: { sentAt: null } })) === 0);
+          await waitFor(async () => (await app.deps.db.unscoped("test").mailOutbox.count({ where: { sentAt: null } })) === 0);
           return users;
         },
         { now: clock.now },
@@ -187,11 +187,11 @@ describe.skipIf(skipThisTarget || !cliBuilt || target !== "postgres")("mteja, th
     const db = await shared.open();
     try {
       const ids = (users: Array<{ id: string }>) => ({ in: users.map((u) => u.id) });
-      expect(await db.unscoped.session.count({ where: { userId: ids(old) } })).toBe(0);
-      expect(await db.unscoped.session.count({ where: { userId: ids(recent) } })).toBe(3);
-      expect(await db.unscoped.oneTimeToken.count({ where: { userId: ids(recent) } })).toBe(3);
-      expect(await db.unscoped.mailOutbox.count({ where: { toAddress: { in: recent.map((u) => u.email) } } })).toBe(3);
-      expect(await db.unscoped.user.count({ where: { id: ids([...old, ...recent]) } })).toBe(6);
+      expect(await db.unscoped("test").session.count({ where: { userId: ids(old) } })).toBe(0);
+      expect(await db.unscoped("test").session.count({ where: { userId: ids(recent) } })).toBe(3);
+      expect(await db.unscoped("test").oneTimeToken.count({ where: { userId: ids(recent) } })).toBe(3);
+      expect(await db.unscoped("test").mailOutbox.count({ where: { toAddress: { in: recent.map((u) => u.email) } } })).toBe(3);
+      expect(await db.unscoped("test").user.count({ where: { id: ids([...old, ...recent]) } })).toBe(6);
     } finally {
       await db.close();
     }
@@ -243,7 +243,7 @@ describe.skipIf(skipThisTarget || !cliBuilt || target !== "postgres")("mteja, th
     const db = await shared.open();
     try {
       const shop = (id: string, shortcode: string | null, form: "shared" | "tenant", active = true) =>
-        db.unscoped.tenant.create({ data: { id, name: id, active, c2bCallbackTokenForm: form, settings: shortcode ? { momo: { shortcode } } : {} } });
+        db.unscoped("test").tenant.create({ data: { id, name: id, active, c2bCallbackTokenForm: form, settings: shortcode ? { momo: { shortcode } } : {} } });
       // From before shop tokens and not registered since, with a short code to be paid into: on the old form.
       await shop("c2b-old-a", "600701", "shared");
       await shop("c2b-old-b", "600702", "shared");
@@ -252,7 +252,7 @@ describe.skipIf(skipThisTarget || !cliBuilt || target !== "postgres")("mteja, th
       await shop("c2b-no-code", null, "shared");
       await shop("c2b-disabled", "600704", "shared", false);
       // The default shop is paid into MOMO_SHORTCODE: it counts too while it is on the old form.
-      await db.unscoped.tenant.updateMany({ where: { id: "default" }, data: { c2bCallbackTokenForm: "shared" } });
+      await db.unscoped("test").tenant.updateMany({ where: { id: "default" }, data: { c2bCallbackTokenForm: "shared" } });
     } finally {
       await db.close();
     }
@@ -267,7 +267,7 @@ describe.skipIf(skipThisTarget || !cliBuilt || target !== "postgres")("mteja, th
 
     const after = await shared.open();
     try {
-      await after.unscoped.tenant.updateMany({ where: { id: { in: ["c2b-old-a", "c2b-old-b", "default"] } }, data: { c2bCallbackTokenForm: "tenant" } });
+      await after.unscoped("test").tenant.updateMany({ where: { id: { in: ["c2b-old-a", "c2b-old-b", "default"] } }, data: { c2bCallbackTokenForm: "tenant" } });
     } finally {
       await after.close();
     }

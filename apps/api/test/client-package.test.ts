@@ -121,7 +121,7 @@ describe.skipIf(skipThisTarget || target !== "embedded")("@mteja/client installe
     expect(seen.again.id).toBe(seen.first.id);
     expect(seen.refused).toBe("INVALID_CREDENTIALS");
     expect(seen.events).toEqual(["SIGNED_IN", "SIGNED_OUT"]);
-    const payments = await momo.deps.db.unscoped.payment.count({ where: { userId: seen.me.id } });
+    const payments = await momo.deps.db.unscoped("test").payment.count({ where: { userId: seen.me.id } });
     expect(payments).toBe(1);
   }, 120_000);
 });

@@ -69,8 +69,8 @@ describe.skipIf(skipThisTarget)("callback tokens per shop", () => {
     for (const [name, value] of url.searchParams) if (name !== "ref") direct.searchParams.set(name, value);
     return direct.toString();
   };
-  const paymentStatus = async (checkoutRequestId: string) => (await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { checkoutRequestId } })).status;
-  const storedFor = (correlationId: string) => t.deps.db.unscoped.darajaCallback.findMany({ where: { correlationId }, orderBy: { receivedAt: "asc" } });
+  const paymentStatus = async (checkoutRequestId: string) => (await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { checkoutRequestId } })).status;
+  const storedFor = (correlationId: string) => t.deps.db.unscoped("test").darajaCallback.findMany({ where: { correlationId }, orderBy: { receivedAt: "asc" } });
   const success = (ids: Ids, amount: number) => stkCallbackBody(ids, 0, { amount, receipt: uniqueReceipt(), phone: "254712345678" });
   const c2bBody = (shortCode: string, account: string, amount: number, transId = newTransId()) => ({
     TransactionType: "Pay Bill", TransID: transId, TransTime: "20261128140000", TransAmount: String(amount), BusinessShortCode: shortCode,
@@ -95,7 +95,7 @@ describe.skipIf(skipThisTarget)("callback tokens per shop", () => {
     const shopAdmin = await t.admin();
     const requested = await t.rest.post("/api/momo/b2c", { phone: "0712345678", amount }, shopAdmin.accessToken);
     expect(requested.status, JSON.stringify(requested.body)).toBe(200);
-    return t.deps.db.unscoped.payout.findUniqueOrThrow({ where: { originatorConversationId: requested.body.data.originatorConversationId } });
+    return t.deps.db.unscoped("test").payout.findUniqueOrThrow({ where: { originatorConversationId: requested.body.data.originatorConversationId } });
   }
 
   it("gives Daraja each shop's own token in every callback URL, never MOMO_CALLBACK_SECRET", async () => {
@@ -134,12 +134,12 @@ describe.skipIf(skipThisTarget)("callback tokens per shop", () => {
     // Shop B's URL for shop A's payout.
     const paidOut = await payout(150);
     expect((await postCallback(onPath(b.callBackUrl, "b2c/result"), payoutResult(paidOut, 150))).status).toBe(403);
-    expect((await t.deps.db.unscoped.payout.findUniqueOrThrow({ where: { id: paidOut.id } })).status).toBe("PENDING");
+    expect((await t.deps.db.unscoped("test").payout.findUniqueOrThrow({ where: { id: paidOut.id } })).status).toBe("PENDING");
     // Shop B's URL for shop A's reversal.
     expect((await postCallback(a.callBackUrl.replace(/^.*\/api\/momo/, `${t.url}/api/momo`), success(a.ids, 21))).status).toBe(200);
-    const reversed = await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { checkoutRequestId: a.ids.checkoutRequestId } });
+    const reversed = await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { checkoutRequestId: a.ids.checkoutRequestId } });
     expect((await server("default", "POST", `/api/v1/payments/${reversed.id}/reversal`)).status).toBe(202);
-    const reversal = await t.deps.db.unscoped.paymentReversal.findFirstOrThrow({ where: { paymentId: reversed.id } });
+    const reversal = await t.deps.db.unscoped("test").paymentReversal.findFirstOrThrow({ where: { paymentId: reversed.id } });
     const reversalResult = {
       Result: {
         ResultType: 0, ResultCode: 0, ResultDesc: "The service request is processed successfully.",
@@ -148,13 +148,13 @@ describe.skipIf(skipThisTarget)("callback tokens per shop", () => {
       },
     };
     expect((await postCallback(onPath(b.callBackUrl, "reversal/result"), reversalResult)).status).toBe(403);
-    expect((await t.deps.db.unscoped.paymentReversal.findUniqueOrThrow({ where: { id: reversal.id } })).status).toBe("PENDING");
+    expect((await t.deps.db.unscoped("test").paymentReversal.findUniqueOrThrow({ where: { id: reversal.id } })).status).toBe("PENDING");
     // Shop A's URL for money paid to shop B's short code: neither validated nor confirmed.
     const intent = await intentOf(SHOP_B, 230);
     const paidToB = c2bBody(SHORTCODE, intent.reference, 230);
     expect((await postCallback(onPath(a.callBackUrl, "c2b/validation"), paidToB)).status).toBe(403);
     expect((await postCallback(onPath(a.callBackUrl, "c2b/confirmation"), paidToB)).status).toBe(403);
-    expect(await t.deps.db.unscoped.payment.count({ where: { transId: paidToB.TransID } })).toBe(0);
+    expect(await t.deps.db.unscoped("test").payment.count({ where: { transId: paidToB.TransID } })).toBe(0);
     expect(await intentStatus(SHOP_B, intent.id)).toBe("requires_payment");
     expect((await storedFor(paidToB.TransID)).map((c) => c.outcome)).toEqual(["rejected", "rejected"]);
 
@@ -162,7 +162,7 @@ describe.skipIf(skipThisTarget)("callback tokens per shop", () => {
     expect((await postCallback(onPath(b.callBackUrl, "stkpush"), success(b.ids, 22))).status).toBe(200);
     expect(await paymentStatus(b.ids.checkoutRequestId)).toBe("SUCCESS");
     expect((await postCallback(onPath(a.callBackUrl, "b2c/result"), payoutResult(paidOut, 150))).status).toBe(200);
-    expect((await t.deps.db.unscoped.payout.findUniqueOrThrow({ where: { id: paidOut.id } })).status).toBe("SUCCESS");
+    expect((await t.deps.db.unscoped("test").payout.findUniqueOrThrow({ where: { id: paidOut.id } })).status).toBe("SUCCESS");
     expect((await postCallback(onPath(b.callBackUrl, "c2b/confirmation"), paidToB)).body).toEqual({ ResultCode: 0, ResultDesc: "Success" });
     expect(await intentStatus(SHOP_B, intent.id)).toBe("succeeded");
   });
@@ -172,7 +172,7 @@ describe.skipIf(skipThisTarget)("callback tokens per shop", () => {
     const paid = await intentOf(SHOP_B, 410);
     const genuine = c2bBody(SHORTCODE, paid.reference, 410);
     expect((await postCallback(t.callbackUrl("c2b/confirmation", undefined, SHOP_B), genuine)).body).toEqual({ ResultCode: 0, ResultDesc: "Success" });
-    const bPayment = await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { transId: genuine.TransID } });
+    const bPayment = await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { transId: genuine.TransID } });
     expect(bPayment.tenantId).toBe(SHOP_B);
 
     // Shop C, with its own token and its own short code, sends a confirmation carrying B's TransID.
@@ -183,11 +183,11 @@ describe.skipIf(skipThisTarget)("callback tokens per shop", () => {
     expect(stored).toHaveLength(2);
     expect(stored[1]).toMatchObject({ outcome: "flagged", paymentId: null, payoutId: null, tokenTenantId: SHOP_C, flagReason: expect.stringContaining("another shop") });
     // Nothing applied in C, nothing changed in B.
-    expect(await t.deps.db.unscoped.payment.count({ where: { tenantId: SHOP_C, mpesaReceipt: genuine.TransID } })).toBe(0);
+    expect(await t.deps.db.unscoped("test").payment.count({ where: { tenantId: SHOP_C, mpesaReceipt: genuine.TransID } })).toBe(0);
     expect(await intentStatus(SHOP_C, cIntent.id)).toBe("requires_payment");
-    expect(await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id: bPayment.id } })).toEqual(bPayment);
+    expect(await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { id: bPayment.id } })).toEqual(bPayment);
     // C's shop sees no flagged callback of B's payment: the flag names none.
-    const cEvents = await t.deps.db.unscoped.webhookEvent.findMany({ where: { tenantId: SHOP_C } });
+    const cEvents = await t.deps.db.unscoped("test").webhookEvent.findMany({ where: { tenantId: SHOP_C } });
     expect(cEvents.filter((event) => event.body.includes(bPayment.id))).toEqual([]);
 
     // B's own confirmations still apply: Daraja sending the same one again is B's duplicate, a new one pays B's next intent.
@@ -202,7 +202,7 @@ describe.skipIf(skipThisTarget)("callback tokens per shop", () => {
 
   it("refuses a kept callback that a later prompt of another shop claims", async () => {
     // A prompt of shop B in flight (its push not answered yet): a callback for an unknown CheckoutRequestID is kept.
-    const inFlight = await t.deps.db.unscoped.payment.create({
+    const inFlight = await t.deps.db.unscoped("test").payment.create({
       data: {
         tenantId: SHOP_B, userId: null, phone: "254712345678", amount: 33, reference: "X", description: "Payment", callbackTokenForm: "tenant",
         nextQueryAt: new Date(clock.now().getTime() + 3_600_000), createdAt: clock.now(), updatedAt: clock.now(),
@@ -212,7 +212,7 @@ describe.skipIf(skipThisTarget)("callback tokens per shop", () => {
     expect((await postCallback(t.callbackUrl("stkpush"), success(ids, 33))).status).toBe(200);
     expect(await storedFor(ids.checkoutRequestId)).toEqual([expect.objectContaining({ outcome: "accepted", paymentId: null, tokenTenantId: "default" })]);
     // The push's answer arrives: shop B's payment gets that CheckoutRequestID, and the kept callback is applied — refused.
-    await t.deps.db.unscoped.payment.update({ where: { id: inFlight.id }, data: { checkoutRequestId: ids.checkoutRequestId, merchantRequestId: ids.merchantRequestId } });
+    await t.deps.db.unscoped("test").payment.update({ where: { id: inFlight.id }, data: { checkoutRequestId: ids.checkoutRequestId, merchantRequestId: ids.merchantRequestId } });
     await t.reconciler.runOnce();
     expect(await storedFor(ids.checkoutRequestId)).toEqual([expect.objectContaining({ outcome: "rejected", paymentId: null })]);
     expect(await paymentStatus(ids.checkoutRequestId)).toBe("PENDING");
@@ -228,22 +228,22 @@ describe.skipIf(skipThisTarget)("callback tokens per shop", () => {
 
     // A prompt sent before the upgrade (its row from before the migration): its callback brings the secret.
     const before = await prompt("default", 42);
-    await t.deps.db.unscoped.payment.update({ where: { checkoutRequestId: before.ids.checkoutRequestId }, data: { callbackTokenForm: "shared" } });
+    await t.deps.db.unscoped("test").payment.update({ where: { checkoutRequestId: before.ids.checkoutRequestId }, data: { callbackTokenForm: "shared" } });
     expect((await postCallback(oldForm("stkpush"), success(before.ids, 42))).status).toBe(200);
     expect(await paymentStatus(before.ids.checkoutRequestId)).toBe("SUCCESS");
 
     const newPayout = await payout(160);
     expect((await postCallback(oldForm("b2c/result"), payoutResult(newPayout, 160))).status).toBe(403);
     const oldPayout = await payout(170);
-    await t.deps.db.unscoped.payout.update({ where: { id: oldPayout.id }, data: { callbackTokenForm: "shared" } });
+    await t.deps.db.unscoped("test").payout.update({ where: { id: oldPayout.id }, data: { callbackTokenForm: "shared" } });
     expect((await postCallback(oldForm("b2c/result"), payoutResult(oldPayout, 170))).status).toBe(200);
-    expect((await t.deps.db.unscoped.payout.findUniqueOrThrow({ where: { id: newPayout.id } })).status).toBe("PENDING");
-    expect((await t.deps.db.unscoped.payout.findUniqueOrThrow({ where: { id: oldPayout.id } })).status).toBe("SUCCESS");
+    expect((await t.deps.db.unscoped("test").payout.findUniqueOrThrow({ where: { id: newPayout.id } })).status).toBe("PENDING");
+    expect((await t.deps.db.unscoped("test").payout.findUniqueOrThrow({ where: { id: oldPayout.id } })).status).toBe("SUCCESS");
   });
 
   it("accepts the old form for a shop's C2B until its URLs are registered again, then only its own token", async () => {
     // A shop from before the upgrade: its C2B URLs were registered with MOMO_CALLBACK_SECRET.
-    await t.deps.db.unscoped.tenant.update({ where: { id: SHOP_C }, data: { c2bCallbackTokenForm: "shared" } });
+    await t.deps.db.unscoped("test").tenant.update({ where: { id: SHOP_C }, data: { c2bCallbackTokenForm: "shared" } });
     const oldForm = (path: "c2b/validation" | "c2b/confirmation") => t.callbackUrl(path, t.secret, null);
     const first = await intentOf(SHOP_C, 310);
     const paidBefore = c2bBody(SHOP_C_SHORTCODE, first.reference, 310);
@@ -273,12 +273,12 @@ describe.skipIf(skipThisTarget)("callback tokens per shop", () => {
       await database.db.migrate();
       await ensureDefaultTenant(database.db, "default", "Default");
       const shop = (id: string, shortcode: string | null, form: "shared" | "tenant") =>
-        database.db.unscoped.tenant.create({ data: { id, name: id, c2bCallbackTokenForm: form, settings: shortcode ? { momo: { shortcode } } : {} } });
+        database.db.unscoped("test").tenant.create({ data: { id, name: id, c2bCallbackTokenForm: form, settings: shortcode ? { momo: { shortcode } } : {} } });
       await shop("old-a", "600801", "shared");
       await shop("old-b", "600802", "shared");
       await shop("registered", "600803", "tenant");
       await shop("no-code", null, "shared");
-      await database.db.unscoped.tenant.update({ where: { id: "default" }, data: { c2bCallbackTokenForm: "tenant" } });
+      await database.db.unscoped("test").tenant.update({ where: { id: "default" }, data: { c2bCallbackTokenForm: "tenant" } });
 
       const { stream: logStream, lines } = logCapture();
       const momoEnv = {

@@ -28,7 +28,7 @@ describe.skipIf(skipThisTarget || target !== "postgres")("STK callback round tri
     const answer = await postCallback(app.callbackUrl("stkpush"), stkCallbackBody(ids, 0, { amount: 100, receipt: uniqueReceipt(), phone: "254712345678" }));
     const seen = watch.stop();
     expect(answer.status).toBe(200);
-    expect((await app.deps.db.unscoped.payment.findUniqueOrThrow({ where: { checkoutRequestId: ids.checkoutRequestId } })).status).toBe("SUCCESS");
+    expect((await app.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { checkoutRequestId: ids.checkoutRequestId } })).status).toBe("SUCCESS");
     return seen;
   }
 
@@ -63,7 +63,7 @@ describe.skipIf(skipThisTarget || target !== "postgres")("STK callback round tri
     });
     const statements = watch.stop().map((statement) => statement.text);
     expect(answer.status).toBe(200);
-    expect((await app.deps.db.unscoped.payout.findUniqueOrThrow({ where: { originatorConversationId } })).status).toBe("SUCCESS");
+    expect((await app.deps.db.unscoped("test").payout.findUniqueOrThrow({ where: { originatorConversationId } })).status).toBe("SUCCESS");
     expect(statements, statements.join("\n")).toHaveLength(5);
     expect(statements[3]).toMatch(/precondition AS \(\s*UPDATE momo_callbacks[\s\S]*INSERT INTO webhook_events/);
   });

@@ -44,7 +44,7 @@ describe.skipIf(skipThisTarget)("momo callbacks without the right token", () => 
     for (let i = 0; i < 4; i++) answers.push(await postCallback(t.callbackUrl("b2c/result", "0".repeat(64)), forged));
     for (const answer of answers) expect(answer).toMatchObject({ status: 403, body: { success: false, error: { code: "FORBIDDEN" } } });
 
-    const stored = await t.deps.db.unscoped.darajaCallback.findMany({ where: { outcome: "rejected", rawBody: JSON.stringify(forged) } });
+    const stored = await t.deps.db.unscoped("test").darajaCallback.findMany({ where: { outcome: "rejected", rawBody: JSON.stringify(forged) } });
     expect(stored).toHaveLength(3);
 
     const text = await scrape();
@@ -67,6 +67,6 @@ describe.skipIf(skipThisTarget)("momo callbacks without the right token", () => 
     const ids = pushed.body.data as { checkoutRequestId: string; merchantRequestId: string };
     const genuine = await postCallback(t.callbackUrl("stkpush"), stkCallbackBody(ids, 0, { amount: 100, receipt: uniqueReceipt(), phone: "254712345678" }));
     expect(genuine).toEqual({ status: 200, body: { ResultCode: 0, ResultDesc: "Accepted" } });
-    expect(await t.deps.db.unscoped.darajaCallback.findMany({ where: { correlationId: ids.checkoutRequestId } })).toMatchObject([{ outcome: "applied" }]);
+    expect(await t.deps.db.unscoped("test").darajaCallback.findMany({ where: { correlationId: ids.checkoutRequestId } })).toMatchObject([{ outcome: "applied" }]);
   });
 });

@@ -31,7 +31,7 @@ describe.skipIf(skipThisTarget)("callbacks with a real token that settle nothing
     expect(created.status, JSON.stringify(created.body)).toBe(200);
   });
 
-  const stored = (correlationId: string) => t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { correlationId } });
+  const stored = (correlationId: string) => t.deps.db.unscoped("test").darajaCallback.findFirstOrThrow({ where: { correlationId } });
   /** An STK result for a CheckoutRequestID nobody sent, padded far past anything Daraja sends. */
   const unknownResult = () => {
     const ids = { checkoutRequestId: `ws_CO_${newId("UNK")}`, merchantRequestId: newId("M") };
@@ -57,7 +57,7 @@ describe.skipIf(skipThisTarget)("callbacks with a real token that settle nothing
     // A malformed one with the shop's token too.
     const junk = `{"not daraja": "${"y".repeat(20_000)}"`;
     expect((await postCallback(t.callbackUrl("b2c/result"), undefined, junk)).status).toBe(400);
-    const malformed = await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { outcome: "malformed", rawBody: { startsWith: `{"not daraja": "yyy` } } });
+    const malformed = await t.deps.db.unscoped("test").darajaCallback.findFirstOrThrow({ where: { outcome: "malformed", rawBody: { startsWith: `{"not daraja": "yyy` } } });
     expect(malformed.rawBody).toBe(junk.slice(0, cut));
 
     // Another shop's token has its own count: stored whole.
@@ -74,7 +74,7 @@ describe.skipIf(skipThisTarget)("callbacks with a real token that settle nothing
     expect((await postCallback(t.callbackUrl("c2b/confirmation"), paid)).body).toEqual({ ResultCode: 0, ResultDesc: "Success" });
     const money = await stored(transId);
     expect(JSON.parse(money.rawBody)).toEqual(paid);
-    expect(await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { transId } })).toMatchObject({ c2bMatch: "unmatched", amount: 750, reference: "NOSUCHORDER" });
+    expect(await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { transId } })).toMatchObject({ c2bMatch: "unmatched", amount: 750, reference: "NOSUCHORDER" });
 
     // A callback that settles its payment is never counted nor cut.
     const user = await t.customer();

@@ -4,11 +4,12 @@
  * stored callback still unhandled. Here something else changes one of them between the read and the
  * write: the statement must write nothing (no settlement, no event), and the locked path decides.
  */
-import type { RawSql, SqlQuery } from "@mteja/db";
+import type { SqlQuery } from "@mteja/db";
 import { describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { skipThisTarget } from "./support/database.js";
 import { postCallback, stkCallbackBody, uniqueReceipt, type DarajaApp } from "./support/daraja.js";
+import { wrapPlainTransactions } from "./support/plain-transactions.js";
 
 it.override({ simOptions: { callbacks: false } });
 
@@ -27,13 +28,11 @@ describe.skipIf(skipThisTarget)("STK callbacks applied without locks", () => {
 
   /** Runs `meanwhile` right after the apply without locks has read the payment, once; then posts `body`. */
   async function postWithChangeAfterRead(body: unknown, meanwhile: () => Promise<unknown>) {
-    const db = t.deps.db;
-    const original = db.autocommit;
     let changed = false;
-    const wrapped: RawSql = {
-      $executeRaw: (query, ...values) => original.$executeRaw(query, ...values),
+    const restore = wrapPlainTransactions(t.deps.db, "autocommit", (sql) => ({
+      $executeRaw: (query, ...values) => sql.$executeRaw(query, ...values),
       $queryRaw: async <T>(query: SqlQuery, ...values: unknown[]) => {
-        const rows = await original.$queryRaw<T>(query, ...values);
+        const rows = await sql.$queryRaw<T>(query, ...values);
         const text = "raw" in query ? query.join("?") : query.text;
         if (!changed && text.includes("FROM payments WHERE checkout_request_id =")) {
           changed = true;
@@ -41,26 +40,25 @@ describe.skipIf(skipThisTarget)("STK callbacks applied without locks", () => {
         }
         return rows;
       },
-    };
-    db.autocommit = wrapped;
+    }));
     try {
       const answer = await postCallback(t.callbackUrl("stkpush"), body);
       expect(changed).toBe(true);
       return answer;
     } finally {
-      db.autocommit = original;
+      restore();
     }
   }
 
-  const payment = (checkoutRequestId: string) => t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { checkoutRequestId } });
-  const storedCallback = (checkoutRequestId: string) => t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { correlationId: checkoutRequestId } });
-  const events = (type: string, paymentId: string) => t.deps.db.unscoped.webhookEvent.count({ where: { type, body: { contains: paymentId } } });
+  const payment = (checkoutRequestId: string) => t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { checkoutRequestId } });
+  const storedCallback = (checkoutRequestId: string) => t.deps.db.unscoped("test").darajaCallback.findFirstOrThrow({ where: { correlationId: checkoutRequestId } });
+  const events = (type: string, paymentId: string) => t.deps.db.unscoped("test").webhookEvent.count({ where: { type, body: { contains: paymentId } } });
 
   it("does not settle a payment another path settled after the read: no second settlement, no payment.succeeded; the locked path flags the conflict", async () => {
     const ids = await prompt(100);
     const before = await payment(ids.checkoutRequestId);
     const answer = await postWithChangeAfterRead(stkCallbackBody(ids, 0, { amount: 100, receipt: uniqueReceipt(), phone: "254712345678" }), () =>
-      t.deps.db.unscoped.payment.update({ where: { id: before.id }, data: { status: "CANCELLED", resultCode: "1032", settledAt: new Date(), updatedAt: new Date(before.updatedAt.getTime() + 1000) } }),
+      t.deps.db.unscoped("test").payment.update({ where: { id: before.id }, data: { status: "CANCELLED", resultCode: "1032", settledAt: new Date(), updatedAt: new Date(before.updatedAt.getTime() + 1000) } }),
     );
     expect(answer.status).toBe(200);
     expect(await payment(ids.checkoutRequestId)).toMatchObject({ status: "CANCELLED", mpesaReceipt: null });
@@ -74,7 +72,7 @@ describe.skipIf(skipThisTarget)("STK callbacks applied without locks", () => {
     const before = await payment(ids.checkoutRequestId);
     const receipt = uniqueReceipt();
     const answer = await postWithChangeAfterRead(stkCallbackBody(ids, 0, { amount: 100, receipt, phone: "254712345678" }), () =>
-      t.deps.db.unscoped.payment.update({ where: { id: before.id }, data: { updatedAt: new Date(before.updatedAt.getTime() + 1000) } }),
+      t.deps.db.unscoped("test").payment.update({ where: { id: before.id }, data: { updatedAt: new Date(before.updatedAt.getTime() + 1000) } }),
     );
     expect(answer.status).toBe(200);
     expect(await payment(ids.checkoutRequestId)).toMatchObject({ status: "SUCCESS", mpesaReceipt: receipt });
@@ -86,7 +84,7 @@ describe.skipIf(skipThisTarget)("STK callbacks applied without locks", () => {
     const ids = await prompt(100);
     const before = await payment(ids.checkoutRequestId);
     const answer = await postWithChangeAfterRead(stkCallbackBody(ids, 0, { amount: 100, receipt: uniqueReceipt(), phone: "254712345678" }), () =>
-      t.deps.db.unscoped.darajaCallback.updateMany({ where: { correlationId: ids.checkoutRequestId }, data: { outcome: "duplicate" } }),
+      t.deps.db.unscoped("test").darajaCallback.updateMany({ where: { correlationId: ids.checkoutRequestId }, data: { outcome: "duplicate" } }),
     );
     expect(answer.status).toBe(200);
     expect(await payment(ids.checkoutRequestId)).toMatchObject({ status: "PENDING", updatedAt: before.updatedAt, mpesaReceipt: null });
@@ -103,9 +101,9 @@ describe.skipIf(skipThisTarget)("STK callbacks applied without locks", () => {
     // Daraja sends the success again: as read (SUCCESS) a duplicate. A test-only change of status after
     // the read makes it a conflict, which only a decision on the row as it now is can see.
     await postWithChangeAfterRead(body, () =>
-      t.deps.db.unscoped.payment.update({ where: { id: settled.id }, data: { status: "FAILED", updatedAt: new Date(settled.updatedAt.getTime() + 1000) } }),
+      t.deps.db.unscoped("test").payment.update({ where: { id: settled.id }, data: { status: "FAILED", updatedAt: new Date(settled.updatedAt.getTime() + 1000) } }),
     );
-    const rows = await t.deps.db.unscoped.darajaCallback.findMany({ where: { correlationId: ids.checkoutRequestId }, orderBy: { receivedAt: "asc" } });
+    const rows = await t.deps.db.unscoped("test").darajaCallback.findMany({ where: { correlationId: ids.checkoutRequestId }, orderBy: { receivedAt: "asc" } });
     expect(rows.map((row) => row.outcome)).toEqual(["applied", "flagged"]);
     expect(rows[1]!.flagReason).toMatch(/^conflicts with the settled status FAILED/);
   });

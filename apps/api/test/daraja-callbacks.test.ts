@@ -34,9 +34,9 @@ describe.skipIf(skipThisTarget)("momo callbacks", () => {
     return { user, checkoutRequestId, merchantRequestId };
   }
 
-  const payment = (checkoutRequestId: string) => t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { checkoutRequestId } });
+  const payment = (checkoutRequestId: string) => t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { checkoutRequestId } });
   const stored = (checkoutRequestId: string) =>
-    t.deps.db.unscoped.darajaCallback.findMany({ where: { correlationId: checkoutRequestId }, orderBy: { receivedAt: "asc" } });
+    t.deps.db.unscoped("test").darajaCallback.findMany({ where: { correlationId: checkoutRequestId }, orderBy: { receivedAt: "asc" } });
   const success = (ids: { checkoutRequestId: string; merchantRequestId: string }, amount: number, receipt = uniqueReceipt()) =>
     stkCallbackBody(ids, 0, { amount, receipt, phone: "254712345678" });
 
@@ -73,12 +73,12 @@ describe.skipIf(skipThisTarget)("momo callbacks", () => {
       expect((await postCallback(t.callbackUrl(path, null), { Result: {} })).status).toBe(403);
     }
     expect((await payment(ids.checkoutRequestId)).status).toBe("PENDING");
-    const rejected = await t.deps.db.unscoped.darajaCallback.findMany({ where: { outcome: "rejected", rawBody: JSON.stringify(body) } });
+    const rejected = await t.deps.db.unscoped("test").darajaCallback.findMany({ where: { outcome: "rejected", rawBody: JSON.stringify(body) } });
     expect(rejected.map((r) => r.flagReason).sort()).toEqual(["no token", "wrong token", "wrong token"]);
     // Unauthenticated bodies are kept only up to 8 KiB.
     const big = `{"pad":"${"x".repeat(20_000)}"}`;
     expect((await postCallback(t.callbackUrl("stkpush", null), undefined, big)).status).toBe(403);
-    const kept = await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { outcome: "rejected", rawBody: { startsWith: '{"pad":"xxx' } } });
+    const kept = await t.deps.db.unscoped("test").darajaCallback.findFirstOrThrow({ where: { outcome: "rejected", rawBody: { startsWith: '{"pad":"xxx' } } });
     expect(kept.rawBody).toHaveLength(8 * 1024);
   });
 
@@ -155,7 +155,7 @@ describe.skipIf(skipThisTarget)("momo callbacks", () => {
     expect(outcomes).toEqual(["applied", "duplicate", "duplicate", "duplicate", "duplicate"]);
     // One settlement, one event: a delivery that lost the race wrote none.
     const { id } = await payment(ids.checkoutRequestId);
-    expect(await t.deps.db.unscoped.webhookEvent.count({ where: { type: "payment.succeeded", body: { contains: id } } })).toBe(1);
+    expect(await t.deps.db.unscoped("test").webhookEvent.count({ where: { type: "payment.succeeded", body: { contains: id } } })).toBe(1);
   });
 
   it("answers 400 to a malformed body and still stores it verbatim", async () => {
@@ -164,17 +164,17 @@ describe.skipIf(skipThisTarget)("momo callbacks", () => {
     const answer = await postCallback(t.callbackUrl("stkpush"), undefined, broken);
     expect(answer.status).toBe(400);
     expect(answer.body).toMatchObject({ success: false, error: { code: "MALFORMED_REQUEST" } });
-    const row = await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { rawBody: broken } });
+    const row = await t.deps.db.unscoped("test").darajaCallback.findFirstOrThrow({ where: { rawBody: broken } });
     expect(row).toMatchObject({ kind: "stkpush", outcome: "malformed" });
 
     const wrongShape = JSON.stringify({ Body: { stkCallback: { ResultCode: 0, marker } } });
     expect((await postCallback(t.callbackUrl("stkpush"), undefined, wrongShape)).status).toBe(400);
-    expect(await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { rawBody: wrongShape } })).toMatchObject({ outcome: "malformed" });
+    expect(await t.deps.db.unscoped("test").darajaCallback.findFirstOrThrow({ where: { rawBody: wrongShape } })).toMatchObject({ outcome: "malformed" });
 
     // Whatever the content type.
     const text = await fetch(t.callbackUrl("b2c/result"), { method: "POST", headers: { "content-type": "text/plain" }, body: `not json ${marker}` });
     expect(text.status).toBe(400);
-    expect(await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { rawBody: `not json ${marker}` } })).toMatchObject({ kind: "b2c_result", outcome: "malformed" });
+    expect(await t.deps.db.unscoped("test").darajaCallback.findFirstOrThrow({ where: { rawBody: `not json ${marker}` } })).toMatchObject({ kind: "b2c_result", outcome: "malformed" });
     const empty = await fetch(t.callbackUrl("b2c/timeout"), { method: "POST" });
     expect(empty.status).toBe(400);
     // No Content-Type at all.
@@ -188,7 +188,7 @@ describe.skipIf(skipThisTarget)("momo callbacks", () => {
       request.end(bare);
     });
     expect(status).toBe(400);
-    expect(await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { rawBody: bare } })).toMatchObject({ outcome: "malformed" });
+    expect(await t.deps.db.unscoped("test").darajaCallback.findFirstOrThrow({ where: { rawBody: bare } })).toMatchObject({ outcome: "malformed" });
   });
 
   it("applies a callback that arrives before the stkpush response stored its CheckoutRequestID", async () => {
@@ -200,7 +200,7 @@ describe.skipIf(skipThisTarget)("momo callbacks", () => {
         stkCallbackBody({ checkoutRequestId: ids.CheckoutRequestID, merchantRequestId: ids.MerchantRequestID }, 0, { amount: 321, receipt: uniqueReceipt(), phone: "254712345678" }),
       );
       expect(early).toEqual({ status: 200, body: ACCEPTED });
-      const kept = await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { correlationId: ids.CheckoutRequestID } });
+      const kept = await t.deps.db.unscoped("test").darajaCallback.findFirstOrThrow({ where: { correlationId: ids.CheckoutRequestID } });
       expect(kept).toMatchObject({ outcome: "accepted", paymentId: null });
     });
     const user = await t.customer();
@@ -225,7 +225,7 @@ describe.skipIf(skipThisTarget)("momo callbacks", () => {
     };
     expect(await postCallback(t.callbackUrl("b2c/result"), result)).toEqual({ status: 200, body: ACCEPTED });
     expect(await postCallback(t.callbackUrl("b2c/timeout"), { Result: { ...result.Result, ResultCode: 1, ResultDesc: "The service request has timed out." } })).toEqual({ status: 200, body: ACCEPTED });
-    const rows = await t.deps.db.unscoped.darajaCallback.findMany({ where: { correlationId: "no-such-payout" } });
+    const rows = await t.deps.db.unscoped("test").darajaCallback.findMany({ where: { correlationId: "no-such-payout" } });
     expect(rows.map((r) => [r.kind, r.outcome]).sort()).toEqual([
       ["b2c_result", "flagged"],
       ["b2c_timeout", "flagged"],

@@ -40,7 +40,7 @@ describe.skipIf(skipThisTarget)("erasure masks the phone in callbacks, events an
     expect(sim.violations).toEqual([]);
   });
 
-  const db = () => t.deps.db.unscoped;
+  const db = () => t.deps.db.unscoped("test");
 
   /** The code of the newest text to the phone in the shop (texts are logged: no SMS provider). */
   async function textedCode(tenantId: string, international: string, count: number): Promise<string> {
@@ -111,7 +111,7 @@ describe.skipIf(skipThisTarget)("erasure masks the phone in callbacks, events an
     const code = await textedCode("default", phone.international, 2);
     await allTextsSent("default", phone.international);
     // A text still waiting in the outbox for this phone (due later) is cancelled by the erasure.
-    await t.deps.db.forTenant("default").$transaction((tx) =>
+    await t.deps.db.transaction(t.deps.db.forTenant("default"), (tx) =>
       outboxes.enqueueText(
         tx,
         {

@@ -73,7 +73,7 @@ describe.skipIf(skipThisTarget)("data rights: export and erasure", () => {
 
   it("writes both notices in Swahili for a customer whose language is Swahili", async () => {
     const user = await registerUser(client);
-    await t.deps.db.unscoped.user.update({ where: { id: user.id }, data: { preferences: { locale: "sw" } } });
+    await t.deps.db.unscoped("test").user.update({ where: { id: user.id }, data: { preferences: { locale: "sw" } } });
     expect((await client.get("/api/v1/auth/me/export", user.accessToken)).status).toBe(200);
     const notice = await mailTo(user.email, /^Nakala ya data yako/);
     expect(notice.text).toContain("ilipakuliwa");
@@ -87,7 +87,7 @@ describe.skipIf(skipThisTarget)("data rights: export and erasure", () => {
     const user = await customerWithHistory();
     const other = await new RestClient(t.url).post("/api/v1/auth/login", { email: user.email, password: user.password });
     // A mail still waiting in the outbox for this customer (due later) is cancelled by the erasure.
-    await t.deps.db.forTenant("default").$transaction((tx) =>
+    await t.deps.db.transaction(t.deps.db.forTenant("default"), (tx) =>
       outboxes.enqueueMail(
         tx,
         {
@@ -121,7 +121,7 @@ describe.skipIf(skipThisTarget)("data rights: export and erasure", () => {
     expect(login.body.error.code).toBe("INVALID_CREDENTIALS");
 
     // What stays: the payment, with the phone masked; the user row, without personal data.
-    const db = t.deps.db.unscoped;
+    const db = t.deps.db.unscoped("test");
     const payments = await db.payment.findMany({ where: { userId: user.id } });
     expect(payments.map((p) => [p.amount, p.status, p.phone, p.paidPhone])).toEqual([[150, "SUCCESS", "254******678", "254******678"]]);
     const row = await db.user.findUniqueOrThrow({ where: { id: user.id } });
@@ -160,7 +160,7 @@ describe.skipIf(skipThisTarget)("data rights: export and erasure", () => {
     clock.advance(30);
     const erased = await client.request("DELETE", "/api/v1/auth/me", { body: { password: user.password, code: totpAt(user.secret, clock.now()) }, token: user.accessToken });
     expect(erased.status).toBe(200);
-    expect((await t.deps.db.unscoped.recoveryCode.count({ where: { userId: user.id } }))).toBe(0);
+    expect((await t.deps.db.unscoped("test").recoveryCode.count({ where: { userId: user.id } }))).toBe(0);
   });
 
   it("accepts a recovery code in place of the authenticator code, and works over tRPC", async () => {

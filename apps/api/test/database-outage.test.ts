@@ -149,16 +149,16 @@ describe.skipIf(target !== "postgres" || skipThisTarget)("a database outage", ()
     expect(await postCallback(t.callbackUrl("stkpush"), paid())).toEqual(accepted);
     expect((await requests.stkCallback()).status).toBe(200);
     const { checkoutRequestId } = ids;
-    const payment = await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { checkoutRequestId } });
+    const payment = await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { checkoutRequestId } });
     expect(payment).toMatchObject({ status: "SUCCESS", mpesaReceipt: receipt });
-    const stored = await t.deps.db.unscoped.darajaCallback.findMany({ where: { correlationId: checkoutRequestId } });
+    const stored = await t.deps.db.unscoped("test").darajaCallback.findMany({ where: { correlationId: checkoutRequestId } });
     expect(stored.map((row) => row.outcome).sort()).toEqual(["applied", "duplicate"]);
     // The webhook worker went on after the outage: the one payment.succeeded event is delivered.
     const ofPayment = (d: ReceivedDelivery) =>
       d.event.type === "payment.succeeded" && d.event.data.payment?.id === payment.id;
     const [delivered] = await receiver.waitFor(ofPayment, 1, 15_000);
     expect(delivered).toBeDefined();
-    const events = await t.deps.db.unscoped.webhookEvent.findMany({ where: { type: "payment.succeeded" } });
+    const events = await t.deps.db.unscoped("test").webhookEvent.findMany({ where: { type: "payment.succeeded" } });
     expect(events.filter((event) => event.body.includes(payment.id))).toHaveLength(1);
   }, 60_000);
 

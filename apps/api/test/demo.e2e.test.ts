@@ -317,7 +317,7 @@ describe.skipIf(skipThisTarget || target !== "embedded" || !haveChromium)("demo 
     swPage.on("pageerror", (error) => pageErrors.push(error.message));
     const email = uniqueEmail("demo-sw");
     const password = "nenosiri zuri sana";
-    const storedLocale = async () => ((await t.deps.db.unscoped.user.findFirst({ where: { email } }))?.preferences as { locale?: string } | undefined)?.locale;
+    const storedLocale = async () => ((await t.deps.db.unscoped("test").user.findFirst({ where: { email } }))?.preferences as { locale?: string } | undefined)?.locale;
     const tabs = () => swPage.locator("#tabs a").allTextContents();
     try {
       await swPage.goto(`${t.url}/demo/`);

@@ -28,7 +28,7 @@ describe.skipIf(skipThisTarget)("email management", () => {
     ({ app: t, sim } = smsApp);
   });
 
-  const mailsTo = (email: string) => t.deps.db.unscoped.mailOutbox.findMany({ where: { toAddress: email }, orderBy: { createdAt: "asc" } });
+  const mailsTo = (email: string) => t.deps.db.unscoped("test").mailOutbox.findMany({ where: { toAddress: email }, orderBy: { createdAt: "asc" } });
 
   /** The link of the newest change mail to `email`. */
   async function changeLinkTo(email: string): Promise<URL> {
@@ -82,7 +82,7 @@ describe.skipIf(skipThisTarget)("email management", () => {
     expect((await mailsTo(user.email)).map((m) => m.kind)).toEqual(["verifyEmail"]);
     expect((await client.get("/api/v1/auth/me", user.accessToken)).body.data).toMatchObject({ email: user.email });
     // Stored hashed, for 24 hours, with the address it confirms.
-    const rows = await t.deps.db.unscoped.oneTimeToken.findMany({ where: { userId: user.id, purpose: "change_email" } });
+    const rows = await t.deps.db.unscoped("test").oneTimeToken.findMany({ where: { userId: user.id, purpose: "change_email" } });
     expect(rows).toHaveLength(1);
     expect(rows[0]!.tokenHash).not.toBe(link.searchParams.get("token"));
     expect(rows[0]!.email).toBe(newEmail);
@@ -182,7 +182,7 @@ describe.skipIf(skipThisTarget)("email management", () => {
     const newEmail = uniqueEmail("bound");
     expect((await client.post("/api/v1/auth/me/email/start", { email: newEmail }, user.accessToken)).status).toBe(200);
     const token = (await changeLinkTo(newEmail)).searchParams.get("token");
-    const row = await t.deps.db.unscoped.oneTimeToken.findFirstOrThrow({ where: { userId: user.id, purpose: "change_email" } });
+    const row = await t.deps.db.unscoped("test").oneTimeToken.findFirstOrThrow({ where: { userId: user.id, purpose: "change_email" } });
     // The session of the access token that asked (its `sid` claim).
     expect(row.sessionId).toBe(JSON.parse(Buffer.from(user.accessToken.split(".")[1]!, "base64url").toString()).sid);
 
@@ -292,7 +292,7 @@ describe.skipIf(skipThisTarget)("email management limits", () => {
       const answer = await new RestClient(t.url).post("/api/v1/auth/me/email/start", { email: address }, other.accessToken);
       expect([answer.status, answer.body]).toEqual([200, startAnswer]);
     }
-    expect(await t.deps.db.unscoped.mailOutbox.count({ where: { toAddress: address } })).toBe(5);
+    expect(await t.deps.db.unscoped("test").mailOutbox.count({ where: { toAddress: address } })).toBe(5);
   });
 });
 

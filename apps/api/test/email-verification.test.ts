@@ -52,7 +52,7 @@ describe.skipIf(skipThisTarget)("email verification", () => {
     expect(link.searchParams.get("token")).toMatch(/^[0-9a-f]{64}$/);
     expect(link.searchParams.get("email")).toBe(user.email);
     // The token is stored only as its hash.
-    const rows = await t.deps.db.unscoped.oneTimeToken.findMany({ where: { userId: user.id } });
+    const rows = await t.deps.db.unscoped("test").oneTimeToken.findMany({ where: { userId: user.id } });
     expect(rows).toHaveLength(1);
     expect(rows[0]!.purpose).toBe("verify_email");
     expect(rows[0]!.tokenHash).not.toBe(link.searchParams.get("token"));
@@ -150,7 +150,7 @@ describe.skipIf(skipThisTarget)("email verification", () => {
     await settle(t);
     // The registration mail plus 5 resends; the sixth resend wrote nothing.
     expect(receiver.mails.filter((mail) => mail.to.includes(user.email))).toHaveLength(6);
-    expect(await t.deps.db.unscoped.mailOutbox.count({ where: { toAddress: user.email } })).toBe(6);
+    expect(await t.deps.db.unscoped("test").mailOutbox.count({ where: { toAddress: user.email } })).toBe(6);
   });
 
   it("a link expires after 24 hours", async () => {
@@ -261,7 +261,7 @@ async function waitForNth(receiver: SmtpReceiver, match: (mail: ReceivedMail) =>
 /** Waits until the outbox has nothing left to send, so "no further mail" can be asserted. */
 async function settle(t: TestApp): Promise<void> {
   for (let i = 0; i < 100; i++) {
-    const pending = await t.deps.db.unscoped.mailOutbox.count({ where: { sentAt: null } });
+    const pending = await t.deps.db.unscoped("test").mailOutbox.count({ where: { sentAt: null } });
     if (pending === 0) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       return;

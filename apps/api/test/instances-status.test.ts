@@ -83,10 +83,11 @@ describe.skipIf(skipThisTarget || target !== "postgres")("payment status across 
     // Both instances' listening connections are cut (as by a database restart); they come back by themselves.
     const listeners = `SELECT pid FROM pg_stat_activity
                         WHERE application_name = 'mteja-status-listener' AND datname = current_database()`;
-    const cut = (await a.deps.db.sql.query(listeners)).map((row) => Number(row.pid));
+    const query = (text: string, ...values: unknown[]) => a.deps.db.unscoped("test").$queryRawUnsafe<{ pid: number }[]>(text, ...values);
+    const cut = (await query(listeners)).map((row) => Number(row.pid));
     expect(cut).toHaveLength(2);
-    for (const pid of cut) await a.deps.db.sql.query("SELECT pg_terminate_backend($1)", [pid]);
-    const gone = async () => (await a.deps.db.sql.query(listeners)).every((row) => !cut.includes(Number(row.pid)));
+    for (const pid of cut) await query("SELECT pg_terminate_backend($1)", pid);
+    const gone = async () => (await query(listeners)).every((row) => !cut.includes(Number(row.pid)));
     await waitFor(gone, { timeoutMs: 2_000, intervalMs: 5 });
     const sent = performance.now();
     expect((await settle(ids)).status).toBe(200);
@@ -94,6 +95,6 @@ describe.skipIf(skipThisTarget || target !== "postgres")("payment status across 
     onB.unsubscribe();
     expect(onB.later.map((update) => update.status)).toEqual(["SUCCESS"]);
     expect(onB.later[0]!.at - sent).toBeLessThan(1_000);
-    await waitFor(async () => (await a.deps.db.sql.query(listeners)).length === 2);
+    await waitFor(async () => (await query(listeners)).length === 2);
   });
 });

@@ -16,7 +16,7 @@ const skipHere = skipThisTarget || target !== "embedded";
 
 async function resetToken(t: TestApp, email: string): Promise<string> {
   for (let i = 0; i < 100; i++) {
-    const mail = await t.deps.db.unscoped.mailOutbox.findFirst({ where: { toAddress: email, kind: "resetPassword" } });
+    const mail = await t.deps.db.unscoped("test").mailOutbox.findFirst({ where: { toAddress: email, kind: "resetPassword" } });
     const token = mail && /token=([0-9a-f]{64})/.exec(mail.textBody)?.[1];
     if (token) return token;
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -28,7 +28,7 @@ function sampleMail(to: string, kind: "passwordChanged" | "passwordReset" = "pas
 describe.skipIf(skipThisTarget)("outbox store (Prisma)", () => {
   let database: TestDatabase;
   let db: Database;
-  const store = () => outboxes.createMailStore(db.unscoped, { isKind: isMailKind, scrubBodiesOnSend: true });
+  const store = () => outboxes.createMailStore(db.unscoped("test"), { isKind: isMailKind, scrubBodiesOnSend: true });
   const t0 = new Date("2030-01-01T08:00:00.000Z");
   const at = (ms: number) => new Date(t0.getTime() + ms);
 
@@ -39,11 +39,11 @@ describe.skipIf(skipThisTarget)("outbox store (Prisma)", () => {
   });
   afterAll(async () => database?.drop());
   beforeEach(async () => {
-    await db.unscoped.mailOutbox.deleteMany();
+    await db.unscoped("test").mailOutbox.deleteMany();
   });
 
   async function insert(to: string, now: Date) {
-    return db.unscoped.$transaction((tx) => outboxes.enqueueMail(tx, sampleMail(to), now));
+    return db.transaction(db.unscoped("test"), (tx) => outboxes.enqueueMail(tx, sampleMail(to), now));
   }
 
   it("claims due mails oldest first and leases them without counting an attempt", async () => {
@@ -61,7 +61,7 @@ describe.skipIf(skipThisTarget)("outbox store (Prisma)", () => {
     expect(await store().claimDue({ limit: 10, now: at(10_000), leaseMs: 30_000 })).toEqual([]);
     const afterLease = await store().claimDue({ limit: 10, now: at(35_000), leaseMs: 30_000 });
     expect(afterLease.map((mail) => mail.id).sort()).toEqual([early, late].sort());
-    const row = await db.unscoped.mailOutbox.findUniqueOrThrow({ where: { id: early } });
+    const row = await db.unscoped("test").mailOutbox.findUniqueOrThrow({ where: { id: early } });
     expect(row.attempts).toBe(0);
     expect(row.nextAttemptAt).toEqual(at(65_000));
   });
@@ -86,7 +86,7 @@ describe.skipIf(skipThisTarget)("outbox store (Prisma)", () => {
     const id = await insert("retry@example.com", at(0));
     await store().claimDue({ limit: 1, now: at(0), leaseMs: 60_000 });
     await store().markFailed(id, { error: "ECONNECTION: refused", nextAttemptAt: at(2_000), attempts: 1 });
-    let row = await db.unscoped.mailOutbox.findUniqueOrThrow({ where: { id } });
+    let row = await db.unscoped("test").mailOutbox.findUniqueOrThrow({ where: { id } });
     expect(row).toMatchObject({ attempts: 1, lastError: "ECONNECTION: refused", nextAttemptAt: at(2_000), sentAt: null });
 
     const [again] = await store().claimDue({ limit: 1, now: at(2_000), leaseMs: 60_000 });
@@ -95,7 +95,7 @@ describe.skipIf(skipThisTarget)("outbox store (Prisma)", () => {
     await store().markSent(id, at(9_999));
     // A late failure report (a second instance) does not undo the delivery.
     await store().markFailed(id, { error: "late", nextAttemptAt: at(4_000), attempts: 2 });
-    row = await db.unscoped.mailOutbox.findUniqueOrThrow({ where: { id } });
+    row = await db.unscoped("test").mailOutbox.findUniqueOrThrow({ where: { id } });
     expect(row).toMatchObject({ sentAt: at(2_500), attempts: 1, textBody: "", htmlBody: "", lastError: null });
     expect(row.subject).toBe("Your Mteja Shop password was changed");
     expect(await store().claimDue({ limit: 10, now: at(1_000_000), leaseMs: 1_000 })).toEqual([]);
@@ -103,19 +103,19 @@ describe.skipIf(skipThisTarget)("outbox store (Prisma)", () => {
 
   it("a mail written in a transaction that rolls back does not exist", async () => {
     await expect(
-      db.unscoped.$transaction(async (tx) => {
+      db.transaction(db.unscoped("test"), async (tx) => {
         await outboxes.enqueueMail(tx, sampleMail("rolled-back@example.com"), at(0));
         throw new Error("the change failed");
       }),
     ).rejects.toThrow("the change failed");
-    expect(await db.unscoped.mailOutbox.count({ where: { toAddress: "rolled-back@example.com" } })).toBe(0);
+    expect(await db.unscoped("test").mailOutbox.count({ where: { toAddress: "rolled-back@example.com" } })).toBe(0);
   });
 
   it("leaves a kind it does not know leased for an instance that knows it", async () => {
     const fromTheFuture = { ...sampleMail("new@example.com"), kind: "fromTheFuture" };
-    const id = await db.unscoped.$transaction((tx) => outboxes.enqueueMail(tx, fromTheFuture, at(0)));
+    const id = await db.transaction(db.unscoped("test"), (tx) => outboxes.enqueueMail(tx, fromTheFuture, at(0)));
     expect(await store().claimDue({ limit: 10, now: at(0), leaseMs: 1_000 })).toEqual([]);
-    const row = await db.unscoped.mailOutbox.findUniqueOrThrow({ where: { id } });
+    const row = await db.unscoped("test").mailOutbox.findUniqueOrThrow({ where: { id } });
     expect(row.sentAt).toBeNull();
     expect(row.nextAttemptAt).toEqual(at(1_000));
   });
@@ -141,7 +141,7 @@ describe.skipIf(skipThisTarget)("mail delivery through an SMTP outage", () => {
     expect(Date.now() - started).toBeLessThan(5_000);
 
     const failed = await until(async () => {
-      const row = await t.deps.db.unscoped.mailOutbox.findFirst({ where: { toAddress: user.email } });
+      const row = await t.deps.db.unscoped("test").mailOutbox.findFirst({ where: { toAddress: user.email } });
       return row && row.attempts >= 1 ? row : undefined;
     });
     expect(failed.sentAt).toBeNull();
@@ -152,7 +152,7 @@ describe.skipIf(skipThisTarget)("mail delivery through an SMTP outage", () => {
     const mail = await receiver.waitForMail((m) => m.to.includes(user.email), 30_000);
     expect(mail.subject).toBe("Confirm your email for Mteja Shop");
     const sent = await until(async () => {
-      const row = await t.deps.db.unscoped.mailOutbox.findUniqueOrThrow({ where: { id: failed.id } });
+      const row = await t.deps.db.unscoped("test").mailOutbox.findUniqueOrThrow({ where: { id: failed.id } });
       return row.sentAt ? row : undefined;
     });
     expect(sent.attempts).toBeGreaterThanOrEqual(1);
@@ -220,7 +220,7 @@ describe.skipIf(skipThisTarget)("production: no dev outbox, bodies scrubbed once
 
     const user = await registerUser(client);
     const row = await until(async () => {
-      const found = await t.deps.db.unscoped.mailOutbox.findFirst({ where: { toAddress: user.email } });
+      const found = await t.deps.db.unscoped("test").mailOutbox.findFirst({ where: { toAddress: user.email } });
       return found?.sentAt ? found : undefined;
     });
     expect(row.textBody).toBe("");

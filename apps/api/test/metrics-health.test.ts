@@ -3,6 +3,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "./support/app.js";
 import { adminUrl, skipThisTarget } from "./support/database.js";
+import { waitFor } from "./support/wait.js";
 
 describe.skipIf(skipThisTarget)("health probes", () => {
   let t: TestApp;
@@ -24,9 +25,14 @@ describe.skipIf(skipThisTarget)("health probes", () => {
     const health = await fetch(`${t.url}/healthz`);
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ status: "ok" });
-    const ready = await fetch(`${t.url}/readyz`);
-    expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: "ready", database: t.database.db.kind });
+    // On PostgreSQL the listening connection of status notices (status-listener-health.test.ts) connects at start.
+    const listening = t.database.db.kind === "postgres" ? { status_listener: "connected" } : {};
+    const ready = await waitFor(async () => {
+      const answer = await fetch(`${t.url}/readyz`);
+      const body = (await answer.json()) as Record<string, unknown>;
+      return body.status_listener !== "reconnecting" && { status: answer.status, body };
+    });
+    expect(ready).toEqual({ status: 200, body: { status: "ready", database: t.database.db.kind, ...listening } });
   });
 
   it("answers /readyz 503 once the database is gone, while /healthz stays 200", async () => {

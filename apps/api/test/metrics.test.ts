@@ -105,7 +105,7 @@ describe.skipIf(skipThisTarget)("GET /metrics", () => {
   it("reads payments by status and the mail backlog from the database on each scrape", async () => {
     const client = new RestClient(t.url);
     const user = await registerUser(client);
-    const prisma = t.deps.db.unscoped;
+    const prisma = t.deps.db.unscoped("test");
     const payment = (status: string) => ({ tenantId: "default", userId: user.id, phone: "254712345678", amount: 10, reference: "ORDER", description: "Payment", status });
     await prisma.payment.createMany({ data: [payment("SUCCESS"), payment("SUCCESS"), payment("CANCELLED")] });
     const hourAgo = new Date(Date.now() - 3600_000);

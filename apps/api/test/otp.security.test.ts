@@ -130,7 +130,7 @@ describe.skipIf(skipThisTarget)("two-factor security", () => {
       const right = await validate(token, totpAt(user.secret, clock.now()));
       expect(right.status).toBe(401);
       expect(right.body.error.code).toBe("INVALID_TOKEN");
-      const row = await t.deps.db.unscoped.oneTimeToken.findFirstOrThrow({ where: { userId: user.id, purpose: "otp_login" } });
+      const row = await t.deps.db.unscoped("test").oneTimeToken.findFirstOrThrow({ where: { userId: user.id, purpose: "otp_login" } });
       expect(row.attempts).toBe(5);
       expect(row.usedAt).not.toBeNull();
       // A new login gives a new token (the account's failure budget still has room: 5 of 10).
@@ -146,7 +146,7 @@ describe.skipIf(skipThisTarget)("two-factor security", () => {
       const codes = results.map((r) => r.body.error.code);
       expect(codes.filter((c) => c === "INVALID_OTP").length).toBeLessThanOrEqual(5);
       expect(codes.every((c) => c === "INVALID_OTP" || c === "INVALID_TOKEN")).toBe(true);
-      const row = await t.deps.db.unscoped.oneTimeToken.findFirstOrThrow({ where: { userId: user.id, purpose: "otp_login" } });
+      const row = await t.deps.db.unscoped("test").oneTimeToken.findFirstOrThrow({ where: { userId: user.id, purpose: "otp_login" } });
       expect(row.attempts).toBeLessThanOrEqual(5);
       expect((await validate(token, totpAt(user.secret, clock.now()))).body.error.code).toBe("INVALID_TOKEN");
     });

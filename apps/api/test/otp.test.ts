@@ -299,10 +299,10 @@ describe.skipIf(skipThisTarget)("two-factor (TOTP)", () => {
       expect(res.body).toEqual({ success: true, message: expect.stringMatching(/disabled/i) });
       expect((await user.client.get("/api/v1/auth/me", user.accessToken)).body.data.otp_enabled).toBe(false);
 
-      const row = await t.deps.db.unscoped.user.findUniqueOrThrow({ where: { id: user.id } });
+      const row = await t.deps.db.unscoped("test").user.findUniqueOrThrow({ where: { id: user.id } });
       expect(row.otpSecretEnc).toBeNull();
       expect(row.otpPendingSecretEnc).toBeNull();
-      expect(await t.deps.db.unscoped.recoveryCode.count({ where: { userId: user.id } })).toBe(0);
+      expect(await t.deps.db.unscoped("test").recoveryCode.count({ where: { userId: user.id } })).toBe(0);
 
       const login = await new RestClient(t.url).post("/api/v1/auth/login", { email: user.email, password: user.password });
       expect(login.body.data.requires_otp).toBe(false);
@@ -340,7 +340,7 @@ describe.skipIf(skipThisTarget)("two-factor (TOTP)", () => {
   it("writes a security notice mail when two-factor is turned on and off", async () => {
     const user = await enrolledUser(t.url, clock);
     await user.client.request("DELETE", "/api/v1/auth/otp/disable", { body: { password: user.password }, token: user.accessToken });
-    const kinds = (await t.deps.db.unscoped.mailOutbox.findMany({ where: { toAddress: user.email }, orderBy: { createdAt: "asc" } })).map((m) => m.kind);
+    const kinds = (await t.deps.db.unscoped("test").mailOutbox.findMany({ where: { toAddress: user.email }, orderBy: { createdAt: "asc" } })).map((m) => m.kind);
     expect(kinds).toContain("twoFactorEnabled");
     expect(kinds).toContain("twoFactorDisabled");
   });
@@ -349,20 +349,20 @@ describe.skipIf(skipThisTarget)("two-factor (TOTP)", () => {
     const c = new RestClient(t.url);
     const user = await registerUser(c);
     const secret = (await c.post("/api/v1/auth/otp/setup", undefined, user.accessToken)).body.data.secret as string;
-    const pending = await t.deps.db.unscoped.user.findUniqueOrThrow({ where: { id: user.id } });
+    const pending = await t.deps.db.unscoped("test").user.findUniqueOrThrow({ where: { id: user.id } });
     expect(pending.otpPendingSecretEnc).toMatch(/^v1\./);
     expect(pending.otpPendingSecretEnc).not.toContain(secret);
     expect(Buffer.from(pending.otpPendingSecretEnc!.split(".")[3]!, "base64url").toString("latin1")).not.toContain(secret);
 
     const codes: string[] = (await c.post("/api/v1/auth/otp/verify", { code: totpAt(secret, clock.now()) }, user.accessToken)).body.data.recovery_codes;
-    const row = await t.deps.db.unscoped.user.findUniqueOrThrow({ where: { id: user.id } });
+    const row = await t.deps.db.unscoped("test").user.findUniqueOrThrow({ where: { id: user.id } });
     expect(row.otpSecretEnc).toMatch(/^v1\./);
     expect(row.otpSecretEnc).not.toContain(secret);
     expect(row.otpPendingSecretEnc).toBeNull();
     const dump = JSON.stringify(row, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
     expect(dump).not.toContain(secret);
 
-    const stored = await t.deps.db.unscoped.recoveryCode.findMany({ where: { userId: user.id } });
+    const stored = await t.deps.db.unscoped("test").recoveryCode.findMany({ where: { userId: user.id } });
     expect(stored).toHaveLength(10);
     const hashes = stored.map((r) => r.codeHash).join(" ");
     for (const code of codes) {
@@ -371,7 +371,7 @@ describe.skipIf(skipThisTarget)("two-factor (TOTP)", () => {
     }
 
     const token = await otpToken(t.url, user);
-    const tokens = await t.deps.db.unscoped.oneTimeToken.findMany({ where: { userId: user.id, purpose: "otp_login" } });
+    const tokens = await t.deps.db.unscoped("test").oneTimeToken.findMany({ where: { userId: user.id, purpose: "otp_login" } });
     expect(tokens).toHaveLength(1);
     expect(tokens[0]!.tokenHash).not.toContain(token);
     expect(tokens[0]!.tokenHash).toMatch(/^[0-9a-f]{64}$/);

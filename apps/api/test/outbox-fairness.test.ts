@@ -26,8 +26,8 @@ describe.skipIf(skipThisTarget)("the outboxes' fair claims", () => {
   });
   afterAll(async () => database?.drop());
   beforeEach(async () => {
-    await db.unscoped.mailOutbox.deleteMany();
-    await db.unscoped.smsOutbox.deleteMany();
+    await db.unscoped("test").mailOutbox.deleteMany();
+    await db.unscoped("test").smsOutbox.deleteMany();
   });
 
   /** `count` rows of a tenant, due one millisecond apart from `from`. */
@@ -57,32 +57,32 @@ describe.skipIf(skipThisTarget)("the outboxes' fair claims", () => {
   }
 
   it("mail: a shop's backlog of 300 takes 5 of a claim of 20; another shop's single mail is in that claim", async () => {
-    await db.unscoped.mailOutbox.createMany({ data: [...mails("busy", 300, 0), ...mails("calm", 1, 10_000)] });
-    const store = outboxes.createMailStore(db.unscoped, { isKind: isMailKind, scrubBodiesOnSend: false });
+    await db.unscoped("test").mailOutbox.createMany({ data: [...mails("busy", 300, 0), ...mails("calm", 1, 10_000)] });
+    const store = outboxes.createMailStore(db.unscoped("test"), { isKind: isMailKind, scrubBodiesOnSend: false });
     const claimed = await store.claimDue({ limit: 20, now: at(60_000), leaseMs: 60_000, perTenant: 5 });
     expect(claimed.map((mail) => mail.tenantId).sort()).toEqual(["busy", "busy", "busy", "busy", "busy", "calm"]);
     // The backlog's oldest, oldest due first.
     expect(claimed.filter((mail) => mail.tenantId === "busy").map((mail) => mail.to)).toEqual([0, 1, 2, 3, 4].map((i) => `busy-${i}@example.com`));
 
     // The worker as the service runs it (batches of 20): the other shop's mail goes out in the first batch.
-    await db.unscoped.mailOutbox.deleteMany();
-    await db.unscoped.mailOutbox.createMany({ data: [...mails("busy", 300, 0), ...mails("calm", 1, 10_000)] });
+    await db.unscoped("test").mailOutbox.deleteMany();
+    await db.unscoped("test").mailOutbox.createMany({ data: [...mails("busy", 300, 0), ...mails("calm", 1, 10_000)] });
     const sent: OutboxMail[] = [];
     const transport: MailTransport = { send: async (mail) => void sent.push(mail), close: async () => {} };
     const worker = createOutboxWorker({ store, transport, logger: quiet, now: () => at(60_000), random: noJitter });
     expect(await worker.runOnce()).toEqual({ sent: 6, failed: 0 });
     expect(sent.filter((mail) => mail.tenantId === "calm")).toHaveLength(1);
-    expect(await db.unscoped.mailOutbox.count({ where: { tenantId: "calm", sentAt: null } })).toBe(0);
+    expect(await db.unscoped("test").mailOutbox.count({ where: { tenantId: "calm", sentAt: null } })).toBe(0);
   });
 
   it("SMS: a shop's backlog of 300 texts takes 5 of a claim of 20; another shop's single text is sent in the first batch", async () => {
-    await db.unscoped.smsOutbox.createMany({ data: [...texts("busy", 300, 0), ...texts("calm", 1, 10_000)] });
-    const store = outboxes.createTextStore(db.unscoped, { scrubBodiesOnSend: false });
+    await db.unscoped("test").smsOutbox.createMany({ data: [...texts("busy", 300, 0), ...texts("calm", 1, 10_000)] });
+    const store = outboxes.createTextStore(db.unscoped("test"), { scrubBodiesOnSend: false });
     const claimed = await store.claimDue({ limit: 20, now: at(60_000), leaseMs: 60_000, perTenant: 5 });
     expect(claimed.map((text) => text.tenantId).sort()).toEqual(["busy", "busy", "busy", "busy", "busy", "calm"]);
 
-    await db.unscoped.smsOutbox.deleteMany();
-    await db.unscoped.smsOutbox.createMany({ data: [...texts("busy", 300, 0), ...texts("calm", 1, 10_000)] });
+    await db.unscoped("test").smsOutbox.deleteMany();
+    await db.unscoped("test").smsOutbox.createMany({ data: [...texts("busy", 300, 0), ...texts("calm", 1, 10_000)] });
     const sent: OutboxText[] = [];
     const transport: SmsTransport = {
       send: async (text) => {
@@ -96,8 +96,8 @@ describe.skipIf(skipThisTarget)("the outboxes' fair claims", () => {
   });
 
   it("takes tenants in turns and never gives two claims at once the same row", async () => {
-    await db.unscoped.mailOutbox.createMany({ data: [...mails("a", 10, 0), ...mails("b", 10, 100), ...mails("c", 10, 200)] });
-    const store = outboxes.createMailStore(db.unscoped, { isKind: isMailKind, scrubBodiesOnSend: false });
+    await db.unscoped("test").mailOutbox.createMany({ data: [...mails("a", 10, 0), ...mails("b", 10, 100), ...mails("c", 10, 200)] });
+    const store = outboxes.createMailStore(db.unscoped("test"), { isKind: isMailKind, scrubBodiesOnSend: false });
     const claim = () => store.claimDue({ limit: 6, now: at(60_000), leaseMs: 60_000, perTenant: 3 });
     const [first, second] = await Promise.all([claim(), claim()]);
     const ids = [...first!, ...second!].map((mail) => mail.id);
@@ -108,8 +108,8 @@ describe.skipIf(skipThisTarget)("the outboxes' fair claims", () => {
       expect(Math.max(...perTenant.values())).toBeLessThanOrEqual(3);
     }
     // One claim of 6 with every tenant's backlog waiting: two of each.
-    await db.unscoped.mailOutbox.deleteMany();
-    await db.unscoped.mailOutbox.createMany({ data: [...mails("a", 10, 0), ...mails("b", 10, 100), ...mails("c", 10, 200)] });
+    await db.unscoped("test").mailOutbox.deleteMany();
+    await db.unscoped("test").mailOutbox.createMany({ data: [...mails("a", 10, 0), ...mails("b", 10, 100), ...mails("c", 10, 200)] });
     expect((await claim()).map((mail) => mail.tenantId).sort()).toEqual(["a", "a", "b", "b", "c", "c"]);
   });
 });

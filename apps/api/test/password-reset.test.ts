@@ -80,8 +80,8 @@ describe.skipIf(skipThisTarget)("password reset", () => {
 
     await settle(t);
     expect(mailsTo(unknown)).toHaveLength(0);
-    expect(await t.deps.db.unscoped.mailOutbox.count({ where: { toAddress: unknown } })).toBe(0);
-    const stored = await t.deps.db.unscoped.oneTimeToken.findFirst({ where: { userId: user.id, purpose: "reset_password" } });
+    expect(await t.deps.db.unscoped("test").mailOutbox.count({ where: { toAddress: unknown } })).toBe(0);
+    const stored = await t.deps.db.unscoped("test").oneTimeToken.findFirst({ where: { userId: user.id, purpose: "reset_password" } });
     expect(stored?.tokenHash).not.toBe(link.searchParams.get("token"));
     expect(stored!.expiresAt.getTime() - stored!.createdAt.getTime()).toBe(30 * 60 * 1000);
   });
@@ -224,7 +224,7 @@ describe.skipIf(skipThisTarget)("password reset", () => {
     await resetMail(user.email, 4);
     await settle(t);
     expect(mailsTo(user.email, /^Reset your /)).toHaveLength(5);
-    expect(await t.deps.db.unscoped.oneTimeToken.count({ where: { userId: user.id, purpose: "reset_password" } })).toBe(5);
+    expect(await t.deps.db.unscoped("test").oneTimeToken.count({ where: { userId: user.id, purpose: "reset_password" } })).toBe(5);
   });
 
   it("works over tRPC: forgotPassword and resetPassword, INVALID_TOKEN as 400", async () => {
@@ -249,7 +249,7 @@ describe.skipIf(skipThisTarget)("password reset", () => {
 async function settle(t: TestApp): Promise<void> {
   for (let i = 0; i < 100; i++) {
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const pending = await t.deps.db.unscoped.mailOutbox.count({ where: { sentAt: null } });
+    const pending = await t.deps.db.unscoped("test").mailOutbox.count({ where: { sentAt: null } });
     if (pending === 0) return;
   }
   throw new Error("outbox did not drain");

@@ -47,7 +47,7 @@ describe.skipIf(skipThisTarget)("a C2B payment held as a duplicate while a promp
   const intentOf = async (id: string) => (await server("GET", `/api/v1/payment-intents/${id}`)).body.data;
   /** The events of this type about this intent, as stored (their bodies as they are sent). */
   const intentEvents = async (intentId: string, type: string) =>
-    (await t.deps.db.unscoped.webhookEvent.findMany({ where: { type, body: { contains: intentId } }, orderBy: { createdAt: "asc" } }))
+    (await t.deps.db.unscoped("test").webhookEvent.findMany({ where: { type, body: { contains: intentId } }, orderBy: { createdAt: "asc" } }))
       .map((row) => JSON.parse(row.body) as { data: any })
       .filter((event) => event.data.payment_intent?.id === intentId);
 
@@ -72,7 +72,7 @@ describe.skipIf(skipThisTarget)("a C2B payment held as a duplicate while a promp
       BillRefNumber: intent.reference, InvoiceNumber: "", OrgAccountBalance: "", ThirdPartyTransID: "", MSISDN: "2547 ***** 126", FirstName: "",
     };
     expect((await postCallback(t.callbackUrl("c2b/confirmation"), confirmation)).body).toEqual({ ResultCode: 0, ResultDesc: "Success" });
-    const held = await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { transId } });
+    const held = await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { transId } });
     expect(held).toMatchObject({ duplicate: true, intentId: intent.id, status: "SUCCESS" });
     expect((await intentOf(intent.id)).status).toBe("processing");
     return { intent, ids, held };
@@ -159,7 +159,7 @@ describe.skipIf(skipThisTarget)("a C2B payment held as a duplicate while a promp
       ["stk", "SUCCESS", false],
       ["c2b", "SUCCESS", true],
     ]);
-    expect((await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id: held.id } })).duplicate).toBe(true);
+    expect((await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { id: held.id } })).duplicate).toBe(true);
     expect(await intentEvents(intent.id, "payment_intent.succeeded")).toHaveLength(1);
   });
 

@@ -193,7 +193,7 @@ describe.skipIf(skipThisTarget)("payment intents", () => {
     const paid = await intent(created.id);
     expect(paid.status).toBe("succeeded");
     expect(paid.payments).toMatchObject([{ status: "SUCCESS", mpesa_receipt: receipt, duplicate: false }]);
-    const outcomes = (await t.deps.db.unscoped.darajaCallback.findMany({ where: { correlationId: pushed.body.data.checkoutRequestId } })).map((c) => c.outcome).sort();
+    const outcomes = (await t.deps.db.unscoped("test").darajaCallback.findMany({ where: { correlationId: pushed.body.data.checkoutRequestId } })).map((c) => c.outcome).sort();
     expect(outcomes).toEqual(["applied", "duplicate", "flagged"]);
     expectError(await pay({ intent_id: created.id }), 409, "INTENT_NOT_PAYABLE");
 
@@ -254,7 +254,7 @@ describe.skipIf(skipThisTarget)("payment intents", () => {
     const pushed = await pay({ intent_id: created.id, amount: 290, description: "Mine" });
     expect(pushed.status).toBe(200);
     expect(fake.received.filter((r) => r.operation === "stkpush").at(-1)!.body).toMatchObject({ Amount: 290, TransactionDesc: "Payment" });
-    expect((await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id: pushed.body.data.id } })).intentId).toBe(created.id);
+    expect((await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { id: pushed.body.data.id } })).intentId).toBe(created.id);
   });
 
   it("is paid only by its customer when bound to one (another customer: 404)", async () => {
@@ -324,9 +324,9 @@ describe.skipIf(skipThisTarget)("payment intents", () => {
     const another = await createIntent({ expires_in_seconds: 60 });
     clock.advance(60);
     await t.reconciler.runOnce();
-    const row = await t.deps.db.unscoped.paymentIntent.findUniqueOrThrow({ where: { id: another.id } });
+    const row = await t.deps.db.unscoped("test").paymentIntent.findUniqueOrThrow({ where: { id: another.id } });
     expect(row.status).toBe("expired");
-    expect((await t.deps.db.unscoped.paymentIntent.findUniqueOrThrow({ where: { id: swept.id } })).status).toBe("expired");
+    expect((await t.deps.db.unscoped("test").paymentIntent.findUniqueOrThrow({ where: { id: swept.id } })).status).toBe("expired");
 
     // Each expiry is reported once, whether a read or the reconciler expired it; the processing one never.
     const events = (await server("GET", "/api/v1/webhook-events?limit=100")).body.data.webhook_events as { type: string; data: { payment_intent?: { id: string; status: string } } }[];
@@ -340,7 +340,7 @@ describe.skipIf(skipThisTarget)("payment intents", () => {
     const created = await createIntent({ amount: 330 });
     const pushed = await pay({ intent_id: created.id });
     // Paid meanwhile by another payment (as a C2B payment would).
-    const db = t.deps.db.unscoped;
+    const db = t.deps.db.unscoped("test");
     const paidAt = clock.now();
     await db.paymentIntent.update({ where: { id: created.id }, data: { status: "succeeded", updatedAt: paidAt } });
     await callback(pushed.body.data, 0, 330);
@@ -403,7 +403,7 @@ describe.skipIf(skipThisTarget)("payment intents (Daraja simulator)", () => {
     const second = await t.rest.request("POST", "/api/momo/stkpush", { body: { phone: "0712345678", intent_id: id }, token: customer.accessToken });
     expect(second.status).toBe(200);
     await waitFor(async () => {
-      const stored = await t.deps.db.unscoped.darajaCallback.findMany({ where: { correlationId: second.body.data.checkoutRequestId } });
+      const stored = await t.deps.db.unscoped("test").darajaCallback.findMany({ where: { correlationId: second.body.data.checkoutRequestId } });
       return stored.length === 2 && stored.every((c) => c.outcome !== "accepted") ? stored : undefined;
     });
     const paid = await intentOf(id);

@@ -25,7 +25,7 @@ describe.skipIf(skipThisTarget)("B2C payouts (simulator)", () => {
 
   const payout = (body: Record<string, unknown>, token = admin.accessToken, headers: Record<string, string> = {}) =>
     t.rest.request("POST", "/api/momo/b2c", { body, token, headers });
-  const stored = (originatorConversationId: string) => t.deps.db.unscoped.payout.findUniqueOrThrow({ where: { originatorConversationId } });
+  const stored = (originatorConversationId: string) => t.deps.db.unscoped("test").payout.findUniqueOrThrow({ where: { originatorConversationId } });
   const settledPayout = (originatorConversationId: string, statuses = ["SUCCESS", "FAILED"]) =>
     waitFor(async () => {
       const row = await stored(originatorConversationId);
@@ -42,7 +42,7 @@ describe.skipIf(skipThisTarget)("B2C payouts (simulator)", () => {
     expect(error).toBeInstanceOf(TRPCClientError);
     expect((error as TRPCClientError<any>).shape.error.code).toBe("FORBIDDEN");
     expect((error as TRPCClientError<any>).data.httpStatus).toBe(403);
-    expect(await t.deps.db.unscoped.payout.count({ where: { requestedBy: customer.id } })).toBe(0);
+    expect(await t.deps.db.unscoped("test").payout.count({ where: { requestedBy: customer.id } })).toBe(0);
   });
 
   it("refuses a demoted admin's access token at once (401 INVALID_TOKEN, REST and tRPC); nothing is stored or sent", async () => {
@@ -60,7 +60,7 @@ describe.skipIf(skipThisTarget)("B2C payouts (simulator)", () => {
     const error = await client.payments.b2c.mutate({ phone: "0712345678", amount: 100 }).catch((e: unknown) => e);
     expect((error as TRPCClientError<any>).shape.error.code).toBe("INVALID_TOKEN");
     expect((error as TRPCClientError<any>).data.httpStatus).toBe(401);
-    expect(await t.deps.db.unscoped.payout.count({ where: { requestedBy: former.id } })).toBe(0);
+    expect(await t.deps.db.unscoped("test").payout.count({ where: { requestedBy: former.id } })).toBe(0);
   });
 
   it("pays out for an admin: PENDING answer, then the result callback settles it SUCCESS", async () => {
@@ -106,7 +106,7 @@ describe.skipIf(skipThisTarget)("B2C payouts (simulator)", () => {
     const ocid = answer.body.data.originatorConversationId;
     await settledPayout(ocid);
     const rows = await waitFor(async () => {
-      const found = await t.deps.db.unscoped.darajaCallback.findMany({ where: { correlationId: ocid, payoutId: { not: null } } });
+      const found = await t.deps.db.unscoped("test").darajaCallback.findMany({ where: { correlationId: ocid, payoutId: { not: null } } });
       return found.length === 2 ? found : undefined;
     });
     expect(rows.map((r) => r.outcome).sort()).toEqual(["applied", "duplicate"]);
@@ -117,7 +117,7 @@ describe.skipIf(skipThisTarget)("B2C payouts (simulator)", () => {
     const ocid = answer.body.data.originatorConversationId;
     const unknown = await settledPayout(ocid, ["UNKNOWN"]);
     expect(unknown.lastError).toContain("timed out");
-    const timeoutRow = await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { correlationId: ocid, kind: "b2c_timeout" } });
+    const timeoutRow = await t.deps.db.unscoped("test").darajaCallback.findFirstOrThrow({ where: { correlationId: ocid, kind: "b2c_timeout" } });
     expect(timeoutRow.outcome).toBe("applied");
 
     const report = await t.reconciler.runOnce();
@@ -128,7 +128,7 @@ describe.skipIf(skipThisTarget)("B2C payouts (simulator)", () => {
     const log = await sim.requests();
     expect(log.requests.filter((r) => r.path === "/mpesa/b2c/v3/paymentrequest" && r.body.OriginatorConversationID === ocid)).toHaveLength(1);
     expect(log.requests.filter((r) => r.path === "/mpesa/transactionstatus/v1/query" && r.body.OriginatorConversationID === ocid).length).toBeGreaterThanOrEqual(1);
-    expect(await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { correlationId: ocid, kind: "b2c_status" } })).toMatchObject({ outcome: "applied" });
+    expect(await t.deps.db.unscoped("test").darajaCallback.findFirstOrThrow({ where: { correlationId: ocid, kind: "b2c_status" } })).toMatchObject({ outcome: "applied" });
   });
 
   it.each([
@@ -144,7 +144,7 @@ describe.skipIf(skipThisTarget)("B2C payouts (simulator)", () => {
       const row = await stored(ocid);
       if (row.status === "PENDING" || row.status === "UNKNOWN") {
         // The status query's result arrives by callback; let the next run query again right away.
-        await t.deps.db.unscoped.payout.update({ where: { id: row.id }, data: { nextStatusQueryAt: new Date(0) } });
+        await t.deps.db.unscoped("test").payout.update({ where: { id: row.id }, data: { nextStatusQueryAt: new Date(0) } });
         return undefined;
       }
       return row;
@@ -186,7 +186,7 @@ describe.skipIf(skipThisTarget)("B2C when Daraja fails (scripted simulator)", ()
     const refused = await payout({ phone: "0712345678", amount: 100 });
     expect(refused.status).toBe(502);
     expect(refused.body.error).toEqual({ code: "PAYMENT_PROVIDER_ERROR", details: [{ errorCode: "400.002.02", errorMessage: "Bad Request - Invalid PartyB" }] });
-    const row = await t.deps.db.unscoped.payout.findFirstOrThrow({ where: { amount: 100 } });
+    const row = await t.deps.db.unscoped("test").payout.findFirstOrThrow({ where: { amount: 100 } });
     expect(row).toMatchObject({ status: "FAILED", conversationId: null, nextStatusQueryAt: null });
   });
 
@@ -199,7 +199,7 @@ describe.skipIf(skipThisTarget)("B2C when Daraja fails (scripted simulator)", ()
     expect(slow.status).toBe(202);
     expect(slow.body.data).toEqual({ conversationId: null, originatorConversationId: expect.any(String), status: "UNKNOWN" });
     const ocid = slow.body.data.originatorConversationId as string;
-    expect(await t.deps.db.unscoped.payout.findUniqueOrThrow({ where: { originatorConversationId: ocid } })).toMatchObject({ status: "UNKNOWN", amount: 300 });
+    expect(await t.deps.db.unscoped("test").payout.findUniqueOrThrow({ where: { originatorConversationId: ocid } })).toMatchObject({ status: "UNKNOWN", amount: 300 });
 
     // A keyed retry does not send it again.
     const retry = await payout({ phone: "0712345678", amount: 300 }, headers);
@@ -236,18 +236,18 @@ describe.skipIf(skipThisTarget)("B2C when Daraja fails (scripted simulator)", ()
     const wrongAmount = structuredClone(statusResult);
     wrongAmount.Result.ResultParameters.ResultParameter[3] = { Key: "Amount", Value: 3000 };
     expect((await postCallback(query.body.ResultURL, wrongAmount)).status).toBe(200);
-    expect((await t.deps.db.unscoped.payout.findUniqueOrThrow({ where: { originatorConversationId: ocid } })).status).toBe("UNKNOWN");
+    expect((await t.deps.db.unscoped("test").payout.findUniqueOrThrow({ where: { originatorConversationId: ocid } })).status).toBe("UNKNOWN");
 
     expect((await postCallback(query.body.ResultURL, statusResult)).body).toEqual({ ResultCode: 0, ResultDesc: "Accepted" });
-    expect(await t.deps.db.unscoped.payout.findUniqueOrThrow({ where: { originatorConversationId: ocid } })).toMatchObject({
+    expect(await t.deps.db.unscoped("test").payout.findUniqueOrThrow({ where: { originatorConversationId: ocid } })).toMatchObject({
       status: "SUCCESS",
       transactionId: "SKQ1234567",
       conversationId: "AG_20261122_real",
     });
-    const rows = await t.deps.db.unscoped.darajaCallback.findMany({ where: { correlationId: ocid, kind: "b2c_status" }, orderBy: { receivedAt: "asc" } });
+    const rows = await t.deps.db.unscoped("test").darajaCallback.findMany({ where: { correlationId: ocid, kind: "b2c_status" }, orderBy: { receivedAt: "asc" } });
     expect(rows.map((r) => r.outcome)).toEqual(["flagged", "applied"]);
     // Settled: no further status queries.
-    await t.deps.db.unscoped.payout.updateMany({ where: { originatorConversationId: ocid }, data: { nextStatusQueryAt: new Date(0) } });
+    await t.deps.db.unscoped("test").payout.updateMany({ where: { originatorConversationId: ocid }, data: { nextStatusQueryAt: new Date(0) } });
     expect((await t.reconciler.runOnce()).payoutsQueried).toBe(0);
   });
 });

@@ -37,8 +37,8 @@ describe.skipIf(skipThisTarget)("account balance", () => {
       return answer.body.data?.id === id && answer.body.data.status !== "pending" ? answer.body.data : undefined;
     });
   const storedCallbacks = (correlationId: string) =>
-    t.deps.db.unscoped.darajaCallback.findMany({ where: { correlationId }, orderBy: { receivedAt: "asc" } });
-  const requestRow = (id: string) => t.deps.db.unscoped.accountBalance.findUniqueOrThrow({ where: { id } });
+    t.deps.db.unscoped("test").darajaCallback.findMany({ where: { correlationId }, orderBy: { receivedAt: "asc" } });
+  const requestRow = (id: string) => t.deps.db.unscoped("test").accountBalance.findUniqueOrThrow({ where: { id } });
   const outcomesOf = async (correlationId: string) => (await storedCallbacks(correlationId)).map((c) => c.outcome);
   const accountNamed = (accounts: Account[], name: string) => accounts.find((account) => account.name === name)!;
 
@@ -61,7 +61,7 @@ describe.skipIf(skipThisTarget)("account balance", () => {
     let storedFirst = false;
     sim.script("accountbalance", async () => {
       const where = { tenantId: "default", status: "pending" };
-      storedFirst = (await t.deps.db.unscoped.accountBalance.findFirst({ where })) !== null;
+      storedFirst = (await t.deps.db.unscoped("test").accountBalance.findFirst({ where })) !== null;
     });
     const asked = await requestBalance();
     expect(asked.status, JSON.stringify(asked.body)).toBe(202);
@@ -109,7 +109,7 @@ describe.skipIf(skipThisTarget)("account balance", () => {
     const payout = await t.rest.request("POST", "/api/momo/b2c", { body, token: adminUser.accessToken });
     expect(payout.status, JSON.stringify(payout.body)).toBe(200);
     const where = { originatorConversationId: payout.body.data.originatorConversationId as string };
-    await waitFor(async () => (await t.deps.db.unscoped.payout.findFirstOrThrow({ where })).status === "SUCCESS");
+    await waitFor(async () => (await t.deps.db.unscoped("test").payout.findFirstOrThrow({ where })).status === "SUCCESS");
     const after = await settled((await requestBalance()).body.data.id);
     const utilityOf = (balance: { accounts: Account[] }) => accountNamed(balance.accounts, "Utility Account").available;
     expect(utilityOf(after)).toBeCloseTo(utilityOf(before) - 120, 2);
@@ -209,7 +209,7 @@ describe.skipIf(skipThisTarget)("account balance", () => {
     const refused = await requestBalance("duka-bila-b2c");
     expect(refused.status).toBe(503);
     expect(refused.body.error.code).toBe("PAYMENT_PROVIDER_UNAVAILABLE");
-    expect(await t.deps.db.unscoped.accountBalance.count({ where: { tenantId: "duka-bila-b2c" } })).toBe(0);
+    expect(await t.deps.db.unscoped("test").accountBalance.count({ where: { tenantId: "duka-bila-b2c" } })).toBe(0);
   });
 });
 

@@ -66,7 +66,7 @@ describe.skipIf(skipThisTarget)("dev start with the in-process simulator", () =>
     expect(pushed.status).toBe(200);
     const payment = await waitFor(
       async () => {
-        const row = await services.deps.db.unscoped.payment.findUnique({ where: { checkoutRequestId: pushed.body.data.checkoutRequestId } });
+        const row = await services.deps.db.unscoped("test").payment.findUnique({ where: { checkoutRequestId: pushed.body.data.checkoutRequestId } });
         return row?.status === "SUCCESS" ? row : undefined;
       },
       { timeoutMs: 8_000 },
@@ -77,13 +77,13 @@ describe.skipIf(skipThisTarget)("dev start with the in-process simulator", () =>
     const callBackUrl = seen.requests.find((r) => r.path.endsWith("/stkpush/v1/processrequest"))!.body.CallBackURL as string;
     expect(callBackUrl).toMatch(/\/api\/momo\/callback\/stkpush\?token=[0-9a-f]{64}&tenant=64656661756c74&ref=/);
 
-    await services.deps.db.unscoped.user.update({ where: { id: user.id }, data: { role: "admin" } });
+    await services.deps.db.unscoped("test").user.update({ where: { id: user.id }, data: { role: "admin" } });
     const login = await rest.post("/api/v1/auth/login", { email: user.email, password: user.password });
     const paid = await rest.post("/api/momo/b2c", { phone: "0712345678", amount: 500 }, login.body.data.access_token);
     expect(paid.status).toBe(200);
     const payout = await waitFor(
       async () => {
-        const row = await services.deps.db.unscoped.payout.findUnique({ where: { originatorConversationId: paid.body.data.originatorConversationId } });
+        const row = await services.deps.db.unscoped("test").payout.findUnique({ where: { originatorConversationId: paid.body.data.originatorConversationId } });
         return row && row.status !== "PENDING" ? row : undefined;
       },
       { timeoutMs: 8_000 },

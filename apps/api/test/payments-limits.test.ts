@@ -77,12 +77,12 @@ describe.skipIf(skipThisTarget)("payment request limits", () => {
       expect((await push(b.accessToken, "254722000001")).status).toBe(200);
 
       const promptsBefore = fake.count("stkpush");
-      const rowsBefore = await t.deps.db.unscoped.payment.count({ where: { phone: "254722000001" } });
+      const rowsBefore = await t.deps.db.unscoped("test").payment.count({ where: { phone: "254722000001" } });
       expectRateLimited(await push(c.accessToken, "+254722000001"), 60);
       const client = trpcClient(t.url, () => ({ authorization: `Bearer ${c.accessToken}` }));
       expectTrpcRateLimited(await client.payments.stkPush.mutate({ phone: "0722000001", amount: 100 }).catch((e: unknown) => e));
       expect(fake.count("stkpush")).toBe(promptsBefore);
-      expect(await t.deps.db.unscoped.payment.count({ where: { phone: "254722000001" } })).toBe(rowsBefore);
+      expect(await t.deps.db.unscoped("test").payment.count({ where: { phone: "254722000001" } })).toBe(rowsBefore);
 
       // Another phone is not affected.
       expect((await push(c.accessToken, "0722000002")).status).toBe(200);

@@ -97,7 +97,7 @@ describe.skipIf(skipThisTarget)("payout reads (simulator)", () => {
     expect(answer.body.success).toBe(true);
     const payout = answer.body.data.payout;
     expect(Object.keys(payout).sort()).toEqual(viewKeys);
-    const row = await t.deps.db.unscoped.payout.findUniqueOrThrow({ where: { originatorConversationId: succeeded } });
+    const row = await t.deps.db.unscoped("test").payout.findUniqueOrThrow({ where: { originatorConversationId: succeeded } });
     expect(payout).toEqual({
       id: row.id,
       originatorConversationId: succeeded,

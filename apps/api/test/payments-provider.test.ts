@@ -34,7 +34,7 @@ describe.skipIf(skipThisTarget)("Daraja down", () => {
     const first = await t.rest.request("POST", "/api/momo/stkpush", { body: { phone: "0712345678", amount: 100 }, token: user.accessToken, headers });
     expect(first.status).toBe(503);
     expect(first.body).toMatchObject({ success: false, error: { code: "PAYMENT_PROVIDER_UNAVAILABLE" } });
-    const rows = await t.deps.db.unscoped.payment.findMany({ where: { userId: user.id } });
+    const rows = await t.deps.db.unscoped("test").payment.findMany({ where: { userId: user.id } });
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ status: "FAILED", amount: 100, phone: "254712345678", checkoutRequestId: null, tenantId: "default" });
     expect(rows[0]!.lastError).toMatch(/^provider unavailable: network/);
@@ -42,7 +42,7 @@ describe.skipIf(skipThisTarget)("Daraja down", () => {
 
     const retry = await t.rest.request("POST", "/api/momo/stkpush", { body: { phone: "0712345678", amount: 100 }, token: user.accessToken, headers });
     expect(retry.status).toBe(503);
-    expect(await t.deps.db.unscoped.payment.count({ where: { userId: user.id } })).toBe(1);
+    expect(await t.deps.db.unscoped("test").payment.count({ where: { userId: user.id } })).toBe(1);
   });
 });
 
@@ -58,7 +58,7 @@ describe.skipIf(skipThisTarget)("M-Pesa not configured", () => {
     const pushed = await rest.post("/api/momo/stkpush", { phone: "0712345678", amount: 100 }, user.accessToken);
     expect(pushed.status).toBe(503);
     expect(pushed.body.error.code).toBe("PAYMENT_PROVIDER_UNAVAILABLE");
-    expect(await t.deps.db.unscoped.payment.count()).toBe(0);
+    expect(await t.deps.db.unscoped("test").payment.count()).toBe(0);
     expect((await postCallback(`${t.url}/api/momo/callback/stkpush?token=anything-at-all-0123456789abcdef`, {})).status).toBe(403);
   });
 });
@@ -88,7 +88,7 @@ describe.skipIf(skipThisTarget)("Daraja errors and slowness (scripted simulator)
       message: expect.any(String),
       error: { code: "PAYMENT_PROVIDER_ERROR", details: [{ errorCode: "400.002.02", errorMessage: "Bad Request - Invalid PhoneNumber" }] },
     });
-    const row = await t.deps.db.unscoped.payment.findFirstOrThrow({ where: { userId: user.id } });
+    const row = await t.deps.db.unscoped("test").payment.findFirstOrThrow({ where: { userId: user.id } });
     expect(row).toMatchObject({ status: "FAILED", lastError: "provider error 400.002.02: Bad Request - Invalid PhoneNumber" });
 
     const replay = await push(user.accessToken, { phone: "0712345678", amount: 100 }, headers);
@@ -105,7 +105,7 @@ describe.skipIf(skipThisTarget)("Daraja errors and slowness (scripted simulator)
     const busy = await push(user.accessToken, { phone: "0712345678", amount: 101 });
     expect(busy.status).toBe(202);
     expect(busy.body.data).toMatchObject({ checkoutRequestId: null, status: "PENDING" });
-    const rows = await t.deps.db.unscoped.payment.findMany({ where: { userId: user.id }, orderBy: { amount: "asc" } });
+    const rows = await t.deps.db.unscoped("test").payment.findMany({ where: { userId: user.id }, orderBy: { amount: "asc" } });
     expect(rows.map((r) => r.status)).toEqual(["PENDING", "PENDING"]);
   });
 
@@ -121,7 +121,7 @@ describe.skipIf(skipThisTarget)("Daraja errors and slowness (scripted simulator)
     const slow = await push(user.accessToken, { phone: "0712345678", amount: 250 });
     expect(slow.status).toBe(202);
     expect(Date.now() - started).toBeLessThan(900);
-    const row = await t.deps.db.unscoped.payment.findFirstOrThrow({ where: { userId: user.id } });
+    const row = await t.deps.db.unscoped("test").payment.findFirstOrThrow({ where: { userId: user.id } });
     expect(row).toMatchObject({ status: "PENDING", checkoutRequestId: null });
     expect(row.lastError).toMatch(/^outcome unknown: provider unavailable: timeout/);
 
@@ -131,9 +131,9 @@ describe.skipIf(skipThisTarget)("Daraja errors and slowness (scripted simulator)
     const receipt = uniqueReceipt();
     const answer = await postCallback(late!.url, stkCallbackBody(late!.ids, 0, { amount: 250, receipt, phone: "254712345678" }));
     expect(answer.status).toBe(200);
-    const stored = await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { correlationId: late!.ids.checkoutRequestId } });
+    const stored = await t.deps.db.unscoped("test").darajaCallback.findFirstOrThrow({ where: { correlationId: late!.ids.checkoutRequestId } });
     expect(stored).toMatchObject({ outcome: "applied", paymentId: row.id });
-    expect(await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id: row.id } })).toMatchObject({ status: "SUCCESS", mpesaReceipt: receipt, checkoutRequestId: late!.ids.checkoutRequestId });
+    expect(await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { id: row.id } })).toMatchObject({ status: "SUCCESS", mpesaReceipt: receipt, checkoutRequestId: late!.ids.checkoutRequestId });
   });
 
   it("stkquery passes Daraja's error on (502) and leaves the payment PENDING; a final answer settles it through the apply-once path", async () => {
@@ -144,7 +144,7 @@ describe.skipIf(skipThisTarget)("Daraja errors and slowness (scripted simulator)
     const refused = await t.rest.post("/api/momo/stkquery", { checkoutRequestId }, user.accessToken);
     expect(refused.status).toBe(502);
     expect(refused.body.error.details).toEqual([{ errorCode: "400.002.02", errorMessage: "Bad Request - Invalid CheckoutRequestID" }]);
-    expect((await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { checkoutRequestId } })).status).toBe("PENDING");
+    expect((await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { checkoutRequestId } })).status).toBe("PENDING");
 
     fake.queryAnswers.set(checkoutRequestId, {
       status: 200,
@@ -154,7 +154,7 @@ describe.skipIf(skipThisTarget)("Daraja errors and slowness (scripted simulator)
     expect(answered.body.data).toEqual({ checkoutRequestId, resultCode: "1032", resultDesc: "Request canceled by the user", status: "CANCELLED" });
     // A success callback arriving afterwards cannot flip it.
     await postCallback(t.callbackUrl("stkpush"), stkCallbackBody({ checkoutRequestId, merchantRequestId }, 0, { amount: 77, receipt: uniqueReceipt() }));
-    expect((await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { checkoutRequestId } })).status).toBe("CANCELLED");
+    expect((await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { checkoutRequestId } })).status).toBe("CANCELLED");
     const queriesBefore = fake.count("stkquery");
     expect((await t.rest.post("/api/momo/stkquery", { checkoutRequestId }, user.accessToken)).body.data.status).toBe("CANCELLED");
     expect(fake.count("stkquery")).toBe(queriesBefore);

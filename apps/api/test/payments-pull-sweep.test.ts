@@ -70,27 +70,27 @@ describe.skipIf(skipThisTarget)("Pull sweep", () => {
     expect(queries().at(before)!.body).toMatchObject({ StartDate: eat(new Date(firstAt.getTime() - INTERVAL * 1000)), OffSetValue: "0" });
     const intentNow = await new RestClient(t.url, "").request("GET", `/api/v1/payment-intents/${intent.body.data.id}`, { token: key });
     expect(intentNow.body.data.status).toBe("succeeded");
-    const row = await t.deps.db.unscoped.pullRegistration.findUniqueOrThrow({ where: { tenantId: "default" } });
+    const row = await t.deps.db.unscoped("test").pullRegistration.findUniqueOrThrow({ where: { tenantId: "default" } });
     expect(row).toMatchObject({ pulledUntil: secondAt, lastPulledAt: secondAt, lastPullError: null });
     expect(row.nextPullAt.getTime()).toBe(secondAt.getTime() + INTERVAL * 1000);
 
     // The next pull sees the receipt held and recovers nothing.
     clock.advance(INTERVAL);
     expect(await t.reconciler.runOnce()).toMatchObject({ pullsRun: 1, receiptsRecovered: 0 });
-    expect(await t.deps.db.unscoped.payment.count({ where: { mpesaReceipt: paid.trans_id } })).toBe(1);
+    expect(await t.deps.db.unscoped("test").payment.count({ where: { mpesaReceipt: paid.trans_id } })).toBe(1);
   });
 
   it("pulls each due shop once per run and notes a failure without stopping the others", async () => {
     // A second shop, registered in the database only, whose short code is not its own (it has none): its pull fails.
     expect((await admin("POST", "/api/v1/admin/tenants", { id: "other-shop", name: "Other" })).status).toBe(200);
     const at = clock.now();
-    await t.deps.db.unscoped.pullRegistration.create({
+    await t.deps.db.unscoped("test").pullRegistration.create({
       data: { tenantId: "other-shop", shortCode: "600111", nominatedNumber: "254722000001", registeredAt: at, updatedAt: at, nextPullAt: new Date(at.getTime() - 1000) },
     });
     clock.advance(INTERVAL);
     const run = await t.reconciler.runOnce();
     expect(run).toMatchObject({ pullsRun: 1, errors: 1 });
-    const other = await t.deps.db.unscoped.pullRegistration.findUniqueOrThrow({ where: { tenantId: "other-shop" } });
+    const other = await t.deps.db.unscoped("test").pullRegistration.findUniqueOrThrow({ where: { tenantId: "other-shop" } });
     expect(other.lastPullError).toMatch(/not configured|no longer/);
     expect(other.nextPullAt.getTime()).toBe(clock.now().getTime() + INTERVAL * 1000);
     expect((await t.reconciler.runOnce()).pullsRun).toBe(0);

@@ -40,11 +40,11 @@ describe.skipIf(skipThisTarget)("Pull Transactions", () => {
     return created.body.data as { id: string; reference: string; amount: number };
   }
   const intentOf = async (id: string) => (await server("GET", `/api/v1/payment-intents/${id}`)).body.data;
-  const paymentsWithReceipt = (receipt: string) => t.deps.db.unscoped.payment.findMany({ where: { mpesaReceipt: receipt } });
+  const paymentsWithReceipt = (receipt: string) => t.deps.db.unscoped("test").payment.findMany({ where: { mpesaReceipt: receipt } });
   const eventsNaming = async (type: string, id: string) =>
-    (await t.deps.db.unscoped.webhookEvent.findMany({ where: { type } })).filter((event) => JSON.stringify(event.body).includes(id));
+    (await t.deps.db.unscoped("test").webhookEvent.findMany({ where: { type } })).filter((event) => JSON.stringify(event.body).includes(id));
   const storedPulls = (receipt: string) =>
-    t.deps.db.unscoped.darajaCallback.findMany({ where: { kind: "pull_transaction", correlationId: receipt }, orderBy: { receivedAt: "asc" } });
+    t.deps.db.unscoped("test").darajaCallback.findMany({ where: { kind: "pull_transaction", correlationId: receipt }, orderBy: { receivedAt: "asc" } });
   /** A prompt whose callback never comes (the simulator's amount 6), settled by the customer's stkquery: SUCCESS, no receipt. */
   async function stkSettledByQuery(reference: string, accessToken: string) {
     const pushed = await t.rest.post("/api/momo/stkpush", { phone: "0712345678", amount: 6, reference }, accessToken);
@@ -54,7 +54,7 @@ describe.skipIf(skipThisTarget)("Pull Transactions", () => {
       const queried = await t.rest.post("/api/momo/stkquery", { checkoutRequestId }, accessToken);
       return queried.body.data?.status === "SUCCESS";
     });
-    return t.deps.db.unscoped.payment.findFirstOrThrow({ where: { checkoutRequestId } });
+    return t.deps.db.unscoped("test").payment.findFirstOrThrow({ where: { checkoutRequestId } });
   }
 
   it.beforeAll(async ({ momo, sim: simulator }) => {
@@ -151,7 +151,7 @@ describe.skipIf(skipThisTarget)("Pull Transactions", () => {
     };
     const late = await postCallback(t.callbackUrl("c2b/confirmation"), confirmation);
     expect(late).toEqual({ status: 200, body: { ResultCode: 0, ResultDesc: "Success" } });
-    const stored = await t.deps.db.unscoped.darajaCallback.findMany({ where: { kind: "c2b_confirmation", correlationId: paid.trans_id } });
+    const stored = await t.deps.db.unscoped("test").darajaCallback.findMany({ where: { kind: "c2b_confirmation", correlationId: paid.trans_id } });
     expect(stored).toMatchObject([{ outcome: "duplicate", paymentId: payment!.id }]);
     expect(await paymentsWithReceipt(paid.trans_id)).toHaveLength(1);
     expect(await eventsNaming("payment.succeeded", payment!.id)).toHaveLength(1);
@@ -179,7 +179,7 @@ describe.skipIf(skipThisTarget)("Pull Transactions", () => {
     const pushed = await t.rest.post("/api/momo/stkpush", { phone: "0712345678", amount: 120, reference }, customer.accessToken);
     const checkoutRequestId = pushed.body.data.checkoutRequestId as string;
     const stk = await waitFor(async () => {
-      const row = await t.deps.db.unscoped.payment.findFirstOrThrow({ where: { checkoutRequestId } });
+      const row = await t.deps.db.unscoped("test").payment.findFirstOrThrow({ where: { checkoutRequestId } });
       return row.status === "SUCCESS" && row.mpesaReceipt ? row : undefined;
     });
     const receipt = stk.mpesaReceipt!;
@@ -192,16 +192,16 @@ describe.skipIf(skipThisTarget)("Pull Transactions", () => {
     const confirmation = { TransactionType: "Pay Bill", TransID: receipt, TransTime: "20261202101530", TransAmount: "120.00", BusinessShortCode: SHORTCODE, BillRefNumber: reference, MSISDN: "2547 ***** 678", FirstName: "JOHN" };
     const late = await postCallback(t.callbackUrl("c2b/confirmation"), confirmation);
     expect(late.status).toBe(200);
-    const stored = await t.deps.db.unscoped.darajaCallback.findMany({ where: { kind: "c2b_confirmation", correlationId: receipt } });
+    const stored = await t.deps.db.unscoped("test").darajaCallback.findMany({ where: { kind: "c2b_confirmation", correlationId: receipt } });
     expect(stored).toMatchObject([{ outcome: "duplicate", paymentId: stk.id }]);
     expect(await paymentsWithReceipt(receipt)).toHaveLength(1);
 
     // Not only a check: a second row with the receipt, from any channel, is refused by the database.
-    const insert = t.deps.db.unscoped.$executeRaw`
+    const insert = t.deps.db.unscoped("test").$executeRaw`
       INSERT INTO payments (id, tenant_id, phone, amount, reference, description, status, mpesa_receipt, trans_id, channel)
       VALUES (gen_random_uuid(), 'default', '2547*****678', 120, ${reference}, 'Pay Bill', 'SUCCESS', ${receipt}, ${receipt}, 'c2b')`;
     await expect(insert).rejects.toThrow(/payments_mpesa_receipt_key|unique|23505/i);
-    const mismatched = t.deps.db.unscoped.$executeRaw`
+    const mismatched = t.deps.db.unscoped("test").$executeRaw`
       INSERT INTO payments (id, tenant_id, phone, amount, reference, description, status, mpesa_receipt, trans_id, channel)
       VALUES (gen_random_uuid(), 'default', '2547*****678', 120, ${reference}, 'Pay Bill', 'SUCCESS', ${"OTHER12345"}, ${receipt + "X"}, 'c2b')`;
     await expect(mismatched).rejects.toThrow(/payments_trans_id_is_receipt|check|23514/i);
@@ -214,7 +214,7 @@ describe.skipIf(skipThisTarget)("Pull Transactions", () => {
     expect(settled).toMatchObject({ status: "SUCCESS", mpesaReceipt: null });
     const filledIn = await recent();
     expect(filledIn.body.data.recovered).toBe(1);
-    const after = await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id: settled.id } });
+    const after = await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { id: settled.id } });
     expect(after).toMatchObject({ status: "SUCCESS", channel: "stk", mpesaReceipt: expect.any(String) });
     expect(await paymentsWithReceipt(after.mpesaReceipt!)).toHaveLength(1);
     expect(await storedPulls(after.mpesaReceipt!)).toMatchObject([{ outcome: "applied", paymentId: settled.id }]);
@@ -230,13 +230,13 @@ describe.skipIf(skipThisTarget)("Pull Transactions", () => {
       expect(answer.body.data.recovered).toBe(0);
       return answer.body.data.pulled > seen;
     });
-    const pending = await t.deps.db.unscoped.payment.findFirstOrThrow({ where: { checkoutRequestId: pendingId } });
+    const pending = await t.deps.db.unscoped("test").payment.findFirstOrThrow({ where: { checkoutRequestId: pendingId } });
     expect(pending).toMatchObject({ status: "PENDING", mpesaReceipt: null });
-    expect(await t.deps.db.unscoped.payment.count({ where: { reference: pendingReference, channel: "c2b" } })).toBe(0);
+    expect(await t.deps.db.unscoped("test").payment.count({ where: { reference: pendingReference, channel: "c2b" } })).toBe(0);
     const queried = await t.rest.post("/api/momo/stkquery", { checkoutRequestId: pendingId }, customer.accessToken);
     expect(queried.body.data.status).toBe("SUCCESS");
     expect((await recent()).body.data.recovered).toBe(1);
-    expect((await t.deps.db.unscoped.payment.findFirstOrThrow({ where: { checkoutRequestId: pendingId } })).mpesaReceipt).toEqual(expect.any(String));
+    expect((await t.deps.db.unscoped("test").payment.findFirstOrThrow({ where: { checkoutRequestId: pendingId } })).mpesaReceipt).toEqual(expect.any(String));
 
     // Two payments of the same reference, amount and phone, both settled by query: which receipt is whose is a person's call.
     const twinReference = newReference();
@@ -245,15 +245,15 @@ describe.skipIf(skipThisTarget)("Pull Transactions", () => {
     const flagged = await recent();
     expect(flagged.body.data.recovered).toBe(0);
     for (const twin of [first, second]) {
-      expect(await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id: twin.id } })).toMatchObject({ mpesaReceipt: null });
+      expect(await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { id: twin.id } })).toMatchObject({ mpesaReceipt: null });
     }
-    const flaggedRows = await t.deps.db.unscoped.darajaCallback.findMany({ where: { kind: "pull_transaction", outcome: "flagged" } });
+    const flaggedRows = await t.deps.db.unscoped("test").darajaCallback.findMany({ where: { kind: "pull_transaction", outcome: "flagged" } });
     expect(flaggedRows).toHaveLength(2);
     for (const row of flaggedRows) expect(row).toMatchObject({ paymentId: null, flagReason: expect.stringContaining("matches 2 STK payments") });
-    expect(await t.deps.db.unscoped.payment.count({ where: { reference: twinReference, channel: "c2b" } })).toBe(0);
+    expect(await t.deps.db.unscoped("test").payment.count({ where: { reference: twinReference, channel: "c2b" } })).toBe(0);
     // Pulled again: already flagged, not stored again.
     expect((await recent()).body.data.recovered).toBe(0);
-    expect(await t.deps.db.unscoped.darajaCallback.count({ where: { kind: "pull_transaction", outcome: "flagged" } })).toBe(2);
+    expect(await t.deps.db.unscoped("test").darajaCallback.count({ where: { kind: "pull_transaction", outcome: "flagged" } })).toBe(2);
   });
 
   it("refuses a window reaching past 48 hours, ending in the future or not after its start (422, English and Swahili)", async () => {

@@ -31,7 +31,7 @@ describe.skipIf(skipThisTarget)("payment reconciliation", () => {
     expect(pushed.status).toBe(200);
     return pushed.body.data.checkoutRequestId as string;
   }
-  const payment = (checkoutRequestId: string) => t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { checkoutRequestId } });
+  const payment = (checkoutRequestId: string) => t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { checkoutRequestId } });
   const queriesAtDaraja = async () => (await sim.requests()).requests.filter((r) => r.path === "/mpesa/stkpushquery/v1/query");
   /** Lets the simulator settle its prompts (it answers STK queries from its own clock). */
   const simSettles = () => new Promise((resolve) => setTimeout(resolve, 120));
@@ -77,30 +77,30 @@ describe.skipIf(skipThisTarget)("payment reconciliation", () => {
 
   it("flags a kept callback no payment claimed, and times out a payment that never got its CheckoutRequestID", async () => {
     // A push whose service instance stopped before Daraja answered: PENDING, no CheckoutRequestID.
-    const orphan = await t.deps.db.unscoped.payment.create({
+    const orphan = await t.deps.db.unscoped("test").payment.create({
       data: { tenantId: "default", userId: user.id, phone: "254712345678", amount: 44, reference: "X", description: "Payment", createdAt: clock.now(), updatedAt: clock.now() },
     });
     // While it is in flight, a callback for an unknown CheckoutRequestID is kept, not flagged at once.
     const ids = { checkoutRequestId: `ws_CO_kept${Date.now()}`, merchantRequestId: "kept-1" };
     expect((await postCallback(t.callbackUrl("stkpush"), stkCallbackBody(ids, 0, { amount: 44, receipt: uniqueReceipt() }))).status).toBe(200);
-    const kept = await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { correlationId: ids.checkoutRequestId } });
+    const kept = await t.deps.db.unscoped("test").darajaCallback.findFirstOrThrow({ where: { correlationId: ids.checkoutRequestId } });
     expect(kept).toMatchObject({ outcome: "accepted", paymentId: null });
 
     await t.reconciler.runOnce();
-    expect((await t.deps.db.unscoped.darajaCallback.findUniqueOrThrow({ where: { id: kept.id } })).outcome).toBe("accepted");
-    expect((await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id: orphan.id } })).status).toBe("PENDING");
+    expect((await t.deps.db.unscoped("test").darajaCallback.findUniqueOrThrow({ where: { id: kept.id } })).outcome).toBe("accepted");
+    expect((await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { id: orphan.id } })).status).toBe("PENDING");
 
     // Past the in-flight window the kept callback is flagged; the payment waits for the unknown-prompt window.
     clock.advance(121);
     let report = await t.reconciler.runOnce();
     expect(report).toMatchObject({ heldCallbacksFlagged: 1, paymentsTimedOut: 0 });
-    expect(await t.deps.db.unscoped.darajaCallback.findUniqueOrThrow({ where: { id: kept.id } })).toMatchObject({ outcome: "flagged", flagReason: expect.stringContaining("unknown CheckoutRequestID") });
-    expect((await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id: orphan.id } })).status).toBe("PENDING");
+    expect(await t.deps.db.unscoped("test").darajaCallback.findUniqueOrThrow({ where: { id: kept.id } })).toMatchObject({ outcome: "flagged", flagReason: expect.stringContaining("unknown CheckoutRequestID") });
+    expect((await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { id: orphan.id } })).status).toBe("PENDING");
 
     clock.advance(180);
     report = await t.reconciler.runOnce();
     expect(report.paymentsTimedOut).toBe(1);
-    expect(await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id: orphan.id } })).toMatchObject({ status: "TIMEOUT", checkoutRequestId: null });
+    expect(await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { id: orphan.id } })).toMatchObject({ status: "TIMEOUT", checkoutRequestId: null });
   });
 
   it("queries each due payment exactly once when several reconcilers run at once", async () => {
@@ -133,7 +133,7 @@ describe.skipIf(skipThisTarget)("payment reconciliation", () => {
   it("leaves no payment PENDING and no payout unsettled, whatever Daraja did", async () => {
     const admin = await t.admin();
     for (const amount of [100, 2, 3, 4, 5, 6, 7, 9]) await push(amount);
-    await t.deps.db.unscoped.payment.create({
+    await t.deps.db.unscoped("test").payment.create({
       data: { tenantId: "default", userId: user.id, phone: "254712345678", amount: 45, reference: "X", description: "Payment", createdAt: clock.now(), updatedAt: clock.now() },
     });
     for (const amount of [100, 11, 12, 13, 14, 15, 16]) {
@@ -144,8 +144,8 @@ describe.skipIf(skipThisTarget)("payment reconciliation", () => {
     // A day later, with the reconciler running every few minutes meanwhile.
     const open = () =>
       Promise.all([
-        t.deps.db.unscoped.payment.count({ where: { status: "PENDING" } }),
-        t.deps.db.unscoped.payout.count({ where: { status: { in: ["PENDING", "UNKNOWN"] } } }),
+        t.deps.db.unscoped("test").payment.count({ where: { status: "PENDING" } }),
+        t.deps.db.unscoped("test").payout.count({ where: { status: { in: ["PENDING", "UNKNOWN"] } } }),
       ]);
     for (let minutes = 0; minutes < 25 * 60; minutes += 30) {
       clock.advance(30 * 60);
@@ -158,7 +158,7 @@ describe.skipIf(skipThisTarget)("payment reconciliation", () => {
       const [payments, payouts] = await open();
       return payments === 0 && payouts === 0;
     });
-    const byStatus = await t.deps.db.unscoped.payment.groupBy({ by: ["status"], _count: true });
+    const byStatus = await t.deps.db.unscoped("test").payment.groupBy({ by: ["status"], _count: true });
     expect(byStatus.map((g) => g.status).sort()).not.toContain("PENDING");
   });
 });

@@ -42,7 +42,7 @@ describe.skipIf(skipThisTarget)("payment reversals", () => {
     const pushed = await t.rest.request("POST", "/api/momo/stkpush", { body: { phone: "0712345678", amount }, token: user.accessToken });
     expect(pushed.status, JSON.stringify(pushed.body)).toBe(200);
     const id = pushed.body.data.id as string;
-    await waitFor(async () => (await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id } })).status === "SUCCESS");
+    await waitFor(async () => (await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { id } })).status === "SUCCESS");
     return id;
   }
 
@@ -57,12 +57,12 @@ describe.skipIf(skipThisTarget)("payment reversals", () => {
     try {
       const endpoint = (await server().request("POST", "/api/v1/webhook-endpoints", { body: { url: hooks.url, events: ["payment.reversed"] }, token: key })).body.data;
       const paymentId = await paid(40);
-      const payment = await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id: paymentId } });
+      const payment = await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { id: paymentId } });
 
       let storedFirst = false;
       sim.script("reversal", async (request) => {
         // The row exists (PENDING) before Daraja answers.
-        const row = await t.deps.db.unscoped.paymentReversal.findFirst({ where: { paymentId } });
+        const row = await t.deps.db.unscoped("test").paymentReversal.findFirst({ where: { paymentId } });
         storedFirst = row?.status === "PENDING" && request.body.TransactionID === payment.mpesaReceipt;
       });
       const res = await reverse(paymentId);
@@ -86,7 +86,7 @@ describe.skipIf(skipThisTarget)("payment reversals", () => {
       const again = await reverse(paymentId);
       expect(again.status).toBe(409);
       expect(again.body.error.code).toBe("REVERSAL_EXISTS");
-      expect(await t.deps.db.unscoped.paymentReversal.count({ where: { paymentId } })).toBe(1);
+      expect(await t.deps.db.unscoped("test").paymentReversal.count({ where: { paymentId } })).toBe(1);
     } finally {
       await hooks.close();
     }
@@ -140,14 +140,14 @@ describe.skipIf(skipThisTarget)("payment reversals", () => {
     expect(res.status).toBe(202);
     const failed = await settledReversal(paymentId, "FAILED");
     expect(failed.reason).toMatch(/insufficient/i);
-    const stored = await t.deps.db.unscoped.paymentReversal.findFirstOrThrow({ where: { paymentId } });
+    const stored = await t.deps.db.unscoped("test").paymentReversal.findFirstOrThrow({ where: { paymentId } });
     expect(stored.resultCode).toBe("1");
-    expect(await t.deps.db.unscoped.webhookEvent.count({ where: { type: "payment.reversed", body: { contains: paymentId } } })).toBe(0);
+    expect(await t.deps.db.unscoped("test").webhookEvent.count({ where: { type: "payment.reversed", body: { contains: paymentId } } })).toBe(0);
 
     const second = await reverse(paymentId);
     expect(second.status, JSON.stringify(second.body)).toBe(202);
     expect(["PENDING", "FAILED"]).toContain(second.body.data.reversal.status);
-    expect(await t.deps.db.unscoped.paymentReversal.count({ where: { paymentId } })).toBe(2);
+    expect(await t.deps.db.unscoped("test").paymentReversal.count({ where: { paymentId } })).toBe(2);
     // The amount still chooses failure in the simulator: the second fails too, and is the one shown.
     await settledReversal(paymentId, "FAILED");
   });
@@ -164,12 +164,12 @@ describe.skipIf(skipThisTarget)("payment reversals", () => {
     const report = await t.reconciler.runOnce();
     expect(report.reversalsQueried).toBe(1);
     const query = sim.received.filter((r) => r.operation === "transactionstatus").at(-1)!;
-    const stored = await t.deps.db.unscoped.paymentReversal.findFirstOrThrow({ where: { paymentId } });
+    const stored = await t.deps.db.unscoped("test").paymentReversal.findFirstOrThrow({ where: { paymentId } });
     expect(query.body).toMatchObject({ OriginatorConversationID: stored.originatorConversationId, PartyA: "174379" });
     const settled = await settledReversal(paymentId, "SUCCESS");
     expect(settled.receipt).toMatch(/^[A-Z0-9]{10}$/);
     expect(sim.count("reversal")).toBe(sentBefore);
-    expect(await t.deps.db.unscoped.webhookEvent.count({ where: { type: "payment.reversed", body: { contains: paymentId } } })).toBe(1);
+    expect(await t.deps.db.unscoped("test").webhookEvent.count({ where: { type: "payment.reversed", body: { contains: paymentId } } })).toBe(1);
   });
 
   it("when nothing arrives (amount 33) the reversal stays PENDING until its status query is due, on the injected clock", async () => {
@@ -200,7 +200,7 @@ describe.skipIf(skipThisTarget)("payment reversals", () => {
     expect(sim.count("reversal")).toBe(sentBefore + 1);
     await t.reconciler.runOnce();
     const query = sim.received.filter((r) => r.operation === "transactionstatus").at(-1)!;
-    const payment = await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id: paymentId } });
+    const payment = await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { id: paymentId } });
     expect(query.body.TransactionID).toBe(payment.mpesaReceipt);
     // The simulator went through with it (only its answer was replaced): the payment reads Reversed.
     await settledReversal(paymentId, "SUCCESS");
@@ -215,7 +215,7 @@ describe.skipIf(skipThisTarget)("payment reversals", () => {
     expect(replay.body.data.id).toBe(paymentId);
     expect(replay.body.data.reversal.status).toMatch(/PENDING|SUCCESS/);
     expect((await reverse(paymentId, key, "rev-key-2")).body.error.code).toBe("REVERSAL_EXISTS");
-    expect(await t.deps.db.unscoped.paymentReversal.count({ where: { paymentId } })).toBe(1);
+    expect(await t.deps.db.unscoped("test").paymentReversal.count({ where: { paymentId } })).toBe(1);
     // The same key for another payment is a different request.
     const other = await paid(38);
     const reused = await reverse(other, key, "rev-key-1");
@@ -227,7 +227,7 @@ describe.skipIf(skipThisTarget)("payment reversals", () => {
     const user = await t.customer();
     const pushed = await t.rest.request("POST", "/api/momo/stkpush", { body: { phone: "0712345678", amount: 2 }, token: user.accessToken }); // 2: cancelled
     const id = pushed.body.data.id as string;
-    await waitFor(async () => (await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id } })).status === "CANCELLED");
+    await waitFor(async () => (await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { id } })).status === "CANCELLED");
     const before = sim.count("reversal");
     const res = await reverse(id);
     expect(res.status).toBe(409);
@@ -248,12 +248,12 @@ describe.skipIf(skipThisTarget)("payment reversals", () => {
     expect(asCustomer.status).toBe(403);
     expect(asCustomer.body.error.code).toBe("FORBIDDEN");
     expect((await server().request("POST", `/api/v1/payments/${paymentId}/reversal`)).status).toBe(401);
-    expect(await t.deps.db.unscoped.paymentReversal.count({ where: { paymentId } })).toBe(0);
+    expect(await t.deps.db.unscoped("test").paymentReversal.count({ where: { paymentId } })).toBe(0);
 
     const admin = await t.admin();
     const asAdmin = await reverse(paymentId, admin.accessToken);
     expect(asAdmin.status, JSON.stringify(asAdmin.body)).toBe(202);
-    const row = await t.deps.db.unscoped.paymentReversal.findFirstOrThrow({ where: { paymentId } });
+    const row = await t.deps.db.unscoped("test").paymentReversal.findFirstOrThrow({ where: { paymentId } });
     expect(row.requestedBy).toBe(`user:${admin.id}`);
     await settledReversal(paymentId, "SUCCESS");
   });
@@ -285,7 +285,7 @@ describe.skipIf(skipThisTarget)("payment reversals", () => {
     }
     const accepted = await postCallback(t.callbackUrl("reversal/result"), body);
     expect(accepted.status).toBe(200);
-    const stored = await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { kind: "reversal_result", correlationId: "nobody-1" } });
+    const stored = await t.deps.db.unscoped("test").darajaCallback.findFirstOrThrow({ where: { kind: "reversal_result", correlationId: "nobody-1" } });
     expect(stored).toMatchObject({ outcome: "flagged", rawBody: JSON.stringify(body) });
   });
 
@@ -293,12 +293,12 @@ describe.skipIf(skipThisTarget)("payment reversals", () => {
     const paymentId = await paid(34);
     expect((await reverse(paymentId)).status).toBe(202);
     await settledReversal(paymentId, "SUCCESS");
-    const stored = await t.deps.db.unscoped.paymentReversal.findFirstOrThrow({ where: { paymentId } });
+    const stored = await t.deps.db.unscoped("test").paymentReversal.findFirstOrThrow({ where: { paymentId } });
     // Each is stored ("accepted") before it is applied: wait until both were applied.
-    await waitFor(async () => (await t.deps.db.unscoped.darajaCallback.count({ where: { kind: "reversal_result", correlationId: stored.originatorConversationId, outcome: { not: "accepted" } } })) === 2);
-    const outcomes = (await t.deps.db.unscoped.darajaCallback.findMany({ where: { kind: "reversal_result", correlationId: stored.originatorConversationId } })).map((c) => c.outcome).sort();
+    await waitFor(async () => (await t.deps.db.unscoped("test").darajaCallback.count({ where: { kind: "reversal_result", correlationId: stored.originatorConversationId, outcome: { not: "accepted" } } })) === 2);
+    const outcomes = (await t.deps.db.unscoped("test").darajaCallback.findMany({ where: { kind: "reversal_result", correlationId: stored.originatorConversationId } })).map((c) => c.outcome).sort();
     expect(outcomes).toEqual(["applied", "duplicate"]);
-    expect(await t.deps.db.unscoped.webhookEvent.count({ where: { type: "payment.reversed", body: { contains: paymentId } } })).toBe(1);
+    expect(await t.deps.db.unscoped("test").webhookEvent.count({ where: { type: "payment.reversed", body: { contains: paymentId } } })).toBe(1);
 
     const wrongAmount = {
       Result: {
@@ -312,7 +312,7 @@ describe.skipIf(skipThisTarget)("payment reversals", () => {
       },
     };
     expect((await postCallback(t.callbackUrl("reversal/result"), wrongAmount)).status).toBe(200);
-    const flagged = await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { kind: "reversal_result", rawBody: JSON.stringify(wrongAmount) } });
+    const flagged = await t.deps.db.unscoped("test").darajaCallback.findFirstOrThrow({ where: { kind: "reversal_result", rawBody: JSON.stringify(wrongAmount) } });
     expect(flagged.outcome).toBe("flagged");
     expect(flagged.flagReason).toMatch(/amount mismatch/);
     expect(flagged.paymentId).toBe(paymentId);

@@ -52,7 +52,7 @@ describe.skipIf(skipThisTarget)("STK push and query (simulator)", () => {
     const after = (await sim.requests()).requests.filter((r) => r.path === "/mpesa/stkpushquery/v1/query").length;
     expect(after).toBe(before);
 
-    const stored = await t.deps.db.unscoped.darajaCallback.findMany({ where: { correlationId: checkoutRequestId } });
+    const stored = await t.deps.db.unscoped("test").darajaCallback.findMany({ where: { correlationId: checkoutRequestId } });
     expect(stored.map((c) => c.outcome)).toEqual(["applied"]);
   });
 
@@ -77,10 +77,10 @@ describe.skipIf(skipThisTarget)("STK push and query (simulator)", () => {
     const pushed = await push(user.accessToken, { phone: "0712345678", amount: 9 });
     const { checkoutRequestId } = pushed.body.data;
     // Stored first (accepted, no payment yet), then applied: wait for the application.
-    const callback = await waitFor(() => t.deps.db.unscoped.darajaCallback.findFirst({ where: { correlationId: checkoutRequestId, paymentId: { not: null } } }));
+    const callback = await waitFor(() => t.deps.db.unscoped("test").darajaCallback.findFirst({ where: { correlationId: checkoutRequestId, paymentId: { not: null } } }));
     expect(callback).toMatchObject({ kind: "stkpush", outcome: "accepted", flagReason: null });
     expect(callback.paymentId).not.toBeNull();
-    const payment = await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { checkoutRequestId } });
+    const payment = await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { checkoutRequestId } });
     expect(payment).toMatchObject({ status: "PENDING", resultCode: null });
     expect(payment.lastError).toContain("5555");
     // stkquery asks Daraja, which also says 5555: still PENDING, Daraja's words passed on.
@@ -93,12 +93,12 @@ describe.skipIf(skipThisTarget)("STK push and query (simulator)", () => {
     const pushed = await push(user.accessToken, { phone: "0712345678", amount: 7 });
     const { checkoutRequestId } = pushed.body.data;
     const callbacks = await waitFor(async () => {
-      const rows = await t.deps.db.unscoped.darajaCallback.findMany({ where: { correlationId: checkoutRequestId, paymentId: { not: null } }, orderBy: { receivedAt: "asc" } });
+      const rows = await t.deps.db.unscoped("test").darajaCallback.findMany({ where: { correlationId: checkoutRequestId, paymentId: { not: null } }, orderBy: { receivedAt: "asc" } });
       return rows.length === 2 ? rows : undefined;
     });
     expect(callbacks.map((c) => c.outcome).sort()).toEqual(["applied", "duplicate"]);
     expect(callbacks[0]!.rawBody).toBe(callbacks[1]!.rawBody);
-    const payment = await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { checkoutRequestId } });
+    const payment = await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { checkoutRequestId } });
     expect(payment).toMatchObject({ status: "SUCCESS", paidAmount: 7 });
   });
 
@@ -117,7 +117,7 @@ describe.skipIf(skipThisTarget)("STK push and query (simulator)", () => {
       return result.body.data.status !== "PENDING" ? result.body.data : undefined;
     });
     expect(answer).toEqual({ checkoutRequestId, resultCode: "0", resultDesc: expect.any(String), status: "SUCCESS" });
-    const payment = await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { checkoutRequestId } });
+    const payment = await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { checkoutRequestId } });
     expect(payment).toMatchObject({ status: "SUCCESS", resultCode: "0", mpesaReceipt: null });
   });
 
@@ -126,7 +126,7 @@ describe.skipIf(skipThisTarget)("STK push and query (simulator)", () => {
     const locked = await push(user.accessToken, { phone: "0712345678", amount: 8 });
     expect(locked.status).toBe(202);
     expect(locked.body.data).toEqual({ id: expect.any(String), checkoutRequestId: null, merchantRequestId: null, status: "PENDING" });
-    const row = await t.deps.db.unscoped.payment.findFirstOrThrow({ where: { userId: user.id } });
+    const row = await t.deps.db.unscoped("test").payment.findFirstOrThrow({ where: { userId: user.id } });
     expect(row).toMatchObject({ status: "PENDING", amount: 8, checkoutRequestId: null });
     expect(row.lastError).toContain("500.001.1001");
   });
@@ -157,7 +157,7 @@ describe.skipIf(skipThisTarget)("STK push and query (simulator)", () => {
     expect(result.status).toBe(422);
     expect(result.body.error.code).toBe("VALIDATION_ERROR");
     expect(result.body.error.details.map((d: { path: string }) => d.path)).toContain(path);
-    expect(await t.deps.db.unscoped.payment.count({ where: { userId: user.id } })).toBe(0);
+    expect(await t.deps.db.unscoped("test").payment.count({ where: { userId: user.id } })).toBe(0);
   });
 
   it("accepts the boundaries: 1 and 250,000 shillings, a 12-character reference and a 13-character description", async () => {
@@ -178,7 +178,7 @@ describe.skipIf(skipThisTarget)("STK push and query (simulator)", () => {
     expect(second.body.data.checkoutRequestId).toBe(first.body.data.checkoutRequestId);
     expect(second.body.data.merchantRequestId).toBe(first.body.data.merchantRequestId);
     expect(await count()).toBe(before + 1);
-    expect(await t.deps.db.unscoped.payment.count({ where: { userId: user.id } })).toBe(1);
+    expect(await t.deps.db.unscoped("test").payment.count({ where: { userId: user.id } })).toBe(1);
 
     const changed = await push(user.accessToken, { phone: "0712345678", amount: 121 }, { "idempotency-key": key });
     expect(changed.status).toBe(422);
@@ -197,7 +197,7 @@ describe.skipIf(skipThisTarget)("STK push and query (simulator)", () => {
     const results = await Promise.all([1, 2, 3].map(() => push(user.accessToken, { phone: "0712345678", amount: 130 }, { "idempotency-key": key })));
     expect(results.map((r) => r.status)).toEqual([200, 200, 200]);
     expect(new Set(results.map((r) => r.body.data.checkoutRequestId)).size).toBe(1);
-    expect(await t.deps.db.unscoped.payment.count({ where: { userId: user.id } })).toBe(1);
+    expect(await t.deps.db.unscoped("test").payment.count({ where: { userId: user.id } })).toBe(1);
   });
 
   it("limits prompts to 10 per customer per minute (the 11th is RATE_LIMITED with Retry-After); replays are not counted", async () => {
@@ -211,7 +211,7 @@ describe.skipIf(skipThisTarget)("STK push and query (simulator)", () => {
     expect(eleventh.status).toBe(429);
     expect(eleventh.body.error.code).toBe("RATE_LIMITED");
     expect(Number(eleventh.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(await t.deps.db.unscoped.payment.count({ where: { userId: user.id } })).toBe(10);
+    expect(await t.deps.db.unscoped("test").payment.count({ where: { userId: user.id } })).toBe(10);
     // Another customer is not affected.
     const other = await t.customer();
     expect((await push(other.accessToken, { phone: "0712345678", amount: 40 })).status).toBe(200);
@@ -258,7 +258,7 @@ describe.skipIf(skipThisTarget)("STK push and query (simulator)", () => {
     const wrongTenant = await push(user.accessToken, { phone: "0712345678", amount: 10 }, { "x-tenant-id": "another-shop" });
     expect(wrongTenant.status).toBe(401);
     expect(wrongTenant.body.error.code).toBe("INVALID_TOKEN");
-    expect(await t.deps.db.unscoped.payment.count({ where: { userId: user.id } })).toBe(0);
+    expect(await t.deps.db.unscoped("test").payment.count({ where: { userId: user.id } })).toBe(0);
   });
 
   it("lists payments newest first with status and date filters and cursor pagination", async () => {

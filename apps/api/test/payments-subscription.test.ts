@@ -74,7 +74,7 @@ describe.skipIf(skipThisTarget)("payments.onStatus subscription", () => {
             seen.push(update.status);
             if (update.status === "PENDING") {
               // What another instance's settlement looks like from here: a committed row, no event.
-              t.deps.db.unscoped.payment.update({ where: { checkoutRequestId: pushed.data.checkoutRequestId! }, data: { status: "CANCELLED", resultCode: "1032" } }).catch(reject);
+              t.deps.db.unscoped("test").payment.update({ where: { checkoutRequestId: pushed.data.checkoutRequestId! }, data: { status: "CANCELLED", resultCode: "1032" } }).catch(reject);
             } else {
               subscription.unsubscribe();
               resolve();

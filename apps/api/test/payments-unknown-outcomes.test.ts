@@ -13,6 +13,7 @@ import { testClock } from "./support/clock.js";
 import { skipThisTarget } from "./support/database.js";
 import { postCallback, stkCallbackBody, uniqueReceipt, type DarajaApp } from "./support/daraja.js";
 import { gatewayPage, type ReceivedRequest, type Simulator } from "./support/simulator.js";
+import { wrapPlainTransactions } from "./support/plain-transactions.js";
 
 const ACCEPTED = { ResultCode: 0, ResultDesc: "Accepted" };
 const WINDOW_SECONDS = 300;
@@ -43,7 +44,7 @@ describe.skipIf(skipThisTarget)("unknown outcomes (scripted simulator)", () => {
 
   const push = (body: Record<string, unknown>, headers: Record<string, string> = {}) => t.rest.request("POST", "/api/momo/stkpush", { body, token: user.accessToken, headers });
   const payout = (body: Record<string, unknown>, headers: Record<string, string> = {}) => t.rest.request("POST", "/api/momo/b2c", { body, token: admin.accessToken, headers });
-  const paymentById = (id: string) => t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id } });
+  const paymentById = (id: string) => t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { id } });
   const lastPush = (): ReceivedRequest => fake.received.filter((r) => r.operation === "stkpush").at(-1)!;
   /** The callback Daraja would send for a prompt it did start, to the CallBackURL the push carried. */
   const darajaCallback = (request: ReceivedRequest, resultCode: number, metadata: { amount?: number; phone?: string; receipt?: string }) => {
@@ -93,7 +94,7 @@ describe.skipIf(skipThisTarget)("unknown outcomes (scripted simulator)", () => {
       const slow = await push({ phone: "0712345678", amount: 123 });
       expect(slow.status).toBe(202);
       expect((await paymentById(slow.body.data.id)).lastError).toMatch(/^outcome unknown: provider unavailable: timeout/);
-      const rows = await t.deps.db.unscoped.payment.findMany({ where: { userId: user.id } });
+      const rows = await t.deps.db.unscoped("test").payment.findMany({ where: { userId: user.id } });
       expect(rows.map((r) => [r.amount, r.status, r.checkoutRequestId]).sort()).toEqual([
         [121, "PENDING", null],
         [122, "PENDING", null],
@@ -117,7 +118,7 @@ describe.skipIf(skipThisTarget)("unknown outcomes (scripted simulator)", () => {
       expect(unreachable.status).toBe(503);
       expect(unreachable.body.error.code).toBe("PAYMENT_PROVIDER_UNAVAILABLE");
       expect(fake.count("stkpush")).toBe(pushesBefore + 1);
-      const rows = await t.deps.db.unscoped.payment.findMany({ where: { userId: user.id }, orderBy: { amount: "asc" } });
+      const rows = await t.deps.db.unscoped("test").payment.findMany({ where: { userId: user.id }, orderBy: { amount: "asc" } });
       expect(rows.map((r) => r.status)).toEqual(["FAILED", "FAILED", "FAILED"]);
     });
 
@@ -136,7 +137,7 @@ describe.skipIf(skipThisTarget)("unknown outcomes (scripted simulator)", () => {
         mpesaReceipt: receipt,
         paidAmount: 130,
       });
-      const stored = await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { correlationId: callback.ids.checkoutRequestId } });
+      const stored = await t.deps.db.unscoped("test").darajaCallback.findFirstOrThrow({ where: { correlationId: callback.ids.checkoutRequestId } });
       expect(stored).toMatchObject({ outcome: "applied", paymentId: pushed.body.data.id, accountReference: "ORD130" });
       // From now on it is an ordinary payment: stkquery and reads find it by the CheckoutRequestID.
       const queried = await t.rest.post("/api/momo/stkquery", { checkoutRequestId: callback.ids.checkoutRequestId }, user.accessToken);
@@ -156,7 +157,7 @@ describe.skipIf(skipThisTarget)("unknown outcomes (scripted simulator)", () => {
       const wrongPhone = darajaCallback(request, 0, { amount: 140, phone: "254799999999", receipt: uniqueReceipt() });
       const ambiguous = darajaCallback(lastPush(), 0, { amount: 141, phone: "254712345678", receipt: uniqueReceipt() });
       for (const callback of [wrongAmount, wrongPhone, ambiguous]) expect((await callback.send()).status).toBe(200);
-      const outcomes = await t.deps.db.unscoped.darajaCallback.findMany({
+      const outcomes = await t.deps.db.unscoped("test").darajaCallback.findMany({
         where: { correlationId: { in: [wrongAmount.ids.checkoutRequestId, wrongPhone.ids.checkoutRequestId, ambiguous.ids.checkoutRequestId] } },
       });
       expect(outcomes.map((r) => r.outcome)).toEqual(["flagged", "flagged", "flagged"]);
@@ -171,7 +172,7 @@ describe.skipIf(skipThisTarget)("unknown outcomes (scripted simulator)", () => {
         expect(await callback.send()).toEqual({ status: 200, body: ACCEPTED });
         early = callback;
         // Kept, not flagged: a push is in flight.
-        expect(await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { correlationId: callback.ids.checkoutRequestId } })).toMatchObject({ outcome: "accepted" });
+        expect(await t.deps.db.unscoped("test").darajaCallback.findFirstOrThrow({ where: { correlationId: callback.ids.checkoutRequestId } })).toMatchObject({ outcome: "accepted" });
         return gatewayPage(502);
       });
       const pushed = await push({ phone: "0712345678", amount: 150, reference: "ORD150" });
@@ -195,7 +196,7 @@ describe.skipIf(skipThisTarget)("unknown outcomes (scripted simulator)", () => {
 
       const late = darajaCallback(request, 0, { amount: 160, phone: "254712345678", receipt: uniqueReceipt() });
       expect((await late.send()).status).toBe(200);
-      expect(await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { correlationId: late.ids.checkoutRequestId } })).toMatchObject({
+      expect(await t.deps.db.unscoped("test").darajaCallback.findFirstOrThrow({ where: { correlationId: late.ids.checkoutRequestId } })).toMatchObject({
         outcome: "flagged",
         flagReason: "unknown CheckoutRequestID",
       });
@@ -226,9 +227,9 @@ describe.skipIf(skipThisTarget)("unknown outcomes (scripted simulator)", () => {
 
       const receipt = uniqueReceipt();
       expect((await postCallback(t.callbackUrl("stkpush"), stkCallbackBody({ checkoutRequestId, merchantRequestId }, 0, { amount: 1800, receipt, phone: "254712345678" }))).status).toBe(200);
-      const stored = await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { correlationId: checkoutRequestId } });
+      const stored = await t.deps.db.unscoped("test").darajaCallback.findFirstOrThrow({ where: { correlationId: checkoutRequestId } });
       expect(stored).toMatchObject({ outcome: "flagged", flagReason: expect.stringContaining("amount mismatch") });
-      expect(await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { checkoutRequestId } })).toMatchObject({ status: "SUCCESS", mpesaReceipt: null, paidAmount: null });
+      expect(await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { checkoutRequestId } })).toMatchObject({ status: "SUCCESS", mpesaReceipt: null, paidAmount: null });
     });
 
     it("flags a Transaction Status result whose amount differs after the payout settled SUCCESS", async () => {
@@ -255,9 +256,9 @@ describe.skipIf(skipThisTarget)("unknown outcomes (scripted simulator)", () => {
         },
       });
       expect((await postCallback(t.callbackUrl("b2c/status"), statusResult(600))).status).toBe(200);
-      expect((await t.deps.db.unscoped.payout.findUniqueOrThrow({ where: { originatorConversationId: ocid } })).status).toBe("SUCCESS");
+      expect((await t.deps.db.unscoped("test").payout.findUniqueOrThrow({ where: { originatorConversationId: ocid } })).status).toBe("SUCCESS");
       expect((await postCallback(t.callbackUrl("b2c/status"), statusResult(6000))).status).toBe(200);
-      const rows = await t.deps.db.unscoped.darajaCallback.findMany({ where: { correlationId: ocid, kind: "b2c_status" }, orderBy: { receivedAt: "asc" } });
+      const rows = await t.deps.db.unscoped("test").darajaCallback.findMany({ where: { correlationId: ocid, kind: "b2c_status" }, orderBy: { receivedAt: "asc" } });
       expect(rows.map((r) => r.outcome)).toEqual(["applied", "flagged"]);
       expect(rows[1]!.flagReason).toContain("amount mismatch");
     });
@@ -272,7 +273,7 @@ describe.skipIf(skipThisTarget)("unknown outcomes (scripted simulator)", () => {
       expect(first.status).toBe(202);
       expect(first.body).toEqual({ success: true, message: expect.any(String), data: { conversationId: null, originatorConversationId: expect.any(String), status: "UNKNOWN" } });
       const ocid = first.body.data.originatorConversationId as string;
-      const row = await t.deps.db.unscoped.payout.findUniqueOrThrow({ where: { originatorConversationId: ocid } });
+      const row = await t.deps.db.unscoped("test").payout.findUniqueOrThrow({ where: { originatorConversationId: ocid } });
       expect(row).toMatchObject({ status: "UNKNOWN", settledAt: null });
       expect(row.lastError).toMatch(/^outcome unknown: .*HTTP 502/);
 
@@ -300,7 +301,7 @@ describe.skipIf(skipThisTarget)("unknown outcomes (scripted simulator)", () => {
       fake.script("oauth", () => gatewayPage(502));
       const unreachable = await payout({ phone: "0712345678", amount: 504 });
       expect(unreachable.status).toBe(503);
-      const statuses = await t.deps.db.unscoped.payout.findMany({ where: { amount: { in: [501, 502, 503, 504] } }, orderBy: { amount: "asc" } });
+      const statuses = await t.deps.db.unscoped("test").payout.findMany({ where: { amount: { in: [501, 502, 503, 504] } }, orderBy: { amount: "asc" } });
       expect(statuses.map((r) => r.status)).toEqual(["UNKNOWN", "UNKNOWN", "FAILED", "FAILED"]);
     });
   });
@@ -319,7 +320,7 @@ describe.skipIf(skipThisTarget)("the in-flight window follows the Daraja client'
   it("neither times out a push that may still be waiting for Daraja nor flags a callback kept for it", async () => {
     const user = await t.customer();
     // A push still waiting for Daraja's answer: PENDING, no ids, no last_error.
-    const inFlight = await t.deps.db.unscoped.payment.create({
+    const inFlight = await t.deps.db.unscoped("test").payment.create({
       data: { tenantId: "default", userId: user.id, phone: "254712345678", amount: 44, reference: "X", description: "Payment", createdAt: clock.now(), updatedAt: clock.now() },
     });
     const ids = { checkoutRequestId: `ws_CO_window${Date.now()}`, merchantRequestId: "w-1" };
@@ -327,13 +328,13 @@ describe.skipIf(skipThisTarget)("the in-flight window follows the Daraja client'
 
     clock.advance(400);
     await t.reconciler.runOnce();
-    expect((await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id: inFlight.id } })).status).toBe("PENDING");
-    expect((await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { correlationId: ids.checkoutRequestId } })).outcome).toBe("accepted");
+    expect((await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { id: inFlight.id } })).status).toBe("PENDING");
+    expect((await t.deps.db.unscoped("test").darajaCallback.findFirstOrThrow({ where: { correlationId: ids.checkoutRequestId } })).outcome).toBe("accepted");
 
     clock.advance(83);
     await t.reconciler.runOnce();
-    expect((await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id: inFlight.id } })).status).toBe("TIMEOUT");
-    expect((await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { correlationId: ids.checkoutRequestId } })).outcome).toBe("flagged");
+    expect((await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { id: inFlight.id } })).status).toBe("TIMEOUT");
+    expect((await t.deps.db.unscoped("test").darajaCallback.findFirstOrThrow({ where: { correlationId: ids.checkoutRequestId } })).outcome).toBe("flagged");
   });
 
   it("answers a keyed retry of a request left unanswered past the window at once, as an unknown outcome (202), without calling Daraja", async () => {
@@ -341,10 +342,10 @@ describe.skipIf(skipThisTarget)("the in-flight window follows the Daraja client'
     const admin = await t.admin();
     const now = clock.now();
     // Rows whose instance stopped while waiting for Daraja: no answer, no last_error.
-    const payment = await t.deps.db.unscoped.payment.create({
+    const payment = await t.deps.db.unscoped("test").payment.create({
       data: { tenantId: "default", userId: user.id, phone: "254712345678", amount: 66, reference: "K66", description: "Payment", idempotencyKey: "stale-push", createdAt: now, updatedAt: now },
     });
-    const payout = await t.deps.db.unscoped.payout.create({
+    const payout = await t.deps.db.unscoped("test").payout.create({
       data: { tenantId: "default", requestedBy: admin.id, phone: "254712345678", amount: 660, commandId: "BusinessPayment", remarks: "Payout", originatorConversationId: `stale-${Date.now()}`, idempotencyKey: "stale-payout", createdAt: now, updatedAt: now },
     });
     clock.advance(483);
@@ -371,39 +372,34 @@ describe.skipIf(skipThisTarget)("a push storing its ids while its callback is be
 
   it("never flags the callback for good (prompts in flight are counted before the CheckoutRequestID lookup)", async () => {
     const user = await t.customer();
-    const inFlight = await t.deps.db.unscoped.payment.create({
+    const inFlight = await t.deps.db.unscoped("test").payment.create({
       data: { tenantId: "default", userId: user.id, phone: "254712345678", amount: 55, reference: "RACE", description: "Payment", createdAt: t.deps.clock.now(), updatedAt: t.deps.clock.now() },
     });
     const ids = { checkoutRequestId: `ws_CO_race${Date.now()}`, merchantRequestId: "race-1" };
 
     // The push's answer stores its ids right after the callback's transaction took its first look
     // (the in-flight count or the lookup by CheckoutRequestID, whichever comes first).
-    const db = t.deps.db;
-    const original = db.rawTransaction;
     let stored = false;
-    db.rawTransaction = (fn) =>
-      original((tx) =>
-        fn({
-          $executeRaw: (query, ...values) => tx.$executeRaw(query, ...values),
-          $queryRaw: async <T>(query: SqlQuery, ...values: unknown[]) => {
-            const rows = await tx.$queryRaw<T>(query, ...values);
-            const text = "raw" in query ? query.join("?") : query.text;
-            if (!stored && (text.includes("WHERE checkout_request_id =") || text.includes("EXISTS"))) {
-              stored = true;
-              await tx.$executeRaw`UPDATE payments SET checkout_request_id = ${ids.checkoutRequestId}, merchant_request_id = ${ids.merchantRequestId} WHERE id = ${inFlight.id}::uuid`;
-            }
-            return rows;
-          },
-        }),
-      );
+    const restore = wrapPlainTransactions(t.deps.db, "plain", (tx) => ({
+      $executeRaw: (query, ...values) => tx.$executeRaw(query, ...values),
+      $queryRaw: async <T>(query: SqlQuery, ...values: unknown[]) => {
+        const rows = await tx.$queryRaw<T>(query, ...values);
+        const text = "raw" in query ? query.join("?") : query.text;
+        if (!stored && (text.includes("WHERE checkout_request_id =") || text.includes("EXISTS"))) {
+          stored = true;
+          await tx.$executeRaw`UPDATE payments SET checkout_request_id = ${ids.checkoutRequestId}, merchant_request_id = ${ids.merchantRequestId} WHERE id = ${inFlight.id}::uuid`;
+        }
+        return rows;
+      },
+    }));
     try {
       const receipt = uniqueReceipt();
       expect((await postCallback(t.callbackUrl("stkpush"), stkCallbackBody(ids, 0, { amount: 55, receipt, phone: "254712345678" }))).status).toBe(200);
       expect(stored).toBe(true);
-      expect(await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { correlationId: ids.checkoutRequestId } })).toMatchObject({ outcome: "applied", paymentId: inFlight.id });
-      expect(await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id: inFlight.id } })).toMatchObject({ status: "SUCCESS", mpesaReceipt: receipt });
+      expect(await t.deps.db.unscoped("test").darajaCallback.findFirstOrThrow({ where: { correlationId: ids.checkoutRequestId } })).toMatchObject({ outcome: "applied", paymentId: inFlight.id });
+      expect(await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { id: inFlight.id } })).toMatchObject({ status: "SUCCESS", mpesaReceipt: receipt });
     } finally {
-      db.rawTransaction = original;
+      restore();
     }
   });
 });

@@ -29,7 +29,7 @@ describe.skipIf(skipThisTarget)("payouts per shop", () => {
   const payout = (tenantId: string, token: string, amount: number, headers: Record<string, string> = {}) =>
     new RestClient(t.url, tenantId).request("POST", "/api/momo/b2c", { body: { phone: "0712345678", amount }, token, headers });
   const sentB2c = (since: number) => fake.received.filter((r) => r.operation === "b2c").slice(since);
-  const payoutsOf = (tenantId: string) => t.deps.db.unscoped.payout.count({ where: { tenantId } });
+  const payoutsOf = (tenantId: string) => t.deps.db.unscoped("test").payout.count({ where: { tenantId } });
   /** A shop with its own STK and B2C accounts and the given payout settings. */
   const shopWithPayouts = async (id: string, b2c: Record<string, unknown>) => {
     await createShop(t, id, { momo: { ...OWN_STK, ...OWN_B2C, b2c } });
@@ -135,7 +135,7 @@ describe.skipIf(skipThisTarget)("payouts per shop", () => {
     const admin = await shopWithPayouts("duka-race", { enabled: true, dailyLimit: 1000 });
     const answers = await Promise.all(Array.from({ length: 6 }, () => payout("duka-race", admin.accessToken, 400)));
     expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 422, 422, 422, 422]);
-    const stored = await t.deps.db.unscoped.payout.aggregate({ _sum: { amount: true }, where: { tenantId: "duka-race" } });
+    const stored = await t.deps.db.unscoped("test").payout.aggregate({ _sum: { amount: true }, where: { tenantId: "duka-race" } });
     expect(stored._sum.amount).toBe(800);
   });
 });

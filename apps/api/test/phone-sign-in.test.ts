@@ -69,7 +69,7 @@ describe.skipIf(skipThisTarget)("phone sign-in by SMS", () => {
     const phone = uniquePhone();
     const signedUp = await signInByPhone(new RestClient(t.url), phone);
     // preferences.locale is set through PUT me by the languages work; here the stored value is what counts.
-    await t.deps.db.unscoped.user.update({ where: { id: signedUp.body.data.user.id }, data: { preferences: { locale: "sw" } } });
+    await t.deps.db.unscoped("test").user.update({ where: { id: signedUp.body.data.user.id }, data: { preferences: { locale: "sw" } } });
     expect((await new RestClient(t.url).post("/api/v1/auth/phone/start", { phone: phone.local })).status).toBe(200);
     const code = await codeTexted(sim, phone.international, 2);
     const text = textsTo(sim, phone.international)[1]!;
@@ -236,9 +236,9 @@ describe.skipIf(skipThisTarget)("phone sign-in by SMS", () => {
     const erased = await client.request("DELETE", "/api/v1/auth/me", { body: { sms_code: code }, token });
     expect(erased.status, JSON.stringify(erased.body)).toBe(200);
     expect((await client.get("/api/v1/auth/me", token)).status).toBe(401);
-    const row = await t.deps.db.unscoped.user.findUniqueOrThrow({ where: { id: signedUp.body.data.user.id } });
+    const row = await t.deps.db.unscoped("test").user.findUniqueOrThrow({ where: { id: signedUp.body.data.user.id } });
     expect(row).toMatchObject({ phone: null, phoneVerified: false, name: null, passwordHash: null });
-    expect(await t.deps.db.unscoped.phoneCode.count({ where: { phone: phone.stored } })).toBe(0);
+    expect(await t.deps.db.unscoped("test").phoneCode.count({ where: { phone: phone.stored } })).toBe(0);
 
     const again = await signInByPhone(new RestClient(t.url), phone);
     expect(again.status).toBe(200);
@@ -424,13 +424,13 @@ describe.skipIf(skipThisTarget)("phone sign-in by SMS", () => {
     const events = (await client.get("/api/v1/auth/me/security-events", token)).body.data.security_events;
     expect(events.filter((e: { type: string }) => e.type === "sign_in.failed")).toMatchObject([{ user_agent: "Guesser/1.0", details: { reason: "invalid_code" } }]);
 
-    const before = await t.deps.db.unscoped.securityEvent.count();
+    const before = await t.deps.db.unscoped("test").securityEvent.count();
     const unknown = uniquePhone();
     expect((await client.post("/api/v1/auth/phone/verify", { phone: unknown.local, code: "123456" })).status).toBe(401);
     await client.post("/api/v1/auth/phone/start", { phone: unknown.local });
     const unknownCode = await codeTexted(sim, unknown.international);
     expect((await client.post("/api/v1/auth/phone/verify", { phone: unknown.local, code: unknownCode === "000000" ? "111111" : "000000" })).status).toBe(401);
-    expect(await t.deps.db.unscoped.securityEvent.count()).toBe(before);
+    expect(await t.deps.db.unscoped("test").securityEvent.count()).toBe(before);
   });
 
   it("me/phone/verify refuses a wrong code", async () => {
@@ -483,7 +483,7 @@ describe.skipIf(skipThisTarget)("phone sign-in limits", () => {
     for (const phone of [uniquePhone(), uniquePhone()]) {
       expect((await client.post("/api/v1/auth/phone/start", { phone: phone.local })).status).toBe(200);
       // The text (and its charge) comes after the answer; sms-budgets.test.ts has the rest of the rules.
-      await expect.poll(() => t.deps.db.unscoped.smsOutbox.count({ where: { toPhone: phone.international } }), { timeout: 10_000 }).toBe(1);
+      await expect.poll(() => t.deps.db.unscoped("test").smsOutbox.count({ where: { toPhone: phone.international } }), { timeout: 10_000 }).toBe(1);
     }
     const limited = await client.post("/api/v1/auth/phone/start", { phone: uniquePhone().local });
     expect(limited.status).toBe(429);

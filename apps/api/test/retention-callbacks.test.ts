@@ -25,8 +25,8 @@ describe.skipIf(skipThisTarget)("retention of stored callbacks", () => {
     t = await launch.momo({ darajaUrl: sim.url, now: clock.now, env: { RETENTION_CALLBACKS_DAYS: String(keptDays), PRUNE_BATCH_SIZE: "2" } });
   });
 
-  const stored = (correlationId: string) => t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { correlationId } });
-  const stillThere = async (id: string) => (await t.deps.db.unscoped.darajaCallback.count({ where: { id } })) === 1;
+  const stored = (correlationId: string) => t.deps.db.unscoped("test").darajaCallback.findFirstOrThrow({ where: { correlationId } });
+  const stillThere = async (id: string) => (await t.deps.db.unscoped("test").darajaCallback.count({ where: { id } })) === 1;
 
   function c2bBody(transId: string, account: string, amount: number) {
     return {
@@ -71,25 +71,25 @@ describe.skipIf(skipThisTarget)("retention of stored callbacks", () => {
     // Unreadable, from someone holding the token: perhaps Daraja's, in a shape we do not know.
     expect((await postCallback(t.callbackUrl("b2c/result"), undefined, '{"Result": "paid?"}')).status).toBe(400);
     // Held: a callback kept while a prompt is in flight (a push whose instance stopped before Daraja answered).
-    await t.deps.db.unscoped.payment.create({
+    await t.deps.db.unscoped("test").payment.create({
       data: { tenantId: "default", userId: customer.id, phone: "254712345678", amount: 44, reference: "X", description: "Payment", createdAt: clock.now(), updatedAt: clock.now() },
     });
     const heldIds = { checkoutRequestId: `ws_CO_held${Date.now()}`, merchantRequestId: "h-1" };
     expect((await postCallback(t.callbackUrl("stkpush"), stkCallbackBody(heldIds, 0, { amount: 44, receipt: uniqueReceipt() }))).status).toBe(200);
 
     const deletable = [
-      ...(await t.deps.db.unscoped.darajaCallback.findMany({ where: { correlationId: paid.checkoutRequestId } })).map((c) => c.id),
-      (await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { correlationId: cancelled.checkoutRequestId, outcome: "applied" } })).id,
+      ...(await t.deps.db.unscoped("test").darajaCallback.findMany({ where: { correlationId: paid.checkoutRequestId } })).map((c) => c.id),
+      (await t.deps.db.unscoped("test").darajaCallback.findFirstOrThrow({ where: { correlationId: cancelled.checkoutRequestId, outcome: "applied" } })).id,
       (await stored(validated.TransID)).id,
     ];
     expect(deletable).toHaveLength(4);
-    const rejected = await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { outcome: "rejected", correlationId: null } });
+    const rejected = await t.deps.db.unscoped("test").darajaCallback.findFirstOrThrow({ where: { outcome: "rejected", correlationId: null } });
     const kept = {
       flaggedWithoutPayment: await stored(unknownIds.checkoutRequestId),
-      flaggedWithPayment: (await t.deps.db.unscoped.darajaCallback.findMany({ where: { correlationId: cancelled.checkoutRequestId, outcome: "flagged" } }))[0]!,
+      flaggedWithPayment: (await t.deps.db.unscoped("test").darajaCallback.findMany({ where: { correlationId: cancelled.checkoutRequestId, outcome: "flagged" } }))[0]!,
       unmatched: await stored(unmatchedTransId),
       held: await stored(heldIds.checkoutRequestId),
-      malformed: await t.deps.db.unscoped.darajaCallback.findFirstOrThrow({ where: { outcome: "malformed" } }),
+      malformed: await t.deps.db.unscoped("test").darajaCallback.findFirstOrThrow({ where: { outcome: "malformed" } }),
       refusedAfterReading: await stored(refusedOldForm.checkoutRequestId),
     };
     expect(kept.flaggedWithoutPayment).toMatchObject({ outcome: "flagged", paymentId: null });

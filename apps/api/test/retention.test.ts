@@ -79,17 +79,17 @@ describe.skipIf(skipThisTarget)("retention", () => {
     const pushed = await t.rest.request("POST", "/api/momo/stkpush", { body: { phone: "0712345678", amount: 1 }, token: payer.accessToken });
     expect(pushed.status, JSON.stringify(pushed.body)).toBe(200);
     const payment = await waitFor(() =>
-      t.deps.db.unscoped.payment.findFirst({ where: { checkoutRequestId: pushed.body.data.checkoutRequestId, status: "SUCCESS" } }),
+      t.deps.db.unscoped("test").payment.findFirst({ where: { checkoutRequestId: pushed.body.data.checkoutRequestId, status: "SUCCESS" } }),
     );
     await hooks.waitFor((d) => d.event.data.payment?.id === payment.id);
-    await waitFor(async () => (await t.deps.db.unscoped.webhookDelivery.count({ where: { status: "pending" } })) === 0);
-    await waitFor(async () => (await t.deps.db.unscoped.mailOutbox.count({ where: { sentAt: null } })) === 0);
+    await waitFor(async () => (await t.deps.db.unscoped("test").webhookDelivery.count({ where: { status: "pending" } })) === 0);
+    await waitFor(async () => (await t.deps.db.unscoped("test").mailOutbox.count({ where: { sentAt: null } })) === 0);
     return { users: [user.id, payer.id], emails: [user.email, payer.email], paymentId: payment.id };
   }
 
   /** Rows of every kind the rules cover, and rows no rule covers. */
   async function counts() {
-    const db = t.deps.db.unscoped;
+    const db = t.deps.db.unscoped("test");
     return {
       mails: await db.mailOutbox.count(),
       tokens: await db.oneTimeToken.count(),
@@ -104,7 +104,7 @@ describe.skipIf(skipThisTarget)("retention", () => {
   }
 
   it("deletes exactly the rows older than their retention and nothing else, in batches shared by two instances", async ({ launch }) => {
-    const db = t.deps.db.unscoped;
+    const db = t.deps.db.unscoped("test");
     const t0 = clock.now();
     const old = await traffic();
     clock.advance(5 * day);
@@ -163,7 +163,7 @@ describe.skipIf(skipThisTarget)("retention", () => {
   });
 
   it("every instance prunes by itself every PRUNE_INTERVAL_SECONDS", async ({ launch }) => {
-    const db = t.deps.db.unscoped;
+    const db = t.deps.db.unscoped("test");
     const client = new RestClient(t.url);
     const user = await registerUser(client);
     const leaving = await db.session.findFirstOrThrow({ where: { userId: user.id } });

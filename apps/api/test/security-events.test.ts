@@ -84,11 +84,11 @@ describe.skipIf(skipThisTarget)("security events", () => {
   });
 
   it("records nothing for a failed sign-in with an unknown email", async () => {
-    const before = await t.deps.db.unscoped.securityEvent.count();
+    const before = await t.deps.db.unscoped("test").securityEvent.count();
     for (let i = 0; i < 3; i++) {
       expect((await client.post("/api/v1/auth/login", { email: uniqueEmail("nobody"), password: "whatever it is" })).status).toBe(401);
     }
-    expect(await t.deps.db.unscoped.securityEvent.count()).toBe(before);
+    expect(await t.deps.db.unscoped("test").securityEvent.count()).toBe(before);
   });
 
   it("pages the customer's events with limit and next_cursor; a bad cursor is 422", async () => {
@@ -138,7 +138,7 @@ describe.skipIf(skipThisTarget)("security events", () => {
     expect((await app.retention.runOnce()).security_events).toBe(0);
     own.advance(2);
     expect((await app.retention.runOnce()).security_events).toBe(1);
-    const left = await app.deps.db.unscoped.securityEvent.findMany({ where: { userId: user.id } });
+    const left = await app.deps.db.unscoped("test").securityEvent.findMany({ where: { userId: user.id } });
     expect(left.map((e) => e.createdAt.toISOString())).toEqual([younger]);
   });
 

@@ -28,17 +28,17 @@ type Phone = ReturnType<typeof uniquePhone>;
 /** How many mails of each kind `email` got (the service clock stands still here: no order by time). */
 async function mailKindsTo(t: TestApp, email: string): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  for (const mail of await t.deps.db.unscoped.mailOutbox.findMany({ where: { toAddress: email } })) counts[mail.kind] = (counts[mail.kind] ?? 0) + 1;
+  for (const mail of await t.deps.db.unscoped("test").mailOutbox.findMany({ where: { toAddress: email } })) counts[mail.kind] = (counts[mail.kind] ?? 0) + 1;
   return counts;
 }
 
-const noticesTexted = (t: TestApp, phone: Phone) => t.deps.db.unscoped.smsOutbox.count({ where: { toPhone: phone.international, kind: "security_notice" } });
+const noticesTexted = (t: TestApp, phone: Phone) => t.deps.db.unscoped("test").smsOutbox.count({ where: { toPhone: phone.international, kind: "security_notice" } });
 
 /** A password account of `shop` whose address is verified through its mailed link. */
 async function verifiedAccount(t: TestApp, shop: string) {
   const client = new RestClient(t.url, shop);
   const user = await registerUser(client);
-  const mail = await t.deps.db.unscoped.mailOutbox.findFirstOrThrow({ where: { toAddress: user.email, kind: "verifyEmail" } });
+  const mail = await t.deps.db.unscoped("test").mailOutbox.findFirstOrThrow({ where: { toAddress: user.email, kind: "verifyEmail" } });
   const link = new URL(/https?:\/\/\S+\/verify-email\?[^\s"<>]+/.exec(mail.textBody)![0]);
   expect((await client.post("/api/v1/auth/verify-email", { token: link.searchParams.get("token"), email: user.email })).status).toBe(200);
   return { ...user, client };
@@ -48,7 +48,7 @@ async function verifiedAccount(t: TestApp, shop: string) {
 async function verifyOwnPhone(t: TestApp, client: RestClient, token: string): Promise<Phone> {
   const phone = uniquePhone();
   expect((await client.post("/api/v1/auth/me/phone/start", { phone: phone.local }, token)).status).toBe(200);
-  const text = await t.deps.db.unscoped.smsOutbox.findFirstOrThrow({ where: { toPhone: phone.international } });
+  const text = await t.deps.db.unscoped("test").smsOutbox.findFirstOrThrow({ where: { toPhone: phone.international } });
   const code = /\b(\d{6})\b/.exec(text.body)![1]!;
   expect((await client.post("/api/v1/auth/me/phone/verify", { code }, token)).status).toBe(200);
   return phone;
@@ -109,7 +109,7 @@ describe.skipIf(skipThisTarget)("security notices per account and two-factor ena
     expect(await mailKindsTo(t, user.email)).toEqual({ verifyEmail: 1, phoneAdded: 1, twoFactorEnabled: 2, twoFactorDisabled: 2 });
     expect(await noticesTexted(t, phone)).toBe(2);
     // The skipped text was charged nowhere: the shop's share of the platform's texts is what it wrote.
-    const written = await t.deps.db.unscoped.smsOutbox.count({ where: { tenantId: shop } });
+    const written = await t.deps.db.unscoped("test").smsOutbox.count({ where: { tenantId: shop } });
     expect(written).toBe(3);
     expect((await t.deps.limiter.tally("sms_texts_platform", [`shop:${shop}`], 0)).counts).toEqual([written]);
     // Every change is recorded all the same.

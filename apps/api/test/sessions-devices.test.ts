@@ -112,7 +112,7 @@ describe.skipIf(skipThisTarget)("devices: sessions listed and revoked", () => {
     const web = new RestClient(t.url);
     const user = await registerUser(web);
     const opened = clock.now().toISOString();
-    const lastUsed = async () => (await t.deps.db.unscoped.session.findFirstOrThrow({ where: { userId: user.id } })).lastUsedAt?.toISOString();
+    const lastUsed = async () => (await t.deps.db.unscoped("test").session.findFirstOrThrow({ where: { userId: user.id } })).lastUsedAt?.toISOString();
     expect(await lastUsed()).toBe(opened);
     clock.advance(30);
     expect((await web.get("/api/v1/addresses", user.accessToken)).status).toBe(200);

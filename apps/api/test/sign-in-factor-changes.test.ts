@@ -27,7 +27,7 @@ describe.skipIf(skipThisTarget)("sign-in factor changes", () => {
 
   type Phone = ReturnType<typeof uniquePhone>;
   const mailKindsTo = async (email: string) =>
-    (await t.deps.db.unscoped.mailOutbox.findMany({ where: { toAddress: email }, orderBy: { createdAt: "asc" } })).map((mail) => mail.kind);
+    (await t.deps.db.unscoped("test").mailOutbox.findMany({ where: { toAddress: email }, orderBy: { createdAt: "asc" } })).map((mail) => mail.kind);
 
   /** me/phone/start + me/phone/verify of `phone` on the account of `token`. */
   async function verifyPhone(client: RestClient, token: string, phone: Phone) {
@@ -70,7 +70,7 @@ describe.skipIf(skipThisTarget)("sign-in factor changes", () => {
     expect((await other.client.post("/api/v1/auth/refresh")).status).toBe(401);
 
     expect((await mailKindsTo(user.email)).slice(mailsBefore.length)).toEqual(["phoneChanged"]);
-    const notice = await t.deps.db.unscoped.mailOutbox.findFirstOrThrow({ where: { toAddress: user.email, kind: "phoneChanged" } });
+    const notice = await t.deps.db.unscoped("test").mailOutbox.findFirstOrThrow({ where: { toAddress: user.email, kind: "phoneChanged" } });
     expect(notice.subject).toBe("The phone number of your Mteja Shop account was changed");
     expect(notice.textBody).toContain("you were signed out on your other devices");
     await expect.poll(() => textsTo(sim, oldPhone.international).length, { timeout: 10_000 }).toBe(textedOld + 1);
@@ -94,7 +94,7 @@ describe.skipIf(skipThisTarget)("sign-in factor changes", () => {
     expect((await verifyPhone(client, user.accessToken, oldPhone)).status).toBe(200);
     const textedOld = textsTo(sim, oldPhone.international).length;
     expect((await verifyPhone(client, user.accessToken, uniquePhone())).status).toBe(200);
-    const notice = await t.deps.db.unscoped.mailOutbox.findFirstOrThrow({ where: { toAddress: user.email, kind: "phoneChanged" } });
+    const notice = await t.deps.db.unscoped("test").mailOutbox.findFirstOrThrow({ where: { toAddress: user.email, kind: "phoneChanged" } });
     expect(notice.subject).toBe("Nambari ya simu ya akaunti yako ya Mteja Shop imebadilishwa");
     await expect.poll(() => textsTo(sim, oldPhone.international).length, { timeout: 10_000 }).toBe(textedOld + 1);
     const text = textsTo(sim, oldPhone.international)[textedOld]!;
@@ -151,7 +151,7 @@ describe.skipIf(skipThisTarget)("sign-in factor changes", () => {
     expect((await client.get("/api/v1/auth/me", user.accessToken)).status).toBe(200);
     expect((await other.client.get("/api/v1/auth/me", other.token)).status).toBe(401);
     expect(await mailKindsTo(user.email)).toContain("twoFactorEnabled");
-    const notice = await t.deps.db.unscoped.mailOutbox.findFirstOrThrow({ where: { toAddress: user.email, kind: "twoFactorEnabled" } });
+    const notice = await t.deps.db.unscoped("test").mailOutbox.findFirstOrThrow({ where: { toAddress: user.email, kind: "twoFactorEnabled" } });
     expect(notice.textBody).toContain("you were signed out on your other devices");
     await expect.poll(() => textsTo(sim, phone.international).length, { timeout: 10_000 }).toBe(texted + 1);
     expect(textsTo(sim, phone.international)[texted]!.message).toBe(

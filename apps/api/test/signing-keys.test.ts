@@ -54,7 +54,7 @@ describe.skipIf(skipThisTarget)("signing keys", () => {
     const later = await startTestApp(env, { database });
     cleanup.push(() => later.close());
 
-    const stored = await database.db.unscoped.signingKey.findMany();
+    const stored = await database.db.unscoped("test").signingKey.findMany();
     expect(stored).toHaveLength(1);
     for (const app of [a, b, later]) expect((await jwks(app)).keys.map((k) => k.kid)).toEqual([stored[0]!.kid]);
     await expectAcceptedEverywhere([a, b, later]);
@@ -78,7 +78,7 @@ describe.skipIf(skipThisTarget)("signing keys", () => {
     const rotatedAt = clock.now();
     const rotation = await rotateSigningKey(a.deps.db, a.deps.cipher, { now: rotatedAt, accessTokenTtlSeconds: 900 });
     expect(rotation.retired).toEqual({ kid: first, notAfter: new Date(rotatedAt.getTime() + (900 + 300) * 1000) });
-    const stored = await database.db.unscoped.signingKey.findMany({ orderBy: { createdAt: "asc" } });
+    const stored = await database.db.unscoped("test").signingKey.findMany({ orderBy: { createdAt: "asc" } });
     expect(stored.map((k) => [k.kid, k.retiredAt?.getTime() ?? null])).toEqual([
       [first, rotatedAt.getTime()],
       [rotation.kid, null],
@@ -112,18 +112,18 @@ describe.skipIf(skipThisTarget)("signing keys", () => {
     cleanup.push(() => other.drop());
     const a = await startTestApp({ DATA_ENCRYPTION_KEY: randomBytes(32).toString("hex") }, { database, now: clock.now });
     cleanup.push(() => a.close());
-    await database.db.unscoped.signingKey.deleteMany();
+    await database.db.unscoped("test").signingKey.deleteMany();
 
     const firstEver = await rotateSigningKey(a.deps.db, a.deps.cipher, { now: clock.now(), accessTokenTtlSeconds: 900 });
     expect(firstEver.retired).toBeUndefined();
     const options = { now: clock.now(), accessTokenTtlSeconds: 900 };
     const [x, y] = await Promise.all([rotateSigningKey(database.db, a.deps.cipher, options), rotateSigningKey(other.db, a.deps.cipher, options)]);
-    const current = await database.db.unscoped.signingKey.findMany({ where: { retiredAt: null } });
+    const current = await database.db.unscoped("test").signingKey.findMany({ where: { retiredAt: null } });
     expect(current).toHaveLength(1);
     expect([x.kid, y.kid]).toContain(current[0]!.kid);
     // The two rotations took turns: one retired the first key, the other retired the key the first made.
     expect([x.retired?.kid, y.retired?.kid].sort()).toEqual([firstEver.kid, current[0]!.kid === x.kid ? y.kid : x.kid].sort());
-    expect(await database.db.unscoped.signingKey.count()).toBe(3);
+    expect(await database.db.unscoped("test").signingKey.count()).toBe(3);
   });
 
   it("signs with JWT_PRIVATE_KEY when it is configured, publishes only that key, and stores none", async () => {
@@ -137,6 +137,6 @@ describe.skipIf(skipThisTarget)("signing keys", () => {
     const user = await registerUser(new RestClient(app.url));
     expect(kidOf(user.accessToken)).toBe(published[0]!.kid);
     await expectAccepted(user.accessToken, [app]);
-    expect(await app.deps.db.unscoped.signingKey.count()).toBe(0);
+    expect(await app.deps.db.unscoped("test").signingKey.count()).toBe(0);
   });
 });

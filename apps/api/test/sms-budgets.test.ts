@@ -22,7 +22,7 @@ const startAnswer = { success: true, message: "If this number can sign in here, 
 
 /** The texts written to the outbox for a phone: what a shop pays for. */
 async function textsWritten(t: TestApp, phone: Phone): Promise<number> {
-  return t.deps.db.unscoped.smsOutbox.count({ where: { toPhone: phone.international } });
+  return t.deps.db.unscoped("test").smsOutbox.count({ where: { toPhone: phone.international } });
 }
 
 /** phone/start writes its text after the answer: waits until the phone has `n` texts. */
@@ -43,7 +43,7 @@ async function afterPendingTexts(t: TestApp, client: RestClient): Promise<void> 
 
 /** The code of the newest text to the phone (texts logged without a provider keep their body). */
 async function codeTexted(t: TestApp, phone: Phone): Promise<string> {
-  const row = await t.deps.db.unscoped.smsOutbox.findFirstOrThrow({ where: { toPhone: phone.international }, orderBy: { createdAt: "desc" } });
+  const row = await t.deps.db.unscoped("test").smsOutbox.findFirstOrThrow({ where: { toPhone: phone.international }, orderBy: { createdAt: "desc" } });
   return /\b(\d{6})\b/.exec(row.body)![1]!;
 }
 
@@ -293,13 +293,13 @@ describe.skipIf(skipThisTarget)("sign-in codes keep part of the shop's budget (s
   async function changeEmail(client: RestClient, token: string): Promise<void> {
     const email = `notice-${randomBytes(6).toString("hex")}@example.com`;
     expect((await client.post("/api/v1/auth/me/email/start", { email }, token)).status).toBe(200);
-    const mail = await t.deps.db.unscoped.mailOutbox.findFirstOrThrow({ where: { toAddress: email, kind: "confirmEmailChange" } });
+    const mail = await t.deps.db.unscoped("test").mailOutbox.findFirstOrThrow({ where: { toAddress: email, kind: "confirmEmailChange" } });
     const link = new URL(/https?:\/\/\S+\/verify-email\?[^\s"<>]+/.exec(mail.textBody)![0]);
     expect((await client.post("/api/v1/auth/me/email/verify", { token: link.searchParams.get("token") }, token)).status).toBe(200);
   }
 
   function noticesTo(phone: Phone): Promise<number> {
-    return t.deps.db.unscoped.smsOutbox.count({ where: { toPhone: phone.international, kind: "security_notice" } });
+    return t.deps.db.unscoped("test").smsOutbox.count({ where: { toPhone: phone.international, kind: "security_notice" } });
   }
 });
 

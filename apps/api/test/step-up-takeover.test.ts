@@ -116,7 +116,7 @@ describe.skipIf(skipThisTarget)("account takeover from a stolen access token (is
     expectStepUpRequired("otp/disable (by sms_code)", await attacker.request("DELETE", "/api/v1/auth/otp/disable", { body: { sms_code: smsCode }, token }));
 
     expect(textsTo(sim, attackerPhone.international)).toHaveLength(0);
-    const row = await t.deps.db.unscoped.user.findUniqueOrThrow({ where: { id: userId } });
+    const row = await t.deps.db.unscoped("test").user.findUniqueOrThrow({ where: { id: userId } });
     expect(row).toMatchObject({ phone: ownPhone.stored, phoneVerified: true, passwordHash: null, otpEnabled: true });
   });
 
@@ -133,7 +133,7 @@ describe.skipIf(skipThisTarget)("account takeover from a stolen access token (is
 
   /** The reset link mailed to `email`, if any, and the kinds of mail it got. */
   async function mailsTo(email: string) {
-    const mails = await t.deps.db.unscoped.mailOutbox.findMany({ where: { toAddress: email }, orderBy: { createdAt: "asc" } });
+    const mails = await t.deps.db.unscoped("test").mailOutbox.findMany({ where: { toAddress: email }, orderBy: { createdAt: "asc" } });
     const link = mails.map((mail) => /https?:\/\/\S+\/(?:verify-email|reset-password)\?[^\s"<>]+/.exec(mail.textBody)?.[0]).filter(Boolean);
     return { kinds: mails.map((mail) => mail.kind), links: link.map((href) => new URL(href!)) };
   }
@@ -184,17 +184,17 @@ describe.skipIf(skipThisTarget)("account takeover from a stolen access token (is
     const mailed = await mailsTo(attackerEmail);
     expect(mailed.kinds).not.toContain("resetPassword");
     expect(mailed.links.filter((link) => link.pathname.endsWith("/reset-password"))).toEqual([]);
-    const row = await t.deps.db.unscoped.user.findUniqueOrThrow({ where: { id: userId } });
+    const row = await t.deps.db.unscoped("test").user.findUniqueOrThrow({ where: { id: userId } });
     expect(row).toMatchObject({ phone: ownPhone.stored, phoneVerified: true, passwordHash: null });
   });
   /** The ids of the mails `email` got so far (the service clock stands still here: no order by time). */
   async function mailIds(email: string): Promise<Set<string>> {
-    return new Set((await t.deps.db.unscoped.mailOutbox.findMany({ where: { toAddress: email }, select: { id: true } })).map((mail) => mail.id));
+    return new Set((await t.deps.db.unscoped("test").mailOutbox.findMany({ where: { toAddress: email }, select: { id: true } })).map((mail) => mail.id));
   }
 
   /** The kinds of the mails `email` got besides `before`, once at least one came. */
   async function newMailKinds(email: string, before: Set<string>): Promise<string[]> {
-    const fresh = async () => (await t.deps.db.unscoped.mailOutbox.findMany({ where: { toAddress: email } })).filter((mail) => !before.has(mail.id));
+    const fresh = async () => (await t.deps.db.unscoped("test").mailOutbox.findMany({ where: { toAddress: email } })).filter((mail) => !before.has(mail.id));
     await expect.poll(async () => (await fresh()).length, { timeout: 10_000 }).toBeGreaterThan(0);
     return (await fresh()).map((mail) => mail.kind);
   }
@@ -204,7 +204,7 @@ describe.skipIf(skipThisTarget)("account takeover from a stolen access token (is
     const before = await mailIds(email);
     expect((await client.post("/api/v1/auth/me/email/start", { email }, token)).status).toBe(200);
     expect(await newMailKinds(email, before)).toEqual(["confirmEmailChange"]);
-    const mail = (await t.deps.db.unscoped.mailOutbox.findMany({ where: { toAddress: email, kind: "confirmEmailChange" } })).find((row) => !before.has(row.id))!;
+    const mail = (await t.deps.db.unscoped("test").mailOutbox.findMany({ where: { toAddress: email, kind: "confirmEmailChange" } })).find((row) => !before.has(row.id))!;
     const link = new URL(/https?:\/\/\S+\/verify-email\?[^\s"<>]+/.exec(mail.textBody)![0]);
     expect(link.searchParams.get("change")).toBe("1");
     expect((await client.post("/api/v1/auth/me/email/verify", { token: link.searchParams.get("token") }, token)).status).toBe(200);
@@ -215,7 +215,7 @@ describe.skipIf(skipThisTarget)("account takeover from a stolen access token (is
     const before = await mailIds(email);
     expect((await client.post("/api/v1/auth/me/email/start", { email }, token)).status).toBe(200);
     expect(await newMailKinds(email, before)).toEqual(["confirmEmailChange"]);
-    const mail = (await t.deps.db.unscoped.mailOutbox.findMany({ where: { toAddress: email, kind: "confirmEmailChange" } })).find((row) => !before.has(row.id))!;
+    const mail = (await t.deps.db.unscoped("test").mailOutbox.findMany({ where: { toAddress: email, kind: "confirmEmailChange" } })).find((row) => !before.has(row.id))!;
     return new URL(/https?:\/\/\S+\/verify-email\?[^\s"<>]+/.exec(mail.textBody)![0]).searchParams.get("token")!;
   }
 
@@ -260,12 +260,12 @@ describe.skipIf(skipThisTarget)("account takeover from a stolen access token (is
     expect((await attacker.post("/api/v1/auth/forgot-password", { email: attackerEmail })).status).toBe(200);
     expect(await newMailKinds(attackerEmail, mailed)).toEqual(["resetNeedsConfirmedEmail"]);
     expect((await mailsTo(attackerEmail)).links.filter((link) => link.pathname.endsWith("/reset-password"))).toEqual([]);
-    const notice = await t.deps.db.unscoped.mailOutbox.findFirstOrThrow({ where: { toAddress: attackerEmail, kind: "resetNeedsConfirmedEmail" } });
+    const notice = await t.deps.db.unscoped("test").mailOutbox.findFirstOrThrow({ where: { toAddress: attackerEmail, kind: "resetNeedsConfirmedEmail" } });
     expect(notice.textBody).toContain("confirm it in your account settings");
 
     // A reset link mailed before (as one mailed by an earlier version would be) sets nothing either.
     const earlier = randomBytes(32).toString("hex");
-    await t.deps.db.unscoped.oneTimeToken.create({
+    await t.deps.db.unscoped("test").oneTimeToken.create({
       data: { tenantId: "default", userId, purpose: "reset_password", tokenHash: createHash("sha256").update(earlier).digest("hex"), createdAt: clock.now(), expiresAt: new Date(clock.now().getTime() + 1800_000) },
     });
     const reset = await attacker.post("/api/v1/auth/reset-password", { email: attackerEmail, token: earlier, new_password: "the attacker's passphrase" });
@@ -320,7 +320,7 @@ describe.skipIf(skipThisTarget)("account takeover from a stolen access token (is
     const before = await mailIds(ownEmail);
     expect((await client.post("/api/v1/auth/forgot-password", { email: ownEmail })).status).toBe(200);
     expect(await newMailKinds(ownEmail, before)).toEqual(["resetPassword"]);
-    const resetMail = await t.deps.db.unscoped.mailOutbox.findFirstOrThrow({ where: { toAddress: ownEmail, kind: "resetPassword" } });
+    const resetMail = await t.deps.db.unscoped("test").mailOutbox.findFirstOrThrow({ where: { toAddress: ownEmail, kind: "resetPassword" } });
     const link = new URL(/https?:\/\/\S+\/reset-password\?[^\s"<>]+/.exec(resetMail.textBody)![0]);
     const reset = await client.post("/api/v1/auth/reset-password", { email: ownEmail, token: link.searchParams.get("token"), new_password: "a brand new passphrase" });
     expect(reset.status).toBe(200);
@@ -348,7 +348,7 @@ describe.skipIf(skipThisTarget)("account takeover from a stolen access token (is
     const used = await thief.post("/api/v1/auth/me/email/verify", { token: restoreLink }, stolen);
     expect([used.status, used.body.error?.code]).toEqual([400, "INVALID_TOKEN"]);
     expect((await owner.get("/api/v1/auth/me", ownerToken)).status).toBe(200);
-    expect(await t.deps.db.unscoped.user.findUniqueOrThrow({ where: { id: userId } })).toMatchObject({ email: thiefEmail, emailResetsPassword: false });
+    expect(await t.deps.db.unscoped("test").user.findUniqueOrThrow({ where: { id: userId } })).toMatchObject({ email: thiefEmail, emailResetsPassword: false });
     const events = (await owner.get("/api/v1/auth/me/security-events", ownerToken)).body.data.security_events as Array<{ type: string }>;
     expect(events.map((event) => event.type)).not.toContain("email.confirmed");
 

@@ -63,7 +63,7 @@ describe.skipIf(skipThisTarget)("step-up: fresh sessions, reauthenticate, body p
   }
 
   async function freshUntilOf(sessionOwner: string): Promise<Date | null> {
-    const session = await t.deps.db.unscoped.session.findFirstOrThrow({ where: { userId: sessionOwner, revokedAt: null }, orderBy: { createdAt: "desc" } });
+    const session = await t.deps.db.unscoped("test").session.findFirstOrThrow({ where: { userId: sessionOwner, revokedAt: null }, orderBy: { createdAt: "desc" } });
     return session.freshUntil;
   }
 

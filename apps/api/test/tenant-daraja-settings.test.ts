@@ -23,7 +23,7 @@ describe.skipIf(skipThisTarget)("per-shop M-Pesa settings", () => {
   });
 
   const patch = (id: string, body: unknown) => adminApi(t, "PATCH", `/api/v1/admin/tenants/${id}`, body);
-  const storedMomo = async (id: string) => ((await t.deps.db.unscoped.tenant.findUniqueOrThrow({ where: { id } })).settings as any).momo;
+  const storedMomo = async (id: string) => ((await t.deps.db.unscoped("test").tenant.findUniqueOrThrow({ where: { id } })).settings as any).momo;
   /** Pushes a prompt as a customer of the shop; answers what the simulator received. */
   const pushAsCustomerOf = async (tenantId: string) => {
     const customer = await shopCustomer(t, tenantId);
@@ -65,7 +65,7 @@ describe.skipIf(skipThisTarget)("per-shop M-Pesa settings", () => {
     expect(created.status).toBe(422);
     expect(created.body.error.code).toBe("VALIDATION_ERROR");
     expect(created.body.error.details.map((d: { path: string }) => d.path).sort()).toEqual(["settings.momo.consumerKey", "settings.momo.consumerSecret"]);
-    expect(await t.deps.db.unscoped.tenant.findUnique({ where: { id: "duka-partial" } })).toBeNull();
+    expect(await t.deps.db.unscoped("test").tenant.findUnique({ where: { id: "duka-partial" } })).toBeNull();
 
     await createShop(t, "duka-groups", { momo: { ...OWN_STK } });
     const before = await storedMomo("duka-groups");
@@ -116,14 +116,14 @@ describe.skipIf(skipThisTarget)("per-shop M-Pesa settings", () => {
   });
 
   it("never pays a shop with an incomplete stored group into the platform's short code (a first-release row): M-Pesa is unavailable for it", async () => {
-    await t.deps.db.unscoped.tenant.create({ data: { id: "duka-legacy-partial", name: "Legacy", settings: { momo: { shortcode: "600777", passkey: "clear-passkey" } } } });
+    await t.deps.db.unscoped("test").tenant.create({ data: { id: "duka-legacy-partial", name: "Legacy", settings: { momo: { shortcode: "600777", passkey: "clear-passkey" } } } });
     const { status, sent } = await pushAsCustomerOf("duka-legacy-partial");
     expect(status).toBe(503);
     expect(sent).toEqual([]);
   });
 
   it("encrypts at start the secrets the first release stored in clear, and goes on using them", async () => {
-    await t.deps.db.unscoped.tenant.create({ data: { id: "duka-legacy", name: "Legacy", settings: { displayName: "Old", momo: { ...OWN_STK, ...OWN_B2C } } } });
+    await t.deps.db.unscoped("test").tenant.create({ data: { id: "duka-legacy", name: "Legacy", settings: { displayName: "Old", momo: { ...OWN_STK, ...OWN_B2C } } } });
     const restarted = await startShopApp(fake.url, { database: t.database, dataKey });
     try {
       const stored = await storedMomo("duka-legacy");

@@ -26,7 +26,7 @@ describe.skipIf(skipDatabaseAgnostic)("tRPC batch size", () => {
     return { status: response.status, body: (await response.json()) as any };
   }
 
-  const storedAddresses = async (userId: string) => t.deps.db.unscoped.address.count({ where: { userId } });
+  const storedAddresses = async (userId: string) => t.deps.db.unscoped("test").address.count({ where: { userId } });
 
   it("runs a batch of 10 calls", async () => {
     const user = await registerUser(new RestClient(t.url));

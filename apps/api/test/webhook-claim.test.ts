@@ -23,30 +23,30 @@ describe.skipIf(skipThisTarget)("the webhook delivery claim", () => {
     database = await createTestDatabase();
     db = database.db;
     await db.migrate();
-    for (const id of tenants) await db.unscoped.tenant.create({ data: { id, name: id } });
+    for (const id of tenants) await db.unscoped("test").tenant.create({ data: { id, name: id } });
   });
   afterAll(async () => database?.drop());
   beforeEach(async () => {
-    await db.unscoped.webhookEvent.deleteMany();
-    await db.unscoped.webhookEndpoint.deleteMany();
+    await db.unscoped("test").webhookEvent.deleteMany();
+    await db.unscoped("test").webhookEndpoint.deleteMany();
   });
 
   async function endpoint(tenantId: string): Promise<string> {
     const id = randomUUID();
-    await db.unscoped.webhookEndpoint.create({ data: { id, tenantId, url: `http://127.0.0.1:9/${id}`, events: [], secretSealed: "sealed", createdAt: t0, updatedAt: t0 } });
+    await db.unscoped("test").webhookEndpoint.create({ data: { id, tenantId, url: `http://127.0.0.1:9/${id}`, events: [], secretSealed: "sealed", createdAt: t0, updatedAt: t0 } });
     return id;
   }
 
   /** `count` due deliveries to an endpoint, one event each, due `from`, `from + 1`… seconds. */
   async function deliveries(tenantId: string, endpointId: string, count: number, from = 0): Promise<ReadyRow[]> {
     const rows = Array.from({ length: count }, (_, i) => ({ id: randomUUID(), eventId: `evt_${randomUUID().replace(/-/g, "")}`, dueAt: at(from + i) }));
-    await db.unscoped.webhookEvent.createMany({ data: rows.map((row) => ({ id: row.eventId, tenantId, type: "payment.succeeded", body: "{}", createdAt: row.dueAt })) });
-    await db.unscoped.webhookDelivery.createMany({ data: rows.map((row) => ({ id: row.id, tenantId, eventId: row.eventId, endpointId, nextAttemptAt: row.dueAt, createdAt: row.dueAt })) });
+    await db.unscoped("test").webhookEvent.createMany({ data: rows.map((row) => ({ id: row.eventId, tenantId, type: "payment.succeeded", body: "{}", createdAt: row.dueAt })) });
+    await db.unscoped("test").webhookDelivery.createMany({ data: rows.map((row) => ({ id: row.id, tenantId, eventId: row.eventId, endpointId, nextAttemptAt: row.dueAt, createdAt: row.dueAt })) });
     return rows.map((row) => ({ id: row.id, tenantId, endpointId, dueAt: row.dueAt }));
   }
 
   const claim = (overrides: Partial<webhooks.DeliveryClaim> = {}) =>
-    webhooks.claimDueDeliveries(db.unscoped, {
+    webhooks.claimDueDeliveries(db.unscoped("test"), {
       now: at(3600),
       leaseMs: 60_000,
       limit: 20,
@@ -68,7 +68,7 @@ describe.skipIf(skipThisTarget)("the webhook delivery claim", () => {
     for (const row of claimed) perEndpoint.set(row.endpoint_id, (perEndpoint.get(row.endpoint_id) ?? 0) + 1);
     expect(Math.max(...perEndpoint.values())).toBeLessThanOrEqual(2);
 
-    const leased = await db.unscoped.webhookDelivery.findMany({ where: { lockedUntil: { not: null } } });
+    const leased = await db.unscoped("test").webhookDelivery.findMany({ where: { lockedUntil: { not: null } } });
     expect(leased.map((row) => row.id).sort()).toEqual(claimed.map((row) => row.id).sort());
     expect(leased.every((row) => row.nextAttemptAt.getTime() === at(3660).getTime() && row.lockedUntil!.getTime() === at(3660).getTime())).toBe(true);
   });
@@ -90,7 +90,7 @@ describe.skipIf(skipThisTarget)("the webhook delivery claim", () => {
     let seed = 7;
     const random = (max: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % max);
     for (let round = 0; round < 4; round += 1) {
-      await db.unscoped.webhookEvent.deleteMany();
+      await db.unscoped("test").webhookEvent.deleteMany();
       const ready: ReadyRow[] = [];
       for (const tenantId of tenants) {
         for (let e = 0; e < 1 + random(3); e += 1) {
@@ -124,7 +124,7 @@ describe.skipIf(skipThisTarget)("the webhook delivery claim", () => {
 
   describe("recording an attempt", () => {
     async function attempt(endpointId: string, deliveryId: string, eventId: string, acknowledged: boolean, seconds: number, disableAfterSeconds = 3 * 86_400) {
-      return webhooks.recordAttempt(db.unscoped, {
+      return webhooks.recordAttempt(db.unscoped("test"), {
         deliveryId,
         tenantId: "shop-a",
         eventId,
@@ -143,8 +143,8 @@ describe.skipIf(skipThisTarget)("the webhook delivery claim", () => {
     it("keeps failing_since from the first failure, clears it on a success, and disables after 3 days of failures only", async () => {
       const id = await endpoint("shop-a");
       const rows = await deliveries("shop-a", id, 6);
-      const eventOf = async (deliveryId: string) => (await db.unscoped.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } })).eventId;
-      const row = () => db.unscoped.webhookEndpoint.findUniqueOrThrow({ where: { id } });
+      const eventOf = async (deliveryId: string) => (await db.unscoped("test").webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } })).eventId;
+      const row = () => db.unscoped("test").webhookEndpoint.findUniqueOrThrow({ where: { id } });
 
       expect(await attempt(id, rows[0]!.id, await eventOf(rows[0]!.id), false, 0)).toEqual({ endpointDisabledFailingSince: null });
       expect(await row()).toMatchObject({ failingSince: at(0), enabled: true, disabledReason: null });
@@ -159,11 +159,11 @@ describe.skipIf(skipThisTarget)("the webhook delivery claim", () => {
       expect(await attempt(id, rows[4]!.id, await eventOf(rows[4]!.id), false, 5 * 86_400 + 1)).toEqual({ endpointDisabledFailingSince: at(2 * 86_400 + 1) });
       expect(await row()).toMatchObject({ enabled: false, disabledReason: "failing", failingSince: at(2 * 86_400 + 1), updatedAt: at(5 * 86_400 + 1) });
       // What it was still owed is dropped, the delivery that disabled it included; a later failure does not disable it twice.
-      const pending = await db.unscoped.webhookDelivery.findMany({ where: { endpointId: id, status: "pending" } });
+      const pending = await db.unscoped("test").webhookDelivery.findMany({ where: { endpointId: id, status: "pending" } });
       expect(pending).toEqual([]);
-      expect((await db.unscoped.webhookDelivery.findUniqueOrThrow({ where: { id: rows[4]!.id } })).status).toBe("dropped");
+      expect((await db.unscoped("test").webhookDelivery.findUniqueOrThrow({ where: { id: rows[4]!.id } })).status).toBe("dropped");
       expect(await attempt(id, rows[5]!.id, await eventOf(rows[5]!.id), false, 6 * 86_400)).toEqual({ endpointDisabledFailingSince: null });
-      expect(await db.unscoped.webhookAttempt.count({ where: { endpointId: id } })).toBe(7);
+      expect(await db.unscoped("test").webhookAttempt.count({ where: { endpointId: id } })).toBe(7);
     });
   });
 });

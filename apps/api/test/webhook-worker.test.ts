@@ -22,7 +22,7 @@ describe.skipIf(skipDatabaseAgnostic)("the webhook delivery worker's nudges", ()
     claims = 0;
     const deps = {
       clock: { now: () => new Date() },
-      db: { unscoped: { $queryRaw: async () => ((claims += 1), []) } },
+      db: { unscoped: () => ({ $queryRaw: async () => ((claims += 1), []) }) },
     } as unknown as Deps;
     runtime = createWebhooksRuntime(readSettings({}), quiet, () => deps);
     runtime.start();

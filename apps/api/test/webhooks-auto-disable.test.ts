@@ -57,7 +57,7 @@ describe.skipIf(skipThisTarget)("an endpoint that keeps failing", () => {
     const settledPayment = async () => {
       const paymentId = await shop.pay();
       const eventId = await shop.eventOf(paymentId);
-      await waitFor(async () => (await t.deps.db.unscoped.webhookDelivery.count({ where: { eventId, status: "pending" } })) === 0);
+      await waitFor(async () => (await t.deps.db.unscoped("test").webhookDelivery.count({ where: { eventId, status: "pending" } })) === 0);
       return { paymentId, eventId };
     };
 
@@ -80,7 +80,7 @@ describe.skipIf(skipThisTarget)("an endpoint that keeps failing", () => {
     expect(await endpoint(failingId)).toMatchObject({ enabled: false, disabled_reason: "failing" });
     expect(await endpoint(flakyId)).toMatchObject({ enabled: true, disabled_reason: null });
     expect(failing.received.filter(forPayment(disabling.paymentId))).toHaveLength(1);
-    const owed = await t.deps.db.unscoped.webhookDelivery.findMany({ where: { eventId: disabling.eventId, endpointId: failingId } });
+    const owed = await t.deps.db.unscoped("test").webhookDelivery.findMany({ where: { eventId: disabling.eventId, endpointId: failingId } });
     expect(owed.map((row) => row.status)).toEqual(["dropped"]);
     const warning = logLines.map((line) => JSON.parse(line)).find((entry) => entry.msg?.includes("webhook endpoint disabled"));
     expect(warning).toMatchObject({ level: 40, endpointId: failingId, tenantId: "default" });
@@ -91,7 +91,7 @@ describe.skipIf(skipThisTarget)("an endpoint that keeps failing", () => {
     const later = await settledPayment();
     await healthy.waitFor(forPayment(later.paymentId));
     expect(failing.received.filter(forPayment(later.paymentId))).toEqual([]);
-    expect(await t.deps.db.unscoped.webhookDelivery.count({ where: { eventId: later.eventId, endpointId: failingId } })).toBe(0);
+    expect(await t.deps.db.unscoped("test").webhookDelivery.count({ where: { eventId: later.eventId, endpointId: failingId } })).toBe(0);
 
     // Enabled again by PATCH (the reason cleared): the event can be redelivered to it.
     const enabled = await shop.call("PATCH", `/api/v1/webhook-endpoints/${failingId}`, { enabled: true });

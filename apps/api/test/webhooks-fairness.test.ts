@@ -86,7 +86,7 @@ describe.skipIf(skipThisTarget)("redeliver", () => {
       expect(answer.status, JSON.stringify(answer.body)).toBe(200);
       expect(answer.body.data).toEqual({ id: eventId, deliveries: 2 });
     }
-    const rows = await t.deps.db.unscoped.webhookDelivery.findMany({ where: { eventId } });
+    const rows = await t.deps.db.unscoped("test").webhookDelivery.findMany({ where: { eventId } });
     const pending = (endpointId: string) => rows.filter((row) => row.endpointId === endpointId && row.status === "pending").length;
     expect(pending(stuck)).toBe(1);
     expect(rows.filter((row) => row.endpointId === disabled)).toEqual([]);

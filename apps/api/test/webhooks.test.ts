@@ -70,7 +70,7 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
     const user = await t.customer();
     const pushed = await t.rest.request("POST", "/api/momo/stkpush", { body: { phone: "0712345678", amount }, token: user.accessToken });
     expect(pushed.status, JSON.stringify(pushed.body)).toBe(200);
-    const payment = await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { checkoutRequestId: pushed.body.data.checkoutRequestId } });
+    const payment = await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { checkoutRequestId: pushed.body.data.checkoutRequestId } });
     return payment.id;
   }
 
@@ -85,7 +85,7 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
     expect(created).toMatchObject({ url: "http://127.0.0.1:9/hooks", events: allEventTypes });
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
 
-    const stored = await t.deps.db.unscoped.webhookEndpoint.findUniqueOrThrow({ where: { id: created.id } });
+    const stored = await t.deps.db.unscoped("test").webhookEndpoint.findUniqueOrThrow({ where: { id: created.id } });
     expect(JSON.stringify(stored)).not.toContain(created.secret.slice(6));
 
     const list = await call("GET", "/api/v1/webhook-endpoints");
@@ -163,7 +163,7 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
     const event = verifyWebhook<{ payment: Record<string, unknown> }>(delivery!.body, delivery!.headers["mteja-signature"], endpoint.secret);
     expect(delivery!.headers["mteja-event-id"]).toBe(event.id);
     expect(event).toMatchObject({ id: expect.stringMatching(/^evt_[0-9a-f]{32}$/), type: "payment.succeeded", tenant_id: "default" });
-    const stored = await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id: paymentId } });
+    const stored = await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { id: paymentId } });
     expect(event.data.payment).toEqual({
       id: paymentId,
       channel: "stk",
@@ -204,7 +204,7 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
     const user = await t.customer();
     const pushed = await t.rest.request("POST", "/api/momo/stkpush", { body: { phone: "0712345678", amount: 17 }, token: user.accessToken });
     expect(pushed.status, JSON.stringify(pushed.body)).toBe(502);
-    const payment = await t.deps.db.unscoped.payment.findFirstOrThrow({ where: { userId: user.id, amount: 17 } });
+    const payment = await t.deps.db.unscoped("test").payment.findFirstOrThrow({ where: { userId: user.id, amount: 17 } });
     expect(payment.status).toBe("FAILED");
     const [failed] = await hooks.waitFor(forPayment(payment.id));
     expect(failed!.event).toMatchObject({ type: "payment.failed", data: { payment: { id: payment.id, status: "FAILED", amount: 17 } } });
@@ -213,7 +213,7 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
     const admin = await t.admin();
     const paid = await t.rest.request("POST", "/api/momo/b2c", { body: { phone: "0712345678", amount: 18 }, token: admin.accessToken });
     expect(paid.status, JSON.stringify(paid.body)).toBe(502);
-    const payout = await t.deps.db.unscoped.payout.findFirstOrThrow({ where: { requestedBy: admin.id, amount: 18 } });
+    const payout = await t.deps.db.unscoped("test").payout.findFirstOrThrow({ where: { requestedBy: admin.id, amount: 18 } });
     const [payoutFailed] = await hooks.waitFor((d) => d.event.data.payout?.id === payout.id);
     expect(payoutFailed!.event).toMatchObject({ type: "payout.failed", data: { payout: { id: payout.id, status: "FAILED", amount: 18 } } });
   });
@@ -233,7 +233,7 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
     expect(listed).toMatchObject({ id: eventId, type: "payment.succeeded", tenant_id: "default", data: { payment: { id: paymentId } } });
     expect(listed.attempts.map((a: { status_code: number }) => a.status_code)).toEqual([500, 500, 200]);
     for (const attempt of listed.attempts) expect(attempt).toEqual({ endpoint_id: endpoint.id, attempted_at: expect.any(String), status_code: expect.any(Number), error: null });
-    const delivery = await t.deps.db.unscoped.webhookDelivery.findFirstOrThrow({ where: { eventId } });
+    const delivery = await t.deps.db.unscoped("test").webhookDelivery.findFirstOrThrow({ where: { eventId } });
     expect(delivery).toMatchObject({ status: "delivered", attempts: 3 });
   });
 
@@ -244,10 +244,10 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
     const paymentId = await pay();
     await redirecting.waitFor(forPayment(paymentId), 4);
     const eventId = redirecting.received.find(forPayment(paymentId))!.event.id;
-    const delivery = await waitFor(() => t.deps.db.unscoped.webhookDelivery.findFirst({ where: { eventId, status: "failed" } }));
+    const delivery = await waitFor(() => t.deps.db.unscoped("test").webhookDelivery.findFirst({ where: { eventId, status: "failed" } }));
     expect(delivery.attempts).toBe(4);
     expect(target.received).toEqual([]);
-    const attempts = await t.deps.db.unscoped.webhookAttempt.findMany({ where: { eventId } });
+    const attempts = await t.deps.db.unscoped("test").webhookAttempt.findMany({ where: { eventId } });
     expect(attempts.map((a) => a.statusCode)).toEqual([302, 302, 302, 302]);
   });
 
@@ -258,7 +258,7 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
     const payout = async (amount: number) => {
       const res = await t.rest.request("POST", "/api/momo/b2c", { body: { phone: "0712345678", amount }, token: admin.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
-      return (await t.deps.db.unscoped.payout.findFirstOrThrow({ where: { requestedBy: admin.id, amount } })).id;
+      return (await t.deps.db.unscoped("test").payout.findFirstOrThrow({ where: { requestedBy: admin.id, amount } })).id;
     };
     const succeeded = await payout(100);
     const failed = await payout(11);
@@ -268,7 +268,7 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
     expect(failure!.event).toMatchObject({ type: "payout.failed", data: { payout: { id: failed, status: "FAILED", amount: 11, result_code: "1" } } });
     expect(Object.keys(success!.event.data.payout)).toContain("updated_at");
     // The event reports the row as its settlement left it (written in the update's own statement).
-    const row = await t.deps.db.unscoped.payout.findUniqueOrThrow({ where: { id: succeeded } });
+    const row = await t.deps.db.unscoped("test").payout.findUniqueOrThrow({ where: { id: succeeded } });
     expect(success!.event.data.payout).toMatchObject({ transaction_id: row.transactionId, updated_at: row.updatedAt.toISOString(), settled_at: row.settledAt!.toISOString() });
   });
 
@@ -277,7 +277,7 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
     await addEndpoint(hooks.url, ["callback.flagged"]);
     const paymentId = await pay();
     const payment = await waitFor(async () => {
-      const row = await t.deps.db.unscoped.payment.findUniqueOrThrow({ where: { id: paymentId } });
+      const row = await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { id: paymentId } });
       return row.status === "SUCCESS" ? row : undefined;
     });
     const ids = { checkoutRequestId: payment.checkoutRequestId!, merchantRequestId: payment.merchantRequestId! };
@@ -401,7 +401,7 @@ describe.skipIf(skipThisTarget)("webhook endpoint URLs in production", () => {
     await production.deps.db.forTenant("default").webhookEndpoint.create({
       data: { id: endpointId, tenantId: "default", url: "https://localhost:9/hooks", events: allEventTypes, secretSealed: production.deps.cipher.encrypt("whsec_rebound"), createdAt: now, updatedAt: now },
     });
-    await production.deps.db.forTenant("default").$transaction((tx) => recordEvent(tx, { tenantId: "default", type: "payment.succeeded", data: { payment: { id: "rebound" } }, at: now }));
+    await production.deps.db.transaction(production.deps.db.forTenant("default"), (tx) => recordEvent(tx, { tenantId: "default", type: "payment.succeeded", data: { payment: { id: "rebound" } }, at: now }));
     production.deps.webhooks.nudge();
     const key = await createApiKey(production.url);
     const listed = await waitFor(async () => {

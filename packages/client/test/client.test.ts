@@ -108,7 +108,7 @@ describe("createMtejaClient", () => {
 
   it("surfaces a failed refresh as the refresh's error and forgets the token", async () => {
     const { client, tokens } = await signedIn();
-    await t.deps.db.unscoped.session.updateMany({ where: { revokedAt: null }, data: { revokedAt: clock.now(), revokedReason: "test" } });
+    await t.deps.db.unscoped("test").session.updateMany({ where: { revokedAt: null }, data: { revokedAt: clock.now(), revokedReason: "test" } });
     clock.advance(61);
 
     const error = await client.api.profile.me.query().catch((e: unknown) => e);

@@ -29,7 +29,7 @@ describe("payments.onStatus through the client", () => {
     });
     const registered = await client.api.auth.register.mutate({ name: "Otieno Ouma", email: uniqueEmail("sub"), password: "correct horse battery" });
     const checkoutRequestId = `ws_CO_${randomBytes(8).toString("hex")}`;
-    const payment = await t.deps.db.unscoped.payment.create({
+    const payment = await t.deps.db.unscoped("test").payment.create({
       data: { tenantId: "default", userId: registered.data.user.id, phone: "254712345678", amount: 100, reference: "ORDER", description: "Payment", status: "PENDING", checkoutRequestId },
     });
     return { client, payment, checkoutRequestId };
@@ -56,7 +56,7 @@ describe("payments.onStatus through the client", () => {
   }
 
   async function settle(paymentId: string, checkoutRequestId: string) {
-    await t.deps.db.unscoped.payment.update({ where: { id: paymentId }, data: { status: "SUCCESS", resultCode: "0", resultDesc: "Paid" } });
+    await t.deps.db.unscoped("test").payment.update({ where: { id: paymentId }, data: { status: "SUCCESS", resultCode: "0", resultDesc: "Paid" } });
     t.deps.daraja.events.emit({ paymentId, tenantId: "default", checkoutRequestId, status: "SUCCESS" });
   }
 

@@ -6,7 +6,10 @@ import { PrismaClient } from "./generated/prisma/client.js";
 import { PooledClient } from "./pg-client.js";
 import { openEmbeddedDirectory, type EmbeddedDirectory } from "./embedded.js";
 import { applyMigrations, listPendingMigrations, type MigrationReport, type SqlRunner } from "./migrator.js";
-import { createStatementNames, pgliteStatements, pgliteTransactions, pgStatements, poolTransactions, sendStatement, type RawSql, type RawTransactions } from "./raw-sql.js";
+import { createStatementNames, pgliteStatements, pgliteTransactions, pgStatements, poolTransactions, sendStatement } from "./raw-sql.js";
+import type { RawSql } from "./raw-sql.js";
+import type { Door, PlainTransaction, TransactionOptions, Transactions, UnscopedDb, UnscopedReason } from "./doors.js";
+import { givePlainAccess, plainOf, type PlainSql } from "./plain-access.js";
 import { createTenantClients } from "./tenant-clients.js";
 import type { TenantDb } from "./tenant-scope.js";
 
@@ -33,30 +36,25 @@ export interface DatabaseOptions {
   statementTimeoutMs?: number | undefined;
 }
 
+/**
+ * One database, reached through three doors (docs/tenants.md#data-scoping): a tenant's client, every
+ * tenant's with a stated reason, and transactions over either. Plain SQL is reached by the repositories
+ * through the doors they are handed (plain-access.ts), never from here.
+ */
 export interface Database {
   kind: DatabaseKind;
   /**
-   * One tenant's view of the data (docs/tenants.md#data-scoping): the tenant is added to every query
-   * of tenant-owned rows, and a query naming another tenant is refused. Built once per tenant.
+   * One tenant's view of the data: the tenant is added to every query of tenant-owned rows, and a query
+   * naming another tenant is refused. Built once per tenant.
    */
   forTenant(tenantId: string): TenantDb;
   /**
-   * Every tenant's rows, unchecked: only for code that crosses tenants by design (the admin API,
-   * start-up tasks, workers, payment callbacks). A structural test lists the files allowed to use it.
+   * Every tenant's rows, unchecked: only for code that crosses tenants by design, which says why
+   * (`UnscopedReason`). The same client whatever the reason.
    */
-  unscoped: PrismaClient;
-  /** Raw SQL outside Prisma (migrator, health checks, drift test). */
-  sql: SqlRunner;
-  /**
-   * A transaction of raw SQL outside Prisma, for the hot write paths (applying a callback): every
-   * tenant's rows, unchecked, like `unscoped`, and listed in the same structural test.
-   */
-  rawTransaction: RawTransactions;
-  /**
-   * Raw SQL outside Prisma, each statement its own transaction: for a write one statement guards and
-   * makes whole (a callback applied without locks). Every tenant's rows, unchecked, like `rawTransaction`.
-   */
-  autocommit: RawSql;
+  unscoped(reason: UnscopedReason): UnscopedDb;
+  /** The one way to run a transaction, Prisma's or one of plain SQL, over a door (`Transactions`). */
+  transaction: Transactions;
   migrate(): Promise<MigrationReport>;
   pendingMigrations(): Promise<string[]>;
   ping(): Promise<void>;
@@ -108,12 +106,10 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
       }
     },
   };
+  const plain: PlainSql = { sql, autocommit: pgStatements(pool, nameOf), transactions: poolTransactions(pool, nameOf) };
   return {
     kind: "postgres",
-    ...clientsOf(prisma),
-    sql,
-    rawTransaction: poolTransactions(pool, nameOf),
-    autocommit: pgStatements(pool, nameOf),
+    ...doorsOf(prisma, plain),
     migrate: () => applyMigrations(sql),
     pendingMigrations: () => listPendingMigrations(sql),
     ping: async () => void (await pool.query("SELECT 1")),
@@ -136,12 +132,10 @@ async function openEmbedded(dataDir: string | undefined): Promise<Database> {
     // One process owns the embedded database (see embedded.ts), so no cross-process lock is needed.
     withLock: (fn) => fn(sql),
   };
+  const plain: PlainSql = { sql, autocommit: pgliteStatements(pglite), transactions: pgliteTransactions(pglite) };
   return {
     kind: "embedded",
-    ...clientsOf(prisma),
-    sql,
-    rawTransaction: pgliteTransactions(pglite),
-    autocommit: pgliteStatements(pglite),
+    ...doorsOf(prisma, plain),
     migrate: () => applyMigrations(sql),
     pendingMigrations: () => listPendingMigrations(sql),
     ping: async () => void (await pglite.query("SELECT 1")),
@@ -153,7 +147,23 @@ async function openEmbedded(dataDir: string | undefined): Promise<Database> {
   };
 }
 
-function clientsOf(prisma: PrismaClient): Pick<Database, "forTenant" | "unscoped"> {
-  const tenants = createTenantClients(prisma);
-  return { forTenant: (tenantId) => tenants.forTenant(tenantId), unscoped: prisma };
+function doorsOf(prisma: PrismaClient, plain: PlainSql): Pick<Database, "forTenant" | "unscoped" | "transaction"> {
+  const tenants = createTenantClients(prisma, undefined, plain);
+  const unscoped: UnscopedDb = givePlainAccess(prisma, plain);
+  return {
+    forTenant: (tenantId) => tenants.forTenant(tenantId),
+    unscoped: () => unscoped,
+    transaction: runTransaction as Transactions,
+  };
+}
+
+/** `Transactions`: Prisma's interactive transaction on the door's client, or plain SQL's (`PlainTransaction`). */
+function runTransaction<T>(door: Door, second: PlainTransaction | ((tx: never) => Promise<T>), third?: unknown): Promise<T> {
+  if (typeof second !== "string") {
+    const client = door as unknown as PrismaClient;
+    return client.$transaction(second as (tx: unknown) => Promise<T>, third as TransactionOptions | undefined);
+  }
+  const fn = third as (tx: RawSql) => Promise<T>;
+  const plain = plainOf(door);
+  return second === "plain" ? plain.transactions(fn) : fn(plain.autocommit);
 }

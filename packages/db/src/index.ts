@@ -1,12 +1,12 @@
 export { databaseTimeoutDefaults, openDatabase } from "./database.js";
 export type { Database, DatabaseKind, DatabaseOptions } from "./database.js";
+export type { Door, PlainTransaction, TransactionOptions, Transactions, UnscopedDb, UnscopedReason, UnscopedTx } from "./doors.js";
 export { isDatabaseUnavailable } from "./unavailable.js";
-export { applyMigrations, listPendingMigrations, readMigrations, defaultMigrationsDir, type MigrationReport, type SqlRunner } from "./migrator.js";
+export { readMigrations, defaultMigrationsDir, type MigrationReport } from "./migrator.js";
 export { changedRow, type RowChanges } from "./model-rows.js";
-export { isUniqueViolation, type RawSql, type RawTransactions, type SqlQuery } from "./raw-sql.js";
+export { isUniqueViolation, type RawSql, type SqlQuery } from "./raw-sql.js";
 export type { AnyClient } from "./repositories/clients.js";
 export { scopeToTenant, TenantScopeViolation, tenantScopeOfModel, type TenantDb, type TenantTx } from "./tenant-scope.js";
-export { createTenantClients, type TenantClients } from "./tenant-clients.js";
 export { PrismaClient, Prisma } from "./generated/prisma/client.js";
 export type * from "./generated/prisma/models.js";
 export * as accountBalances from "./repositories/account-balances.js";

@@ -3,8 +3,9 @@
  * that must run on either kind of transaction — a payment's settlement runs in Prisma transactions
  * (STK queries, the reconciler) and in the plain one of callbacks — is written against `RawSql`, the
  * two tagged-template methods Prisma's transaction clients already have. `poolTransactions` and
- * `pgliteTransactions` give the plain kind (`Database.rawTransaction`): one pooled pg client between BEGIN and COMMIT, or PGlite's own transaction, at a
- * fifth of the CPU Prisma's interactive transaction costs per statement.
+ * `pgliteTransactions` give the plain kind (`Database.transaction(door, "plain", …)`): one pooled pg client
+ * between BEGIN and COMMIT, or PGlite's own transaction, at a fifth of the CPU Prisma's interactive
+ * transaction costs per statement.
  */
 import type { PGlite, Transaction as PGliteTransaction } from "@electric-sql/pglite";
 import { createHash } from "node:crypto";
@@ -23,8 +24,8 @@ export interface RawSql {
 
 /**
  * Raw SQL on a pg pool or one of its clients. On the pool each statement is a transaction of its own
- * (autocommit, `Database.autocommit`): for a write that one statement makes whole, guarded by what it
- * checks itself, without the round trips of BEGIN and COMMIT (a callback's apply without locks,
+ * (`Database.transaction(door, "autocommit", …)`): for a write that one statement makes whole, guarded by
+ * what it checks itself, without the round trips of BEGIN and COMMIT (a callback's apply without locks,
  * docs/performance.md, "Callback ingestion").
  */
 export function pgStatements(target: pg.Pool | pg.PoolClient, nameOf: StatementNames): RawSql {

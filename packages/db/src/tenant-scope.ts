@@ -108,11 +108,17 @@ export function scopeToTenant(prisma: PrismaClient, tenantId: string) {
 type ScopedClient = ReturnType<typeof scopeToTenant>;
 type ScopedTransaction = Parameters<Parameters<ScopedClient["$transaction"]>[0]>[0];
 
-/** One tenant's client (an interface, so types that mention it name it rather than spell it out). */
-export interface TenantDb extends ScopedClient {}
+/**
+ * One tenant's client (an interface, so types that mention it name it rather than spell it out). Its
+ * transactions are opened by `Database.transaction`, not by the client.
+ */
+export interface TenantDb extends Omit<ScopedClient, "$transaction"> {
+  /** Type only (see UnscopedDb's). */
+  readonly $door?: "tenant";
+}
 
-/** The transaction client of a scoped client's interactive transaction: scoped like it. */
-export interface TenantTx extends ScopedTransaction {}
+/** The transaction client of a scoped client's interactive transaction: scoped like it, and no door. */
+export interface TenantTx extends Omit<ScopedTransaction, "$transaction"> {}
 
 function scopeArgs(tenantId: string, model: string, operation: string, args: Args): Args {
   refuseNestedWrites(model, operation, args);

@@ -8,7 +8,9 @@ import { cp, mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { applyMigrations, defaultMigrationsDir, openDatabase } from "../src/index.js";
+import { defaultMigrationsDir, openDatabase } from "../src/index.js";
+import { applyMigrations } from "../src/migrator.js";
+import { plainSqlOf } from "./support/databases.js";
 
 const migration = "20261128140000_tenant_callback_tokens";
 
@@ -25,35 +27,35 @@ describe(`migration ${migration}`, () => {
     const db = await openDatabase({});
     const earlier = await migrationsBefore(migration);
     try {
-      await applyMigrations(db.sql, earlier.dir);
-      await db.sql.exec(`INSERT INTO tenants (id, name) VALUES ('old-shop', 'Old shop')`);
-      await db.sql.exec(`INSERT INTO users (id, tenant_id, email) VALUES ('00000000-0000-4000-8000-000000000001', 'old-shop', 'a@example.com')`);
-      await db.sql.exec(
+      await applyMigrations(plainSqlOf(db).sql, earlier.dir);
+      await plainSqlOf(db).sql.exec(`INSERT INTO tenants (id, name) VALUES ('old-shop', 'Old shop')`);
+      await plainSqlOf(db).sql.exec(`INSERT INTO users (id, tenant_id, email) VALUES ('00000000-0000-4000-8000-000000000001', 'old-shop', 'a@example.com')`);
+      await plainSqlOf(db).sql.exec(
         `INSERT INTO payments (id, tenant_id, user_id, phone, amount, reference, description, status, mpesa_receipt) VALUES ('00000000-0000-4000-8000-000000000002', 'old-shop', '00000000-0000-4000-8000-000000000001', '254712345678', 10, 'R', 'Payment', 'SUCCESS', 'RCPT000001')`,
       );
-      await db.sql.exec(
+      await plainSqlOf(db).sql.exec(
         `INSERT INTO payouts (id, tenant_id, requested_by, phone, amount, command_id, remarks, originator_conversation_id) VALUES ('00000000-0000-4000-8000-000000000003', 'old-shop', '00000000-0000-4000-8000-000000000001', '254712345678', 10, 'BusinessPayment', 'Payout', 'oc-1')`,
       );
-      await db.sql.exec(
+      await plainSqlOf(db).sql.exec(
         `INSERT INTO payment_reversals (id, tenant_id, payment_id, amount, original_receipt, requested_by) VALUES ('00000000-0000-4000-8000-000000000004', 'old-shop', '00000000-0000-4000-8000-000000000002', 10, 'RCPT000001', 'user:x')`,
       );
-      await db.sql.exec(`INSERT INTO momo_callbacks (id, kind, raw_body, outcome) VALUES ('00000000-0000-4000-8000-000000000005', 'stkpush', '{}', 'accepted')`);
+      await plainSqlOf(db).sql.exec(`INSERT INTO momo_callbacks (id, kind, raw_body, outcome) VALUES ('00000000-0000-4000-8000-000000000005', 'stkpush', '{}', 'accepted')`);
 
       expect((await db.migrate()).applied).toContain(migration);
-      expect(await db.unscoped.payment.findMany({ select: { callbackTokenForm: true } })).toEqual([{ callbackTokenForm: "shared" }]);
-      expect(await db.unscoped.payout.findMany({ select: { callbackTokenForm: true } })).toEqual([{ callbackTokenForm: "shared" }]);
-      expect(await db.unscoped.paymentReversal.findMany({ select: { callbackTokenForm: true } })).toEqual([{ callbackTokenForm: "shared" }]);
-      expect(await db.unscoped.darajaCallback.findMany({ select: { tokenTenantId: true } })).toEqual([{ tokenTenantId: null }]);
-      expect((await db.unscoped.tenant.findUniqueOrThrow({ where: { id: "old-shop" } })).c2bCallbackTokenForm).toBe("shared");
+      expect(await db.unscoped("test").payment.findMany({ select: { callbackTokenForm: true } })).toEqual([{ callbackTokenForm: "shared" }]);
+      expect(await db.unscoped("test").payout.findMany({ select: { callbackTokenForm: true } })).toEqual([{ callbackTokenForm: "shared" }]);
+      expect(await db.unscoped("test").paymentReversal.findMany({ select: { callbackTokenForm: true } })).toEqual([{ callbackTokenForm: "shared" }]);
+      expect(await db.unscoped("test").darajaCallback.findMany({ select: { tokenTenantId: true } })).toEqual([{ tokenTenantId: null }]);
+      expect((await db.unscoped("test").tenant.findUniqueOrThrow({ where: { id: "old-shop" } })).c2bCallbackTokenForm).toBe("shared");
 
       // Written afterwards without a form (the previous version's insert): the shared secret is what it sent.
-      await db.sql.exec(
+      await plainSqlOf(db).sql.exec(
         `INSERT INTO payouts (id, tenant_id, requested_by, phone, amount, command_id, remarks, originator_conversation_id) VALUES ('00000000-0000-4000-8000-000000000006', 'old-shop', '00000000-0000-4000-8000-000000000001', '254712345678', 10, 'BusinessPayment', 'Payout', 'oc-2')`,
       );
-      expect((await db.unscoped.payout.findUniqueOrThrow({ where: { originatorConversationId: "oc-2" } })).callbackTokenForm).toBe("shared");
-      await db.sql.exec(`INSERT INTO tenants (id, name) VALUES ('new-shop', 'New shop')`);
-      expect((await db.unscoped.tenant.findUniqueOrThrow({ where: { id: "new-shop" } })).c2bCallbackTokenForm).toBe("tenant");
-      await expect(db.sql.exec(`UPDATE payments SET callback_token_form = 'secret'`)).rejects.toThrow(/payments_callback_token_form_valid/);
+      expect((await db.unscoped("test").payout.findUniqueOrThrow({ where: { originatorConversationId: "oc-2" } })).callbackTokenForm).toBe("shared");
+      await plainSqlOf(db).sql.exec(`INSERT INTO tenants (id, name) VALUES ('new-shop', 'New shop')`);
+      expect((await db.unscoped("test").tenant.findUniqueOrThrow({ where: { id: "new-shop" } })).c2bCallbackTokenForm).toBe("tenant");
+      await expect(plainSqlOf(db).sql.exec(`UPDATE payments SET callback_token_form = 'secret'`)).rejects.toThrow(/payments_callback_token_form_valid/);
     } finally {
       await earlier.remove();
       await db.close();

@@ -21,13 +21,13 @@ for (const target of targets) {
     beforeAll(async () => {
       ({ db, drop } = await target.open());
       await db.migrate();
-      await db.unscoped.tenant.create({ data: { id: "shop", name: "Shop" } });
+      await db.unscoped("test").tenant.create({ data: { id: "shop", name: "Shop" } });
     });
     afterAll(() => drop?.());
 
     async function payment(nextQueryAt: Date | null): Promise<string> {
       const id = randomUUID();
-      await db.unscoped.payment.create({
+      await db.unscoped("test").payment.create({
         data: { id, tenantId: "shop", phone: "254712345678", amount: 10, reference: "R",
           description: "D", nextQueryAt },
       });
@@ -38,19 +38,19 @@ for (const target of targets) {
       const later = new Date("2026-12-01T10:00:30Z");
       const [held, finished, taken] = [await payment(claimedUntil), await payment(null), await payment(later)];
       const asked = [held, finished, taken].map((id) => ({ id, until: claimedUntil }));
-      expect(await leases.renew(db.unscoped, "payments", asked, renewedUntil)).toEqual([held]);
-      const rows = await db.unscoped.payment.findMany({ where: { tenantId: "shop" } });
+      expect(await leases.renew(db.unscoped("test"), "payments", asked, renewedUntil)).toEqual([held]);
+      const rows = await db.unscoped("test").payment.findMany({ where: { tenantId: "shop" } });
       const byId = new Map(rows.map((row) => [row.id, row.nextQueryAt?.toISOString() ?? null]));
       expect(byId.get(held)).toBe(renewedUntil.toISOString());
       expect(byId.get(finished)).toBeNull();
       expect(byId.get(taken)).toBe(later.toISOString());
       // Renewed once, a lease is held at its new end, not its old one.
       const stale = [{ id: held, until: claimedUntil }];
-      expect(await leases.renew(db.unscoped, "payments", stale, renewedUntil)).toEqual([]);
+      expect(await leases.renew(db.unscoped("test"), "payments", stale, renewedUntil)).toEqual([]);
     });
 
     it("moves locked_until with the lease where the table keeps one", async () => {
-      const mail = await db.unscoped.mailOutbox.create({
+      const mail = await db.unscoped("test").mailOutbox.create({
         data: {
           tenantId: "shop",
           kind: "verifyEmail",
@@ -64,10 +64,10 @@ for (const target of targets) {
         },
       });
       const held = [{ id: mail.id, until: claimedUntil }];
-      expect(await leases.renew(db.unscoped, "mail_outbox", held, renewedUntil)).toEqual([mail.id]);
-      const row = await db.unscoped.mailOutbox.findUniqueOrThrow({ where: { id: mail.id } });
+      expect(await leases.renew(db.unscoped("test"), "mail_outbox", held, renewedUntil)).toEqual([mail.id]);
+      const row = await db.unscoped("test").mailOutbox.findUniqueOrThrow({ where: { id: mail.id } });
       expect([row.nextAttemptAt, row.lockedUntil]).toEqual([renewedUntil, renewedUntil]);
-      expect(await leases.renew(db.unscoped, "mail_outbox", [], renewedUntil)).toEqual([]);
+      expect(await leases.renew(db.unscoped("test"), "mail_outbox", [], renewedUntil)).toEqual([]);
     });
   });
 }

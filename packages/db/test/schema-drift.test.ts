@@ -9,7 +9,7 @@ import { get_dmmf } from "@prisma/prisma-schema-wasm";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "../src/index.js";
-import { databaseTargets } from "./support/databases.js";
+import { databaseTargets, plainSqlOf } from "./support/databases.js";
 
 const schemaPath = new URL("../../../prisma/schema.prisma", import.meta.url);
 
@@ -112,7 +112,7 @@ const onDeleteCodes: Record<string, string> = { a: "noaction", r: "restrict", c:
 
 async function actualSchema(db: Database) {
   const columns = (
-    await db.sql.query(`
+    await plainSqlOf(db).sql.query(`
       SELECT table_name, column_name, data_type, is_nullable, column_default, datetime_precision
         FROM information_schema.columns
        WHERE table_schema = 'public' AND table_name <> '_prisma_migrations'`)
@@ -120,7 +120,7 @@ async function actualSchema(db: Database) {
     const type = c.data_type === "timestamp with time zone" || c.data_type === "timestamp without time zone" ? `${c.data_type}(${c.datetime_precision})` : c.data_type;
     return `${c.table_name}.${c.column_name} ${type} ${c.is_nullable === "NO" ? "not null" : "null"} ${c.column_default === null ? "no default" : "default"}`;
   });
-  const indexRows = await db.sql.query(`
+  const indexRows = await plainSqlOf(db).sql.query(`
     SELECT t.relname AS table_name, i.relname AS index_name, ix.indisprimary AS is_primary, ix.indisunique AS is_unique,
            ix.indpred IS NOT NULL AS is_partial,
            (SELECT string_agg(a.attname, ',' ORDER BY k.ord)
@@ -136,7 +136,7 @@ async function actualSchema(db: Database) {
     .filter((r) => !r.is_partial)
     .map((r) => `${r.table_name} ${r.is_primary ? "primary" : r.is_unique ? "unique" : "index"} (${r.columns})`);
   const foreignKeys = (
-    await db.sql.query(`
+    await plainSqlOf(db).sql.query(`
       SELECT c.conrelid::regclass::text AS table_name, c.confrelid::regclass::text AS target, c.confdeltype AS on_delete,
              (SELECT string_agg(a.attname, ',' ORDER BY k.ord) FROM unnest(c.conkey) WITH ORDINALITY k(attnum, ord)
                 JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.attnum) AS columns,
@@ -175,7 +175,7 @@ describe("the comparison itself", () => {
     const db = await openDatabase({});
     try {
       await db.migrate();
-      await db.sql.exec(`ALTER TABLE "users" DROP COLUMN "avatar_url"`);
+      await plainSqlOf(db).sql.exec(`ALTER TABLE "users" DROP COLUMN "avatar_url"`);
       const actual = await actualSchema(db);
       expect(actual.columns).not.toEqual(expectedSchema().columns);
     } finally {

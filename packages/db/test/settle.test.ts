@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callbacks, payments, type Database, type EventRow } from "../src/index.js";
-import { databaseTargets } from "./support/databases.js";
+import { databaseTargets, plainSqlOf } from "./support/databases.js";
 
 const targets = await databaseTargets("mteja_settle");
 
@@ -22,13 +22,13 @@ for (const target of targets) {
     beforeAll(async () => {
       ({ db, drop } = await target.open());
       await db.migrate();
-      await db.unscoped.tenant.create({ data: { id: "shop", name: "Shop" } });
+      await db.unscoped("test").tenant.create({ data: { id: "shop", name: "Shop" } });
     });
     afterAll(() => drop?.());
 
     async function pendingPayment() {
       const prompt = { reference: "ORDER1", description: "Payment", createdAt: at, updatedAt: at };
-      return payments.create(db.unscoped, {
+      return payments.create(db.unscoped("test"), {
         id: randomUUID(),
         tenantId: "shop",
         phone: "254712345678",
@@ -39,7 +39,7 @@ for (const target of targets) {
 
     async function storedCallback(outcome: string) {
       const row = { kind: "stkpush", rawBody: "{}", sourceIp: null, receivedAt: at, outcome, correlationId: null };
-      return callbacks.store(db.sql, { ...row, flagReason: null, accountReference: null, tokenTenantId: null });
+      return callbacks.store(db.unscoped("test"), { ...row, flagReason: null, accountReference: null, tokenTenantId: null });
     }
 
     function eventOf(paymentId: string): EventRow {
@@ -52,15 +52,15 @@ for (const target of targets) {
       };
     }
 
-    const eventCount = (event: EventRow) => db.unscoped.webhookEvent.count({ where: { id: event.id } });
-    const stored = (id: string) => db.unscoped.darajaCallback.findUniqueOrThrow({ where: { id } });
+    const eventCount = (event: EventRow) => db.unscoped("test").webhookEvent.count({ where: { id: event.id } });
+    const stored = (id: string) => db.unscoped("test").darajaCallback.findUniqueOrThrow({ where: { id } });
 
     it("writes the payment, the callback's outcome and the event at once while the callback is unhandled", async () => {
       const payment = await pendingPayment();
       const callbackId = await storedCallback("accepted");
       const event = eventOf(payment.id);
       const unlessHandled = { callbackId, outcome: { outcome: "applied", link: { paymentId: payment.id } } };
-      const settled = await db.rawTransaction((tx) =>
+      const settled = await db.transaction(db.unscoped("test"), "plain", (tx) =>
         payments.settle(tx, payment.id, success, { event, unlessHandled }),
       );
       expect(settled).toMatchObject(success);
@@ -74,9 +74,9 @@ for (const target of targets) {
       const event = eventOf(payment.id);
       const unlessHandled = { callbackId, outcome: { outcome: "applied", link: { paymentId: payment.id } } };
       expect(
-        await db.rawTransaction((tx) => payments.settle(tx, payment.id, success, { event, unlessHandled })),
+        await db.transaction(db.unscoped("test"), "plain", (tx) => payments.settle(tx, payment.id, success, { event, unlessHandled })),
       ).toBeUndefined();
-      expect(await payments.get(db.unscoped, payment.id)).toMatchObject({ status: "PENDING" });
+      expect(await payments.get(db.unscoped("test"), payment.id)).toMatchObject({ status: "PENDING" });
       expect(await stored(callbackId)).toMatchObject({ outcome: "duplicate", paymentId: null });
       expect(await eventCount(event)).toBe(0);
     });
@@ -92,13 +92,13 @@ for (const target of targets) {
         updatedAt: new Date(at.getTime() - 1000),
       };
       const unlessHandled = { callbackId, outcome: { outcome: "applied", link: { paymentId: payment.id } }, asRead };
-      expect(await payments.settle(db.autocommit, payment.id, success, { event, unlessHandled })).toBeUndefined();
-      expect(await payments.get(db.unscoped, payment.id)).toMatchObject({ status: "PENDING" });
+      expect(await payments.settle(plainSqlOf(db).autocommit, payment.id, success, { event, unlessHandled })).toBeUndefined();
+      expect(await payments.get(db.unscoped("test"), payment.id)).toMatchObject({ status: "PENDING" });
       expect(await stored(callbackId)).toMatchObject({ outcome: "accepted", paymentId: null });
       expect(await eventCount(event)).toBe(0);
 
       const current = { ...asRead, updatedAt: at };
-      const settled = await payments.settle(db.autocommit, payment.id, success, {
+      const settled = await payments.settle(plainSqlOf(db).autocommit, payment.id, success, {
         event,
         unlessHandled: { ...unlessHandled, asRead: current },
       });

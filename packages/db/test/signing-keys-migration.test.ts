@@ -7,7 +7,9 @@ import { cp, mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { applyMigrations, defaultMigrationsDir, openDatabase } from "../src/index.js";
+import { defaultMigrationsDir, openDatabase } from "../src/index.js";
+import { applyMigrations } from "../src/migrator.js";
+import { plainSqlOf } from "./support/databases.js";
 
 const migration = "20261122010000_signing_key_retirement";
 
@@ -27,21 +29,21 @@ describe(`migration ${migration}`, () => {
     const db = await openDatabase({});
     const earlier = await migrationsBefore(migration);
     try {
-      await applyMigrations(db.sql, earlier.dir);
-      await db.sql.exec(insertKey("older", "2026-01-01T00:00:00Z"));
-      await db.sql.exec(insertKey("newer", "2026-01-01T00:00:01Z"));
+      await applyMigrations(plainSqlOf(db).sql, earlier.dir);
+      await plainSqlOf(db).sql.exec(insertKey("older", "2026-01-01T00:00:00Z"));
+      await plainSqlOf(db).sql.exec(insertKey("newer", "2026-01-01T00:00:01Z"));
 
       const report = await db.migrate();
       expect(report.applied).toContain(migration);
-      const rows = await db.unscoped.signingKey.findMany({ orderBy: { createdAt: "asc" } });
+      const rows = await db.unscoped("test").signingKey.findMany({ orderBy: { createdAt: "asc" } });
       expect(rows.map((r) => [r.kid, r.retiredAt === null, r.notAfter === null])).toEqual([
         ["older", false, false],
         ["newer", true, true],
       ]);
       expect(rows[0]!.notAfter!.getTime() - rows[0]!.retiredAt!.getTime()).toBe(65 * 60 * 1000);
 
-      await expect(db.sql.exec(insertKey("third", "2026-01-02T00:00:00Z"))).rejects.toThrow(/signing_keys_one_current_per_algorithm/);
-      await expect(db.sql.exec(`UPDATE signing_keys SET not_after = NULL WHERE kid = 'older'`)).rejects.toThrow(/signing_keys_not_after_iff_retired/);
+      await expect(plainSqlOf(db).sql.exec(insertKey("third", "2026-01-02T00:00:00Z"))).rejects.toThrow(/signing_keys_one_current_per_algorithm/);
+      await expect(plainSqlOf(db).sql.exec(`UPDATE signing_keys SET not_after = NULL WHERE kid = 'older'`)).rejects.toThrow(/signing_keys_not_after_iff_retired/);
     } finally {
       await earlier.remove();
       await db.close();

@@ -6,7 +6,8 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTenantClients, TenantScopeViolation, tenantScopeOfModel, type Database, type PrismaClient } from "../src/index.js";
+import { TenantScopeViolation, tenantScopeOfModel, type Database, type PrismaClient } from "../src/index.js";
+import { createTenantClients } from "../src/tenant-clients.js";
 import { databaseTargets } from "./support/databases.js";
 
 const targets = await databaseTargets("mteja_test", 3);
@@ -21,9 +22,9 @@ for (const target of targets) {
     beforeAll(async () => {
       ({ db, drop } = await target.open());
       await db.migrate();
-      await db.unscoped.tenant.createMany({ data: [{ id: "shop-a", name: "A" }, { id: "shop-b", name: "B" }] });
-      aliceA = (await db.unscoped.user.create({ data: { tenantId: "shop-a", email: "alice@example.com", name: "Alice A", passwordHash: "x" } })).id;
-      aliceB = (await db.unscoped.user.create({ data: { tenantId: "shop-b", email: "alice@example.com", name: "Alice B", passwordHash: "x" } })).id;
+      await db.unscoped("test").tenant.createMany({ data: [{ id: "shop-a", name: "A" }, { id: "shop-b", name: "B" }] });
+      aliceA = (await db.unscoped("test").user.create({ data: { tenantId: "shop-a", email: "alice@example.com", name: "Alice A", passwordHash: "x" } })).id;
+      aliceB = (await db.unscoped("test").user.create({ data: { tenantId: "shop-b", email: "alice@example.com", name: "Alice B", passwordHash: "x" } })).id;
     });
     afterAll(() => drop?.());
 
@@ -40,7 +41,7 @@ for (const target of targets) {
     it("updates and deletes only its tenant's rows", async () => {
       const updated = await shopA().user.updateMany({ where: { email: "alice@example.com" }, data: { role: "admin" } });
       expect(updated.count).toBe(1);
-      expect((await db.unscoped.user.findUniqueOrThrow({ where: { id: aliceB } })).role).toBeNull();
+      expect((await db.unscoped("test").user.findUniqueOrThrow({ where: { id: aliceB } })).role).toBeNull();
       await expect(shopA().user.update({ where: { id: aliceB }, data: { name: "Mallory" } })).rejects.toThrow();
       expect(await shopA().session.deleteMany({ where: { userId: aliceB } })).toEqual({ count: 0 });
       await shopA().user.updateMany({ where: { id: aliceA }, data: { role: null } });
@@ -56,7 +57,7 @@ for (const target of targets) {
         // @ts-expect-error Prisma's types still ask for the tenant; the scoped client fills it in
         data: [1, 2].map((n) => ({ kind: "verifyEmail", toAddress: `${n}@example.com`, fromName: "A", subject: "s", textBody: "t", htmlBody: "h" })),
       });
-      expect(await db.unscoped.mailOutbox.count({ where: { tenantId: "shop-a" } })).toBe(2);
+      expect(await db.unscoped("test").mailOutbox.count({ where: { tenantId: "shop-a" } })).toBe(2);
       const upserted = await shopA().user.upsert({
         where: { tenantId_email: { tenantId: "shop-a", email: "bob@example.com" } },
         // @ts-expect-error Prisma's types still ask for the tenant; the scoped client fills it in
@@ -76,7 +77,7 @@ for (const target of targets) {
       );
       await expect(shopA().user.updateMany({ where: { id: aliceA }, data: { tenantId: "shop-b" } })).rejects.toThrow(TenantScopeViolation);
       await expect(shopA().user.findMany({ where: { tenantId: { in: ["shop-a", "shop-b"] } } })).rejects.toThrow(TenantScopeViolation);
-      expect(await db.unscoped.user.count({ where: { email: "eve@example.com" } })).toBe(0);
+      expect(await db.unscoped("test").user.count({ where: { email: "eve@example.com" } })).toBe(0);
     });
 
     it("accepts a where or data that names its own tenant", async () => {
@@ -97,20 +98,20 @@ for (const target of targets) {
           data: { tenantId: "shop-a", userId: aliceA, idleExpiresAt: new Date(0), absoluteExpiresAt: new Date(0), refreshTokens: { create: { tokenHash: "nested" } } },
         }),
       ).rejects.toThrow(TenantScopeViolation);
-      expect(await db.unscoped.session.count({ where: { tenantId: "shop-b" } })).toBe(0);
+      expect(await db.unscoped("test").session.count({ where: { tenantId: "shop-b" } })).toBe(0);
     });
 
     it("scopes rows without a tenant column through their parent", async () => {
-      const sessionB = await db.unscoped.session.create({
+      const sessionB = await db.unscoped("test").session.create({
         data: { tenantId: "shop-b", userId: aliceB, idleExpiresAt: new Date(0), absoluteExpiresAt: new Date(0) },
       });
-      await db.unscoped.refreshToken.create({ data: { sessionId: sessionB.id, tokenHash: "token-of-b" } });
-      await db.unscoped.recoveryCode.create({ data: { userId: aliceB, codeHash: "code-of-b" } });
+      await db.unscoped("test").refreshToken.create({ data: { sessionId: sessionB.id, tokenHash: "token-of-b" } });
+      await db.unscoped("test").recoveryCode.create({ data: { userId: aliceB, codeHash: "code-of-b" } });
       expect(await shopA().refreshToken.findUnique({ where: { tokenHash: "token-of-b" } })).toBeNull();
       expect(await db.forTenant("shop-b").refreshToken.findUnique({ where: { tokenHash: "token-of-b" } })).not.toBeNull();
       expect(await shopA().recoveryCode.updateMany({ where: { userId: aliceB }, data: { usedAt: new Date(0) } })).toEqual({ count: 0 });
       expect(await shopA().recoveryCode.deleteMany({ where: { AND: [{ userId: aliceB }] } })).toEqual({ count: 0 });
-      expect(await db.unscoped.recoveryCode.count({ where: { userId: aliceB, usedAt: null } })).toBe(1);
+      expect(await db.unscoped("test").recoveryCode.count({ where: { userId: aliceB, usedAt: null } })).toBe(1);
     });
 
     it("sees only its own tenant row, and no data that is not a tenant's", async () => {
@@ -122,7 +123,7 @@ for (const target of targets) {
     });
 
     it("stays scoped inside an interactive transaction, and rolls back as one", async () => {
-      const seen = await shopA().$transaction(async (tx) => {
+      const seen = await db.transaction(shopA(), async (tx) => {
         await expect(tx.user.findMany({ where: { tenantId: "shop-b" } })).rejects.toThrow(TenantScopeViolation);
         await tx.address.create({
           // @ts-expect-error Prisma's types still ask for the tenant; the scoped client fills it in
@@ -131,15 +132,15 @@ for (const target of targets) {
         return tx.user.findMany({ select: { tenantId: true } });
       });
       expect(new Set(seen.map((u) => u.tenantId))).toEqual(new Set(["shop-a"]));
-      expect((await db.unscoped.address.findFirstOrThrow({ where: { userId: aliceA } })).tenantId).toBe("shop-a");
+      expect((await db.unscoped("test").address.findFirstOrThrow({ where: { userId: aliceA } })).tenantId).toBe("shop-a");
 
       await expect(
-        shopA().$transaction(async (tx) => {
+        db.transaction(shopA(), async (tx) => {
           await tx.user.updateMany({ where: { id: aliceA }, data: { name: "Renamed" } });
           await tx.user.create({ data: { tenantId: "shop-b", email: "x@example.com", name: "X", passwordHash: "x" } });
         }),
       ).rejects.toThrow(TenantScopeViolation);
-      expect((await db.unscoped.user.findUniqueOrThrow({ where: { id: aliceA } })).name).toBe("Alice A");
+      expect((await db.unscoped("test").user.findUniqueOrThrow({ where: { id: aliceA } })).name).toBe("Alice A");
     });
 
     it("is built once per tenant and reused", () => {

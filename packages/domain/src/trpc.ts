@@ -116,8 +116,8 @@ export const tenantProcedure = publicProcedure.use(async ({ ctx, next }) => {
 export const authProcedure = publicProcedure.meta({ credential: "bearer" }).use(async ({ ctx, meta, getRawInput, next }) => {
   const tenant = await requireTenantHeader(ctx);
   const auth = await verifyBearerOf(ctx, tenant);
-  const session = await assertLiveSession(ctx.deps, auth);
   const authed = { auth, ...withTenant(ctx, tenant) };
+  const session = await assertLiveSession(ctx.deps, authed.db, auth);
   return signedInCall({ ...ctx, ...authed }, meta, session, getRawInput, () => next({ ctx: { ...authed, session } }));
 });
 
@@ -231,8 +231,9 @@ async function bearerWithItsTenant(ctx: Context): Promise<Pick<AuthedCtx, "auth"
   if (header && header !== auth.tid) throw new DomainError("INVALID_TOKEN", "access.token_wrong_tenant");
   const tenant = await ctx.deps.tenants.find(auth.tid);
   if (!tenant) throw new DomainError("INVALID_TOKEN", "access.token_wrong_tenant");
-  const session = await assertLiveSession(ctx.deps, auth);
-  return { auth, session, ...withTenant(ctx, tenant) };
+  const scoped = withTenant(ctx, tenant);
+  const session = await assertLiveSession(ctx.deps, scoped.db, auth);
+  return { auth, session, ...scoped };
 }
 
 function withTenant(ctx: Context, tenant: Tenant): Pick<TenantCtx, "tenant" | "db"> {

@@ -80,6 +80,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     metrics,
     rateLimitStore: services.rateLimitStore,
+    statusListener: services.statusListener,
   });
   await app.listen({ port: 0, host: options.host ?? "127.0.0.1" });
   // Created at once, as main.ts does: it must see every request to close their connections at the end.

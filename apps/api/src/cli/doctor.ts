@@ -54,7 +54,7 @@ const checks: Check[] = [
       } catch {
         return skip("the database cannot be reached");
       }
-      const stored = await signingKeys.findCurrent(database.unscoped).catch(() => null);
+      const stored = await signingKeys.findCurrent(database.unscoped("operator-cli")).catch(() => null);
       if (!stored) return ok("no stored signing key yet: the first start makes one with this key");
       const cipher = createDataCipher(await resolveDataEncryptionKey(settings.DATA_ENCRYPTION_KEY, settings.DATA_DIR), cryptoRandom);
       try {
@@ -76,7 +76,7 @@ const checks: Check[] = [
         return skip("the database cannot be reached");
       }
       if ((await database.pendingMigrations()).length) return skip("migrations are not applied yet");
-      const shops = await shopsOnSharedC2bToken(database.unscoped, { defaultTenantId: settings.DEFAULT_TENANT_ID, platformShortcode: settings.MOMO_SHORTCODE ?? null });
+      const shops = await shopsOnSharedC2bToken(database.unscoped("operator-cli"), { defaultTenantId: settings.DEFAULT_TENANT_ID, platformShortcode: settings.MOMO_SHORTCODE ?? null });
       if (shops.length === 0) return ok("every shop with a C2B short code accepts only its own token");
       // A warning, not a failure: the service works, but a leaked URL of before the upgrade can still fake these shops' C2B.
       return warn(

@@ -37,7 +37,7 @@ export const devOutboxRoutes: FastifyPluginAsync<DevOutboxOptions> = async (app,
       return { success: true, data: { [name]: rows } };
     });
   devList("/dev/outbox", "mails", async ({ to, tenant, limit }) => {
-    const rows = await outboxes.newestMails(opts.db.unscoped, { to: to?.toLowerCase(), tenantId: tenant, limit });
+    const rows = await outboxes.newestMails(opts.db.unscoped("dev-outbox"), { to: to?.toLowerCase(), tenantId: tenant, limit });
     return rows.map((row) => ({
       id: row.id,
       tenant_id: row.tenantId,
@@ -55,7 +55,7 @@ export const devOutboxRoutes: FastifyPluginAsync<DevOutboxOptions> = async (app,
 
   // The texts beside the mails (docs/sms.md#dev-outbox): sign-in codes without a phone.
   devList("/dev/outbox/texts", "texts", async ({ to, tenant, limit }) => {
-    const rows = await outboxes.newestTexts(opts.db.unscoped, { to, tenantId: tenant, limit });
+    const rows = await outboxes.newestTexts(opts.db.unscoped("dev-outbox"), { to, tenantId: tenant, limit });
     return rows.map((row) => ({
       id: row.id,
       tenant_id: row.tenantId,

@@ -10,15 +10,17 @@
  * - mteja_payments / mteja_payouts by status, mteja_mail_outbox_backlog: read from the database on scrape
  * - mteja_daraja_request_duration_seconds / mteja_daraja_errors_total: fed by instrumentDarajaFetch
  * - mteja_rate_limit_store_shared (with REDIS_URL): 1 while the abuse limits are shared, 0 during a Redis outage
+ * - mteja_status_listener_connected (PostgreSQL): 1 while payment status notices are heard, 0 while reconnecting
  *
  * Access: with METRICS_TOKEN set, only `Authorization: Bearer <METRICS_TOKEN>`; without it, only
  * direct connections from the loopback interface (not through a proxy).
  */
-import type { Database } from "@mteja/db";
+import { outboxes, payments as paymentsRepository, payouts as payoutsRepository, type Database } from "@mteja/db";
 import { equalsConstantTime, type DomainEvents, type SignInReport } from "@mteja/domain";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { RateLimitStore } from "../runtime/rate-limit-store.js";
+import type { StatusListener } from "./system-routes.js";
 import { isDirectLoopback } from "./loopback.js";
 
 export type DarajaOutcome = "ok" | "http_error" | "timeout" | "network";
@@ -142,6 +144,8 @@ export interface MetricsRoutesOptions {
   procedures: ReadonlySet<string>;
   /** With REDIS_URL: whether the abuse-limit counters are shared right now (mteja_rate_limit_store_shared). */
   rateLimitStore?: RateLimitStore | undefined;
+  /** On PostgreSQL: whether this instance hears other instances' status changes (mteja_status_listener_connected). */
+  statusListener?: StatusListener | undefined;
 }
 
 /** Hooks on the root instance (so they see every route) plus the /metrics route. */
@@ -190,20 +194,34 @@ export function installMetrics(app: FastifyInstance, options: MetricsRoutesOptio
       },
     });
   }
+  const listener = options.statusListener;
+  if (listener) {
+    new Gauge({
+      name: "mteja_status_listener_connected",
+      help:
+        "1 while this instance listens for payment status notices; 0 while it reconnects (its subscribers see " +
+        "other instances' changes at their 2 s re-check).",
+      registers: [registry],
+      collect() {
+        this.set(listener.state() === "connected" ? 1 : 0);
+      },
+    });
+  }
 
   const readDatabaseFigures = async () => {
     try {
-      const [paymentRows, payoutRows, outbox] = [
-        await options.db.sql.query("SELECT status, count(*)::int AS n FROM payments GROUP BY status"),
-        await options.db.sql.query("SELECT status, count(*)::int AS n FROM payouts GROUP BY status"),
-        await options.db.sql.query("SELECT count(*)::int AS n, COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS age FROM mail_outbox WHERE sent_at IS NULL"),
+      const db = options.db.unscoped("metrics");
+      const [paymentCounts, payoutCounts, outbox] = [
+        await paymentsRepository.countByStatus(db),
+        await payoutsRepository.countByStatus(db),
+        await outboxes.mailBacklog(db),
       ];
       payments.reset();
-      for (const row of paymentRows) payments.set({ status: String(row.status) }, Number(row.n));
+      for (const { status, count } of paymentCounts) payments.set({ status }, count);
       payouts.reset();
-      for (const row of payoutRows) payouts.set({ status: String(row.status) }, Number(row.n));
-      backlog.set(Number(outbox[0]?.n ?? 0));
-      oldest.set(Number(outbox[0]?.age ?? 0));
+      for (const { status, count } of payoutCounts) payouts.set({ status }, count);
+      backlog.set(outbox.count);
+      oldest.set(outbox.oldestAgeSeconds);
     } catch {
       scrapeErrors.inc();
     }

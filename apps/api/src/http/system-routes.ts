@@ -4,6 +4,12 @@ import type { FastifyPluginAsync } from "fastify";
 import type { OpenAPIObject } from "trpc-to-openapi";
 import type { Drain } from "../runtime/drain.js";
 import type { RateLimitStore } from "../runtime/rate-limit-store.js";
+import type { StatusListenerState } from "../runtime/status-notices.js";
+
+/** The connection listening for payment status notices (runtime/status-notices.ts). */
+export interface StatusListener {
+  state(): StatusListenerState;
+}
 
 export interface SystemRoutesOptions {
   db: Database;
@@ -11,6 +17,8 @@ export interface SystemRoutesOptions {
   openApiDocument: OpenAPIObject;
   /** With REDIS_URL: the store of the abuse-limit counters. */
   rateLimitStore?: RateLimitStore | undefined;
+  /** On PostgreSQL: the connection listening for payment status notices. */
+  statusListener?: StatusListener | undefined;
   /** Draining (a stop has begun): /readyz answers 503 so the balancer stops sending. */
   drain: Drain;
 }
@@ -32,12 +40,18 @@ export const systemRoutes: FastifyPluginAsync<SystemRoutesOptions> = async (app,
       await opts.db.ping();
       const pending = await opts.db.pendingMigrations();
       if (pending.length > 0) return reply.code(503).send({ status: "migrations pending", pending });
-      if (!opts.rateLimitStore) return { status: "ready", database: opts.db.kind };
-      // Still 200 without Redis: every instance loses it at once, and draining them all would turn a
-      // weaker limit (per instance) into an outage. The body says it; so do the log and the gauge.
-      return opts.rateLimitStore.state() === "connected"
-        ? { status: "ready", database: opts.db.kind, redis: "connected" }
-        : { status: "degraded", database: opts.db.kind, redis: "unavailable" };
+      // Still 200 without Redis or the status listener: every instance loses them at once, and draining
+      // them all would turn a weaker limit (per instance) or a slower status (the 2 s re-check) into an
+      // outage. The body says it; so do the log and the gauges.
+      const redis = opts.rateLimitStore && (opts.rateLimitStore.state() === "connected" ? "connected" : "unavailable");
+      const listener = opts.statusListener?.state();
+      const degraded = redis === "unavailable" || listener === "reconnecting";
+      return {
+        status: degraded ? "degraded" : "ready",
+        database: opts.db.kind,
+        ...(redis ? { redis } : {}),
+        ...(listener ? { status_listener: listener } : {}),
+      };
     } catch {
       return reply.code(503).send({ status: "database unreachable" });
     }

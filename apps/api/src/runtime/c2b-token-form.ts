@@ -9,7 +9,7 @@ import { shopsOnSharedC2bToken, type Deps } from "@mteja/domain";
 export async function warnOfSharedC2bTokens(deps: Pick<Deps, "db" | "daraja" | "config" | "logger">): Promise<void> {
   // Without a callback secret no callback is accepted at all.
   if (!deps.daraja.callbackTokens) return;
-  const shops = await shopsOnSharedC2bToken(deps.db.unscoped, { defaultTenantId: deps.config.defaultTenantId, platformShortcode: deps.daraja.settings.platformShortcode });
+  const shops = await shopsOnSharedC2bToken(deps.db.unscoped("start-up"), { defaultTenantId: deps.config.defaultTenantId, platformShortcode: deps.daraja.settings.platformShortcode });
   if (shops.length === 0) return;
   deps.logger.warn(
     { shops: shops.length },

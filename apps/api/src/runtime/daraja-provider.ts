@@ -41,7 +41,7 @@ export interface DarajaProvidersOptions {
 
 /** The simulation's memory in the database: simulated money, no tenant's data, hence unscoped. */
 function databaseStore(db: Database): SimulationStore {
-  const client = db.unscoped;
+  const client = db.unscoped("no-tenant-data");
   return {
     add: (record) => simulatedDaraja.insertRecord(client, record),
     put: (record) => simulatedDaraja.saveRecord(client, record),

@@ -29,9 +29,9 @@ export function createMailRuntime(settings: Settings, db: Database, logger: Logg
   });
   // Outside production the bodies stay, so the dev outbox (GET /dev/outbox) can show the links.
   const store = {
-    ...outboxes.createMailStore(db.unscoped, { isKind: isMailKind, scrubBodiesOnSend: production }),
+    ...outboxes.createMailStore(db.unscoped("worker"), { isKind: isMailKind, scrubBodiesOnSend: production }),
     renewLeases: (held: readonly leases.HeldLease[], until: Date) =>
-      leases.renew(db.unscoped, "mail_outbox", held, until),
+      leases.renew(db.unscoped("worker"), "mail_outbox", held, until),
   };
   const leaseMs = settings.OUTBOX_LEASE_SECONDS * 1000;
   const worker = createOutboxWorker({ store, transport, logger, now, random, leaseMs });

@@ -43,7 +43,7 @@ import { createWebhooksRuntime, type WebhooksRuntime } from "./webhooks.js";
 import { createRetentionRuntime, type RetentionRuntime } from "./retention.js";
 import { createPasswordHashing } from "./password-hashing/index.js";
 import { resolveDataEncryptionKey } from "./secrets.js";
-import { startStatusNotices } from "./status-notices.js";
+import { startStatusNotices, type StatusNotices } from "./status-notices.js";
 import { createSharedStreamSlots } from "./shared-stream-slots.js";
 
 export interface Services {
@@ -60,6 +60,8 @@ export interface Services {
   retention: RetentionRuntime;
   /** The Redis that shares the abuse-limit counters, when REDIS_URL is set: its state for /readyz and /metrics. */
   rateLimitStore: RateLimitStore | undefined;
+  /** On PostgreSQL, with the workers: the connection listening for payment status notices (/readyz, /metrics). */
+  statusListener: StatusNotices | undefined;
   close(): Promise<void>;
   /** The part close() is waiting for right now (named in a shutdown that overruns its deadline). */
   stopping(): string | undefined;
@@ -192,9 +194,11 @@ export async function createServices(settings: Settings, logger: Logger, overrid
         smsCallbackSecret: sms.callbackSecret,
       },
     };
+    let statusListener: StatusNotices | undefined;
     if (overrides.startWorkers !== false) {
       const notices = startStatusNotices(settings, db, payments.daraja.events, logger);
       if (notices) closers.add("payment status listener", () => notices.close());
+      statusListener = notices;
       await warnOfSharedC2bTokens(deps);
       payments.start();
       webhooks.start();
@@ -208,6 +212,7 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       webhooks,
       retention,
       rateLimitStore,
+      statusListener,
       close: () => closers.closeAll(),
       stopping: () => closers.stopping(),
     };

@@ -44,9 +44,9 @@ export async function createSmsRuntime(settings: Settings, db: Database, logger:
   if (!settings.SMS_PROVIDER && !dev) logger.info({}, "No SMS provider configured (SMS_PROVIDER unset): texts are logged and kept in the dev outbox");
   // Outside production the bodies stay, so the dev outbox (GET /dev/outbox/texts) can show the codes.
   const store = {
-    ...outboxes.createTextStore(db.unscoped, { scrubBodiesOnSend: production }),
+    ...outboxes.createTextStore(db.unscoped("worker"), { scrubBodiesOnSend: production }),
     renewLeases: (held: readonly leases.HeldLease[], until: Date) =>
-      leases.renew(db.unscoped, "sms_outbox", held, until),
+      leases.renew(db.unscoped("worker"), "sms_outbox", held, until),
   };
   const leaseMs = settings.OUTBOX_LEASE_SECONDS * 1000;
   const worker = createSmsOutboxWorker({ store, transport, logger, now, random, leaseMs });

@@ -9,7 +9,11 @@ import { listenForPaymentStatus, type Database } from "@mteja/db";
 import type { Logger, PaymentEvents } from "@mteja/domain";
 import type { Settings } from "../settings.js";
 
+/** The listening connection's state, as /readyz and /metrics report it. */
+export type StatusListenerState = "connected" | "reconnecting";
+
 export interface StatusNotices {
+  state(): StatusListenerState;
   close(): Promise<void>;
 }
 
@@ -21,7 +25,7 @@ export function startStatusNotices(
 ): StatusNotices | undefined {
   const url = settings.DATABASE_LISTEN_URL ?? settings.DATABASE_URL;
   if (db.kind !== "postgres" || !url) return undefined;
-  return listenForPaymentStatus(url, {
+  const listener = listenForPaymentStatus(url, {
     onNotice: (notice) => events.emit(notice),
     onListening(again) {
       if (again) logger.info({}, "listening for payment status notices again: open status subscriptions re-check once");
@@ -34,4 +38,9 @@ export function startStatusNotices(
           "hear of other instances' changes at their 2 s re-check until it is back",
       ),
   });
+  return {
+    // Before the first LISTEN too: it is being (re)tried, and subscribers rely on their re-check meanwhile.
+    state: () => (listener.listening() ? "connected" : "reconnecting"),
+    close: () => listener.close(),
+  };
 }

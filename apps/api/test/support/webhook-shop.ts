@@ -28,7 +28,7 @@ export function shopOf(t: DarajaApp, tenantId: string, key: string) {
       expect(pushed.status, JSON.stringify(pushed.body)).toBe(200);
       const checkoutRequestId = pushed.body.data.checkoutRequestId as string;
       const payment = await waitFor(async () => {
-        const row = await t.deps.db.unscoped.payment.findUnique({ where: { checkoutRequestId } });
+        const row = await t.deps.db.unscoped("test").payment.findUnique({ where: { checkoutRequestId } });
         return row?.status === "SUCCESS" ? row : undefined;
       });
       return payment.id;

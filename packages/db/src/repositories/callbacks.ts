@@ -1,13 +1,14 @@
 /**
  * The momo_callbacks table: every Daraja callback, stored verbatim before anything else
  * (docs/mpesa.md#callbacks), then the outcome applying it came to. Daraja callbacks belong to no tenant:
- * callers use the unscoped client or a raw transaction. What an outcome means, and when a callback is
+ * callers use the unscoped client or a plain transaction. What an outcome means, and when a callback is
  * held, flagged or applied, is the payments area's rule; these functions only write what they are told.
  */
 import { Prisma } from "../generated/prisma/client.js";
 import type { DarajaCallbackModel } from "../generated/prisma/models.js";
-import type { SqlRunner } from "../migrator.js";
+import type { UnscopedDb } from "../doors.js";
 import { paymentsTable, payoutsTable, reversalsTable } from "../model-rows.js";
+import { plainOf } from "../plain-access.js";
 import type { RawSql } from "../raw-sql.js";
 import { prismaOf, type AnyClient } from "./clients.js";
 
@@ -29,8 +30,8 @@ export interface StoredCallbackInsert {
  * Stores the callback; its id. One INSERT of plain SQL on the shared pool, committed on its own:
  * every callback pays for it, and Prisma's model query costs several times the CPU of the statement.
  */
-export async function store(sql: SqlRunner, row: StoredCallbackInsert): Promise<string> {
-  const rows = await sql.query(
+export async function store(db: UnscopedDb, row: StoredCallbackInsert): Promise<string> {
+  const rows = await plainOf(db).sql.query(
     `INSERT INTO momo_callbacks (id, kind, raw_body, source_ip, received_at, outcome, correlation_id, flag_reason,
                                  account_reference, token_tenant_id)
      VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id::text AS id`,

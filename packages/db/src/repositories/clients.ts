@@ -6,10 +6,11 @@
  * models through `prismaOf`, so the scope (if any) still applies.
  */
 import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
+import type { UnscopedDb } from "../doors.js";
 import type { TenantDb, TenantTx } from "../tenant-scope.js";
 
 /** Any client: a tenant's or the unscoped one, outside or inside a transaction. */
-export type AnyClient = TenantDb | TenantTx | PrismaClient | Prisma.TransactionClient;
+export type AnyClient = TenantDb | TenantTx | UnscopedDb | PrismaClient | Prisma.TransactionClient;
 
 /** The model delegates of any client, typed once; the client's own scope still applies at run time. */
 export function prismaOf(client: AnyClient): Prisma.TransactionClient {

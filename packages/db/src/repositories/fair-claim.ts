@@ -5,7 +5,8 @@
  * checking again that each is still claimable, and leases them. Only the rows taken are locked and
  * leased, so rows left behind stay free for this instance's next claim and for other instances.
  */
-import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
+import { Prisma } from "../generated/prisma/client.js";
+import type { UnscopedDb } from "../doors.js";
 
 export interface FairClaimShare {
   /** Rows taken at most: the instance's free slots. */
@@ -51,7 +52,7 @@ function fairPickSql(candidates: Prisma.Sql, share: FairClaimShare): Prisma.Sql 
      LIMIT ${share.limit}::int`;
 }
 
-export async function claimFairly<Row>(prisma: PrismaClient, spec: FairClaimSpec, share: FairClaimShare): Promise<Row[]> {
+export async function claimFairly<Row>(prisma: UnscopedDb, spec: FairClaimSpec, share: FairClaimShare): Promise<Row[]> {
   if (share.limit <= 0) return [];
   const table = Prisma.raw(spec.table);
   return prisma.$queryRaw<Row[]>`

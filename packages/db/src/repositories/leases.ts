@@ -5,7 +5,8 @@
  * if its column still holds the time the worker set: a row that was finished meanwhile, or whose lease
  * ran out and another instance claimed, is left alone and reported as not renewed.
  */
-import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
+import { Prisma } from "../generated/prisma/client.js";
+import type { UnscopedDb } from "../doors.js";
 
 /** The leased tables, each with the column its lease lives in (and whether `locked_until` mirrors it). */
 const leasedTables = {
@@ -28,7 +29,7 @@ export interface HeldLease {
 
 /** Moves the lease of each row still leased as `held` says to `until`, in one statement; answers their ids. */
 export async function renew(
-  prisma: PrismaClient,
+  prisma: UnscopedDb,
   table: LeasedTable,
   held: readonly HeldLease[],
   until: Date,

@@ -4,10 +4,20 @@
  * The stores follow the `OutboxStore` contracts of @mteja/mailer and @mteja/sms (see their READMEs);
  * the types are restated here structurally so this package depends on neither.
  */
-import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
+import { Prisma } from "../generated/prisma/client.js";
+import type { UnscopedDb } from "../doors.js";
 import type { MailOutboxModel, SmsOutboxModel } from "../generated/prisma/models.js";
+import { plainOf } from "../plain-access.js";
 import { prismaOf, type AnyClient } from "./clients.js";
 import { claimFairly } from "./fair-claim.js";
+
+/** The mails of every tenant not sent yet, and the age in seconds of the oldest (/metrics). */
+export async function mailBacklog(db: UnscopedDb): Promise<{ count: number; oldestAgeSeconds: number }> {
+  const rows = await plainOf(db).sql.query(
+    "SELECT count(*)::int AS n, COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS age FROM mail_outbox WHERE sent_at IS NULL",
+  );
+  return { count: Number(rows[0]?.n ?? 0), oldestAgeSeconds: Number(rows[0]?.age ?? 0) };
+}
 
 // --- The claim both outboxes share -------------------------------------------------------------
 
@@ -37,7 +47,7 @@ interface OutboxClaimSpec {
  * with the others. Rows come back oldest due first.
  */
 async function claimDueRows<Row>(
-  prisma: PrismaClient,
+  prisma: UnscopedDb,
   spec: OutboxClaimSpec,
   { limit, now, leaseMs, perTenant }: OutboxClaim,
 ): Promise<Row[]> {
@@ -143,7 +153,7 @@ interface ClaimedMailRow {
 const mailColumns = ["tenant_id", "kind", "to_address", "from_name", "subject", "text_body", "html_body", "attempts"];
 
 export function createMailStore<K extends string>(
-  prisma: PrismaClient,
+  prisma: UnscopedDb,
   options: MailOutboxStoreOptions<K>,
 ): MailOutboxStore<K> {
   return {
@@ -269,7 +279,7 @@ interface ClaimedTextRow {
  * `scrubBodiesOnSend`: blank a text's body once the provider has it. Bodies carry live codes; keeping
  * them would put usable codes in the database and its backups (kept outside production for the dev outbox).
  */
-export function createTextStore(prisma: PrismaClient, options: { scrubBodiesOnSend: boolean }): SmsOutboxStore {
+export function createTextStore(prisma: UnscopedDb, options: { scrubBodiesOnSend: boolean }): SmsOutboxStore {
   return {
     async claimDue(claim) {
       // A text whose code has expired is not worth sending any more and is never claimed.

@@ -1,13 +1,15 @@
 /**
  * The payments table (STK prompts and C2B payments). Reads through a tenant's client are scoped to
  * it; the statements of a settlement take raw SQL (`RawSql`), offered alike by the plain transaction
- * callbacks run in, by `Database.autocommit` and by Prisma's transactions, and name their rows by id
+ * callbacks run in, by autocommit statements (`Database.transaction(door, "autocommit", …)`) and by Prisma's transactions, and name their rows by id
  * (or by Daraja's ids, which name no tenant). What a status means and which may move to which is the
  * payments area's rule: the conditions here come from the caller, or are the fact a name states.
  */
 import { Prisma } from "../generated/prisma/client.js";
 import type { PaymentModel, PaymentReversalModel } from "../generated/prisma/models.js";
 import { insertRow, paymentsTable, reversalsTable, updateRow, type RowChanges } from "../model-rows.js";
+import type { UnscopedDb } from "../doors.js";
+import { plainOf } from "../plain-access.js";
 import type { RawSql } from "../raw-sql.js";
 import type { TenantDb } from "../tenant-scope.js";
 import { prismaOf, type AnyClient } from "./clients.js";
@@ -26,6 +28,12 @@ export type PaymentWithReversal = PaymentModel & { reversals?: PaymentReversalMo
 export const latestReversal = {
   reversals: { orderBy: [{ createdAt: "desc" as const }, { id: "desc" as const }], take: 1 },
 };
+
+/** How many payments of every tenant are in each status (/metrics). */
+export async function countByStatus(db: UnscopedDb): Promise<{ status: string; count: number }[]> {
+  const rows = await plainOf(db).sql.query("SELECT status, count(*)::int AS n FROM payments GROUP BY status");
+  return rows.map((row) => ({ status: String(row.status), count: Number(row.n) }));
+}
 
 // ---- a callback's settlement (raw SQL) --------------------------------------------------------------
 

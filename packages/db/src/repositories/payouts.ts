@@ -6,11 +6,19 @@
 import type { Prisma } from "../generated/prisma/client.js";
 import type { PayoutModel } from "../generated/prisma/models.js";
 import { payoutsTable, type RowChanges } from "../model-rows.js";
+import type { UnscopedDb } from "../doors.js";
+import { plainOf } from "../plain-access.js";
 import type { RawSql } from "../raw-sql.js";
 import type { TenantDb } from "../tenant-scope.js";
 import { prismaOf, type AnyClient } from "./clients.js";
 import { settleRow, type SettleWrites } from "./settle-row.js";
 import { claimDueStatusQueries as claimDue, type StatusQueryClaim } from "./status-query-claim.js";
+
+/** How many payouts of every tenant are in each status (/metrics). */
+export async function countByStatus(db: UnscopedDb): Promise<{ status: string; count: number }[]> {
+  const rows = await plainOf(db).sql.query("SELECT status, count(*)::int AS n FROM payouts GROUP BY status");
+  return rows.map((row) => ({ status: String(row.status), count: Number(row.n) }));
+}
 
 /** The two ids Daraja names a payout by. */
 export interface PayoutIds {

@@ -4,7 +4,7 @@
  * and the window it pulls are the payments area's rules: the times come from the caller.
  */
 import type { PullRegistrationModel } from "../generated/prisma/models.js";
-import type { PrismaClient } from "../generated/prisma/client.js";
+import type { UnscopedDb } from "../doors.js";
 import { prismaOf, type AnyClient } from "./clients.js";
 
 export interface Registered {
@@ -54,7 +54,7 @@ export interface ClaimedRegistration {
  * claimed once, in the order it fell due.
  */
 export function claimDue(
-  prisma: PrismaClient,
+  prisma: UnscopedDb,
   claim: { now: Date; leaseUntil: Date; limit: number },
 ): Promise<ClaimedRegistration[]> {
   return prisma.$queryRaw<ClaimedRegistration[]>`

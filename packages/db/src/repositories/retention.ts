@@ -3,7 +3,8 @@
  * Which rows have been kept long enough is the domain's rule (retention/rules.ts): it names them as
  * `ExpiredRows`, and the cutoff; this runs the delete, in batches.
  */
-import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
+import { Prisma } from "../generated/prisma/client.js";
+import type { UnscopedDb } from "../doors.js";
 import type {
   MailOutboxModel,
   OneTimeTokenModel,
@@ -100,7 +101,7 @@ function expiredCondition(rows: ExpiredRows, cutoff: Prisma.Sql): Prisma.Sql {
  * with SKIP LOCKED, so two runs never wait for nor delete the same rows.
  */
 export async function pruneExpired(
-  db: PrismaClient,
+  db: UnscopedDb,
   rows: ExpiredRows,
   cutoff: Date,
   batchSize: number,

@@ -4,7 +4,8 @@
  * rule, handed in as a SessionCondition.
  */
 
-import type { SqlRunner } from "../migrator.js";
+import { plainFor } from "../plain-access.js";
+import type { TenantDb } from "../tenant-scope.js";
 
 /** The session an access token names. */
 export interface SessionKey {
@@ -45,9 +46,9 @@ function sessionParameters(key: SessionKey, condition: SessionCondition): unknow
 export function sessionRead<Row>(build: (sessionCondition: string) => string) {
   const revoked = build(revokedSql);
   const notRevoked = build(notRevokedSql);
-  return async (sql: SqlRunner, key: SessionKey, condition: SessionCondition): Promise<Row | undefined> => {
+  return async (db: TenantDb, key: SessionKey, condition: SessionCondition): Promise<Row | undefined> => {
     if (!isWellFormed(key)) return undefined;
-    const rows = await sql.query(condition.revoked ? revoked : notRevoked, sessionParameters(key, condition));
+    const rows = await plainFor(db, key.tenantId).sql.query(condition.revoked ? revoked : notRevoked, sessionParameters(key, condition));
     return rows[0] as Row | undefined;
   };
 }

@@ -8,8 +8,9 @@
  * creates several times the CPU of a plain statement (docs/performance.md).
  */
 import type { Prisma } from "../generated/prisma/client.js";
-import type { SqlRunner } from "../migrator.js";
+import { plainOf } from "../plain-access.js";
 import type { RawSql } from "../raw-sql.js";
+import type { TenantDb } from "../tenant-scope.js";
 import { prismaOf, type AnyClient } from "./clients.js";
 import { sessionRead, type SessionCondition, type SessionKey } from "./session-match.js";
 
@@ -31,8 +32,8 @@ export const find = sessionRead<SessionRow>(
  * Notes a session's use unless a use at or after `staleBefore` is already noted (one write a minute,
  * not one a request).
  */
-export async function markUsed(sql: SqlRunner, sessionId: string, now: Date, staleBefore: Date): Promise<void> {
-  await sql.query(
+export async function markUsed(db: TenantDb, sessionId: string, now: Date, staleBefore: Date): Promise<void> {
+  await plainOf(db).sql.query(
     `UPDATE sessions SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $3)`,
     [sessionId, now, staleBefore],
   );

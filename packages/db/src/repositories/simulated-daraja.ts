@@ -4,9 +4,10 @@
  * on the unscoped client only. The record's shape is the provider's (@mteja/simulated-daraja), restated
  * here structurally so this package does not depend on it; its `data` is stored as it is given.
  */
-import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
+import type { Prisma } from "../generated/prisma/client.js";
+import type { UnscopedDb } from "../doors.js";
 
-type Client = PrismaClient | Prisma.TransactionClient;
+type Client = UnscopedDb | Prisma.TransactionClient;
 
 export interface SimulatedRecord {
   kind: string;

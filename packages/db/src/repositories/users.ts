@@ -4,7 +4,8 @@
  * what it ends) is the caller's.
  */
 import type { Prisma, User } from "../generated/prisma/client.js";
-import type { SqlRunner } from "../migrator.js";
+import { plainFor } from "../plain-access.js";
+import type { TenantDb } from "../tenant-scope.js";
 import { prismaOf, type AnyClient } from "./clients.js";
 import { sessionRead } from "./session-match.js";
 
@@ -173,8 +174,8 @@ export interface SignInUser {
  * password hash is checked, so it runs as plain SQL on the shared pool: Prisma's findUnique on the
  * compound key costs several times the database round trip in CPU (docs/performance.md, "Sign-in").
  */
-export async function findForSignIn(sql: SqlRunner, tenantId: string, email: string): Promise<SignInUser | undefined> {
-  const rows = await sql.query(
+export async function findForSignIn(db: TenantDb, tenantId: string, email: string): Promise<SignInUser | undefined> {
+  const rows = await plainFor(db, tenantId).sql.query(
     `SELECT id, tenant_id, name, email, role, password_hash, otp_enabled, email_verified FROM users ` +
       `WHERE tenant_id = $1 AND email = $2`,
     [tenantId, email],

@@ -3,7 +3,8 @@
  * endpoint owed it) and their attempts. Events and deliveries are written in the transaction of the
  * change they report; the delivery worker claims, sends and records them.
  */
-import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
+import { Prisma } from "../generated/prisma/client.js";
+import type { UnscopedDb } from "../doors.js";
 import type { WebhookAttemptModel, WebhookEndpointModel, WebhookEventModel } from "../generated/prisma/models.js";
 import type { RawSql } from "../raw-sql.js";
 import { eventWrites, type EventRow } from "./webhook-event-writes.js";
@@ -259,7 +260,7 @@ export interface ClaimedDelivery {
  * claim costs the same whether a hanging shop has ten deliveries waiting or a hundred thousand.
  * Deliveries of disabled or deleted endpoints are claimed too: the worker drops them.
  */
-export async function claimDueDeliveries(prisma: PrismaClient, claim: DeliveryClaim): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(prisma: UnscopedDb, claim: DeliveryClaim): Promise<ClaimedDelivery[]> {
   const leaseEnd = new Date(claim.now.getTime() + claim.leaseMs);
   const due = Prisma.sql`status = 'pending' AND next_attempt_at <= ${claim.now}`;
   // A literal, not a parameter: the planner then knows each endpoint gives at most this many rows, and a
@@ -355,7 +356,7 @@ export interface AttemptRecord {
  * disables it. Answers, when this attempt disabled the endpoint, since when it had been failing.
  */
 export async function recordAttempt(
-  prisma: PrismaClient,
+  prisma: UnscopedDb,
   record: AttemptRecord,
 ): Promise<{ endpointDisabledFailingSince: Date | null }> {
   const ack = Prisma.sql`${record.acknowledged}::boolean`;

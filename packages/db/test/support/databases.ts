@@ -4,6 +4,7 @@
  * would let the suite pass without it.
  */
 import { createScratchDatabase, isPostgresReachable, openDatabase, type Database } from "../../src/index.js";
+import { plainOf, type PlainSql } from "../../src/plain-access.js";
 
 const adminUrl = process.env.MTEJA_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
@@ -48,4 +49,9 @@ export async function databaseTargets(prefix: string, poolMax = 2): Promise<Data
       },
     },
   ];
+}
+
+/** The database's plain SQL (the migrator's runner, autocommit statements), which only this package's code reaches. */
+export function plainSqlOf(db: Database): PlainSql {
+  return plainOf(db.unscoped("test"));
 }

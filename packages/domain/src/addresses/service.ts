@@ -139,7 +139,7 @@ const attempts = 4;
 async function underOwnerLock<T>(ctx: AddressCtx, owner: Owner, work: (tx: Tx) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await ctx.db.$transaction(
+      return await ctx.deps.db.transaction(ctx.db, 
         async (tx) => {
           if (!(await addresses.lockOwner(tx, owner))) throw new DomainError("INVALID_TOKEN");
           return work(tx);

@@ -21,7 +21,7 @@ const lastUsedResolutionMs = 60_000;
 export async function authenticateApiKey(ctx: Context, presented: string): Promise<{ tenant: Tenant; apiKey: ApiKeyIdentity }> {
   if (!looksLikeApiKey(presented)) return refuseOtherCredential(ctx, presented);
   // Unscoped: the key is how the request names its tenant.
-  const row = await apiKeys.findByHash(ctx.deps.db.unscoped, hashApiKey(presented));
+  const row = await apiKeys.findByHash(ctx.deps.db.unscoped("api-key-lookup"), hashApiKey(presented));
   if (!row || row.revokedAt) throw invalidKey();
   const header = ctx.request.tenantHeader?.trim();
   if (header && header !== row.tenantId) throw invalidKey();

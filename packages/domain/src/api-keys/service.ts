@@ -30,7 +30,7 @@ type InsertOutcome = { created: apiKeys.ApiKeyRow } | { refused: "unknown-tenant
  * tenant's row is locked first, so two creations at once cannot both pass the count.
  */
 function insertUnlessFull(ctx: Context, row: apiKeys.NewApiKey): Promise<InsertOutcome> {
-  return ctx.deps.db.forTenant(row.tenantId).$transaction(async (tx): Promise<InsertOutcome> => {
+  return ctx.deps.db.transaction(ctx.deps.db.forTenant(row.tenantId), async (tx): Promise<InsertOutcome> => {
     if (!(await tenants.lockTenant(tx, row.tenantId))) return { refused: "unknown-tenant" };
     const unrevoked = await apiKeys.countUnrevoked(tx, row.tenantId);
     if (unrevoked >= maxLiveKeysPerTenant) return { refused: "too-many-live-keys" };

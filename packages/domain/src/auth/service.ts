@@ -21,7 +21,7 @@ export async function register(ctx: TenantCtx, input: z.infer<typeof registerInp
   // The language the request asked in becomes the account's (mails included); none asked: the shop's applies.
   const locale = requestedLocale(request.acceptLanguage);
   try {
-    const result = await ctx.db.$transaction(async (tx) => {
+    const result = await ctx.deps.db.transaction(ctx.db, async (tx) => {
       const user = await users.create(tx, {
         tenantId: tenant.id,
         email: input.email,
@@ -61,7 +61,7 @@ export async function login(ctx: TenantCtx, input: z.infer<typeof loginInput>): 
   // Counted as a failure up front (per account and per IP), given back below once the password is right.
   const attempt = await beginSignInAttempt(ctx, { tenantId: tenant.id, email: input.email }, { ip: true });
 
-  const user = await users.findForSignIn(deps.db.sql, tenant.id, input.email);
+  const user = await users.findForSignIn(ctx.db, tenant.id, input.email);
   // Unknown emails are verified against a decoy hash: same work, same time, same answer.
   // An account without a password (created by phone sign-in) is checked against the decoy too.
   const valid = await attempt.check(() => deps.passwords.verify(user?.passwordHash ?? undefined, input.password));
@@ -101,7 +101,7 @@ export async function startSession(
   // A plain transaction, not Prisma's: every sign-in opens one, and Prisma's interactive transaction
   // costs several times the CPU per statement, on the core the password hashes need (docs/performance.md,
   // "Sign-in"). Both writes name the user's tenant themselves.
-  const session = await deps.db.rawTransaction(async (tx) => {
+  const session = await deps.db.transaction(ctx.db, "plain", async (tx) => {
     const created = await createSession(deps, tx, user, { ip: request.ip, userAgent: request.userAgent });
     await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "sign_in.succeeded", details: { method, session_id: created.sessionId } });
     return created;
@@ -118,7 +118,7 @@ export async function refresh(ctx: TenantCtx) {
   const { deps, tenant } = ctx;
   const presented = readRefreshCookie(ctx);
   if (!presented) throw new DomainError("AUTH_REQUIRED", "auth.no_refresh_cookie");
-  const outcome = await ctx.db.$transaction(async (tx) => {
+  const outcome = await ctx.deps.db.transaction(ctx.db, async (tx) => {
     const rotated = await rotateRefreshToken(deps, tx, presented, tenant.id);
     if (rotated.kind !== "rotated") return { rotated, user: null };
     const user = await users.findForRefresh(tx, rotated.userId);

@@ -18,10 +18,10 @@ export async function maskStoredCallbacks(deps: DataRightsPorts, callbackIds: re
     const ids = callbackIds.slice(start, start + batchSize);
     let after: string | undefined;
     for (;;) {
-      const rows = await dataRights.callbacksNaming(deps.db.unscoped, ids, { after, limit: batchSize });
+      const rows = await dataRights.callbacksNaming(deps.db.unscoped("erasure"), ids, { after, limit: batchSize });
       for (const row of rows) {
         const rawBody = maskStoredCallbackBody(row.rawBody, knownPhones);
-        if (rawBody !== row.rawBody) await dataRights.rewriteCallbackBody(deps.db.unscoped, row.id, rawBody);
+        if (rawBody !== row.rawBody) await dataRights.rewriteCallbackBody(deps.db.unscoped("erasure"), row.id, rawBody);
       }
       if (rows.length < batchSize) break;
       after = rows[rows.length - 1]!.id;

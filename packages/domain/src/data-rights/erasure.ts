@@ -32,7 +32,7 @@ export async function eraseMyAccount(ctx: AuthedCtx, proof: OwnerProof): Promise
   const evidence = await erasedEvidenceOf(ctx, user);
   const batchesStartedAt = await maskErasedEvidence(ctx, evidence);
 
-  await ctx.db.$transaction(async (tx) => {
+  await ctx.deps.db.transaction(ctx.db, async (tx) => {
     const now = deps.clock.now();
     if (user.email !== null) await outboxes.cancelUnsentMailTo(tx, user.email);
     // Texts not yet sent to the account's phones, and the codes of the account and of its phones

@@ -14,7 +14,7 @@ import { enqueueDataRightsNotice } from "./notices.js";
 
 export async function exportMyData(ctx: AuthedCtx) {
   const { deps, auth } = ctx;
-  const data = await ctx.db.$transaction(async (tx) => {
+  const data = await ctx.deps.db.transaction(ctx.db, async (tx) => {
     const user = await dataRights.liveAccount(tx, auth.sub);
     if (!user) throw new DomainError("INVALID_TOKEN");
     await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "account.exported" });

@@ -8,6 +8,6 @@ import type { IntentPorts } from "./ports.js";
 import { expireDueIntentsOfAllTenants } from "./intent-expiry.js";
 
 export async function sweepExpiredIntents({ deps }: { deps: IntentPorts }): Promise<void> {
-  const expired = await expireDueIntentsOfAllTenants(deps.db.unscoped, deps.clock.now());
+  const expired = await expireDueIntentsOfAllTenants(deps.db, deps.db.unscoped("worker"), deps.clock.now());
   if (expired > 0) deps.logger.info({ expired }, "payment intents expired");
 }

@@ -4,7 +4,7 @@
  * transaction, so the feed and the rows never disagree and a conditional update reports each expiry
  * once, whichever read, payment or reconciler run got there first.
  */
-import { intents, type AnyClient, type PrismaClient, type RawSql, type TenantDb } from "@mteja/db";
+import { intents, type AnyClient, type Database, type RawSql, type TenantDb, type UnscopedDb } from "@mteja/db";
 import { recordEvent } from "../webhooks/events.js";
 import { statusesAllowing } from "./intent-transitions.js";
 import { toIntentView } from "./views.js";
@@ -19,11 +19,11 @@ async function expireIn(tx: AnyClient & RawSql, now: Date): Promise<number> {
 }
 
 /** Expires the tenant's due intents; run before an intent is read, paid, cancelled or its reference reused. */
-export function expireDueIntents(db: TenantDb, now: Date): Promise<number> {
-  return db.$transaction((tx) => expireIn(tx, now));
+export function expireDueIntents(database: Database, db: TenantDb, now: Date): Promise<number> {
+  return database.transaction(db, (tx) => expireIn(tx, now));
 }
 
 /** The reconciler's sweep: every tenant's due intents. */
-export function expireDueIntentsOfAllTenants(unscoped: PrismaClient, now: Date): Promise<number> {
-  return unscoped.$transaction((tx) => expireIn(tx, now));
+export function expireDueIntentsOfAllTenants(database: Database, unscoped: UnscopedDb, now: Date): Promise<number> {
+  return database.transaction(unscoped, (tx) => expireIn(tx, now));
 }

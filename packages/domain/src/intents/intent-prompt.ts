@@ -3,7 +3,7 @@
  * `{ phone, intent_id }` takes amount, reference and description from the intent, and the intent goes to
  * `processing` in the transaction that stores the payment, before Daraja is called.
  */
-import { intents, type PaymentModel, type TenantDb, type TenantTx } from "@mteja/db";
+import { intents, type Database, type PaymentModel, type TenantDb, type TenantTx } from "@mteja/db";
 import type { Text } from "@mteja/i18n";
 import { DomainError } from "../shared/errors.js";
 import type { AuthedCtx } from "./ports.js";
@@ -33,7 +33,7 @@ export async function intentTermsForPrompt(ctx: AuthedCtx, input: { intent_id?: 
     if (ctx.tenant.settings.momo?.requireIntent === true) throw invalid("intent_id", "detail.intent_required");
     return undefined;
   }
-  await expireDueIntents(ctx.db, ctx.deps.clock.now());
+  await expireDueIntents(ctx.deps.db, ctx.db, ctx.deps.clock.now());
   const intent = await intents.find(ctx.db, input.intent_id);
   // An intent bound to another customer is not theirs to see.
   if (!intent || (intent.userId !== null && intent.userId !== ctx.auth.sub)) throw intentNotFound();
@@ -45,8 +45,14 @@ export async function intentTermsForPrompt(ctx: AuthedCtx, input: { intent_id?: 
  * Stores the prompt's payment and takes the intent to `processing` in one transaction; an intent
  * that is not `requires_payment` (or is past expires_at) is 409 INTENT_NOT_PAYABLE and nothing is stored.
  */
-export async function storePromptForIntent(db: TenantDb, intentId: string, now: Date, store: (tx: TenantTx) => Promise<PaymentModel>): Promise<PaymentModel> {
-  return db.$transaction(async (tx) => {
+export async function storePromptForIntent(
+  database: Database,
+  db: TenantDb,
+  intentId: string,
+  now: Date,
+  store: (tx: TenantTx) => Promise<PaymentModel>,
+): Promise<PaymentModel> {
+  return database.transaction(db, async (tx) => {
     const from = statusesAllowing("prompt_started");
     const started = await intents.transition(tx, intentId, { from, to: "processing", at: now, unexpiredAt: now });
     if (!started) throw new DomainError("INTENT_NOT_PAYABLE");

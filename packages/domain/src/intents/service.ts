@@ -37,7 +37,7 @@ export async function createIntent(ctx: TenantCtx, input: CreateIntentInput): Pr
   if (input.user_id !== undefined && !(await users.exists(db, input.user_id))) {
     throw new DomainError("VALIDATION_ERROR", undefined, { details: [{ path: "user_id", message: "detail.user_not_customer" }] });
   }
-  await expireDueIntents(db, now);
+  await expireDueIntents(deps.db, db, now);
   if (await intents.existsWithReference(db, input.reference, openIntentStatuses)) throw referenceInUse(input.reference);
   const expiresInSeconds = input.expires_in_seconds ?? EXPIRES_IN_DEFAULT_SECONDS;
   try {
@@ -77,14 +77,14 @@ function replayed(earlier: intents.IntentWithPayments, requestHash: string): Int
 }
 
 export async function getIntent(ctx: TenantCtx, id: string): Promise<IntentView> {
-  await expireDueIntents(ctx.db, ctx.deps.clock.now());
+  await expireDueIntents(ctx.deps.db, ctx.db, ctx.deps.clock.now());
   const row = await intents.find(ctx.db, id);
   if (!row) throw intentNotFound();
   return toIntentView(row);
 }
 
 export async function listIntents(ctx: TenantCtx, input: ListIntentsInput): Promise<{ payment_intents: IntentView[]; next_cursor: string | null }> {
-  await expireDueIntents(ctx.db, ctx.deps.clock.now());
+  await expireDueIntents(ctx.deps.db, ctx.db, ctx.deps.clock.now());
   const rows = await intents.listPage(ctx.db, { status: input.status, take: input.limit + 1, afterId: input.cursor });
   if (!rows) throw new DomainError("VALIDATION_ERROR", undefined, { details: [{ path: "cursor", message: "detail.cursor" }] });
   const shown = rows.slice(0, input.limit);
@@ -98,7 +98,7 @@ export async function listIntents(ctx: TenantCtx, input: ListIntentsInput): Prom
  */
 export async function cancelIntent(ctx: TenantCtx, id: string): Promise<IntentView> {
   const now = ctx.deps.clock.now();
-  await expireDueIntents(ctx.db, now);
+  await expireDueIntents(ctx.deps.db, ctx.db, now);
   await intents.transition(ctx.db, id, { from: statusesAllowing("cancel"), to: "cancelled", at: now });
   const row = await intents.find(ctx.db, id);
   if (!row) throw intentNotFound();

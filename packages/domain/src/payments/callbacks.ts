@@ -101,7 +101,7 @@ async function store(
   fields: { outcome: CallbackOutcome; correlationId?: string | null; flagReason?: string | null; accountReference?: string | undefined; tokenTenantId?: string | null },
 ): Promise<{ id: string; receivedAt: Date }> {
   const receivedAt = deps.clock.now();
-  const id = await callbacks.store(deps.db.sql, {
+  const id = await callbacks.store(deps.db.unscoped("daraja-callback"), {
     kind: callback.kind,
     rawBody: storableText(callback.rawBody),
     sourceIp: callback.sourceIp,
@@ -166,7 +166,7 @@ export async function receiveCallback(deps: PaymentPorts, callback: InboundCallb
   const handled: CallbackHandling = await read.handle(deps, stored, authority);
   if ("refused" in handled) {
     const reason = handled.refused;
-    await callbacks.recordAnswer(deps.db.unscoped, id, { outcome: "rejected", flagReason: reason });
+    await callbacks.recordAnswer(deps.db.unscoped("daraja-callback"), id, { outcome: "rejected", flagReason: reason });
     const message = "momo callback refused: its token does not speak for what it names";
     deps.logger.warn({ callbackId: id, kind: callback.kind, reason }, message);
     return refusedReply();
@@ -174,7 +174,7 @@ export async function receiveCallback(deps: PaymentPorts, callback: InboundCallb
   if ("answered" in handled) {
     // Nothing was applied: the stored row records the answer (a rejection's code in flag_reason).
     const flagReason = handled.note ?? null;
-    await callbacks.recordAnswer(deps.db.unscoped, id, { outcome: "applied", flagReason });
+    await callbacks.recordAnswer(deps.db.unscoped("daraja-callback"), id, { outcome: "applied", flagReason });
     return { status: 200, body: handled.answered };
   }
   const { applied: result, keptUnmatched } = handled;
@@ -210,6 +210,6 @@ async function unsettledOverLimit(deps: PaymentPorts, tokenTenantId: string | nu
 /** `unsettledOverLimit` for a callback already stored (`callbackId`): cuts its stored body when over. */
 async function keptUnsettled(deps: PaymentPorts, callbackId: string, tokenTenantId: string | null, rawBody: string): Promise<OverUnsettledLimit | undefined> {
   const over = await unsettledOverLimit(deps, tokenTenantId, rawBody);
-  if (over?.bodyCut) await callbacks.replaceBody(deps.db.unscoped, callbackId, storableText(cutBody(rawBody)));
+  if (over?.bodyCut) await callbacks.replaceBody(deps.db.unscoped("daraja-callback"), callbackId, storableText(cutBody(rawBody)));
   return over;
 }

@@ -88,7 +88,7 @@ async function* followPayment(ctx: AuthedCtx, initial: PaymentModel, signal: Abo
       changed = false;
       if (signal?.aborted) return;
       // The stream lives no longer than the session it was opened in.
-      await assertLiveSession(ctx.deps, ctx.auth);
+      await assertLiveSession(ctx.deps, ctx.db, ctx.auth);
       const current = await payments.find(ctx.db, payment.id);
       if (!current) return;
       if (current.status !== payment.status) {

@@ -71,7 +71,7 @@ export function createReconciler(getDeps: () => PaymentPorts, overrides: Partial
       const tenants = new Map<string, Tenant | undefined>();
       const tenantOf = async (id: string) => {
         if (!tenants.has(id)) {
-          const row = await tenantsRepository.findTenant(deps.db.unscoped, id);
+          const row = await tenantsRepository.findTenant(deps.db.unscoped("worker"), id);
           tenants.set(id, row ? toTenant(row) : undefined);
         }
         return tenants.get(id);

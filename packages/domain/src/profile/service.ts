@@ -18,10 +18,10 @@ const invalidToken = () => new DomainError("INVALID_TOKEN");
  */
 export async function getMe(ctx: AuthedCtx) {
   const { deps, auth } = ctx;
-  const user = await users.findProfileInSession(deps.db.sql, sessionKey(auth), liveSession(deps.clock.now()));
+  const user = await users.findProfileInSession(ctx.db, sessionKey(auth), liveSession(deps.clock.now()));
   if (!user) throw invalidToken();
   const { session_last_used_at, ...profile } = user;
-  await noteSessionUse(ctx.deps, ctx.auth.sid, session_last_used_at);
+  await noteSessionUse(deps, ctx.db, auth.sid, session_last_used_at);
   return { ...profile, preferences: profile.preferences ?? {} };
 }
 
@@ -93,7 +93,7 @@ export async function changePassword(ctx: AuthedCtx, input: z.infer<typeof chang
   await confirmIdentity(ctx, user, { password: input.current_password, sms_code: input.sms_code, code: input.code }, "current_password");
   const passwordHash = await deps.passwords.hash(input.new_password);
   const first = user.passwordHash === null;
-  await ctx.db.$transaction(async (tx) => {
+  await ctx.deps.db.transaction(ctx.db, async (tx) => {
     await users.setPassword(tx, user.id, { passwordHash, changedAt: deps.clock.now() });
     if (first) {
       // A first password is a new way in: the other sessions end, the email and the verified phone are told.

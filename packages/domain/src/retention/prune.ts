@@ -23,7 +23,7 @@ export async function pruneExpiredRows(db: Database, options: PruneOptions): Pro
     const days = options.days[rule.kind] ?? 0;
     if (days <= 0) continue;
     const cutoff = new Date(options.now.getTime() - days * 86_400_000);
-    report[rule.kind] = await retention.pruneExpired(db.unscoped, rule.expired, cutoff, options.batchSize);
+    report[rule.kind] = await retention.pruneExpired(db.unscoped("retention"), rule.expired, cutoff, options.batchSize);
   }
   return report;
 }

@@ -9,7 +9,7 @@ import { toAuditEventView, type PageRequest } from "./reads.js";
 
 export async function listAudit(ctx: Context, input: PageRequest & { tenant?: string | undefined }) {
   const { rows, nextCursor } = await readKeysetPage(input, ({ conditions, orderBy, take }) =>
-    securityEvents.pageOf(ctx.deps.db.unscoped, input.tenant, { where: conditions, orderBy, take }),
+    securityEvents.pageOf(ctx.deps.db.unscoped("admin-api"), input.tenant, { where: conditions, orderBy, take }),
   );
   return { security_events: rows.map(toAuditEventView), next_cursor: nextCursor };
 }

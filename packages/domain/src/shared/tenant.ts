@@ -32,7 +32,7 @@ export function createTenantDirectory(db: Database, options: { ttlMs: number; cl
       if (!slug.test(id)) return undefined;
       const hit = cache.get(id);
       if (hit && hit.expires > options.clock.monotonicMs()) return hit.tenant;
-      const row = await tenants.findTenant(db.unscoped, id);
+      const row = await tenants.findTenant(db.unscoped("tenant-directory"), id);
       const tenant = row && row.active ? toTenant(row) : undefined;
       if (cache.size > 10_000) cache.clear();
       cache.set(id, { tenant, expires: options.clock.monotonicMs() + options.ttlMs });
@@ -40,7 +40,7 @@ export function createTenantDirectory(db: Database, options: { ttlMs: number; cl
     },
     async everyCorsOrigin() {
       if (everyOrigin && everyOrigin.expires > options.clock.monotonicMs()) return everyOrigin.origins;
-      const rows = await tenants.activeTenants(db.unscoped);
+      const rows = await tenants.activeTenants(db.unscoped("tenant-directory"));
       const origins = new Set(rows.flatMap((row) => corsOriginsOf(toTenant(row))));
       everyOrigin = { origins, expires: options.clock.monotonicMs() + options.ttlMs };
       return origins;
@@ -78,5 +78,5 @@ export function tenantDisplayName(tenant: Tenant): string {
 
 /** Creates the default tenant on start when it does not exist yet (instances starting at once included). */
 export async function ensureDefaultTenant(db: Database, id: string, name: string): Promise<void> {
-  await tenants.ensureTenant(db.unscoped, id, name);
+  await tenants.ensureTenant(db.unscoped("start-up"), id, name);
 }

@@ -31,7 +31,7 @@ export async function receiveDeliveryReport(deps: SmsPorts, report: { token: str
     return { status: 200, body: { received: true } };
   }
   // Several reports can race for one text: the row is locked while the order is decided.
-  await deps.db.unscoped.$transaction(async (tx) => {
+  await deps.db.transaction(deps.db.unscoped("sms-delivery-report"), async (tx) => {
     const text = await outboxes.lockTextByMessageId(tx, parsed.id);
     if (!text) {
       deps.logger.info({ messageId: parsed.id }, "SMS delivery report for an unknown message; ignored");

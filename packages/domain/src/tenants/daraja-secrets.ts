@@ -53,11 +53,11 @@ function sealed(cipher: DataCipher, settings: Record<string, unknown>): Record<s
  * never see a secret encrypted twice or an update lost.
  */
 export async function sealStoredMomoSecrets(db: Database, cipher: DataCipher): Promise<string[]> {
-  const rows = await tenants.settingsOfEvery(db.unscoped);
+  const rows = await tenants.settingsOfEvery(db.unscoped("start-up"));
   const changed: string[] = [];
   for (const candidate of rows) {
     if (!isRecord(candidate.settings) || !sealed(cipher, candidate.settings)) continue;
-    await db.unscoped.$transaction(async (tx) => {
+    await db.transaction(db.unscoped("start-up"), async (tx) => {
       const row = await tenants.lockTenant(tx, candidate.id);
       const next = row && isRecord(row.settings) ? sealed(cipher, row.settings) : undefined;
       if (!next) return;

@@ -43,7 +43,7 @@ export const tenantsRouter = createTRPCRouter({
         cipher: ctx.deps.cipher,
         isDefaultTenant: input.id === ctx.deps.config.defaultTenantId,
       });
-      const row = await tenants.createTenant(ctx.deps.db.unscoped, { id: input.id, name: input.name, settings });
+      const row = await tenants.createTenant(ctx.deps.db.unscoped("admin-api"), { id: input.id, name: input.name, settings });
       if (!row) {
         throw new DomainError("TENANT_EXISTS", "tenants.id_taken", { details: [{ path: "id", message: "detail.tenant_id_taken" }] });
       }
@@ -56,7 +56,7 @@ export const tenantsRouter = createTRPCRouter({
     .input(z.object({}).strip().optional())
     .output(envelope(z.object({ tenants: z.array(tenantView) })))
     .query(async ({ ctx }) => {
-      const rows = await tenants.allTenants(ctx.deps.db.unscoped);
+      const rows = await tenants.allTenants(ctx.deps.db.unscoped("admin-api"));
       return ok({ tenants: rows.map(view) });
     }),
 
@@ -73,7 +73,7 @@ export const tenantsRouter = createTRPCRouter({
     )
     .output(envelope(z.object({ tenant: tenantView })))
     .mutation(async ({ ctx, input }) => {
-      const row = await ctx.deps.db.unscoped.$transaction(async (tx) => {
+      const row = await ctx.deps.db.transaction(ctx.deps.db.unscoped("admin-api"), async (tx) => {
         // Locked, so two updates at once each merge into the other's result rather than overwrite it.
         const existing = await tenants.lockTenant(tx, input.id);
         if (!existing) throw new DomainError("NOT_FOUND", "not_found.tenant");

@@ -14,7 +14,7 @@ export interface RoleChange {
  * tokens, so a demoted admin must not keep admin rights until theirs expire.
  */
 export async function setUserRole(deps: TenantPorts, tenantId: string, userId: string, role: string | null): Promise<RoleChange | undefined> {
-  return deps.db.forTenant(tenantId).$transaction(async (tx) => {
+  return deps.db.transaction(deps.db.forTenant(tenantId), async (tx) => {
     // Locked, so two concurrent changes cannot both see the old role and skip the revocation.
     const current = await users.lockRoleOf(tx, tenantId, userId);
     if (!current) return undefined;

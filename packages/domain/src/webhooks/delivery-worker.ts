@@ -55,7 +55,7 @@ export function createDeliveryLeases(
   return createLeaseKeeper({
     leaseMs: options.leaseSeconds * 1000,
     now: () => getDeps().clock.now(),
-    renew: (held, until) => leases.renew(getDeps().db.unscoped, "webhook_deliveries", held, until),
+    renew: (held, until) => leases.renew(getDeps().db.unscoped("worker"), "webhook_deliveries", held, until),
     onError,
   });
 }
@@ -77,7 +77,7 @@ export async function startDueDeliveries(
   if (free <= 0) return [];
   const now = deps.clock.now();
   const leaseMs = options.leaseSeconds * 1000;
-  const claimed = await webhooks.claimDueDeliveries(deps.db.unscoped, {
+  const claimed = await webhooks.claimDueDeliveries(deps.db.unscoped("worker"), {
     now,
     leaseMs,
     limit: free,
@@ -106,7 +106,7 @@ async function deliverOne(
   delivery: webhooks.ClaimedDelivery,
   leaseLost: AbortSignal,
 ): Promise<DeliveryResult> {
-  const db = deps.db.unscoped;
+  const db = deps.db.unscoped("worker");
   const { endpoint, event } = await webhooks.deliveryTargets(db, delivery);
   if (leaseLost.aborted) return "lost";
   if (!endpoint || !event || endpoint.deletedAt || !endpoint.enabled) {

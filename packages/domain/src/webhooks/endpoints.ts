@@ -37,7 +37,7 @@ export async function createEndpoint(ctx: TenantCtx, input: { url: string; event
   await assertUsableUrl(ctx, input.url);
   const secret = newEndpointSecret(ctx.deps.random);
   const now = ctx.deps.clock.now();
-  const created = await ctx.db.$transaction(async (tx) => {
+  const created = await ctx.deps.db.transaction(ctx.db, async (tx) => {
     const live = await webhooks.countLiveEndpoints(tx);
     if (live >= maxEndpointsPerTenant) return undefined;
     return webhooks.createEndpoint(tx, {
@@ -88,7 +88,7 @@ async function liveEndpoint(ctx: TenantCtx, id: string): Promise<WebhookEndpoint
 export async function updateEndpoint(ctx: TenantCtx, input: { id: string; enabled?: boolean | undefined; events?: WebhookEventType[] | undefined }) {
   await liveEndpoint(ctx, input.id);
   const now = ctx.deps.clock.now();
-  const updated = await ctx.db.$transaction(async (tx) => {
+  const updated = await ctx.deps.db.transaction(ctx.db, async (tx) => {
     const row = await webhooks.updateEndpoint(tx, input.id, {
       ...(input.enabled !== undefined ? { enabled: input.enabled, disabledReason: null } : {}),
       ...(input.enabled === true ? { failingSince: null } : {}),
@@ -104,7 +104,7 @@ export async function updateEndpoint(ctx: TenantCtx, input: { id: string; enable
 /** Deleted endpoints stay (their attempts remain listed) but get nothing more: what they were owed is dropped. */
 export async function deleteEndpoint(ctx: TenantCtx, id: string): Promise<void> {
   const now = ctx.deps.clock.now();
-  const deleted = await ctx.db.$transaction(async (tx) => {
+  const deleted = await ctx.deps.db.transaction(ctx.db, async (tx) => {
     const found = await webhooks.deleteEndpoint(tx, id, now);
     if (found) await webhooks.dropPendingDeliveries(tx, id, now);
     return found;

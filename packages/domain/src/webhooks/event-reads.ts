@@ -43,7 +43,7 @@ export async function redeliverEvent(ctx: TenantCtx, id: string) {
   const subscribed = endpoints.filter((endpoint) => subscribes(endpoint.events, event.type as WebhookEventType)).map((endpoint) => endpoint.id);
   if (subscribed.length === 0) return { id: event.id, deliveries: 0 };
   const now = ctx.deps.clock.now();
-  await ctx.db.$transaction(async (tx) => {
+  await ctx.deps.db.transaction(ctx.db, async (tx) => {
     await webhooks.lockEvent(tx, ctx.tenant.id, event.id);
     const queued = new Set(await webhooks.endpointsWithPending(tx, event.id, subscribed));
     const fresh = subscribed.filter((endpointId) => !queued.has(endpointId));

@@ -22,7 +22,7 @@ describe("auth service (createCaller)", () => {
     expect(result.data.user).toMatchObject({ name: "Wanjiku Kamau", email: "register@example.com", email_verified: false });
     expect(await service.deps.tokens.verify(result.data.access_token)).toMatchObject({ sub: result.data.user.id, tid: "default" });
     expect(client.cookies.get("refresh_token")).toEqual(expect.any(String));
-    expect(await service.deps.db.unscoped.mailOutbox.count({ where: { toAddress: "register@example.com", kind: "verifyEmail" } })).toBe(1);
+    expect(await service.deps.db.unscoped("test").mailOutbox.count({ where: { toAddress: "register@example.com", kind: "verifyEmail" } })).toBe(1);
   });
 
   it("logs in with the right password only; a wrong one is INVALID_CREDENTIALS (UNAUTHORIZED over tRPC)", async () => {
@@ -53,8 +53,8 @@ describe("auth service (createCaller)", () => {
 
     // The whole family ends: the legitimate holder's current cookie no longer works either.
     await expect(client.call.auth.refresh()).rejects.toMatchObject({ cause: { code: "INVALID_TOKEN" } });
-    const user = await service.deps.db.unscoped.user.findFirstOrThrow({ where: { email: "rotate@example.com" } });
-    const sessions = await service.deps.db.unscoped.session.findMany({ where: { userId: user.id } });
+    const user = await service.deps.db.unscoped("test").user.findFirstOrThrow({ where: { email: "rotate@example.com" } });
+    const sessions = await service.deps.db.unscoped("test").session.findMany({ where: { userId: user.id } });
     expect(sessions.map((s) => s.revokedReason)).toEqual(["refresh_token_reuse"]);
   });
 

@@ -20,7 +20,7 @@ describe("the erasure's evidence passes, in batches", () => {
   const masked = "254******333";
 
   it("masks every row of the customer's in batches, and only theirs", async () => {
-    const db = service.deps.db.unscoped;
+    const db = service.deps.db.unscoped("test");
     const now = service.deps.clock.now();
     const user = await db.user.create({ data: { tenantId: defaultTenantId, email: "batches@example.com", phone, createdAt: now } });
     const other = await db.user.create({ data: { tenantId: defaultTenantId, email: "someone-else@example.com", createdAt: now } });

@@ -51,7 +51,7 @@ const allowedWithoutStepUp: Record<string, string> = {
 
 /** The account's sign-in factors, as the walk compares them. */
 async function factorsOf(service: ServiceDeps, userId: string) {
-  const user = await service.deps.db.unscoped.user.findUniqueOrThrow({ where: { id: userId } });
+  const user = await service.deps.db.unscoped("test").user.findUniqueOrThrow({ where: { id: userId } });
   return {
     password: user.passwordHash,
     email: user.email,
@@ -123,7 +123,7 @@ describe("the walk: no procedure changes a sign-in factor on a stale session unl
   /** The code of the newest text to a phone, once the text exists (some are written after the answer). */
   async function codeTextedTo(international: string, after = 0): Promise<string> {
     return vi.waitFor(async () => {
-      const texts = await service.deps.db.unscoped.smsOutbox.findMany({ where: { toPhone: international }, orderBy: { createdAt: "asc" } });
+      const texts = await service.deps.db.unscoped("test").smsOutbox.findMany({ where: { toPhone: international }, orderBy: { createdAt: "asc" } });
       if (texts.length <= after) throw new Error(`no text to ${international} yet`);
       return /\b(\d{6})\b/.exec(texts[texts.length - 1]!.body)![1]!;
     });
@@ -132,7 +132,7 @@ describe("the walk: no procedure changes a sign-in factor on a stale session unl
   /** Every token of a link mailed to the address. */
   async function tokensMailedTo(email: string, atLeast: number): Promise<string[]> {
     return vi.waitFor(async () => {
-      const mails = await service.deps.db.unscoped.mailOutbox.findMany({ where: { toAddress: email } });
+      const mails = await service.deps.db.unscoped("test").mailOutbox.findMany({ where: { toAddress: email } });
       const tokens = mails.flatMap((mail) => [...mail.textBody.matchAll(/token=([0-9a-f]{64})/g)].map((match) => match[1]!));
       if (tokens.length < atLeast) throw new Error(`fewer than ${atLeast} tokens mailed to ${email}`);
       return tokens;
@@ -308,7 +308,7 @@ describe("the walk: no procedure changes a sign-in factor on a stale session unl
     const client = clientOf(service.deps);
     const email = `builders-${unique()}@example.com`;
     const registered = await client.call.auth.register({ name: "Wanjiku Kamau", email, password });
-    await service.deps.db.unscoped.user.update({ where: { id: registered.data.user.id }, data: { role: "admin" } });
+    await service.deps.db.unscoped("test").user.update({ where: { id: registered.data.user.id }, data: { role: "admin" } });
     // The role is read from the token: sign in again for one that says admin.
     const signedIn = await client.call.auth.login({ email, password });
     if (signedIn.data.requires_otp) throw new Error("unexpected two-factor step");

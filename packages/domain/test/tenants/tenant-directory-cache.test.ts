@@ -5,23 +5,22 @@ import { fakeClock } from "../support/fake-ports.js";
 
 function countingDatabase() {
   const reads: string[] = [];
-  const db = {
-    unscoped: {
-      tenant: {
-        findUnique: async ({ where }: { where: { id: string } }) => {
-          reads.push(where.id);
-          return { id: where.id, name: "Duka", settings: {}, active: true };
-        },
-        findMany: async () => {
-          reads.push("*");
-          return [
-            { id: "duka", name: "Duka", settings: { corsOrigins: ["https://duka.example.co.ke/"] }, active: true },
-            { id: "soko", name: "Soko", settings: { corsOrigins: ["https://soko.example.co.ke"], displayName: 42 }, active: true },
-          ];
-        },
+  const unscoped = {
+    tenant: {
+      findUnique: async ({ where }: { where: { id: string } }) => {
+        reads.push(where.id);
+        return { id: where.id, name: "Duka", settings: {}, active: true };
+      },
+      findMany: async () => {
+        reads.push("*");
+        return [
+          { id: "duka", name: "Duka", settings: { corsOrigins: ["https://duka.example.co.ke/"] }, active: true },
+          { id: "soko", name: "Soko", settings: { corsOrigins: ["https://soko.example.co.ke"], displayName: 42 }, active: true },
+        ];
       },
     },
-  } as unknown as Database;
+  };
+  const db = { unscoped: () => unscoped } as unknown as Database;
   return { db, reads };
 }
 

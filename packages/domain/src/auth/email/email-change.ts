@@ -51,7 +51,7 @@ export async function startEmailChange(ctx: SessionCtx, input: z.infer<typeof em
     deps.logger.info({ tenantId: tenant.id, userId: user.id }, "email change mail cap of the address reached; no mail written");
     return;
   }
-  await ctx.db.$transaction(async (tx) => {
+  await ctx.deps.db.transaction(ctx.db, async (tx) => {
     await revokeEmailTokens(deps, tx, user, "change_email");
     const token = await createEmailChangeToken(deps, tx, user, { newEmail: input.email, fromFreshSession, sessionId: ctx.auth.sid });
     // To the new address, in the account's language.
@@ -67,7 +67,7 @@ export async function startEmailChange(ctx: SessionCtx, input: z.infer<typeof em
 export async function verifyEmailChange(ctx: AuthedCtx, input: z.infer<typeof emailVerifyInput>) {
   const { deps, tenant } = ctx;
   try {
-    const email = await ctx.db.$transaction(async (tx) => {
+    const email = await ctx.deps.db.transaction(ctx.db, async (tx) => {
       const found = await findEmailChangeToken(deps, tx, { tenantId: tenant.id, userId: ctx.auth.sub, token: input.token });
       if (!found) throw invalidEmailToken();
       // Only the session that asked: the link goes to an address someone else may read (an address the

@@ -93,7 +93,7 @@ async function enableTwoFactor(
   { pending, step, codes }: { pending: string; step: number; codes: string[] },
 ): Promise<void> {
   const { deps } = ctx;
-  await ctx.db.$transaction(async (tx) => {
+  await ctx.deps.db.transaction(ctx.db, async (tx) => {
     // One conditional UPDATE: the secret confirmed is the one just checked, and the code's step is
     // claimed so that it can never sign in (nor confirm again).
     if (!(await users.enableTotp(tx, user.id, { pendingSecretEnc: pending, step }))) throw invalidOtp();
@@ -124,7 +124,7 @@ export async function validate(ctx: TenantCtx, input: z.infer<typeof otpValidate
   const isTotp = /^\d{6}$/.test(code);
   const step = isTotp ? await matchTotp(deps.cipher.decrypt(user.otpSecretEnc), code, deps.clock.now(), user.otpLastStep) : undefined;
 
-  const accepted = await ctx.db.$transaction(async (tx) => {
+  const accepted = await ctx.deps.db.transaction(ctx.db, async (tx) => {
     if (isTotp) {
       if (step === undefined) return false;
       // Compare-and-set: a step is accepted once per user, whichever request gets there first.
@@ -155,7 +155,7 @@ export async function disable(ctx: AuthedCtx, input: z.infer<typeof otpDisableIn
   await confirmIdentity(ctx, user, { password: input.password, sms_code: input.sms_code, code: input.code });
   if (!user.otpEnabled) throw new DomainError("OTP_NOT_SETUP");
 
-  await ctx.db.$transaction(async (tx) => {
+  await ctx.deps.db.transaction(ctx.db, async (tx) => {
     await users.disableTotp(tx, user.id);
     await recoveryCodes.deleteAllOf(tx, user.id);
     await oneTimeTokens.spendUnused(tx, { userId: user.id }, otpLoginPurpose, deps.clock.now());

@@ -51,7 +51,7 @@ export async function issuePhoneCode(ctx: TenantCtx, db: TenantDb, request: Code
   const ttlSeconds = deps.config.phoneCodeTtlSeconds;
   const code = newCode(ctx);
   let charge: TextCharge | undefined;
-  const written = db.$transaction(async (tx) => {
+  const written = deps.db.transaction(db, async (tx) => {
     await phoneCodes.lockPhone(tx, request.tenantId, request.phone);
     const windowStart = new Date(now.getTime() - phoneCodeRules.windowSeconds * 1000);
     const recent = await phoneCodes.countSentSince(tx, request.phone, windowStart);

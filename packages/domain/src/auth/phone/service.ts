@@ -89,7 +89,7 @@ async function signUpByPhone(ctx: TenantCtx, input: z.infer<typeof phoneVerifyIn
   // The code was texted while sign-up was allowed; the shop has turned it off since.
   if (tenant.settings.phoneSignup === false) throw invalidCode();
   try {
-    return await ctx.db.$transaction(async (tx) => {
+    return await ctx.deps.db.transaction(ctx.db, async (tx) => {
       const user = await users.create(tx, {
         tenantId: tenant.id,
         phone: input.phone,
@@ -148,7 +148,7 @@ export async function verifyMePhone(ctx: AuthedCtx, input: z.infer<typeof mePhon
   if (!spent) throw invalidCode();
   await attempt.stepPassed();
   try {
-    const verified = await ctx.db.$transaction(async (tx) => {
+    const verified = await ctx.deps.db.transaction(ctx.db, async (tx) => {
       const holder = await users.findOtherWithVerifiedPhone(tx, spent.phone, user.id);
       if (holder) throw phoneInUse();
       // The account as it is now, in this transaction: its verified phone is the old one to tell.

@@ -36,7 +36,7 @@ async function writeVerificationMail(ctx: Context, tx: Tx, tenant: Tenant, user:
 
 export async function verifyEmail(ctx: TenantCtx, input: z.infer<typeof verifyEmailInput>): Promise<void> {
   const { deps, tenant } = ctx;
-  await ctx.db.$transaction(async (tx) => {
+  await ctx.deps.db.transaction(ctx.db, async (tx) => {
     const found = await findEmailToken(deps, tx, { tenantId: tenant.id, email: input.email, purpose: "verify_email", token: input.token });
     if (!found || !(await spendEmailToken(deps, tx, found.id))) throw invalidEmailToken();
     await users.markEmailVerified(tx, found.user.id);
@@ -53,7 +53,7 @@ export async function resendVerificationMail(ctx: AuthedCtx): Promise<ResendOutc
   if (!user) throw new DomainError("INVALID_TOKEN");
   if (user.emailVerified) return "already_verified";
   if (!(await mailCapAllows(ctx, user))) return "sent";
-  await ctx.db.$transaction(async (tx) => {
+  await ctx.deps.db.transaction(ctx.db, async (tx) => {
     await revokeEmailTokens(deps, tx, user, "verify_email");
     await writeVerificationMail(ctx, tx, tenant, user);
   });

@@ -46,7 +46,7 @@ async function writeResetMail(ctx: TenantCtx, tenant: Tenant, user: MailUser, to
   const { deps } = ctx;
   const email = user.email;
   if (email === null || !(await mailCapAllows(ctx, user))) return;
-  await ctx.db.$transaction(async (tx) => {
+  await ctx.deps.db.transaction(ctx.db, async (tx) => {
     await createEmailToken(deps, tx, user, "reset_password", token);
     await writeMail(ctx, tx, tenant, user, "resetPassword", {
       userName: user.name ?? "",
@@ -67,7 +67,7 @@ async function writeResetMail(ctx: TenantCtx, tenant: Tenant, user: MailUser, to
  */
 async function writeNoLinkMail(ctx: TenantCtx, tenant: Tenant, user: MailUser, kind: "noPasswordToReset" | "resetNeedsConfirmedEmail"): Promise<void> {
   if (user.email === null || !(await mailCapAllows(ctx, user))) return;
-  await ctx.db.$transaction((tx) => writeMail(ctx, tx, tenant, user, kind, { userName: user.name ?? "" }));
+  await ctx.deps.db.transaction(ctx.db, (tx) => writeMail(ctx, tx, tenant, user, kind, { userName: user.name ?? "" }));
   ctx.deps.nudgeMail();
 }
 
@@ -82,7 +82,7 @@ export async function resetPassword(ctx: TenantCtx, input: z.infer<typeof resetP
   if (!found || !found.user.hasPassword || !found.user.emailResetsPassword) throw invalidEmailToken();
   const passwordHash = await deps.passwords.hash(input.new_password);
   const user = found.user;
-  await ctx.db.$transaction(async (tx) => {
+  await ctx.deps.db.transaction(ctx.db, async (tx) => {
     if (!(await spendEmailToken(deps, tx, found.id))) throw invalidEmailToken();
     // Following the emailed link proves the address too.
     await users.setPassword(tx, user.id, { passwordHash, changedAt: deps.clock.now(), emailVerified: true });

@@ -45,7 +45,7 @@ export async function listDevices(ctx: AuthedCtx, page: PageRequest) {
 
 /** Ends one of the user's sessions (the current one included: that is signing out here). Another user's id is 404. */
 export async function revokeDevice(ctx: AuthedCtx, sessionId: string): Promise<void> {
-  await ctx.db.$transaction(async (tx) => {
+  await ctx.deps.db.transaction(ctx.db, async (tx) => {
     const revoked = await revokeLive(ctx, tx, { only: sessionId });
     if (revoked.length === 0) throw new DomainError("NOT_FOUND", "not_found.session");
   });
@@ -53,7 +53,7 @@ export async function revokeDevice(ctx: AuthedCtx, sessionId: string): Promise<v
 
 /** Ends every session of the user but the one making the request. */
 export async function revokeOtherDevices(ctx: AuthedCtx): Promise<{ revoked: number }> {
-  const revoked = await ctx.db.$transaction((tx) => revokeLive(ctx, tx, { except: ctx.auth.sid }));
+  const revoked = await ctx.deps.db.transaction(ctx.db, (tx) => revokeLive(ctx, tx, { except: ctx.auth.sid }));
   return { revoked: revoked.length };
 }
 

@@ -135,21 +135,21 @@ export function liveSession(now: Date): sessions.SessionCondition {
  * (docs/sessions.md#devices). Answers the session as read, its `fresh_until` included (step-up reads it
  * from here: no query of its own).
  */
-export async function assertLiveSession(deps: Pick<AuthPorts, "db" | "clock">, auth: AccessClaims): Promise<LiveSessionRow> {
-  const live = await sessions.find(deps.db.sql, sessionKey(auth), liveSession(deps.clock.now()));
+export async function assertLiveSession(deps: Pick<AuthPorts, "clock">, db: TenantDb, auth: AccessClaims): Promise<LiveSessionRow> {
+  const live = await sessions.find(db, sessionKey(auth), liveSession(deps.clock.now()));
   if (!live) throw new DomainError("INVALID_TOKEN");
-  await noteSessionUse(deps, auth.sid, live.last_used_at);
+  await noteSessionUse(deps, db, auth.sid, live.last_used_at);
   return live;
 }
 
 /** last_used_at is shown on the devices page; a minute's precision is enough, so it costs one write a minute, not one a request. */
 export const sessionUseResolutionSeconds = 60;
 
-export async function noteSessionUse(deps: Pick<AuthPorts, "db" | "clock">, sessionId: string, lastUsedAt: Date | null): Promise<void> {
+export async function noteSessionUse(deps: Pick<AuthPorts, "clock">, db: TenantDb, sessionId: string, lastUsedAt: Date | null): Promise<void> {
   const now = deps.clock.now();
   const staleBefore = addSeconds(now, -sessionUseResolutionSeconds);
   if (lastUsedAt && lastUsedAt > staleBefore) return;
-  await sessions.markUsed(deps.db.sql, sessionId, now, staleBefore);
+  await sessions.markUsed(db, sessionId, now, staleBefore);
 }
 
 export function sessionKey(auth: AccessClaims): sessions.SessionKey {

@@ -22,7 +22,7 @@ export async function reauthenticate(ctx: AuthedCtx, input: z.infer<typeof reaut
   if (!user) throw invalidToken();
   const method = await confirmProof(ctx, user, proof);
   const freshUntil = freshUntilFrom(deps, deps.clock.now());
-  await ctx.db.$transaction(async (tx) => {
+  await ctx.deps.db.transaction(ctx.db, async (tx) => {
     // Revoked while the proof was checked (a password change elsewhere, a revocation from the devices page).
     if (!(await sessions.renewFreshness(tx, { id: auth.sid, userId: user.id }, freshUntil))) throw invalidToken();
     await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "reauthenticated", details: { method, session_id: auth.sid } });

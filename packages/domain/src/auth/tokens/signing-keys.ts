@@ -79,7 +79,7 @@ export async function rotateSigningKey(
   const { now } = options;
   const notAfter = new Date(now.getTime() + (options.accessTokenTtlSeconds + retiredKeyMarginSeconds) * 1000);
   const next = newStoredKey(cipher, now);
-  return db.unscoped.$transaction(async (tx) => {
+  return db.transaction(db.unscoped("no-tenant-data"), async (tx) => {
     // Rotations and first-key creation take turns, so there is never a second current key.
     await signingKeys.lockForChange(tx);
     const current = await signingKeys.findCurrent(tx, algorithm);
@@ -91,12 +91,12 @@ export async function rotateSigningKey(
 
 /** The current key and the retired ones whose tokens may still be valid. */
 async function readUsableKeys(db: Database, now: Date) {
-  return signingKeys.findCurrentAndValidAfter(db.unscoped, algorithm, now);
+  return signingKeys.findCurrentAndValidAfter(db.unscoped("no-tenant-data"), algorithm, now);
 }
 
 async function createFirstKey(db: Database, cipher: DataCipher, now: Date): Promise<void> {
   const first = newStoredKey(cipher, now);
-  await db.unscoped.$transaction(async (tx) => {
+  await db.transaction(db.unscoped("no-tenant-data"), async (tx) => {
     // Instances starting at once on an empty database: the first to take the lock creates the key,
     // the others find it (and the unique index would refuse a second current key anyway).
     await signingKeys.lockForChange(tx);

@@ -33,10 +33,10 @@ export type ValidationAnswer =
 export async function answerC2bValidation(deps: PaymentPorts, authority: CallbackAuthority, notification: C2bNotification): Promise<ValidationAnswer> {
   const tenant = await tenantForShortCode(deps, notification.businessShortCode);
   if (!tenant) return { body: c2bValidationAnswer("C2B00015"), rejection: "C2B00015: no single shop has this short code" };
-  const refused = await c2bRefusal(deps.db.unscoped, authority, tenant);
+  const refused = await c2bRefusal(deps.db.unscoped("daraja-callback"), authority, tenant);
   if (refused !== undefined) return { refused };
   if (tenant.settings.momo?.c2b?.validate === false) return { body: c2bValidationAnswer() };
-  const intent = await intentNamedBy(deps.db.unscoped, tenant.id, notification.billRefNumber, false);
+  const intent = await intentNamedBy(deps.db.unscoped("daraja-callback"), tenant.id, notification.billRefNumber, false);
   const decision = validateC2bPayment(intent, notification.amount, deps.clock.now());
   if (decision.accept) return { body: c2bValidationAnswer() };
   return { body: c2bValidationAnswer(decision.code), rejection: `${decision.code}: ${decision.reason}` };

@@ -2,8 +2,9 @@
  * Whose C2B notifications a callback's token speaks for (docs/mpesa.md#callback-tokens), and the form of
  * the tenant's C2B registration. Whose money a notification is: shared/short-codes.ts.
  */
-import { tenants, type RawSql } from "@mteja/db";
+import { tenants, type UnscopedDb } from "@mteja/db";
 import type { PaymentPorts } from "../shared/ports.js";
+import type { SettlementTx } from "../shared/stored-callback.js";
 import type { Tenant } from "../../shared/tenant.js";
 import type { CallbackAuthority } from "../shared/callback-tokens.js";
 import { refusalOf } from "../shared/callback-authority.js";
@@ -13,7 +14,11 @@ import { refusalOf } from "../shared/callback-authority.js";
  * or the shared secret (the old form) once the tenant's URLs were registered with its own token.
  * The registration's form is read only for the old form: a tenant's own token needs no statement.
  */
-export async function c2bRefusal(sql: Pick<RawSql, "$queryRaw">, authority: CallbackAuthority, tenant: Pick<Tenant, "id">): Promise<string | undefined> {
+export async function c2bRefusal(
+  sql: UnscopedDb | SettlementTx,
+  authority: CallbackAuthority,
+  tenant: Pick<Tenant, "id">,
+): Promise<string | undefined> {
   if (authority.form === "tenant") return refusalOf(authority, { tenantId: tenant.id, callbackTokenForm: "tenant" });
   const form = await tenants.c2bCallbackTokenForm(sql, tenant.id);
   return refusalOf(authority, { tenantId: tenant.id, callbackTokenForm: form ?? "tenant" });
@@ -21,7 +26,7 @@ export async function c2bRefusal(sql: Pick<RawSql, "$queryRaw">, authority: Call
 
 /** The tenant's C2B URLs are registered with its own token: from now on the shared secret no longer speaks for its C2B. */
 export async function recordC2bRegisteredWithTenantToken(deps: Pick<PaymentPorts, "db">, tenantId: string): Promise<void> {
-  await tenants.markC2bRegisteredWithTenantToken(deps.db.unscoped, tenantId);
+  await tenants.markC2bRegisteredWithTenantToken(deps.db.unscoped("admin-api"), tenantId);
 }
 
 /**
@@ -30,6 +35,6 @@ export async function recordC2bRegisteredWithTenantToken(deps: Pick<PaymentPorts
  * `platformShortcode`); sorted ids. What `mteja doctor` and the start's warning report
  * (docs/operations.md#upgrading-to-shop-callback-tokens).
  */
-export function shopsOnSharedC2bToken(sql: Pick<RawSql, "$queryRaw">, platform: { defaultTenantId: string; platformShortcode: string | null }): Promise<string[]> {
-  return tenants.activeIdsOnSharedC2bToken(sql, platform);
+export function shopsOnSharedC2bToken(db: UnscopedDb, platform: { defaultTenantId: string; platformShortcode: string | null }): Promise<string[]> {
+  return tenants.activeIdsOnSharedC2bToken(db, platform);
 }

@@ -112,7 +112,7 @@ function payoutOnce(ctx: AuthedCtx, daraja: DarajaClient, urls: { resultUrl: str
     async markFailed(payout, lastError) {
       // Refused, or never sent: nothing was paid.
       const now = deps.clock.now();
-      await db.$transaction(async (tx) => {
+      await deps.db.transaction(db, async (tx) => {
         const failed = await payouts.updateIfStill(
           tx,
           { id: payout.id, status: "PENDING" },

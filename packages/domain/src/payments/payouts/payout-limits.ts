@@ -50,7 +50,7 @@ export async function storePayoutWithinDailyLimit(ctx: AuthedCtx, { data }: { da
   const { dailyLimit } = payoutSettingsOf(ctx.tenant);
   const { db } = ctx;
   if (dailyLimit === undefined) return payouts.create(db, data);
-  return db.$transaction(async (tx) => {
+  return ctx.deps.db.transaction(db, async (tx) => {
     await payouts.lockTenantPayouts(tx, data.tenantId);
     // A retry with the same Idempotency-Key is not a new payout: its create fails on the key and is replayed.
     const { tenantId, requestedBy, idempotencyKey } = data;

@@ -17,7 +17,7 @@ export async function queryDuePayouts(run: SweepRun): Promise<void> {
   if (!deps.daraja.b2cEnabled || !statusUrl) return;
   const now = deps.clock.now();
   const due = { statuses: open, now, leaseUntil: leaseEnd(run, now), limit: options.batchSize };
-  const claimed = await payouts.claimDueStatusQueries(deps.db.unscoped, due);
+  const claimed = await payouts.claimDueStatusQueries(deps.db.unscoped("worker"), due);
 
   await queryClaimedForStatus(
     run,

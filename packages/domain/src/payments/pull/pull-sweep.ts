@@ -34,7 +34,7 @@ export async function sweepPulls(run: SweepRun): Promise<void> {
   if (interval === 0) return;
   const now = deps.clock.now();
   const leaseUntil = leaseEnd(run, now);
-  const claimed = await pullRegistrations.claimDue(deps.db.unscoped, { now, leaseUntil, limit: options.batchSize });
+  const claimed = await pullRegistrations.claimDue(deps.db.unscoped("worker"), { now, leaseUntil, limit: options.batchSize });
   for (const registration of leasedRows(run, "pull_registrations", claimed, leaseUntil)) {
     await pullRegistration(run, registration, interval);
   }
@@ -82,5 +82,5 @@ async function pullRegistration(
   }
   const nextPullAt = new Date(deps.clock.now().getTime() + interval * 1000);
   const done = { at, nextPullAt, ...(pulledUntil ? { pulledUntil } : {}), error };
-  await pullRegistrations.finishPull(deps.db.unscoped, registration.id, done);
+  await pullRegistrations.finishPull(deps.db.unscoped("worker"), registration.id, done);
 }

@@ -129,8 +129,10 @@ export async function applyPulled(
 ): Promise<PulledCount> {
   const count: PulledCount = { pulled: rows.length, recovered: 0, deferredFrom: null };
   const ids = rows.map((row) => row.transactionId);
-  const held = await payments.knownReceipts(deps.db.unscoped, ids);
-  const flagged = await callbacks.storedWithOutcome(deps.db.unscoped, {
+  // Daraja's records name no tenant: a receipt is looked up across shops (it is unique across them).
+  const db = deps.db.unscoped("daraja-callback");
+  const held = await payments.knownReceipts(db, ids);
+  const flagged = await callbacks.storedWithOutcome(db, {
     kind: PULLED_TRANSACTION_KIND,
     tokenTenantId: tenant.id,
     correlationIds: ids.filter((id) => !held.has(id)),
@@ -143,13 +145,13 @@ export async function applyPulled(
       deps.logger.info(fields, "pulled row is not a payment: not credited");
       continue;
     }
-    if (await payments.anyStkWithoutReceipt(deps.db.unscoped, stkMatch(tenant, row, window, "PENDING"))) {
+    if (await payments.anyStkWithoutReceipt(db, stkMatch(tenant, row, window, "PENDING"))) {
       // Its prompt is still settled by its query; the receipt is filled in by a pull after that.
       const at = row.at ?? window.to;
       if (count.deferredFrom === null || at < count.deferredFrom) count.deferredFrom = at;
       continue;
     }
-    const stored = await callbacks.store(deps.db.sql, {
+    const stored = await callbacks.store(db, {
       kind: PULLED_TRANSACTION_KIND,
       rawBody: JSON.stringify(row.raw),
       sourceIp: null,

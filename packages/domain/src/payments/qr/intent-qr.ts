@@ -30,7 +30,7 @@ function tillOnly(): DomainError {
 export async function intentQr(ctx: TenantCtx, input: IntentQrInput): Promise<IntentQrView> {
   const { deps, tenant, db } = ctx;
   const now = deps.clock.now();
-  await expireDueIntents(db, now);
+  await expireDueIntents(deps.db, db, now);
   const intent = await intents.find(db, input.id);
   if (!intent) throw intentNotFound();
 

@@ -64,7 +64,7 @@ function reversalOnce(ctx: ShopCallerCtx, daraja: DarajaClient, urls: Urls, paym
     idempotencyKey,
     findByKey: (key) => reversals.findByIdempotencyKey(db, { tenantId, idempotencyKey: key }),
     store: () =>
-      db.$transaction(async (tx) => {
+      deps.db.transaction(db, async (tx) => {
         const payment = await payments.lockOfTenant(tx, { id: paymentId, tenantId });
         if (!payment) throw notFound();
         if (payment.status !== "SUCCESS" || !payment.mpesaReceipt) {

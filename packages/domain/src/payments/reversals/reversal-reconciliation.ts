@@ -19,7 +19,7 @@ export async function queryDueReversals(run: SweepRun): Promise<void> {
   if (!statusUrl) return;
   const now = deps.clock.now();
   const due = { statuses: open, now, leaseUntil: leaseEnd(run, now), limit: options.batchSize };
-  const claimed = await reversals.claimDueStatusQueries(deps.db.unscoped, due);
+  const claimed = await reversals.claimDueStatusQueries(deps.db.unscoped("worker"), due);
 
   await queryClaimedForStatus(
     run,

@@ -101,7 +101,7 @@ export function* leasedRows<Row extends { id: string }>(
   const keeper = createLeaseKeeper({
     leaseMs: run.options.leaseSeconds * 1000,
     now: () => deps.clock.now(),
-    renew: (held, to) => leases.renew(deps.db.unscoped, table, held, to),
+    renew: (held, to) => leases.renew(deps.db.unscoped("worker"), table, held, to),
     onError: (error) => deps.logger.warn({ err: error, table }, "reconciliation leases not renewed"),
   });
   try {

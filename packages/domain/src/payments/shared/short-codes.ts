@@ -22,7 +22,7 @@ export function c2bShortCodeOf(deps: Pick<PaymentPorts, "config" | "daraja">, te
  */
 export async function tenantForShortCode(deps: PaymentPorts, shortCode: string): Promise<Tenant | null> {
   // Short codes are no tenant's data: the lookup crosses tenants by design, reading ids only.
-  const ids = await tenants.activeIdsWithShortCode(deps.db.unscoped, shortCode);
+  const ids = await tenants.activeIdsWithShortCode(deps.db.unscoped("daraja-callback"), shortCode);
   if (ids.length > 1) {
     deps.logger.warn({ shortCode, tenantIds: ids }, "several shops have this short code: its C2B payments are not credited to either");
     return null;

@@ -24,9 +24,9 @@ import { recordCallbackFlagged } from "./settled-events.js";
 
 /**
  * What settling a locked row writes with: raw SQL, offered alike by the plain transaction callbacks
- * run in (the database's raw transaction), by its autocommit statements (an apply without locks) and by
- * Prisma's transactions, a tenant's (stkquery, the reconciler's queries) or the unscoped one. The rows
- * are named by id, so the tenant scope has nothing to add.
+ * run in (`Database.transaction(door, "plain", …)`), by autocommit statements (an apply without locks:
+ * `"autocommit"`) and by Prisma's transactions, a tenant's (stkquery, the reconciler's queries) or the
+ * unscoped one. The rows are named by id, so the tenant scope has nothing to add.
  */
 export type SettlementTx = RawSql;
 
@@ -185,8 +185,11 @@ const deadlockDetected = "40P01";
 /** Applies without locks; undefined when nothing was written and the locked path is to decide. */
 async function applyWithoutLocks<Settled>(deps: PaymentPorts, callbackId: string, now: Date, attempt: ApplyWithoutLocks<Settled>): Promise<CallbackVerdict<Settled> | undefined> {
   let recorder: ReturnType<typeof outcomeRecorder> | undefined;
+  const unlocked: UnlockedRecorder = { asRead: (row) => (recorder = outcomeRecorder(callbackId, row)) };
+  // Daraja's ids name no tenant: the payment is found across tenants.
+  const db = deps.db.unscoped("daraja-callback");
   try {
-    const decided = await attempt(deps.db.autocommit, now, { asRead: (row) => (recorder = outcomeRecorder(callbackId, row)) });
+    const decided = await deps.db.transaction(db, "autocommit", (sql) => attempt(sql, now, unlocked));
     if (recorder?.recorded) {
       // Written by the settlement's guarded statement (else it threw CallbackHandledElsewhere).
       if (!decided?.recorded || !sameOutcome(recorder.recorded, decided)) throw new Error("a settlement recorded another outcome than its decision");
@@ -195,7 +198,7 @@ async function applyWithoutLocks<Settled>(deps: PaymentPorts, callbackId: string
     if (!decided?.recorded || decided.outcome === "flagged" || decided.outcome === "rejected" || !recorder) return undefined;
     // A decision that writes nothing but the outcome (a duplicate), recorded while the row is still as read.
     const unlessHandled = { callbackId, outcome: decided, asRead: recorder.asRead };
-    const recorded = await callbacks.recordOutcome(deps.db.autocommit, unlessHandled);
+    const recorded = await deps.db.transaction(db, "autocommit", (sql) => callbacks.recordOutcome(sql, unlessHandled));
     return recorded ? decided : undefined;
   } catch (error) {
     // The row changed or the stored row was handled since the read; a flagged outcome; a deadlock: the
@@ -240,7 +243,7 @@ async function applyWithLocks<Settled>(
     // A plain transaction, not Prisma's: its interactive transaction costs five times the CPU per
     // statement, most of a callback's (docs/performance.md, "Callback path, round four"). Like the
     // request, it waits for a connection as long as the pool makes it.
-    return await deps.db.rawTransaction(async (tx): Promise<CallbackVerdict<Settled>> => {
+    return await deps.db.transaction(deps.db.unscoped("daraja-callback"), "plain", async (tx): Promise<CallbackVerdict<Settled>> => {
       const recorder = outcomeRecorder(callbackId);
       const decided = await decide(tx, now, recorder);
       if (!decided.recorded) {

@@ -180,7 +180,7 @@ export function applyHeldStkCallbacksSince(deps: PaymentPorts, since: Date): Pro
 }
 
 async function applyHeld(deps: PaymentPorts, which: { correlationId?: string; receivedSince?: Date }): Promise<number> {
-  const held = await callbacks.listHeld(deps.db.unscoped, { kind: "stkpush", ...which, limit: 200 });
+  const held = await callbacks.listHeld(deps.db.unscoped("daraja-callback"), { kind: "stkpush", ...which, limit: 200 });
   let applied = 0;
   for (const row of held) {
     const parsed = parseStoredStkCallback(row.rawBody);

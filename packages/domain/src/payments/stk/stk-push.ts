@@ -94,7 +94,7 @@ function promptOnce(ctx: AuthedCtx, daraja: DarajaClient, callbackUrl: string, r
         createdAt: now,
         updatedAt: now,
       };
-      if (intentId) return storePromptForIntent(db, intentId, now, (tx) => payments.create(tx, { ...data, intentId }));
+      if (intentId) return storePromptForIntent(deps.db, db, intentId, now, (tx) => payments.create(tx, { ...data, intentId }));
       return payments.create(db, data);
     },
     sameRequest: (row) =>
@@ -115,7 +115,7 @@ function promptOnce(ctx: AuthedCtx, daraja: DarajaClient, callbackUrl: string, r
     accepted: (payment, response) => promptAccepted(ctx, payment, response),
     async markFailed(payment, lastError) {
       const now = deps.clock.now();
-      await db.$transaction(async (tx) => {
+      await deps.db.transaction(db, async (tx) => {
         const failed = await payments.updateIfStill(
           tx,
           { id: payment.id, status: "PENDING", checkoutRequestId: null },

@@ -76,7 +76,7 @@ export async function settleFromQuery(
   result: StkQueryResult,
 ): Promise<PaymentModel | undefined> {
   const now = deps.clock.now();
-  const settlement = await db.$transaction(async (tx) => {
+  const settlement = await deps.db.transaction(db, async (tx) => {
     const payment = await payments.lockOfTenant(tx, { id: paymentId, tenantId });
     if (!payment) return undefined;
     return settleStkPayment(tx, payment, queryOutcome(result), now, { eventIds: eventIdsFrom(deps.random) });

@@ -22,14 +22,14 @@ import { settleIntentOf } from "../../intents/intent-settlement.js";
 export async function sweepHeldCallbacks({ deps, report }: SweepRun): Promise<void> {
   const now = deps.clock.now();
   const cutoff = new Date(now.getTime() - deps.daraja.settings.promptInFlightSeconds * 1000);
-  const held = await callbacks.listHeld(deps.db.unscoped, { kind: "stkpush", limit: 200 });
+  const held = await callbacks.listHeld(deps.db.unscoped("worker"), { kind: "stkpush", limit: 200 });
   for (const row of held) {
     const parsed = parseStoredStkCallback(row.rawBody);
     if (!parsed) continue;
     const result = await applyStoredStkCallback(deps, row, parsed);
     if (result === "held" && row.receivedAt < cutoff) {
       const flagReason = "unknown CheckoutRequestID (no payment claimed it while prompts were in flight)";
-      if (await callbacks.flagIfHeld(deps.db.unscoped, row.id, flagReason)) {
+      if (await callbacks.flagIfHeld(deps.db.unscoped("worker"), row.id, flagReason)) {
         report.heldCallbacksFlagged += 1;
         deps.logger.warn({ callbackId: row.id, checkoutRequestId: row.correlationId, flagReason }, "momo callback flagged for review");
       }
@@ -49,14 +49,14 @@ export async function timeOutPromptsWithoutId({ deps, report }: SweepRun): Promi
   const now = deps.clock.now();
   const { promptInFlightSeconds, unknownPromptWindowSeconds } = deps.daraja.settings;
   const ago = (seconds: number) => new Date(now.getTime() - seconds * 1000);
-  const due = await payments.listWithoutDarajaIds(deps.db.unscoped, {
+  const due = await payments.listWithoutDarajaIds(deps.db.unscoped("worker"), {
     status: "PENDING",
     unknownBefore: ago(unknownPromptWindowSeconds),
     unansweredBefore: ago(Math.max(unknownPromptWindowSeconds, promptInFlightSeconds)),
     limit: 200,
   });
   for (const { id, tenantId } of due) {
-    const payment = await deps.db.forTenant(tenantId).$transaction(async (tx) => {
+    const payment = await deps.db.transaction(deps.db.forTenant(tenantId), async (tx) => {
       const locked = await payments.lockOfTenant(tx, { id, tenantId });
       if (!locked || locked.status !== "PENDING" || locked.checkoutRequestId !== null) return undefined;
       const intent = await settleIntentOf(tx, locked, "TIMEOUT", now); // payment intents: back to requires_payment
@@ -86,7 +86,7 @@ export async function queryDuePayments(run: SweepRun): Promise<void> {
   const now = deps.clock.now();
   // One statement: the due rows are locked (other instances skip them) and leased.
   const due = { now, leaseUntil: leaseEnd(run, now), limit: options.batchSize };
-  const claimed = await payments.claimDueQueries(deps.db.unscoped, due);
+  const claimed = await payments.claimDueQueries(deps.db.unscoped("worker"), due);
 
   for (const row of leasedRows(run, "payments", claimed, due.leaseUntil)) {
     const key = { id: row.id, tenantId: row.tenant_id };
@@ -128,7 +128,7 @@ async function exhaustPayment(
 ): Promise<boolean> {
   const paymentId = key.id;
   const now = deps.clock.now();
-  const payment = await db.$transaction(async (tx) => {
+  const payment = await deps.db.transaction(db, async (tx) => {
     const locked = await payments.lockOfTenant(tx, key);
     if (!locked || locked.status !== "PENDING") return undefined;
     const intent = await settleIntentOf(tx, locked, "FAILED", now); // payment intents: back to requires_payment

@@ -23,7 +23,7 @@ describe("applyStoredCallback", () => {
   afterAll(() => service?.close());
 
   async function storedCallback(outcome: string): Promise<string> {
-    const row = await service.deps.db.unscoped.darajaCallback.create({
+    const row = await service.deps.db.unscoped("test").darajaCallback.create({
       data: { kind: "stkpush", rawBody: "{}", receivedAt: service.deps.clock.now(), outcome },
       select: { id: true },
     });
@@ -37,8 +37,8 @@ describe("applyStoredCallback", () => {
       await tx.$executeRaw`UPDATE tenants SET name = ${name} WHERE id = ${defaultTenantId}`;
       return verdict;
     };
-  const tenantName = async () => (await service.deps.db.unscoped.tenant.findUniqueOrThrow({ where: { id: defaultTenantId } })).name;
-  const storedRow = (id: string) => service.deps.db.unscoped.darajaCallback.findUniqueOrThrow({ where: { id } });
+  const tenantName = async () => (await service.deps.db.unscoped("test").tenant.findUniqueOrThrow({ where: { id: defaultTenantId } })).name;
+  const storedRow = (id: string) => service.deps.db.unscoped("test").darajaCallback.findUniqueOrThrow({ where: { id } });
 
   it("records the outcome on an unhandled row and commits what the decision wrote", async () => {
     const id = await storedCallback("accepted");
@@ -62,7 +62,7 @@ describe("applyStoredCallback", () => {
   it("skips a row already linked to a payment or payout, and one that no longer exists", async () => {
     const before = await tenantName();
     const linked = await storedCallback("accepted");
-    await service.deps.db.unscoped.darajaCallback.update({ where: { id: linked }, data: { payoutId: "00000000-0000-4000-8000-000000000001" } });
+    await service.deps.db.unscoped("test").darajaCallback.update({ where: { id: linked }, data: { payoutId: "00000000-0000-4000-8000-000000000001" } });
     const gone = "00000000-0000-4000-8000-0000000000ff";
     for (const id of [linked, gone]) {
       const { result } = await applyStoredCallback(service.deps, id, {}, writesThen("Linked twice", { recorded: true, outcome: "applied", link: {} }));
@@ -74,7 +74,7 @@ describe("applyStoredCallback", () => {
   it("waits for a busy database rather than failing: the apply starts after another transaction of 2.5 s", async () => {
     const id = await storedCallback("accepted");
     // The embedded database has one connection: this transaction holds it, as a busy pool would.
-    const busy = service.deps.db.unscoped.$transaction(() => new Promise((resolve) => setTimeout(resolve, 2_500)), { timeout: 10_000 });
+    const busy = service.deps.db.transaction(service.deps.db.unscoped("test"), () => new Promise((resolve) => setTimeout(resolve, 2_500)), { timeout: 10_000 });
     await new Promise((resolve) => setTimeout(resolve, 50));
     const { result } = await applyStoredCallback(service.deps, id, {}, async () => ({ recorded: true, outcome: "duplicate", link: {} }));
     await busy;
@@ -95,10 +95,10 @@ describe("applyStoredCallback", () => {
       const at = service.deps.clock.now();
       const payment = { id: randomUUID(), tenantId: defaultTenantId, phone: "254712345678", amount: 100 };
       const prompt = { reference: "R1", description: "Payment", createdAt: at, updatedAt: at };
-      const stored = await payments.create(service.deps.db.unscoped, { ...payment, ...prompt });
+      const stored = await payments.create(service.deps.db.unscoped("test"), { ...payment, ...prompt });
       paymentId = stored.id;
     });
-    const paymentNote = async () => (await payments.get(service.deps.db.unscoped, paymentId)).resultDesc;
+    const paymentNote = async () => (await payments.get(service.deps.db.unscoped("test"), paymentId)).resultDesc;
 
     /** A settlement that writes its row (a payment's result description) only if its statement recorded the outcome. */
     const settlesWith =
