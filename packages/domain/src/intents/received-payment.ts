@@ -4,8 +4,9 @@
  * hand it this): the intent is found by its reference and locked, matched by the pure rule
  * (received-payment-matching.ts), moved by the state machine, and followed by its events.
  */
-import { intents, type RawSql } from "@mteja/db";
+import { intents, type UnscopedDb } from "@mteja/db";
 import type { NamedIntent } from "../payments/shared/received-payments.js";
+import type { SettlementTx } from "../payments/shared/stored-callback.js";
 import type { ReceivedPaymentIntents } from "../payments/shared/received-payments.js";
 import { recordPaymentSettled } from "./intent-events.js";
 import { settleIntentOf } from "./intent-settlement.js";
@@ -22,7 +23,12 @@ export function referenceOf(account: string): string | null {
  * The intent an account names for this tenant: its open one with that reference (at most one, a
  * partial unique index), else the latest with it. Locked when `lock` (a payment settles it).
  */
-export async function intentNamedBy(sql: Pick<RawSql, "$queryRaw">, tenantId: string, account: string, lock: boolean): Promise<NamedIntent | null> {
+export async function intentNamedBy(
+  sql: UnscopedDb | SettlementTx,
+  tenantId: string,
+  account: string,
+  lock: boolean,
+): Promise<NamedIntent | null> {
   const reference = referenceOf(account);
   if (reference === null) return null;
   return (await intents.findNamedBy(sql, { tenantId, reference, openStatuses: openIntentStatuses, lock })) ?? null;
