@@ -284,10 +284,14 @@ describe.skipIf(skipThisTarget)("phone sign-in by SMS", () => {
       args?.select !== undefined && Object.keys(args.select).sort().join() === "phone,phoneVerified";
     db.forTenant = (tenantId) => {
       const scoped = forTenant.call(db, tenantId);
-      return new Proxy(scoped, {
-        get(target, prop) {
-          const value = Reflect.get(target, prop);
-          if (prop !== "user") return typeof value === "function" ? value.bind(target) : value;
+      // The stand-in's own target is empty (the door's plain SQL is a read-only property the stand-in
+      // could not answer otherwise): it names the door it was given to (packages/db/src/plain-access.ts),
+      // and the stand-in passes for that door, so the session checks still read plainly.
+      return new Proxy(Object.create(scoped) as typeof scoped, {
+        get(_target, prop, receiver) {
+          const value = Reflect.get(scoped, prop);
+          if (typeof prop === "symbol" && prop.description === "mteja.plainAccess") return { ...value, owner: receiver };
+          if (prop !== "user") return typeof value === "function" ? value.bind(scoped) : value;
           return new Proxy(value, {
             get(model, name) {
               const method = Reflect.get(model, name);
