@@ -9,6 +9,7 @@
  */
 import { settledMovements, type TenantDb } from "@mteja/db";
 import type { PaymentStatus, PayoutStatus } from "../payments/shared/schemas.js";
+import { refundIdOf } from "../payments/refunds/refund-object.js";
 
 /** The kinds of rows of the report (its `type` column). */
 export type MovementType = "payment" | "refund" | "payout";
@@ -54,7 +55,8 @@ const refunds: MovementSource = {
   read: async (db, page) => (await settledMovements.refundsPage(db, page)).map((r) => ({
     settledAt: r.settledAt,
     type: "refund",
-    id: r.id,
+    // As the API and the refund events show it (re_…), so a row matches its refund.succeeded.
+    id: refundIdOf(r.id),
     channel: r.method,
     reference: r.payment.reference,
     amount: r.amount,

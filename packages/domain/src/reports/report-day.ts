@@ -2,7 +2,7 @@
  * The day of a daily report: a calendar day in Nairobi (East Africa Time, UTC+03:00 all year, no
  * daylight saving), from its midnight to the next, so 21:00 UTC the evening before up to 21:00 UTC.
  */
-import { nairobiDayStart } from "../payments/payouts/nairobi-day.js";
+import { nairobiDayStart } from "../payments/shared/nairobi-day.js";
 
 const DAY_MS = 24 * 3600 * 1000;
 const dayPattern = /^\d{4}-\d{2}-\d{2}$/;
