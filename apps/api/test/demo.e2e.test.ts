@@ -244,6 +244,26 @@ describe.skipIf(skipThisTarget || target !== "embedded" || !haveChromium)("demo 
     expect(pageErrors).toEqual([]);
   });
 
+  it("shows the order's QR code beside the menu's steps; the simulated phone scans it and the order settles live", { timeout: 60_000 }, async () => {
+    const checkout = page.locator("#checkout-form");
+    await checkout.getByLabel("Amount (KSh)").fill("40");
+    await checkout.getByRole("button", { name: "Pay from the M-Pesa menu" }).click();
+    const image = page.locator("#order-qr-image");
+    await image.waitFor();
+    const account = (await page.locator("#menu-account").textContent())!;
+    expect(await image.getAttribute("src")).toMatch(/^data:image\/png;base64,iVBOR/);
+    // The shop asked Daraja's Dynamic QR for a paybill code of the order's amount and number.
+    const qr = sim.received.filter((request) => request.operation === "qrcode").at(-1)!;
+    expect(qr.body).toMatchObject({ RefNo: account, Amount: 40, TrxCode: "PB", CPI: SHORTCODE });
+    expect(await page.locator("#order-status").getAttribute("data-status")).toBe("requires_payment");
+    await page.locator("#simulated-scan").click();
+    await expect.poll(() => page.locator("#order-status").getAttribute("data-status"), { timeout: 20_000, interval: 100 }).toBe("succeeded");
+    const receipt = (await page.locator("#order-receipt").textContent())!;
+    const confirmation = (await sim.requests()).callbacks.find((c) => c.kind === "c2b_confirmation" && c.body.BillRefNumber === account);
+    expect(confirmation?.body).toMatchObject({ TransID: receipt, TransAmount: "40.00", BusinessShortCode: SHORTCODE });
+    expect(pageErrors).toEqual([]);
+  });
+
   it("devices: lists this browser and another session, signs the other out; my data: downloads the export, deletes the account", { timeout: 60_000 }, async () => {
     const client = new RestClient(t.url);
     const user = await registerUser(client, { name: "Otieno Ouma", email: uniqueEmail("demo-devices") });

@@ -142,6 +142,8 @@ describe.skipIf(skipDatabaseAgnostic)("dev-only routes answer only a Host naming
         ["POST", "/demo/shop/orders", {}, { amount: 100 }],
         ["GET", "/demo/shop/orders/pi_unknown"],
         ["POST", "/demo/shop/phone/pay", {}, {}],
+        ["GET", "/demo/shop/orders/pi_unknown/qr"],
+        ["POST", "/demo/shop/phone/scan", {}, {}],
         ["GET", "/api/v1/admin/tenants", devKey],
         ["GET", "/trpc/admin.listTenants", devKey],
       ];
@@ -162,6 +164,7 @@ describe.skipIf(skipDatabaseAgnostic)("dev-only routes answer only a Host naming
     expect(read.body).toMatchObject({ status: "requires_payment" });
     // Answered by the route (its own validation), not the 404 of an unknown one.
     expect((await withHost(t.url, "POST", "/demo/shop/phone/pay", "localhost", {}, {})).status).toBe(422);
+    expect((await withHost(t.url, "POST", "/demo/shop/phone/scan", "localhost", {}, {})).status).toBe(422);
     expect((await withHost(t.url, "GET", "/api/v1/admin/tenants", "localhost:3000", devKey)).status).toBe(200);
     expect((await withHost(t.url, "GET", "/trpc/admin.listTenants", "localhost:3000", devKey)).status).toBe(200);
   });

@@ -80,6 +80,25 @@ describe.skipIf(target !== "embedded" || !serviceBuilt)("the dev start's simulat
       body: JSON.stringify({ paybill, account: order_number, amount: 100 }),
     });
     expect(paid.status).toBe(200);
+
+    // Pay by QR: the shop gets the order's code from Daraja's Dynamic QR, and the simulated phone scans and
+    // pays it (the service listens on a port of its own choosing here, so no callback comes back to it).
+    const scanned = await fetch(`${running.url}/demo/shop/orders`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ amount: 70 }),
+    });
+    const { intent_id } = (await scanned.json()) as { intent_id: string };
+    const qr = await fetch(`${running.url}/demo/shop/orders/${intent_id}/qr`);
+    expect(qr.status).toBe(200);
+    const { qr_code } = (await qr.json()) as { qr_code: string };
+    const scan = await fetch(`${running.url}/demo/shop/phone/scan`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ qr_code }),
+    });
+    expect(scan.status).toBe(200);
+    expect(await scan.json()).toMatchObject({ status: "completed", trans_id: expect.any(String) });
   });
 
   it("names SIM_PORT when the port it names is taken", async () => {

@@ -52,6 +52,8 @@ export function simulatorSettingsFromEnv(env: Env): SimulatorSettings {
     strictTokens: flag(env, "SIM_STRICT_TOKENS", true),
     blockCallbackKeywords: flag(env, "SIM_BLOCK_CALLBACK_KEYWORDS", true),
     lockSubscriberWhilePending: flag(env, "SIM_LOCK_SUBSCRIBER", false),
+    pullPaging: oneOf(env, "SIM_PULL_PAGING", ["offset", "page"] as const, "offset"),
+    pullRegisterKeys: oneOf(env, "SIM_PULL_REGISTER_KEYS", ["spaced", "portal"] as const, "spaced"),
     logger: { level: textOr(env, "LOG_LEVEL", "info") },
   };
   if (env["SIM_TILL_NUMBER"]) options.tillNumber = env["SIM_TILL_NUMBER"];

@@ -12,6 +12,7 @@ export type { ReceivedRequest, SimAnswer, SimOperation, SimScript, SimScriptBook
 export {
   B2C_MAGIC_AMOUNTS,
   B2C_OUTCOMES,
+  C2B_LOST_CONFIRMATION_AMOUNT,
   decryptSecurityCredential,
   generateSimulatorKeyPair,
   publicKeyPemFor,

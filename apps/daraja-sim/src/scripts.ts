@@ -15,7 +15,10 @@ export type SimOperation =
   | "transactionstatus"
   | "reversal"
   | "c2bregister"
-  | "accountbalance";
+  | "accountbalance"
+  | "pullregister"
+  | "pullquery"
+  | "qrcode";
 
 const OPERATIONS: Readonly<Record<string, SimOperation>> = {
   "/oauth/v1/generate": "oauth",
@@ -28,6 +31,9 @@ const OPERATIONS: Readonly<Record<string, SimOperation>> = {
   "/mpesa/c2b/v1/registerurl": "c2bregister",
   "/mpesa/c2b/v2/registerurl": "c2bregister",
   "/mpesa/accountbalance/v1/query": "accountbalance",
+  "/pulltransactions/v1/register": "pullregister",
+  "/pulltransactions/v1/query": "pullquery",
+  "/mpesa/qrcode/v1/generate": "qrcode",
 };
 
 export interface SimAnswer {

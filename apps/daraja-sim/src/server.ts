@@ -6,6 +6,7 @@ import type { DarajaSimulatorOptions } from "./options.js";
 import { ACCOUNT_BALANCE_PATH, registerAccountBalanceRoute } from "./routes/account-balance.js";
 import { registerB2cRoutes } from "./routes/b2c.js";
 import { registerC2bRoutes } from "./routes/c2b.js";
+import { DYNAMIC_QR_PATH, PULL_QUERY_PATH, PULL_REGISTER_PATH, registerPullAndQrRoutes } from "./routes/pull-qr.js";
 import { registerControlRoutes } from "./routes/control.js";
 import { registerOAuthRoute } from "./routes/oauth.js";
 import { registerStkRoutes } from "./routes/stk.js";
@@ -25,7 +26,11 @@ const KNOWN_PATHS = new Set([
   ACCOUNT_BALANCE_PATH,
   "/mpesa/c2b/v1/registerurl",
   "/mpesa/c2b/v2/registerurl",
+  PULL_REGISTER_PATH,
+  PULL_QUERY_PATH,
+  DYNAMIC_QR_PATH,
   "/sim/c2b/pay",
+  "/sim/qr/scan",
   "/sim/next-outcome",
   "/sim/requests",
   "/sim/reset",
@@ -99,5 +104,6 @@ export function buildDarajaSimulator(options: DarajaSimulatorOptions = {}): Fast
   registerAccountBalanceRoute(app, simulation);
   registerControlRoutes(app, simulation, state);
   registerC2bRoutes(app, simulation);
+  registerPullAndQrRoutes(app, simulation);
   return app;
 }

@@ -2,12 +2,13 @@
  * Checkout: deliver to one of the customer's addresses; the shop's backend makes the order a payment
  * intent (its amount is the shop's); pay it with an M-Pesa prompt (payments.stkPush { intent_id }) and
  * watch the payment's status change live (the payments.onStatus subscription, over SSE), or pay it
- * from the M-Pesa menu (paybill + the order number as account) and watch the order settle.
+ * from the M-Pesa menu (paybill + the order number as account) or by scanning its QR code in the M-Pesa
+ * app (docs/payment-intents.md#pay-by-qr), and watch the order settle.
  */
 import type { MtejaClient } from "@mteja/client";
 import type { AddressSummary } from "./addresses.js";
 import type { Screen, Shell } from "./shell.js";
-import { createOrder, payFromPhone, readOrder, type Order } from "./shop.js";
+import { createOrder, orderQr, payFromPhone, readOrder, scanWithPhone, type Order } from "./shop.js";
 import { button, describeError, field, h, notice, onSubmit } from "./ui.js";
 import { money, t, type TextKey } from "./text.js";
 
@@ -102,7 +103,27 @@ function checkoutForm(shell: Shell, addresses: AddressSummary[], progress: HTMLE
   return [form, status];
 }
 
-/** Paybill and order number to type in the M-Pesa menu; the order's status as the shop sees it, until paid. */
+/** The order's QR code beside the menu's steps, and the simulated phone scanning it; loaded once shown. */
+function qrPanel(order: Order): HTMLElement {
+  const scanStatus = notice();
+  const panel = h("div", { class: "qr", id: "order-qr" }, h("h3", {}, t("checkout.qr.title")), h("p", { class: "muted" }, t("checkout.loading")));
+  orderQr(order.intent_id)
+    .then((qr) => {
+      const scan = button(t("checkout.simulatedScan"), scanStatus, async () => {
+        const paid = await scanWithPhone(qr.qr_code);
+        return paid.status === "completed" ? t("checkout.phonePaid", { receipt: paid.trans_id }) : t("checkout.phoneCancelled", { reason: paid.reason });
+      }, { id: "simulated-scan", class: "secondary" });
+      const image = h("img", { id: "order-qr-image", src: `data:image/png;base64,${qr.qr_code}`, width: 240, height: 240, alt: t("checkout.qr.alt", { order: order.order_number }) });
+      panel.replaceChildren(h("h3", {}, t("checkout.qr.title")), image, h("p", { class: "muted" }, t("checkout.qr.hint")), scan, scanStatus);
+    })
+    .catch((error: unknown) => panel.replaceChildren(h("h3", {}, t("checkout.qr.title")), h("p", { class: "muted" }, t("checkout.qr.unavailable", { reason: describeError(error) }))));
+  return panel;
+}
+
+/**
+ * Paybill and order number to type in the M-Pesa menu, beside the order's QR code; the order's status as
+ * the shop sees it, until paid.
+ */
 function showMenuPayment(order: Order, progress: HTMLElement, signal: AbortSignal): void {
   const badge = h("output", { id: "order-status", class: "status", "data-status": "requires_payment" }, "requires_payment");
   const receipt = h("div", {});
@@ -116,8 +137,9 @@ function showMenuPayment(order: Order, progress: HTMLElement, signal: AbortSigna
     const paid = await payFromPhone(order);
     return paid.status === "completed" ? t("checkout.phonePaid", { receipt: paid.trans_id }) : t("checkout.phoneCancelled", { reason: paid.reason });
   }, { id: "simulated-phone" });
-  progress.replaceChildren(
-    h("h2", {}, t("checkout.payFromMenu")),
+  const menu = h(
+    "div",
+    { class: "menu-steps" },
     h(
       "ol",
       { class: "steps" },
@@ -126,10 +148,14 @@ function showMenuPayment(order: Order, progress: HTMLElement, signal: AbortSigna
       h("li", {}, t("checkout.step.account"), h("code", { id: "menu-account" }, order.order_number)),
       h("li", {}, t("checkout.step.amount", { amount: money(order.amount) })),
     ),
-    h("p", {}, t("checkout.orderStatus"), badge),
     h("p", { class: "muted" }, t("checkout.noPhone")),
     phone,
     phoneStatus,
+  );
+  progress.replaceChildren(
+    h("h2", {}, t("checkout.payFromMenu")),
+    h("div", { class: "pay-options" }, menu, qrPanel(order)),
+    h("p", {}, t("checkout.orderStatus"), badge),
     receipt,
   );
   // The shop learns of the payment from M-Pesa's confirmation; the page asks the shop until it knows.

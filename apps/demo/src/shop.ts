@@ -1,7 +1,8 @@
 /**
  * The demo shop's own backend (served beside the demo, apps/api/src/http/demo-shop.ts): it creates the
  * order's payment intent with its API key, so the amount is the shop's, not the browser's; reads the
- * order back; and, in the demo, plays the customer's phone paying the paybill from the M-Pesa menu.
+ * order back; asks for the order's QR code; and, in the demo, plays the customer's phone paying the
+ * paybill from the M-Pesa menu or scanning the QR code.
  */
 export interface Order {
   order_number: string;
@@ -35,3 +36,6 @@ export const createOrder = (amount: number) => shopCall<Order>("POST", "/demo/sh
 export const readOrder = (intentId: string) => shopCall<OrderState>("GET", `/demo/shop/orders/${encodeURIComponent(intentId)}`);
 export const payFromPhone = (order: Order) =>
   shopCall<{ status: string; reason: string; trans_id: string }>("POST", "/demo/shop/phone/pay", { paybill: order.paybill, account: order.order_number, amount: order.amount });
+export const orderQr = (intentId: string) => shopCall<{ qr_code: string; ref_no: string }>("GET", `/demo/shop/orders/${encodeURIComponent(intentId)}/qr`);
+export const scanWithPhone = (qrCode: string) =>
+  shopCall<{ status: string; reason: string; trans_id: string }>("POST", "/demo/shop/phone/scan", { qr_code: qrCode });

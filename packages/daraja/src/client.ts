@@ -18,6 +18,19 @@ import { DEFAULT_RETRY_DELAYS_MS, DEFAULT_TIMEOUT_MS, tokenFetchMs } from "./tim
 import { createTransport } from "./transport.js";
 import type { DarajaHttpResponse, DarajaTransport } from "./transport.js";
 import { ACCOUNT_BALANCE_COMMAND, ACCOUNT_BALANCE_PATH } from "./account-balance.js";
+import { DYNAMIC_QR_PATH, parseDynamicQrAnswer } from "./dynamic-qr.js";
+import {
+  isPullRegistered,
+  parsePullQueryAnswer,
+  parsePullRegisterAnswer,
+  PULL_FOUND,
+  PULL_NO_RECORDS,
+  PULL_QUERY_PATH,
+  PULL_REGISTER_PATH,
+  pullDate,
+  type PulledTransaction,
+  type PullQueryPage,
+} from "./pull.js";
 import type {
   AccountBalanceRequest,
   B2cPaymentRequest,
@@ -25,6 +38,12 @@ import type {
   C2bRegisterResponse,
   C2bRegisterVersion,
   DarajaAcknowledgement,
+  DynamicQrRequest,
+  DynamicQrResponse,
+  PullRegisterRequest,
+  PullRegisterResponse,
+  PullTransactionsRequest,
+  PullTransactionsResult,
   DarajaClient,
   DarajaClientConfig,
   DarajaProtocolConfig,
@@ -77,6 +96,19 @@ function requireSetting(value: string | undefined, name: string): string {
 }
 
 const isSuccess = (status: number) => status >= 200 && status < 300;
+
+/** Pages a pull reads at most unless told: 5,000 rows at Daraja's (undocumented) 100 a page. */
+const DEFAULT_PULL_PAGES = 50;
+
+/**
+ * Pull's gateway answers a stale token `401.001 … Invalid Access Token` (other APIs `404.001.03`): refreshed
+ * once too, then failed. Only on Pull's paths: elsewhere a 401 "Invalid Access Token" is an app without the
+ * product (`401.003.01 … no apiproduct match`), which a new token does not change.
+ */
+const isPullTokenRefusal = (path: string, response: DarajaHttpResponse) =>
+  (path === PULL_QUERY_PATH || path === PULL_REGISTER_PATH) &&
+  response.status === 401 &&
+  /invalid access token/i.test(readErrorEnvelope(response.body)?.errorMessage ?? "");
 
 /** A Daraja client speaking HTTP to `config.baseUrl`. */
 export function createDarajaClient(config: DarajaClientConfig): DarajaClient {
@@ -139,7 +171,8 @@ export function createDarajaClientOver(
         headers: { Authorization: `Bearer ${token}` },
         json,
       });
-      if (attempt === 1 && isInvalidAccessToken(readErrorEnvelope(response.body))) {
+      const staleToken = isInvalidAccessToken(readErrorEnvelope(response.body)) || isPullTokenRefusal(path, response);
+      if (attempt === 1 && staleToken) {
         log?.debug({ path }, "Daraja rejected the access token; refreshing once");
         await tokens.invalidate(token);
         continue;
@@ -203,7 +236,106 @@ export function createDarajaClientOver(
   /** The answer of an app whose Daraja product is the other register URL version (docs/mpesa.md#c2b). */
   const isProductMismatch = (response: DarajaHttpResponse) => /no apiproduct match/i.test(readErrorEnvelope(response.body)?.errorMessage ?? "");
 
+  /** One page of a pull; 1000 and 1001 are answers, any other code a refusal. */
+  async function pullPage(shortCode: string, from: string, to: string, offset: number): Promise<PullQueryPage> {
+    const body = { ShortCode: shortCode, StartDate: from, EndDate: to, OffSetValue: String(offset) };
+    const response = await post(PULL_QUERY_PATH, body);
+    if (!isSuccess(response.status)) throw darajaErrorFromResponse(response.status, response.body);
+    const parsed = parsePullQueryAnswer(response.body);
+    if (!parsed.ok) throw unexpectedAnswer(response.status, "Pull Transactions query");
+    const page = parsed.value;
+    if (page.responseCode !== PULL_FOUND && page.responseCode !== PULL_NO_RECORDS) {
+      throw refusedByResponseCode(response.status, page.responseCode, page.responseMessage);
+    }
+    return page;
+  }
+
+  /**
+   * Walks the window's pages: from offset 0; by page index when Daraja says `TotalPages`, else by the
+   * rows received (its OffSetValue is described both ways). Stops on "no records", an empty page, a page
+   * with nothing new (a Daraja that ignores the offset), or `maxPages`.
+   */
+  async function pullTransactions(request: PullTransactionsRequest): Promise<PullTransactionsResult> {
+    const maxPages = request.maxPages ?? DEFAULT_PULL_PAGES;
+    // Daraja reads whole seconds and includes the end: the end rounded up keeps its last second's receipts.
+    const from = pullDate(request.from);
+    const to = pullDate(new Date(Math.ceil(request.to.getTime() / 1000) * 1000));
+    const seen = new Set<string>();
+    const transactions: PulledTransaction[] = [];
+    const unreadable: PullTransactionsResult["unreadable"] = [];
+    let offset = 0;
+    let pages = 0;
+    let responseMessage = "";
+    for (;;) {
+      if (pages === maxPages) return { transactions, noRecords: false, responseMessage, pages, unreadable, truncated: true };
+      const attempt = () => pullPage(request.shortCode, from, to, offset);
+      const page = await retryWhileNotSent(attempt, retryDelaysMs).catch((error: unknown) => {
+        if (error instanceof DarajaError) fail(PULL_QUERY_PATH, error);
+        throw error;
+      });
+      pages += 1;
+      responseMessage = page.responseMessage;
+      if (page.responseCode === PULL_NO_RECORDS) {
+        return { transactions, noRecords: pages === 1, responseMessage, pages, unreadable, truncated: false };
+      }
+      const fresh = page.transactions.filter((row) => !seen.has(row.transactionId));
+      for (const row of fresh) {
+        seen.add(row.transactionId);
+        transactions.push(row);
+      }
+      unreadable.push(...page.unreadable);
+      const rows = page.transactions.length + page.unreadable.length;
+      const done = page.totalPages !== null ? pages >= page.totalPages : rows === 0 || fresh.length === 0;
+      if (done) return { transactions, noRecords: false, responseMessage, pages, unreadable, truncated: false };
+      offset = page.totalPages !== null ? pages : offset + rows;
+    }
+  }
+
   return {
+    transactionType: config.transactionType,
+
+    // Safe to repeat: registering a short code again answers 1001 "already registered".
+    async pullRegister(request: PullRegisterRequest): Promise<PullRegisterResponse> {
+      const response = await postOrFail(PULL_REGISTER_PATH, {
+        ShortCode: request.shortCode,
+        RequestType: "Pull",
+        NominatedNumber: request.nominatedNumber,
+        CallBackURL: request.callbackUrl,
+      });
+      if (!isSuccess(response.status)) {
+        fail(PULL_REGISTER_PATH, darajaErrorFromResponse(response.status, response.body));
+      }
+      const parsed = parsePullRegisterAnswer(response.body);
+      if (!parsed.ok) fail(PULL_REGISTER_PATH, unexpectedAnswer(response.status, "Pull Transactions register"));
+      const answer = parsed.value;
+      if (!isPullRegistered(answer.status)) {
+        fail(PULL_REGISTER_PATH, refusedByResponseCode(response.status, answer.status, answer.description));
+      }
+      return { status: answer.status, description: answer.description, responseRefId: answer.responseRefId };
+    },
+
+    pullTransactions,
+
+    // Safe to repeat: a QR code moves no money (the payment it leads to is the customer's own).
+    async dynamicQr(request: DynamicQrRequest): Promise<DynamicQrResponse> {
+      const response = await postOrFail(DYNAMIC_QR_PATH, {
+        MerchantName: request.merchantName,
+        RefNo: request.refNo,
+        Amount: request.amount,
+        TrxCode: request.trxCode,
+        CPI: request.cpi,
+        // Daraja reads the size as a string.
+        Size: String(request.size),
+      });
+      if (!isSuccess(response.status) || readErrorEnvelope(response.body)) {
+        fail(DYNAMIC_QR_PATH, darajaErrorFromResponse(response.status, response.body));
+      }
+      const parsed = parseDynamicQrAnswer(response.body);
+      if (!parsed.ok) fail(DYNAMIC_QR_PATH, unexpectedAnswer(response.status, "Dynamic QR"));
+      const { qrCode, responseCode, responseDescription } = parsed.value;
+      return { qrCode, responseCode, responseDescription };
+    },
+
     // Safe to repeat: registration has no money effect and a refused version registered nothing.
     async registerC2bUrls(request: C2bRegisterRequest): Promise<C2bRegisterResponse> {
       const first: C2bRegisterVersion = config.c2bRegisterVersion ?? "v2";

@@ -13,6 +13,12 @@ export type {
   DarajaLogger,
   DarajaProtocolConfig,
   DarajaTransactionType,
+  DynamicQrRequest,
+  DynamicQrResponse,
+  PullRegisterRequest,
+  PullRegisterResponse,
+  PullTransactionsRequest,
+  PullTransactionsResult,
   StkPushRequest,
   StkPushResponse,
   StkQueryRequest,
@@ -47,3 +53,17 @@ export { C2B_CONFIRMATION_ANSWER, C2B_REJECTION_CODES, c2bValidationAnswer, mask
 export type { C2bMsisdnForm, C2bNotification, C2bRejectionCode } from "./c2b.js";
 export { accessTokenAccount } from "./oauth.js";
 export type { AccessTokenStore } from "./oauth.js";
+export {
+  isPulledPayment,
+  parsePulledTransaction,
+  parsePullDate,
+  parseTrxDate,
+  PULL_ALREADY_REGISTERED,
+  PULL_PAYMENT_TYPES,
+  PULL_QUERY_PATH,
+  PULL_REGISTER_PATH,
+  PULL_REGISTERED,
+  pullDate,
+  type PulledTransaction,
+} from "./pull.js";
+export { DYNAMIC_QR_PATH, parseDynamicQrAnswer, type DynamicQrAnswer, type QrTransactionCode } from "./dynamic-qr.js";

@@ -1,4 +1,6 @@
 import type { AccessTokenStore } from "./oauth.js";
+import type { QrTransactionCode } from "./dynamic-qr.js";
+import type { PulledTransaction } from "./pull.js";
 import type { StkStatus } from "./result-codes.js";
 
 export type DarajaTransactionType = "CustomerPayBillOnline" | "CustomerBuyGoodsOnline";
@@ -144,6 +146,67 @@ export interface C2bRegisterResponse {
   version: C2bRegisterVersion;
 }
 
+export interface PullRegisterRequest {
+  /** The paybill or till whose receipts are to be pulled. */
+  shortCode: string;
+  /** `2547…`/`2541…`: the number on the short code's KYC in the organisation portal. */
+  nominatedNumber: string;
+  /** Daraja does not document what, if anything, it posts here. */
+  callbackUrl: string;
+}
+
+export interface PullRegisterResponse {
+  /** "1000" registered now; "1001" registered before (also success). */
+  status: string;
+  description: string;
+  responseRefId: string | null;
+}
+
+export interface PullTransactionsRequest {
+  shortCode: string;
+  /** The window, at most 48 hours back (Daraja keeps no more); sent as Nairobi time. */
+  from: Date;
+  to: Date;
+  /** Pages read at most; what lies beyond is left for the next window (`truncated`). Default 50. */
+  maxPages?: number;
+}
+
+export interface PullTransactionsResult {
+  /** Every row of every page, each receipt once, in Daraja's order. */
+  transactions: PulledTransaction[];
+  /** Daraja answered 1001 to the first page: no records, or a short code it cannot name (it says which it is not). */
+  noRecords: boolean;
+  /** Daraja's ResponseMessage of the last page read. */
+  responseMessage: string;
+  /** Pages asked for. */
+  pages: number;
+  /** Rows that did not read (logged by the caller; never credited). */
+  unreadable: { row: unknown; error: string }[];
+  /** `maxPages` was reached with more to come. */
+  truncated: boolean;
+}
+
+export interface DynamicQrRequest {
+  /** Shown to the payer. */
+  merchantName: string;
+  /** For a paybill (PB): the account number the payment carries. */
+  refNo: string;
+  /** Whole shillings. */
+  amount: number;
+  trxCode: QrTransactionCode;
+  /** Credit Party Identifier: the paybill, till or phone paid. */
+  cpi: string;
+  /** The image's side in pixels (sent as a string). */
+  size: number;
+}
+
+export interface DynamicQrResponse {
+  /** Base64 PNG. */
+  qrCode: string;
+  responseCode: string;
+  responseDescription: string;
+}
+
 export interface DarajaClient {
   /** C2B v2 (or v1) register URL: where M-Pesa sends the validation and confirmation of paybill/till payments. */
   registerC2bUrls(request: C2bRegisterRequest): Promise<C2bRegisterResponse>;
@@ -159,4 +222,12 @@ export interface DarajaClient {
   readonly b2cShortcode: string | undefined;
   /** The balance of the B2C short code (b2cShortcode, by its initiator), posted later to the result URL. */
   accountBalance(request: AccountBalanceRequest): Promise<DarajaAcknowledgement>;
+  /** How the account's customers pay (its STK TransactionType): a paybill, or a till (Buy Goods). */
+  readonly transactionType: DarajaTransactionType;
+  /** Pull Transactions register: once per short code; "already registered" is success too. Safe to repeat. */
+  pullRegister(request: PullRegisterRequest): Promise<PullRegisterResponse>;
+  /** Pull Transactions query, every page of the window. Safe to repeat: it moves no money. */
+  pullTransactions(request: PullTransactionsRequest): Promise<PullTransactionsResult>;
+  /** Dynamic QR: the QR code a customer scans in the M-Pesa app to pay the CPI. */
+  dynamicQr(request: DynamicQrRequest): Promise<DynamicQrResponse>;
 }

@@ -14,6 +14,7 @@ export * as callbacks from "./repositories/callbacks.js";
 export * as intents from "./repositories/intents.js";
 export * as payments from "./repositories/payments.js";
 export * as payouts from "./repositories/payouts.js";
+export * as pullRegistrations from "./repositories/pull-registrations.js";
 export * as refunds from "./repositories/refunds.js";
 export * as settledMovements from "./repositories/settled-movements.js";
 export type { EventRow } from "./repositories/webhook-event-writes.js";

@@ -28,6 +28,7 @@ const tenantOwned = new Set([
   "SmsOutbox",
   "SecurityEvent",
   "AccountBalance",
+  "PullRegistration",
 ]);
 
 /** Models without `tenant_id`, scoped through the relation to their tenant-owned parent. */
@@ -57,6 +58,7 @@ const relationFields: Record<string, readonly string[]> = {
   SmsOutbox: [],
   SecurityEvent: [],
   AccountBalance: [],
+  PullRegistration: [],
 };
 
 /**

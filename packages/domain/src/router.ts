@@ -6,6 +6,8 @@ import { intentsRouter } from "./intents/router.js";
 import { otpRouter } from "./auth/otp/router.js";
 import { balanceRouter } from "./payments/balance/router.js";
 import { c2bRouter } from "./payments/c2b/router.js";
+import { pullRouter } from "./payments/pull/router.js";
+import { qrRouter } from "./payments/qr/router.js";
 import { paymentsRouter } from "./payments/router.js";
 import { refundsRouter, reversalsRouter } from "./payments/refunds/router.js";
 import { profileRouter } from "./profile/router.js";
@@ -35,6 +37,8 @@ export const appRouter = createTRPCRouter({
   refunds: refundsRouter,
   c2b: c2bRouter,
   balance: balanceRouter,
+  pull: pullRouter,
+  qr: qrRouter,
   phone: phoneRouter,
   email: emailRouter,
   securityEvents: securityEventsRouter,

@@ -65,7 +65,8 @@ const rawHandles: { name: string; pattern: RegExp }[] = [
 
 /**
  * The tenant-scoped door with a tenant that is not the request's: the procedure ladder builds ctx.db;
- * the admin API's role change names its tenant in a header, and its account balance in the path; the
+ * the admin API's role change names its tenant in a header, and its account balance and Pull registration in
+ * the path; the
  * reconciler's sweeps settle (or status-query) each claimed row through the tenant the claim returned.
  * An API key's management and its use name the key's tenant; the operator's report command names its
  * tenant in `--tenant`.
@@ -77,6 +78,7 @@ const forTenantAllowedIn = [
     "api-keys/service.ts",
     "api-keys/credential.ts",
     "payments/balance/balance-tenant.ts",
+    "payments/pull/pull-register.ts",
     "payments/stk/stk-reconciliation.ts",
     "payments/shared/leased-sweep.ts",
   ].map(domain),

@@ -30,13 +30,23 @@ export interface C2bPayRequest {
   command: "CustomerPayBillOnline" | "CustomerBuyGoodsOnline";
   /** Fault mode: the confirmation is delivered twice. */
   repeatConfirmation: boolean;
+  /**
+   * Fault mode: the payment completes but its confirmation never reaches the shop (visible to Pull
+   * only); also chosen by the amount C2B_LOST_CONFIRMATION_AMOUNT. Default false.
+   */
+  loseConfirmation?: boolean;
 }
+
+/** The C2B amount (KES) whose confirmation is lost: the payment completes and only Pull shows it. */
+export const C2B_LOST_CONFIRMATION_AMOUNT = 41;
 
 /** What happened to the payment, and the validation and confirmation exchanges (the control API's answer). */
 export interface C2bPayResult {
   trans_id: string;
   status: "completed" | "cancelled";
   reason: string;
+  /** The confirmation was lost on purpose (the fault mode): only Pull shows the payment. */
+  confirmation_lost?: boolean;
   validation: (Exchange & { verdict: string; result_code: string | null }) | null;
   confirmation: Exchange | null;
 }
@@ -124,6 +134,7 @@ export function createC2bOperations(context: SimulationContext): C2bOperations {
         amount: pay.amount,
         shortCode,
         command: pay.command,
+        account: pay.command === "CustomerBuyGoodsOnline" ? "" : pay.account,
         completed: false,
         at: options.now().toISOString(),
       };
@@ -189,6 +200,11 @@ export function createC2bOperations(context: SimulationContext): C2bOperations {
     }
     const balance = await context.balance(pay.amount);
     await complete();
+    if (pay.loseConfirmation === true || pay.amount === C2B_LOST_CONFIRMATION_AMOUNT) {
+      const reason = "confirmation lost (a fault of the simulator): only Pull Transactions shows the payment";
+      const lost = { confirmation_lost: true, validation, confirmation: null };
+      return { trans_id: transId, status: "completed", reason, ...lost };
+    }
     const confirmationBody = {
       ...notification,
       OrgAccountBalance: balance.toFixed(2),

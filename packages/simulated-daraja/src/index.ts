@@ -12,6 +12,10 @@ export type { DarajaAnswer, JsonBody } from "./answers.js";
 export type { CallbackKind, Exchange, LoggedCallback } from "./callback-sender.js";
 export type { B2cVersion } from "./b2c.js";
 export type { C2bPayRequest, C2bPayResult } from "./c2b.js";
+export { C2B_LOST_CONFIRMATION_AMOUNT } from "./c2b.js";
+export { SIM_ORGANIZATION_NAME } from "./pull.js";
+export type { QrPayload, QrScanRequest, QrScanResult } from "./dynamic-qr.js";
+export { readPng } from "./png.js";
 export {
   SANDBOX_B2C_SHORTCODE,
   SANDBOX_INITIATOR_NAME,

@@ -36,6 +36,9 @@ export function createMemoryStore(): SimulationStore {
         .filter((record) => record.kind === kind && matches(record, lookup))
         .map((record) => structuredClone(record));
     },
+    async list(kind) {
+      return [...records.values()].filter((record) => record.kind === kind).map((record) => structuredClone(record));
+    },
     async addToBalance(delta, initial) {
       balance = Math.round(((balance ?? initial) + delta) * 100) / 100;
       return balance;

@@ -50,6 +50,12 @@ export interface SimulationOptions {
   c2bValidationTimeoutMs?: number;
   /** C2B register URL versions the app's product has; the other answers 401.003.01. Default both. */
   c2bRegisterVersions?: readonly ("v1" | "v2")[];
+  /** Pull register's answer keys: "spaced" (`Response Status`, the live sandbox's; default) or "portal". */
+  pullRegisterKeys?: "spaced" | "portal";
+  /** Pull query paging: "offset" (OffSetValue a row offset; default) or "page" (a page index, with TotalPages). */
+  pullPaging?: "offset" | "page";
+  /** Rows in one Pull query answer. Default 100. */
+  pullPageSize?: number;
 }
 
 export interface ResolvedSimulationOptions {
@@ -75,6 +81,9 @@ export interface ResolvedSimulationOptions {
   callbackTimeoutMs: number;
   c2bValidationTimeoutMs: number;
   c2bRegisterVersions: readonly ("v1" | "v2")[];
+  pullRegisterKeys: "spaced" | "portal";
+  pullPaging: "offset" | "page";
+  pullPageSize: number;
 }
 
 export function resolveOptions(options: SimulationOptions): ResolvedSimulationOptions {
@@ -101,5 +110,8 @@ export function resolveOptions(options: SimulationOptions): ResolvedSimulationOp
     callbackTimeoutMs: options.callbackTimeoutMs ?? 5000,
     c2bValidationTimeoutMs: options.c2bValidationTimeoutMs ?? 8000,
     c2bRegisterVersions: options.c2bRegisterVersions ?? ["v1", "v2"],
+    pullRegisterKeys: options.pullRegisterKeys ?? "spaced",
+    pullPaging: options.pullPaging ?? "offset",
+    pullPageSize: options.pullPageSize ?? 100,
   };
 }

@@ -15,6 +15,8 @@ export interface StkPayment {
   partyB: string;
   transactionType: string;
   callbackUrl: string;
+  /** The prompt's AccountReference (absent in records kept before Pull was simulated). */
+  accountReference?: string;
   outcome: SimOutcome;
   result: ResultCodeText;
   createdAt: string;
@@ -70,8 +72,19 @@ export interface C2bPayment {
   amount: number;
   shortCode: string;
   command: "CustomerPayBillOnline" | "CustomerBuyGoodsOnline";
+  /** The account the customer typed (absent in records kept before Pull was simulated). */
+  account?: string;
   completed: boolean;
   at: string;
+}
+
+/** A short code registered for Pull Transactions (a second register answers "already registered"). */
+export interface PullRegistration {
+  kind: "pull_registration";
+  shortCode: string;
+  nominatedNumber: string;
+  callbackUrl: string;
+  registeredAt: string;
 }
 
 /** A short code's C2B URLs (register URL, v1 or v2); re-registering overwrites them, as the sandbox does. */
@@ -84,7 +97,7 @@ export interface C2bRegistration {
   version: "v1" | "v2";
 }
 
-export type SimRecord = StkPayment | B2cPayout | SimReversal | C2bPayment | C2bRegistration;
+export type SimRecord = StkPayment | B2cPayout | SimReversal | C2bPayment | C2bRegistration | PullRegistration;
 export type SimRecordKind = SimRecord["kind"];
 export type RecordOf<K extends SimRecordKind> = Extract<SimRecord, { kind: K }>;
 
@@ -113,6 +126,8 @@ export interface SimulationStore {
   get(kind: SimRecordKind, id: string): Promise<StoredRecord | null>;
   /** The records of a kind found by one of their keys, oldest first. */
   find(kind: SimRecordKind, lookup: RecordLookup): Promise<StoredRecord[]>;
+  /** Every record of a kind, oldest first (what Pull Transactions reads of a short code). */
+  list(kind: SimRecordKind): Promise<StoredRecord[]>;
   /** The utility account's balance after adding `delta` to it (`initial` before anything was added). */
   addToBalance(delta: number, initial: number): Promise<number>;
   /** Forgets every record and the balance. */
@@ -129,6 +144,7 @@ function idOf(record: SimRecord): string {
     case "c2b":
       return record.transId;
     case "c2b_registration":
+    case "pull_registration":
       return record.shortCode;
   }
 }
@@ -143,6 +159,7 @@ function receiptOf(record: SimRecord): string | null {
     case "c2b":
       return record.transId;
     case "c2b_registration":
+    case "pull_registration":
       return null;
   }
 }
@@ -164,6 +181,7 @@ export interface Records {
   put(record: SimRecord): Promise<void>;
   get<K extends SimRecordKind>(kind: K, id: string): Promise<RecordOf<K> | null>;
   find<K extends SimRecordKind>(kind: K, lookup: RecordLookup): Promise<RecordOf<K>[]>;
+  list<K extends SimRecordKind>(kind: K): Promise<RecordOf<K>[]>;
 }
 
 export function typedRecords(store: SimulationStore): Records {
@@ -174,5 +192,6 @@ export function typedRecords(store: SimulationStore): Records {
       ((await store.get(kind, id))?.data ?? null) as RecordOf<K> | null,
     find: async <K extends SimRecordKind>(kind: K, lookup: RecordLookup) =>
       (await store.find(kind, lookup)).map((row) => row.data as RecordOf<K>),
+    list: async <K extends SimRecordKind>(kind: K) => (await store.list(kind)).map((row) => row.data as RecordOf<K>),
   };
 }

@@ -21,6 +21,8 @@ import { createReversalOperation } from "./reversal.js";
 import { createStkOperations } from "./stk.js";
 import { createTokens, type Tokens } from "./tokens.js";
 import { createTransactionStatusOperation } from "./transaction-status.js";
+import { createPullOperations } from "./pull.js";
+import { createDynamicQrOperations, type QrScanRequest, type QrScanResult } from "./dynamic-qr.js";
 
 export interface DarajaSimulation {
   readonly options: ResolvedSimulationOptions;
@@ -36,6 +38,13 @@ export interface DarajaSimulation {
   registerC2bUrls(body: JsonBody, version: "v1" | "v2"): Promise<DarajaAnswer>;
   /** A customer paying a paybill or till from the M-Pesa menu (no Daraja API: the simulator's control). */
   c2bPay(request: C2bPayRequest): Promise<C2bPayResult>;
+  /** Pull Transactions: register a short code, and query its receipts by window (paged). */
+  pullRegister(body: JsonBody): Promise<DarajaAnswer>;
+  pullQuery(body: JsonBody): Promise<DarajaAnswer>;
+  /** Dynamic QR: a QR code (a PNG) to pay a paybill, till or phone. */
+  dynamicQr(body: JsonBody): Promise<DarajaAnswer>;
+  /** A customer scanning one of this simulator's QR codes in the M-Pesa app and paying (the simulator's control). */
+  qrScan(request: QrScanRequest): Promise<QrScanResult>;
   /** Forgets every record and the balance (issued tokens stay valid). */
   reset(): Promise<void>;
   /** Cancels the callbacks still to come. */
@@ -67,6 +76,8 @@ export function createDarajaSimulation(settings: SimulationOptions, hooks: Simul
   };
   const stk = createStkOperations(context);
   const c2b = createC2bOperations(context);
+  const pull = createPullOperations(context);
+  const qr = createDynamicQrOperations(c2b.pay);
   return {
     options,
     tokens: createTokens(options),
@@ -79,6 +90,10 @@ export function createDarajaSimulation(settings: SimulationOptions, hooks: Simul
     c2bProductRefusal: c2b.productRefusal,
     registerC2bUrls: c2b.register,
     c2bPay: c2b.pay,
+    pullRegister: pull.register,
+    pullQuery: pull.query,
+    dynamicQr: qr.generate,
+    qrScan: qr.scan,
     reset: () => hooks.store.clear(),
     close: () => callbacks.close(),
   };

@@ -97,6 +97,7 @@ export function createStkOperations(context: SimulationContext): StkOperations {
       partyB,
       transactionType,
       callbackUrl,
+      accountReference,
       outcome,
       result: tillMismatch || paybillMismatch ? RESULT_NOT_PERMITTED : stkResultFor(outcome),
       createdAt: now.toISOString(),

@@ -23,6 +23,9 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
   "/mpesa/transactionstatus/v1/query": { firstField: "Initiator", answer: (sim, body) => sim.transactionStatus(body) },
   "/mpesa/reversal/v1/request": { firstField: "Initiator", answer: (sim, body) => sim.reversal(body) },
   "/mpesa/accountbalance/v1/query": { firstField: "Initiator", answer: (sim, body) => sim.accountBalance(body) },
+  "/pulltransactions/v1/register": { firstField: "ShortCode", answer: (sim, body) => sim.pullRegister(body) },
+  "/pulltransactions/v1/query": { firstField: "ShortCode", answer: (sim, body) => sim.pullQuery(body) },
+  "/mpesa/qrcode/v1/generate": { firstField: "MerchantName", answer: (sim, body) => sim.dynamicQr(body) },
   "/mpesa/c2b/v1/registerurl": {
     firstField: "ShortCode",
     refusal: (sim) => sim.c2bProductRefusal("v1"),

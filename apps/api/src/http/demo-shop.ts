@@ -3,8 +3,10 @@
  * checkout pays a payment intent instead of an amount chosen by the browser. It holds an API key
  * (created once through the admin API) and calls the service over HTTP like any shop's server would:
  * it creates the order's intent, reads it back, and registers the shop's C2B URLs so customers can
- * pay from the M-Pesa menu. `POST /demo/shop/phone/pay` stands in for the customer's phone: it asks
- * the Daraja simulator to pay the paybill (docs/daraja-simulator.md#c2b).
+ * pay from the M-Pesa menu, or scan the order's QR code (docs/payment-intents.md#pay-by-qr).
+ * `POST /demo/shop/phone/pay` and `/demo/shop/phone/scan` stand in for the customer's phone: they ask
+ * the Daraja simulator to pay the paybill from the menu, or to scan the QR code and pay
+ * (docs/daraja-simulator.md#c2b, #dynamic-qr).
  *
  * Outside production only, and for local requests only (direct loopback naming a local Host, as the
  * dev outbox): it acts with the admin key on the shop's behalf.
@@ -31,6 +33,7 @@ interface ShopAccount {
 
 const orderInput = z.object({ amount: z.number().int().min(1).max(250_000) });
 const phoneInput = z.object({ paybill: z.string().regex(/^\d{5,7}$/), account: z.string().min(1).max(20), amount: z.number().int().min(1).max(250_000) });
+const scanInput = z.object({ qr_code: z.string().min(1).max(2_000_000) });
 
 /** An order number fit for an intent reference and for typing on a phone: 8 capitals and digits. */
 function orderNumber(): string {
@@ -92,6 +95,29 @@ export const demoShopRoutes: FastifyPluginAsync<DemoShopOptions> = async (app, o
     const { status, payments } = intent.body.data as { status: string; payments: { channel: string; status: string; mpesa_receipt: string | null }[] };
     const paid = payments.find((payment) => payment.status === "SUCCESS");
     return send(reply, 200, { status, channel: paid?.channel ?? null, receipt: paid?.mpesa_receipt ?? null });
+  });
+
+  // The order's QR code, for the customer to scan in the M-Pesa app (the shop asks for it with its key).
+  app.get<{ Params: { id: string } }>("/demo/shop/orders/:id/qr", { onRequest: localOnly }, async (request, reply) => {
+    const shop = await shopAccount();
+    const qr = await call("POST", `/api/v1/payment-intents/${encodeURIComponent(request.params.id)}/qr`, shop.apiKey, { size: 240 });
+    if (qr.status !== 200) return send(reply, qr.status, qr.body);
+    return send(reply, 200, { qr_code: qr.body.data.qr_code, ref_no: qr.body.data.ref_no });
+  });
+
+  // The customer's phone: scans the QR code in the M-Pesa app and pays, through the simulator.
+  app.post("/demo/shop/phone/scan", { onRequest: localOnly }, async (request, reply) => {
+    const input = scanInput.safeParse(request.body);
+    if (!input.success) return send(reply, 422, { error: "qr_code is required" });
+    if (!opts.darajaUrl) return send(reply, 503, { error: "M-Pesa is not configured" });
+    const response = await fetch(`${opts.darajaUrl}/sim/qr/scan`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ qr_code: input.data.qr_code, phone: "0712345678" }),
+    });
+    if (response.status !== 200) return send(reply, 502, { error: "the simulated phone could not scan it (is MOMO_BASE_URL the Daraja simulator?)" });
+    const paid = (await response.json()) as { status: string; reason: string; trans_id: string };
+    return send(reply, 200, { status: paid.status, reason: paid.reason, trans_id: paid.trans_id });
   });
 
   // The customer's phone: pays the paybill from the M-Pesa menu, through the simulator.

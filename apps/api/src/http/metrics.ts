@@ -121,6 +121,9 @@ const darajaOperations: Array<[RegExp, string]> = [
   [/\/mpesa\/stkpushquery\/v1\/query/, "stkquery"],
   [/\/mpesa\/b2c\//, "b2c"],
   [/\/mpesa\/transactionstatus\//, "transaction_status"],
+  [/\/pulltransactions\/v1\/register/, "pull_register"],
+  [/\/pulltransactions\/v1\/query/, "pull_query"],
+  [/\/mpesa\/qrcode\//, "dynamic_qr"],
 ];
 
 export function darajaOperation(url: string): string {

@@ -50,6 +50,7 @@ function databaseStore(db: Database): SimulationStore {
     // The rows are the records the simulation wrote.
     get: async (kind, id) => (await simulatedDaraja.findRecord(client, kind, id)) as StoredRecord | null,
     find: async (kind, lookup) => (await simulatedDaraja.findRecords(client, kind, lookup)) as StoredRecord[],
+    list: async (kind) => (await simulatedDaraja.listRecords(client, kind)) as StoredRecord[],
     addToBalance: (delta, initial) => simulatedDaraja.addToBalance(client, "utility", delta, initial),
     clear: () => simulatedDaraja.clearAll(client),
   };

@@ -79,6 +79,16 @@ export const momoSettingsShape = {
    * it while it works: a crashed instance's rows are queried again this long after the crash, plus at most
    * one MOMO_RECONCILE_INTERVAL_MS (docs/deployment.md#leases-and-crashed-instances).
    */
+  /**
+   * How often the reconciler pulls each short code registered for Pull Transactions (docs/mpesa.md#recovery);
+   * 0: never (the on-demand pull still works). Tests shorten it.
+   */
+  MOMO_PULL_INTERVAL_SECONDS: z.coerce
+    .number({ error: "MOMO_PULL_INTERVAL_SECONDS must be a number" })
+    .int()
+    .min(0)
+    .max(86_400)
+    .default(900),
   MOMO_RECONCILE_LEASE_SECONDS: z.coerce
     .number({ error: "MOMO_RECONCILE_LEASE_SECONDS must be a number" })
     .int()

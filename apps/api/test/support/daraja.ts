@@ -79,7 +79,8 @@ export interface DarajaApp extends TestApp {
       | "c2b/validation"
       | "c2b/confirmation"
       | "balance/result"
-      | "balance/timeout",
+      | "balance/timeout"
+      | "pull/callback",
     token?: string | null,
     tenantId?: string | null,
   ): string;

@@ -50,6 +50,8 @@ export interface Simulator {
    * `account`, `amount` from the M-Pesa menu; validation then confirmation against the registered URLs.
    */
   c2bPay(payment: C2bPayment): Promise<C2bPayResult>;
+  /** POST /sim/qr/scan: the customer scans one of the simulator's QR codes in the M-Pesa app and pays. */
+  qrScan(scan: { qr_code: string; phone?: string; validation?: boolean; lose_confirmation?: boolean }): Promise<C2bPayResult & { qr: any }>;
   /** Fields Daraja would have refused (400 it answered by itself): every test expects none. */
   readonly violations: string[];
   close(): Promise<void>;
@@ -64,6 +66,8 @@ export interface C2bPayment {
   validation?: boolean;
   command?: "CustomerPayBillOnline" | "CustomerBuyGoodsOnline";
   repeat_confirmation?: boolean;
+  /** The confirmation never reaches the service (visible to Pull only); also the amount 41. */
+  lose_confirmation?: boolean;
 }
 
 export interface C2bPayResult {
@@ -72,6 +76,7 @@ export interface C2bPayResult {
   reason: string;
   validation: { status: number | null; body: any; error: string | null; verdict: string; result_code: string | null } | null;
   confirmation: { status: number | null; body: any; error: string | null } | null;
+  confirmation_lost?: boolean;
 }
 
 export interface SimulatorOptions extends DarajaSimulatorOptions {
@@ -111,6 +116,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       const response = await fetch(`${url}/sim/c2b/pay`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(payment) });
       if (response.status !== 200) throw new Error(`c2b pay failed: ${await response.text()}`);
       return (await response.json()) as C2bPayResult;
+    },
+    qrScan: async (scan) => {
+      const response = await fetch(`${url}/sim/qr/scan`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(scan) });
+      if (response.status !== 200) throw new Error(`qr scan failed: ${await response.text()}`);
+      return (await response.json()) as C2bPayResult & { qr: any };
     },
     received: scripts.received,
     count: (operation) => scripts.received.filter((request) => request.operation === operation).length,

@@ -29,6 +29,8 @@ const payRequestSchema = z.object({
   command: z.enum(["CustomerPayBillOnline", "CustomerBuyGoodsOnline"]).default("CustomerPayBillOnline"),
   /** Fault mode: the confirmation is delivered twice. */
   repeat_confirmation: z.boolean().default(false),
+  /** Fault mode: the confirmation never reaches the shop (visible to Pull only); also the amount 41. */
+  lose_confirmation: z.boolean().default(false),
 });
 
 export function registerC2bRoutes(app: FastifyInstance, simulation: DarajaSimulation): void {
@@ -52,7 +54,7 @@ export function registerC2bRoutes(app: FastifyInstance, simulation: DarajaSimula
     }
     const parsed = payRequestSchema.safeParse(json);
     if (!parsed.success) return reply.code(400).send({ error: z.prettifyError(parsed.error) });
-    const { short_code: shortCode, repeat_confirmation: repeatConfirmation, ...pay } = parsed.data;
-    return simulation.c2bPay({ ...pay, shortCode, repeatConfirmation });
+    const { short_code: shortCode, repeat_confirmation: repeatConfirmation, lose_confirmation: loseConfirmation, ...pay } = parsed.data;
+    return simulation.c2bPay({ ...pay, shortCode, repeatConfirmation, loseConfirmation });
   });
 }

@@ -50,6 +50,22 @@ export async function store(db: UnscopedDb, row: StoredCallbackInsert): Promise<
   return (rows[0] as { id: string }).id;
 }
 
+/**
+ * Which of `correlationIds` a stored row of `kind` with the tenant `tokenTenantId` already has with one
+ * of `outcomes` (what Pull's sweep need not store again: a pulled receipt already flagged).
+ */
+export async function storedWithOutcome(
+  sql: RawSql,
+  which: { kind: string; tokenTenantId: string; correlationIds: readonly string[]; outcomes: readonly string[] },
+): Promise<Set<string>> {
+  if (which.correlationIds.length === 0) return new Set();
+  const rows = await sql.$queryRaw<{ correlation_id: string }[]>`
+    SELECT DISTINCT correlation_id FROM momo_callbacks
+     WHERE correlation_id = ANY(${[...which.correlationIds]}::text[]) AND kind = ${which.kind}
+       AND token_tenant_id = ${which.tokenTenantId} AND outcome = ANY(${[...which.outcomes]}::text[])`;
+  return new Set(rows.map((row) => row.correlation_id));
+}
+
 /** Records what receiving decided after all (a C2B validation's answer, or its refusal). */
 export async function recordAnswer(
   client: AnyClient,

@@ -16,6 +16,7 @@ const leasedTables = {
   payments: { column: "next_query_at", lockedUntil: false },
   payouts: { column: "next_status_query_at", lockedUntil: false },
   refunds: { column: "next_status_query_at", lockedUntil: false },
+  pull_registrations: { column: "next_pull_at", lockedUntil: false },
 } as const;
 
 export type LeasedTable = keyof typeof leasedTables;

@@ -234,31 +234,81 @@ export function listWithoutDarajaIds(
 
 // ---- C2B and intents ------------------------------------------------------------------------------
 
-/** Who has already recorded a TransID: this tenant (its payment), another tenant (nothing of it is read), or nobody. */
-export interface TransIdHolders {
+/** Who has already recorded a receipt: this tenant (its payment), another tenant (nothing of it is read), or nobody. */
+export interface ReceiptHolders {
   own: PaymentModel | undefined;
   recordedElsewhere: boolean;
 }
 
 /**
- * The tenant's payment with this TransID, in one statement that also says whether another tenant has
- * recorded it (a TransID is one payment on the whole platform: payments_trans_id_key).
+ * The tenant's payment with this M-Pesa receipt, whichever channel recorded it (an STK callback's
+ * MpesaReceiptNumber, a C2B or pulled TransID: a C2B row's trans_id is its mpesa_receipt), in one
+ * statement that also says whether another tenant has recorded it (a receipt is one payment on the whole
+ * platform: payments_mpesa_receipt_key).
  */
-export async function findByTransId(
+export async function findByReceipt(
   tx: RawSql,
-  { tenantId, transId }: { tenantId: string; transId: string },
-): Promise<TransIdHolders> {
+  { tenantId, receipt }: { tenantId: string; receipt: string },
+): Promise<ReceiptHolders> {
   const rows = await tx.$queryRaw<Record<string, unknown>[]>`
     SELECT own.*,
            EXISTS (SELECT 1 FROM payments
-                    WHERE trans_id = ${transId} AND tenant_id <> ${tenantId}) AS "recordedElsewhere"
+                    WHERE mpesa_receipt = ${receipt} AND tenant_id <> ${tenantId}) AS "recordedElsewhere"
       FROM (SELECT 1) AS one
       LEFT JOIN LATERAL (SELECT ${paymentsTable.columns} FROM payments
-                          WHERE trans_id = ${transId} AND tenant_id = ${tenantId}) AS own ON true`;
+                          WHERE mpesa_receipt = ${receipt} AND tenant_id = ${tenantId}) AS own ON true`;
   const row = rows[0];
   if (row && row.id !== null && row.id !== undefined)
     return { own: paymentsTable.fromRow(row), recordedElsewhere: false };
   return { own: undefined, recordedElsewhere: row?.recordedElsewhere === true };
+}
+
+/** Which of `receipts` a payment of any tenant already holds (one statement, the receipts' unique index). */
+export async function knownReceipts(sql: RawSql, receipts: readonly string[]): Promise<Set<string>> {
+  if (receipts.length === 0) return new Set();
+  const rows = await sql.$queryRaw<{ mpesa_receipt: string }[]>`
+    SELECT mpesa_receipt FROM payments WHERE mpesa_receipt = ANY(${[...receipts]}::text[])`;
+  return new Set(rows.map((row) => row.mpesa_receipt));
+}
+
+/** What a receipt seen elsewhere (Pull) is matched on among a tenant's STK payments. */
+export interface StkPaymentMatch {
+  tenantId: string;
+  status: string;
+  /** The account reference, matched case-insensitively. */
+  reference: string;
+  amount: number;
+  /** Null: not compared (the receipt's phone is masked or absent). */
+  phone: string | null;
+  /** Created within [createdFrom, createdUntil]. */
+  createdFrom: Date;
+  createdUntil: Date;
+}
+
+function stkMatchCondition(match: StkPaymentMatch): Prisma.Sql {
+  const phone = match.phone === null ? Prisma.empty : Prisma.sql`AND phone = ${match.phone}`;
+  return Prisma.sql`
+    tenant_id = ${match.tenantId} AND channel = 'stk' AND status = ${match.status} AND mpesa_receipt IS NULL
+    AND lower(reference) = lower(${match.reference}) AND amount = ${match.amount}::int ${phone}
+    AND created_at >= ${match.createdFrom} AND created_at <= ${match.createdUntil}`;
+}
+
+/** Locks (FOR UPDATE) up to `limit` of the tenant's STK payments without a receipt `match` describes, oldest first. */
+export async function lockStkWithoutReceipt(
+  tx: RawSql,
+  match: StkPaymentMatch,
+  limit: number,
+): Promise<PaymentModel[]> {
+  const rows = await tx.$queryRaw<Record<string, unknown>[]>`
+    SELECT ${paymentsTable.columns} FROM payments WHERE ${stkMatchCondition(match)}
+     ORDER BY created_at, id LIMIT ${limit}::int FOR UPDATE`;
+  return rows.map((row) => paymentsTable.fromRow(row));
+}
+
+/** Whether any of the tenant's STK payments without a receipt fits `match`. */
+export async function anyStkWithoutReceipt(sql: RawSql, match: StkPaymentMatch): Promise<boolean> {
+  const rows = await sql.$queryRaw<unknown[]>`SELECT 1 FROM payments WHERE ${stkMatchCondition(match)} LIMIT 1`;
+  return rows.length > 0;
 }
 
 /** Inserts a payment (columns the database defaults may be left out); the row as stored. */

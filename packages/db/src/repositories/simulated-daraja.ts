@@ -82,6 +82,12 @@ export async function findRecords(
   return rows.map(toRecord);
 }
 
+/** Every record of a kind, oldest first. */
+export async function listRecords(client: Client, kind: string): Promise<SimulatedRecord[]> {
+  const rows = await client.simulatedDarajaRecord.findMany({ where: { kind }, orderBy: { createdAt: "asc" } });
+  return rows.map(toRecord);
+}
+
 /** Adds `delta` to an account's balance (`initial` before its first change) and returns the new balance. */
 export async function addToBalance(client: Client, account: string, delta: number, initial: number): Promise<number> {
   const cents = (amount: number) => BigInt(Math.round(amount * 100));

@@ -9,6 +9,8 @@ import { balanceFlow } from "./balance/flow.js";
 import { c2bFlow } from "./c2b/flow.js";
 import type { CallbackRoute, DarajaFlow } from "./shared/flow.js";
 import { payoutsFlow } from "./payouts/flow.js";
+import { pullFlow } from "./pull/flow.js";
+import { qrFlow } from "./qr/flow.js";
 import { refundsFlow } from "./refunds/flow.js";
 import { stkFlow } from "./stk/flow.js";
 
@@ -18,6 +20,8 @@ export const darajaFlows = [
   refundsFlow,
   c2bFlow,
   balanceFlow,
+  pullFlow,
+  qrFlow,
 ] as const satisfies readonly DarajaFlow[];
 
 type RegisteredFlow = (typeof darajaFlows)[number];

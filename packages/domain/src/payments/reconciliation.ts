@@ -10,6 +10,8 @@
  *  3. STK-queries due PENDING payments and settles them from the answer (apply-once path);
  *  4. sends a Transaction Status query for due PENDING/UNKNOWN payouts, then for due PENDING/UNKNOWN
  *     refunds, by reversal or by B2C (refunds/refund-reconciliation.ts; the result callbacks settle them);
+ *  4a. pulls the short codes registered for Pull Transactions whose pull is due, and applies the
+ *     receipts no confirmation brought (pull/pull-sweep.ts);
  *  5. expires payment intents still waiting for payment past expires_at (intents/intent-expiry-sweep.ts).
  *
  * Steps 1-4 are the sweeps each flow declares (`<flow>/flow.ts`), run in the order of the flow
@@ -63,6 +65,8 @@ export function createReconciler(getDeps: () => PaymentPorts, overrides: Partial
         payoutsGivenUp: 0,
         refundsQueried: 0,
         refundsGivenUp: 0,
+        pullsRun: 0,
+        receiptsRecovered: 0,
         errors: 0,
       };
       const tenants = new Map<string, Tenant | undefined>();

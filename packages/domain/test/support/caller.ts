@@ -111,6 +111,7 @@ export async function createServiceDeps(options: { random?: Random } = {}): Prom
         unknownPromptWindowSeconds: 300,
         callbackAllowedIps: [],
       platformShortcode: null,
+      pullIntervalSeconds: 0,
       },
       callbackTokens: null,
       events: createPaymentEvents(),

@@ -82,6 +82,16 @@ export const detailMessages = {
     en: "C2B needs the shop's own short code (only the default tenant uses the platform's)",
     sw: "C2B inahitaji nambari fupi (short code) ya duka lenyewe (ni duka la msingi pekee linalotumia ya jukwaa)",
   },
+  "detail.pull_window_48h": {
+    en: "from must be within the last 48 hours (Daraja keeps no older receipts)",
+    sw: "from lazima iwe ndani ya saa 48 zilizopita (Daraja haihifadhi risiti za zamani zaidi)",
+  },
+  "detail.pull_to_in_future": { en: "to must not be in the future", sw: "to haipaswi kuwa wakati ujao" },
+  "detail.pull_to_before_from": { en: "to must be after from", sw: "to lazima iwe baada ya from" },
+  "detail.qr_needs_paybill": {
+    en: "a QR code needs the shop to be paid through a paybill (transactionType CustomerPayBillOnline)",
+    sw: "msimbo wa QR unahitaji duka lilipwe kupitia paybill (transactionType CustomerPayBillOnline)",
+  },
   "detail.field_required": { en: "{field} is required", sw: "{field} inahitajika" },
   "detail.sms_code_required": {
     en: "sms_code is required: this account has no password (send one with /api/v1/auth/me/phone/start)",

@@ -193,6 +193,26 @@ export const errorMessages = {
     sw: "Duka hili halina nambari fupi (short code) yake ya kusajili.",
   },
 
+  // Payments that never called back: Pull Transactions (docs/mpesa.md#recovery).
+  "pull.no_own_shortcode": {
+    en: "This shop has no short code of its own to pull M-Pesa receipts for.",
+    sw: "Duka hili halina nambari fupi (short code) yake ya kuvuta risiti za M-Pesa.",
+  },
+  "pull.not_configured": {
+    en: "Pulling M-Pesa receipts (Pull Transactions) is not configured on this service.",
+    sw: "Kuvuta risiti za M-Pesa (Pull Transactions) hakujawekwa kwenye huduma hii.",
+  },
+
+  // Pay by QR (docs/payment-intents.md#pay-by-qr).
+  "qr.not_configured": {
+    en: "M-Pesa QR codes are not configured on this service.",
+    sw: "Misimbo ya QR ya M-Pesa haijawekwa kwenye huduma hii.",
+  },
+  "qr.till_only": {
+    en: "This shop is paid through a till only: a QR code needs a paybill, whose payments carry the order's reference.",
+    sw: "Duka hili linalipwa kupitia till pekee: msimbo wa QR unahitaji paybill, ambayo malipo yake hubeba kumbukumbu ya oda.",
+  },
+
   // Account balance (docs/mpesa.md#account-balance).
   "balance.not_configured": {
     en: "The M-Pesa account balance is not configured on this service.",

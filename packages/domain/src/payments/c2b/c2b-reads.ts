@@ -2,7 +2,7 @@
 import { payments } from "@mteja/db";
 import type { TenantCtx } from "../shared/ports.js";
 import { readKeysetPage } from "../../shared/keyset-page.js";
-import { c2bPaymentObject, type C2bPaymentObject } from "./c2b-object.js";
+import { c2bPaymentObject, type C2bPaymentObject } from "../shared/c2b-payment-object.js";
 import type { ListC2bPaymentsInput } from "./schemas.js";
 
 export async function listC2bPayments(ctx: TenantCtx, input: ListC2bPaymentsInput): Promise<{ c2b_payments: C2bPaymentObject[]; next_cursor: string | null }> {

@@ -11,7 +11,8 @@ import { DomainError } from "../../shared/errors.js";
 import { providerUnavailable, toProviderError } from "../shared/provider-errors.js";
 import { TENANT_PARAMETER, TOKEN_PARAMETER } from "../shared/callback-tokens.js";
 import { callbackUrlFor } from "../shared/flow.js";
-import { c2bShortCodeOf, recordC2bRegisteredWithTenantToken } from "./c2b-tenant.js";
+import { c2bShortCodeOf } from "../shared/short-codes.js";
+import { recordC2bRegisteredWithTenantToken } from "./c2b-tenant.js";
 import type { RegisterC2bInput } from "./schemas.js";
 
 const withoutToken = (url: string) => {

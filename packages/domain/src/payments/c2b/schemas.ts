@@ -3,7 +3,7 @@ import { envelope } from "../../shared/envelope.js";
 import { oneLineString } from "../../shared/fields.js";
 import { tenantIdSchema } from "../../shared/tenant-settings.js";
 import { serverPaymentView } from "../shared/schemas.js";
-import { c2bMatchStatuses } from "./c2b-object.js";
+import { c2bMatchStatuses } from "../shared/c2b-payment-object.js";
 
 export const registerC2bInput = z.object({
   id: tenantIdSchema,

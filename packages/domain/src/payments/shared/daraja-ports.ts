@@ -34,6 +34,11 @@ export interface DarajaCallbackSettings {
   callbackAllowedIps: readonly string[];
   /** MOMO_SHORTCODE: the default tenant's short code for C2B. Null: M-Pesa is not configured. */
   platformShortcode: string | null;
+  /**
+   * MOMO_PULL_INTERVAL_SECONDS: the sweep pulls each short code registered for Pull Transactions this
+   * often (docs/mpesa.md#recovery); 0: never (the on-demand pull still works).
+   */
+  pullIntervalSeconds: number;
 }
 
 export interface DarajaPorts {

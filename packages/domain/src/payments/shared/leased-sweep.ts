@@ -52,6 +52,9 @@ export interface ReconcileReport {
   payoutsGivenUp: number;
   refundsQueried: number;
   refundsGivenUp: number;
+  /** Short codes pulled (Pull Transactions) and the receipts the pulls recovered. */
+  pullsRun: number;
+  receiptsRecovered: number;
   errors: number;
 }
 

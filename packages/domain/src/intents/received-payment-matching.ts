@@ -1,19 +1,14 @@
 /**
- * What a C2B payment is to the intent its BillRefNumber names (docs/mpesa.md#c2b), a pure rule used by
- * both callbacks: validation answers with it, confirmation settles with it. A payment is matched on
- * the account (the intent's reference, case-insensitively) and the amount, never on the phone number
- * (Daraja masks or hashes it).
+ * What a payment made to the shop's short code is to the intent its account names (docs/mpesa.md#c2b),
+ * a pure rule: C2B's validation answers with it; a C2B confirmation and a receipt Pull recovered settle
+ * with it (payments/shared/received-payments.ts). A payment is matched on the account (the intent's
+ * reference, case-insensitively) and the amount, never on the phone number (Daraja masks or hashes it).
  */
 import { C2B_REJECTION_CODES, type C2bRejectionCode } from "@mteja/daraja";
-import { isDueToExpire, isIntentStatus } from "../../intents/intent-transitions.js";
+import type { ConfirmationMatch, NamedIntent } from "../payments/shared/received-payments.js";
+import { isDueToExpire, isIntentStatus } from "./intent-transitions.js";
 
-/** The intent a BillRefNumber names: the tenant's open one with that reference, else its latest. */
-export interface NamedIntent {
-  id: string;
-  status: string;
-  amount: number;
-  expiresAt: Date;
-}
+export type { NamedIntent };
 
 type Standing = "payable" | "processing" | "succeeded" | "closed";
 
@@ -34,14 +29,6 @@ export function validateC2bPayment(intent: NamedIntent | null, amount: number, n
   if (amount !== intent.amount) return { accept: false, code: C2B_REJECTION_CODES.invalidAmount, reason: `amount ${amount} differs from the intent's ${intent.amount}` };
   return { accept: true };
 }
-
-export type ConfirmationMatch =
-  /** It pays the intent. */
-  | { match: "matched"; intentId: string; duplicate: false }
-  /** A second successful payment for an intent already paid or being paid: kept, flagged, the intent unchanged. */
-  | { match: "matched"; intentId: string; duplicate: true; note: string }
-  /** Kept for the shop (listed, c2b_payment.unmatched); `flagged` when it names an intent but cannot pay it as sent. */
-  | { match: "unmatched"; note: string; flagged: boolean };
 
 /** What a confirmed payment (the money has moved) does, whether or not a validation came first. */
 export function matchC2bConfirmation(intent: NamedIntent | null, amount: number, now: Date): ConfirmationMatch {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { matchC2bConfirmation, validateC2bPayment, type NamedIntent } from "../../../src/payments/c2b/c2b-matching.js";
+import { matchC2bConfirmation, validateC2bPayment, type NamedIntent } from "../../src/intents/received-payment-matching.js";
 
 const now = new Date("2026-11-25T08:00:00.000Z");
 const later = new Date("2026-11-25T09:00:00.000Z");

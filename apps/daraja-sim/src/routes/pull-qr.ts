@@ -1,0 +1,49 @@
+/**
+ * Pull Transactions (register, query) and Dynamic QR on Daraja's paths (docs/daraja-simulator.md#pull-transactions,
+ * #dynamic-qr), and `POST /sim/qr/scan`, a customer scanning one of the simulator's QR codes and paying;
+ * what they do is the simulation's (@mteja/simulated-daraja's pull.ts and dynamic-qr.ts).
+ */
+import type { FastifyInstance } from "fastify";
+import { normalisePhone, type DarajaSimulation } from "@mteja/simulated-daraja";
+import { z } from "zod";
+import { darajaRoute } from "../http.js";
+
+export const PULL_REGISTER_PATH = "/pulltransactions/v1/register";
+export const PULL_QUERY_PATH = "/pulltransactions/v1/query";
+export const DYNAMIC_QR_PATH = "/mpesa/qrcode/v1/generate";
+
+const scanRequestSchema = z.object({
+  qr_code: z.string().min(1),
+  phone: z
+    .string()
+    .transform(
+      (phone, context) =>
+        normalisePhone(phone) ?? (context.addIssue({ code: "custom", message: "not a Kenyan mobile number" }), z.NEVER),
+    )
+    .default("254708374149"),
+  msisdn: z.enum(["masked", "hashed", "plain"]).default("masked"),
+  validation: z.boolean().default(true),
+  /** Fault mode: the confirmation never reaches the shop (visible to Pull only). */
+  lose_confirmation: z.boolean().default(false),
+});
+
+export function registerPullAndQrRoutes(app: FastifyInstance, simulation: DarajaSimulation): void {
+  app.post(PULL_REGISTER_PATH, darajaRoute(simulation, "ShortCode", (body) => simulation.pullRegister(body)));
+  app.post(PULL_QUERY_PATH, darajaRoute(simulation, "ShortCode", (body) => simulation.pullQuery(body)));
+  app.post(DYNAMIC_QR_PATH, darajaRoute(simulation, "MerchantName", (body) => simulation.dynamicQr(body)));
+
+  app.post("/sim/qr/scan", async (request, reply) => {
+    let json: unknown = {};
+    try {
+      json = typeof request.body === "string" && request.body.trim() !== "" ? (JSON.parse(request.body) as unknown) : {};
+    } catch {
+      return reply.code(400).send({ error: "body is not JSON" });
+    }
+    const parsed = scanRequestSchema.safeParse(json);
+    if (!parsed.success) return reply.code(400).send({ error: z.prettifyError(parsed.error) });
+    const { qr_code: qrCode, lose_confirmation: loseConfirmation, ...payer } = parsed.data;
+    const scanned = await simulation.qrScan({ qrCode, loseConfirmation, ...payer });
+    if (!scanned.ok) return reply.code(400).send({ error: scanned.error });
+    return { qr: scanned.qr, ...scanned.payment };
+  });
+}
