@@ -30,6 +30,8 @@ let current = Date.parse("2026-03-09T20:00:00.000Z");
 const clock = { now: () => new Date(current), at: (iso: string) => void (current = Date.parse(iso)) };
 const dataKey = "ab".repeat(32);
 const header = "time,type,id,channel,reference,amount,mpesa_receipt,status,livemode";
+/** A refund's id as the API shows it (docs/mpesa.md#refunds): `re_` and its uuid's 32 hex digits. */
+const refundId = (uuid: string) => `re_${uuid.replace(/-/g, "")}`;
 
 // Two rows a page: the day's few rows of each kind already take several pages, merged across them.
 it.override({
@@ -223,7 +225,7 @@ describe.skipIf(skipThisTarget)("the daily report (GET /api/v1/reports/daily)", 
       {
         time: "2026-03-10T11:00:00+03:00",
         type: "refund",
-        id: reversed.id,
+        id: refundId(reversed.id),
         channel: "reversal",
         reference: "RPTFIRST",
         amount: "42",
@@ -326,11 +328,11 @@ describe.skipIf(skipThisTarget)("the daily report (GET /api/v1/reports/daily)", 
     });
 
     const ours = await csvOf("2026-03-10");
-    for (const id of [payment.id, reversed.id, paidOut.id]) expect(ours).not.toContain(id);
+    for (const id of [payment.id, refundId(reversed.id), paidOut.id]) expect(ours).not.toContain(id);
     const theirs = rowsOf(await csvOf("2026-03-10", otherKey));
     expect(theirs.map((row) => [row.type, row.id, row.channel, row.reference, row.amount])).toEqual([
       ["payment", payment.id, "stk", "OTHERSHOP", "700"],
-      ["refund", reversed.id, "reversal", "OTHERSHOP", "700"],
+      ["refund", refundId(reversed.id), "reversal", "OTHERSHOP", "700"],
       ["payout", paidOut.id, "b2c", "Other payout", "300"],
     ]);
     // X-Tenant-ID may name the key's own tenant only.
@@ -572,7 +574,7 @@ describe.skipIf(skipThisTarget)("the daily report of a busy day", () => {
       const kindOrder = { payment: 0, refund: 1, payout: 2 };
       const expectedOrder = [
         ...payments.map((p) => ({ type: "payment" as const, id: p.id, at: p.settledAt.getTime() })),
-        ...reversals.map((r) => ({ type: "refund" as const, id: r.id, at: r.settledAt.getTime() })),
+        ...reversals.map((r) => ({ type: "refund" as const, id: refundId(r.id), at: r.settledAt.getTime() })),
         ...payouts.map((p) => ({ type: "payout" as const, id: p.id, at: p.settledAt.getTime() })),
       ]
         .filter((row) => row.at >= dayStart)

@@ -95,6 +95,6 @@ async function* rowsOf(source: MovementSource, db: TenantDb, day: ReportDay, tak
     yield* page;
     const last = page[page.length - 1];
     if (page.length < take || !last) return;
-    after = { settledAt: last.settledAt, id: last.id };
+    after = { settledAt: last.settledAt, id: last.key };
   }
 }

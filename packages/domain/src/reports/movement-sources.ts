@@ -9,6 +9,7 @@
  */
 import { settledMovements, type TenantDb } from "@mteja/db";
 import type { PaymentStatus, PayoutStatus } from "../payments/shared/schemas.js";
+import { refundIdOf } from "../payments/refunds/refund-object.js";
 
 /** The kinds of rows of the report (its `type` column). */
 export type MovementType = "payment" | "refund" | "payout";
@@ -17,6 +18,9 @@ export type MovementType = "payment" | "refund" | "payout";
 export interface MovementRow {
   settledAt: Date;
   type: MovementType;
+  /** The row's id in its table: where the next page starts after it. */
+  key: string;
+  /** The id the API shows (a refund's `re_…`). */
   id: string;
   /** payment: stk | c2b; refund: its method (reversal | b2c); payout: b2c. */
   channel: string;
@@ -30,7 +34,7 @@ export interface MovementRow {
 export interface MovementSource {
   /** The statuses of rows whose money moved: a failed or undecided one moved none. */
   statuses: readonly string[];
-  /** One page of the kind's rows, in the order they settled (the page's cursor is its last row's). */
+  /** One page of the kind's rows, in the order they settled (the page's cursor is its last row's `key`). */
   read(db: TenantDb, page: settledMovements.SettledPage): Promise<MovementRow[]>;
 }
 
@@ -39,6 +43,7 @@ const payments: MovementSource = {
   read: async (db, page) => (await settledMovements.paymentsPage(db, page)).map((p) => ({
     settledAt: p.settledAt,
     type: "payment",
+    key: p.id,
     id: p.id,
     channel: p.channel === "c2b" ? "c2b" : "stk",
     reference: p.reference,
@@ -54,7 +59,9 @@ const refunds: MovementSource = {
   read: async (db, page) => (await settledMovements.refundsPage(db, page)).map((r) => ({
     settledAt: r.settledAt,
     type: "refund",
-    id: r.id,
+    key: r.id,
+    // As the API and the refund events show it (re_…), so a row matches its refund.succeeded.
+    id: refundIdOf(r.id),
     channel: r.method,
     reference: r.payment.reference,
     amount: r.amount,
@@ -69,6 +76,7 @@ const payouts: MovementSource = {
   read: async (db, page) => (await settledMovements.payoutsPage(db, page)).map((p) => ({
     settledAt: p.settledAt,
     type: "payout",
+    key: p.id,
     id: p.id,
     channel: "b2c",
     reference: p.occasion ?? p.remarks,

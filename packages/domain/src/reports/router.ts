@@ -9,7 +9,7 @@ const dailyExample = [
   "time,type,id,channel,reference,amount,mpesa_receipt,status,livemode",
   "2026-11-24T09:15:02+03:00,payment,0b9c6f2e-5d41-4b8e-9a3c-1f2e3d4c5b6a,stk,ORDER1001,1500,TST3F2A91B",
   "2026-11-24T10:02:47+03:00,payment,7d1e4b8f-9c61-4a5d-8e2b-3f0c9a527d1e,c2b,'=ORDER1002,250,TST9K1C22D",
-  "2026-11-24T16:40:11+03:00,refund,2a5d4e8b-7f10-4c3a-9b6e-5d1c0e563b1a,reversal,ORDER1001,1500,TST7Q0R45E",
+  "2026-11-24T16:40:11+03:00,refund,re_2a5d4e8b7f104c3a9b6e5d1c0e563b1a,reversal,ORDER1001,1500,TST7Q0R45E",
   "2026-11-24T18:05:30+03:00,payout,4c529d0e-2f4b-48a7-9c1d-906f1c0e563b,b2c,Salary Nov,3000,TST2M8N67F",
 ]
   .map((line, i) => `${line}${i > 0 ? ",SUCCESS,true" : ""}\r\n`)
