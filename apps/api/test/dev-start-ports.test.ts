@@ -34,15 +34,18 @@ function release(server: Server | undefined): Promise<void> {
   return new Promise((resolve) => (server ? server.close(() => resolve()) : resolve()));
 }
 
+/** A start on a busy machine (the whole suite beside it) may take most of a minute. */
+const startTimeoutMs = 75_000;
+
 async function started(env: Record<string, string>): Promise<RunningService> {
-  const running = await startServiceProcess(env);
+  const running = await startServiceProcess(env, startTimeoutMs);
   children.push(running);
   return running;
 }
 
 /** Runs the start to its exit: its exit code and everything it wrote. */
 async function failedStart(env: Record<string, string>): Promise<string> {
-  const outcome = await startServiceProcess(env).then(
+  const outcome = await startServiceProcess(env, startTimeoutMs).then(
     (running) => {
       children.push(running);
       return "started";
@@ -53,7 +56,7 @@ async function failedStart(env: Record<string, string>): Promise<string> {
 }
 
 // A start builds nothing but still loads every module and opens the embedded database: slow on a busy machine.
-describe.skipIf(target !== "embedded" || !serviceBuilt)("the dev start's simulator ports", { timeout: 90_000 }, () => {
+describe.skipIf(target !== "embedded" || !serviceBuilt)("the dev start's simulator ports", { timeout: 120_000 }, () => {
   let busy: Server | undefined;
   beforeAll(async () => {
     busy = await hold(4010);

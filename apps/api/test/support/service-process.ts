@@ -12,12 +12,12 @@ export interface RunningService {
   output: () => string;
 }
 
-/** Starts it with these environment variables over the test's own; resolves once it listens. */
-export function startServiceProcess(env: Record<string, string>): Promise<RunningService> {
+/** Starts it with these environment variables over the test's own; resolves once it listens (or after `timeoutMs`). */
+export function startServiceProcess(env: Record<string, string>, timeoutMs = 30_000): Promise<RunningService> {
   const child = spawn(process.execPath, [mainScript], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 30 s:\n${output}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`no start within ${timeoutMs / 1000} s:\n${output}`)), timeoutMs);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
