@@ -138,6 +138,11 @@ export type OperationMeta = {
   stepUp?: StepUp;
   /** The success is a file streamed in a media type of its own (a report's CSV), not the JSON envelope. */
   answers?: FileAnswer;
+  /**
+   * The success sends the browser elsewhere (Sign in with Google): the procedure returns `{ location }`,
+   * which REST answers as 302 with that Location (tRPC as JSON). The text describes the redirect.
+   */
+  redirects?: string;
 };
 
 /** The declared facts of a procedure by its tRPC path ("auth.register"), if it exists. */
