@@ -162,7 +162,6 @@ export function requestOf(client: Client): RequestInfo {
     ip: "203.0.113.7",
     localRequest: false,
     userAgent: "service-test",
-    origin: "http://service.test",
     getCookie: (name) => client.cookies.get(name),
     setCookie: (name, value) => void client.cookies.set(name, value),
     clearCookie: (name) => void client.cookies.delete(name),

@@ -24,7 +24,7 @@ export interface Redirect {
 
 /** The service's callback at Google: PUBLIC_URL's, else the address this request came to. */
 function callbackUrlOf(ctx: Context): string {
-  const base = ctx.deps.config.publicUrl ?? ctx.request.origin;
+  const base = ctx.deps.config.publicUrl ?? ctx.request.origin ?? ctx.deps.config.appUrl;
   return `${base.replace(/\/+$/, "")}${callbackPath}`;
 }
 
