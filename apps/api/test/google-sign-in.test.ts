@@ -91,7 +91,7 @@ describe.skipIf(skipThisTarget)("Sign in with Google", () => {
     it("refuses a redirect_uri the shop did not list (422), and needs the shop", async () => {
       const bad = await new Browser().go(`${t.url}/api/v1/auth/oidc/google/start?tenant=${shop.tenantId}&redirect_uri=${encodeURIComponent("https://evil.example/")}`);
       expect(bad.status).toBe(422);
-      expect((await bad.json()).error).toMatchObject({ code: "VALIDATION_ERROR", details: [expect.objectContaining({ path: "redirect_uri" })] });
+      expect(((await bad.json()) as { error: unknown }).error).toMatchObject({ code: "VALIDATION_ERROR", details: [expect.objectContaining({ path: "redirect_uri" })] });
       const none = await new Browser().go(`${t.url}/api/v1/auth/oidc/google/start?redirect_uri=${encodeURIComponent(demoPage)}`);
       expect(none.status).toBe(400);
       const byHeader = await new Browser().go(`${t.url}/api/v1/auth/oidc/google/start?redirect_uri=${encodeURIComponent(demoPage)}`, { headers: { "x-tenant-id": shop.tenantId } });
@@ -117,7 +117,7 @@ describe.skipIf(skipThisTarget)("Sign in with Google", () => {
       const trip = await throughGoogle(t, shop, { email: uniqueEmail("cookie") });
       const elsewhere = await new Browser().go(trip.callbackUrl);
       expect(elsewhere.status).toBe(401);
-      expect((await elsewhere.json()).error.code).toBe("INVALID_TOKEN");
+      expect(((await elsewhere.json()) as { error: { code: string } }).error.code).toBe("INVALID_TOKEN");
       const forged = new Browser();
       forged.jar.set(t.url, "google_sign_in", "v1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA.AAAA");
       expect((await forged.go(trip.callbackUrl)).status).toBe(401);

@@ -140,9 +140,9 @@ export type OperationMeta = {
   answers?: FileAnswer;
   /**
    * The success sends the browser elsewhere (Sign in with Google): the procedure returns `{ location }`,
-   * which REST answers as 302 with that Location (tRPC as JSON). The text describes the redirect.
+   * which REST answers as 302 with that Location (tRPC as JSON); described, with an example Location.
    */
-  redirects?: string;
+  redirects?: { description: string; example: string };
 };
 
 /** The declared facts of a procedure by its tRPC path ("auth.register"), if it exists. */

@@ -187,10 +187,11 @@ function answerFile(operation: Json, file: FileAnswer): void {
 }
 
 /** An operation that sends the browser elsewhere (`redirects`): its success is a 302 with a Location, no body. */
-function answerRedirect(operation: Json, description: string): void {
+function answerRedirect(operation: Json, redirect: { description: string; example: string }): void {
   const responses = (operation.responses ?? {}) as Record<string, Json>;
   delete responses["200"];
-  responses["302"] = { description, headers: { Location: { description: "Where the browser goes next", schema: { type: "string", format: "uri" } } } };
+  const location = { description: "Where the browser goes next", schema: { type: "string", format: "uri" }, example: redirect.example };
+  responses["302"] = { description: redirect.description, headers: { Location: location } };
 }
 
 /**

@@ -29,7 +29,12 @@ export const googleRouter = createTRPCRouter({
   start: navigationProcedure(startTenantOf)
     .meta({
       ipLimited: true,
-      redirects: "To Google's sign-in page, with state, nonce and a PKCE S256 challenge bound to a short-lived HttpOnly cookie.",
+      redirects: {
+        description: "To Google's sign-in page, with state, nonce and a PKCE S256 challenge bound to a short-lived HttpOnly cookie.",
+        example:
+          "https://accounts.google.com/o/oauth2/v2/auth?client_id=1234-abc.apps.googleusercontent.com&response_type=code&scope=openid+email+profile" +
+          "&redirect_uri=https%3A%2F%2Fapi.shop.example%2Fapi%2Fv1%2Fauth%2Foidc%2Fgoogle%2Fcallback&state=…&nonce=…&code_challenge=…&code_challenge_method=S256",
+      },
       openapi: {
         method: "GET",
         path: "/api/v1/auth/oidc/google/start",
@@ -54,9 +59,12 @@ export const googleRouter = createTRPCRouter({
 
   callback: navigationProcedure(callbackTenantOf)
     .meta({
-      redirects:
-        "To the app's redirect_uri, signed in (the refresh cookie set); with `#otp_token=…` when the account has two-factor " +
-        "(finish with /api/v1/auth/otp/validate); with `?error=<CODE>` when anything failed (INVALID_TOKEN, ACCOUNT_EXISTS, …).",
+      redirects: {
+        description:
+          "To the app's redirect_uri, signed in (the refresh cookie set); with `#otp_token=…` when the account has two-factor " +
+          "(finish with /api/v1/auth/otp/validate); with `?error=<CODE>` when anything failed (INVALID_TOKEN, ACCOUNT_EXISTS, …).",
+        example: "https://shop.example/account",
+      },
       openapi: {
         method: "GET",
         path: "/api/v1/auth/oidc/google/callback",
