@@ -1,5 +1,6 @@
 /** What every screen gets from main.ts: the client, the signed-in customer and the ways to change screen. */
 import type { MtejaClient } from "@mteja/client";
+import type { GoogleReturn } from "./google.js";
 
 type Api = MtejaClient["api"];
 export type Me = Awaited<ReturnType<Api["profile"]["me"]["query"]>>["data"];
@@ -18,6 +19,8 @@ export interface Shell {
   /** Forgets the customer and shows the sign-in screen. */
   signedOut(): void;
   go(screen: ScreenName): void;
+  /** This load is the return from Sign in with Google with an error or a two-factor step (read once). */
+  googleReturn?: GoogleReturn | undefined;
 }
 
 /** A screen draws itself into an element; `signal` aborts when it is replaced (to end subscriptions). */
