@@ -72,6 +72,15 @@ function readBody(request: IncomingMessage): Promise<string> {
   });
 }
 
+function forgetSession(request: IncomingMessage): void {
+  const kept = (request.headers.cookie ?? "")
+    .split(";")
+    .map((pair) => pair.trim())
+    .filter((pair) => pair !== "" && !pair.startsWith("_session"));
+  if (kept.length) request.headers.cookie = kept.join("; ");
+  else delete request.headers.cookie;
+}
+
 function answerJson(response: ServerResponse, status: number, body: unknown): void {
   response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
 }
@@ -143,6 +152,9 @@ export function buildGoogleSimulator(options: { logger?: (line: string) => void 
         if (done) return;
         if (!provider) return answerJson(response, 503, { error: "not listening yet" });
         options.logger?.(`${request.method} ${url.pathname}`);
+        // Every sign-in shows the page (unlike Google, which remembers who signed in), so a developer
+        // or a test can be anyone each time: a new authorization request never sees the last session.
+        if (url.pathname === "/auth") forgetSession(request);
         return provider.callback()(request, response);
       })
       .catch((error: unknown) => {
