@@ -105,4 +105,15 @@ describe.skipIf(skipThisTarget)("linking a Google account", () => {
     expect([last.status, last.body.error.code]).toEqual([409, "LAST_SIGN_IN_METHOD"]);
     expect((await client().get("/api/v1/auth/me", onlyGoogle.body.data.access_token)).body.data.identities).toHaveLength(1);
   });
+
+  it("forgets the link when the account is erased: the same Google account then makes a new account", async () => {
+    const user = await registerUser(client());
+    const googleEmail = uniqueEmail("erased");
+    expect((await client().post(linkPath, { id_token: await idToken(googleEmail) }, user.accessToken)).status).toBe(201);
+    const erased = await client().request("DELETE", "/api/v1/auth/me", { token: user.accessToken, body: { password: user.password } });
+    expect(erased.status, JSON.stringify(erased.body)).toBe(200);
+    const again = await client().post("/api/v1/auth/oidc/google/id-token", { id_token: await idToken(googleEmail) });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(again.body.data.user.id).not.toBe(user.id);
+  });
 });

@@ -54,8 +54,3 @@ export async function unlink(tx: AnyClient, userId: string, provider: string): P
 export async function noteEmail(db: AnyClient, id: string, email: string | null): Promise<void> {
   await prismaOf(db).userIdentity.updateMany({ where: { id }, data: { email } });
 }
-
-/** Every identity of the user goes (an erased account). */
-export async function removeAllOf(tx: AnyClient, userId: string): Promise<void> {
-  await prismaOf(tx).userIdentity.deleteMany({ where: { userId } });
-}
