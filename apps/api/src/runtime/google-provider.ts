@@ -5,7 +5,13 @@
  * iss, aud, exp). The issuer (OIDC_GOOGLE_ISSUER) is discovered at first use, not at start, and again
  * after a failed discovery; its keys are cached by the libraries.
  */
-import { GoogleRefusal, type GoogleClient, type GoogleIdentity, type GoogleIdentityProvider, type IdTokenCheck } from "@mteja/domain";
+import {
+  GoogleRefusal,
+  type GoogleClient,
+  type GoogleIdentity,
+  type GoogleIdentityProvider,
+  type IdTokenCheck,
+} from "@mteja/domain";
 import { createRemoteJWKSet, decodeJwt, jwtVerify, type JWTPayload } from "jose";
 import * as oidc from "openid-client";
 
@@ -28,8 +34,9 @@ export function createGoogleProvider(options: GoogleProviderOptions): GoogleIden
   let jwks: { uri: string; keys: ReturnType<typeof createRemoteJWKSet> } | undefined;
 
   function metadata(): Promise<oidc.ServerMetadata> {
+    const execute = insecure ? { execute: [oidc.allowInsecureRequests] } : {};
     discovered ??= oidc
-      .discovery(issuerUrl, "discovery", undefined, undefined, { timeout, ...(insecure ? { execute: [oidc.allowInsecureRequests] } : {}) })
+      .discovery(issuerUrl, "discovery", undefined, undefined, { timeout, ...execute })
       .then((configuration) => configuration.serverMetadata())
       .catch((error: unknown) => {
         discovered = undefined;
@@ -42,7 +49,8 @@ export function createGoogleProvider(options: GoogleProviderOptions): GoogleIden
     const key = `${client.clientId}\n${client.clientSecret}`;
     const known = configurations.get(key);
     if (known) return known;
-    const configuration = new oidc.Configuration(await metadata(), client.clientId, client.clientSecret, oidc.ClientSecretPost(client.clientSecret));
+    const authentication = oidc.ClientSecretPost(client.clientSecret);
+    const configuration = new oidc.Configuration(await metadata(), client.clientId, client.clientSecret, authentication);
     configuration.timeout = timeout;
     if (insecure) oidc.allowInsecureRequests(configuration);
     // The ID token from the token endpoint has its signature checked too, not only its claims.
@@ -53,7 +61,9 @@ export function createGoogleProvider(options: GoogleProviderOptions): GoogleIden
 
   function keysOf(meta: oidc.ServerMetadata) {
     if (!meta.jwks_uri) throw new Error("the issuer publishes no jwks_uri");
-    if (jwks?.uri !== meta.jwks_uri) jwks = { uri: meta.jwks_uri, keys: createRemoteJWKSet(new URL(meta.jwks_uri), { timeoutDuration: timeout * 1000 }) };
+    if (jwks?.uri !== meta.jwks_uri) {
+      jwks = { uri: meta.jwks_uri, keys: createRemoteJWKSet(new URL(meta.jwks_uri), { timeoutDuration: timeout * 1000 }) };
+    }
     return jwks.keys;
   }
 

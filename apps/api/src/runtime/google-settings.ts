@@ -20,7 +20,8 @@ export function checkGoogleSettings(s: { OIDC_GOOGLE_ISSUER?: string | undefined
   if (!s.OIDC_GOOGLE_ISSUER) return;
   const issuer = new URL(s.OIDC_GOOGLE_ISSUER);
   if (issuer.protocol === "http:" && !loopbackHosts.has(issuer.hostname)) {
-    ctx.addIssue({ code: "custom", path: ["OIDC_GOOGLE_ISSUER"], message: "OIDC_GOOGLE_ISSUER must be https unless it is on this machine (a local stand-in)" });
+    const message = "OIDC_GOOGLE_ISSUER must be https unless it is on this machine (a local stand-in)";
+    ctx.addIssue({ code: "custom", path: ["OIDC_GOOGLE_ISSUER"], message });
   }
 }
 

@@ -22,8 +22,15 @@ function simulatorWanted(settings: Settings): boolean {
   return settings.MTEJA_DEV_START && !settings.OIDC_GOOGLE_ISSUER && settings.NODE_ENV !== "production";
 }
 
-export async function createGoogleRuntime(settings: Settings, db: Database, cipher: DataCipher, logger: Logger, now: () => Date): Promise<GoogleRuntime> {
-  const dev = simulatorWanted(settings) ? await startDevGoogle(settings, logger, [`${serviceUrl(settings)}${callbackPath}`]) : undefined;
+export async function createGoogleRuntime(
+  settings: Settings,
+  db: Database,
+  cipher: DataCipher,
+  logger: Logger,
+  now: () => Date,
+): Promise<GoogleRuntime> {
+  const callbacks = [`${serviceUrl(settings)}${callbackPath}`];
+  const dev = simulatorWanted(settings) ? await startDevGoogle(settings, logger, callbacks) : undefined;
   if (dev) await giveDemoShopTheSimulator(settings, db, cipher, dev);
   return {
     provider: createGoogleProvider({ issuer: dev?.issuer ?? settings.OIDC_GOOGLE_ISSUER ?? googleIssuer, now }),

@@ -5,7 +5,14 @@
 import { prismaOf, type AnyClient } from "./clients.js";
 
 /** Stores the nonce; nonces of the client's tenant that expired before `createdAt` unused go at the same time. */
-export async function create(db: AnyClient, nonce: { tenantId: string; nonceHash: string; expiresAt: Date; createdAt: Date }): Promise<void> {
+export interface NewNonce {
+  tenantId: string;
+  nonceHash: string;
+  expiresAt: Date;
+  createdAt: Date;
+}
+
+export async function create(db: AnyClient, nonce: NewNonce): Promise<void> {
   await prismaOf(db).oidcNonce.deleteMany({ where: { expiresAt: { lt: nonce.createdAt } } });
   await prismaOf(db).oidcNonce.create({ data: nonce });
 }

@@ -65,9 +65,10 @@ async function createForGoogle(ctx: TenantCtx, identity: GoogleIdentity): Promis
       passwordHash: null,
       ...(locale ? { preferences: { locale } } : {}),
     });
-    const linkedAt = deps.clock.now();
-    await identities.link(tx, { tenantId: tenant.id, userId: user.id, provider: GOOGLE, subject: identity.subject, email: identity.email, linkedAt });
-    await recordSecurityEvent(ctx, tx, tenant.id, { userId: user.id, type: "identity.linked", details: { provider: GOOGLE, account_created: true } });
+    const link = { tenantId: tenant.id, userId: user.id, provider: GOOGLE, subject: identity.subject, email: identity.email };
+    await identities.link(tx, { ...link, linkedAt: deps.clock.now() });
+    const details = { provider: GOOGLE, account_created: true };
+    await recordSecurityEvent(ctx, tx, tenant.id, { userId: user.id, type: "identity.linked", details });
     return user;
   });
 }

@@ -36,9 +36,11 @@ export async function linkGoogle(ctx: AuthedCtx, input: z.infer<typeof linkGoogl
       const before = await users.findById(tx, auth.sub);
       if (!before) throw invalidToken();
       const linkedAt = deps.clock.now();
-      await identities.link(tx, { tenantId: tenant.id, userId: auth.sub, provider: GOOGLE, subject: identity.subject, email: identity.email, linkedAt });
+      const link = { tenantId: tenant.id, userId: auth.sub, provider: GOOGLE, subject: identity.subject, email: identity.email };
+      await identities.link(tx, { ...link, linkedAt });
       const { sessionsEnded } = await secureSignInFactorChange(ctx, tx, before, "google_linked");
-      await recordSecurityEvent(ctx, tx, tenant.id, { userId: auth.sub, type: "identity.linked", details: { provider: GOOGLE, sessions_ended: sessionsEnded } });
+      const details = { provider: GOOGLE, sessions_ended: sessionsEnded };
+      await recordSecurityEvent(ctx, tx, tenant.id, { userId: auth.sub, type: "identity.linked", details });
       return { view: viewOf({ provider: GOOGLE, email: identity.email, linkedAt }), notified: true };
     });
     if (linked.notified) {
@@ -60,6 +62,7 @@ export async function unlinkGoogle(ctx: AuthedCtx): Promise<void> {
     const user = await users.lockForSignInMethods(tx, tenant.id, auth.sub);
     if (!user) throw invalidToken();
     if (!(await identities.findOf(tx, auth.sub, GOOGLE))) throw new DomainError("NOT_FOUND", "google.not_linked");
+    // Passkeys are counted by their own area once it exists beside this one (docs/step-up.md#the-last-way-in).
     const methods = { hasPassword: user.passwordHash !== null, phoneVerified: user.phoneVerified, googleLinked: true, passkeys: 0 };
     if (methodsLeftWithout(methods, "google") === 0) throw new DomainError("LAST_SIGN_IN_METHOD");
     await identities.unlink(tx, auth.sub, GOOGLE);

@@ -50,7 +50,12 @@ export async function startGoogleSignIn(ctx: TenantCtx, input: z.infer<typeof go
   if (!client.redirectUris.includes(input.redirect_uri)) {
     throw new DomainError("VALIDATION_ERROR", undefined, { details: [{ path: "redirect_uri", message: "detail.redirect_uri_not_listed" }] });
   }
-  const request = { callbackUrl: callbackUrlOf(ctx), state: randomToken(deps.random), nonce: randomToken(deps.random), codeVerifier: randomToken(deps.random) };
+  const request = {
+    callbackUrl: callbackUrlOf(ctx),
+    state: randomToken(deps.random),
+    nonce: randomToken(deps.random),
+    codeVerifier: randomToken(deps.random),
+  };
   const location = await deps.google.authorizationUrl(client, request).catch((cause: unknown) => {
     throw serviceUnavailable(cause);
   });
@@ -70,8 +75,9 @@ export async function finishGoogleSignIn(ctx: TenantCtx, input: z.infer<typeof g
     if (input.state !== saved.state) throw invalidGoogleToken();
     const client = googleClientOf(ctx.deps, ctx.tenant);
     const query = Object.fromEntries(Object.entries(input).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+    const expected = { expectedState: saved.state, expectedNonce: saved.nonce, codeVerifier: saved.codeVerifier };
     const identity = await ctx.deps.google
-      .redeem(client, { callbackUrl: saved.callbackUrl, query, expectedState: saved.state, expectedNonce: saved.nonce, codeVerifier: saved.codeVerifier })
+      .redeem(client, { callbackUrl: saved.callbackUrl, query, ...expected })
       .catch((cause: unknown) => {
         throw cause instanceof GoogleRefusal ? invalidGoogleToken() : serviceUnavailable(cause);
       });
@@ -79,7 +85,9 @@ export async function finishGoogleSignIn(ctx: TenantCtx, input: z.infer<typeof g
     if (result.requires_otp) return { location: `${saved.redirectUri}#otp_token=${encodeURIComponent(result.otp_token)}` };
     return { location: saved.redirectUri };
   } catch (error) {
-    if (!(error instanceof DomainError)) ctx.deps.logger.error({ tenantId: ctx.tenant.id, error: error instanceof Error ? error.message : "unknown" }, "Google sign-in failed");
+    if (!(error instanceof DomainError)) {
+      ctx.deps.logger.error({ tenantId: ctx.tenant.id, error: error instanceof Error ? error.message : "unknown" }, "Google sign-in failed");
+    }
     const code = toErrorEnvelope(error).body.error.code;
     const back = new URL(saved.redirectUri);
     back.searchParams.set("error", code);
