@@ -41,8 +41,11 @@ describe.skipIf(skipThisTarget)("linking a Google account", () => {
     expect(linked.body.data).toEqual({ provider: "google", email: googleEmail, linked_at: expect.any(String) });
     const me = await client().get("/api/v1/auth/me", user.accessToken);
     expect(me.body.data.identities).toEqual([linked.body.data]);
-    // A new way in: the other session is over.
+    // A new way in: the other session is over, and the account's email is told.
     expect((await client().get("/api/v1/auth/me", elsewhere.body.data.access_token)).status).toBe(401);
+    const notice = await t.deps.db.unscoped("test").mailOutbox.findFirstOrThrow({ where: { toAddress: user.email, kind: "googleLinked" } });
+    expect(notice.subject).toBe(`A Google account was linked to your Shop ${shop.tenantId} account`);
+    expect(notice.textBody).toContain("you were signed out on your other devices");
     const events = await client().get("/api/v1/auth/me/security-events", user.accessToken);
     expect(events.body.data.security_events).toContainEqual(expect.objectContaining({ type: "identity.linked", details: { provider: "google", sessions_ended: 1 } }));
     // Google now signs in to this account, whatever its own email.
