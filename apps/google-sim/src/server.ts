@@ -1,3 +1,4 @@
+/// <reference path="./oidc-provider.d.ts" />
 /**
  * A local stand-in for Google's OpenID provider (docs/sign-in.md#sign-in-with-google): a real OpenID
  * Connect provider (`oidc-provider`) with discovery, the authorization-code flow with PKCE, signed ID
