@@ -5,15 +5,9 @@
  * back as `?error=<CODE>`, a two-factor account as `#otp_token=…`: read once at load, then removed
  * from the address bar.
  */
-import type { Shell } from "./shell.js";
+import type { GoogleReturn, Shell } from "./shell.js";
 import { h, notice } from "./ui.js";
 import { t } from "./text.js";
-
-/** What the return from Google said, if this load is one. */
-export interface GoogleReturn {
-  error?: string;
-  otpToken?: string;
-}
 
 /** Reads `?error=` and `#otp_token=` from the address and takes them out of it. */
 export function takeGoogleReturn(): GoogleReturn | undefined {

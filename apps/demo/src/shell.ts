@@ -1,12 +1,17 @@
 /** What every screen gets from main.ts: the client, the signed-in customer and the ways to change screen. */
 import type { MtejaClient } from "@mteja/client";
-import type { GoogleReturn } from "./google.js";
 
 type Api = MtejaClient["api"];
 export type Me = Awaited<ReturnType<Api["profile"]["me"]["query"]>>["data"];
 
 export const screenNames = ["account", "two-factor", "addresses", "checkout", "devices", "my-data"] as const;
 export type ScreenName = (typeof screenNames)[number];
+
+/** What the return from Sign in with Google said, if this load is one (google.ts). */
+export interface GoogleReturn {
+  error?: string;
+  otpToken?: string;
+}
 
 export interface Shell {
   mteja: MtejaClient;
