@@ -7,7 +7,8 @@
  * is the code's RefNo, or a till payment with no account.
  */
 import { accepted, invalidField, type DarajaAnswer, type JsonBody } from "./answers.js";
-import type { C2bPayRequest, C2bPayResult } from "./c2b.js";
+import { simulatedApi } from "./api.js";
+import { createC2bOperations, type C2bPayRequest, type C2bPayResult } from "./c2b.js";
 import { text, wholeAmount } from "./fields.js";
 import { qrLikePng, readPng } from "./png.js";
 
@@ -98,3 +99,16 @@ export function createDynamicQrOperations(pay: (request: C2bPayRequest) => Promi
 
   return { generate, scan };
 }
+
+/** Dynamic QR: a QR code (a PNG) to pay a paybill, till or phone. */
+export const dynamicQrApi = simulatedApi({
+  endpoints: [
+    {
+      path: "/mpesa/qrcode/v1/generate",
+      operation: "qrcode",
+      firstField: "MerchantName",
+      create: (context) => ({ answer: createDynamicQrOperations(createC2bOperations(context).pay).generate }),
+    },
+  ],
+  callbackKinds: [],
+});

@@ -12,6 +12,7 @@ import type { SimulationContext } from "./context.js";
 import { isAcceptableCallbackUrl, text } from "./fields.js";
 import type { C2bPayment, PullRegistration, StkPayment } from "./records.js";
 import { MSISDN, newRequestId } from "./wire.js";
+import { simulatedApi } from "./api.js";
 
 const SHORT_CODE = /^\d{5,7}$/;
 const PULL_DATE = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2})(?::(\d{2}))?$/;
@@ -175,3 +176,22 @@ export function createPullOperations(context: SimulationContext): PullOperations
 
   return { register, query };
 }
+
+/** Pull Transactions: register a short code, query its receipts. */
+export const pullApi = simulatedApi({
+  endpoints: [
+    {
+      path: "/pulltransactions/v1/register",
+      operation: "pullregister",
+      firstField: "ShortCode",
+      create: (context) => ({ answer: createPullOperations(context).register }),
+    },
+    {
+      path: "/pulltransactions/v1/query",
+      operation: "pullquery",
+      firstField: "ShortCode",
+      create: (context) => ({ answer: createPullOperations(context).query }),
+    },
+  ],
+  callbackKinds: [],
+});

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { normalisePhone, SIM_OUTCOMES, type DarajaSimulation } from "@mteja/simulated-daraja";
+import { normalisePhone, SIM_APIS, SIM_OUTCOMES, type DarajaSimulation } from "@mteja/simulated-daraja";
 import { z } from "zod";
 import { resetServerState } from "../state.js";
 import type { ServerState } from "../state.js";
@@ -13,7 +13,7 @@ const nextOutcomeSchema = z.object({
         normalisePhone(phone) ?? (context.addIssue({ code: "custom", message: "not a Kenyan mobile number" }), z.NEVER),
     )
     .optional(),
-  api: z.enum(["stk", "b2c", "reversal", "balance"]).optional(),
+  api: z.enum(SIM_APIS).optional(),
 });
 
 function jsonOf(body: unknown): unknown {

@@ -1,12 +1,11 @@
 /**
- * C2B (docs/daraja-simulator.md#c2b): the register URL (v1 and v2), and `POST /sim/c2b/pay`, the
- * customer paying the paybill (or till) from the M-Pesa menu; what they do is the simulation's
- * (@mteja/simulated-daraja's c2b.ts).
+ * C2B (docs/daraja-simulator.md#c2b): `POST /sim/c2b/pay`, the customer paying the paybill (or till)
+ * from the M-Pesa menu; what it does is the simulation's (@mteja/simulated-daraja's c2b.ts). The
+ * register URL is one of the Daraja routes (routes/daraja.ts).
  */
 import type { FastifyInstance } from "fastify";
 import { normalisePhone, type DarajaSimulation } from "@mteja/simulated-daraja";
 import { z } from "zod";
-import { darajaRoute } from "../http.js";
 
 const payRequestSchema = z.object({
   short_code: z
@@ -33,17 +32,7 @@ const payRequestSchema = z.object({
   lose_confirmation: z.boolean().default(false),
 });
 
-export function registerC2bRoutes(app: FastifyInstance, simulation: DarajaSimulation): void {
-  for (const version of ["v1", "v2"] as const) {
-    const register = darajaRoute(
-      simulation,
-      "ShortCode",
-      (body) => simulation.registerC2bUrls(body, version),
-      () => simulation.c2bProductRefusal(version),
-    );
-    app.post(`/mpesa/c2b/${version}/registerurl`, register);
-  }
-
+export function registerC2bPayRoute(app: FastifyInstance, simulation: DarajaSimulation): void {
   app.post("/sim/c2b/pay", async (request, reply) => {
     let json: unknown = {};
     try {

@@ -1,16 +1,10 @@
 /**
- * Pull Transactions (register, query) and Dynamic QR on Daraja's paths (docs/daraja-simulator.md#pull-transactions,
- * #dynamic-qr), and `POST /sim/qr/scan`, a customer scanning one of the simulator's QR codes and paying;
- * what they do is the simulation's (@mteja/simulated-daraja's pull.ts and dynamic-qr.ts).
+ * `POST /sim/qr/scan` (docs/daraja-simulator.md#dynamic-qr): a customer scanning one of the simulator's
+ * QR codes and paying; what it does is the simulation's (@mteja/simulated-daraja's dynamic-qr.ts).
  */
 import type { FastifyInstance } from "fastify";
 import { normalisePhone, type DarajaSimulation } from "@mteja/simulated-daraja";
 import { z } from "zod";
-import { darajaRoute } from "../http.js";
-
-export const PULL_REGISTER_PATH = "/pulltransactions/v1/register";
-export const PULL_QUERY_PATH = "/pulltransactions/v1/query";
-export const DYNAMIC_QR_PATH = "/mpesa/qrcode/v1/generate";
 
 const scanRequestSchema = z.object({
   qr_code: z.string().min(1),
@@ -27,11 +21,7 @@ const scanRequestSchema = z.object({
   lose_confirmation: z.boolean().default(false),
 });
 
-export function registerPullAndQrRoutes(app: FastifyInstance, simulation: DarajaSimulation): void {
-  app.post(PULL_REGISTER_PATH, darajaRoute(simulation, "ShortCode", (body) => simulation.pullRegister(body)));
-  app.post(PULL_QUERY_PATH, darajaRoute(simulation, "ShortCode", (body) => simulation.pullQuery(body)));
-  app.post(DYNAMIC_QR_PATH, darajaRoute(simulation, "MerchantName", (body) => simulation.dynamicQr(body)));
-
+export function registerQrScanRoute(app: FastifyInstance, simulation: DarajaSimulation): void {
   app.post("/sim/qr/scan", async (request, reply) => {
     let json: unknown = {};
     try {
