@@ -48,41 +48,43 @@ interface Row {
   body: JsonBody;
 }
 
-function c2bRow(payment: C2bPayment): Row {
-  const at = new Date(payment.at);
-  const buyGoods = payment.command === "CustomerBuyGoodsOnline";
+/** What a row of Pull shows of a payment the short code received, by C2B or by STK. */
+interface Received {
+  at: Date;
+  receipt: string;
+  phone: string;
+  command: string | null;
+  account: string | null;
+  amount: number;
+}
+
+function receivedRow({ at, receipt, phone, command, account, amount }: Received): Row {
+  const buyGoods = command === "CustomerBuyGoodsOnline";
   return {
     at,
     body: {
-      transactionId: payment.transId,
+      transactionId: receipt,
       trxDate: trxDate(at),
-      msisdn: Number(payment.phone),
+      msisdn: Number(phone),
       sender: "JOHN DOE",
       transactiontype: buyGoods ? "c2b-buy-goods-debit" : "c2b-pay-bill-debit",
-      billreference: buyGoods ? "" : (payment.account ?? ""),
-      amount: `${payment.amount}.00`,
+      billreference: buyGoods ? "" : (account ?? ""),
+      amount: `${amount}.00`,
       organizationname: SIM_ORGANIZATION_NAME,
     },
   };
 }
 
-function stkRow(payment: StkPayment & { receipt: string; settledAt: string }): Row {
-  const at = new Date(payment.settledAt);
-  const buyGoods = payment.transactionType === "CustomerBuyGoodsOnline";
-  return {
-    at,
-    body: {
-      transactionId: payment.receipt,
-      trxDate: trxDate(at),
-      msisdn: Number(payment.phone),
-      sender: "JOHN DOE",
-      transactiontype: buyGoods ? "c2b-buy-goods-debit" : "c2b-pay-bill-debit",
-      billreference: buyGoods ? "" : (payment.accountReference ?? ""),
-      amount: `${payment.amount}.00`,
-      organizationname: SIM_ORGANIZATION_NAME,
-    },
-  };
-}
+const c2bRow = (payment: C2bPayment): Row =>
+  receivedRow({ ...payment, at: new Date(payment.at), receipt: payment.transId, account: payment.account ?? null });
+
+const stkRow = (payment: StkPayment & { receipt: string; settledAt: string }): Row =>
+  receivedRow({
+    ...payment,
+    at: new Date(payment.settledAt),
+    command: payment.transactionType,
+    account: payment.accountReference ?? null,
+  });
 
 const settledWithReceipt = (payment: StkPayment): payment is StkPayment & { receipt: string; settledAt: string } =>
   payment.settled && payment.receipt !== null && payment.settledAt !== null;

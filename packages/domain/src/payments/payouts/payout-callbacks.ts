@@ -12,6 +12,7 @@ import {
 import { payouts } from "@mteja/db";
 import type { PaymentPorts } from "../shared/ports.js";
 import type { CallbackAuthority } from "../shared/callback-tokens.js";
+import type { Parse } from "../shared/flow.js";
 import { refusalOf } from "../shared/callback-authority.js";
 import { applyStoredCallback, recordOutcomeWith, refusedVerdict, type StoredApplyResult } from "../shared/stored-callback.js";
 import { settlePayout, type PayoutOutcome } from "./payout-settlement.js";
@@ -82,11 +83,12 @@ function readPayoutCallback(kind: PayoutCallbackKind, body: unknown): Read {
   }
 }
 
-export function parsePayoutCallback(kind: PayoutCallbackKind, body: unknown): { ok: true; value: PayoutCallback } | { ok: false; error: string } {
+export function parsePayoutCallback(kind: PayoutCallbackKind, body: unknown): Parse<PayoutCallback> {
   const read = readPayoutCallback(kind, body);
   if (!read.ok) return read;
   const { ids, outcome } = read.value;
-  return { ok: true, value: { kind, ids, outcome, correlationId: ids.originatorConversationId ?? ids.conversationId ?? null } };
+  const correlationId = ids.originatorConversationId ?? ids.conversationId ?? null;
+  return { ok: true, value: { kind, ids, outcome, correlationId }, correlationId };
 }
 
 /** Applies a stored payout callback once, under the payout's row lock, if its token speaks for that payout. */

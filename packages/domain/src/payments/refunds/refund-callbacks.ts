@@ -20,6 +20,7 @@ import {
 import { refunds, type RefundModel } from "@mteja/db";
 import type { PaymentPorts } from "../shared/ports.js";
 import type { CallbackAuthority } from "../shared/callback-tokens.js";
+import { correlated, type Parse } from "../shared/flow.js";
 import { refusalOf } from "../shared/callback-authority.js";
 import {
   applyStoredCallback,
@@ -64,7 +65,11 @@ function statusOutcome(r: TransactionStatusResult): RefundOutcome {
   };
 }
 
-export function parseRefundCallback(kind: RefundCallbackKind, body: unknown): Parsed {
+export function parseRefundCallback(kind: RefundCallbackKind, body: unknown): Parse<RefundCallback> {
+  return correlated(readRefundCallback(kind, body));
+}
+
+function readRefundCallback(kind: RefundCallbackKind, body: unknown): Parsed {
   switch (kind) {
     case "reversal_result": {
       const parsed = parseReversalResult(body);
