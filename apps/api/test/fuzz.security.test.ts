@@ -26,7 +26,7 @@ const trpcRunsPerOperation = 12;
 const knownCodes = new Set(Object.keys(errorStatus));
 
 interface Operation {
-  /** The procedure behind it (trpc-to-openapi's operationId is its path with dots as hyphens); none for a Daraja callback. */
+  /** The procedure behind it (trpc-to-openapi's operationId is its path with dots as hyphens); a callback has none. */
   procedure: string | undefined;
   method: string;
   path: string;

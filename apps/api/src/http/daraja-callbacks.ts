@@ -141,7 +141,10 @@ function callbackOperation(kind: string, { summary, body, answered }: CallbackDo
 /** The callback endpoints in the OpenAPI document, in the registry's order, and the scheme of their token. */
 export function darajaCallbackOpenApi() {
   const paths = Object.fromEntries(
-    callbackRoutes.map((route) => [`${CALLBACK_ROUTE_PREFIX}/${route.path}`, callbackOperation(route.kind, route.openapi)]),
+    callbackRoutes.map(({ kind, path, openapi }) => [
+      `${CALLBACK_ROUTE_PREFIX}/${path}`,
+      callbackOperation(kind, openapi),
+    ]),
   );
   return { paths, securitySchemes: { [CALLBACK_TOKEN_SCHEME]: callbackTokenScheme } };
 }

@@ -4,8 +4,9 @@
  * register URL is one of the Daraja routes (routes/daraja.ts).
  */
 import type { FastifyInstance } from "fastify";
-import { normalisePhone, type DarajaSimulation } from "@mteja/simulated-daraja";
+import type { DarajaSimulation } from "@mteja/simulated-daraja";
 import { z } from "zod";
+import { controlBody, kenyanPhone } from "../control-body.js";
 
 const payRequestSchema = z.object({
   short_code: z
@@ -14,12 +15,7 @@ const payRequestSchema = z.object({
     .optional(),
   account: z.string().max(20).default(""),
   amount: z.number().int().positive(),
-  phone: z
-    .string()
-    .transform(
-      (phone, context) =>
-        normalisePhone(phone) ?? (context.addIssue({ code: "custom", message: "not a Kenyan mobile number" }), z.NEVER),
-    )
+  phone: kenyanPhone
     .default("254708374149"),
   /** How MSISDN is sent: masked (v2, default), hashed (SHA-256 hex of the 12 digits) or plain (older payloads). */
   msisdn: z.enum(["masked", "hashed", "plain"]).default("masked"),
@@ -34,16 +30,9 @@ const payRequestSchema = z.object({
 
 export function registerC2bPayRoute(app: FastifyInstance, simulation: DarajaSimulation): void {
   app.post("/sim/c2b/pay", async (request, reply) => {
-    let json: unknown = {};
-    try {
-      json =
-        typeof request.body === "string" && request.body.trim() !== "" ? (JSON.parse(request.body) as unknown) : {};
-    } catch {
-      return reply.code(400).send({ error: "body is not JSON" });
-    }
-    const parsed = payRequestSchema.safeParse(json);
-    if (!parsed.success) return reply.code(400).send({ error: z.prettifyError(parsed.error) });
-    const { short_code: shortCode, repeat_confirmation: repeatConfirmation, lose_confirmation: loseConfirmation, ...pay } = parsed.data;
-    return simulation.c2bPay({ ...pay, shortCode, repeatConfirmation, loseConfirmation });
+    const paid = controlBody(request, reply, payRequestSchema);
+    if (!paid) return reply;
+    const { short_code: shortCode, repeat_confirmation: repeatConfirmation, lose_confirmation, ...pay } = paid;
+    return simulation.c2bPay({ ...pay, shortCode, repeatConfirmation, loseConfirmation: lose_confirmation });
   });
 }

@@ -3,17 +3,13 @@
  * QR codes and paying; what it does is the simulation's (@mteja/simulated-daraja's dynamic-qr.ts).
  */
 import type { FastifyInstance } from "fastify";
-import { normalisePhone, type DarajaSimulation } from "@mteja/simulated-daraja";
+import type { DarajaSimulation } from "@mteja/simulated-daraja";
 import { z } from "zod";
+import { controlBody, kenyanPhone } from "../control-body.js";
 
 const scanRequestSchema = z.object({
   qr_code: z.string().min(1),
-  phone: z
-    .string()
-    .transform(
-      (phone, context) =>
-        normalisePhone(phone) ?? (context.addIssue({ code: "custom", message: "not a Kenyan mobile number" }), z.NEVER),
-    )
+  phone: kenyanPhone
     .default("254708374149"),
   msisdn: z.enum(["masked", "hashed", "plain"]).default("masked"),
   validation: z.boolean().default(true),
@@ -23,15 +19,9 @@ const scanRequestSchema = z.object({
 
 export function registerQrScanRoute(app: FastifyInstance, simulation: DarajaSimulation): void {
   app.post("/sim/qr/scan", async (request, reply) => {
-    let json: unknown = {};
-    try {
-      json = typeof request.body === "string" && request.body.trim() !== "" ? (JSON.parse(request.body) as unknown) : {};
-    } catch {
-      return reply.code(400).send({ error: "body is not JSON" });
-    }
-    const parsed = scanRequestSchema.safeParse(json);
-    if (!parsed.success) return reply.code(400).send({ error: z.prettifyError(parsed.error) });
-    const { qr_code: qrCode, lose_confirmation: loseConfirmation, ...payer } = parsed.data;
+    const scan = controlBody(request, reply, scanRequestSchema);
+    if (!scan) return reply;
+    const { qr_code: qrCode, lose_confirmation: loseConfirmation, ...payer } = scan;
     const scanned = await simulation.qrScan({ qrCode, loseConfirmation, ...payer });
     if (!scanned.ok) return reply.code(400).send({ error: scanned.error });
     return { qr: scanned.qr, ...scanned.payment };

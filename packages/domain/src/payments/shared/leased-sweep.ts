@@ -156,7 +156,11 @@ export interface StatusQuerySweep<Row extends ClaimedForStatus> {
     due: { statuses: readonly string[]; now: Date; leaseUntil: Date; limit: number },
   ): Promise<Row[]>;
   /** The repository's write to a row only while its status is still one of `status`; true when it did. */
-  updateIfStill(db: TenantDb, still: { id: string; status: readonly string[] }, changes: OpenRowChanges): Promise<boolean>;
+  updateIfStill(
+    db: TenantDb,
+    still: { id: string; status: readonly string[] },
+    changes: OpenRowChanges,
+  ): Promise<boolean>;
   /** Sends the Transaction Status query; its result callback settles the row. */
   query(client: DarajaClient, row: Row): Promise<unknown>;
   /** Log fields naming the row. */

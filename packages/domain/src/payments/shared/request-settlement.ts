@@ -81,7 +81,8 @@ export function decideRequestOutcome<Row extends SettledRequest, Outcome extends
   if (outcome.source === "timeout" || outcome.status === "UNKNOWN") {
     const timedOut = outcome.source === "timeout";
     const already = row.status === "UNKNOWN";
-    if (already && (timedOut || rules.unknownAgain === "duplicate")) return { outcome: "duplicate", statusChanged: false };
+    const duplicate = already && (timedOut || rules.unknownAgain === "duplicate");
+    if (duplicate) return { outcome: "duplicate", statusChanged: false };
     const why = timedOut
       ? `timed out at Daraja: ${outcome.resultDesc}`
       : `unrecognised ResultCode ${outcome.resultCode ?? "(none)"} (${outcome.resultDesc})`;
