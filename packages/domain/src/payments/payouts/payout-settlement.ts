@@ -10,7 +10,7 @@ import {
   decideRequestOutcome,
   settleRequest,
   type RequestOutcome,
-  type SettlementRules,
+  type RequestSettlement,
 } from "../shared/request-settlement.js";
 import type { RecordOutcome, SettlementDecision, SettlementTx } from "../shared/stored-callback.js";
 
@@ -21,34 +21,33 @@ export interface PayoutOutcome extends RequestOutcome {
 
 export type PayoutDecision = SettlementDecision<RowChanges<PayoutModel>>;
 
-const payoutRules: SettlementRules<PayoutModel, PayoutOutcome> = {
-  amountIs: "the payout is for",
-  // Callers pass the payout's own ConversationID (for a status result: the queried transaction's, not the query's).
-  ids: (payout, outcome) =>
-    payout.conversationId === null && outcome.conversationId ? { conversationId: outcome.conversationId } : {},
-  settled: (outcome) => ({
-    ...(outcome.transactionId ? { transactionId: outcome.transactionId } : {}),
-    ...(outcome.receiverName ? { receiverName: outcome.receiverName } : {}),
-  }),
-  unknownAgain: "kept",
+const payoutSettlement: RequestSettlement<PayoutModel, PayoutOutcome> = {
+  rules: {
+    amountIs: "the payout is for",
+    // Callers pass the payout's own ConversationID (for a status result: the queried transaction's, not the query's).
+    ids: (payout, outcome) =>
+      payout.conversationId === null && outcome.conversationId ? { conversationId: outcome.conversationId } : {},
+    settled: (outcome) => ({
+      ...(outcome.transactionId ? { transactionId: outcome.transactionId } : {}),
+      ...(outcome.receiverName ? { receiverName: outcome.receiverName } : {}),
+    }),
+    unknownAgain: "kept",
+  },
+  settle: payouts.settle,
+  event: payoutSettledEvent,
 };
 
 export function decidePayoutOutcome(payout: PayoutModel, outcome: PayoutOutcome, now: Date): PayoutDecision {
-  return decideRequestOutcome(payout, outcome, now, payoutRules);
+  return decideRequestOutcome(payout, outcome, now, payoutSettlement.rules);
 }
 
-/**
- * Applies an outcome to a payout whose row lock the transaction holds. `eventIds`: the id of the event
- * a change of status writes, in the update's own statement.
- */
-export async function settlePayout(
+/** Applies an outcome to a payout whose row lock the transaction holds (shared/request-settlement.ts). */
+export function settlePayout(
   tx: SettlementTx,
   payout: PayoutModel,
   outcome: PayoutOutcome,
   now: Date,
   writes: { eventIds: EventIds; recordOutcome?: RecordOutcome },
-): Promise<{ decision: PayoutDecision; payout: PayoutModel }> {
-  const decision = decidePayoutOutcome(payout, outcome, now);
-  const table = { settle: payouts.settle, event: payoutSettledEvent };
-  return { decision, payout: await settleRequest(tx, payout, decision, now, table, writes) };
+): Promise<{ decision: PayoutDecision; row: PayoutModel }> {
+  return settleRequest(tx, payout, outcome, now, payoutSettlement, writes);
 }

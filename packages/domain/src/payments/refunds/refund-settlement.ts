@@ -11,7 +11,7 @@ import {
   decideRequestOutcome,
   settleRequest,
   type RequestOutcome,
-  type SettlementRules,
+  type RequestSettlement,
 } from "../shared/request-settlement.js";
 import type { RecordOutcome, SettlementDecision, SettlementTx } from "../shared/stored-callback.js";
 import { refundSettledEvent } from "./refund-events.js";
@@ -26,24 +26,6 @@ export interface RefundOutcome extends RequestOutcome {
 
 export type RefundDecision = SettlementDecision<RowChanges<RefundModel>>;
 
-const refundRules: SettlementRules<RefundModel, RefundOutcome> = {
-  amountIs: "the refund is of",
-  mismatch(refund, outcome) {
-    if (outcome.originalReceipt === undefined || outcome.originalReceipt === refund.originalReceipt) return undefined;
-    const reversed = refund.originalReceipt ?? "nothing (a B2C refund)";
-    const flagReason = `receipt mismatch: the refund reverses ${reversed}, Daraja says ${outcome.originalReceipt}`;
-    return { outcome: "flagged", flagReason, statusChanged: false };
-  },
-  ids,
-  settled: (outcome) => (outcome.status === "SUCCESS" && outcome.receipt ? { receipt: outcome.receipt } : {}),
-  unknownAgain: "duplicate",
-  lastErrorMax: 500,
-};
-
-export function decideRefundOutcome(refund: RefundModel, outcome: RefundOutcome, now: Date): RefundDecision {
-  return decideRequestOutcome(refund, outcome, now, refundRules);
-}
-
 /**
  * Daraja's ids, kept when the request's own answer never brought them (a B2C refund's
  * OriginatorConversationID is ours).
@@ -55,22 +37,40 @@ function ids(refund: RefundModel, outcome: RefundOutcome): RowChanges<RefundMode
   return originatorConversationId ? { conversationId, originatorConversationId } : {};
 }
 
-/**
- * Applies an outcome to a refund whose row lock the transaction holds. `eventIds`: the id of the event a
- * change of status writes, in the update's own statement.
- */
-export async function settleRefund(
+const refundSettlement: RequestSettlement<RefundModel, RefundOutcome> = {
+  rules: {
+    amountIs: "the refund is of",
+    mismatch(refund, outcome) {
+      if (outcome.originalReceipt === undefined || outcome.originalReceipt === refund.originalReceipt) return undefined;
+      const reversed = refund.originalReceipt ?? "nothing (a B2C refund)";
+      const flagReason = `receipt mismatch: the refund reverses ${reversed}, Daraja says ${outcome.originalReceipt}`;
+      return { outcome: "flagged", flagReason, statusChanged: false };
+    },
+    ids,
+    settled: (outcome) => (outcome.status === "SUCCESS" && outcome.receipt ? { receipt: outcome.receipt } : {}),
+    unknownAgain: "duplicate",
+    lastErrorMax: 500,
+  },
+  settle: refunds.settle,
+  event: refundSettledEvent,
+  async afterChange(tx, refund, now, eventIds) {
+    if (refund.status === "SUCCESS" && refund.method === "reversal") {
+      await recordPaymentReversed(tx, refund.paymentId, now, eventIds);
+    }
+  },
+};
+
+export function decideRefundOutcome(refund: RefundModel, outcome: RefundOutcome, now: Date): RefundDecision {
+  return decideRequestOutcome(refund, outcome, now, refundSettlement.rules);
+}
+
+/** Applies an outcome to a refund whose row lock the transaction holds (shared/request-settlement.ts). */
+export function settleRefund(
   tx: SettlementTx,
   refund: RefundModel,
   outcome: RefundOutcome,
   now: Date,
   writes: { eventIds: EventIds; recordOutcome?: RecordOutcome },
-): Promise<{ decision: RefundDecision; refund: RefundModel }> {
-  const decision = decideRefundOutcome(refund, outcome, now);
-  const table = { settle: refunds.settle, event: refundSettledEvent };
-  const updated = await settleRequest(tx, refund, decision, now, table, writes);
-  if (decision.statusChanged && updated.status === "SUCCESS" && updated.method === "reversal") {
-    await recordPaymentReversed(tx, updated.paymentId, now, writes.eventIds);
-  }
-  return { decision, refund: updated };
+): Promise<{ decision: RefundDecision; row: RefundModel }> {
+  return settleRequest(tx, refund, outcome, now, refundSettlement, writes);
 }

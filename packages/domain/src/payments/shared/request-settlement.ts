@@ -111,32 +111,38 @@ export function decideRequestOutcome<Row extends SettledRequest, Outcome extends
   return { outcome: "applied", statusChanged: true, changes };
 }
 
-/** A flow's table and event, for `settleRequest`. */
-export interface SettlementWrites<Row> {
+/** A flow's settlement: its rules, its table and its event, for `settleRequest`. */
+export interface RequestSettlement<Row extends SettledRequest, Outcome extends RequestOutcome> {
+  rules: SettlementRules<Row, Outcome>;
   /** Writes the changes (with the callback's outcome and the event) in one statement; undefined: handled elsewhere. */
   settle(tx: SettlementTx, id: string, changes: RowChanges<Row>, writes: SettleWrites): Promise<Row | undefined>;
   /** The event a change of status writes (none for a status that has none). */
   event(row: Row, at: Date): NewEvent | undefined;
+  /** What else a change of status writes, in the same transaction (a reversal's payment.reversed). */
+  afterChange?(tx: SettlementTx, row: Row, now: Date, eventIds: EventIds): Promise<void>;
 }
 
 /**
- * Applies a decision to a request whose row lock the transaction holds. `eventIds`: the id of the event a
- * change of status writes, in the update's own statement.
+ * Decides an outcome for a request whose row lock the transaction holds, and applies it. `eventIds`: the id
+ * of the event a change of status writes, in the update's own statement.
  */
-export async function settleRequest<Row extends SettledRequest>(
+export async function settleRequest<Row extends SettledRequest, Outcome extends RequestOutcome>(
   tx: SettlementTx,
   row: Row,
-  decision: SettlementDecision<RowChanges<Row>>,
+  outcome: Outcome,
   now: Date,
-  table: SettlementWrites<Row>,
+  settlement: RequestSettlement<Row, Outcome>,
   { eventIds, recordOutcome }: { eventIds: EventIds; recordOutcome?: RecordOutcome },
-): Promise<Row> {
-  if (!decision.changes) return row;
-  const event = decision.statusChanged ? table.event(changedRow(row, decision.changes), now) : undefined;
-  return settledRow(
-    await table.settle(tx, row.id, decision.changes, {
+): Promise<{ decision: SettlementDecision<RowChanges<Row>>; row: Row }> {
+  const decision = decideRequestOutcome(row, outcome, now, settlement.rules);
+  if (!decision.changes) return { decision, row };
+  const event = decision.statusChanged ? settlement.event(changedRow(row, decision.changes), now) : undefined;
+  const updated = settledRow(
+    await settlement.settle(tx, row.id, decision.changes, {
       unlessHandled: recordOutcome?.(decision),
       event: event && eventRowOf(event, eventIds),
     }),
   );
+  if (decision.statusChanged) await settlement.afterChange?.(tx, updated, now, eventIds);
+  return { decision, row: updated };
 }
