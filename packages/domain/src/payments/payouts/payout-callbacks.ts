@@ -15,7 +15,8 @@ import type { CallbackAuthority } from "../shared/callback-tokens.js";
 import type { Parse } from "../shared/flow.js";
 import { refusalOf } from "../shared/callback-authority.js";
 import { applyStoredCallback, recordOutcomeWith, refusedVerdict, type StoredApplyResult } from "../shared/stored-callback.js";
-import { settlePayout, type PayoutOutcome } from "./payout-settlement.js";
+import { settleRequest } from "../shared/request-settlement.js";
+import { payoutSettlement, type PayoutOutcome } from "./payout-settlement.js";
 import { eventIdsFrom } from "../../webhooks/events.js";
 
 export type PayoutCallbackKind = "b2c_result" | "b2c_timeout" | "b2c_status";
@@ -103,7 +104,8 @@ export async function applyStoredPayoutCallback(deps: PaymentPorts, callbackId: 
     const refusal = refusalOf(authority, payout);
     if (refusal !== undefined) return refusedVerdict(refusal);
     const link = { payoutId: payout.id };
-    const { decision } = await settlePayout(tx, payout, outcome, now, { eventIds: eventIdsFrom(deps.random), recordOutcome: recordOutcomeWith(recorder, link) });
+    const writes = { eventIds: eventIdsFrom(deps.random), recordOutcome: recordOutcomeWith(recorder, link) };
+    const { decision } = await settleRequest(tx, payout, outcome, now, payoutSettlement, writes);
     return { recorded: true, outcome: decision.outcome, flagReason: decision.flagReason, link };
   });
   return result;

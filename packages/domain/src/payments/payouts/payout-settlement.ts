@@ -5,14 +5,12 @@
  */
 import { payouts, type PayoutModel, type RowChanges } from "@mteja/db";
 import { payoutSettledEvent } from "./payout-events.js";
-import type { EventIds } from "../../webhooks/events.js";
 import {
   decideRequestOutcome,
-  settleRequest,
   type RequestOutcome,
   type RequestSettlement,
 } from "../shared/request-settlement.js";
-import type { RecordOutcome, SettlementDecision, SettlementTx } from "../shared/stored-callback.js";
+import type { SettlementDecision } from "../shared/stored-callback.js";
 
 export interface PayoutOutcome extends RequestOutcome {
   transactionId?: string | undefined;
@@ -21,7 +19,8 @@ export interface PayoutOutcome extends RequestOutcome {
 
 export type PayoutDecision = SettlementDecision<RowChanges<PayoutModel>>;
 
-const payoutSettlement: RequestSettlement<PayoutModel, PayoutOutcome> = {
+/** Its rules, table and event, for shared/request-settlement.ts's settleRequest. */
+export const payoutSettlement: RequestSettlement<PayoutModel, PayoutOutcome> = {
   rules: {
     amountIs: "the payout is for",
     // Callers pass the payout's own ConversationID (for a status result: the queried transaction's, not the query's).
@@ -39,15 +38,4 @@ const payoutSettlement: RequestSettlement<PayoutModel, PayoutOutcome> = {
 
 export function decidePayoutOutcome(payout: PayoutModel, outcome: PayoutOutcome, now: Date): PayoutDecision {
   return decideRequestOutcome(payout, outcome, now, payoutSettlement.rules);
-}
-
-/** Applies an outcome to a payout whose row lock the transaction holds (shared/request-settlement.ts). */
-export function settlePayout(
-  tx: SettlementTx,
-  payout: PayoutModel,
-  outcome: PayoutOutcome,
-  now: Date,
-  writes: { eventIds: EventIds; recordOutcome?: RecordOutcome },
-): Promise<{ decision: PayoutDecision; row: PayoutModel }> {
-  return settleRequest(tx, payout, outcome, now, payoutSettlement, writes);
 }

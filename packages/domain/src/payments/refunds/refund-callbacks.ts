@@ -29,7 +29,8 @@ import {
   type StoredApplyResult,
 } from "../shared/stored-callback.js";
 import { eventIdsFrom } from "../../webhooks/events.js";
-import { settleRefund, type RefundOutcome } from "./refund-settlement.js";
+import { settleRequest } from "../shared/request-settlement.js";
+import { refundSettlement, type RefundOutcome } from "./refund-settlement.js";
 
 export type RefundCallbackKind =
   | "reversal_result"
@@ -196,7 +197,8 @@ export async function applyStoredRefundCallback(
       return { recorded: true, outcome: "flagged", flagReason, link };
     }
     const settlement = { eventIds: eventIdsFrom(deps.random), recordOutcome: recordOutcomeWith(recorder, link) };
-    const { decision } = await settleRefund(tx, refund, asRefundOutcome(refund, callback), now, settlement);
+    const outcome = asRefundOutcome(refund, callback);
+    const { decision } = await settleRequest(tx, refund, outcome, now, refundSettlement, settlement);
     return { recorded: true, outcome: decision.outcome, flagReason: decision.flagReason, link };
   });
   return result;

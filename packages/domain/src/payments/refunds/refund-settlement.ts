@@ -5,15 +5,13 @@
  * the refund's receipt, and a reversal's SUCCESS also writes payment.reversed, in the same transaction.
  */
 import { refunds, type RefundModel, type RowChanges } from "@mteja/db";
-import type { EventIds } from "../../webhooks/events.js";
 import { recordPaymentReversed } from "../shared/settled-events.js";
 import {
   decideRequestOutcome,
-  settleRequest,
   type RequestOutcome,
   type RequestSettlement,
 } from "../shared/request-settlement.js";
-import type { RecordOutcome, SettlementDecision, SettlementTx } from "../shared/stored-callback.js";
+import type { SettlementDecision } from "../shared/stored-callback.js";
 import { refundSettledEvent } from "./refund-events.js";
 
 export interface RefundOutcome extends RequestOutcome {
@@ -37,7 +35,8 @@ function ids(refund: RefundModel, outcome: RefundOutcome): RowChanges<RefundMode
   return originatorConversationId ? { conversationId, originatorConversationId } : {};
 }
 
-const refundSettlement: RequestSettlement<RefundModel, RefundOutcome> = {
+/** Its rules, table and event, for shared/request-settlement.ts's settleRequest. */
+export const refundSettlement: RequestSettlement<RefundModel, RefundOutcome> = {
   rules: {
     amountIs: "the refund is of",
     mismatch(refund, outcome) {
@@ -62,15 +61,4 @@ const refundSettlement: RequestSettlement<RefundModel, RefundOutcome> = {
 
 export function decideRefundOutcome(refund: RefundModel, outcome: RefundOutcome, now: Date): RefundDecision {
   return decideRequestOutcome(refund, outcome, now, refundSettlement.rules);
-}
-
-/** Applies an outcome to a refund whose row lock the transaction holds (shared/request-settlement.ts). */
-export function settleRefund(
-  tx: SettlementTx,
-  refund: RefundModel,
-  outcome: RefundOutcome,
-  now: Date,
-  writes: { eventIds: EventIds; recordOutcome?: RecordOutcome },
-): Promise<{ decision: RefundDecision; row: RefundModel }> {
-  return settleRequest(tx, refund, outcome, now, refundSettlement, writes);
 }
