@@ -6,6 +6,7 @@
  * its payouts and reversals), or 2001 for a wrong initiator. A chosen outcome (api "balance") sends a
  * time-out notice instead (QueueTimeOutURL only), nothing, or the Result twice.
  */
+import { ACCOUNT_BALANCE_PATH } from "@mteja/daraja";
 import { accepted, invalidField, type DarajaAnswer, type JsonBody } from "./answers.js";
 import type { SimulationContext } from "./context.js";
 import { isAcceptableCallbackUrl, text } from "./fields.js";
@@ -148,7 +149,7 @@ export function createAccountBalanceOperation(context: SimulationContext): Accou
 export const accountBalanceApi = simulatedApi({
   endpoints: [
     {
-      path: "/mpesa/accountbalance/v1/query",
+      path: ACCOUNT_BALANCE_PATH,
       operation: "accountbalance",
       firstField: "Initiator",
       create: (context) => ({ answer: createAccountBalanceOperation(context) }),

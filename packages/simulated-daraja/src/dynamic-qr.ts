@@ -7,6 +7,7 @@
  * is the code's RefNo, or a till payment with no account.
  */
 import { accepted, invalidField, type DarajaAnswer, type JsonBody } from "./answers.js";
+import { DYNAMIC_QR_PATH } from "@mteja/daraja";
 import { simulatedApi } from "./api.js";
 import { createC2bOperations, type C2bPayRequest, type C2bPayResult } from "./c2b.js";
 import { text, wholeAmount } from "./fields.js";
@@ -104,7 +105,7 @@ export function createDynamicQrOperations(pay: (request: C2bPayRequest) => Promi
 export const dynamicQrApi = simulatedApi({
   endpoints: [
     {
-      path: "/mpesa/qrcode/v1/generate",
+      path: DYNAMIC_QR_PATH,
       operation: "qrcode",
       firstField: "MerchantName",
       create: (context) => ({ answer: createDynamicQrOperations(createC2bOperations(context).pay).generate }),

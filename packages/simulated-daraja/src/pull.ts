@@ -7,6 +7,7 @@
  * live sandbox sends), lower-case row keys, `msisdn` a JSON number, `amount` a decimal string,
  * `trxDate` with `+03:00`, rows in a list of lists.
  */
+import { PULL_QUERY_PATH, PULL_REGISTER_PATH } from "@mteja/daraja";
 import { accepted, darajaError, invalidField, type DarajaAnswer, type JsonBody } from "./answers.js";
 import type { SimulationContext } from "./context.js";
 import { isAcceptableCallbackUrl, text } from "./fields.js";
@@ -183,13 +184,13 @@ export function createPullOperations(context: SimulationContext): PullOperations
 export const pullApi = simulatedApi({
   endpoints: [
     {
-      path: "/pulltransactions/v1/register",
+      path: PULL_REGISTER_PATH,
       operation: "pullregister",
       firstField: "ShortCode",
       create: (context) => ({ answer: createPullOperations(context).register }),
     },
     {
-      path: "/pulltransactions/v1/query",
+      path: PULL_QUERY_PATH,
       operation: "pullquery",
       firstField: "ShortCode",
       create: (context) => ({ answer: createPullOperations(context).query }),
