@@ -14,8 +14,17 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { raw, rawToken, startSimulator, type RunningSimulator } from "./harness.js";
 
-const endpoints = SIMULATED_APIS.flatMap((api) => api.endpoints);
-const unreadable = (field: string) => [400, expect.objectContaining({ errorMessage: `Bad Request - Invalid ${field}` })];
+interface Endpoint {
+  path: string;
+  operation: string;
+  firstField: string;
+}
+
+const endpoints = SIMULATED_APIS.flatMap((api): Endpoint[] => [...api.endpoints]);
+const unreadable = (field: string) => [
+  400,
+  expect.objectContaining({ errorMessage: `Bad Request - Invalid ${field}` }),
+];
 
 describe("the simulator's Daraja routes", () => {
   let sim: RunningSimulator;
