@@ -80,7 +80,7 @@ const examples: Record<string, unknown> = {
   town: "Nairobi",
   landmark: "Opposite the Hilton",
   amount: 100,
-  reference: "ORDER-1001",
+  reference: "ORDER1001",
   description: "Order 1001",
   checkoutRequestId: "ws_CO_191220191020363925",
   "x-tenant-id": "default",
