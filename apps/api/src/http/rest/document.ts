@@ -106,8 +106,14 @@ const methods = ["get", "post", "put", "patch", "delete"] as const;
  */
 export function describeOperations(document: OpenAPIObject, router: AnyRouter): OpenAPIObject {
   const metaByOperation = new Map<string, OperationMeta>();
-  for (const [, meta] of operationMetas(router)) {
-    if (meta.openapi) metaByOperation.set(`${meta.openapi.method.toUpperCase()} ${meta.openapi.path}`, meta);
+  const bodyRulesByOperation = new Map<string, Json>();
+  const procedures = router._def.procedures as Record<string, { _def?: { inputs?: unknown[] } }>;
+  for (const [name, meta] of operationMetas(router)) {
+    if (!meta.openapi) continue;
+    const key = `${meta.openapi.method.toUpperCase()} ${meta.openapi.path}`;
+    metaByOperation.set(key, meta);
+    const rules = bodyRulesOf(procedures[name]?._def?.inputs?.[0]);
+    if (rules) bodyRulesByOperation.set(key, rules);
   }
 
   // A JSON copy, not structuredClone: the generator shares response objects between operations.
@@ -130,6 +136,7 @@ export function describeOperations(document: OpenAPIObject, router: AnyRouter): 
       if (meta?.acceptedDescription) answerAcceptedToo(operation, meta.acceptedDescription);
       if (meta?.answers) answerFile(operation, meta.answers);
       if (method === "delete") moveQueryToBody(operation);
+      addBodyRules(operation, bodyRulesByOperation.get(`${method.toUpperCase()} ${path}`));
       addRequestExamples(operation);
       addExamples(operation, components.schemas);
       describeErrors(operation, errorsOf(meta, operation));
@@ -161,6 +168,20 @@ const errorEnvelopeSchema = {
   },
   required: ["success", "message", "error"],
 };
+
+/**
+ * The rules an input object declares about its fields together (`.meta({ anyOf: [...] })`: stkpush's
+ * "amount or intent_id"). trpc-to-openapi keeps only an input's title, description and examples.
+ */
+function bodyRulesOf(input: unknown): Json | undefined {
+  const meta = (input as { meta?: () => Json | undefined } | undefined)?.meta?.();
+  return Array.isArray(meta?.anyOf) ? { anyOf: meta.anyOf } : undefined;
+}
+
+function addBodyRules(operation: Json, rules: Json | undefined): void {
+  const schema = (operation.requestBody as { content?: Record<string, { schema?: Json }> } | undefined)?.content?.["application/json"]?.schema;
+  if (schema && rules) Object.assign(schema, rules);
+}
 
 /** Operations that create a resource answer 201 (`successStatus`), not the generator's 200. */
 function answerCreated(operation: Json): void {
@@ -350,7 +371,10 @@ function exampleOf(schema: Json | undefined, schemas: Json, name?: string, depth
   if (schema.const !== undefined) return schema.const;
   if (Array.isArray(schema.enum) && schema.enum.length) return schema.enum[0];
   if (schema.default !== undefined) return schema.default;
-  const branches = (schema.anyOf ?? schema.oneOf ?? schema.allOf) as Json[] | undefined;
+  // Branches that are only rules (a control-character pattern, "amount or intent_id") leave the example to the type.
+  const branches = ((schema.anyOf ?? schema.oneOf ?? schema.allOf) as Json[] | undefined)?.filter(
+    (branch) => branch.type !== undefined || branch.$ref !== undefined || branch.properties !== undefined,
+  );
   if (branches?.length) return exampleOf(branches.find((branch) => branch.type !== "null") ?? branches[0], schemas, name, depth + 1);
   const type = Array.isArray(schema.type) ? (schema.type as string[]).find((t) => t !== "null") : (schema.type as string | undefined);
   switch (type) {

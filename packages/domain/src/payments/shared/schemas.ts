@@ -72,7 +72,7 @@ export const stkPushInput = z.object({
   message: "amount must be a whole number of shillings",
   // Checked even when other fields fail, so a missing amount is reported beside them, as a required field's is.
   when: () => true,
-});
+}).meta({ anyOf: [{ required: ["amount"] }, { required: ["intent_id"] }] });
 export type StkPushInput = z.infer<typeof stkPushInput>;
 
 export const stkQueryInput = z.object({ checkoutRequestId: checkoutRequestIdField });
