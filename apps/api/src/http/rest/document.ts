@@ -139,7 +139,7 @@ export function describeOperations(document: OpenAPIObject, router: AnyRouter): 
       addBodyRules(operation, bodyRulesByOperation.get(`${method.toUpperCase()} ${path}`));
       addRequestExamples(operation);
       addExamples(operation, components.schemas);
-      describeErrors(operation, errorsOf(meta, operation));
+      describeErrors(operation, errorsOf(meta, operation, method));
       if (meta?.stepUp) markStepUp(operation, meta.stepUp);
       if (meta?.deprecated) markDeprecated(operation, meta.deprecated);
     }
@@ -211,11 +211,15 @@ function answerFile(operation: Json, file: FileAnswer): void {
  * header, input, `ipLimited`) and the ones its procedure declares in `openapi.errorResponses`, whose
  * text describes the status when there is one.
  */
-function errorsOf(meta: OperationMeta | undefined, operation: Json): Map<string, { description: string; codes: ErrorCode[] }> {
+function errorsOf(meta: OperationMeta | undefined, operation: Json, method: (typeof methods)[number]): Map<string, { description: string; codes: ErrorCode[] }> {
   const implied = new Map<string, ErrorCode[]>();
   const imply = (status: number, ...codes: ErrorCode[]) => implied.set(String(status), [...(implied.get(String(status)) ?? []), ...codes]);
   const parameters = (operation.parameters ?? []) as Json[];
-  if (operation.requestBody) imply(400, "MALFORMED_REQUEST");
+  // Before any operation runs: a URL that is not well-formed, a body that is not JSON (every method but GET
+  // reads one when sent, even where the operation takes none), a URL or headers over Node's limit.
+  imply(400, "MALFORMED_REQUEST");
+  if (method !== "get") imply(413, "PAYLOAD_TOO_LARGE");
+  imply(431, "MALFORMED_REQUEST");
   if (parameters.some((p) => p.in === "header" && String(p.name).toLowerCase() === "x-tenant-id" && p.required)) {
     imply(400, "TENANT_REQUIRED");
     imply(404, "TENANT_NOT_FOUND");
