@@ -11,7 +11,9 @@ import {
   type FileAnswer,
   type OperationMeta,
   type StepUp,
+  webhookEventCatalogue,
 } from "@mteja/domain";
+import { z } from "zod";
 import type { AnyRouter } from "@trpc/server";
 import { generateOpenApiDocument, type OpenAPIObject, type OpenApiRouter } from "trpc-to-openapi";
 
@@ -32,7 +34,54 @@ export function buildOpenApiDocument(router: OpenApiRouter, baseUrl: string, pla
     securitySchemes,
   });
   // Per-operation security, 201/202 answers, the error envelope, DELETE bodies.
-  return describeOperations(document, router);
+  return { ...describeOperations(document, router), webhooks: describeWebhooks() } as OpenAPIObject;
+}
+
+/**
+ * The events Mteja POSTs to a shop's endpoints (OpenAPI 3.1 `webhooks`), one per event type, each with
+ * the schema of its `data` from the event catalogue and the headers a receiver verifies
+ * (docs/webhooks.md#headers-and-signature).
+ */
+function describeWebhooks(): Record<string, unknown> {
+  const header = (description: string, example: string) => ({ required: true, description, schema: { type: "string" }, example });
+  return Object.fromEntries(
+    Object.entries(webhookEventCatalogue).map(([type, entry]) => {
+      const { $schema: _, ...data } = z.toJSONSchema(entry.data, { io: "output" }) as Record<string, unknown>;
+      const event = {
+        type: "object",
+        properties: {
+          id: { type: "string", pattern: "^evt_[0-9a-f]{32}$", description: "The event's id: the same on every retry." },
+          type: { type: "string", const: type },
+          created_at: { type: "string", format: "date-time" },
+          tenant_id: { type: "string" },
+          data,
+        },
+        required: ["id", "type", "created_at", "tenant_id", "data"],
+      };
+      const operation = {
+        operationId: `webhook-${type.replace(/[._]/g, "-")}`,
+        summary: entry.summary,
+        description: `The \`${type}\` event, POSTed to each enabled endpoint subscribed to it. Answer 2xx within 10 s; anything else is retried (docs/webhooks.md).`,
+        tags: ["webhooks"],
+        security: [],
+        parameters: [
+          { in: "header", name: "Mteja-Event-Id", ...header("The event's id.", "evt_4f1d2c3b5a6978e0d1c2b3a495867f70") },
+          { in: "header", name: "Mteja-Event-Type", ...header("The event's type.", type) },
+          {
+            in: "header",
+            name: "Mteja-Signature",
+            ...header("`t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.<raw body>\">` under the endpoint's secret.", "t=1795598043,v1=5257a869"),
+          },
+        ],
+        requestBody: { required: true, content: { "application/json": { schema: event } } },
+        responses: {
+          "200": { description: "Received (any 2xx): the delivery is done." },
+          "400": { description: "Refused (a bad signature, say): retried like any other failure." },
+        },
+      };
+      return [type, { post: operation }];
+    }),
+  );
 }
 
 /** Security schemes of the service, one per Credential of a procedure but "none". */
