@@ -6,6 +6,8 @@
 //                 (find the user, verify, insert the session and its refresh token, sign) and GET /api/v1/auth/me
 //   callback-hand-written, callback-statements, callback-optimistic
 //                 the STK callback routes of bench/hand-written-callback.mjs (with --callback-secret)
+// With --checkout <json> (bench/checkout.mjs: port, Daraja simulator, secrets), mteja is set up for a whole
+// checkout against the simulator and hand-written gains bench/hand-written-checkout.mjs's routes.
 // Prints "listening <url>" once it accepts requests; stops on SIGTERM.
 //   node bench/login-server.mjs --target <target> [--hasher processes|threads] [--callback-secret <hex>] --database <url> --key <hex>
 import { buildServer, createServices, readSettings } from "@mteja/api";
@@ -16,6 +18,7 @@ import jwt from "jsonwebtoken";
 import { createHash, generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
 import pg from "pg";
 import { startHandWrittenCallbacks, startMtejaStatementsByHand, startOptimisticByHand } from "./hand-written-callback.mjs";
+import { addHandWrittenCheckout } from "./hand-written-checkout.mjs";
 import { handWrittenMe } from "./hand-written-me.mjs";
 import { momoEnv } from "./targets.mjs";
 import { inTransaction } from "./pg-transaction.mjs";
@@ -36,7 +39,24 @@ const settings = readSettings({
   ...(process.env.PASSWORD_HASH_MAX_WAIT_MS ? { PASSWORD_HASH_MAX_WAIT_MS: process.env.PASSWORD_HASH_MAX_WAIT_MS } : {}),
   ...(process.env.ACCESS_TOKEN_CACHE_SIZE ? { ACCESS_TOKEN_CACHE_SIZE: process.env.ACCESS_TOKEN_CACHE_SIZE } : {}),
   ...(args["callback-secret"] ? momoEnv(args["callback-secret"]) : {}),
+  ...(args.checkout ? checkoutEnv(JSON.parse(args.checkout)) : {}),
 });
+const checkout = args.checkout ? JSON.parse(args.checkout) : undefined;
+
+/** Mteja's settings for a whole checkout: M-Pesa against the simulator, callbacks to this server, the admin API on. */
+function checkoutEnv(c) {
+  return {
+    ADMIN_API_KEY: c.adminKey,
+    WEBHOOK_ALLOW_PRIVATE_URLS: "true",
+    MOMO_BASE_URL: c.daraja.baseUrl,
+    MOMO_CONSUMER_KEY: c.daraja.consumerKey,
+    MOMO_CONSUMER_SECRET: c.daraja.consumerSecret,
+    MOMO_SHORTCODE: c.daraja.shortcode,
+    MOMO_PASSKEY: c.daraja.passkey,
+    MOMO_CALLBACK_URL: `${c.callbackBase}/api/momo/callback/stkpush`,
+    MOMO_CALLBACK_SECRET: c.callbackSecret,
+  };
+}
 const callbackRoutes = { "callback-hand-written": startHandWrittenCallbacks, "callback-statements": startMtejaStatementsByHand, "callback-optimistic": startOptimisticByHand };
 
 // Unknown emails cost a verify too, as in Mteja (same argon2id parameters: OWASP's first option).
@@ -63,7 +83,7 @@ if (args.target === "mteja") {
 console.log(`listening ${url}`);
 
 async function listen(app) {
-  await app.listen({ port: 0, host: "127.0.0.1" });
+  await app.listen({ port: checkout?.port ?? 0, host: "127.0.0.1" });
   return `http://127.0.0.1:${app.server.address().port}`;
 }
 // bench/memory.mjs starts the server with --expose-gc and asks for a full collection before it reads the
@@ -106,5 +126,11 @@ function handWritten() {
     return { success: true, data: { access_token, user: { id: user.id, name: user.name, email: user.email, role: user.role } } };
   });
   server.get("/api/v1/auth/me", handWrittenMe(pool, publicKey));
+  if (checkout) {
+    const { daraja, callbackSecret, webhookSecret, concurrency, callbackBase } = checkout;
+    const callbackUrl = `${callbackBase}/api/momo/callback/stkpush?token=${callbackSecret}`;
+    const routes = addHandWrittenCheckout(server, pool, { publicKey, daraja: { ...daraja, callbackUrl }, callbackSecret, webhookSecret, concurrency });
+    stops.unshift(() => routes.stop());
+  }
   return server;
 }
