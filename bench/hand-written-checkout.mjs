@@ -139,7 +139,7 @@ export function addHandWrittenCheckout(app, pool, { publicKey, daraja, callbackS
     return reply.header("cache-control", "no-store").send({ ResultCode: 0, ResultDesc: "Accepted" });
   });
 
-  const deliveries = startDeliveryLoop(pool, { webhookSecret, concurrency });
+  const deliveries = startDeliveryLoop(pool, { secretOf: () => webhookSecret, concurrency });
   return { stop: () => deliveries.stop() };
 }
 
@@ -151,27 +151,42 @@ function paymentObject(p) {
   };
 }
 
-/** Claim due deliveries (leased, skipping locked rows), POST each signed, mark it: up to `concurrency` at once. */
-function startDeliveryLoop(pool, { webhookSecret, concurrency }) {
+/**
+ * The hand-written delivery worker: claim due deliveries (leased, skipping locked rows), POST each signed,
+ * mark it; at most `concurrency` in flight, of them at most `tenantConcurrency` of one tenant (Mteja's
+ * WEBHOOK_CONCURRENCY and WEBHOOK_TENANT_CONCURRENCY). `secretOf(endpointId)`: the endpoint's signing secret.
+ */
+export function startDeliveryLoop(pool, { secretOf, concurrency, tenantConcurrency = concurrency }) {
   let inFlight = 0;
+  const perTenant = new Map();
   let stopped = false;
   let claiming = false;
   async function claim() {
     if (claiming || stopped || inFlight >= concurrency) return;
     claiming = true;
     try {
+      const full = [...perTenant].filter(([, n]) => n >= tenantConcurrency).map(([tenant]) => tenant);
       const { rows } = await pool.query(
         `UPDATE webhook_deliveries d SET locked_until = now() + interval '10 seconds', attempts = attempts + 1
           WHERE d.id IN (SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()
-                           AND (locked_until IS NULL OR locked_until < now()) ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-          RETURNING d.id, d.event_id, (SELECT url FROM webhook_endpoints e WHERE e.id = d.endpoint_id) AS url,
+                           AND (locked_until IS NULL OR locked_until < now()) AND tenant_id <> ALL($2::text[])
+                         ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+          RETURNING d.id, d.tenant_id, d.endpoint_id, d.event_id, (SELECT url FROM webhook_endpoints e WHERE e.id = d.endpoint_id) AS url,
                     (SELECT body FROM webhook_events v WHERE v.id = d.event_id) AS body, (SELECT type FROM webhook_events v WHERE v.id = d.event_id) AS type`,
-        [concurrency - inFlight],
+        [concurrency - inFlight, full],
       );
       for (const row of rows) {
+        const tenantCount = perTenant.get(row.tenant_id) ?? 0;
+        // Claimed beyond the tenant's cap within one batch: handed back for a later claim.
+        if (tenantCount >= tenantConcurrency) {
+          await pool.query("UPDATE webhook_deliveries SET locked_until = NULL, attempts = attempts - 1 WHERE id = $1", [row.id]);
+          continue;
+        }
         inFlight++;
+        perTenant.set(row.tenant_id, tenantCount + 1);
         deliver(row).finally(() => {
           inFlight--;
+          perTenant.set(row.tenant_id, perTenant.get(row.tenant_id) - 1);
           void claim();
         });
       }
@@ -181,7 +196,7 @@ function startDeliveryLoop(pool, { webhookSecret, concurrency }) {
   }
   async function deliver(row) {
     const t = Math.floor(Date.now() / 1000);
-    const signature = createHmac("sha256", webhookSecret).update(`${t}.${row.body}`).digest("hex");
+    const signature = createHmac("sha256", secretOf(row.endpoint_id)).update(`${t}.${row.body}`).digest("hex");
     let ok = false;
     try {
       const answer = await fetch(row.url, {

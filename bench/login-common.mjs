@@ -76,7 +76,7 @@ export async function prepare() {
  * Starts bench/login-server.mjs (pinned to core 0) and resolves once it listens. `nodeOptions`: more
  * options for the server's node (bench/memory.mjs passes --expose-gc, for `collect()`).
  */
-export function startServer({ target, hasher = "processes", database, key, callbackSecret, checkout, env = {}, nodeOptions = [] }) {
+export function startServer({ target, hasher = "processes", database, key, callbackSecret, checkout, settings, deliveries, env = {}, nodeOptions = [] }) {
   const command = pinned ? "taskset" : process.execPath;
   const argv = [
     ...(pinned ? ["-c", "0", process.execPath] : []),
@@ -85,6 +85,8 @@ export function startServer({ target, hasher = "processes", database, key, callb
     serverEntry, "--target", target, "--hasher", hasher, "--database", database, "--key", key,
     ...(callbackSecret ? ["--callback-secret", callbackSecret] : []),
     ...(checkout ? ["--checkout", JSON.stringify(checkout)] : []),
+    ...(settings ? ["--settings", JSON.stringify(settings)] : []),
+    ...(deliveries ? ["--deliveries", JSON.stringify(deliveries)] : []),
   ];
   const child = spawn(command, argv, { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...env } });
   let output = "";

@@ -6,8 +6,12 @@
 //                 (find the user, verify, insert the session and its refresh token, sign) and GET /api/v1/auth/me
 //   callback-hand-written, callback-statements, callback-optimistic
 //                 the STK callback routes of bench/hand-written-callback.mjs (with --callback-secret)
+//   webhooks-hand-written
+//                 the hand-written delivery loop of bench/hand-written-checkout.mjs alone (--deliveries <json>:
+//                 each endpoint's secret and the in-flight caps), for bench/webhooks.mjs
 // With --checkout <json> (bench/checkout.mjs: port, Daraja simulator, secrets), mteja is set up for a whole
 // checkout against the simulator and hand-written gains bench/hand-written-checkout.mjs's routes.
+// --settings <json>: more of Mteja's settings (bench/webhooks.mjs: the admin API, private webhook URLs).
 // Prints "listening <url>" once it accepts requests; stops on SIGTERM.
 //   node bench/login-server.mjs --target <target> [--hasher processes|threads] [--callback-secret <hex>] --database <url> --key <hex>
 import { buildServer, createServices, readSettings } from "@mteja/api";
@@ -18,7 +22,7 @@ import jwt from "jsonwebtoken";
 import { createHash, generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
 import pg from "pg";
 import { startHandWrittenCallbacks, startMtejaStatementsByHand, startOptimisticByHand } from "./hand-written-callback.mjs";
-import { addHandWrittenCheckout } from "./hand-written-checkout.mjs";
+import { addHandWrittenCheckout, startDeliveryLoop } from "./hand-written-checkout.mjs";
 import { handWrittenMe } from "./hand-written-me.mjs";
 import { momoEnv } from "./targets.mjs";
 import { inTransaction } from "./pg-transaction.mjs";
@@ -40,6 +44,7 @@ const settings = readSettings({
   ...(process.env.ACCESS_TOKEN_CACHE_SIZE ? { ACCESS_TOKEN_CACHE_SIZE: process.env.ACCESS_TOKEN_CACHE_SIZE } : {}),
   ...(args["callback-secret"] ? momoEnv(args["callback-secret"]) : {}),
   ...(args.checkout ? checkoutEnv(JSON.parse(args.checkout)) : {}),
+  ...(args.settings ? JSON.parse(args.settings) : {}),
 });
 const checkout = args.checkout ? JSON.parse(args.checkout) : undefined;
 
@@ -69,6 +74,14 @@ if (args.target === "mteja") {
   const services = await createServices(settings, silent, { db });
   const app = await buildServer({ settings, deps: services.deps, logger: false });
   stops.push(() => app.close(), () => services.close(), () => db.close());
+  url = await listen(app);
+} else if (args.target === "webhooks-hand-written") {
+  const { secrets, concurrency, tenantConcurrency } = JSON.parse(args.deliveries);
+  const pool = new pg.Pool({ connectionString: settings.DATABASE_URL, max: settings.DATABASE_POOL_MAX });
+  const loop = startDeliveryLoop(pool, { secretOf: (endpointId) => secrets[endpointId], concurrency, tenantConcurrency });
+  const app = Fastify({ logger: false });
+  app.get("/healthz", async () => ({ ok: true }));
+  stops.push(() => app.close(), () => loop.stop(), () => pool.end());
   url = await listen(app);
 } else if (callbackRoutes[args.target]) {
   const pool = new pg.Pool({ connectionString: settings.DATABASE_URL, max: settings.DATABASE_POOL_MAX });
