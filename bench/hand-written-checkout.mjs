@@ -5,7 +5,7 @@
 // the event and its deliveries, and a delivery loop POSTs each event, signed, to the shop's endpoint with
 // the same in-flight caps as Mteja's worker. Added to bench/login-server.mjs's hand-written server.
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
-import jwt from "jsonwebtoken";
+import { verifiedClaims } from "./hand-written-me.mjs";
 import { inTransaction } from "./pg-transaction.mjs";
 
 const sha256 = (text) => createHash("sha256").update(text).digest("hex");
@@ -48,13 +48,8 @@ export function addHandWrittenCheckout(app, pool, { publicKey, daraja, callbackS
   });
 
   app.post("/api/momo/stkpush", async (request, reply) => {
-    const bearer = /^Bearer (\S+)$/.exec(request.headers.authorization ?? "")?.[1];
-    let claims;
-    try {
-      claims = jwt.verify(bearer, publicKey, { algorithms: ["ES256"], issuer: "mteja", audience: "mteja" });
-    } catch {
-      return reply.code(401).send({ success: false });
-    }
+    const claims = verifiedClaims(request, publicKey);
+    if (!claims) return reply.code(401).send({ success: false });
     const { phone, intent_id: intentId } = request.body ?? {};
     const intent = (await pool.query("SELECT id, amount, reference, status FROM payment_intents WHERE id = $1 AND tenant_id = $2", [intentId, claims.tid])).rows[0];
     if (!intent || intent.status !== "requires_payment") return reply.code(409).send({ success: false });
