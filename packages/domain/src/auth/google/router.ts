@@ -33,7 +33,8 @@ export const googleRouter = createTRPCRouter({
         description: "To Google's sign-in page, with state, nonce and a PKCE S256 challenge bound to a short-lived HttpOnly cookie.",
         example:
           "https://accounts.google.com/o/oauth2/v2/auth?client_id=1234-abc.apps.googleusercontent.com&response_type=code&scope=openid+email+profile" +
-          "&redirect_uri=https%3A%2F%2Fapi.shop.example%2Fapi%2Fv1%2Fauth%2Foidc%2Fgoogle%2Fcallback&state=…&nonce=…&code_challenge=…&code_challenge_method=S256",
+          "&redirect_uri=https%3A%2F%2Fapi.shop.example%2Fapi%2Fv1%2Fauth%2Foidc%2Fgoogle%2Fcallback&state=q3Vt9xLw&nonce=Zp2Lk0Rw" +
+          "&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256",
       },
       openapi: {
         method: "GET",
