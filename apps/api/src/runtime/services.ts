@@ -46,6 +46,8 @@ import { resolveDataEncryptionKey } from "./secrets.js";
 import { startStatusNotices, type StatusNotices } from "./status-notices.js";
 import { createSharedStreamSlots } from "./shared-stream-slots.js";
 import { createRedisAccessTokenStore } from "./daraja-token-store.js";
+import { createPasswordRanges } from "./password-ranges.js";
+import { createCaptchaRuntime, warnOfCaptchaWithoutProvider } from "./captcha-runtime.js";
 
 export interface Services {
   deps: Deps;
@@ -150,6 +152,9 @@ export async function createServices(settings: Settings, logger: Logger, overrid
     const retention = createRetentionRuntime(settings, logger, () => deps);
     closers.add("pruning job", () => retention.close());
 
+    const captcha = await createCaptchaRuntime(settings, logger);
+    closers.add("CAPTCHA stand-in", () => captcha.close());
+
     const passwordHashing = createPasswordHashing(settings, logger);
     closers.add("password hashing", () => passwordHashing.close());
     const adminApiKey = adminApiKeyOf(settings);
@@ -175,6 +180,8 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       nudgeMail: () => mail.nudge(),
       nudgeSms: () => sms.nudge(),
       events: overrides.events ?? unobservedEvents,
+      passwordRanges: createPasswordRanges(settings),
+      captcha: captcha.verifier,
       daraja: payments.daraja,
       webhooks: webhooks.deps,
       reports: { batchSize: settings.REPORT_BATCH_SIZE },
@@ -203,6 +210,7 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       if (notices) closers.add("payment status listener", () => notices.close());
       statusListener = notices;
       await warnOfSharedC2bTokens(deps);
+      await warnOfCaptchaWithoutProvider(db, captcha.verifier.enabled, logger);
       payments.start();
       webhooks.start();
       retention.start();

@@ -11,8 +11,10 @@ import type { SmsPorts } from "../sms/ports.js";
 import type { PasswordHasher } from "./passwords.js";
 import type { RefreshSuccessor } from "./sessions/refresh-successor.js";
 import type { AccessTokens } from "./tokens/access-tokens.js";
+import type { BreachedPasswordPorts } from "./breached-passwords/ports.js";
+import type { CaptchaPorts } from "./captcha/ports.js";
 
-export interface AuthPorts extends SecurityEventPorts, SmsPorts {
+export interface AuthPorts extends SecurityEventPorts, SmsPorts, BreachedPasswordPorts, CaptchaPorts {
   random: Random;
   tokens: AccessTokens;
   passwords: PasswordHasher;

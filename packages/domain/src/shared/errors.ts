@@ -54,6 +54,10 @@ export const errorStatus = {
   // proof; reauthenticate/sms for an account without a verified phone.
   STEP_UP_REQUIRED: 403,
   NO_VERIFIED_PHONE: 409,
+  // CAPTCHA (docs/sign-in.md#captcha): a token missing or refused where the shop requires one; the
+  // verify API did not answer (fail-closed).
+  CAPTCHA_REQUIRED: 403,
+  CAPTCHA_UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;
