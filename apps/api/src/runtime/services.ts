@@ -47,7 +47,7 @@ import { startStatusNotices, type StatusNotices } from "./status-notices.js";
 import { createSharedStreamSlots } from "./shared-stream-slots.js";
 import { createRedisAccessTokenStore } from "./daraja-token-store.js";
 import { createPasswordRanges } from "./password-ranges.js";
-import { createCaptchaRuntime, warnOfCaptchaWithoutProvider } from "./captcha-runtime.js";
+import { createCaptchaRuntime, warnOfCaptchaWithoutProvider, type CaptchaRuntime } from "./captcha-runtime.js";
 
 export interface Services {
   deps: Deps;
@@ -61,6 +61,8 @@ export interface Services {
   webhooks: WebhooksRuntime;
   /** The pruning job (started here; stopped by close()). */
   retention: RetentionRuntime;
+  /** The CAPTCHA verifier, and on the dev start its local stand-in. */
+  captcha: CaptchaRuntime;
   /** The Redis that shares the abuse-limit counters, when REDIS_URL is set: its state for /readyz and /metrics. */
   rateLimitStore: RateLimitStore | undefined;
   /** On PostgreSQL, with the workers: the connection listening for payment status notices (/readyz, /metrics). */
@@ -222,6 +224,7 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       payments,
       webhooks,
       retention,
+      captcha,
       rateLimitStore,
       statusListener,
       close: () => closers.closeAll(),

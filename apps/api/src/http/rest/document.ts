@@ -300,6 +300,7 @@ function markCaptcha(operation: Json, flow: CaptchaFlow): void {
     required: false,
     description: `The CAPTCHA widget's token (Turnstile or hCaptcha), checked once: needed where the shop's settings.captcha.${flow} is "always".`,
     schema: { type: "string", maxLength: 2048 },
+    example: "0.AbCdEf-widget-token",
   });
   operation["x-captcha"] = { flow, header: "X-Captcha-Token" };
   const notice =
