@@ -494,7 +494,7 @@ describe.skipIf(skipThisTarget || target !== "embedded" || !haveChromium)("demo 
       // A guest sees only what it may use: no devices, no two-factor, no data export.
       await eventually(() => guestPage.locator("#tabs a").allTextContents()).toEqual(["Account", "Addresses", "Checkout"]);
       // A guest has no name for the recipient field to start with.
-      await eventually(() => guestPage.evaluate(() => location.hash)).toBe("#addresses");
+      await eventually(async () => new URL(guestPage.url()).hash).toBe("#addresses");
       await guestPage.locator("#address-form").getByLabel("Recipient").fill("Akinyi Odhiambo");
       await addAddress(guestPage, "en");
       await payWithMpesa(guestPage, "en");

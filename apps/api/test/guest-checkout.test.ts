@@ -95,7 +95,7 @@ describe.skipIf(skipThisTarget)("guest checkout", () => {
 
     const trpc = trpcClient(t.url, () => ({ authorization: `Bearer ${g.token}`, "x-tenant-id": "default" }));
     expect((await trpc.addresses.list.query()).data.addresses).toHaveLength(1);
-    const denied = await trpc.auth.listSessions.query().catch((error: unknown) => error);
+    const denied = await trpc.auth.listSessions.query({}).catch((error: unknown) => error);
     expect(denied).toBeInstanceOf(TRPCClientError);
     expect((denied as TRPCClientError<never>).data).toMatchObject({ httpStatus: 403 });
   });
