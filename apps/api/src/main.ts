@@ -34,6 +34,7 @@ async function main(): Promise<void> {
       rateLimitStore: services.rateLimitStore,
       statusListener: services.statusListener,
       darajaBaseUrl: services.payments.darajaBaseUrl,
+      captchaToken: services.captcha.dev?.issueToken,
     });
     app = server;
     const { PORT: port, HOST: host } = settings;

@@ -45,6 +45,8 @@ export interface BuildServerOptions {
   statusListener?: StatusListener | undefined;
   /** The Daraja the service calls (Services.payments.darajaBaseUrl), whose simulator the demo's phone pays through. */
   darajaBaseUrl?: string | undefined;
+  /** The dev start's CAPTCHA stand-in (Services.captcha.dev): the demo's widget tokens come from it. */
+  captchaToken?: (() => string) | undefined;
 }
 
 export function loggerOptions(settings: Settings): FastifyServerOptions["logger"] {
@@ -170,7 +172,7 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   if (settings.NODE_ENV !== "production") await app.register(demoPlugin, { dir: settings.DEMO_DIR ?? defaultDemoDir });
   if (settings.NODE_ENV !== "production") {
     const darajaUrl = options.darajaBaseUrl ?? settings.MOMO_BASE_URL;
-    await app.register(demoShopRoutes, { adminApiKey: deps.config.adminApiKey, darajaUrl, tenantId: deps.config.defaultTenantId });
+    await app.register(demoShopRoutes, { adminApiKey: deps.config.adminApiKey, darajaUrl, tenantId: deps.config.defaultTenantId, captchaToken: options.captchaToken });
   }
   await app.register(darajaCallbackPlugin, { deps, rejectedCallbacks: metrics.instruments.callbacksRejected });
   await app.register(smsCallbackPlugin, { deps });

@@ -169,6 +169,17 @@ const settingsSchema = z
       .min(1)
       .max(10_000)
       .default(1_000),
+    /**
+     * New passwords checked against Pwned Passwords by k-anonymity (docs/sign-in.md#breached-passwords).
+     * Default: on in production, off elsewhere (tests and the dev start reach no outside service).
+     */
+    PASSWORD_BREACH_CHECK: bool("PASSWORD_BREACH_CHECK").optional(),
+    PASSWORD_BREACH_API_URL: url("PASSWORD_BREACH_API_URL", /^https?$/).default("https://api.pwnedpasswords.com"),
+    /** CAPTCHA on the flows a shop asks for (docs/sign-in.md#captcha); unset is off (the dev start runs a stand-in). */
+    CAPTCHA_PROVIDER: z.enum(["turnstile", "hcaptcha", "off"], { error: "CAPTCHA_PROVIDER must be turnstile, hcaptcha or off" }).optional(),
+    CAPTCHA_SECRET: z.string().min(1).optional(),
+    /** Default: the provider's own siteverify URL. */
+    CAPTCHA_VERIFY_URL: url("CAPTCHA_VERIFY_URL", /^https?$/).optional(),
     ...momoSettingsShape,
     ...retentionSettingsShape,
     ...smsSettingsShape,
@@ -185,6 +196,9 @@ const settingsSchema = z
     if (s.WEBHOOK_TENANT_CONCURRENCY > s.WEBHOOK_CONCURRENCY) {
       ctx.addIssue({ code: "custom", path: ["WEBHOOK_TENANT_CONCURRENCY"], message: "WEBHOOK_TENANT_CONCURRENCY must be at most WEBHOOK_CONCURRENCY" });
     }
+    if ((s.CAPTCHA_PROVIDER === "turnstile" || s.CAPTCHA_PROVIDER === "hcaptcha") && !s.CAPTCHA_SECRET) {
+      ctx.addIssue({ code: "custom", path: ["CAPTCHA_SECRET"], message: `CAPTCHA_SECRET is required with CAPTCHA_PROVIDER=${s.CAPTCHA_PROVIDER}` });
+    }
     if (s.NODE_ENV === "production" && s.DATABASE_URL && !s.DATA_ENCRYPTION_KEY) {
       ctx.addIssue({ code: "custom", path: ["DATA_ENCRYPTION_KEY"], message: "DATA_ENCRYPTION_KEY is required in production on PostgreSQL" });
     }
@@ -193,6 +207,7 @@ const settingsSchema = z
     ...s,
     HOST: s.HOST ?? listenHost(s.NODE_ENV),
     SHUTDOWN_DRAIN_MS: s.SHUTDOWN_DRAIN_MS ?? drainMs(s.NODE_ENV),
+    PASSWORD_BREACH_CHECK: s.PASSWORD_BREACH_CHECK ?? s.NODE_ENV === "production",
   }));
 
 /** Outside production the dev conveniences are on, so by default nothing but this machine can reach them. */

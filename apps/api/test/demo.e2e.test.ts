@@ -525,6 +525,46 @@ describe.skipIf(skipThisTarget || target !== "embedded" || !haveChromium)("demo 
     }
   });
 
+  it("checks out as a guest (an address, a payment), then saves the details: the same account, now a customer's", { timeout: 60_000 }, async () => {
+    const guestPage = await browser.newPage();
+    guestPage.setDefaultTimeout(10_000);
+    guestPage.on("pageerror", (error) => pageErrors.push(error.message));
+    try {
+      await guestPage.goto(`${t.url}/demo/`);
+      await guestPage.locator("#guest-card").getByRole("button", { name: "Check out as a guest" }).click();
+      // A guest sees only what it may use: no devices, no two-factor, no data export.
+      await eventually(() => guestPage.locator("#tabs a").allTextContents()).toEqual(["Account", "Addresses", "Checkout"]);
+      // A guest has no name for the recipient field to start with.
+      await eventually(async () => new URL(guestPage.url()).hash).toBe("#addresses");
+      await guestPage.locator("#address-form").getByLabel("Recipient").fill("Akinyi Odhiambo");
+      await addAddress(guestPage, "en");
+      await payWithMpesa(guestPage, "en");
+
+      // The offer after paying: save the details, in place.
+      await guestPage.locator("#save-details-offer").click();
+      await eventually(() => guestPage.locator("#guest-state").textContent()).toBe("guest");
+      const email = uniqueEmail("guest-demo");
+      const save = guestPage.locator("#save-details");
+      await save.getByLabel("Full name").fill("Akinyi Odhiambo");
+      await save.getByLabel("Email").fill(email);
+      await save.getByLabel("Password").fill("a long unbreached passphrase");
+      await save.getByRole("button", { name: "Save your details" }).click();
+      await eventually(() => guestPage.locator("#signed-in-as").textContent()).toBe("Akinyi Odhiambo");
+      expect(await guestPage.locator("#guest-state").count()).toBe(0);
+      await eventually(() => guestPage.locator("#tabs a").count()).toBe(6);
+
+      // The same account: its address and payment stayed; the email waits for its link.
+      const db = t.deps.db.unscoped("test");
+      const user = await db.user.findFirstOrThrow({ where: { name: "Akinyi Odhiambo" } });
+      expect(user).toMatchObject({ role: "customer", email: null });
+      expect(await db.address.count({ where: { userId: user.id } })).toBe(1);
+      expect(await db.payment.count({ where: { userId: user.id, status: "SUCCESS" } })).toBe(1);
+      expect(await db.mailOutbox.count({ where: { toAddress: email, kind: "confirmEmailChange" } })).toBe(1);
+    } finally {
+      await guestPage.close();
+    }
+  });
+
   it("is not served in production (it follows live links from the dev outbox)", async () => {
     const production = await startTestApp({ NODE_ENV: "production", DEMO_DIR: demoDir });
     try {

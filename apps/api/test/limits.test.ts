@@ -266,6 +266,7 @@ describe.skipIf(skipHere)("default limits", () => {
       webhook_redeliveries_per_event: { points: 10, durationSeconds: 3600 },
       security_notices_per_account: { points: 5, durationSeconds: 3600 },
       two_factor_enables_per_account: { points: 3, durationSeconds: 3600 },
+      guests_per_ip: { points: 300, durationSeconds: 3600 },
     });
     expect(readSettings({}).RATE_LIMIT_RULES).toEqual({});
   });

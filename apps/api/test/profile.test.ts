@@ -38,6 +38,7 @@ describe.skipIf(skipThisTarget)("profile API", () => {
         email_verified: false,
         otp_enabled: false,
         role: null,
+        is_guest: false,
         preferences: {},
         identities: [],
       },

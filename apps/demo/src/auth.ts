@@ -6,6 +6,9 @@ import { emailChangeCard } from "./email-change.js";
 import { linkParams, mailCard, readOutbox } from "./outbox.js";
 import { phoneSignInCard } from "./phone.js";
 import { googleSignInCard } from "./google.js";
+import { captchaToken } from "./captcha.js";
+import { guestCard, saveDetailsCard } from "./guest.js";
+import { callOptions } from "@mteja/client";
 import type { Screen, Shell } from "./shell.js";
 import { button, field, h, notice, onSubmit } from "./ui.js";
 import { t } from "./text.js";
@@ -16,6 +19,7 @@ function signedOutView(shell: Shell): HTMLElement {
   return h(
     "section",
     { class: "grid" },
+    guestCard(shell),
     registerCard(shell),
     signInCard(shell),
     phoneSignInCard(shell, (otpToken, status, startOver) => otpStep(shell, otpToken, status, startOver)),
@@ -36,7 +40,8 @@ function registerCard(shell: Shell): HTMLElement {
   );
   onSubmit(form, status, async ({ name = "", email = "", phone = "", password = "" }) => {
     // register answers with an access token and sets the refresh cookie: the customer is signed in.
-    const result = await shell.mteja.api.auth.register.mutate({ name, email, password, ...(phone.trim() ? { phone } : {}) });
+    const captcha = await captchaToken();
+    const result = await shell.mteja.api.auth.register.mutate({ name, email, password, ...(phone.trim() ? { phone } : {}) }, callOptions(captcha ? { captchaToken: captcha } : {}));
     await shell.reload(result.message);
   });
   return h("article", { class: "card" }, h("h2", {}, t("account.createTitle")), form, status);
@@ -96,7 +101,7 @@ function signedInView(shell: Shell): HTMLElement {
       "dl",
       {},
       h("dt", {}, t("account.name")),
-      h("dd", {}, user.name ?? "—"),
+      h("dd", {}, user.name ?? "—", " ", user.is_guest ? h("span", { class: "badge warn", id: "guest-state" }, t("guest.badge")) : null),
       h("dt", {}, t("account.email")),
       user.email === null
         ? h("dd", {}, "—")
@@ -107,6 +112,8 @@ function signedInView(shell: Shell): HTMLElement {
       h("dd", {}, user.otp_enabled ? t("common.on") : t("common.off"), " · ", h("a", { href: "#two-factor" }, t("account.manage"))),
     ),
   );
+  // A guest saves its details (an upgrade in place) instead of changing them.
+  if (user.is_guest) return h("section", { class: "grid" }, profile, saveDetailsCard(shell));
   // An account made by phone sign-in has no email, so no inbox.
   return h("section", { class: "grid" }, profile, user.email === null ? null : inboxCard(shell), emailChangeCard(shell));
 }

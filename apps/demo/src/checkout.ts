@@ -11,6 +11,7 @@ import type { Screen, Shell } from "./shell.js";
 import { createOrder, orderQr, payFromPhone, readOrder, scanWithPhone, type Order } from "./shop.js";
 import { button, describeError, field, h, notice, onSubmit } from "./ui.js";
 import { money, t, type TextKey } from "./text.js";
+import { saveDetailsOffer } from "./guest.js";
 
 type Api = MtejaClient["api"];
 type Payment = Awaited<ReturnType<Api["payments"]["get"]["query"]>>["data"]["payment"];
@@ -212,7 +213,10 @@ async function showReceipt(shell: Shell, checkoutRequestId: string, receipt: HTM
     const { data } = await shell.mteja.api.payments.get.query({ checkoutRequestId });
     const payment: Payment = data.payment;
     receipt.replaceChildren(
-      h("p", { class: "receipt" }, t("checkout.paid", { amount: money(payment.paidAmount ?? payment.amount), phone: payment.phone }), h("code", { id: "mpesa-receipt" }, payment.mpesaReceipt ?? "—"), "."),
+      ...[
+        h("p", { class: "receipt" }, t("checkout.paid", { amount: money(payment.paidAmount ?? payment.amount), phone: payment.phone }), h("code", { id: "mpesa-receipt" }, payment.mpesaReceipt ?? "—"), "."),
+        saveDetailsOffer(shell),
+      ].filter((node): node is HTMLElement => node !== null),
     );
   } catch (error) {
     receipt.replaceChildren(h("p", { class: "notice error" }, describeError(error)));

@@ -17,6 +17,9 @@ import { describeError, h } from "./ui.js";
 import "./style.css";
 import { t } from "./text.js";
 
+/** What a guest may open: the rest needs an account (docs/sign-in.md#guest-checkout). */
+const guestScreens = new Set<ScreenName>(["account", "addresses", "checkout"]);
+
 const screens: Record<ScreenName, Screen> = {
   account: accountScreen,
   "two-factor": twoFactorScreen,
@@ -52,7 +55,7 @@ function start(): void {
 
   const current = (): ScreenName => {
     const wanted = location.hash.slice(1) as ScreenName;
-    return shell.user && screenNames.includes(wanted) ? wanted : "account";
+    return shell.user && screenNames.includes(wanted) && (!shell.user.is_guest || guestScreens.has(wanted)) ? wanted : "account";
   };
 
   const draw = () => {
@@ -61,7 +64,7 @@ function start(): void {
     const name = current();
     tabs.replaceChildren(
       ...screenNames
-        .filter((screen) => shell.user || screen === "account")
+        .filter((screen) => (shell.user ? !shell.user.is_guest || guestScreens.has(screen) : screen === "account"))
         .map((screen) => h("a", { href: `#${screen}`, class: screen === name ? "active" : undefined, "aria-current": screen === name ? "page" : undefined, "data-screen": screen }, t(`tab.${screen}`))),
     );
     who.replaceChildren(...(shell.user ? [h("span", { id: "signed-in-as" }, shell.user.name ?? shell.user.phone ?? ""), signOutButton()] : [h("span", { class: "muted" }, t("shell.notSignedIn"))]));

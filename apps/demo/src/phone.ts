@@ -3,6 +3,8 @@
  * phone at hand, the code is read from the service's dev outbox of texts (GET /dev/outbox/texts,
  * outside production only), as the mail flows read their links from GET /dev/outbox.
  */
+import { callOptions } from "@mteja/client";
+import { captchaToken } from "./captcha.js";
 import type { Shell } from "./shell.js";
 import { field, h, notice, onSubmit } from "./ui.js";
 import { t } from "./text.js";
@@ -35,7 +37,8 @@ export function phoneSignInCard(shell: Shell, twoFactorStep: (otpToken: string, 
     h("button", { type: "submit" }, t("phone.send")),
   );
   onSubmit(start, status, async ({ phone = "" }) => {
-    const result = await shell.mteja.api.phone.start.mutate({ phone });
+    const captcha = await captchaToken();
+    const result = await shell.mteja.api.phone.start.mutate({ phone }, callOptions(captcha ? { captchaToken: captcha } : {}));
     const step = codeStep(phone, () => {
       status.clear();
       step.replaceWith(start);

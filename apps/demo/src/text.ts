@@ -34,6 +34,18 @@ export const texts = {
   "common.off": { en: "off", sw: "imezimwa" },
   "common.currentPassword": { en: "Current password", sw: "Nenosiri la sasa" },
   "common.authCode": { en: "Authentication code", sw: "Nambari ya kuthibitisha" },
+  // Guest checkout
+  "guest.title": { en: "In a hurry?", sw: "Una haraka?" },
+  "guest.hint": { en: "Pay without an account; save your details afterwards if you like.", sw: "Lipa bila akaunti; hifadhi maelezo yako baadaye ukipenda." },
+  "guest.start": { en: "Check out as a guest", sw: "Lipa kama mgeni" },
+  "guest.saveTitle": { en: "Save your details", sw: "Hifadhi maelezo yako" },
+  "guest.saveHint": {
+    en: "Keep this account: your addresses and payments stay. We send a link to confirm your email.",
+    sw: "Baki na akaunti hii: anwani na malipo yako yanabaki. Tutakutumia kiungo cha kuthibitisha barua pepe yako.",
+  },
+  "guest.save": { en: "Save your details", sw: "Hifadhi maelezo yako" },
+  "guest.offer": { en: "Paid as a guest. Come back easily next time:", sw: "Umelipa kama mgeni. Rudi kwa urahisi wakati ujao:" },
+  "guest.badge": { en: "guest", sw: "mgeni" },
   // Account
   "account.createTitle": { en: "Create an account", sw: "Fungua akaunti" },
   "account.fullName": { en: "Full name", sw: "Jina kamili" },

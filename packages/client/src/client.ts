@@ -4,7 +4,7 @@
  */
 import { createTRPCClient, httpBatchLink, httpLink, httpSubscriptionLink, splitLink, type TRPCClient } from "@trpc/client";
 import type { AuthState, AuthStateListener } from "./auth-state.js";
-import { idempotencyKeyOf } from "./call-options.js";
+import { callHeadersOf } from "./call-options.js";
 import type { AppRouter } from "./router-types.js";
 import { EventSource as FetchEventSource } from "eventsource";
 import { refreshLink } from "./refresh-link.js";
@@ -95,12 +95,12 @@ export function createMtejaClient(options: MtejaClientOptions): MtejaClient {
           }),
         }),
         false: splitLink({
-          // An Idempotency-Key is a header, so a call with one travels alone (a batch shares its headers).
-          condition: (op) => idempotencyKeyOf(op.context) !== undefined,
+          // An Idempotency-Key or a CAPTCHA token is a header, so a call with one travels alone (a batch shares its headers).
+          condition: (op) => callHeadersOf(op.context) !== undefined,
           true: httpLink({
             url,
             fetch: session.fetch,
-            headers: ({ op }) => ({ ...headers(), "idempotency-key": idempotencyKeyOf(op.context) ?? "" }),
+            headers: ({ op }) => ({ ...headers(), ...callHeadersOf(op.context) }),
           }),
           false: httpBatchLink({ url, headers, fetch: session.fetch, maxItems: MAX_BATCH_CALLS }),
         }),

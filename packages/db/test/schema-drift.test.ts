@@ -22,6 +22,7 @@ const migrationOnlyIndexes = [
   "refresh_tokens_one_current_per_session",
   "refunds_one_standing_reversal_per_payment",
   "users_one_verified_phone_per_tenant",
+  "users_guests_by_created_at",
   "signing_keys_one_current_per_algorithm",
   "webhook_deliveries_pending_by_endpoint",
 ];

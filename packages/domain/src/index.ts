@@ -4,7 +4,7 @@ export { createCallerFactory } from "./trpc.js";
 export { adminApiProcedure, createTRPCRouter, publicProcedure, refreshCookieProcedure } from "./trpc.js";
 export { operationMetaOf, operationMetas, type Credential, type Deprecation, type OperationMeta, type RestRoute, type SignInStep, type StepUp } from "./shared/operation-meta.js";
 export type { FileAnswer } from "./shared/operation-meta.js";
-export { unobservedEvents, type DomainEvents, type SignInReport } from "./shared/events.js";
+export { unobservedEvents, type CaptchaOutcome, type DomainEvents, type PasswordBreachOutcome, type SignInReport } from "./shared/events.js";
 export type { Context, Deps, Logger, RequestInfo, CookieOptions } from "./context.js";
 /** What each area needs from the composition root; Deps satisfies them all. */
 export type { AuthPorts } from "./auth/ports.js";
@@ -23,6 +23,9 @@ export { createRefreshSuccessor, type RefreshSuccessor } from "./auth/sessions/r
 export { createPasswordHasher, type PasswordHasher, type PasswordHashing } from "./auth/passwords.js";
 export { equalsConstantTime } from "./shared/secrets.js";
 export { unlimited, type Limiter, type LimitRule, type LimitDecision } from "./shared/limiter.js";
+export { passwordRangesOff, type PasswordRanges } from "./auth/breached-passwords/ports.js";
+export { captchaOff, type CaptchaVerdict, type CaptchaVerifier } from "./auth/captcha/ports.js";
+export { CAPTCHA_FLOWS, type CaptchaFlow } from "./shared/tenant-settings.js";
 export {
   configuredKeySet,
   loadStoredKeySet,

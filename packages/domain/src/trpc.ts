@@ -3,7 +3,7 @@
  * formatter both transports share, and the procedure builders every router uses:
  *
  * - publicProcedure     no tenant, no token (health-like and callback-free operations)
- * - tenantProcedure     X-Tenant-ID required and resolved (the public auth API)
+ * - tenantProcedure     X-Tenant-ID required and resolved (the public auth API); a CAPTCHA where `meta.captcha` names its flow
  * - authProcedure       X-Tenant-ID + bearer token of that tenant + live session (Auth Required auth API)
  * - authTokenProcedure  authProcedure less the session check, which GET /me makes in its own query: the one
  *                       exception (docs/architecture.md#the-one-exception-get-me)
@@ -17,6 +17,9 @@
  * Every builder with a tenant also puts that tenant's scoped data client on the context (`ctx.db`,
  * docs/tenants.md#data-scoping): procedures read and write tenant-owned rows through it only.
  *
+ * A guest's token (role "guest") passes the bearer builders only on an operation that declares `guestAllowed`:
+ * elsewhere 403 FORBIDDEN (auth/guest/guest-access.ts).
+ *
  * Each builder declares the credential it checks (`meta.credential`, shared/operation-meta.ts); a router adds
  * the rest of an operation's facts (`ipLimited`, `successStatus`, `signInStep`, `stepUp`, `openapi`) in its `.meta()`.
  */
@@ -29,6 +32,8 @@ import { countAuthRequest } from "./shared/abuse-limits.js";
 import { equalsConstantTime } from "./shared/secrets.js";
 import { assertLiveSession, type LiveSessionRow } from "./auth/sessions/sessions.js";
 import { requireStepUp } from "./auth/step-up/require-step-up.js";
+import { assertGuestMayCall } from "./auth/guest/guest-access.js";
+import { requireCaptcha } from "./auth/captcha/require-captcha.js";
 import type { Tenant } from "./shared/tenant.js";
 import { authenticateApiKey } from "./api-keys/credential.js";
 import { looksLikeApiKey } from "./api-keys/keys.js";
@@ -109,8 +114,11 @@ function errorOutcome(error: unknown): string {
 
 export const publicProcedure = t.procedure.meta({ credential: "none" }).use(operationFacts);
 
-export const tenantProcedure = publicProcedure.use(async ({ ctx, next }) => {
-  return next({ ctx: withTenant(ctx, await requireTenantHeader(ctx)) });
+export const tenantProcedure = publicProcedure.use(async ({ ctx, meta, next }) => {
+  const tenant = withTenant(ctx, await requireTenantHeader(ctx));
+  // A flow the shop puts behind a CAPTCHA (meta.captcha): checked before the operation does any work.
+  if (meta?.captcha) await requireCaptcha({ ...ctx, ...tenant }, meta.captcha);
+  return next({ ctx: tenant });
 });
 
 /**
@@ -127,6 +135,7 @@ export function navigationProcedure(tenantOf: (ctx: Context, rawInput: unknown) 
 export const authProcedure = publicProcedure.meta({ credential: "bearer" }).use(async ({ ctx, meta, getRawInput, next }) => {
   const tenant = await requireTenantHeader(ctx);
   const auth = await verifyBearerOf(ctx, tenant);
+  assertGuestMayCall(auth, meta);
   const authed = { auth, ...withTenant(ctx, tenant) };
   const session = await assertLiveSession(ctx.deps, authed.db, auth);
   return signedInCall({ ...ctx, ...authed }, meta, session, getRawInput, () => next({ ctx: { ...authed, session } }));
@@ -136,15 +145,17 @@ export const authProcedure = publicProcedure.meta({ credential: "bearer" }).use(
  * Like authProcedure but leaves the session check to the procedure: GET /me only, which joins it into the
  * query that reads the user, one round trip instead of two (docs/architecture.md#the-one-exception-get-me).
  */
-export const authTokenProcedure = publicProcedure.meta({ credential: "bearer" }).use(async ({ ctx, next }) => {
+export const authTokenProcedure = publicProcedure.meta({ credential: "bearer" }).use(async ({ ctx, meta, next }) => {
   const tenant = await requireTenantHeader(ctx);
   const auth = await verifyBearerOf(ctx, tenant);
+  assertGuestMayCall(auth, meta);
   const authed = { auth, ...withTenant(ctx, tenant) };
   return inUsersLanguage({ ...ctx, ...authed }, next({ ctx: authed }));
 });
 
 export const protectedProcedure = publicProcedure.meta({ credential: "bearer" }).use(async ({ ctx, meta, getRawInput, next }) => {
   const { session, ...authed } = await bearerWithItsTenant(ctx);
+  assertGuestMayCall(authed.auth, meta);
   return signedInCall({ ...ctx, ...authed }, meta, session, getRawInput, () => next({ ctx: { ...authed, session } }));
 });
 

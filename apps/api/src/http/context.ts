@@ -24,6 +24,7 @@ export function createRequestContext(deps: Deps, request: FastifyRequest, reply:
       tenantHeader: header(request, "x-tenant-id"),
       authorization: header(request, "authorization"),
       idempotencyKey: header(request, "idempotency-key"),
+      captchaToken: header(request, "x-captcha-token"),
       ip: request.ip,
       localRequest: isLocalRequest(request),
       userAgent: header(request, "user-agent"),

@@ -17,7 +17,7 @@ export interface CorsOptions {
 const base: FastifyCorsOptions = {
   credentials: true,
   methods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],
-  allowedHeaders: ["Content-Type", "Authorization", "X-Tenant-ID", "Idempotency-Key", "X-Request-Id", "Last-Event-ID", "trpc-accept"],
+  allowedHeaders: ["Content-Type", "Authorization", "X-Tenant-ID", "Idempotency-Key", "X-Captcha-Token", "X-Request-Id", "Last-Event-ID", "trpc-accept"],
   exposedHeaders: ["X-Request-Id", "Retry-After", "Deprecation", "Sunset"],
   maxAge: 600,
 };

@@ -23,6 +23,8 @@ export interface DemoShopOptions {
   /** Where the simulator listens (MOMO_BASE_URL, or the dev start's in-process one). */
   darajaUrl: string | undefined;
   tenantId: string;
+  /** The dev start's CAPTCHA stand-in: a token as a solved widget gives it (docs/sign-in.md#captcha); none elsewhere. */
+  captchaToken?: (() => string) | undefined;
 }
 
 interface ShopAccount {
@@ -118,6 +120,12 @@ export const demoShopRoutes: FastifyPluginAsync<DemoShopOptions> = async (app, o
     if (response.status !== 200) return send(reply, 502, { error: "the simulated phone could not scan it (is MOMO_BASE_URL the Daraja simulator?)" });
     const paid = (await response.json()) as { status: string; reason: string; trans_id: string };
     return send(reply, 200, { status: paid.status, reason: paid.reason, trans_id: paid.trans_id });
+  });
+
+  // The CAPTCHA widget, solved: a token of the dev start's stand-in for the demo to send in X-Captcha-Token.
+  app.post("/demo/shop/captcha", { onRequest: localOnly }, async (_request, reply) => {
+    if (!opts.captchaToken) return send(reply, 404, { error: "no CAPTCHA stand-in runs here" });
+    return send(reply, 200, { token: opts.captchaToken() });
   });
 
   // The customer's phone: pays the paybill from the M-Pesa menu, through the simulator.

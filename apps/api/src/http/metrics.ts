@@ -6,6 +6,8 @@
  *   (REST operations by their OpenAPI path, tRPC calls by procedure; never the raw URL)
  * - mteja_auth_logins_total by step (password | otp) and outcome (success, requires_otp, or the error code),
  *   reported by the domain through its events port (Metrics is the DomainEvents of deps.events)
+ * - mteja_password_breach_checks_total by outcome (breached, clear, skipped: the API did not answer in 2 s)
+ * - mteja_captcha_checks_total by flow and outcome (missing, passed, refused, unavailable)
  * - mteja_momo_callbacks_rejected_total by kind, reason and stored: callbacks without the right token
  * - mteja_payments / mteja_payouts by status, mteja_mail_outbox_backlog: read from the database on scrape
  * - mteja_daraja_request_duration_seconds / mteja_daraja_errors_total: fed by instrumentDarajaFetch
@@ -16,7 +18,7 @@
  * direct connections from the loopback interface (not through a proxy).
  */
 import { outboxes, payments as paymentsRepository, payouts as payoutsRepository, type Database } from "@mteja/db";
-import { equalsConstantTime, type DomainEvents, type SignInReport } from "@mteja/domain";
+import { equalsConstantTime, type CaptchaOutcome, type DomainEvents, type PasswordBreachOutcome, type SignInReport } from "@mteja/domain";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { RateLimitStore } from "../runtime/rate-limit-store.js";
@@ -43,6 +45,8 @@ export interface Instruments {
   duration: Histogram<"method" | "route" | "status">;
   logins: Counter<"step" | "outcome">;
   callbacksRejected: Counter<"kind" | "reason" | "stored">;
+  breachChecks: Counter<"outcome">;
+  captchaChecks: Counter<"flow" | "outcome">;
 }
 
 export function createMetrics(): Metrics {
@@ -70,6 +74,18 @@ export function createMetrics(): Metrics {
       labelNames: ["kind", "reason", "stored"],
       registers: [registry],
     }),
+    breachChecks: new Counter({
+      name: "mteja_password_breach_checks_total",
+      help: "New passwords checked against the breached-password API, by outcome (breached, clear, or skipped: no answer within 2 s).",
+      labelNames: ["outcome"],
+      registers: [registry],
+    }),
+    captchaChecks: new Counter({
+      name: "mteja_captcha_checks_total",
+      help: "CAPTCHA checks by flow and outcome (missing, passed, refused, or unavailable: the verify API did not answer).",
+      labelNames: ["flow", "outcome"],
+      registers: [registry],
+    }),
   };
   const darajaDuration = new Histogram({
     name: "mteja_daraja_request_duration_seconds",
@@ -95,6 +111,8 @@ export function createMetrics(): Metrics {
     instruments,
     observeDarajaCall,
     signIn: ({ step, outcome }: SignInReport) => instruments.logins.inc({ step, outcome }),
+    passwordBreachCheck: (outcome: PasswordBreachOutcome) => instruments.breachChecks.inc({ outcome }),
+    captchaCheck: ({ flow, outcome }: { flow: string; outcome: CaptchaOutcome }) => instruments.captchaChecks.inc({ flow, outcome }),
     instrumentDarajaFetch(inner = globalThis.fetch) {
       return async (input, init) => {
         const operation = darajaOperation(typeof input === "string" ? input : input instanceof URL ? input.href : input.url);

@@ -5,7 +5,7 @@
  * Each is loaded by a dynamic import when the dev start asks for it, so they are devDependencies of
  * apps/api: the production build neither ships nor loads them (scripts/dependency-rules.mjs).
  */
-import { createPrivateKey } from "node:crypto";
+import { createPrivateKey, randomBytes } from "node:crypto";
 import path from "node:path";
 import { securityCredentialFromCertificate } from "@mteja/daraja";
 import type { Logger } from "@mteja/domain";
@@ -100,4 +100,24 @@ export async function startDevSms(settings: Settings, logger: Logger, secret: st
     senderId,
     close: () => sim.close(),
   };
+}
+
+/** The CAPTCHA stand-in listening, the secret the service uses with it, and its "solved widget". */
+export interface DevCaptcha {
+  /** Its Turnstile siteverify URL (CAPTCHA_VERIFY_URL). */
+  verifyUrl: string;
+  secret: string;
+  /** A token as a solved widget gives the browser (the demo asks for one through /demo/shop/captcha). */
+  issueToken(): string;
+  close(): Promise<void>;
+}
+
+/** The CAPTCHA stand-in (apps/captcha-sim) on 127.0.0.1, any free port: the demo's CAPTCHA works offline. */
+export async function startDevCaptcha(logger: Logger): Promise<DevCaptcha> {
+  const { buildCaptchaSimulator } = await import("@mteja/captcha-sim");
+  const secret = randomBytes(16).toString("hex");
+  const sim = buildCaptchaSimulator({ secret });
+  const baseUrl = await sim.listen({ host: "127.0.0.1", port: 0 });
+  logger.info({ url: baseUrl }, "CAPTCHA stand-in started in-process (Turnstile's siteverify; shops turn CAPTCHA on per flow in settings.captcha)");
+  return { verifyUrl: `${baseUrl}/turnstile/v0/siteverify`, secret, issueToken: () => sim.issueToken(), close: () => sim.close() };
 }

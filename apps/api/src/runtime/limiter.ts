@@ -40,6 +40,7 @@ export const limitRules: LimitRules = {
   webhook_redeliveries_per_event: { points: 10, durationSeconds: 60 * 60 },
   security_notices_per_account: { points: 5, durationSeconds: 60 * 60 },
   two_factor_enables_per_account: { points: 3, durationSeconds: 60 * 60 },
+  guests_per_ip: { points: 300, durationSeconds: 60 * 60 },
 };
 
 export const limitRuleNames = Object.keys(limitRules) as LimitRule[];

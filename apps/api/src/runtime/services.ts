@@ -47,6 +47,8 @@ import { resolveDataEncryptionKey } from "./secrets.js";
 import { startStatusNotices, type StatusNotices } from "./status-notices.js";
 import { createSharedStreamSlots } from "./shared-stream-slots.js";
 import { createRedisAccessTokenStore } from "./daraja-token-store.js";
+import { createPasswordRanges } from "./password-ranges.js";
+import { createCaptchaRuntime, warnOfCaptchaWithoutProvider, type CaptchaRuntime } from "./captcha-runtime.js";
 
 export interface Services {
   deps: Deps;
@@ -60,6 +62,8 @@ export interface Services {
   webhooks: WebhooksRuntime;
   /** The pruning job (started here; stopped by close()). */
   retention: RetentionRuntime;
+  /** The CAPTCHA verifier, and on the dev start its local stand-in. */
+  captcha: CaptchaRuntime;
   /** The Redis that shares the abuse-limit counters, when REDIS_URL is set: its state for /readyz and /metrics. */
   rateLimitStore: RateLimitStore | undefined;
   /** On PostgreSQL, with the workers: the connection listening for payment status notices (/readyz, /metrics). */
@@ -153,6 +157,9 @@ export async function createServices(settings: Settings, logger: Logger, overrid
     const retention = createRetentionRuntime(settings, logger, () => deps);
     closers.add("pruning job", () => retention.close());
 
+    const captcha = await createCaptchaRuntime(settings, logger);
+    closers.add("CAPTCHA stand-in", () => captcha.close());
+
     const passwordHashing = createPasswordHashing(settings, logger);
     closers.add("password hashing", () => passwordHashing.close());
     const adminApiKey = adminApiKeyOf(settings);
@@ -179,6 +186,8 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       nudgeSms: () => sms.nudge(),
       google: google.provider,
       events: overrides.events ?? unobservedEvents,
+      passwordRanges: createPasswordRanges(settings),
+      captcha: captcha.verifier,
       daraja: payments.daraja,
       webhooks: webhooks.deps,
       reports: { batchSize: settings.REPORT_BATCH_SIZE },
@@ -208,6 +217,7 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       if (notices) closers.add("payment status listener", () => notices.close());
       statusListener = notices;
       await warnOfSharedC2bTokens(deps);
+      await warnOfCaptchaWithoutProvider(db, captcha.verifier.enabled, logger);
       payments.start();
       webhooks.start();
       retention.start();
@@ -219,6 +229,7 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       payments,
       webhooks,
       retention,
+      captcha,
       rateLimitStore,
       statusListener,
       close: () => closers.closeAll(),

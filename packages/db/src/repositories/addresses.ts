@@ -140,6 +140,20 @@ export async function deleteAllOf(tx: AnyClient, userId: string): Promise<void> 
 }
 
 /**
+ * Every address of `from` given to `to` (a guest's, when it signs in to an account: docs/sign-in.md).
+ * `to` keeps its own default; `from`'s default stays one only when `to` has none. Answers how many.
+ */
+export async function moveAll(tx: AnyClient, move: { tenantId: string; from: string; to: string }): Promise<number> {
+  // Raw SQL is not scoped by a tenant's client: the tenant is named here.
+  return prismaOf(tx).$executeRaw`
+    UPDATE addresses
+       SET user_id = ${move.to}::uuid,
+           is_default = is_default AND NOT EXISTS (
+             SELECT 1 FROM addresses kept WHERE kept.tenant_id = ${move.tenantId} AND kept.user_id = ${move.to}::uuid AND kept.is_default)
+     WHERE tenant_id = ${move.tenantId} AND user_id = ${move.from}::uuid`;
+}
+
+/**
  * A conflict the owner's lock cannot prevent, worth trying the change again for: a write conflict or
  * deadlock (P2034), or the one-default index (P2002, the only unique key besides the id).
  */

@@ -215,3 +215,9 @@ export async function findNamedBy(
     ? { id: row.id, status: row.status, amount: Number(row.amount), expiresAt: new Date(row.expires_at) }
     : undefined;
 }
+
+/** Every intent bound to `from` bound to `to` instead (a guest's, when it signs in to an account); answers how many. */
+export async function rebindAll(tx: AnyClient, move: { from: string; to: string }): Promise<number> {
+  const moved = await prismaOf(tx).paymentIntent.updateMany({ where: { userId: move.from }, data: { userId: move.to } });
+  return moved.count;
+}

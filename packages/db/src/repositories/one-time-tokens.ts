@@ -16,6 +16,8 @@ export interface NewOneTimeToken {
   email?: string | null;
   fromFreshSession?: boolean;
   sessionId?: string | null;
+  /** The guest an `otp_login` token's sign-in takes over when it completes. */
+  guestUserId?: string | null;
   createdAt: Date;
   expiresAt: Date;
 }
@@ -91,7 +93,7 @@ export async function findUsable(db: AnyClient, query: { tokenHash: string; purp
       expiresAt: { gt: query.unexpiredAt },
       attempts: { lt: query.attemptsBelow },
     },
-    select: { id: true, userId: true },
+    select: { id: true, userId: true, guestUserId: true },
   });
 }
 

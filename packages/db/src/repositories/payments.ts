@@ -462,3 +462,9 @@ export function claimDueQueries(
      WHERE p.id = due.id
     RETURNING p.id::text AS id, p.tenant_id, p.checkout_request_id, p.query_attempts, p.created_at`;
 }
+
+/** Every payment asked for by `from` made `to`'s (a guest's, when it signs in to an account); answers how many. */
+export async function moveAllOfUser(tx: AnyClient, move: { from: string; to: string }): Promise<number> {
+  const moved = await prismaOf(tx).payment.updateMany({ where: { userId: move.from }, data: { userId: move.to } });
+  return moved.count;
+}

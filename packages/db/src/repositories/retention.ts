@@ -55,7 +55,16 @@ export interface DisposableCallbacks {
   recorded: { outcomes: readonly string[]; keptForC2bMatch: readonly string[] };
 }
 
-export type ExpiredRows = TimedRows | FinishedEvents | DisposableCallbacks;
+/**
+ * Accounts of a role created before the cutoff none of whose sessions was opened, used or refreshed
+ * since (guests left unused). Their payments are kept, no longer naming them.
+ */
+export interface UnusedAccounts {
+  table: "users";
+  unusedWithRole: string;
+}
+
+export type ExpiredRows = TimedRows | FinishedEvents | DisposableCallbacks | UnusedAccounts;
 
 const tables = new Set<string>([
   "mail_outbox",
@@ -66,11 +75,18 @@ const tables = new Set<string>([
   "security_events",
   "webhook_events",
   "momo_callbacks",
+  "users",
 ]);
 
 const timeField = /^[a-z][A-Za-z]*At$/;
 
 function expiredCondition(rows: ExpiredRows, cutoff: Prisma.Sql): Prisma.Sql {
+  if (rows.table === "users") {
+    return Prisma.sql`role = ${rows.unusedWithRole} AND created_at < ${cutoff} AND NOT EXISTS (
+      SELECT 1 FROM sessions s
+       WHERE s.user_id = users.id
+         AND (s.created_at >= ${cutoff} OR s.last_refreshed_at >= ${cutoff} OR s.last_used_at >= ${cutoff}))`;
+  }
   if (rows.table === "webhook_events") {
     return Prisma.sql`created_at < ${cutoff} AND NOT EXISTS (
       SELECT 1 FROM webhook_deliveries d
@@ -113,10 +129,22 @@ export async function pruneExpired(
   const batch = Prisma.raw(String(batchSize));
   let deleted = 0;
   for (;;) {
-    const count = await db.$executeRaw`
+    const count = rows.table === "users" ? await deleteAccountsKeepingPayments(db, expired, batch) : await db.$executeRaw`
       DELETE FROM ${table}
        WHERE id IN (SELECT id FROM ${table} WHERE ${expired} LIMIT ${batch} FOR UPDATE SKIP LOCKED)`;
     deleted += count;
     if (count < batchSize) return deleted;
   }
+}
+
+/**
+ * One batch of accounts deleted in one statement, their payments kept with no user (the payment's
+ * foreign key restricts the delete otherwise); sessions, tokens and addresses go with them (ON DELETE
+ * CASCADE).
+ */
+function deleteAccountsKeepingPayments(db: UnscopedDb, expired: Prisma.Sql, batch: Prisma.Sql): Promise<number> {
+  return db.$executeRaw`
+    WITH doomed AS (SELECT id, tenant_id FROM users WHERE ${expired} LIMIT ${batch} FOR UPDATE SKIP LOCKED),
+         kept AS (UPDATE payments p SET user_id = NULL FROM doomed d WHERE p.tenant_id = d.tenant_id AND p.user_id = d.id RETURNING p.id)
+    DELETE FROM users WHERE id IN (SELECT id FROM doomed)`;
 }

@@ -130,6 +130,8 @@ export interface NewUser {
   emailVerified?: boolean;
   passwordHash: string | null;
   preferences?: Record<string, unknown>;
+  /** Null for a customer; "guest" for a guest checkout's account (docs/sign-in.md#guest-checkout). */
+  role?: string | null;
 }
 
 /** Creates the account; a taken email or verified phone is a unique violation (isUniqueViolation). */
@@ -232,6 +234,39 @@ export async function lockForSignInMethods(tx: AnyClient, tenantId: string, user
 export function setRole(tx: AnyClient, userId: string, role: string | null) {
   const select = { id: true, email: true, role: true } as const;
   return prismaOf(tx).user.update({ where: { id: userId }, data: { role }, select });
+}
+
+/**
+ * Locks the user's row until the transaction ends if it still has `role`; false otherwise (no such user
+ * in the tenant, or another role).
+ */
+export async function lockIfRole(tx: AnyClient, tenantId: string, userId: string, role: string): Promise<boolean> {
+  // Raw SQL is not scoped by a tenant's client: the tenant is named here.
+  const locked = await prismaOf(tx).$queryRaw<{ id: string }[]>`
+    SELECT id FROM users WHERE id = ${userId}::uuid AND tenant_id = ${tenantId} AND role = ${role} FOR UPDATE`;
+  return locked.length > 0;
+}
+
+/** Deletes the user's row (its sessions, tokens and codes go with it: ON DELETE CASCADE). */
+export async function deleteRow(tx: AnyClient, userId: string): Promise<void> {
+  await prismaOf(tx).user.deleteMany({ where: { id: userId } });
+}
+
+/**
+ * Changes the role from `from` to `to`, setting the given columns with it, if the role is still `from`;
+ * false otherwise (a guest's upgrade: docs/sign-in.md#guest-checkout).
+ */
+export async function changeRoleFrom(
+  tx: AnyClient,
+  userId: string,
+  change: { from: string; to: string | null; name?: string | undefined; passwordHash?: string; passwordChangedAt?: Date },
+): Promise<boolean> {
+  const { from, to, name, passwordHash, passwordChangedAt } = change;
+  const updated = await prismaOf(tx).user.updateMany({
+    where: { id: userId, role: from },
+    data: { role: to, ...(name !== undefined ? { name } : {}), ...(passwordHash ? { passwordHash, passwordChangedAt } : {}) },
+  });
+  return updated.count > 0;
 }
 
 // ---- Ways in -----------------------------------------------------------------------------------

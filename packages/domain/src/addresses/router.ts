@@ -42,6 +42,7 @@ export const addressesRouter = createTRPCRouter({
 
   list: protectedProcedure
     .meta({
+      guestAllowed: true,
       openapi: {
         method: "GET",
         path: "/api/v1/addresses",
@@ -57,6 +58,7 @@ export const addressesRouter = createTRPCRouter({
 
   create: protectedProcedure
     .meta({
+      guestAllowed: true,
       successStatus: 201,
       openapi: {
         method: "POST",
@@ -73,6 +75,7 @@ export const addressesRouter = createTRPCRouter({
 
   update: protectedProcedure
     .meta({
+      guestAllowed: true,
       openapi: {
         method: "PUT",
         path: "/api/v1/addresses/{id}",
@@ -91,6 +94,7 @@ export const addressesRouter = createTRPCRouter({
 
   remove: protectedProcedure
     .meta({
+      guestAllowed: true,
       openapi: {
         method: "DELETE",
         path: "/api/v1/addresses/{id}",
@@ -109,6 +113,7 @@ export const addressesRouter = createTRPCRouter({
 
   setDefault: protectedProcedure
     .meta({
+      guestAllowed: true,
       openapi: {
         method: "PATCH",
         path: "/api/v1/addresses/{id}/default",

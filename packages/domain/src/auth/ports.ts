@@ -12,8 +12,10 @@ import type { PasswordHasher } from "./passwords.js";
 import type { RefreshSuccessor } from "./sessions/refresh-successor.js";
 import type { AccessTokens } from "./tokens/access-tokens.js";
 import type { GoogleIdentityProvider } from "./google/identity-provider.js";
+import type { BreachedPasswordPorts } from "./breached-passwords/ports.js";
+import type { CaptchaPorts } from "./captcha/ports.js";
 
-export interface AuthPorts extends SecurityEventPorts, SmsPorts {
+export interface AuthPorts extends SecurityEventPorts, SmsPorts, BreachedPasswordPorts, CaptchaPorts {
   random: Random;
   tokens: AccessTokens;
   passwords: PasswordHasher;

@@ -6,6 +6,7 @@ import * as auth from "./service.js";
 import { recoveryProcedures } from "./recovery/router.js";
 import { deviceProcedures } from "./sessions/router.js";
 import { stepUpProcedures } from "./step-up/router.js";
+import { guestProcedures } from "./guest/router.js";
 
 const tags = ["auth"];
 
@@ -13,10 +14,12 @@ export const authRouter = createTRPCRouter({
   ...recoveryProcedures,
   ...deviceProcedures,
   ...stepUpProcedures,
+  ...guestProcedures,
 
   register: tenantProcedure
     .meta({
       ipLimited: true,
+      captcha: "register",
       successStatus: 201,
       openapi: {
         method: "POST",
@@ -26,7 +29,13 @@ export const authRouter = createTRPCRouter({
         description: "Creates the account, sends a verification email, returns an access token and sets the refresh cookie.",
         requestHeaders: tenantHeaders,
         successDescription: "Account created (HTTP 201).",
-        errorResponses: { 409: "USER_EXISTS", 422: "VALIDATION_ERROR", 400: "TENANT_REQUIRED", 404: "TENANT_NOT_FOUND", 429: "RATE_LIMITED" },
+        errorResponses: {
+          409: "USER_EXISTS",
+          422: "VALIDATION_ERROR (also: a password seen in a data breach, on `password`)",
+          400: "TENANT_REQUIRED",
+          404: "TENANT_NOT_FOUND",
+          429: "RATE_LIMITED",
+        },
       },
     })
     .input(registerInput)
@@ -45,9 +54,10 @@ export const authRouter = createTRPCRouter({
         tags,
         summary: "Sign in with email and password",
         description:
-          "Without two-factor: returns an access token and sets the HTTP-only refresh cookie. With two-factor: returns requires_otp and an otp_token for /api/v1/auth/otp/validate.",
+          "Without two-factor: returns an access token and sets the HTTP-only refresh cookie. With two-factor: returns requires_otp and an otp_token for /api/v1/auth/otp/validate. " +
+          "With `guest_token` (a guest's access token), the guest's addresses, payments and intents move to this account and the guest is deleted once the sign-in completes; a token that is not a live guest's of this shop answers 401 INVALID_TOKEN and signs nobody in.",
         requestHeaders: tenantHeaders,
-        errorResponses: { 401: "INVALID_CREDENTIALS", 403: "EMAIL_NOT_VERIFIED", 422: "VALIDATION_ERROR", 429: "RATE_LIMITED" },
+        errorResponses: { 401: "INVALID_CREDENTIALS or INVALID_TOKEN (guest_token)", 403: "EMAIL_NOT_VERIFIED", 422: "VALIDATION_ERROR", 429: "RATE_LIMITED" },
       },
     })
     .input(loginInput)

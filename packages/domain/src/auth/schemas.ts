@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { envelope, messageOnly } from "../shared/envelope.js";
 import { emailField, kenyanPhoneField, newPasswordField, passwordField, personNameField } from "../shared/fields.js";
+import { guestTokenField } from "./guest/schemas.js";
 
 export const registerInput = z.object({
   name: personNameField,
@@ -19,7 +20,7 @@ export const registeredUser = z.object({
 
 export const registerOutput = envelope(z.object({ user: registeredUser, access_token: z.string() }));
 
-export const loginInput = z.object({ email: emailField, password: passwordField });
+export const loginInput = z.object({ email: emailField, password: passwordField, guest_token: guestTokenField.optional() });
 
 export const loginUser = z.object({ id: z.uuid(), name: z.string().nullable(), email: z.string().nullable(), role: z.string().nullable() });
 

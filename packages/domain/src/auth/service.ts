@@ -12,11 +12,15 @@ import type { loginInput, registerInput } from "./schemas.js";
 import { enqueueVerificationMail } from "./recovery/email-verification.js";
 import { recordSecurityEvent } from "../security-events/record.js";
 import { requestedLocale } from "../shared/i18n/answer-locale.js";
+import { assertPasswordNotBreached } from "./breached-passwords/check-password.js";
+import { guestToMerge, type GuestToMerge } from "./guest/guest-token.js";
+import { mergeGuestInto } from "./guest/merge-guest.js";
 
 const invalidCredentials = () => new DomainError("INVALID_CREDENTIALS");
 
 export async function register(ctx: TenantCtx, input: z.infer<typeof registerInput>) {
   const { deps, tenant, request } = ctx;
+  await assertPasswordNotBreached(ctx, input.password, "password");
   const passwordHash = await deps.passwords.hash(input.password);
   // The language the request asked in becomes the account's (mails included); none asked: the shop's applies.
   const locale = requestedLocale(request.acceptLanguage);
@@ -58,6 +62,8 @@ export async function login(ctx: TenantCtx, input: z.infer<typeof loginInput>): 
   const { deps, tenant } = ctx;
   // In a sign-in storm, shed before any other work (limiter, user query): a shed login costs almost nothing.
   await deps.passwords.assertAdmits();
+  // A guest_token that is not a live guest's answers 401 before anything is counted or opened.
+  const guest = await guestToMerge(ctx, input.guest_token);
   // Counted as a failure up front (per account and per IP), given back below once the password is right.
   const attempt = await beginSignInAttempt(ctx, { tenantId: tenant.id, email: input.email }, { ip: true });
 
@@ -79,9 +85,9 @@ export async function login(ctx: TenantCtx, input: z.infer<typeof loginInput>): 
   noStore(ctx);
   if (user.otpEnabled) {
     // Step 1 of 2: no session and no cookie until the second factor is proven (otp/validate).
-    return { requires_otp: true, otp_token: await issueOtpLoginToken(ctx, user) };
+    return { requires_otp: true, otp_token: await issueOtpLoginToken(ctx, user, guest) };
   }
-  return { requires_otp: false, ...(await startSession(ctx, user)) };
+  return { requires_otp: false, ...(await startSession(ctx, user, "password", guest)) };
 }
 
 /** The tenant setting requireVerifiedEmail holds at login and at every refresh (an account created by phone has no email to verify). */
@@ -91,13 +97,20 @@ export function assertEmailVerifiedIfRequired(tenant: Tenant, user: { email: str
   }
 }
 
-/** Opens a session for a fully authenticated user: refresh cookie set, access token returned. */
+/**
+ * Opens a session for a fully authenticated user: refresh cookie set, access token returned. Every
+ * sign-in method ends here once its sign-in is complete, and so takes over the guest its body named
+ * (`guest`, from `guestToMerge(ctx, input.guest_token)`: docs/sign-in.md#guest-checkout) first: a guest
+ * merged already, or since, answers 401 INVALID_TOKEN and no session opens.
+ */
 export async function startSession(
   ctx: TenantCtx,
   user: { id: string; tenantId: string; name: string | null; email: string | null; role: string | null },
   method: "password" | "otp" | "sms" | "google" = "password",
+  guest?: GuestToMerge,
 ) {
   const { deps, request } = ctx;
+  if (guest) await mergeGuestInto(ctx, guest, user);
   // A plain transaction, not Prisma's: every sign-in opens one, and Prisma's interactive transaction
   // costs several times the CPU per statement, on the core the password hashes need (docs/performance.md,
   // "Sign-in"). Both writes name the user's tenant themselves.

@@ -11,6 +11,7 @@ import { recordSecurityEvent } from "../security-events/record.js";
 import { toSecurityEventView } from "../security-events/reads.js";
 import type { AuthedCtx } from "./ports.js";
 import { enqueueDataRightsNotice } from "./notices.js";
+import { isGuestRole } from "../auth/guest/roles.js";
 
 export async function exportMyData(ctx: AuthedCtx) {
   const { deps, auth } = ctx;
@@ -23,6 +24,7 @@ export async function exportMyData(ctx: AuthedCtx) {
     return {
       profile: {
         ...users.profileOf(user),
+        is_guest: isGuestRole(user.role),
         created_at: user.createdAt.toISOString(),
         updated_at: user.updatedAt.toISOString(),
       },

@@ -48,6 +48,7 @@ const providerErrors = {
 export const paymentsRouter = createTRPCRouter({
   stkPush: protectedProcedure
     .meta({
+      guestAllowed: true,
       acceptedDescription:
         "Accepted, outcome unknown: Daraja's answer proved nothing (a gateway error, a 5xx, a time-out after sending). The prompt may be on the phone; the payment stays PENDING with checkoutRequestId and merchantRequestId null and is settled by its callback, or becomes TIMEOUT. It is never sent again; a retry with the same Idempotency-Key answers this again.",
       openapi: {
@@ -74,6 +75,7 @@ export const paymentsRouter = createTRPCRouter({
 
   stkQuery: protectedProcedure
     .meta({
+      guestAllowed: true,
       openapi: {
         method: "POST",
         path: "/api/momo/stkquery",
@@ -109,6 +111,7 @@ export const paymentsRouter = createTRPCRouter({
 
   list: protectedProcedure
     .meta({
+      guestAllowed: true,
       openapi: {
         method: "GET",
         path: "/api/momo/payments",
@@ -124,6 +127,7 @@ export const paymentsRouter = createTRPCRouter({
 
   get: protectedProcedure
     .meta({
+      guestAllowed: true,
       openapi: {
         method: "GET",
         path: "/api/momo/payments/{checkoutRequestId}",
@@ -168,5 +172,5 @@ export const paymentsRouter = createTRPCRouter({
     .query(async ({ ctx, input }) => ok(await getPayout(ctx, input.originatorConversationId))),
 
   /** tRPC only (SSE; httpSubscriptionLink): the payment's status, then each change until it is terminal. */
-  onStatus: protectedProcedure.input(getPaymentInput).subscription(({ ctx, input, signal }) => openPaymentStatusStream(ctx, input.checkoutRequestId, signal)),
+  onStatus: protectedProcedure.meta({ guestAllowed: true }).input(getPaymentInput).subscription(({ ctx, input, signal }) => openPaymentStatusStream(ctx, input.checkoutRequestId, signal)),
 });

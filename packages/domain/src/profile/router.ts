@@ -9,6 +9,7 @@ const tags = ["profile"];
 export const profileRouter = createTRPCRouter({
   me: authTokenProcedure
     .meta({
+      guestAllowed: true,
       openapi: {
         method: "GET",
         path: "/api/v1/auth/me",

@@ -17,6 +17,8 @@ export const meView = z.object({
   email_verified: z.boolean(),
   otp_enabled: z.boolean(),
   role: z.string().nullable(),
+  /** A guest checkout's account (docs/sign-in.md#guest-checkout): no email, phone or password yet. */
+  is_guest: z.boolean(),
   preferences: z.record(z.string(), z.unknown()),
 });
 

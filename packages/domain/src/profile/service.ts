@@ -10,6 +10,8 @@ import { secureSignInFactorChange } from "../auth/factor-changes.js";
 import { recordSecurityEvent } from "../security-events/record.js";
 import type { changePasswordInput, updateMeInput } from "./schemas.js";
 import { viewOf } from "../auth/google/links.js";
+import { assertPasswordNotBreached } from "../auth/breached-passwords/check-password.js";
+import { isGuestRole } from "../auth/guest/roles.js";
 
 const invalidToken = () => new DomainError("INVALID_TOKEN");
 
@@ -23,7 +25,7 @@ export async function getMe(ctx: AuthedCtx) {
   if (!user) throw invalidToken();
   const { session_last_used_at, identities, ...profile } = user;
   await noteSessionUse(deps, ctx.db, auth.sid, session_last_used_at);
-  return { ...profile, preferences: profile.preferences ?? {}, identities: identitiesOf(identities) };
+  return { ...profile, preferences: profile.preferences ?? {}, is_guest: isGuestRole(profile.role), identities: identitiesOf(identities) };
 }
 
 /** The linked identities as read in GET /me's one query (a JSON array, or its text). */
@@ -101,6 +103,7 @@ export async function changePassword(ctx: AuthedCtx, input: z.infer<typeof chang
   if (!user) throw invalidToken();
   // The current password, or for an account created by phone (setting its first password) an sms_code.
   await confirmIdentity(ctx, user, { password: input.current_password, sms_code: input.sms_code, code: input.code }, "current_password");
+  await assertPasswordNotBreached(ctx, input.new_password, "new_password");
   const passwordHash = await deps.passwords.hash(input.new_password);
   const first = user.passwordHash === null;
   await ctx.deps.db.transaction(ctx.db, async (tx) => {

@@ -6,8 +6,8 @@ import { callbackKindsWithoutMoney } from "../payments/flows.js";
  * kept `RETENTION_<KIND>_DAYS` days (default `defaultDays`; 0 keeps it for ever) after the moments named
  * in `expired` (@mteja/db's `retention.ExpiredRows`; the cutoff is now minus those days). Rows that hang
  * off them (refresh tokens, webhook deliveries and attempts) go with them (ON DELETE CASCADE).
- * Payments, payouts, intents, users and addresses are not here: they are never pruned (the data
- * rights deletion removes a user's own rows).
+ * Payments, payouts, intents and addresses are not here: they are never pruned (the data rights
+ * deletion removes a user's own rows). Of the users only guests left unused are (docs/sign-in.md).
  */
 export const retentionRules = [
   {
@@ -67,6 +67,13 @@ export const retentionRules = [
     kind: "security_events",
     defaultDays: 365,
     expired: { table: "security_events", anyBefore: ["createdAt"] },
+  },
+  {
+    // Guest checkouts (docs/sign-in.md#guest-checkout) nobody came back to: no session opened, used or
+    // refreshed for this long. Their addresses go with them; their payments stay, naming no customer.
+    kind: "guests",
+    defaultDays: 30,
+    expired: { table: "users", unusedWithRole: "guest" },
   },
 ] as const satisfies readonly RetentionRule[];
 

@@ -16,6 +16,8 @@ export const SECURITY_EVENT_TYPES = [
   "reauthenticated",
   "identity.linked",
   "identity.unlinked",
+  "guest.upgraded",
+  "guest.merged",
 ] as const;
 
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];

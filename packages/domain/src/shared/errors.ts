@@ -60,6 +60,10 @@ export const errorStatus = {
   ACCOUNT_EXISTS: 409,
   IDENTITY_IN_USE: 409,
   LAST_SIGN_IN_METHOD: 409,
+  // CAPTCHA (docs/sign-in.md#captcha): a token missing or refused where the shop requires one; the
+  // verify API did not answer (fail-closed).
+  CAPTCHA_REQUIRED: 403,
+  CAPTCHA_UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

@@ -10,9 +10,17 @@ export interface SignInReport {
   outcome: string;
 }
 
+/** A breached-password check (auth/breached-passwords/): its outcome, "skipped" when the API did not answer in time. */
+export type PasswordBreachOutcome = "breached" | "clear" | "skipped";
+
+/** A CAPTCHA check (auth/captcha/): "missing" (no token), "passed", "refused", or "unavailable" (no answer). */
+export type CaptchaOutcome = "missing" | "passed" | "refused" | "unavailable";
+
 export interface DomainEvents {
   signIn(report: SignInReport): void;
+  passwordBreachCheck(outcome: PasswordBreachOutcome): void;
+  captchaCheck(report: { flow: string; outcome: CaptchaOutcome }): void;
 }
 
 /** For compositions where nobody counts (scripts, tests that do not look). */
-export const unobservedEvents: DomainEvents = { signIn() {} };
+export const unobservedEvents: DomainEvents = { signIn() {}, passwordBreachCheck() {}, captchaCheck() {} };

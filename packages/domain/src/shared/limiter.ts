@@ -23,7 +23,8 @@ export type LimitRule =
   | "email_change_mails_per_address"
   | "webhook_redeliveries_per_event"
   | "security_notices_per_account"
-  | "two_factor_enables_per_account";
+  | "two_factor_enables_per_account"
+  | "guests_per_ip";
 
 export interface LimitDecision {
   allowed: boolean;

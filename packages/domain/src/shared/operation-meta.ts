@@ -6,6 +6,7 @@
 import type { TenantDb } from "@mteja/db";
 import type { AnyRouter } from "@trpc/server";
 import type { ZodObject } from "zod";
+import type { CaptchaFlow } from "./tenant-settings.js";
 
 /**
  * What proves who is calling: nothing, an access token (`Authorization: Bearer`), the HttpOnly
@@ -58,6 +59,8 @@ export interface StepUpAccount {
   phoneVerified: boolean;
   otpEnabled: boolean;
   hasPassword: boolean;
+  /** A guest checkout's account: no factor to prove, so no step-up (docs/step-up.md). */
+  isGuest: boolean;
 }
 
 /** What a condition is given: the account, the input as sent (not yet validated) and the tenant's data. */
@@ -143,6 +146,16 @@ export type OperationMeta = {
    * which REST answers as 302 with that Location (tRPC as JSON); described, with an example Location.
    */
   redirects?: { description: string; example: string };
+  /**
+   * A guest's access token (`role: "guest"`, docs/sign-in.md#guest-checkout) may call it; on every other
+   * operation with a bearer credential a guest answers 403 FORBIDDEN (checked by the builders of trpc.ts).
+   */
+  guestAllowed?: true;
+  /**
+   * The flow of `settings.captcha` this operation belongs to: where the shop says "always", it needs a
+   * CAPTCHA token in `X-Captcha-Token` (403 CAPTCHA_REQUIRED, 503 CAPTCHA_UNAVAILABLE; auth/captcha/).
+   */
+  captcha?: CaptchaFlow;
 };
 
 /** The declared facts of a procedure by its tRPC path ("auth.register"), if it exists. */

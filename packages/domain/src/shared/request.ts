@@ -17,6 +17,8 @@ export interface RequestInfo {
   tenantHeader: string | undefined;
   authorization: string | undefined;
   idempotencyKey: string | undefined;
+  /** The X-Captcha-Token header as sent (auth/captcha/): a CAPTCHA widget's answer, checked once. */
+  captchaToken?: string | undefined;
   ip: string;
   /**
    * Made straight from this machine's loopback interface, not relayed by a proxy (the socket's address,

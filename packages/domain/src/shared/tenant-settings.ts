@@ -88,6 +88,14 @@ const topFields = {
   locale: z.enum(LOCALES),
 };
 
+/**
+ * The flows a shop may put behind a CAPTCHA (docs/sign-in.md#captcha): each "always" or "never"
+ * (default never). An operation names its flow on its procedure (`captcha` in its meta).
+ */
+export const CAPTCHA_FLOWS = ["register", "guest", "phoneStart", "forgotPassword"] as const;
+export type CaptchaFlow = (typeof CAPTCHA_FLOWS)[number];
+const captchaFields = Object.fromEntries(CAPTCHA_FLOWS.map((flow) => [flow, z.enum(["always", "never"])])) as Record<CaptchaFlow, z.ZodEnum<{ always: "always"; never: "never" }>>;
+
 type Fields = Record<string, z.ZodType>;
 const optional = <T extends Fields>(fields: T) => z.object(fields).partial();
 /** Every field may also be null: JSON Merge Patch's "remove this key". */
@@ -101,6 +109,7 @@ export const tenantSettingsSchema = optional(topFields)
   .extend({ momo: optional(momoFields).extend({ b2c: optional(b2cFields).optional(), c2b: optional(c2bFields).optional() }).optional() })
   .extend({ limits: optional(limitFields).strip().optional() })
   .extend({ oidc: z.object({ google: optional(googleFields).optional() }).strip().optional() })
+  .extend({ captcha: optional(captchaFields).strip().optional() })
   .strip();
 
 /** PATCH /api/v1/admin/tenants/:id `settings`: a JSON Merge Patch (RFC 7396) of the stored settings. */
@@ -108,6 +117,7 @@ export const tenantSettingsPatchSchema = removable(topFields)
   .extend({ momo: removable(momoFields).extend({ b2c: removable(b2cFields).nullable().optional(), c2b: removable(c2bFields).nullable().optional() }).nullable().optional() })
   .extend({ limits: removable(limitFields).strip().nullable().optional() })
   .extend({ oidc: z.object({ google: removable(googleFields).nullable().optional() }).strip().nullable().optional() })
+  .extend({ captcha: removable(captchaFields).strip().nullable().optional() })
   .strip();
 
 /** Every field optional, and a stored value that no longer reads is dropped alone. */
@@ -138,6 +148,7 @@ export const storedTenantSettingsSchema = lenient(topFields)
       .optional()
       .catch(undefined),
   })
+  .extend({ captcha: lenient(captchaFields).optional().catch(undefined) })
   .strip();
 
 export type TenantSettings = z.infer<typeof storedTenantSettingsSchema>;

@@ -9,6 +9,7 @@ import { proofOf } from "../../src/auth/step-up/proofs.js";
 import { DomainError } from "../../src/shared/errors.js";
 
 const account: StepUpAccount = {
+  isGuest: false,
   id: "6f1c0e56-3b1a-4c52-9d0e-2f4b8a7c1d90",
   tenantId: "default",
   email: "wanjiku@example.com",

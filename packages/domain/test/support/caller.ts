@@ -22,6 +22,8 @@ import {
   tokenDefaults,
   unlimited,
   unobservedEvents,
+  passwordRangesOff,
+  captchaOff,
   type Deps,
   type PasswordHashing,
   type Random,
@@ -105,6 +107,8 @@ export async function createServiceDeps(options: { random?: Random } = {}): Prom
     },
     logger: silent,
     events: unobservedEvents,
+    passwordRanges: passwordRangesOff,
+    captcha: captchaOff,
     // REPORT_BATCH_SIZE's default.
     reports: { batchSize: 1000 },
     daraja: {

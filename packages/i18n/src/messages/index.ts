@@ -5,12 +5,13 @@
 import { detailMessages } from "./details.js";
 import { errorMessages } from "./errors.js";
 import { mailMessages } from "./mail.js";
+import { signInMessages } from "./sign-in.js";
 import { smsMessages } from "./sms.js";
 import { validationMessages } from "./validation.js";
 
-export const messages = { ...errorMessages, ...detailMessages, ...validationMessages, ...mailMessages, ...smsMessages } as const;
+export const messages = { ...errorMessages, ...detailMessages, ...validationMessages, ...mailMessages, ...smsMessages, ...signInMessages } as const;
 
-type Parts = [typeof errorMessages, typeof detailMessages, typeof validationMessages, typeof mailMessages, typeof smsMessages];
+type Parts = [typeof errorMessages, typeof detailMessages, typeof validationMessages, typeof mailMessages, typeof smsMessages, typeof signInMessages];
 type KeysOf<T extends unknown[]> = { [I in keyof T]: keyof T[I] };
 type Overlap<T extends unknown[]> = T extends [infer Head, ...infer Tail] ? (keyof Head & KeysOf<Tail>[number]) | Overlap<Tail> : never;
 /** Compiles only while no key is in two parts (a spread would silently keep the later one). */

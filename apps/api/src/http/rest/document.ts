@@ -11,6 +11,7 @@ import {
   type FileAnswer,
   type OperationMeta,
   type StepUp,
+  type CaptchaFlow,
   webhookEventCatalogue,
 } from "@mteja/domain";
 import { z } from "zod";
@@ -199,6 +200,8 @@ export function describeOperations(document: OpenAPIObject, router: AnyRouter): 
       addExamples(operation, components.schemas);
       describeErrors(operation, errorsOf(meta, operation, method));
       if (meta?.stepUp) markStepUp(operation, meta.stepUp);
+      if (meta?.credential === "bearer") markGuests(operation, meta.guestAllowed === true);
+      if (meta?.captcha) markCaptcha(operation, meta.captcha);
       if (meta?.deprecated) markDeprecated(operation, meta.deprecated);
     }
   }
@@ -299,6 +302,10 @@ function errorsOf(meta: OperationMeta | undefined, operation: Json, method: (typ
   if (operation.requestBody || parameters.some((p) => p.in === "path" || p.in === "query")) imply(422, "VALIDATION_ERROR");
   if (meta?.ipLimited) imply(429, "RATE_LIMITED");
   if (meta?.stepUp) imply(403, "STEP_UP_REQUIRED");
+  if (meta?.captcha) {
+    imply(403, "CAPTCHA_REQUIRED");
+    imply(503, "CAPTCHA_UNAVAILABLE");
+  }
   imply(500, "INTERNAL_ERROR");
   // Every operation reads the database: while it is away, 503 with Retry-After (docs/operations.md#database-outages).
   imply(503, "SERVICE_UNAVAILABLE");
@@ -366,6 +373,36 @@ function markStepUp(operation: Json, stepUp: StepUp): void {
       : "",
     ". Sign-in and POST /api/v1/auth/reauthenticate make a session fresh for STEP_UP_WINDOW_SECONDS (docs/step-up.md).",
   ].join("");
+  operation.description = [operation.description, notice].filter(Boolean).join("\n\n");
+}
+
+/**
+ * Who of a customer's tokens may call it (docs/sign-in.md#guest-checkout): `x-guest: "allowed"` where a
+ * guest's token (role "guest") may, `"forbidden"` where it answers 403 FORBIDDEN.
+ */
+function markGuests(operation: Json, allowed: boolean): void {
+  operation["x-guest"] = allowed ? "allowed" : "forbidden";
+  if (allowed) operation.description = [operation.description, 'A guest\'s access token (role "guest", POST /api/v1/auth/guest) may call it.'].filter(Boolean).join("\n\n");
+}
+
+/**
+ * A flow a shop may put behind a CAPTCHA (`captcha`, docs/sign-in.md#captcha): the `X-Captcha-Token`
+ * header, `x-captcha: { flow }` for tools, and when it is needed.
+ */
+function markCaptcha(operation: Json, flow: CaptchaFlow): void {
+  const parameters = ((operation.parameters ??= []) as Json[]);
+  parameters.push({
+    name: "X-Captcha-Token",
+    in: "header",
+    required: false,
+    description: `The CAPTCHA widget's token (Turnstile or hCaptcha), checked once: needed where the shop's settings.captcha.${flow} is "always".`,
+    schema: { type: "string", maxLength: 2048 },
+    example: "0.AbCdEf-widget-token",
+  });
+  operation["x-captcha"] = { flow, header: "X-Captcha-Token" };
+  const notice =
+    `Where the shop's settings.captcha.${flow} is "always" (and CAPTCHA_PROVIDER is set), the request carries a CAPTCHA token in X-Captcha-Token: ` +
+    "missing, refused or reused, 403 CAPTCHA_REQUIRED; the provider not answering, 503 CAPTCHA_UNAVAILABLE.";
   operation.description = [operation.description, notice].filter(Boolean).join("\n\n");
 }
 

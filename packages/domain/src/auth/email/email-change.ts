@@ -33,11 +33,15 @@ import type { emailStartInput, emailVerifyInput } from "./schemas.js";
 const emailInUse = () => new DomainError("EMAIL_IN_USE");
 const linkOfAnotherSession = () => new DomainError("INVALID_TOKEN", "auth.email_link_other_session", { status: 400 });
 
-export async function startEmailChange(ctx: SessionCtx, input: z.infer<typeof emailStartInput>): Promise<void> {
+/**
+ * `guestUpgrade`: the first address of a guest upgrading in place (auth/guest/upgrade.ts). A guest has no
+ * other factor a stale session could be hiding from, so its address resets the password as a fresh one's.
+ */
+export async function startEmailChange(ctx: SessionCtx, input: z.infer<typeof emailStartInput>, guestUpgrade = false): Promise<void> {
   const { deps, tenant } = ctx;
   const user = await users.findById(ctx.db, ctx.auth.sub);
   if (!user) throw new DomainError("INVALID_TOKEN");
-  const fromFreshSession = isFresh(ctx.session, deps.clock.now());
+  const fromFreshSession = guestUpgrade || isFresh(ctx.session, deps.clock.now());
   // The account's own address is no change; it is confirmed again only where it may not yet reset the
   // password, and only from a fresh session (step-up has asked for one: the account has an email).
   if (user.email === input.email && (user.emailResetsPassword || !fromFreshSession)) {

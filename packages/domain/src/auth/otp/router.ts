@@ -83,7 +83,8 @@ export const otpRouter = createTRPCRouter({
         summary: "Second step of a two-factor login",
         description:
           "Exchanges the otp_token from login and a 6-digit TOTP code (or a recovery code) for an access token; sets the refresh cookie. " +
-          "The otp_token lasts 5 minutes and is spent by success or by the fifth wrong code.",
+          "The otp_token lasts 5 minutes and is spent by success or by the fifth wrong code. " +
+          "A login that carried `guest_token` takes over that guest here, when the sign-in completes (its guest merged since: 401 INVALID_TOKEN).",
         requestHeaders: tenantHeaders,
         errorResponses: {
           401: "INVALID_OTP (wrong code) or INVALID_TOKEN (expired, spent or unknown otp_token)",

@@ -144,7 +144,7 @@ export async function validate(ctx: TenantCtx, input: z.infer<typeof otpValidate
     throw invalidOtp();
   }
   await attempt.succeeded();
-  return startSession(ctx, user, "otp");
+  return startSession(ctx, user, "otp", token.guestUserId ? { guestId: token.guestUserId } : undefined);
 }
 
 /** Turns two-factor off after the current password: secrets and recovery codes are deleted. */

@@ -23,6 +23,7 @@ export const phoneRouter = createTRPCRouter({
   start: tenantProcedure
     .meta({
       ipLimited: true,
+      captcha: "phoneStart",
       openapi: {
         method: "POST",
         path: "/api/v1/auth/phone/start",
@@ -50,9 +51,10 @@ export const phoneRouter = createTRPCRouter({
         tags,
         summary: "Sign in (or sign up) with the texted code",
         description:
-          "Answers as login does: an access token and the refresh cookie, or requires_otp and an otp_token for /api/v1/auth/otp/validate. An unknown phone gets a new account where the shop allows phone sign-up.",
+          "Answers as login does: an access token and the refresh cookie, or requires_otp and an otp_token for /api/v1/auth/otp/validate. An unknown phone gets a new account where the shop allows phone sign-up. " +
+          "With `guest_token`, the guest's addresses, payments and intents move to the account once the sign-in completes (a token that is not a live guest's of this shop: 401 INVALID_TOKEN, no sign-in).",
         requestHeaders: tenantHeaders,
-        errorResponses: { 401: "INVALID_OTP (wrong, used or expired code)", 403: "EMAIL_NOT_VERIFIED", 422: "VALIDATION_ERROR", 429: "RATE_LIMITED" },
+        errorResponses: { 401: "INVALID_OTP (wrong, used or expired code) or INVALID_TOKEN (guest_token)", 403: "EMAIL_NOT_VERIFIED", 422: "VALIDATION_ERROR", 429: "RATE_LIMITED" },
       },
     })
     .input(phoneVerifyInput)
@@ -61,6 +63,7 @@ export const phoneRouter = createTRPCRouter({
 
   meStart: authProcedure
     .meta({
+      guestAllowed: true,
       stepUp: { when: startsAnotherPhone },
       openapi: {
         method: "POST",
@@ -83,12 +86,15 @@ export const phoneRouter = createTRPCRouter({
 
   meVerify: authProcedure
     .meta({
+      guestAllowed: true,
       stepUp: { when: verifiesAnotherPhone },
       openapi: {
         method: "POST",
         path: "/api/v1/auth/me/phone/verify",
         tags,
         summary: "Verify the phone the code was sent to",
+        description:
+          'On a guest session this upgrades the guest in place (same account, addresses and payments; no step-up) and answers a new access token with role "customer".',
         requestHeaders: tenantHeaders,
         errorResponses: { 401: "INVALID_OTP, AUTH_REQUIRED or INVALID_TOKEN", 409: "PHONE_IN_USE", 422: "VALIDATION_ERROR", 429: "RATE_LIMITED" },
       },

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { envelope, messageOnly } from "../../shared/envelope.js";
 import { kenyanPhoneField, oneLineString, personNameField } from "../../shared/fields.js";
+import { guestTokenField } from "../guest/schemas.js";
 
 /** Six digits as typed (spaces allowed); anything else is simply a wrong code (401), never a hint. */
 const smsCodeField = oneLineString({ error: "code is required" })
@@ -14,13 +15,20 @@ export const phoneVerifyInput = z.object({
   phone: kenyanPhoneField,
   code: smsCodeField,
   name: personNameField.optional().describe("The name of an account created by this sign-in (ignored for an existing one)"),
+  guest_token: guestTokenField.optional(),
 });
 
 export const mePhoneStartInput = z.object({ phone: kenyanPhoneField.optional().describe("Default: the account's phone") });
 export const mePhoneStartOutput = messageOnly;
 
 export const mePhoneVerifyInput = z.object({ code: smsCodeField });
-export const mePhoneVerifyOutput = envelope(z.object({ phone: z.string(), phone_verified: z.literal(true) }));
+export const mePhoneVerifyOutput = envelope(
+  z.object({
+    phone: z.string(),
+    phone_verified: z.literal(true),
+    access_token: z.string().optional().describe('On a guest session only: the guest is now a customer, and this is its new access token (role "customer")'),
+  }),
+);
 
 /** For confirmations by accounts without a password (change-password, 2FA disable). */
 export const smsCodeProofField = smsCodeField.describe("For an account without a password: a code from /api/v1/auth/me/phone/start");

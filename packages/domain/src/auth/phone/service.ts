@@ -22,6 +22,8 @@ import { recordPhoneVerified } from "./phone-verified.js";
 import { localeOfRecipient } from "../../shared/i18n/recipient-locale.js";
 import { recordSecurityEvent } from "../../security-events/record.js";
 import { secureSignInFactorChange } from "../factor-changes.js";
+import { guestToMerge } from "../guest/guest-token.js";
+import { upgradeByPhone } from "../guest/upgrade.js";
 import type { mePhoneStartInput, mePhoneVerifyInput, phoneStartInput, phoneVerifyInput } from "./schemas.js";
 
 /** Long enough for the answer to leave the process first (as forgot-password). */
@@ -64,6 +66,8 @@ export async function startPhoneSignIn(ctx: TenantCtx, input: z.infer<typeof pho
 
 export async function verifyPhoneSignIn(ctx: TenantCtx, input: z.infer<typeof phoneVerifyInput>): Promise<LoginResult> {
   const { tenant } = ctx;
+  // A guest_token that is not a live guest's answers 401 before the code is spent.
+  const guest = await guestToMerge(ctx, input.guest_token);
   // Wrong codes are failed sign-ins of the phone and of the IP, like wrong passwords.
   const attempt = await beginSignInAttempt(ctx, { tenantId: tenant.id, email: `phone:${input.phone}` }, { ip: true });
   const spent = await attempt.check(() => spendPhoneCode(ctx, ctx.db, { tenantId: tenant.id, purpose: "sign_in", phone: input.phone }, input.code));
@@ -80,8 +84,8 @@ export async function verifyPhoneSignIn(ctx: TenantCtx, input: z.infer<typeof ph
   else await attempt.succeeded();
   assertEmailVerifiedIfRequired(tenant, user);
   noStore(ctx);
-  if (user.otpEnabled) return { requires_otp: true, otp_token: await issueOtpLoginToken(ctx, user) };
-  return { requires_otp: false, ...(await startSession(ctx, user, "sms")) };
+  if (user.otpEnabled) return { requires_otp: true, otp_token: await issueOtpLoginToken(ctx, user, guest) };
+  return { requires_otp: false, ...(await startSession(ctx, user, "sms", guest)) };
 }
 
 async function signUpByPhone(ctx: TenantCtx, input: z.infer<typeof phoneVerifyInput>) {
@@ -155,6 +159,8 @@ export async function verifyMePhone(ctx: AuthedCtx, input: z.infer<typeof mePhon
       const before = await users.findById(tx, user.id);
       if (!before) throw new DomainError("INVALID_TOKEN");
       await users.setVerifiedPhone(tx, user.id, spent.phone);
+      // A guest's first phone upgrades it in place (docs/sign-in.md#guest-checkout).
+      const upgradedToken = await upgradeByPhone(ctx, tx, before);
       const change = phoneChangeOf(before, spent.phone);
       if (change === "phone_changed") {
         const { sessionsEnded } = await secureSignInFactorChange(ctx, tx, before, change);
@@ -163,13 +169,18 @@ export async function verifyMePhone(ctx: AuthedCtx, input: z.infer<typeof mePhon
         if (change === "phone_added") await secureSignInFactorChange(ctx, tx, before, change);
         await recordPhoneVerified(ctx, tx, { tenantId: tenant.id, userId: user.id, created: false });
       }
-      return { phone: spent.phone, phone_verified: true as const, notified: change !== undefined };
+      return { phone: spent.phone, phone_verified: true as const, notified: change !== undefined, upgradedToken };
     });
     if (verified.notified) {
       deps.nudgeMail();
       deps.nudgeSms();
     }
-    return { phone: verified.phone, phone_verified: verified.phone_verified };
+    if (verified.upgradedToken) noStore(ctx);
+    return {
+      phone: verified.phone,
+      phone_verified: verified.phone_verified,
+      ...(verified.upgradedToken ? { access_token: await verified.upgradedToken() } : {}),
+    };
   } catch (error) {
     // Another account verified the same phone between the check and the update.
     if (isUniqueViolation(error)) throw phoneInUse();

@@ -16,6 +16,7 @@ import type { forgotPasswordInput, resetPasswordInput } from "./schemas.js";
 import { enqueueSecurityNotice } from "./security-notices.js";
 import { recordSecurityEvent } from "../../security-events/record.js";
 import { createEmailToken, emailTokenLifetimeSeconds, findEmailToken, invalidEmailToken, spendEmailToken } from "./one-time-tokens.js";
+import { assertPasswordNotBreached } from "../breached-passwords/check-password.js";
 
 /** Long enough for the answer to leave the process first (measured: 0 ms still showed a difference). */
 const afterAnswerMs = 10;
@@ -80,6 +81,7 @@ export async function resetPassword(ctx: TenantCtx, input: z.infer<typeof resetP
   // Links mailed before these rules (no link for an account without a password, nor to an address
   // that may not reset it) set nothing either.
   if (!found || !found.user.hasPassword || !found.user.emailResetsPassword) throw invalidEmailToken();
+  await assertPasswordNotBreached(ctx, input.new_password, "new_password");
   const passwordHash = await deps.passwords.hash(input.new_password);
   const user = found.user;
   await ctx.deps.db.transaction(ctx.db, async (tx) => {

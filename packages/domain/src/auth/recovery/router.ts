@@ -19,6 +19,7 @@ export const recoveryProcedures = {
   forgotPassword: tenantProcedure
     .meta({
       ipLimited: true,
+      captcha: "forgotPassword",
       openapi: {
         method: "POST",
         path: "/api/v1/auth/forgot-password",

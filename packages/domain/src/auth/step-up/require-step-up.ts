@@ -10,6 +10,7 @@ import type { Context } from "../ports.js";
 import { DomainError } from "../../shared/errors.js";
 import type { PasswordField, StepUp, StepUpAccount } from "../../shared/operation-meta.js";
 import type { AccessClaims } from "../tokens/access-tokens.js";
+import { isGuestRole } from "../guest/roles.js";
 
 /** What the check needs of a signed-in call. */
 export type StepUpCtx = Context & { auth: AccessClaims; db: TenantDb };
@@ -25,6 +26,8 @@ export async function requireStepUp(ctx: StepUpCtx, rule: StepUp, session: LiveS
   if (isFresh(session, ctx.deps.clock.now())) return;
   if (rule === "always") throw stepUpRequired();
   const account = await stepUpAccountOf(ctx);
+  // A guest has no factor to prove: its upgrade (a first email or phone) needs no fresh session.
+  if (account.isGuest) return;
   const input = await rawInput();
   if ("when" in rule) {
     if (await rule.when({ account, input, db: ctx.db })) throw stepUpRequired();
@@ -52,5 +55,5 @@ async function stepUpAccountOf(ctx: StepUpCtx): Promise<StepUpAccount> {
   const user = await users.findById(ctx.db, ctx.auth.sub);
   if (!user) throw new DomainError("INVALID_TOKEN");
   const { id, tenantId, email, phone, phoneVerified, otpEnabled, passwordHash } = user;
-  return { id, tenantId, email, phone, phoneVerified, otpEnabled, hasPassword: passwordHash !== null };
+  return { id, tenantId, email, phone, phoneVerified, otpEnabled, hasPassword: passwordHash !== null, isGuest: isGuestRole(user.role) };
 }

@@ -15,8 +15,11 @@ export const otpMaxAttempts = 5;
 export const invalidOtpToken = () =>
   new DomainError("INVALID_TOKEN", "auth.sign_in_step_expired");
 
-/** Called by login once the password is right and the account has two-factor on. */
-export async function issueOtpLoginToken(ctx: TenantCtx, user: { id: string; tenantId: string }): Promise<string> {
+/**
+ * Called by login once the password is right and the account has two-factor on. `guest`: the guest the
+ * sign-in takes over once otp/validate completes it (docs/sign-in.md#guest-checkout).
+ */
+export async function issueOtpLoginToken(ctx: TenantCtx, user: { id: string; tenantId: string }, guest?: { guestId: string }): Promise<string> {
   const { deps } = ctx;
   const token = randomToken(deps.random);
   const now = deps.clock.now();
@@ -25,6 +28,7 @@ export async function issueOtpLoginToken(ctx: TenantCtx, user: { id: string; ten
     userId: user.id,
     purpose: otpLoginPurpose,
     tokenHash: sha256(token),
+    guestUserId: guest?.guestId ?? null,
     createdAt: now,
     expiresAt: new Date(now.getTime() + otpTokenTtlSeconds * 1000),
   });
@@ -34,6 +38,7 @@ export async function issueOtpLoginToken(ctx: TenantCtx, user: { id: string; ten
 export interface LiveOtpToken {
   id: string;
   userId: string;
+  guestUserId: string | null;
 }
 
 /** The live otp_token of this tenant with this value, or INVALID_TOKEN. Reads only. */

@@ -1,0 +1,1 @@
+export { buildCaptchaSimulator, type CaptchaSimulator, type CaptchaSimulatorOptions, type SiteverifyCall } from "./server.js";
