@@ -24,6 +24,7 @@ export * as apiKeys from "./repositories/api-keys.js";
 export * as dataRights from "./repositories/data-rights.js";
 export * as oneTimeTokens from "./repositories/one-time-tokens.js";
 export * as outboxes from "./repositories/outboxes.js";
+export * as passkeys from "./repositories/passkeys.js";
 export * as phoneCodes from "./repositories/phone-codes.js";
 export * as recoveryCodes from "./repositories/recovery-codes.js";
 export * as retention from "./repositories/retention.js";

@@ -29,6 +29,8 @@ const tenantOwned = new Set([
   "SecurityEvent",
   "AccountBalance",
   "PullRegistration",
+  "Passkey",
+  "PasskeyChallenge",
 ]);
 
 /** Models without `tenant_id`, scoped through the relation to their tenant-owned parent. */
@@ -37,7 +39,7 @@ const scopedThroughParent: Record<string, string> = { RefreshToken: "session", R
 /** Every relation field, per model: the scoped client refuses nested writes through them. */
 const relationFields: Record<string, readonly string[]> = {
   Tenant: ["users", "sessions", "addresses", "payments", "payouts", "apiKeys", "paymentIntents", "webhookEndpoints", "webhookEvents"],
-  User: ["tenant", "sessions", "oneTimeTokens", "recoveryCodes", "addresses", "payments", "payouts"],
+  User: ["tenant", "sessions", "oneTimeTokens", "recoveryCodes", "addresses", "payments", "payouts", "passkeys"],
   Session: ["tenant", "user", "refreshTokens"],
   RefreshToken: ["session"],
   OneTimeToken: ["user"],
@@ -59,6 +61,8 @@ const relationFields: Record<string, readonly string[]> = {
   SecurityEvent: [],
   AccountBalance: [],
   PullRegistration: [],
+  Passkey: ["user"],
+  PasskeyChallenge: [],
 };
 
 /**

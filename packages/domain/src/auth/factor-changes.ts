@@ -28,7 +28,9 @@ export type SignInFactorChange =
   | "email_confirmed"
   /** A first password on an account created by phone: a new way to sign in. */
   | "password_added"
-  | "two_factor_enabled";
+  | "two_factor_enabled"
+  /** A passkey registered: a new way to sign in (docs/sign-in.md#passkeys). */
+  | "passkey_added";
 
 /** The account as it was before the change: its old email and its old verified phone are told. */
 export type AccountBeforeChange = NoticeAccount;
@@ -44,6 +46,7 @@ const noticeMail: Record<SignInFactorChange, SecurityNotice | undefined> = {
   email_confirmed: undefined,
   password_added: "passwordChanged",
   two_factor_enabled: "twoFactorEnabled",
+  passkey_added: "passkeyAdded",
 };
 
 /** The text to the old verified phone (a first phone has no old one to tell). */
@@ -59,6 +62,7 @@ const noticeText: Record<SignInFactorChange, SecurityText | undefined> = {
   // phone, the account's only way in until now, is told too.
   password_added: "sms.notice.password_set",
   two_factor_enabled: "sms.notice.two_factor_enabled",
+  passkey_added: "sms.notice.passkey_added",
 };
 
 /** Ends the account's other sessions and writes the notices; answers how many sessions ended. */

@@ -54,6 +54,8 @@ export const errorStatus = {
   // proof; reauthenticate/sms for an account without a verified phone.
   STEP_UP_REQUIRED: 403,
   NO_VERIFIED_PHONE: 409,
+  // Removing (or unlinking) the account's last way to sign in (docs/sign-in.md#passkeys).
+  LAST_SIGN_IN_METHOD: 409,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

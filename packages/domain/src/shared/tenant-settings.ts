@@ -74,6 +74,24 @@ const topFields = {
   locale: z.enum(LOCALES),
 };
 
+/**
+ * Passkeys' relying party (docs/sign-in.md#passkeys). `rpId` is a host name (the shop's domain or a
+ * parent of it): WebAuthn refuses an IP address as an RP ID. `origins` are the exact origins the
+ * shop's pages are served from, each within `rpId`.
+ */
+const webauthnFields = {
+  rpId: oneLineString()
+    .trim()
+    .toLowerCase()
+    .max(253)
+    .regex(/^(?=.*[a-z])[a-z0-9-]+(\.[a-z0-9-]+)*$/, "must be a host name (an IP address is not a valid RP ID)"),
+  rpName: oneLineString().trim().min(1).max(100),
+  origins: z
+    .array(oneLineString().pipe(z.url({ protocol: /^https?$/ })).refine((url) => new URL(url).origin === url.replace(/\/$/, ""), "must be an origin: scheme, host and port only"))
+    .min(1)
+    .max(20),
+};
+
 type Fields = Record<string, z.ZodType>;
 const optional = <T extends Fields>(fields: T) => z.object(fields).partial();
 /** Every field may also be null: JSON Merge Patch's "remove this key". */
@@ -86,12 +104,14 @@ function removable<T extends Fields>(fields: T) {
 export const tenantSettingsSchema = optional(topFields)
   .extend({ momo: optional(momoFields).extend({ b2c: optional(b2cFields).optional(), c2b: optional(c2bFields).optional() }).optional() })
   .extend({ limits: optional(limitFields).strip().optional() })
+  .extend({ webauthn: optional(webauthnFields).strip().optional() })
   .strip();
 
 /** PATCH /api/v1/admin/tenants/:id `settings`: a JSON Merge Patch (RFC 7396) of the stored settings. */
 export const tenantSettingsPatchSchema = removable(topFields)
   .extend({ momo: removable(momoFields).extend({ b2c: removable(b2cFields).nullable().optional(), c2b: removable(c2bFields).nullable().optional() }).nullable().optional() })
   .extend({ limits: removable(limitFields).strip().nullable().optional() })
+  .extend({ webauthn: removable(webauthnFields).strip().nullable().optional() })
   .strip();
 
 /** Every field optional, and a stored value that no longer reads is dropped alone. */
@@ -115,6 +135,7 @@ const storedMomoSchema = lenient({
 export const storedTenantSettingsSchema = lenient(topFields)
   .extend({ momo: storedMomoSchema.optional().catch(undefined) })
   .extend({ limits: lenient(limitFields).optional().catch(undefined) })
+  .extend({ webauthn: lenient(webauthnFields).optional().catch(undefined) })
   .strip();
 
 export type TenantSettings = z.infer<typeof storedTenantSettingsSchema>;

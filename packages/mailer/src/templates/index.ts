@@ -11,6 +11,7 @@ import {
   passwordChanged,
   passwordReset,
   phoneAdded,
+  passkeyAdded,
   phoneChanged,
   twoFactorDisabled,
   twoFactorEnabled,
@@ -31,6 +32,7 @@ export {
   passwordChanged,
   passwordReset,
   phoneAdded,
+  passkeyAdded,
   phoneChanged,
   twoFactorDisabled,
   twoFactorEnabled,
@@ -54,6 +56,7 @@ export interface MailDataByKind {
   emailChanged: SecurityNoticeData;
   phoneChanged: SecurityNoticeData;
   phoneAdded: SecurityNoticeData;
+  passkeyAdded: SecurityNoticeData;
 }
 
 export type MailKind = keyof MailDataByKind;
@@ -73,6 +76,7 @@ export const MAIL_KINDS = [
   "emailChanged",
   "phoneChanged",
   "phoneAdded",
+  "passkeyAdded",
 ] as const satisfies readonly MailKind[];
 
 const templates: { readonly [K in MailKind]: (data: MailDataByKind[K], locale: Locale) => RenderedMail } = {
@@ -90,6 +94,7 @@ const templates: { readonly [K in MailKind]: (data: MailDataByKind[K], locale: L
   emailChanged,
   phoneChanged,
   phoneAdded,
+  passkeyAdded,
 };
 
 /** The mail in the recipient's language (English unless told). */
