@@ -9,6 +9,7 @@ import { isUniqueViolation, passkeys, users } from "@mteja/db";
 import { generateRegistrationOptions, verifyRegistrationResponse, type RegistrationResponseJSON } from "@simplewebauthn/server";
 import type { z } from "zod";
 import { DomainError } from "../../shared/errors.js";
+import { noStore } from "../../shared/request.js";
 import { recordSecurityEvent } from "../../security-events/record.js";
 import { secureSignInFactorChange } from "../factor-changes.js";
 import type { AuthedCtx } from "../ports.js";
@@ -48,6 +49,7 @@ export async function registrationOptions(ctx: AuthedCtx): Promise<z.infer<typeo
     authenticatorSelection: { residentKey: "required", requireResidentKey: true, userVerification: "preferred" },
     supportedAlgorithmIDs: passkeyAlgorithms,
   });
+  noStore(ctx);
   return options as z.infer<typeof creationOptions>;
 }
 
