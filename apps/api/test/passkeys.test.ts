@@ -90,7 +90,7 @@ describe.skipIf(skipThisTarget)("passkeys: register, list, remove, sign in", () 
     const list = await client.get("/api/v1/auth/passkeys", user.accessToken);
     expect(list.body.data).toEqual({ passkeys: [created.body.data], next_cursor: null });
     const added = (await eventsOf(client, user.accessToken)).find((event) => event.type === "passkey.added");
-    expect(added?.details).toEqual({ passkey_id: created.body.data.id });
+    expect(added?.details).toEqual({ passkey_id: created.body.data.id, sessions_ended: 1 });
     // A new way in: whoever held another session is out.
     expectCode(await elsewhere.get("/api/v1/auth/passkeys", other.body.data.access_token), 401, "INVALID_TOKEN");
 

@@ -4,6 +4,7 @@
  */
 import { emailChangeCard } from "./email-change.js";
 import { linkParams, mailCard, readOutbox } from "./outbox.js";
+import { passkeySignInCard, passkeysCard } from "./passkeys.js";
 import { phoneSignInCard } from "./phone.js";
 import type { Screen, Shell } from "./shell.js";
 import { button, field, h, notice, onSubmit } from "./ui.js";
@@ -18,6 +19,7 @@ function signedOutView(shell: Shell): HTMLElement {
     registerCard(shell),
     signInCard(shell),
     phoneSignInCard(shell, (otpToken, status, startOver) => otpStep(shell, otpToken, status, startOver)),
+    passkeySignInCard(shell, (otpToken, status, startOver) => otpStep(shell, otpToken, status, startOver)),
   );
 }
 
@@ -106,7 +108,7 @@ function signedInView(shell: Shell): HTMLElement {
     ),
   );
   // An account made by phone sign-in has no email, so no inbox.
-  return h("section", { class: "grid" }, profile, user.email === null ? null : inboxCard(shell), emailChangeCard(shell));
+  return h("section", { class: "grid" }, profile, passkeysCard(shell), user.email === null ? null : inboxCard(shell), emailChangeCard(shell));
 }
 
 /** The dev outbox for this customer; a verification link gets a button that spends its token here. */

@@ -20,9 +20,19 @@ export interface NewPasskey {
   createdAt: Date;
 }
 
+/** The stored COSE public key as bytes. */
+export function publicKeyOf(passkey: Passkey): Uint8Array<ArrayBuffer> {
+  return new Uint8Array(Buffer.from(passkey.publicKey, "base64url"));
+}
+
+/** The stored transports (a JSON array of strings; anything else reads as none). */
+export function transportsOf(passkey: Passkey): string[] {
+  return Array.isArray(passkey.transports) ? passkey.transports.filter((item): item is string => typeof item === "string") : [];
+}
+
 export async function create(tx: AnyClient, passkey: NewPasskey): Promise<Passkey> {
   const { publicKey, ...rest } = passkey;
-  return prismaOf(tx).passkey.create({ data: { ...rest, publicKey: Buffer.from(publicKey), counter: BigInt(passkey.counter) } });
+  return prismaOf(tx).passkey.create({ data: { ...rest, publicKey: Buffer.from(publicKey).toString("base64url"), counter: BigInt(passkey.counter) } });
 }
 
 /** A page of a keyset list: the list's conditions (ANDed with the owner), its order and size. */

@@ -38,7 +38,12 @@ export async function checkAssertion(
     expectedChallenge: challenge,
     expectedOrigin: rp.origins,
     expectedRPID: rp.rpId,
-    credential: { id: passkey.credentialId, publicKey: new Uint8Array(passkey.publicKey), counter: Number(passkey.counter), transports: passkey.transports },
+    credential: {
+      id: passkey.credentialId,
+      publicKey: passkeys.publicKeyOf(passkey),
+      counter: Number(passkey.counter),
+      transports: passkeys.transportsOf(passkey),
+    },
     requireUserVerification: false,
   }).catch(() => undefined);
   if (!verified?.verified) return undefined;

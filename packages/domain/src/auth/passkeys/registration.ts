@@ -45,7 +45,7 @@ export async function registrationOptions(ctx: AuthedCtx): Promise<z.infer<typeo
     challenge,
     timeout: challengeTtlSeconds * 1000,
     attestationType: "none",
-    excludeCredentials: existing.map((passkey) => ({ id: passkey.credentialId, transports: passkey.transports })),
+    excludeCredentials: existing.map((passkey) => ({ id: passkey.credentialId, transports: passkeys.transportsOf(passkey) })),
     authenticatorSelection: { residentKey: "required", requireResidentKey: true, userVerification: "preferred" },
     supportedAlgorithmIDs: passkeyAlgorithms,
   });
@@ -87,8 +87,9 @@ export async function verifyRegistration(ctx: AuthedCtx, input: z.infer<typeof r
         backedUp: credentialBackedUp,
         createdAt: deps.clock.now(),
       });
-      await secureSignInFactorChange(ctx, tx, before, "passkey_added");
-      await recordSecurityEvent(ctx, tx, before.tenantId, { userId: before.id, type: "passkey.added", details: { passkey_id: passkey.id } });
+      const { sessionsEnded } = await secureSignInFactorChange(ctx, tx, before, "passkey_added");
+      const details = { passkey_id: passkey.id, sessions_ended: sessionsEnded };
+      await recordSecurityEvent(ctx, tx, before.tenantId, { userId: before.id, type: "passkey.added", details });
       return passkey;
     });
     deps.nudgeMail();

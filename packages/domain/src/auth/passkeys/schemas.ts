@@ -19,7 +19,11 @@ const credentialFields = {
   rawId: base64url("The credential id", 1400),
   type: z.literal("public-key"),
   authenticatorAttachment: z.enum(["platform", "cross-platform"]).optional(),
-  clientExtensionResults: z.record(z.string(), z.unknown()).default({}),
+  // No extension is asked for, so none is read: whatever the browser reports is dropped.
+  clientExtensionResults: z
+    .object({ credProps: z.object({ rk: z.boolean().optional() }).optional() })
+    .default({})
+    .describe("The browser's extension outputs (none is read)"),
 };
 
 /** What `startRegistration` of @simplewebauthn/browser answers (a `RegistrationResponseJSON`). */
