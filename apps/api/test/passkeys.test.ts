@@ -244,6 +244,47 @@ describe.skipIf(skipThisTarget)("passkeys: register, list, remove, sign in", () 
     expect((await client.get("/api/v1/auth/passkeys", user.accessToken)).body.data.passkeys).toHaveLength(1);
   });
 
+  it("reauthenticate { passkey }: the session is fresh again; with user verification no two-factor code; another session's challenge or a replay is 401", async () => {
+    const { client, user, authenticator } = await withPasskey();
+    const setup = await client.post("/api/v1/auth/otp/setup", undefined, user.accessToken);
+    expect((await client.post("/api/v1/auth/otp/verify", { code: totpAt(setup.body.data.secret, clock.now()) }, user.accessToken)).status).toBe(200);
+    clock.advance(step);
+    stale();
+    expectCode(await client.post("/api/v1/auth/passkeys/register/options", {}, user.accessToken), 403, "STEP_UP_REQUIRED");
+
+    const reauthOptions = async (token: string) => {
+      const options = await client.post("/api/v1/auth/reauthenticate/passkey/options", {}, token);
+      expect(options.status, JSON.stringify(options.body)).toBe(200);
+      return options.body.data;
+    };
+    const options = await reauthOptions(user.accessToken);
+    expect(options.allowCredentials).toEqual([{ id: authenticator.credentials[0]!.id.toString("base64url"), type: "public-key", transports: ["internal"] }]);
+
+    // Without user verification, two-factor still wants its code.
+    const presenceOnly = authenticator.get(options, { userVerified: false });
+    const noCode = await client.post("/api/v1/auth/reauthenticate", { passkey: presenceOnly }, user.accessToken);
+    expectCode(noCode, 422, "VALIDATION_ERROR");
+    expect(noCode.body.error.details[0].path).toBe("code");
+
+    const proof = authenticator.get(await reauthOptions(user.accessToken));
+    const fresh = await client.post("/api/v1/auth/reauthenticate", { passkey: proof }, user.accessToken);
+    expect(fresh.status, JSON.stringify(fresh.body)).toBe(200);
+    expect(fresh.body.data.fresh_until).toBe(new Date(clock.now().getTime() + window * 1000).toISOString());
+    expect((await client.post("/api/v1/auth/passkeys/register/options", {}, user.accessToken)).status).toBe(200);
+    const event = (await eventsOf(client, user.accessToken)).find((item) => item.type === "reauthenticated");
+    expect(event?.details.method).toBe("passkey");
+
+    // The same assertion again, and an assertion to another session's options.
+    stale();
+    expectCode(await client.post("/api/v1/auth/reauthenticate", { passkey: proof }, user.accessToken), 401, "INVALID_CREDENTIALS");
+    const other = await new RestClient(t.url).post("/api/v1/auth/login", { email: user.email, password: user.password });
+    const otherSession = await new RestClient(t.url).post("/api/v1/auth/otp/validate", { otp_token: other.body.data.otp_token, code: totpAt(setup.body.data.secret, clock.now()) });
+    expect(otherSession.status, JSON.stringify(otherSession.body)).toBe(200);
+    const foreign = authenticator.get(await reauthOptions(otherSession.body.data.access_token));
+    expectCode(await client.post("/api/v1/auth/reauthenticate", { passkey: foreign }, user.accessToken), 401, "INVALID_CREDENTIALS");
+    expectCode(await client.post("/api/v1/auth/reauthenticate", { passkey: foreign, password: user.password }, user.accessToken), 422, "VALIDATION_ERROR");
+  });
+
   it("the same operations over tRPC: list and sign-in options", async () => {
     const { user } = await withPasskey();
     const client = trpcClient(t.url, () => ({ "x-tenant-id": "default", authorization: `Bearer ${user.accessToken}` }));

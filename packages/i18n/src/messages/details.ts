@@ -110,8 +110,8 @@ export const detailMessages = {
     sw: "passkey hii tayari imesajiliwa hapa",
   },
   "detail.password_or_sms_code": {
-    en: "send password or sms_code (one of them; sms_code from /api/v1/auth/reauthenticate/sms)",
-    sw: "tuma password au sms_code (kimoja tu; sms_code kutoka /api/v1/auth/reauthenticate/sms)",
+    en: "send password, sms_code or passkey (one of them; sms_code from /api/v1/auth/reauthenticate/sms, passkey to /api/v1/auth/reauthenticate/passkey/options)",
+    sw: "tuma password, sms_code au passkey (kimoja tu; sms_code kutoka /api/v1/auth/reauthenticate/sms, passkey kwa /api/v1/auth/reauthenticate/passkey/options)",
   },
   "detail.account_has_no_phone": { en: "phone is required: the account has no phone", sw: "phone inahitajika: akaunti haina nambari ya simu" },
   "detail.phone_change_needs_verification": {
