@@ -285,6 +285,19 @@ describe.skipIf(skipThisTarget)("passkeys: register, list, remove, sign in", () 
     expectCode(await client.post("/api/v1/auth/reauthenticate", { passkey: foreign, password: user.password }, user.accessToken), 422, "VALIDATION_ERROR");
   });
 
+  it("spent and expired challenges are pruned after RETENTION_PASSKEY_CHALLENGES_DAYS; a live one stays", async () => {
+    const client = new RestClient(t.url);
+    const table = () => t.deps.db.unscoped("test").passkeyChallenge;
+    await signInOptions(client);
+    clock.advance(2 * 24 * 60 * 60);
+    await signInOptions(client);
+    const report = await t.retention.runOnce();
+    expect(report.passkey_challenges).toBeGreaterThanOrEqual(1);
+    const remaining = await table().findMany({ where: { createdAt: { lt: new Date(clock.now().getTime() - 24 * 60 * 60 * 1000) } } });
+    expect(remaining).toEqual([]);
+    expect(await table().count({ where: { expiresAt: { gt: clock.now() } } })).toBeGreaterThanOrEqual(1);
+  });
+
   it("the same operations over tRPC: list and sign-in options", async () => {
     const { user } = await withPasskey();
     const client = trpcClient(t.url, () => ({ "x-tenant-id": "default", authorization: `Bearer ${user.accessToken}` }));
