@@ -162,7 +162,7 @@ export const texts = {
   "checkout.paid": { en: "Paid {amount} from {phone}. M-Pesa receipt ", sw: "Umelipa {amount} kutoka {phone}. Risiti ya M-Pesa " },
   // Devices
   // Passkeys
-  "passkeys.title": { en: "Passkeys", sw: "Passkeys" },
+  "passkeys.title": { en: "Passkeys", sw: "Passkeys zako" },
   "passkeys.hint": {
     en: "Sign in with your fingerprint, face or screen lock instead of a password. Add one right after signing in (a fresh sign-in is needed).",
     sw: "Ingia kwa alama ya kidole, uso au kufuli ya skrini badala ya nenosiri. Ongeza moja mara tu baada ya kuingia (kuingia upya kunahitajika).",
