@@ -55,10 +55,11 @@ export const moneyAreas = ["payments", "intents", "webhooks"];
 
 /**
  * The API layer of the domain: the procedure ladder (trpc.ts), the routers, the context the
- * composition root fills in (context.ts) and the package's exports (index.ts). It may import every
- * area; no area imports it.
+ * composition root fills in (context.ts), the package's exports (index.ts) and the webhook event
+ * catalogue (event-catalogue.ts: each event's data, read by the document). It may import every area;
+ * no area imports it.
  */
-export const apiLayer = `${domain}((trpc|router|index|context)\\.ts|.+/(router|index)\\.ts)$`;
+export const apiLayer = `${domain}((trpc|router|index|context|event-catalogue)\\.ts|.+/(router|index)\\.ts)$`;
 
 /**
  * The simulators: the simulated Daraja (test mode's provider, no HTTP listener, shipped) and the two

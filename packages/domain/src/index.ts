@@ -39,6 +39,7 @@ export { createDarajaAccounts, type DarajaAccount, type DarajaAccounts, type Pla
 export { sealStoredMomoSecrets } from "./tenants/daraja-secrets.js";
 export * from "./payments/index.js";
 export { webhookEventTypes, type WebhookEventType } from "./webhooks/event-types.js";
+export { webhookEventCatalogue, type WebhookEventEntry } from "./event-catalogue.js";
 export { recordEvent, type NewEvent } from "./webhooks/events.js";
 export {
   createDeliveryLeases,

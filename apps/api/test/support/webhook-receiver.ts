@@ -1,4 +1,9 @@
-/** A real HTTP receiver for webhook tests: records each delivery and answers as the test scripts it. */
+/**
+ * A real HTTP receiver for webhook tests: records each delivery and answers as the test scripts it.
+ * Every delivery is also held against the event catalogue (the document's `webhooks`): an event whose
+ * `data` breaks its type's schema fails the test that waits for it.
+ */
+import { webhookEventCatalogue } from "@mteja/domain";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -24,12 +29,15 @@ export interface Receiver {
 /** `answer(n)` is the answer to the n-th delivery (from 1); 200 by default. */
 export async function startReceiver(answer: (n: number, delivery: ReceivedDelivery) => ReceiverAnswer = () => ({ status: 200 })): Promise<Receiver> {
   const received: ReceivedDelivery[] = [];
+  const breaches: string[] = [];
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
       const body = Buffer.concat(chunks).toString("utf8");
       const delivery = { headers: request.headers, body, event: JSON.parse(body) as ReceivedDelivery["event"] };
+      const broken = schemaBreach(delivery.event);
+      if (broken) breaches.push(broken);
       received.push(delivery);
       const { status, headers = {} } = answer(received.length, delivery);
       response.writeHead(status, headers).end("ok");
@@ -43,6 +51,7 @@ export async function startReceiver(answer: (n: number, delivery: ReceivedDelive
     async waitFor(match, count = 1, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
+        if (breaches.length) throw new Error(`deliveries that break their event's schema: ${breaches.join("; ")}`);
         const found = received.filter(match);
         if (found.length >= count) return found;
         if (Date.now() > deadline) throw new Error(`receiver got ${found.length} of ${count} matching deliveries (${received.length} in all)`);
@@ -55,6 +64,14 @@ export async function startReceiver(answer: (n: number, delivery: ReceivedDelive
         server.close(() => resolve());
       }),
   };
+}
+
+/** Why an event breaks its type's documented `data` (a field missing, mistyped or not documented), if it does. */
+function schemaBreach(event: ReceivedDelivery["event"]): string | undefined {
+  const entry = (webhookEventCatalogue as Record<string, { data: import("zod").ZodObject } | undefined>)[event.type];
+  if (!entry) return `${event.type}: not in the catalogue`;
+  const parsed = entry.data.strict().safeParse(event.data);
+  return parsed.success ? undefined : `${event.type} ${event.id}: ${parsed.error.message}`;
 }
 
 export interface HangingReceiver {

@@ -1,12 +1,18 @@
 /**
  * A third party's script, written only from /openapi.json: `openapi-typescript` generated `./api.js`
- * (its `paths`), `openapi-fetch` makes the calls, `jose` verifies the access token from the JWKS.
+ * (its `paths` and `webhooks`), `openapi-fetch` makes the calls, `jose` verifies the access token from the JWKS.
  * apps/api/test/openapi-clients.test.ts generates the types, compiles this with `tsc --strict` and
  * runs it, so the REST contract keeps generating working clients as the API grows.
  */
 import { createRemoteJWKSet, jwtVerify } from "jose";
 import createClient from "openapi-fetch";
-import type { paths } from "./api.js";
+import type { paths, webhooks } from "./api.js";
+
+/** A shop's webhook handler, typed from the document's `webhooks`: what a paid order needs from the event. */
+type PaymentSucceeded = webhooks["payment.succeeded"]["post"]["requestBody"]["content"]["application/json"];
+export function paidOrder(event: PaymentSucceeded): { eventId: string; amount: number; receipt: string | null } {
+  return { eventId: event.id, amount: event.data.payment.amount, receipt: event.data.payment.mpesa_receipt };
+}
 
 export async function checkout(baseUrl: string, tenantId: string, email: string) {
   const api = createClient<paths>({ baseUrl });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { envelope, nullData } from "../shared/envelope.js";
 import { freeTextString, kenyanPhoneField, oneLineString, uncoerced } from "../shared/fields.js";
-import { canonicalCounty } from "./counties.js";
+import { canonicalCounty, counties } from "./counties.js";
 
 /** Kenya's bounding box (docs/addresses.md). */
 export const kenyaBounds = { lat: { min: -4.9, max: 5.1 }, lng: { min: 33.8, max: 42.0 } } as const;
@@ -38,7 +38,9 @@ const countyField = oneLineString({ error: "county is required" })
     }
     return county;
   })
-  .describe("One of the 47 counties in lower case (e.g. `nairobi`, `homa bay`, `murang'a`); stored in its canonical form.");
+  .describe("One of the 47 counties in lower case (e.g. `nairobi`, `homa bay`, `murang'a`); stored in its canonical form.")
+  // The document lists the forms a client should send; the service also accepts them in any case and with `-` or `_`.
+  .meta({ enum: [...new Set(counties.flatMap((county) => [county.canonical, county.name]))] });
 
 function coordinate(axis: "lat" | "lng") {
   const { min, max } = kenyaBounds[axis];

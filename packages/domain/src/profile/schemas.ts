@@ -28,6 +28,7 @@ export const updateMeInput = z.object({
     .trim()
     .max(2048, "avatar_url must be at most 2048 characters")
     .pipe(z.url({ protocol: /^https?$/, error: "avatar_url must be an http(s) URL" }))
+    .meta({ format: "uri", pattern: "^[Hh][Tt][Tt][Pp][Ss]?://" })
     .nullable()
     .optional(),
   /** Merged into the stored preferences; `locale: null` forgets the choice (docs/i18n.md#which-language). */

@@ -6,6 +6,17 @@ type StringParams = Parameters<typeof z.string>[0];
 
 const controlCharacters = /[\u0000-\u001f\u007f]/;
 const controlCharactersButTabAndNewline = /[\u0000-\u0008\u000b-\u001f\u007f]/;
+// The same rules as JSON Schema patterns, so a client generated from the document refuses what the service refuses.
+const noControlCharacters = "^[^\\u0000-\\u001f\\u007f]*$";
+const noControlCharactersButTabAndNewline = "^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f]*$";
+
+/**
+ * A refinement's rule in the document. Under `allOf`, not `pattern`: metadata passes to every schema derived
+ * from this one, and a field's own `.regex()` pattern must stay beside it, not be replaced.
+ */
+function documentedAs(pattern: string) {
+  return { allOf: [{ pattern }] };
+}
 
 /**
  * Where every string input starts (docs/errors.md#input-rules): a control character (U+0000-U+001F,
@@ -14,7 +25,14 @@ const controlCharactersButTabAndNewline = /[\u0000-\u0008\u000b-\u001f\u007f]/;
  * `test/input-strings.test.ts` fails if a procedure takes a string that does not.
  */
 export function oneLineString(params?: StringParams) {
-  return z.string(params).refine((value) => !controlCharacters.test(value), { message: "must not contain control characters", abort: true, params: { message: "validation.control_characters" satisfies CustomRuleKey } });
+  return z
+    .string(params)
+    .refine((value) => !controlCharacters.test(value), {
+      message: "must not contain control characters",
+      abort: true,
+      params: { message: "validation.control_characters" satisfies CustomRuleKey },
+    })
+    .meta(documentedAs(noControlCharacters));
 }
 
 /** Free text a person types on several lines (a landmark): tab and newline pass, other control characters do not. */
@@ -25,7 +43,8 @@ export function freeTextString(params?: StringParams) {
       message: "must not contain control characters other than tab and newline",
       abort: true,
       params: { message: "validation.control_characters" satisfies CustomRuleKey },
-    });
+    })
+    .meta(documentedAs(noControlCharactersButTabAndNewline));
 }
 
 /** Field rules shared by several operations (docs/errors.md#input-rules: strings trimmed, emails lower-cased). */

@@ -18,7 +18,7 @@ export const MOMO_CREDENTIAL_GROUPS = {
   b2c: ["b2cShortcode", "initiatorName", "securityCredential"],
 } as const;
 
-const shortcode = z.string().regex(/^\d{5,7}$/, "must be 5-7 digits");
+const shortcode = z.string().regex(/^\d{5,7}$/, "must be 5-7 digits").meta({ examples: ["174379"] });
 const secret = oneLineString().min(1).max(200);
 
 const b2cFields = {

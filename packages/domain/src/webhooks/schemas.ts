@@ -30,7 +30,9 @@ export const pageInput = z.object({
   limit: z.number().int().min(1).max(100).default(20),
   cursor: oneLineString().max(200).optional().describe("next_cursor of the previous page."),
 });
-export const eventIdInput = z.object({ id: oneLineString().regex(/^evt_[0-9a-f]{32}$/, "id must be an event id (evt_…)") });
+export const eventIdInput = z.object({ id: oneLineString()
+    .regex(/^evt_[0-9a-f]{32}$/, "id must be an event id (evt_…)")
+    .meta({ examples: ["evt_4f1d2c3b5a6978e0d1c2b3a495867f70"] }) });
 
 export const endpointView = z.object({
   id: z.string(),

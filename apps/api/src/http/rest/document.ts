@@ -11,15 +11,24 @@ import {
   type FileAnswer,
   type OperationMeta,
   type StepUp,
+  webhookEventCatalogue,
 } from "@mteja/domain";
+import { z } from "zod";
 import type { AnyRouter } from "@trpc/server";
 import { generateOpenApiDocument, type OpenAPIObject, type OpenApiRouter } from "trpc-to-openapi";
 
-/**
- * The OpenAPI 3 document of every REST operation, generated from the procedures' zod schemas, plus
- * `plainRoutes`: routes outside the router documented by hand (Daraja's callbacks).
- */
-export function buildOpenApiDocument(router: OpenApiRouter, baseUrl: string, plainRoutes: Record<string, unknown> = {}): OpenAPIObject {
+/** Routes outside the router, documented by hand (Daraja's callbacks), with the security schemes they name. */
+export interface PlainRoutes {
+  paths: Record<string, unknown>;
+  securitySchemes: Record<string, unknown>;
+}
+
+/** The OpenAPI 3 document of every REST operation, generated from the procedures' zod schemas, plus `plainRoutes`. */
+export function buildOpenApiDocument(
+  router: OpenApiRouter,
+  baseUrl: string,
+  plainRoutes: PlainRoutes = { paths: {}, securitySchemes: {} },
+): OpenAPIObject {
   const document = generateOpenApiDocument(router, {
     title: "Mteja API",
     description:
@@ -28,11 +37,58 @@ export function buildOpenApiDocument(router: OpenApiRouter, baseUrl: string, pla
       "The auth API requires the `X-Tenant-ID` header.",
     version: "1.0.0",
     baseUrl,
-    paths: plainRoutes as never,
-    securitySchemes,
+    paths: plainRoutes.paths as never,
+    securitySchemes: { ...securitySchemes, ...plainRoutes.securitySchemes } as never,
   });
   // Per-operation security, 201/202 answers, the error envelope, DELETE bodies.
-  return describeOperations(document, router);
+  return { ...describeOperations(document, router), webhooks: describeWebhooks() } as OpenAPIObject;
+}
+
+/**
+ * The events Mteja POSTs to a shop's endpoints (OpenAPI 3.1 `webhooks`), one per event type, each with
+ * the schema of its `data` from the event catalogue and the headers a receiver verifies
+ * (docs/webhooks.md#headers-and-signature).
+ */
+function describeWebhooks(): Record<string, unknown> {
+  const header = (description: string, example: string) => ({ required: true, description, schema: { type: "string" }, example });
+  return Object.fromEntries(
+    Object.entries(webhookEventCatalogue).map(([type, entry]) => {
+      const { $schema: _, ...data } = z.toJSONSchema(entry.data, { io: "output" }) as Record<string, unknown>;
+      const event = {
+        type: "object",
+        properties: {
+          id: { type: "string", pattern: "^evt_[0-9a-f]{32}$", description: "The event's id: the same on every retry." },
+          type: { type: "string", const: type },
+          created_at: { type: "string", format: "date-time" },
+          tenant_id: { type: "string" },
+          data,
+        },
+        required: ["id", "type", "created_at", "tenant_id", "data"],
+      };
+      const operation = {
+        operationId: `webhook-${type.replace(/[._]/g, "-")}`,
+        summary: entry.summary,
+        description: `The \`${type}\` event, POSTed to each enabled endpoint subscribed to it. Answer 2xx within 10 s; anything else is retried (docs/webhooks.md).`,
+        tags: ["webhooks"],
+        security: [],
+        parameters: [
+          { in: "header", name: "Mteja-Event-Id", ...header("The event's id.", "evt_4f1d2c3b5a6978e0d1c2b3a495867f70") },
+          { in: "header", name: "Mteja-Event-Type", ...header("The event's type.", type) },
+          {
+            in: "header",
+            name: "Mteja-Signature",
+            ...header("`t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.<raw body>\">` under the endpoint's secret.", "t=1795598043,v1=5257a869"),
+          },
+        ],
+        requestBody: { required: true, content: { "application/json": { schema: event } } },
+        responses: {
+          "200": { description: "Received (any 2xx): the delivery is done." },
+          "400": { description: "Refused (a bad signature, say): retried like any other failure." },
+        },
+      };
+      return [type, { post: operation }];
+    }),
+  );
 }
 
 /** Security schemes of the service, one per Credential of a procedure but "none". */
@@ -80,7 +136,7 @@ const examples: Record<string, unknown> = {
   town: "Nairobi",
   landmark: "Opposite the Hilton",
   amount: 100,
-  reference: "ORDER-1001",
+  reference: "ORDER1001",
   description: "Order 1001",
   checkoutRequestId: "ws_CO_191220191020363925",
   "x-tenant-id": "default",
@@ -106,8 +162,14 @@ const methods = ["get", "post", "put", "patch", "delete"] as const;
  */
 export function describeOperations(document: OpenAPIObject, router: AnyRouter): OpenAPIObject {
   const metaByOperation = new Map<string, OperationMeta>();
-  for (const [, meta] of operationMetas(router)) {
-    if (meta.openapi) metaByOperation.set(`${meta.openapi.method.toUpperCase()} ${meta.openapi.path}`, meta);
+  const bodyRulesByOperation = new Map<string, Json>();
+  const procedures = router._def.procedures as Record<string, { _def?: { inputs?: unknown[] } }>;
+  for (const [name, meta] of operationMetas(router)) {
+    if (!meta.openapi) continue;
+    const key = `${meta.openapi.method.toUpperCase()} ${meta.openapi.path}`;
+    metaByOperation.set(key, meta);
+    const rules = bodyRulesOf(procedures[name]?._def?.inputs?.[0]);
+    if (rules) bodyRulesByOperation.set(key, rules);
   }
 
   // A JSON copy, not structuredClone: the generator shares response objects between operations.
@@ -125,14 +187,16 @@ export function describeOperations(document: OpenAPIObject, router: AnyRouter): 
       if (!operation) continue;
       const meta = metaByOperation.get(`${method.toUpperCase()} ${path}`);
       // The generator's own `protect` flag is not used: an operation's security is its builder's credential.
-      if (typeof operation.operationId === "string") operation.security = securityOf[meta?.credential ?? "none"];
+      // A route outside the router (no meta) keeps the security it was documented with.
+      if (meta) operation.security = securityOf[meta.credential ?? "none"];
       if (meta?.successStatus === 201) answerCreated(operation);
       if (meta?.acceptedDescription) answerAcceptedToo(operation, meta.acceptedDescription);
       if (meta?.answers) answerFile(operation, meta.answers);
       if (method === "delete") moveQueryToBody(operation);
+      addBodyRules(operation, bodyRulesByOperation.get(`${method.toUpperCase()} ${path}`));
       addRequestExamples(operation);
       addExamples(operation, components.schemas);
-      describeErrors(operation, errorsOf(meta, operation));
+      describeErrors(operation, errorsOf(meta, operation, method));
       if (meta?.stepUp) markStepUp(operation, meta.stepUp);
       if (meta?.deprecated) markDeprecated(operation, meta.deprecated);
     }
@@ -162,6 +226,20 @@ const errorEnvelopeSchema = {
   required: ["success", "message", "error"],
 };
 
+/**
+ * The rules an input object declares about its fields together (`.meta({ anyOf: [...] })`: stkpush's
+ * "amount or intent_id"). trpc-to-openapi keeps only an input's title, description and examples.
+ */
+function bodyRulesOf(input: unknown): Json | undefined {
+  const meta = (input as { meta?: () => Json | undefined } | undefined)?.meta?.();
+  return Array.isArray(meta?.anyOf) ? { anyOf: meta.anyOf } : undefined;
+}
+
+function addBodyRules(operation: Json, rules: Json | undefined): void {
+  const schema = (operation.requestBody as { content?: Record<string, { schema?: Json }> } | undefined)?.content?.["application/json"]?.schema;
+  if (schema && rules) Object.assign(schema, rules);
+}
+
 /** Operations that create a resource answer 201 (`successStatus`), not the generator's 200. */
 function answerCreated(operation: Json): void {
   const responses = (operation.responses ?? {}) as Record<string, Json>;
@@ -190,11 +268,15 @@ function answerFile(operation: Json, file: FileAnswer): void {
  * header, input, `ipLimited`) and the ones its procedure declares in `openapi.errorResponses`, whose
  * text describes the status when there is one.
  */
-function errorsOf(meta: OperationMeta | undefined, operation: Json): Map<string, { description: string; codes: ErrorCode[] }> {
+function errorsOf(meta: OperationMeta | undefined, operation: Json, method: (typeof methods)[number]): Map<string, { description: string; codes: ErrorCode[] }> {
   const implied = new Map<string, ErrorCode[]>();
   const imply = (status: number, ...codes: ErrorCode[]) => implied.set(String(status), [...(implied.get(String(status)) ?? []), ...codes]);
   const parameters = (operation.parameters ?? []) as Json[];
-  if (operation.requestBody) imply(400, "MALFORMED_REQUEST");
+  // Before any operation runs: a URL that is not well-formed, a body that is not JSON (every method but GET
+  // reads one when sent, even where the operation takes none), a URL or headers over Node's limit.
+  imply(400, "MALFORMED_REQUEST");
+  if (method !== "get") imply(413, "PAYLOAD_TOO_LARGE");
+  imply(431, "MALFORMED_REQUEST");
   if (parameters.some((p) => p.in === "header" && String(p.name).toLowerCase() === "x-tenant-id" && p.required)) {
     imply(400, "TENANT_REQUIRED");
     imply(404, "TENANT_NOT_FOUND");
@@ -212,7 +294,13 @@ function errorsOf(meta: OperationMeta | undefined, operation: Json): Map<string,
   // Every operation reads the database: while it is away, 503 with Retry-After (docs/operations.md#database-outages).
   imply(503, "SERVICE_UNAVAILABLE");
 
-  const declared = Object.entries(meta?.openapi?.errorResponses ?? {}).map(([status, text]) => [String(status), String(text)] as const);
+  // A route outside the router declares its own beside the implied ones, by their descriptions.
+  const declaredByRoute = meta
+    ? Object.entries(meta.openapi?.errorResponses ?? {})
+    : Object.entries((operation.responses ?? {}) as Record<string, Json>)
+        .filter(([status]) => Number(status) >= 400)
+        .map(([status, response]) => [status, response.description] as const);
+  const declared = declaredByRoute.map(([status, text]) => [String(status), String(text)] as const);
   const errors = new Map<string, { description: string; codes: ErrorCode[] }>();
   for (const status of new Set([...implied.keys(), ...declared.map(([status]) => status)])) {
     const text = declared.find(([s]) => s === status)?.[1];
@@ -350,7 +438,10 @@ function exampleOf(schema: Json | undefined, schemas: Json, name?: string, depth
   if (schema.const !== undefined) return schema.const;
   if (Array.isArray(schema.enum) && schema.enum.length) return schema.enum[0];
   if (schema.default !== undefined) return schema.default;
-  const branches = (schema.anyOf ?? schema.oneOf ?? schema.allOf) as Json[] | undefined;
+  // Branches that are only rules (a control-character pattern, "amount or intent_id") leave the example to the type.
+  const branches = ((schema.anyOf ?? schema.oneOf ?? schema.allOf) as Json[] | undefined)?.filter(
+    (branch) => branch.type !== undefined || branch.$ref !== undefined || branch.properties !== undefined,
+  );
   if (branches?.length) return exampleOf(branches.find((branch) => branch.type !== "null") ?? branches[0], schemas, name, depth + 1);
   const type = Array.isArray(schema.type) ? (schema.type as string[]).find((t) => t !== "null") : (schema.type as string | undefined);
   switch (type) {

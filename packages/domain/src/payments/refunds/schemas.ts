@@ -27,7 +27,8 @@ export const refundIdInput = z.object({
   id: oneLineString()
     .trim()
     .regex(REFUND_ID_PATTERN, "id must be a refund id (re_…)")
-    .describe("The refund's id (re_…)."),
+    .describe("The refund's id (re_…).")
+    .meta({ examples: ["re_9b2f0c4e7a1d4e5f8c3b6a9d0e1f2a3b"] }),
 });
 
 export const listRefundsInput = z.object({

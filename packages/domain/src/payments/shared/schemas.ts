@@ -72,7 +72,7 @@ export const stkPushInput = z.object({
   message: "amount must be a whole number of shillings",
   // Checked even when other fields fail, so a missing amount is reported beside them, as a required field's is.
   when: () => true,
-});
+}).meta({ anyOf: [{ required: ["amount"] }, { required: ["intent_id"] }] });
 export type StkPushInput = z.infer<typeof stkPushInput>;
 
 export const stkQueryInput = z.object({ checkoutRequestId: checkoutRequestIdField });
@@ -235,3 +235,33 @@ export const serverPaymentView = z.object({
   updated_at: z.string(),
 });
 export type ServerPaymentView = z.infer<typeof serverPaymentView>;
+
+/** A payout in the event feed (`data.payout` of payout.succeeded and payout.failed): snake_case, with updated_at. */
+export const payoutEventView = z.object({
+  id: z.string(),
+  status: z.enum(payoutStatuses),
+  amount: z.number(),
+  phone: z.string(),
+  command_id: z.string().describe(`${b2cCommandIds.join(", ")}.`),
+  remarks: z.string(),
+  occasion: z.string().nullable(),
+  originator_conversation_id: z.string(),
+  conversation_id: z.string().nullable(),
+  transaction_id: z.string().nullable().describe("M-Pesa's transaction id (the receipt) once the payout succeeded."),
+  result_code: z.string().nullable(),
+  result_desc: z.string().nullable(),
+  receiver_name: z.string().nullable(),
+  created_at: z.string(),
+  settled_at: z.string().nullable(),
+  updated_at: z.string(),
+});
+
+/** A callback Mteja kept but could not apply (`data.callback` of callback.flagged; docs/webhooks.md#events). */
+export const flaggedCallbackView = z.object({
+  id: z.string(),
+  kind: z.string().describe("Which Daraja callback it was, e.g. stk, b2c_result, reversal_result."),
+  received_at: z.string(),
+  flag_reason: z.string().nullable().describe("Why it was not applied, e.g. an amount that differs from the payment's."),
+  payment_id: z.string().nullable(),
+  payout_id: z.string().nullable(),
+});
