@@ -7,6 +7,8 @@
  * customer goes through sign-up, sign-in, an address, a payment and the devices in Swahili with the
  * language switch: the API's answers and the demo's own labels are in Swahili; phone sign-in runs in both.
  * "Sign in with Google" goes through the Google simulator's page and back, signed in.
+ * A third adds a passkey and signs in with it, Chromium's virtual authenticator standing in for the
+ * device (the page visited as localhost: an IP address is no WebAuthn RP ID).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,7 +16,7 @@ import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
-import { registerUser, RestClient, startTestApp, uniqueEmail } from "./support/app.js";
+import { adminKey, registerUser, RestClient, startTestApp, uniqueEmail } from "./support/app.js";
 import { skipThisTarget, target } from "./support/database.js";
 import type { DarajaApp } from "./support/daraja.js";
 import { SHORTCODE, type Simulator } from "./support/simulator.js";
@@ -387,6 +389,60 @@ describe.skipIf(skipThisTarget || target !== "embedded" || !haveChromium)("demo 
       await signIn.getByRole("button", { name: "Ingia" }).click();
       await eventually(() => swPage.locator("#signed-in-as").textContent()).toBe("Baraka Otieno");
       expect(await swPage.locator("#sign-out").textContent()).toBe("Toka");
+      expect(pageErrors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("passkeys: register one after signing up, sign out, sign in with it (Chromium's virtual authenticator)", { timeout: 60_000 }, async () => {
+    // An IP address is not a valid RP ID: the shop's passkeys belong to localhost, and the page is
+    // visited there (the same listener as 127.0.0.1).
+    const origin = t.url.replace("127.0.0.1", "localhost");
+    const patched = await new RestClient(t.url, "").request("PATCH", "/api/v1/admin/tenants/default", {
+      body: { settings: { webauthn: { rpId: "localhost", origins: [origin] } } },
+      headers: { authorization: `Bearer ${adminKey}` },
+    });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    const context = await browser.newContext();
+    const keyPage = await context.newPage();
+    keyPage.setDefaultTimeout(10_000);
+    keyPage.on("pageerror", (error) => pageErrors.push(error.message));
+    const cdp = await context.newCDPSession(keyPage);
+    await cdp.send("WebAuthn.enable");
+    const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
+      options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    });
+    const email = uniqueEmail("demo-passkey");
+    try {
+      await keyPage.goto(`${origin}/demo/`);
+      const register = keyPage.locator("#register");
+      await register.getByLabel("Full name").fill("Akinyi Odhiambo");
+      await register.getByLabel("Email").fill(email);
+      await register.getByLabel("Password").fill("correct horse battery");
+      await register.getByRole("button", { name: "Create account" }).click();
+      await eventually(() => keyPage.locator("#signed-in-as").textContent()).toBe("Akinyi Odhiambo");
+
+      // Just signed up, the session is fresh: adding a passkey needs nothing more.
+      const passkeys = keyPage.locator("#passkeys");
+      await passkeys.getByLabel("Passkey name (optional)").fill("Laptop");
+      await passkeys.getByRole("button", { name: "Add a passkey" }).click();
+      await eventually(() => passkeys.locator("#passkey-list .passkey strong").allTextContents()).toEqual(["Laptop"]);
+      const { credentials } = await cdp.send("WebAuthn.getCredentials", { authenticatorId });
+      expect(credentials).toHaveLength(1);
+      expect(credentials[0]).toMatchObject({ isResidentCredential: true, rpId: "localhost" });
+      const registeredCount = credentials[0]!.signCount;
+
+      await keyPage.locator("#sign-out").click();
+      await eventually(() => keyPage.locator("#who").textContent()).toContain("Not signed in");
+      // No email typed: the authenticator offers the shop's passkey (a discoverable credential).
+      await keyPage.locator("#passkey-sign-in").getByRole("button", { name: "Sign in with a passkey" }).click();
+      await eventually(() => keyPage.locator("#signed-in-as").textContent()).toBe("Akinyi Odhiambo");
+      const user = await t.deps.db.unscoped("test").user.findFirstOrThrow({ where: { email } });
+      const signIns = await t.deps.db.unscoped("test").securityEvent.findMany({ where: { userId: user.id, type: "sign_in.succeeded" } });
+      expect(signIns.map((event) => (event.details as { method?: string }).method)).toContain("passkey");
+      const after = await cdp.send("WebAuthn.getCredentials", { authenticatorId });
+      expect(after.credentials[0]!.signCount).toBeGreaterThan(registeredCount);
       expect(pageErrors).toEqual([]);
     } finally {
       await context.close();

@@ -318,6 +318,9 @@ describe.skipIf(skipDatabaseAgnostic)("step-up in the OpenAPI document", () => {
       "PUT /api/v1/auth/me/password": bodyProof("current_password"),
       "POST /api/v1/auth/otp/setup": { fresh_session: "always", body_proof: null },
       "POST /api/v1/auth/otp/verify": { fresh_session: "always", body_proof: null },
+      "POST /api/v1/auth/passkeys/register/options": { fresh_session: "always", body_proof: null },
+      "POST /api/v1/auth/passkeys/register/verify": { fresh_session: "always", body_proof: null },
+      "DELETE /api/v1/auth/passkeys/{id}": { fresh_session: "always", body_proof: null },
       "DELETE /api/v1/auth/otp/disable": bodyProof("password"),
       "POST /api/v1/auth/me/phone/start": { fresh_session: "conditional", when: "the phone is not the account's verified phone", body_proof: null },
       "POST /api/v1/auth/me/phone/verify": {

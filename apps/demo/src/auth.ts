@@ -4,6 +4,7 @@
  */
 import { emailChangeCard } from "./email-change.js";
 import { linkParams, mailCard, readOutbox } from "./outbox.js";
+import { passkeySignInCard, passkeysCard } from "./passkeys.js";
 import { phoneSignInCard } from "./phone.js";
 import { googleSignInCard } from "./google.js";
 import { captchaToken } from "./captcha.js";
@@ -24,6 +25,7 @@ function signedOutView(shell: Shell): HTMLElement {
     signInCard(shell),
     phoneSignInCard(shell, (otpToken, status, startOver) => otpStep(shell, otpToken, status, startOver)),
     googleSignInCard(shell, (otpToken, status, startOver) => otpStep(shell, otpToken, status, startOver)),
+    passkeySignInCard(shell, (otpToken, status, startOver) => otpStep(shell, otpToken, status, startOver)),
   );
 }
 
@@ -115,7 +117,7 @@ function signedInView(shell: Shell): HTMLElement {
   // A guest saves its details (an upgrade in place) instead of changing them.
   if (user.is_guest) return h("section", { class: "grid" }, profile, saveDetailsCard(shell));
   // An account made by phone sign-in has no email, so no inbox.
-  return h("section", { class: "grid" }, profile, user.email === null ? null : inboxCard(shell), emailChangeCard(shell));
+  return h("section", { class: "grid" }, profile, passkeysCard(shell), user.email === null ? null : inboxCard(shell), emailChangeCard(shell));
 }
 
 /** The dev outbox for this customer; a verification link gets a button that spends its token here. */

@@ -181,6 +181,23 @@ export const texts = {
   "checkout.promptSent": { en: "prompt sent: ", sw: "ombi la malipo limetumwa: " },
   "checkout.paid": { en: "Paid {amount} from {phone}. M-Pesa receipt ", sw: "Umelipa {amount} kutoka {phone}. Risiti ya M-Pesa " },
   // Devices
+  // Passkeys
+  "passkeys.title": { en: "Passkeys", sw: "Passkeys zako" },
+  "passkeys.hint": {
+    en: "Sign in with your fingerprint, face or screen lock instead of a password. Add one right after signing in (a fresh sign-in is needed).",
+    sw: "Ingia kwa alama ya kidole, uso au kufuli ya skrini badala ya nenosiri. Ongeza moja mara tu baada ya kuingia (kuingia upya kunahitajika).",
+  },
+  "passkeys.none": { en: "No passkeys yet.", sw: "Bado hakuna passkey." },
+  "passkeys.added": { en: "added {when}", sw: "iliongezwa {when}" },
+  "passkeys.name": { en: "Passkey name (optional)", sw: "Jina la passkey (si lazima)" },
+  "passkeys.namePlaceholder": { en: "My phone", sw: "Simu yangu" },
+  "passkeys.add": { en: "Add a passkey", sw: "Ongeza passkey" },
+  "passkeys.signInTitle": { en: "Sign in with a passkey", sw: "Ingia kwa passkey" },
+  "passkeys.signInHint": {
+    en: "No email or password: your device offers the passkeys you made for this shop.",
+    sw: "Hakuna barua pepe wala nenosiri: kifaa chako kitakuonyesha passkeys ulizounda kwa duka hili.",
+  },
+  "passkeys.signIn": { en: "Sign in with a passkey", sw: "Ingia kwa passkey" },
   "devices.title": { en: "Where you are signed in", sw: "Mahali ulipoingia" },
   "devices.signOutOthers": { en: "Sign out all other devices", sw: "Toa vifaa vingine vyote" },
   "devices.othersEnded": { en: "Other sessions ended.", sw: "Vikao vingine vimekamilishwa." },

@@ -27,6 +27,7 @@ export * as identities from "./repositories/identities.js";
 export * as oidcNonces from "./repositories/oidc-nonces.js";
 export * as oneTimeTokens from "./repositories/one-time-tokens.js";
 export * as outboxes from "./repositories/outboxes.js";
+export * as passkeys from "./repositories/passkeys.js";
 export * as phoneCodes from "./repositories/phone-codes.js";
 export * as recoveryCodes from "./repositories/recovery-codes.js";
 export * as retention from "./repositories/retention.js";

@@ -31,6 +31,8 @@ const tenantOwned = new Set([
   "PullRegistration",
   "UserIdentity",
   "OidcNonce",
+  "Passkey",
+  "PasskeyChallenge",
 ]);
 
 /** Models without `tenant_id`, scoped through the relation to their tenant-owned parent. */
@@ -39,7 +41,7 @@ const scopedThroughParent: Record<string, string> = { RefreshToken: "session", R
 /** Every relation field, per model: the scoped client refuses nested writes through them. */
 const relationFields: Record<string, readonly string[]> = {
   Tenant: ["users", "sessions", "addresses", "payments", "payouts", "apiKeys", "paymentIntents", "webhookEndpoints", "webhookEvents"],
-  User: ["tenant", "sessions", "oneTimeTokens", "recoveryCodes", "addresses", "payments", "payouts", "identities"],
+  User: ["tenant", "sessions", "oneTimeTokens", "recoveryCodes", "addresses", "payments", "payouts", "identities", "passkeys"],
   Session: ["tenant", "user", "refreshTokens"],
   RefreshToken: ["session"],
   OneTimeToken: ["user"],
@@ -63,6 +65,8 @@ const relationFields: Record<string, readonly string[]> = {
   PullRegistration: [],
   UserIdentity: ["user"],
   OidcNonce: [],
+  Passkey: ["user"],
+  PasskeyChallenge: [],
 };
 
 /**

@@ -19,6 +19,7 @@ import { webhooksRouter } from "./webhooks/router.js";
 import { phoneRouter } from "./auth/phone/router.js";
 import { emailRouter } from "./auth/email/router.js";
 import { googleRouter } from "./auth/google/router.js";
+import { passkeysRouter } from "./auth/passkeys/router.js";
 
 /**
  * One router per area of the API, each named for its folder. A key may differ from the area's name: it
@@ -43,6 +44,7 @@ export const appRouter = createTRPCRouter({
   phone: phoneRouter,
   email: emailRouter,
   google: googleRouter,
+  passkeys: passkeysRouter,
   securityEvents: securityEventsRouter,
   dataRights: dataRightsRouter,
   reports: reportsRouter,

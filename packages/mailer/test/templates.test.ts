@@ -31,6 +31,7 @@ const sampleData: { [K in MailKind]: MailDataByKind[K] } = {
   phoneChanged: { tenantName: "Duka Bora", userName: "Amina", when },
   phoneAdded: { tenantName: "Duka Bora", userName: "Amina", when },
   googleLinked: { tenantName: "Duka Bora", userName: "Amina", when },
+  passkeyAdded: { tenantName: "Duka Bora", userName: "Amina", when },
 };
 
 describe("templates", () => {

@@ -8,6 +8,7 @@ import type { UnscopedDb } from "../doors.js";
 import type {
   MailOutboxModel,
   OneTimeTokenModel,
+  PasskeyChallengeModel,
   PhoneCodeModel,
   SecurityEventModel,
   SessionModel,
@@ -22,6 +23,7 @@ interface TimedModels {
   sessions: SessionModel;
   sms_outbox: SmsOutboxModel;
   phone_codes: PhoneCodeModel;
+  passkey_challenges: PasskeyChallengeModel;
   security_events: SecurityEventModel;
 }
 
@@ -72,6 +74,7 @@ const tables = new Set<string>([
   "sessions",
   "sms_outbox",
   "phone_codes",
+  "passkey_challenges",
   "security_events",
   "webhook_events",
   "momo_callbacks",

@@ -30,7 +30,9 @@ export type SignInFactorChange =
   | "password_added"
   | "two_factor_enabled"
   /** A Google account linked (docs/sign-in.md#linking): a new way to sign in. */
-  | "google_linked";
+  | "google_linked"
+  /** A passkey registered: a new way to sign in (docs/sign-in.md#passkeys). */
+  | "passkey_added";
 
 /** The account as it was before the change: its old email and its old verified phone are told. */
 export type AccountBeforeChange = NoticeAccount;
@@ -47,6 +49,7 @@ const noticeMail: Record<SignInFactorChange, SecurityNotice | undefined> = {
   password_added: "passwordChanged",
   two_factor_enabled: "twoFactorEnabled",
   google_linked: "googleLinked",
+  passkey_added: "passkeyAdded",
 };
 
 /** The text to the old verified phone (a first phone has no old one to tell). */
@@ -63,6 +66,7 @@ const noticeText: Record<SignInFactorChange, SecurityText | undefined> = {
   password_added: "sms.notice.password_set",
   two_factor_enabled: "sms.notice.two_factor_enabled",
   google_linked: "sms.notice.google_linked",
+  passkey_added: "sms.notice.passkey_added",
 };
 
 /** Ends the account's other sessions and writes the notices; answers how many sessions ended. */

@@ -106,7 +106,7 @@ export function assertEmailVerifiedIfRequired(tenant: Tenant, user: { email: str
 export async function startSession(
   ctx: TenantCtx,
   user: { id: string; tenantId: string; name: string | null; email: string | null; role: string | null },
-  method: "password" | "otp" | "sms" | "google" = "password",
+  method: "password" | "otp" | "sms" | "google" | "passkey" = "password",
   guest?: GuestToMerge,
 ) {
   const { deps, request } = ctx;

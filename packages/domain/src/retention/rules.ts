@@ -63,6 +63,13 @@ export const retentionRules = [
     expired: { table: "phone_codes", anyBefore: ["usedAt", "expiresAt"] },
   },
   {
+    // Passkey ceremonies' challenges (docs/sign-in.md#passkeys): only their hashes, worthless once spent
+    // or past their 5 minutes; a sign-in's are asked for without an account, so they must not pile up.
+    kind: "passkey_challenges",
+    defaultDays: 1,
+    expired: { table: "passkey_challenges", anyBefore: ["usedAt", "expiresAt"] },
+  },
+  {
     // The account's security events (docs/security-events.md#retention): sign-ins, changes, revocations.
     kind: "security_events",
     defaultDays: 365,

@@ -18,6 +18,8 @@ export const SECURITY_EVENT_TYPES = [
   "identity.unlinked",
   "guest.upgraded",
   "guest.merged",
+  "passkey.added",
+  "passkey.removed",
 ] as const;
 
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];

@@ -95,6 +95,23 @@ const topFields = {
 export const CAPTCHA_FLOWS = ["register", "guest", "phoneStart", "forgotPassword"] as const;
 export type CaptchaFlow = (typeof CAPTCHA_FLOWS)[number];
 const captchaFields = Object.fromEntries(CAPTCHA_FLOWS.map((flow) => [flow, z.enum(["always", "never"])])) as Record<CaptchaFlow, z.ZodEnum<{ always: "always"; never: "never" }>>;
+/**
+ * Passkeys' relying party (docs/sign-in.md#passkeys). `rpId` is a host name (the shop's domain or a
+ * parent of it): WebAuthn refuses an IP address as an RP ID. `origins` are the exact origins the
+ * shop's pages are served from, each within `rpId`.
+ */
+const webauthnFields = {
+  rpId: oneLineString()
+    .trim()
+    .toLowerCase()
+    .max(253)
+    .regex(/^(?=.*[a-z])[a-z0-9-]+(\.[a-z0-9-]+)*$/, "must be a host name (an IP address is not a valid RP ID)"),
+  rpName: oneLineString().trim().min(1).max(100),
+  origins: z
+    .array(oneLineString().pipe(z.url({ protocol: /^https?$/ })).refine((url) => new URL(url).origin === url.replace(/\/$/, ""), "must be an origin: scheme, host and port only"))
+    .min(1)
+    .max(20),
+};
 
 type Fields = Record<string, z.ZodType>;
 const optional = <T extends Fields>(fields: T) => z.object(fields).partial();
@@ -110,6 +127,7 @@ export const tenantSettingsSchema = optional(topFields)
   .extend({ limits: optional(limitFields).strip().optional() })
   .extend({ oidc: z.object({ google: optional(googleFields).optional() }).strip().optional() })
   .extend({ captcha: optional(captchaFields).strip().optional() })
+  .extend({ webauthn: optional(webauthnFields).strip().optional() })
   .strip();
 
 /** PATCH /api/v1/admin/tenants/:id `settings`: a JSON Merge Patch (RFC 7396) of the stored settings. */
@@ -118,6 +136,7 @@ export const tenantSettingsPatchSchema = removable(topFields)
   .extend({ limits: removable(limitFields).strip().nullable().optional() })
   .extend({ oidc: z.object({ google: removable(googleFields).nullable().optional() }).strip().nullable().optional() })
   .extend({ captcha: removable(captchaFields).strip().nullable().optional() })
+  .extend({ webauthn: removable(webauthnFields).strip().nullable().optional() })
   .strip();
 
 /** Every field optional, and a stored value that no longer reads is dropped alone. */
@@ -149,6 +168,7 @@ export const storedTenantSettingsSchema = lenient(topFields)
       .catch(undefined),
   })
   .extend({ captcha: lenient(captchaFields).optional().catch(undefined) })
+  .extend({ webauthn: lenient(webauthnFields).optional().catch(undefined) })
   .strip();
 
 export type TenantSettings = z.infer<typeof storedTenantSettingsSchema>;

@@ -37,6 +37,9 @@ const sensitiveOperations: Record<string, "always" | "orBodyProof" | "when"> = {
   "email.start": "when",
   "dataRights.exportMyData": "always",
   "dataRights.eraseMyAccount": "orBodyProof",
+  "passkeys.registerOptions": "always",
+  "passkeys.registerVerify": "always",
+  "passkeys.remove": "always",
 };
 
 /** Operations that may change a sign-in factor without step-up, each with its reason. */
@@ -60,6 +63,11 @@ async function factorsOf(service: ServiceDeps, userId: string) {
     verifiedPhone: user.phoneVerified ? user.phone : null,
     otpEnabled: user.otpEnabled,
     otpSecret: user.otpSecretEnc,
+    // The account's passkeys, as one comparable value.
+    passkeys: (await service.deps.db.unscoped("test").passkey.findMany({ where: { userId }, select: { credentialId: true } }))
+      .map((row) => row.credentialId)
+      .sort()
+      .join(" "),
   };
 }
 type Factors = Awaited<ReturnType<typeof factorsOf>>;

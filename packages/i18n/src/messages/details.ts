@@ -101,9 +101,21 @@ export const detailMessages = {
     en: "sms_code is required: this account has no password (send one with /api/v1/auth/me/phone/start)",
     sw: "sms_code inahitajika: akaunti hii haina nenosiri (omba nambari kwa /api/v1/auth/me/phone/start)",
   },
+  "detail.passkey_response_unreadable": {
+    en: "not a passkey response this service can read (the object @simplewebauthn/browser's startRegistration or startAuthentication answers)",
+    sw: "si jibu la passkey ambalo huduma hii inaweza kusoma (kitu kinachorudishwa na startRegistration au startAuthentication ya @simplewebauthn/browser)",
+  },
+  "detail.passkey_registration_refused": {
+    en: "the passkey could not be registered: its challenge is used, expired or not this session's, or the authenticator's answer does not check against this shop",
+    sw: "passkey haikuweza kusajiliwa: changamoto yake imetumika, imeisha muda au si ya kipindi hiki, au jibu la kifaa halilingani na duka hili",
+  },
+  "detail.passkey_already_registered": {
+    en: "this passkey is already registered here",
+    sw: "passkey hii tayari imesajiliwa hapa",
+  },
   "detail.password_or_sms_code": {
-    en: "send password or sms_code (one of them; sms_code from /api/v1/auth/reauthenticate/sms)",
-    sw: "tuma password au sms_code (kimoja tu; sms_code kutoka /api/v1/auth/reauthenticate/sms)",
+    en: "send password, sms_code or passkey (one of them; sms_code from /api/v1/auth/reauthenticate/sms, passkey to /api/v1/auth/reauthenticate/passkey/options)",
+    sw: "tuma password, sms_code au passkey (kimoja tu; sms_code kutoka /api/v1/auth/reauthenticate/sms, passkey kwa /api/v1/auth/reauthenticate/passkey/options)",
   },
   "detail.account_has_no_phone": { en: "phone is required: the account has no phone", sw: "phone inahitajika: akaunti haina nambari ya simu" },
   "detail.phone_change_needs_verification": {

@@ -71,8 +71,8 @@ export const errorMessages = {
     sw: "Akaunti hii ya Google tayari imeunganishwa na akaunti nyingine.",
   },
   "error.LAST_SIGN_IN_METHOD": {
-    en: "This is the last way to sign in to your account: add another (a password or a verified phone) first.",
-    sw: "Hii ndiyo njia ya mwisho ya kuingia kwenye akaunti yako: ongeza nyingine kwanza (nenosiri au nambari ya simu iliyothibitishwa).",
+    en: "This is the last way to sign in to your account: add another (a password, a verified phone or another passkey) before removing it.",
+    sw: "Hii ndiyo njia ya mwisho ya kuingia kwenye akaunti yako: ongeza nyingine (nenosiri, simu iliyothibitishwa au passkey nyingine) kabla ya kuiondoa.",
   },
   "error.NO_VERIFIED_PHONE": {
     en: "This account has no verified phone to text a code to; confirm with your password instead.",
@@ -119,6 +119,7 @@ export const errorMessages = {
   // Not found, by what was looked for.
   "not_found.tenant": { en: "No tenant has this id.", sw: "Hakuna duka lenye kitambulisho hiki." },
   "not_found.user": { en: "No user of this tenant has this id.", sw: "Hakuna mtumiaji wa duka hili mwenye kitambulisho hiki." },
+  "not_found.passkey": { en: "You have no passkey with this id.", sw: "Huna passkey yenye kitambulisho hiki." },
   "not_found.session": { en: "You have no session with this id.", sw: "Huna kipindi cha kuingia chenye kitambulisho hiki." },
   "not_found.address": { en: "No address with this id.", sw: "Hakuna anwani yenye kitambulisho hiki." },
   "not_found.api_key": { en: "This tenant has no API key with this id.", sw: "Duka hili halina ufunguo wa API wenye kitambulisho hiki." },

@@ -124,6 +124,11 @@ export const mailMessages = {
     en: "The phone number of your {shop} account was changed on {when}: signing in by SMS now uses the new number. For your safety, you were signed out on your other devices.",
     sw: "Nambari ya simu ya akaunti yako ya {shop} ilibadilishwa {when}: kuingia kwa SMS sasa kunatumia nambari mpya. Kwa usalama wako, umetolewa kwenye vifaa vyako vingine.",
   },
+  "mail.passkey_added.subject": { en: "A passkey was added to your {shop} account", sw: "Passkey imeongezwa kwenye akaunti yako ya {shop}" },
+  "mail.passkey_added.body": {
+    en: "A passkey was added to your {shop} account on {when}: it can now be used to sign in. For your safety, you were signed out on your other devices.",
+    sw: "Passkey iliongezwa kwenye akaunti yako ya {shop} {when}: sasa inaweza kutumika kuingia. Kwa usalama wako, umetolewa kwenye vifaa vyako vingine.",
+  },
   "mail.phone_added.subject": { en: "A phone number was added to your {shop} account", sw: "Nambari ya simu imeongezwa kwenye akaunti yako ya {shop}" },
   "mail.phone_added.body": {
     en: "A phone number was verified on your {shop} account on {when}: it can now be used to sign in by SMS. For your safety, you were signed out on your other devices.",

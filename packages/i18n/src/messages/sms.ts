@@ -37,6 +37,10 @@ export const smsMessages = {
     en: "{shop}: a Google account was linked to your account and your other devices were signed out. Not you? Contact {shop} at once.",
     sw: "{shop}: akaunti ya Google imeunganishwa na akaunti yako na umetolewa kwenye vifaa vingine. Si wewe? Wasiliana na {shop} mara moja.",
   },
+  "sms.notice.passkey_added": {
+    en: "{shop}: a passkey was added to your account and your other devices were signed out. Not you? Contact {shop} at once.",
+    sw: "{shop}: passkey imeongezwa kwenye akaunti yako na umetolewa kwenye vifaa vingine. Si wewe? Wasiliana na {shop} mara moja.",
+  },
   "sms.notice.two_factor_enabled": {
     en: "{shop}: two-step sign-in was turned on for your account and your other devices were signed out. Not you? Contact {shop} at once.",
     sw: "{shop}: uthibitishaji wa hatua mbili umewashwa kwa akaunti yako na umetolewa kwenye vifaa vingine. Si wewe? Wasiliana na {shop} mara moja.",

@@ -12,6 +12,7 @@ import {
   passwordChanged,
   passwordReset,
   phoneAdded,
+  passkeyAdded,
   phoneChanged,
   twoFactorDisabled,
   twoFactorEnabled,
@@ -33,6 +34,7 @@ export {
   passwordChanged,
   passwordReset,
   phoneAdded,
+  passkeyAdded,
   phoneChanged,
   twoFactorDisabled,
   twoFactorEnabled,
@@ -57,6 +59,7 @@ export interface MailDataByKind {
   phoneChanged: SecurityNoticeData;
   phoneAdded: SecurityNoticeData;
   googleLinked: SecurityNoticeData;
+  passkeyAdded: SecurityNoticeData;
 }
 
 export type MailKind = keyof MailDataByKind;
@@ -77,6 +80,7 @@ export const MAIL_KINDS = [
   "phoneChanged",
   "phoneAdded",
   "googleLinked",
+  "passkeyAdded",
 ] as const satisfies readonly MailKind[];
 
 const templates: { readonly [K in MailKind]: (data: MailDataByKind[K], locale: Locale) => RenderedMail } = {
@@ -95,6 +99,7 @@ const templates: { readonly [K in MailKind]: (data: MailDataByKind[K], locale: L
   phoneChanged,
   phoneAdded,
   googleLinked,
+  passkeyAdded,
 };
 
 /** The mail in the recipient's language (English unless told). */

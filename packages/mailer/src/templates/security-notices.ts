@@ -19,7 +19,8 @@ type Notice =
   | "email_changed"
   | "phone_changed"
   | "phone_added"
-  | "google_linked";
+  | "google_linked"
+  | "passkey_added";
 
 /** What each notice says after its subject and its "what changed, when" paragraph. */
 const closing: Record<Notice, (locale: Locale, shop: string) => string[]> = {
@@ -34,6 +35,7 @@ const closing: Record<Notice, (locale: Locale, shop: string) => string[]> = {
   phone_changed: (locale, shop) => [t(locale, "mail.notice.if_you"), t(locale, "mail.notice.not_you", { shop })],
   phone_added: (locale, shop) => [t(locale, "mail.notice.if_you"), t(locale, "mail.notice.not_you", { shop })],
   google_linked: (locale, shop) => [t(locale, "mail.notice.if_you"), t(locale, "mail.notice.not_you_contact_shop", { shop })],
+  passkey_added: (locale, shop) => [t(locale, "mail.notice.if_you"), t(locale, "mail.notice.not_you", { shop })],
 };
 
 function notice(kind: Notice) {
@@ -60,3 +62,4 @@ export const phoneChanged = notice("phone_changed");
 export const phoneAdded = notice("phone_added");
 /** A Google account was linked (docs/sign-in.md#linking): a new way in. */
 export const googleLinked = notice("google_linked");
+export const passkeyAdded = notice("passkey_added");

@@ -25,7 +25,8 @@ export type SecurityNotice =
   | "emailChanged"
   | "phoneChanged"
   | "phoneAdded"
-  | "googleLinked";
+  | "googleLinked"
+  | "passkeyAdded";
 
 export type SecurityText =
   | "sms.notice.phone_changed"
@@ -34,7 +35,8 @@ export type SecurityText =
   | "sms.notice.email_confirmed"
   | "sms.notice.password_set"
   | "sms.notice.two_factor_enabled"
-  | "sms.notice.google_linked";
+  | "sms.notice.google_linked"
+  | "sms.notice.passkey_added";
 
 /** The account told of a change, as it was before the change: its email and its phone, each with whether it is verified. */
 export interface NoticeAccount extends MailUser {

@@ -1,8 +1,7 @@
 /**
  * The proofs reauthenticate takes (docs/step-up.md#reauthenticate): one of the account's current
- * sign-in factors, and with two-factor on its code as well. A passkey assertion (`{ passkey }`, to the
- * options of /reauthenticate/passkey/options) is the next kind: it joins this union, with a case in
- * `confirmFirstFactor`, and — with user verification — needs no `code`.
+ * sign-in factors, and with two-factor on its code as well — except a passkey assertion (`{ passkey }`,
+ * to the options of /reauthenticate/passkey/options) with user verification, which is two factors.
  */
 import type { Text } from "@mteja/i18n";
 import type { z } from "zod";
@@ -10,25 +9,29 @@ import { DomainError } from "../../shared/errors.js";
 import type { AuthedCtx } from "../ports.js";
 import { confirmSecondFactor } from "../otp/second-factor.js";
 import { confirmPassword, confirmVerifiedPhoneCode, type ConfirmingUser } from "../phone/confirm-identity.js";
+import { confirmPasskey } from "../passkeys/reauthentication.js";
 import type { reauthenticateInput } from "./schemas.js";
 
 export type ReauthenticationProof =
   | { kind: "password"; password: string; code: string | undefined }
-  | { kind: "sms_code"; smsCode: string; code: string | undefined };
+  | { kind: "sms_code"; smsCode: string; code: string | undefined }
+  | { kind: "passkey"; passkey: NonNullable<z.infer<typeof reauthenticateInput>["passkey"]>; code: string | undefined };
 
 /** The method a `reauthenticated` security event names. */
-export type ProofMethod = "password" | "sms";
+export type ProofMethod = "password" | "sms" | "passkey";
 
 function invalid(path: string, message: Text): DomainError {
   return new DomainError("VALIDATION_ERROR", undefined, { details: [{ path, message }] });
 }
 
-/** The one proof the body carries: 422 for none or both of `password` and `sms_code`. */
+/** The one proof the body carries: 422 for none, or more than one, of `password`, `sms_code` and `passkey`. */
 export function proofOf(input: z.infer<typeof reauthenticateInput>): ReauthenticationProof {
   const code = input.code?.trim() ? input.code : undefined;
-  if (input.password !== undefined && input.sms_code === undefined) return { kind: "password", password: input.password, code };
-  if (input.sms_code !== undefined && input.password === undefined) return { kind: "sms_code", smsCode: input.sms_code, code };
-  throw invalid("password", "detail.password_or_sms_code");
+  const given = [input.password, input.sms_code, input.passkey].filter((proof) => proof !== undefined).length;
+  if (given !== 1) throw invalid("password", "detail.password_or_sms_code");
+  if (input.password !== undefined) return { kind: "password", password: input.password, code };
+  if (input.sms_code !== undefined) return { kind: "sms_code", smsCode: input.sms_code, code };
+  return { kind: "passkey", passkey: input.passkey!, code };
 }
 
 /**
@@ -37,20 +40,29 @@ export function proofOf(input: z.infer<typeof reauthenticateInput>): Reauthentic
  * two-factor code, each counted as a failed sign-in of the account.
  */
 export async function confirmProof(ctx: AuthedCtx, user: ConfirmingUser, proof: ReauthenticationProof): Promise<ProofMethod> {
-  if (user.otpEnabled && proof.code === undefined) throw invalid("code", { key: "validation.required", params: { field: "code" } });
-  const method = await confirmFirstFactor(ctx, user, proof);
-  if (user.otpEnabled) await confirmSecondFactor(ctx, user, proof.code!);
+  const codeMissing = () => invalid("code", { key: "validation.required", params: { field: "code" } });
+  // A passkey may be two factors by itself (user verification): whether it needs the code is known after it is checked.
+  if (user.otpEnabled && proof.code === undefined && proof.kind !== "passkey") throw codeMissing();
+  const { method, twoFactors } = await confirmFirstFactor(ctx, user, proof);
+  if (user.otpEnabled && !twoFactors) {
+    if (proof.code === undefined) throw codeMissing();
+    await confirmSecondFactor(ctx, user, proof.code);
+  }
   return method;
 }
 
-async function confirmFirstFactor(ctx: AuthedCtx, user: ConfirmingUser, proof: ReauthenticationProof): Promise<ProofMethod> {
+async function confirmFirstFactor(ctx: AuthedCtx, user: ConfirmingUser, proof: ReauthenticationProof): Promise<{ method: ProofMethod; twoFactors: boolean }> {
   switch (proof.kind) {
     case "password":
       await confirmPassword(ctx, user, proof.password);
-      return "password";
+      return { method: "password", twoFactors: false };
     case "sms_code":
       await confirmVerifiedPhoneCode(ctx, user, proof.smsCode);
-      return "sms";
+      return { method: "sms", twoFactors: false };
+    case "passkey": {
+      const { userVerified } = await confirmPasskey(ctx, proof.passkey);
+      return { method: "passkey", twoFactors: userVerified };
+    }
     default:
       return proof satisfies never;
   }

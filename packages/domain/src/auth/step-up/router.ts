@@ -6,6 +6,8 @@
 import { done, ok } from "../../shared/envelope.js";
 import { noInput, tenantHeaders } from "../../shared/fields.js";
 import { authProcedure } from "../../trpc.js";
+import { reauthenticationOptions } from "../passkeys/reauthentication.js";
+import { requestOptionsOutput } from "../passkeys/schemas.js";
 import { reauthenticate, sendReauthenticationCode } from "./reauthenticate.js";
 import { reauthenticateInput, reauthenticateOutput, reauthenticateSmsOutput } from "./schemas.js";
 
@@ -20,13 +22,14 @@ export const stepUpProcedures = {
         tags,
         summary: "Prove it is you again: this session may make sensitive changes for STEP_UP_WINDOW_SECONDS",
         description:
-          "Takes `{ password }`, or `{ sms_code }` from /api/v1/auth/reauthenticate/sms; with two-factor on, `code` as well (authenticator or recovery code). " +
+          "Takes `{ password }`, `{ sms_code }` from /api/v1/auth/reauthenticate/sms, or `{ passkey }` (an assertion to the options of /api/v1/auth/reauthenticate/passkey/options); " +
+          "with two-factor on, `code` as well (authenticator or recovery code), except after a passkey whose authenticator verified its user. " +
           "Answers `fresh_until`: until then the operations that need a fresh session (they answer 403 STEP_UP_REQUIRED otherwise) go through on this session. " +
           "Wrong passwords and codes count toward the account's failed sign-in limit.",
         requestHeaders: tenantHeaders,
         errorResponses: {
-          401: "INVALID_CREDENTIALS (wrong password), INVALID_OTP (wrong SMS or two-factor code), AUTH_REQUIRED or INVALID_TOKEN",
-          422: "VALIDATION_ERROR (neither or both of password and sms_code; code missing while two-factor is on)",
+          401: "INVALID_CREDENTIALS (wrong password, or a passkey assertion that does not check), INVALID_OTP (wrong SMS or two-factor code), AUTH_REQUIRED or INVALID_TOKEN",
+          422: "VALIDATION_ERROR (not exactly one of password, sms_code and passkey; code missing while two-factor is on)",
           429: "RATE_LIMITED (too many wrong passwords or codes for the account)",
         },
       },
@@ -34,6 +37,22 @@ export const stepUpProcedures = {
     .input(reauthenticateInput)
     .output(reauthenticateOutput)
     .mutation(async ({ ctx, input }) => ok(await reauthenticate(ctx, input), "Confirmed: sensitive changes are allowed on this session for a few minutes.")),
+
+  reauthenticatePasskeyOptions: authProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/api/v1/auth/reauthenticate/passkey/options",
+        tags,
+        summary: "The WebAuthn request options for reauthenticate's passkey",
+        description: "Names the account's passkeys; the challenge is single use, for 5 minutes, and only this session may answer it.",
+        requestHeaders: tenantHeaders,
+        errorResponses: { 401: "AUTH_REQUIRED or INVALID_TOKEN" },
+      },
+    })
+    .input(noInput)
+    .output(requestOptionsOutput)
+    .mutation(async ({ ctx }) => ok(await reauthenticationOptions(ctx))),
 
   reauthenticateSms: authProcedure
     .meta({

@@ -1,0 +1,50 @@
+/**
+ * Signing in with a passkey (docs/sign-in.md#passkeys): discoverable credentials, so the options
+ * name nobody and the authenticator offers the shop's passkeys itself. The assertion answers as
+ * login does, through the one session start of every sign-in (`startSession`). With user
+ * verification a passkey is two factors (no `requires_otp`); without it, an account with two-factor
+ * on still gives its code (otp/validate).
+ */
+import { users } from "@mteja/db";
+import { generateAuthenticationOptions, type AuthenticationResponseJSON } from "@simplewebauthn/server";
+import type { z } from "zod";
+import { DomainError } from "../../shared/errors.js";
+import { noStore } from "../../shared/request.js";
+import type { TenantCtx } from "../ports.js";
+import { assertEmailVerifiedIfRequired, startSession, type LoginResult } from "../service.js";
+import { issueOtpLoginToken } from "../tokens/otp-login-token.js";
+import { checkAssertion } from "./assertion.js";
+import { challengeTtlSeconds, issueChallenge } from "./challenges.js";
+import { relyingPartyOf } from "./relying-party.js";
+import type { loginVerifyInput, requestOptions } from "./schemas.js";
+
+const invalidCredentials = () => new DomainError("INVALID_CREDENTIALS");
+
+/** Checked against `requestOptions` on the way out, as every answer is against its schema. */
+export async function signInOptions(ctx: TenantCtx): Promise<z.infer<typeof requestOptions>> {
+  const rp = relyingPartyOf(ctx.tenant, ctx.deps.config.appUrl);
+  const challenge = await issueChallenge(ctx, "sign_in", null);
+  noStore(ctx);
+  const options = await generateAuthenticationOptions({
+    rpID: rp.rpId,
+    challenge,
+    timeout: challengeTtlSeconds * 1000,
+    userVerification: "preferred",
+    allowCredentials: [],
+  });
+  return options as z.infer<typeof requestOptions>;
+}
+
+export async function verifySignIn(ctx: TenantCtx, input: z.infer<typeof loginVerifyInput>): Promise<LoginResult> {
+  const checked = await checkAssertion(ctx, input.response as AuthenticationResponseJSON, "sign_in", null);
+  if (!checked) throw invalidCredentials();
+  const user = await users.findById(ctx.db, checked.passkey.userId);
+  if (!user || user.deletedAt !== null) throw invalidCredentials();
+  assertEmailVerifiedIfRequired(ctx.tenant, user);
+  noStore(ctx);
+  if (user.otpEnabled && !checked.userVerified) {
+    // One factor only (the authenticator did not verify its user): the second is the account's code.
+    return { requires_otp: true, otp_token: await issueOtpLoginToken(ctx, user) };
+  }
+  return { requires_otp: false, ...(await startSession(ctx, user, "passkey")) };
+}
