@@ -21,7 +21,6 @@ import { skipThisTarget, target } from "./support/database.js";
 import type { DarajaApp } from "./support/daraja.js";
 import { SHORTCODE, type Simulator } from "./support/simulator.js";
 import { totpAt } from "./support/totp.js";
-import { adminKey } from "./support/app.js";
 import { callbackPath, startSimulatorFirst } from "./support/google.js";
 
 const chromiumPath = "/usr/bin/chromium";

@@ -1,23 +1,31 @@
 /**
- * The ways into an account (docs/sign-in.md): its password, its verified phone (an SMS code) and each
- * of its passkeys. Removing one checks that another stays (409 LAST_SIGN_IN_METHOD); a new kind of
- * way in (a linked Google account) adds its count here.
+ * The ways into an account (docs/step-up.md#the-last-way-in): its password, its verified phone (an SMS
+ * code), each linked outside account (Google) and each of its passkeys. Removing or unlinking one checks
+ * that another stays (409 LAST_SIGN_IN_METHOD).
  */
-import { passkeys, type AnyClient } from "@mteja/db";
+import { identities, passkeys, type AnyClient } from "@mteja/db";
 
 export interface SignInMethods {
   password: boolean;
   verifiedPhone: boolean;
+  linkedIdentities: number;
   passkeys: number;
   total: number;
 }
 
+/** `phone` left out: the caller read only `phoneVerified`, which a verified phone implies. */
 export async function signInMethodsOf(
   db: AnyClient,
-  user: { id: string; passwordHash: string | null; phone: string | null; phoneVerified: boolean },
+  user: { id: string; passwordHash: string | null; phone?: string | null; phoneVerified: boolean },
 ): Promise<SignInMethods> {
   const password = user.passwordHash !== null;
   const verifiedPhone = user.phoneVerified && user.phone !== null;
-  const passkeyCount = await passkeys.countOf(db, user.id);
-  return { password, verifiedPhone, passkeys: passkeyCount, total: Number(password) + Number(verifiedPhone) + passkeyCount };
+  const [passkeyCount, linked] = [await passkeys.countOf(db, user.id), (await identities.listOf(db, user.id)).length];
+  return {
+    password,
+    verifiedPhone,
+    linkedIdentities: linked,
+    passkeys: passkeyCount,
+    total: Number(password) + Number(verifiedPhone) + linked + passkeyCount,
+  };
 }

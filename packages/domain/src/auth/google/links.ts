@@ -12,8 +12,8 @@ import type { AuthedCtx } from "../ports.js";
 import { GOOGLE } from "./google-account.js";
 import { googleClientIdOf } from "./google-client.js";
 import type { linkGoogleInput } from "./schemas.js";
-import { methodsLeftWithout } from "./sign-in-methods.js";
 import { verifiedIdToken } from "./sign-in.js";
+import { signInMethodsOf } from "../sign-in-methods.js";
 
 const identityInUse = () => new DomainError("IDENTITY_IN_USE");
 const invalidToken = () => new DomainError("INVALID_TOKEN");
@@ -62,9 +62,7 @@ export async function unlinkGoogle(ctx: AuthedCtx): Promise<void> {
     const user = await users.lockForSignInMethods(tx, tenant.id, auth.sub);
     if (!user) throw invalidToken();
     if (!(await identities.findOf(tx, auth.sub, GOOGLE))) throw new DomainError("NOT_FOUND", "google.not_linked");
-    // Passkeys are counted by their own area once it exists beside this one (docs/step-up.md#the-last-way-in).
-    const methods = { hasPassword: user.passwordHash !== null, phoneVerified: user.phoneVerified, googleLinked: true, passkeys: 0 };
-    if (methodsLeftWithout(methods, "google") === 0) throw new DomainError("LAST_SIGN_IN_METHOD");
+    if ((await signInMethodsOf(tx, { id: auth.sub, ...user })).total <= 1) throw new DomainError("LAST_SIGN_IN_METHOD");
     await identities.unlink(tx, auth.sub, GOOGLE);
     await recordSecurityEvent(ctx, tx, tenant.id, { userId: auth.sub, type: "identity.unlinked", details: { provider: GOOGLE } });
   });
