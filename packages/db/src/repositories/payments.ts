@@ -114,10 +114,12 @@ export function settle(
   return settleRow(tx, paymentsTable, id, changes, writes);
 }
 
-/** The tenant a payment belongs to; undefined when there is no such payment. */
-export async function tenantOf(tx: RawSql, id: string): Promise<string | undefined> {
-  const rows = await tx.$queryRaw<{ tenant_id: string }[]>`SELECT tenant_id FROM payments WHERE id = ${id}::uuid`;
-  return rows[0]?.tenant_id;
+/** The tenant a payment belongs to and its mode (docs/test-mode.md); undefined when there is no such payment. */
+export async function ownerOf(tx: RawSql, id: string): Promise<{ tenantId: string; livemode: boolean } | undefined> {
+  const rows = await tx.$queryRaw<{ tenant_id: string; livemode: boolean }[]>`
+    SELECT tenant_id, livemode FROM payments WHERE id = ${id}::uuid`;
+  const row = rows[0];
+  return row ? { tenantId: row.tenant_id, livemode: row.livemode } : undefined;
 }
 
 /** The payment with its refunds (for the event a settlement writes); undefined when there is none. */

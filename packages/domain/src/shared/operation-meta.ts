@@ -138,6 +138,11 @@ export type OperationMeta = {
   stepUp?: StepUp;
   /** The success is a file streamed in a media type of its own (a report's CSV), not the JSON envelope. */
   answers?: FileAnswer;
+  /**
+   * A server operation on live money only (docs/test-mode.md#live-only): a test key (`mk_test_…`)
+   * answers 403 FORBIDDEN. Read by the API-key builders of trpc.ts.
+   */
+  liveOnly?: true;
 };
 
 /** The declared facts of a procedure by its tRPC path ("auth.register"), if it exists. */

@@ -210,6 +210,7 @@ export type PaymentStatusUpdate = z.infer<typeof paymentStatusUpdate>;
 /** A payment as the server API shows it (an intent's `payments`, GET /api/v1/payments/{id}). */
 export const serverPaymentView = z.object({
   id: z.string(),
+  livemode: z.boolean().describe("false for test mode's simulated money (a test key's object), true for live money (docs/test-mode.md)."),
   channel: z.enum(["stk", "c2b"]),
   status: paymentStatusField,
   amount: z.number(),
@@ -239,6 +240,7 @@ export type ServerPaymentView = z.infer<typeof serverPaymentView>;
 /** A payout in the event feed (`data.payout` of payout.succeeded and payout.failed): snake_case, with updated_at. */
 export const payoutEventView = z.object({
   id: z.string(),
+  livemode: z.boolean().describe("false for test mode's simulated money (a test key's object), true for live money (docs/test-mode.md)."),
   status: z.enum(payoutStatuses),
   amount: z.number(),
   phone: z.string(),
