@@ -404,7 +404,7 @@ describe.skipIf(skipThisTarget)("webhook endpoint URLs in production", () => {
     await production.deps.db.forTenant("default").webhookEndpoint.create({
       data: { id: endpointId, tenantId: "default", url: "https://localhost:9/hooks", events: allEventTypes, secretSealed: production.deps.cipher.encrypt("whsec_rebound"), createdAt: now, updatedAt: now },
     });
-    await production.deps.db.transaction(production.deps.db.forTenant("default"), (tx) => recordEvent(tx, { tenantId: "default", type: "payment.succeeded", data: { payment: { id: "rebound" } }, at: now }));
+    await production.deps.db.transaction(production.deps.db.forTenant("default"), (tx) => recordEvent(tx, { tenantId: "default", livemode: true, type: "payment.succeeded", data: { payment: { id: "rebound" } }, at: now }));
     production.deps.webhooks.nudge();
     const key = await createApiKey(production.url);
     const listed = await waitFor(async () => {

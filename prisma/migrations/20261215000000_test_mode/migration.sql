@@ -13,3 +13,7 @@ ALTER TABLE "webhook_events" ADD COLUMN "livemode" BOOLEAN NOT NULL DEFAULT true
 CREATE UNIQUE INDEX "payment_intents_open_reference_per_mode" ON "payment_intents"("tenant_id", "livemode", lower("reference"))
   WHERE "status" IN ('requires_payment', 'processing');
 DROP INDEX "payment_intents_open_reference";
+
+-- An intent's Idempotency-Key is the key's mode's too: a test key's retry never answers a live intent.
+CREATE UNIQUE INDEX "payment_intents_tenant_id_livemode_idempotency_key_key" ON "payment_intents"("tenant_id", "livemode", "idempotency_key");
+DROP INDEX "payment_intents_tenant_id_idempotency_key_key";

@@ -435,6 +435,8 @@ export function listPage(
 export interface ClaimedPayment {
   id: string;
   tenant_id: string;
+  /** Its mode (docs/test-mode.md): a test payment is queried through the simulated provider. */
+  livemode: boolean;
   checkout_request_id: string;
   query_attempts: number;
   created_at: Date;
@@ -462,5 +464,5 @@ export function claimDueQueries(
        SET next_query_at = ${claim.leaseUntil}, query_attempts = p.query_attempts + 1
       FROM due
      WHERE p.id = due.id
-    RETURNING p.id::text AS id, p.tenant_id, p.checkout_request_id, p.query_attempts, p.created_at`;
+    RETURNING p.id::text AS id, p.tenant_id, p.livemode, p.checkout_request_id, p.query_attempts, p.created_at`;
 }

@@ -150,6 +150,7 @@ export function findByOriginatorId(
 export interface ClaimedPayout {
   id: string;
   tenant_id: string;
+  livemode: boolean;
   originator_conversation_id: string;
   status: string;
   status_query_attempts: number;
@@ -161,7 +162,7 @@ export function claimDueStatusQueries(client: AnyClient, claim: StatusQueryClaim
   return claimDue<ClaimedPayout>(
     client,
     "payouts",
-    ["tenant_id", "originator_conversation_id", "status", "status_query_attempts", "created_at"],
+    ["tenant_id", "livemode", "originator_conversation_id", "status", "status_query_attempts", "created_at"],
     claim,
   );
 }

@@ -41,12 +41,25 @@ export interface DarajaCallbackSettings {
   pullIntervalSeconds: number;
 }
 
+/**
+ * Whose money a Daraja request moves (docs/test-mode.md): the object it pays, queries or refunds (an
+ * intent, a payment, a refund, a key's context), whose `livemode` false sends it to the simulated
+ * provider, never to Daraja.
+ */
+export interface MoneyMode {
+  livemode: boolean;
+}
+
+/** The mode of the flows that are live money only (C2B, Pull, QR, balance, payouts: docs/test-mode.md#live-only). */
+export const liveMoney: MoneyMode = { livemode: true };
+
 export interface DarajaPorts {
   /**
    * The Daraja client for a tenant's account (tenants/daraja-accounts.ts: its own credentials, or the
-   * platform's when it has none). Null when M-Pesa is not configured or the tenant has no usable account.
+   * platform's when it has none) for live money; for test money (`of.livemode` false) the simulated
+   * provider. Null when M-Pesa is not configured or the tenant has no usable account.
    */
-  darajaFor(tenant: Pick<Tenant, "id" | "settings">): DarajaClient | null;
+  darajaFor(tenant: Pick<Tenant, "id" | "settings">, of: MoneyMode): DarajaClient | null;
   /** Whether the tenant has a B2C account to pay out from (see tenants/daraja-accounts.ts). */
   hasPayoutAccount(tenant: Pick<Tenant, "id" | "settings">): boolean;
   /** Whether B2C (and Transaction Status) can run: Daraja and the B2C callback addresses are configured. */
