@@ -5,6 +5,7 @@
  * MOMO_BASE_URL, that records every request) receives nothing, webhook endpoints per mode, and the live
  * only operations refusing a test key (403) — in a start as tests run it and in a production start.
  */
+import { createHash, randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect } from "vitest";
@@ -102,6 +103,17 @@ describe.skipIf(skipThisTarget)("test mode", () => {
     const modes = listed.body.data.api_keys.map((key: { prefix: string; livemode: boolean }) => [key.prefix.slice(0, 8), key.livemode]);
     expect(modes).toEqual(expect.arrayContaining([["mk_live_", true], ["mk_test_", false]]));
     expectError(await createKey(t.url, "sandbox" as "test"), 422, "VALIDATION_ERROR");
+  });
+
+  it("keeps accepting a key of the first releases (mk_…) as a live key", async () => {
+    const old = `mk_${randomBytes(32).toString("base64url")}`;
+    const keyHash = createHash("sha256").update(old).digest("hex");
+    await t.deps.db.unscoped("test").apiKey.create({ data: { tenantId: "default", name: "Old backend", prefix: old.slice(0, 12), keyHash } });
+    const intent = await as(old)("POST", "/api/v1/payment-intents", { amount: 100, reference: newReference() });
+    expect(intent.status, JSON.stringify(intent.body)).toBe(201);
+    expect(intent.body.data.livemode).toBe(true);
+    expect((await as(old)("GET", "/api/v1/api-keys/current")).body.data).toMatchObject({ livemode: true, prefix: old.slice(0, 12) });
+    expect((await live("GET", `/api/v1/payment-intents/${intent.body.data.id}`)).status).toBe(200);
   });
 
   it("keeps the modes apart: the same reference in both, each key sees only its own intents (404 across)", async () => {

@@ -32,7 +32,9 @@ async function shopCall<T>(method: string, path: string, body?: unknown): Promis
   return answer as T;
 }
 
-export const createOrder = (amount: number) => shopCall<Order>("POST", "/demo/shop/orders", { amount });
+/** An order paid by prompt is test mode's; one paid from the menu or by QR live money's (docs/test-mode.md). */
+export const createOrder = (amount: number, payWith: "prompt" | "menu" = "prompt") =>
+  shopCall<Order>("POST", "/demo/shop/orders", { amount, pay_with: payWith });
 export const readOrder = (intentId: string) => shopCall<OrderState>("GET", `/demo/shop/orders/${encodeURIComponent(intentId)}`);
 export const payFromPhone = (order: Order) =>
   shopCall<{ status: string; reason: string; trans_id: string }>("POST", "/demo/shop/phone/pay", { paybill: order.paybill, account: order.order_number, amount: order.amount });
