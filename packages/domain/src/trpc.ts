@@ -224,7 +224,7 @@ export const serverOrAdminProcedure = publicProcedure.meta({ credential: "apiKey
   }
   const authed = await bearerWithItsTenant(ctx);
   if (authed.auth.role !== "admin") throw new DomainError("FORBIDDEN", "access.api_key_or_admin_needed");
-  // A shop's admin signed in to the shop works on live money (docs/test-mode.md#who-sees-which-mode).
+  // A shop's admin signed in to the shop works on live money (docs/test-mode.md#the-modes-never-meet).
   return next({ ctx: { ...withTenantMode(ctx, authed.tenant, true), caller: { kind: "admin", id: authed.auth.sub } as ShopCaller } });
 });
 

@@ -29,7 +29,7 @@
 import { tenants as tenantsRepository } from "@mteja/db";
 import type { DarajaClient } from "@mteja/daraja";
 import type { PaymentPorts } from "./shared/ports.js";
-import type { MoneyMode } from "./shared/daraja-ports.js";
+import type { MoneyMode } from "./shared/money-mode.js";
 import { toTenant, type Tenant } from "../shared/tenant.js";
 import { defaultReconcileOptions, type ReconcileOptions, type ReconcileReport, type SweepRun } from "./shared/leased-sweep.js";
 import { sweepExpiredIntents } from "../intents/intent-expiry-sweep.js";

@@ -11,7 +11,7 @@ import { accountBalances } from "@mteja/db";
 import { callbackUrlFor } from "../shared/flow.js";
 import type { Context } from "../shared/ports.js";
 import { certainlyNotActedOn, lastErrorOf, providerUnavailable, toProviderError } from "../shared/provider-errors.js";
-import { liveMoney } from "../shared/daraja-ports.js";
+import { liveMoney } from "../shared/money-mode.js";
 import { tenantNamed } from "./balance-tenant.js";
 import type { BalanceStatus, RequestedBalanceView } from "./schemas.js";
 

@@ -9,7 +9,7 @@ import { DarajaError } from "@mteja/daraja";
 import type { Context } from "../shared/ports.js";
 import { DomainError } from "../../shared/errors.js";
 import { providerUnavailable, toProviderError } from "../shared/provider-errors.js";
-import { liveMoney } from "../shared/daraja-ports.js";
+import { liveMoney } from "../shared/money-mode.js";
 import { TENANT_PARAMETER, TOKEN_PARAMETER } from "../shared/callback-tokens.js";
 import { callbackUrlFor } from "../shared/flow.js";
 import { c2bShortCodeOf } from "../shared/short-codes.js";

@@ -15,7 +15,7 @@ import { requestOnce, type ProviderRequest } from "../shared/provider-request.js
 import { recordPayoutSettled } from "./payout-events.js";
 import { callbackUrlFor } from "../shared/flow.js";
 import { providerUnavailable } from "../shared/provider-errors.js";
-import { liveMoney } from "../shared/daraja-ports.js";
+import { liveMoney } from "../shared/money-mode.js";
 import { authorizePayout, storePayoutWithinDailyLimit } from "./payout-limits.js";
 import { checkTenantAmount, idempotencyKeyOf } from "../shared/request-rules.js";
 import type { B2cInput, PayoutStatus } from "../shared/schemas.js";

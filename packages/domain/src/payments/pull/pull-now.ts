@@ -10,7 +10,7 @@ import type { Text } from "@mteja/i18n";
 import { DomainError } from "../../shared/errors.js";
 import type { TenantCtx } from "../shared/ports.js";
 import { providerUnavailable, toProviderError } from "../shared/provider-errors.js";
-import { liveMoney } from "../shared/daraja-ports.js";
+import { liveMoney } from "../shared/money-mode.js";
 import { c2bShortCodeOf } from "../shared/short-codes.js";
 import { applyPulled, type PullWindow } from "./pulled-receipts.js";
 import type { PullNowInput, PullNowView } from "./schemas.js";

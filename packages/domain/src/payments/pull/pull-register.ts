@@ -11,7 +11,7 @@ import { TENANT_PARAMETER, TOKEN_PARAMETER } from "../shared/callback-tokens.js"
 import { callbackUrlFor } from "../shared/flow.js";
 import type { Context } from "../shared/ports.js";
 import { providerUnavailable, toProviderError } from "../shared/provider-errors.js";
-import { liveMoney } from "../shared/daraja-ports.js";
+import { liveMoney } from "../shared/money-mode.js";
 import { c2bShortCodeOf } from "../shared/short-codes.js";
 import type { RegisterPullInput } from "./schemas.js";
 

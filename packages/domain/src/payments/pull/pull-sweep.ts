@@ -14,7 +14,7 @@
  */
 import { pullRegistrations } from "@mteja/db";
 import { leasedRows, leaseEnd, queryErrorNote, type SweepRun } from "../shared/leased-sweep.js";
-import { liveMoney } from "../shared/daraja-ports.js";
+import { liveMoney } from "../shared/money-mode.js";
 import { c2bShortCodeOf } from "../shared/short-codes.js";
 import { PULL_REACH_MS } from "./pull-now.js";
 import { applyPulled, type PullWindow } from "./pulled-receipts.js";

@@ -15,7 +15,7 @@ import { isDueToExpire, isIntentStatus } from "../../intents/intent-transitions.
 import { intentNotFound } from "../../intents/service.js";
 import type { TenantCtx } from "../shared/ports.js";
 import { providerUnavailable, toProviderError } from "../shared/provider-errors.js";
-import { liveMoney } from "../shared/daraja-ports.js";
+import { liveMoney } from "../shared/money-mode.js";
 import { c2bShortCodeOf } from "../shared/short-codes.js";
 import { QR_DEFAULT_SIZE, type IntentQrInput, type IntentQrView } from "./schemas.js";
 

@@ -7,6 +7,7 @@ import type { DarajaClient } from "@mteja/daraja";
 import type { Tenant } from "../../shared/tenant.js";
 import type { CallbackTokens } from "./callback-tokens.js";
 import type { PaymentEvents } from "./payment-events.js";
+import type { MoneyMode } from "./money-mode.js";
 import type { StatusStreamSlots } from "./status-stream-slots.js";
 
 export interface DarajaCallbackSettings {
@@ -40,18 +41,6 @@ export interface DarajaCallbackSettings {
    */
   pullIntervalSeconds: number;
 }
-
-/**
- * Whose money a Daraja request moves (docs/test-mode.md): the object it pays, queries or refunds (an
- * intent, a payment, a refund, a key's context), whose `livemode` false sends it to the simulated
- * provider, never to Daraja.
- */
-export interface MoneyMode {
-  livemode: boolean;
-}
-
-/** The mode of the flows that are live money only (C2B, Pull, QR, balance, payouts: docs/test-mode.md#live-only). */
-export const liveMoney: MoneyMode = { livemode: true };
 
 export interface DarajaPorts {
   /**

@@ -11,7 +11,7 @@ import { DarajaError, type DarajaClient } from "@mteja/daraja";
 import { leases, type TenantDb } from "@mteja/db";
 import { backoffAfter, createLeaseKeeper } from "@mteja/shared";
 import type { PaymentPorts } from "./ports.js";
-import type { MoneyMode } from "./daraja-ports.js";
+import type { MoneyMode } from "./money-mode.js";
 import { lastErrorOf } from "./provider-errors.js";
 
 export interface ReconcileOptions {
