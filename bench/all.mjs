@@ -18,7 +18,7 @@ import { fileURLToPath } from "node:url";
 const argv = process.argv.slice(2);
 const quick = argv.includes("--quick") || process.env.MTEJA_BENCH_QUICK === "1";
 const onlyAt = argv.indexOf("--only");
-const allParts = ["me", "login", "storm", "callbacks", "memory", "large"];
+const allParts = ["me", "login", "storm", "callbacks", "checkout", "webhooks", "memory", "large"];
 let selected = onlyAt === -1 ? allParts.filter((p) => p !== "large") : argv[onlyAt + 1].split(",").map((p) => p.trim());
 if (argv.includes("--large") && !selected.includes("large")) selected.push("large");
 const unknown = selected.filter((p) => !allParts.includes(p));
@@ -37,6 +37,8 @@ const parts = {
   login: { script: "login.mjs", args: quick ? ["--seconds", "5", "--rounds", "1", "--connections", "10"] : ["--seconds", "10", "--rounds", "3"], results: ["login"] },
   storm: { script: "login-storm.mjs", args: quick ? ["--seconds", "5", "--connections", "20", "--login-connections", "10"] : ["--seconds", "10", "--rounds", "1"], results: ["login-storm"] },
   callbacks: { script: "callbacks.mjs", args: quick ? ["--seconds", "3", "--rounds", "1"] : ["--seconds", "10", "--rounds", "3"], results: ["callbacks"] },
+  checkout: { script: "checkout.mjs", args: quick ? ["--seconds", "3", "--rounds", "1", "--shoppers", "5"] : ["--seconds", "10", "--rounds", "3"], results: ["checkout"] },
+  webhooks: { script: "webhooks.mjs", args: quick ? ["--events", "50", "--rounds", "1"] : ["--events", "250", "--rounds", "3"], results: ["webhooks"] },
   memory: { script: "memory.mjs", args: quick ? ["--requests", "50000", "--step", "20000"] : ["--requests", "200000", "--step", "50000"], results: ["memory"] },
   large: {
     runs: [

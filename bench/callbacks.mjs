@@ -1,99 +1,97 @@
 #!/usr/bin/env node
 // Callback ingestion: Daraja's STK result callback through Mteja (POST /api/momo/callback/stkpush: token,
-// stored verbatim, applied once under the payment's row lock, acknowledged after the commit) against a
-// hand-written Fastify + pg route doing the same two steps by hand (INSERT the raw body; then in one
-// transaction lock the payment, settle it if PENDING, record the outcome on the stored row; answer).
-// Both in this process on PostgreSQL, pinned to one core; autocannon (bench/callback-load.mjs) on the
-// other, every request settling a payment of its own (seeded PENDING); rounds alternate.
+// stored verbatim, applied once, acknowledged after the commit) against a hand-written Fastify + pg route
+// doing the same two steps by hand (INSERT the raw body; then in one transaction lock the payment, settle
+// it if PENDING, record the outcome on the stored row; answer). Each server is a process of its own
+// (bench/login-server.mjs) started alone on core 0; autocannon (bench/callback-load.mjs) loads it from
+// core 1, every request settling a payment of its own (seeded PENDING); each round starts every server
+// afresh, and the published figures are the medians of the rounds.
 // Then a storm: 2,000 callbacks, a quarter of them duplicates (half sent at the same moment as their
 // original, half later), at 50 at a time into Mteja; afterwards the database must hold every callback
 // once and every payment settled once (nothing lost, nothing applied twice).
 //
-// Each round also prints the CPU time this process spent per callback on each target (only one target is
-// loaded at a time): the figure that moves least with the machine's load. `--targets mteja` loads Mteja
-// alone (for a profile: `node --cpu-prof --cpu-prof-dir=bench/results bench/callbacks.mjs --targets mteja`).
+// Each run also reports the server process's CPU time per callback (/proc): the figure that moves least
+// with the machine's load. For reference, not goals: `statements` (Mteja's statements of a locked apply
+// written by hand) and, when named, `optimistic` (the same work in three round trips).
 //
 //   node bench/callbacks.mjs [--seconds 10] [--connections 50] [--rounds 3] [--storm 2000] [--targets mteja,baseline,statements,optimistic]
 import { randomBytes } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { stkCallbackBody } from "./callback-body.mjs";
-import { startHandWrittenCallbacks, startMtejaStatementsByHand, startOptimisticByHand } from "./hand-written-callback.mjs";
+import { args, conditions, eachServer, median, writeResults } from "./login-common.mjs";
 import { seedPendingPayments } from "./seed.mjs";
-import { momoEnv, onLoadCore, pinServerCore, startMteja } from "./targets.mjs";
-import { args } from "./args.mjs";
+import { onLoadCore } from "./targets.mjs";
 
 const seconds = Number(args.seconds ?? 10);
 const connections = Number(args.connections ?? 50);
 const rounds = Number(args.rounds ?? 3);
 const stormSize = Number(args.storm ?? 2000);
 const path = "/api/momo/callback/stkpush";
+const callbackSecret = randomBytes(32).toString("hex");
 
-const secret = randomBytes(32).toString("hex");
-const mteja = await startMteja({ env: momoEnv(secret) });
-const pool = new pg.Pool({ connectionString: mteja.url, max: mteja.poolMax });
-const baseline = await startHandWrittenCallbacks(pool, secret);
-// For reference (not a goal): Mteja's statements written by hand (hand-written-callback.mjs).
-const byHand = await startMtejaStatementsByHand(pool, secret);
-// For reference, asked for by name (--targets …,optimistic): the same work in three round trips.
-const optimistic = await startOptimisticByHand(pool, secret);
-const allTargets = {
-  mteja: `${mteja.base}${path}?token=${secret}`,
-  baseline: `${baseline.base}${path}?token=${secret}`,
-  statements: `${byHand.base}${path}?token=${secret}`,
-  optimistic: `${optimistic.base}${path}?token=${secret}`,
-};
-const targets = Object.fromEntries(Object.entries(allTargets).filter(([name]) => (args.targets ?? "mteja,baseline,statements").split(",").includes(name)));
+const allServers = [
+  { name: "baseline", label: "hand-written", target: "callback-hand-written" },
+  { name: "mteja", label: "Mteja", target: "mteja" },
+  { name: "statements", label: "Mteja's statements by hand", target: "callback-statements" },
+  { name: "optimistic", label: "optimistic settle by hand", target: "callback-optimistic" },
+].map((server) => ({ ...server, callbackSecret }));
+const named = (args.targets ?? "mteja,baseline,statements").split(",");
+const servers = allServers.filter((server) => named.includes(server.name));
+const labelOf = (name) => allServers.find((server) => server.name === name).label;
 
 // Each load run settles payments of its own; seeded for well above the rate either target reaches.
 const perRun = Math.max(20_000, seconds * 6_000);
 let run = 0;
-async function loadRun(name) {
+let storm;
+const results = await eachServer(
+  rounds,
+  async (url, name, { server, db }) => {
+    await loadRun(url, name, db, Math.min(3, seconds)); // warm-up: JIT, pools
+    const r = await loadRun(url, name, db, seconds, server);
+    console.log(`${labelOf(name).padEnd(28)} ${r.requests.average.toFixed(0)} callbacks/s (p99 ${r.latency.p99} ms, CPU ${r.cpuMsPerCallback.toFixed(2)} ms/callback)`);
+    return { rps: r.requests.average, p99: r.latency.p99, cpu: r.cpuMsPerCallback };
+  },
+  servers,
+  {
+    after: async ({ db, start }) => {
+      if (!named.includes("mteja")) return;
+      const mteja = await start(allServers.find((server) => server.name === "mteja"));
+      try {
+        storm = await callbackStorm(`${mteja.url}${path}?token=${callbackSecret}`, db, stormSize);
+      } finally {
+        await mteja.stop();
+      }
+    },
+  },
+);
+
+async function loadRun(url, name, db, runSeconds, server) {
   run++;
   const prefix = `ws_CO_r${run}${name[0]}_`;
-  await seedPendingPayments(mteja.url, { userId: mteja.userId, prefix, count: perRun });
-  const cpuBefore = process.cpuUsage();
-  const result = await loadCallbacks({ url: targets[name], prefix, receiptTag: `R${run.toString(36).toUpperCase().padStart(3, "0")}`, connections, seconds, count: perRun });
-  const cpu = process.cpuUsage(cpuBefore);
-  result.cpuMsPerCallback = (cpu.user + cpu.system) / 1000 / Math.max(1, result.requests.total);
+  await seedPendingPayments(String(db.database), { userId: db.userId, prefix, count: perRun });
+  const cpuBefore = server?.cpuMs() ?? 0;
+  const target = `${url}${path}?token=${callbackSecret}`;
+  const receiptTag = `R${run.toString(36).toUpperCase().padStart(3, "0")}`;
+  const result = await loadCallbacks({ url: target, prefix, receiptTag, connections, seconds: runSeconds, count: perRun });
+  result.cpuMsPerCallback = ((server?.cpuMs() ?? 0) - cpuBefore) / Math.max(1, result.requests.total);
   if (result.sent > perRun) console.warn(`${name}: ${result.sent} callbacks built for ${perRun} payments: the rest were duplicates`);
   if (result.non2xx || result.errors) throw new Error(`errors during the run: ${name} ${JSON.stringify({ non2xx: result.non2xx, errors: result.errors })}`);
   return result;
 }
 
-pinServerCore();
-for (const name of Object.keys(targets)) await loadRun(name); // warm-up (JIT, pools)
-const results = [];
-for (let round = 1; round <= rounds; round++) {
-  const row = { round };
-  for (const name of Object.keys(targets)) {
-    const r = await loadRun(name);
-    row[name] = r.requests.average;
-    row[`${name}P99`] = r.latency.p99;
-    row[`${name}Cpu`] = r.cpuMsPerCallback;
-  }
-  results.push(row);
-  const label = { mteja: "Mteja", baseline: "hand-written", statements: "Mteja's statements by hand", optimistic: "optimistic settle by hand" };
-  console.log(`round ${round}: ${Object.keys(targets).map((name) => `${label[name]} ${row[name].toFixed(0)} callbacks/s (p99 ${row[`${name}P99`]} ms, CPU ${row[`${name}Cpu`].toFixed(2)} ms/callback)`).join(", ")}`);
+const figure = (name, key) => median(results.filter((r) => r.name === name).map((r) => r[key]));
+const summary = Object.fromEntries(servers.map(({ name }) => [name, { rps: figure(name, "rps"), p99: figure(name, "p99"), cpu: figure(name, "cpu") }]));
+console.log(`\nSTK callbacks, ${connections} connections, ${seconds} s x ${rounds} rounds, medians; ${conditions}`);
+for (const [name, s] of Object.entries(summary)) {
+  const ratio = summary.baseline ? ` (${(s.rps / summary.baseline.rps).toFixed(3)}x, p99 ${(s.p99 / summary.baseline.p99).toFixed(2)}x)` : "";
+  console.log(`  ${labelOf(name).padEnd(28)} ${s.rps.toFixed(0)}/s, p99 ${s.p99} ms, CPU ${s.cpu.toFixed(2)} ms/callback${ratio}`);
 }
-if (!targets.mteja || !targets.baseline) {
-  await closeAll();
-  process.exit(0);
-}
-const sum = (key) => results.reduce((s, r) => s + r[key], 0);
-const ratio = sum("mteja") / sum("baseline");
-const p99Ratio = sum("mtejaP99") / sum("baselineP99");
-console.log(`\nSTK callbacks, ${connections} connections, ${seconds} s x ${rounds} rounds (hand-written ${(sum("baseline") / rounds).toFixed(0)}/s, p99 ${(sum("baselineP99") / rounds).toFixed(0)} ms)`);
-console.log(`  Mteja/hand-written = ${ratio.toFixed(3)} (${(sum("mteja") / rounds).toFixed(0)}/s), p99 ${p99Ratio.toFixed(2)}x`);
-const cpuOf = (name) => results.reduce((s, r) => s + r[`${name}Cpu`], 0) / rounds;
-console.log(`  CPU per callback: Mteja ${cpuOf("mteja").toFixed(2)} ms, hand-written ${cpuOf("baseline").toFixed(2)} ms`);
-const statementsRatio = targets.statements ? sum("statements") / sum("baseline") : undefined;
-if (statementsRatio !== undefined) console.log(`  for reference, Mteja's 6 statements by hand / hand-written = ${statementsRatio.toFixed(3)} (${(sum("statements") / rounds).toFixed(0)}/s, CPU ${cpuOf("statements").toFixed(2)} ms per callback)`);
-const optimisticRatio = targets.optimistic ? sum("optimistic") / sum("baseline") : undefined;
-if (optimisticRatio !== undefined) console.log(`  for reference, the optimistic settle by hand (3 round trips) / hand-written = ${optimisticRatio.toFixed(3)} (${(sum("optimistic") / rounds).toFixed(0)}/s, CPU ${cpuOf("optimistic").toFixed(2)} ms per callback)`);
-
-const storm = await callbackStorm(stormSize);
+if (!summary.mteja || !summary.baseline) process.exit(0);
+const ratio = summary.mteja.rps / summary.baseline.rps;
+const p99Ratio = summary.mteja.p99 / summary.baseline.p99;
+const statementsRatio = summary.statements ? summary.statements.rps / summary.baseline.rps : undefined;
+const optimisticRatio = summary.optimistic ? summary.optimistic.rps / summary.baseline.rps : undefined;
 console.log(
   `storm: ${storm.sent} callbacks (${storm.duplicates} duplicates) in ${storm.seconds.toFixed(1)} s, answers ${JSON.stringify(storm.answers)}; in the database: ${JSON.stringify(storm.found)} → ${storm.problems.length ? storm.problems.join("; ") : "nothing lost, nothing applied twice"}`,
 );
@@ -102,18 +100,7 @@ const checks = [
   { what: "STK callback Mteja / hand-written (callbacks/s)", measured: ratio, goal: ">= 0.80", met: ratio >= 0.8 },
   { what: `callback storm: ${storm.sent} callbacks, ${storm.duplicates} duplicates — problems found in the database`, measured: storm.problems.length, goal: "0", met: storm.problems.length === 0 },
 ];
-mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
-writeFileSync(new URL("./results/callbacks.json", import.meta.url), JSON.stringify({ at: new Date().toISOString(), seconds, connections, rounds, ratio, p99Ratio, statementsRatio, optimisticRatio, results, storm, checks }, null, 2));
-
-await closeAll();
-
-async function closeAll() {
-  await byHand.close();
-  await optimistic.close();
-  await baseline.close();
-  await pool.end();
-  await mteja.close();
-}
+writeResults("callbacks", { seconds, connections, rounds, summary, ratio, p99Ratio, statementsRatio, optimisticRatio, results, storm, checks });
 
 /** Runs bench/callback-load.mjs on LOAD_CORE; its JSON result. */
 function loadCallbacks(options) {
@@ -125,11 +112,11 @@ function loadCallbacks(options) {
  * of them verbatim (Daraja retries), half of the repeats sent together with their original. Then the
  * database is asked what it kept.
  */
-async function callbackStorm(size) {
+async function callbackStorm(target, db, size) {
   const duplicates = Math.floor(size / 4);
   const distinct = size - duplicates;
   const prefix = "ws_CO_storm_";
-  await seedPendingPayments(mteja.url, { userId: mteja.userId, prefix, count: distinct });
+  await seedPendingPayments(String(db.database), { userId: db.userId, prefix, count: distinct });
   const bodies = Array.from({ length: distinct }, (_, i) => stkCallbackBody(`${prefix}${i + 1}`, `S${(i + 1).toString(36).toUpperCase().padStart(7, "0")}`));
   const queue = [];
   const nearby = Math.floor(duplicates / 2);
@@ -147,7 +134,7 @@ async function callbackStorm(size) {
         const body = queue[next++];
         let key;
         try {
-          const response = await fetch(targets.mteja, { method: "POST", headers: { "content-type": "application/json" }, body });
+          const response = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body });
           const answer = await response.json();
           key = response.status === 200 && answer.ResultCode === 0 ? "200 Accepted" : String(response.status);
         } catch (error) {
@@ -159,12 +146,12 @@ async function callbackStorm(size) {
   );
   const elapsed = (performance.now() - started) / 1000;
 
-  const db = new pg.Client({ connectionString: mteja.url });
-  await db.connect();
-  const stored = (await db.query("SELECT outcome, count(*)::int AS n FROM momo_callbacks WHERE correlation_id LIKE $1 GROUP BY outcome", [`${prefix}%`])).rows;
+  const client = new pg.Client({ connectionString: String(db.database) });
+  await client.connect();
+  const stored = (await client.query("SELECT outcome, count(*)::int AS n FROM momo_callbacks WHERE correlation_id LIKE $1 GROUP BY outcome", [`${prefix}%`])).rows;
   const outcomes = Object.fromEntries(stored.map((r) => [r.outcome, r.n]));
   const payments = (
-    await db.query(
+    await client.query(
       `SELECT count(*)::int AS payments,
               count(*) FILTER (WHERE status = 'SUCCESS')::int AS succeeded,
               count(*) FILTER (WHERE (SELECT count(*) FROM momo_callbacks c WHERE c.payment_id = p.id AND c.outcome = 'applied') <> 1)::int AS not_applied_once
@@ -172,7 +159,7 @@ async function callbackStorm(size) {
       [`${prefix}%`],
     )
   ).rows[0];
-  await db.end();
+  await client.end();
   const found = { stored: Object.values(outcomes).reduce((a, b) => a + b, 0), ...outcomes, payments: payments.payments, succeeded: payments.succeeded, notAppliedOnce: payments.not_applied_once };
   const problems = [];
   if (answers["200 Accepted"] !== size) problems.push(`${size - (answers["200 Accepted"] ?? 0)} callbacks not acknowledged`);

@@ -5,7 +5,7 @@ import { createScratchDatabase } from "@mteja/db";
 import autocannon from "autocannon";
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { seedRows, seedUsersAndSessions } from "./seed.mjs";
@@ -27,21 +27,26 @@ export const targets = [
   { name: "mteja processes", target: "mteja", hasher: "processes" },
 ];
 
-/** Runs `measure(url, name)` on each server in turn, each started alone, for every round; returns what it answered. */
-export async function eachServer(rounds, measure) {
+/**
+ * Runs `measure(url, name)` on each server in turn (`servers`: `targets` unless given), each started alone,
+ * for every round; returns what it answered.
+ */
+export async function eachServer(rounds, measure, servers = targets, { after } = {}) {
   const db = await prepare();
   const results = [];
   try {
     for (let round = 1; round <= rounds; round++) {
-      for (const t of targets) {
+      for (const t of servers) {
         const server = await startServer({ ...t, database: db.database, key: db.key });
         try {
-          results.push({ round, name: t.name, ...(await measure(server.url, t.name)) });
+          results.push({ round, name: t.name, ...(await measure(server.url, t.name, { server, db, round })) });
         } finally {
           await server.stop();
         }
       }
     }
+    // `after`: more work on the same database before it is dropped (the callback storm), given a start of any server.
+    if (after) await after({ db, start: (t) => startServer({ ...t, database: db.database, key: db.key }) });
   } finally {
     await db.drop();
   }
@@ -53,30 +58,35 @@ export function writeResults(name, data) {
   writeFileSync(new URL(`./results/${name}${seedRows ? "-large" : ""}.json`, import.meta.url), JSON.stringify({ at: new Date().toISOString(), conditions, seedRows, ...data }, null, 2));
 }
 
-/** A scratch database, migrated by a first Mteja server, with the bench user registered. */
+/** A scratch database, migrated by a first Mteja server, with the bench user registered (its id answered). */
 export async function prepare() {
   const scratch = await createScratchDatabase(adminUrl, "mteja_bench");
   const key = randomBytes(32).toString("hex");
   const first = await startServer({ target: "mteja", hasher: "threads", database: scratch.url, key });
   const registered = await fetch(`${first.url}/api/v1/auth/register`, { method: "POST", headers: tenantHeaders, body: JSON.stringify({ name: "Bench User", ...user }) });
   if (registered.status !== 201) throw new Error(`register answered ${registered.status}`);
+  const userId = (await registered.json()).data.user.id;
   const seedSeconds = await seedUsersAndSessions(scratch.url, seedRows);
   if (seedRows) console.log(`seeded ${seedRows} users and sessions in ${seedSeconds.toFixed(0)} s`);
   await first.stop();
-  return { database: scratch.url, key, drop: () => scratch.drop() };
+  return { database: scratch.url, key, userId, drop: () => scratch.drop() };
 }
 
 /**
  * Starts bench/login-server.mjs (pinned to core 0) and resolves once it listens. `nodeOptions`: more
  * options for the server's node (bench/memory.mjs passes --expose-gc, for `collect()`).
  */
-export function startServer({ target, hasher = "processes", database, key, env = {}, nodeOptions = [] }) {
+export function startServer({ target, hasher = "processes", database, key, callbackSecret, checkout, settings, deliveries, env = {}, nodeOptions = [] }) {
   const command = pinned ? "taskset" : process.execPath;
   const argv = [
     ...(pinned ? ["-c", "0", process.execPath] : []),
     ...nodeOptions,
     ...(process.env.SERVER_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.SERVER_CPU_PROF}`] : []),
     serverEntry, "--target", target, "--hasher", hasher, "--database", database, "--key", key,
+    ...(callbackSecret ? ["--callback-secret", callbackSecret] : []),
+    ...(checkout ? ["--checkout", JSON.stringify(checkout)] : []),
+    ...(settings ? ["--settings", JSON.stringify(settings)] : []),
+    ...(deliveries ? ["--deliveries", JSON.stringify(deliveries)] : []),
   ];
   const child = spawn(command, argv, { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...env } });
   let output = "";
@@ -98,10 +108,21 @@ export function startServer({ target, hasher = "processes", database, key, env =
   return new Promise((resolve, reject) => {
     child.stdout.on("data", () => {
       const url = /listening (\S+)/.exec(output)?.[1];
-      if (url) resolve({ url, pid: child.pid, collect, stop: () => stop(child) });
+      if (url) resolve({ url, pid: child.pid, collect, cpuMs: () => cpuMsOf(child.pid), stop: () => stop(child) });
     });
     child.once("exit", (code) => reject(new Error(`${target} server exited with ${code} before listening`)));
   });
+}
+
+/** CPU time (user and system) a process has used so far, in ms, from /proc (0 where there is none). */
+function cpuMsOf(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return 0;
+  }
 }
 
 function stop(child) {
@@ -144,8 +165,14 @@ export async function loginLoad(url, { connections, seconds }) {
   return Object.assign(result, { shed });
 }
 
-export function meLoad(url, token, { connections, seconds }) {
-  return load({ url: `${url}/api/v1/auth/me`, headers: { authorization: `Bearer ${token}`, "x-tenant-id": "default" }, connections, duration: seconds });
+export function meLoad(url, token, { connections, seconds, path = "/api/v1/auth/me" }) {
+  return load({ url: `${url}${path}`, headers: { authorization: `Bearer ${token}`, "x-tenant-id": "default" }, connections, duration: seconds });
+}
+
+/** The middle value (of an odd count; the upper middle of an even one). */
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
 }
 
 /** Counts by status class, so shed logins (429) are told apart from failures. */

@@ -1,11 +1,19 @@
 #!/usr/bin/env node
-// One server for the login benchmarks, in its own process so that the load generator does not share its
-// event loop (bench/login.mjs and bench/login-storm.mjs start it, pinned to one core with taskset):
-//   mteja         Mteja (PASSWORD_HASHER from --hasher)
+// One server of a benchmark, in its own process so that the load generator and the other servers do not
+// share its event loop, heap or timers (bench/login-common.mjs starts it alone, pinned to one core):
+//   mteja         Mteja's production server (PASSWORD_HASHER from --hasher; M-Pesa on with --callback-secret)
 //   hand-written  Fastify + pg + argon2 verify (same argon2id parameters) + jsonwebtoken ES256: POST /api/v1/auth/login
 //                 (find the user, verify, insert the session and its refresh token, sign) and GET /api/v1/auth/me
+//   callback-hand-written, callback-statements, callback-optimistic
+//                 the STK callback routes of bench/hand-written-callback.mjs (with --callback-secret)
+//   webhooks-hand-written
+//                 the hand-written delivery loop of bench/hand-written-checkout.mjs alone (--deliveries <json>:
+//                 each endpoint's secret and the in-flight caps), for bench/webhooks.mjs
+// With --checkout <json> (bench/checkout.mjs: port, Daraja simulator, secrets), mteja is set up for a whole
+// checkout against the simulator and hand-written gains bench/hand-written-checkout.mjs's routes.
+// --settings <json>: more of Mteja's settings (bench/webhooks.mjs: the admin API, private webhook URLs).
 // Prints "listening <url>" once it accepts requests; stops on SIGTERM.
-//   node bench/login-server.mjs --target mteja|hand-written [--hasher processes|threads] --database <url> --key <hex>
+//   node bench/login-server.mjs --target <target> [--hasher processes|threads] [--callback-secret <hex>] --database <url> --key <hex>
 import { buildServer, createServices, readSettings } from "@mteja/api";
 import { openDatabase } from "@mteja/db";
 import argon2 from "argon2";
@@ -13,7 +21,10 @@ import Fastify from "fastify";
 import jwt from "jsonwebtoken";
 import { createHash, generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
 import pg from "pg";
+import { startHandWrittenCallbacks, startMtejaStatementsByHand, startOptimisticByHand } from "./hand-written-callback.mjs";
+import { addHandWrittenCheckout, startDeliveryLoop } from "./hand-written-checkout.mjs";
 import { handWrittenMe } from "./hand-written-me.mjs";
+import { momoEnv } from "./targets.mjs";
 import { inTransaction } from "./pg-transaction.mjs";
 
 const args = Object.fromEntries(
@@ -30,23 +41,64 @@ const settings = readSettings({
   PASSWORD_HASHER: args.hasher ?? "processes",
   ...(process.env.PASSWORD_HASH_CONCURRENCY ? { PASSWORD_HASH_CONCURRENCY: process.env.PASSWORD_HASH_CONCURRENCY } : {}),
   ...(process.env.PASSWORD_HASH_MAX_WAIT_MS ? { PASSWORD_HASH_MAX_WAIT_MS: process.env.PASSWORD_HASH_MAX_WAIT_MS } : {}),
+  ...(process.env.ACCESS_TOKEN_CACHE_SIZE ? { ACCESS_TOKEN_CACHE_SIZE: process.env.ACCESS_TOKEN_CACHE_SIZE } : {}),
+  ...(args["callback-secret"] ? momoEnv(args["callback-secret"]) : {}),
+  ...(args.checkout ? checkoutEnv(JSON.parse(args.checkout)) : {}),
+  ...(args.settings ? JSON.parse(args.settings) : {}),
 });
+const checkout = args.checkout ? JSON.parse(args.checkout) : undefined;
+
+/** Mteja's settings for a whole checkout: M-Pesa against the simulator, callbacks to this server, the admin API on. */
+function checkoutEnv(c) {
+  return {
+    ADMIN_API_KEY: c.adminKey,
+    WEBHOOK_ALLOW_PRIVATE_URLS: "true",
+    MOMO_BASE_URL: c.daraja.baseUrl,
+    MOMO_CONSUMER_KEY: c.daraja.consumerKey,
+    MOMO_CONSUMER_SECRET: c.daraja.consumerSecret,
+    MOMO_SHORTCODE: c.daraja.shortcode,
+    MOMO_PASSKEY: c.daraja.passkey,
+    MOMO_CALLBACK_URL: `${c.callbackBase}/api/momo/callback/stkpush`,
+    MOMO_CALLBACK_SECRET: c.callbackSecret,
+  };
+}
+const callbackRoutes = { "callback-hand-written": startHandWrittenCallbacks, "callback-statements": startMtejaStatementsByHand, "callback-optimistic": startOptimisticByHand };
 
 // Unknown emails cost a verify too, as in Mteja (same argon2id parameters: OWASP's first option).
 const argon2Options = { type: argon2.argon2id, memoryCost: 19456, timeCost: 2, parallelism: 1 };
 const decoy = await argon2.hash("decoy-password-for-unknown-users", argon2Options);
 const stops = [];
-let app;
+let url;
 if (args.target === "mteja") {
   const db = await openDatabase({ url: settings.DATABASE_URL, poolMax: settings.DATABASE_POOL_MAX });
   const services = await createServices(settings, silent, { db });
-  app = await buildServer({ settings, deps: services.deps, logger: false });
-  stops.push(() => services.close(), () => db.close());
+  const app = await buildServer({ settings, deps: services.deps, logger: false });
+  stops.push(() => app.close(), () => services.close(), () => db.close());
+  url = await listen(app);
+} else if (args.target === "webhooks-hand-written") {
+  const { secrets, concurrency, tenantConcurrency } = JSON.parse(args.deliveries);
+  const pool = new pg.Pool({ connectionString: settings.DATABASE_URL, max: settings.DATABASE_POOL_MAX });
+  const loop = startDeliveryLoop(pool, { secretOf: (endpointId) => secrets[endpointId], concurrency, tenantConcurrency });
+  const app = Fastify({ logger: false });
+  app.get("/healthz", async () => ({ ok: true }));
+  stops.push(() => app.close(), () => loop.stop(), () => pool.end());
+  url = await listen(app);
+} else if (callbackRoutes[args.target]) {
+  const pool = new pg.Pool({ connectionString: settings.DATABASE_URL, max: settings.DATABASE_POOL_MAX });
+  const route = await callbackRoutes[args.target](pool, args["callback-secret"]);
+  stops.push(() => route.close(), () => pool.end());
+  url = route.base;
 } else {
-  app = handWritten();
+  const app = handWritten();
+  stops.unshift(() => app.close());
+  url = await listen(app);
 }
-await app.listen({ port: 0, host: "127.0.0.1" });
-console.log(`listening http://127.0.0.1:${app.server.address().port}`);
+console.log(`listening ${url}`);
+
+async function listen(app) {
+  await app.listen({ port: checkout?.port ?? 0, host: "127.0.0.1" });
+  return `http://127.0.0.1:${app.server.address().port}`;
+}
 // bench/memory.mjs starts the server with --expose-gc and asks for a full collection before it reads the
 // resident set size: what is still resident then is what requests left behind, not where the collector's
 // schedule happened to be.
@@ -55,7 +107,6 @@ process.on("SIGUSR2", () => {
   console.log("collected");
 });
 process.once("SIGTERM", async () => {
-  await app.close();
   for (const stop of stops) await stop();
   process.exit(0);
 });
@@ -88,5 +139,11 @@ function handWritten() {
     return { success: true, data: { access_token, user: { id: user.id, name: user.name, email: user.email, role: user.role } } };
   });
   server.get("/api/v1/auth/me", handWrittenMe(pool, publicKey));
+  if (checkout) {
+    const { daraja, callbackSecret, webhookSecret, concurrency, callbackBase } = checkout;
+    const callbackUrl = `${callbackBase}/api/momo/callback/stkpush?token=${callbackSecret}`;
+    const routes = addHandWrittenCheckout(server, pool, { publicKey, daraja: { ...daraja, callbackUrl }, callbackSecret, webhookSecret, concurrency });
+    stops.unshift(() => routes.stop());
+  }
   return server;
 }

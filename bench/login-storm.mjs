@@ -2,8 +2,9 @@
 // GET /api/v1/auth/me alone, then during a storm of logins (autocannon, --login-connections on
 // POST /api/v1/auth/login at once), for the hand-written server and Mteja with argon2id on libuv's
 // threads and in the pool of nice-10 processes (bench/login-server.mjs, pinned to one core).
-// Goals (issue 12): /me keeps >= 70 % of its unloaded requests/s, its p99 stays <= 3x the unloaded p99,
-// and no login waits more than 5 s (the excess is shed with 429 and a Retry-After).
+// Goals: /me keeps >= 80 % of its unloaded requests/s (the logins completed per second during the storm
+// reported beside it), its p99 stays <= 3x the unloaded p99, and no login waits more than 5 s (the excess
+// is shed with 429 and a Retry-After).
 //
 //   node bench/login-storm.mjs [--seconds 10] [--connections 50] [--login-connections 50] [--rounds 1]
 import { setTimeout as sleep } from "node:timers/promises";
@@ -43,7 +44,10 @@ const results = await eachServer(rounds, async (url, name) => {
   return row;
 });
 console.log(`\n/me ${connections} connections + logins ${loginConnections} connections, ${seconds} s x ${rounds} rounds; ${conditions}`);
-for (const r of results) console.log(`round ${r.round} ${r.name.padEnd(16)} kept ${(100 * r.kept).toFixed(0)} %, p99 x${r.p99Factor.toFixed(1)}, longest login wait ${r.loginMaxWait} ms`);
+for (const r of results) {
+  const answered = r.logins["2xx"] + r.logins["429"];
+  console.log(`round ${r.round} ${r.name.padEnd(16)} kept ${(100 * r.kept).toFixed(0)} %, p99 x${r.p99Factor.toFixed(1)}, logins completed ${r.loginsPerSecond.toFixed(1)}/s (${r.logins["429"]} of ${answered} answered 429), longest login wait ${r.loginMaxWait} ms`);
+}
 /**
  * One extra login every half second of the storm, each followed to its answer however long it takes
  * (autocannon stops counting at the end of its run): the longest wait a sign-in saw.
@@ -63,7 +67,7 @@ async function probeLogins(url, seconds) {
 }
 
 const checks = results.flatMap((r) => [
-  { what: `storm ${r.name} (round ${r.round}): /me throughput kept`, measured: r.kept, goal: ">= 0.70", met: r.kept >= 0.7 },
+  { what: `storm ${r.name} (round ${r.round}): /me throughput kept (logins ${r.loginsPerSecond.toFixed(1)}/s)`, measured: r.kept, goal: ">= 0.80", met: r.kept >= 0.8 },
   { what: `storm ${r.name} (round ${r.round}): /me p99 / unloaded p99`, measured: r.p99Factor, goal: "<= 3", met: r.p99Factor <= 3 },
   { what: `storm ${r.name} (round ${r.round}): longest login wait (ms)`, measured: r.loginMaxWait, goal: "<= 5000", met: r.loginMaxWait <= 5000 },
   { what: `storm ${r.name} (round ${r.round}): 429s without Retry-After (of ${r.shed.count} + probes)`, measured: r.shed.withoutRetryAfter + r.shed.probesWithoutRetryAfter, goal: "0", met: r.shed.withoutRetryAfter + r.shed.probesWithoutRetryAfter === 0 },

@@ -15,7 +15,7 @@ import { installRequestScope, logSerializers, redactPaths } from "./http/request
 import { devOutboxRoutes } from "./http/dev-outbox.js";
 import { defaultDemoDir, demoPlugin } from "./http/demo.js";
 import { demoShopRoutes } from "./http/demo-shop.js";
-import { darajaCallbackOpenApiPaths, darajaCallbackPlugin } from "./http/daraja-callbacks.js";
+import { darajaCallbackOpenApi, darajaCallbackPlugin } from "./http/daraja-callbacks.js";
 import { smsCallbackPlugin } from "./http/sms-callbacks.js";
 import { buildOpenApiDocument, createRestOperationMatcher, restMountPattern, restPlugin } from "./http/rest/index.js";
 import { systemRoutes, type StatusListener } from "./http/system-routes.js";
@@ -127,7 +127,7 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   await installCors(app, { origins: settings.CORS_ORIGINS, tenants: deps.tenants });
   const publicUrl = settings.PUBLIC_URL ?? settings.APP_URL;
   // Daraja's callbacks are plain routes (their bodies are Daraja's), documented by hand.
-  const openApiDocument = buildOpenApiDocument(appRouter, publicUrl, darajaCallbackOpenApiPaths());
+  const openApiDocument = buildOpenApiDocument(appRouter, publicUrl, darajaCallbackOpenApi());
   const metrics = options.metrics ?? createMetrics();
   installMetrics(app, {
     metrics,

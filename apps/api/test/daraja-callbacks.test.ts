@@ -4,6 +4,7 @@
  * malformed bodies, duplicates, out-of-order delivery, and a callback that beats the stkpush response.
  */
 import { request as httpRequest } from "node:http";
+import { callbackRoutes } from "@mteja/domain";
 import { afterAll, describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import type { Simulator } from "./support/simulator.js";
@@ -11,6 +12,18 @@ import { skipThisTarget } from "./support/database.js";
 import { postCallback, stkCallbackBody, uniqueReceipt, type DarajaApp } from "./support/daraja.js";
 
 const ACCEPTED = { ResultCode: 0, ResultDesc: "Accepted" };
+
+interface CallbackOperation {
+  operationId: string;
+  security: unknown;
+  parameters: { name: string }[];
+  responses: Record<string, { content?: Record<string, { examples?: Record<string, unknown> }> }>;
+}
+
+interface OpenApiDocument {
+  paths: Record<string, { post: CallbackOperation }>;
+  components: { securitySchemes: Record<string, unknown> };
+}
 
 it.override({ simOptions: { callbacks: false } });
 
@@ -237,5 +250,23 @@ describe.skipIf(skipThisTarget)("momo callbacks", () => {
     for (const path of ["/api/momo/callback/stkpush", "/api/momo/callback/b2c/result", "/api/momo/callback/b2c/timeout", "/api/momo/callback/b2c/status", "/api/momo/stkpush", "/api/momo/stkquery", "/api/momo/b2c"]) {
       expect(doc.paths[path], path).toBeDefined();
     }
+  });
+
+  it("gives each callback operation an operationId, its token as a security scheme and its 403", async () => {
+    const doc = (await (await fetch(`${t.url}/openapi.json`)).json()) as OpenApiDocument;
+    const scheme = doc.components.securitySchemes["callbackToken"];
+    expect(scheme).toMatchObject({ type: "apiKey", in: "query", name: "token" });
+    const callbacks = Object.entries(doc.paths).filter(([path]) => path.startsWith("/api/momo/callback/"));
+    expect(callbacks.map(([path]) => path)).toEqual(callbackRoutes.map((route) => `/api/momo/callback/${route.path}`));
+    const operationIds = new Set<string>();
+    for (const [path, { post }] of callbacks) {
+      expect(post.operationId, path).toMatch(/^darajaCallback-[a-zA-Z0-9]+$/);
+      operationIds.add(post.operationId);
+      expect(post.security, path).toEqual([{ callbackToken: [] }]);
+      expect(post.parameters.map((parameter) => parameter.name), path).not.toContain("token");
+      const forbidden = post.responses["403"]?.content?.["application/json"]?.examples ?? {};
+      expect(Object.keys(forbidden), path).toEqual(["FORBIDDEN"]);
+    }
+    expect(operationIds.size).toBe(callbacks.length);
   });
 });

@@ -29,7 +29,7 @@ const trpcRunsPerOperation = 12;
 const knownCodes = new Set(Object.keys(errorStatus));
 
 interface Operation {
-  /** The procedure behind it (trpc-to-openapi's operationId is its path with dots as hyphens). */
+  /** The procedure behind it (trpc-to-openapi's operationId is its path with dots as hyphens); a callback has none. */
   procedure: string | undefined;
   method: string;
   path: string;
@@ -56,7 +56,10 @@ function operationsOf(document: any): Operation[] {
       const parameters: { name: string; in: string }[] = [...(item.parameters ?? []), ...(operation.parameters ?? [])];
       const schema = operation.requestBody?.content?.["application/json"]?.schema;
       operations.push({
-        procedure: operation.operationId ? String(operation.operationId).replace(/-/g, ".") : undefined,
+        procedure:
+          operation.operationId && !path.startsWith("/api/momo/callback/")
+            ? String(operation.operationId).replace(/-/g, ".")
+            : undefined,
         method: method.toUpperCase(),
         path,
         pathParams: parameters.filter((p) => p.in === "path").map((p) => p.name),

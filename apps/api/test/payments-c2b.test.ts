@@ -5,15 +5,14 @@
  * TransID, and a real webhook receiver gets the events. Unmatched ones are kept and listed.
  */
 import { afterAll, describe, expect } from "vitest";
-import { adminKey, RestClient } from "./support/app.js";
+import { RestClient } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 import { it } from "./support/fixture.js";
+import { shopBackend } from "./support/shop-backend.js";
 import { postCallback, tenantParameter, tenantToken, type DarajaApp } from "./support/daraja.js";
 import { CONSUMER_KEY, CONSUMER_SECRET, PASSKEY, SHORTCODE, type Simulator } from "./support/simulator.js";
 import { startReceiver, type Receiver } from "./support/webhook-receiver.js";
 
-let counter = 0;
-const newReference = () => `C2B${Date.now().toString(36).slice(-5)}${(counter += 1)}`.slice(0, 12);
 const SHOP2_SHORTCODE = "600111";
 
 it.override({ darajaOptions: { env: { WEBHOOK_RETRY_SCHEDULE: "0,0,0", RATE_LIMITS: "off" } } });
@@ -23,20 +22,7 @@ describe.skipIf(skipThisTarget)("C2B payments", () => {
   let sim: Simulator;
   let key: string;
   let receiver: Receiver;
-  const admin = (method: string, path: string, body?: unknown) =>
-    new RestClient(t.url, "").request(method, path, { ...(body !== undefined ? { body } : {}), headers: { authorization: `Bearer ${adminKey}` } });
-  const server = (method: string, path: string, body?: unknown, apiKey = key) =>
-    new RestClient(t.url, "").request(method, path, { ...(body !== undefined ? { body } : {}), token: apiKey });
-  async function apiKeyOf(tenantId: string): Promise<string> {
-    const created = await admin("POST", `/api/v1/admin/tenants/${tenantId}/api-keys`, { name: "Shop backend" });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    return created.body.data.key;
-  }
-  async function createIntent(amount: number, apiKey = key) {
-    const created = await server("POST", "/api/v1/payment-intents", { amount, reference: newReference() }, apiKey);
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    return created.body.data as { id: string; reference: string; amount: number };
-  }
+  const { admin, server, apiKeyOf, createIntent, newReference } = shopBackend("C2B", () => ({ url: t.url, key }));
   const intentOf = async (id: string, apiKey = key) => (await server("GET", `/api/v1/payment-intents/${id}`, undefined, apiKey)).body.data;
   const c2bList = async (query = "", apiKey = key) => {
     const listed = await server("GET", `/api/v1/c2b-payments${query}`, undefined, apiKey);

@@ -8,15 +8,14 @@
 import { readPng } from "@mteja/simulated-daraja";
 import { TRPCClientError } from "@trpc/client";
 import { afterAll, describe, expect } from "vitest";
-import { adminKey, RestClient, trpcClient } from "./support/app.js";
+import { trpcClient } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
 import { it } from "./support/fixture.js";
+import { shopBackend } from "./support/shop-backend.js";
 import type { DarajaApp } from "./support/daraja.js";
 import { SHORTCODE, type Simulator } from "./support/simulator.js";
 import { waitFor } from "./support/wait.js";
 
-let counter = 0;
-const newReference = () => `QR${Date.now().toString(36).slice(-5)}${(counter += 1)}`.slice(0, 12);
 
 it.override({ darajaOptions: { env: { RATE_LIMITS: "off" } } });
 
@@ -24,20 +23,7 @@ describe.skipIf(skipThisTarget)("Pay by QR", () => {
   let t: DarajaApp;
   let sim: Simulator;
   let key: string;
-  const admin = (method: string, path: string, body?: unknown) =>
-    new RestClient(t.url, "").request(method, path, { ...(body !== undefined ? { body } : {}), headers: { authorization: `Bearer ${adminKey}` } });
-  const server = (method: string, path: string, body?: unknown, apiKey = key) =>
-    new RestClient(t.url, "").request(method, path, { ...(body !== undefined ? { body } : {}), token: apiKey });
-  async function apiKeyOf(tenantId: string): Promise<string> {
-    const created = await admin("POST", `/api/v1/admin/tenants/${tenantId}/api-keys`, { name: "Shop backend" });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    return created.body.data.key;
-  }
-  async function createIntent(amount: number, apiKey = key) {
-    const created = await server("POST", "/api/v1/payment-intents", { amount, reference: newReference() }, apiKey);
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    return created.body.data as { id: string; reference: string; amount: number };
-  }
+  const { admin, server, apiKeyOf, createIntent } = shopBackend("QR", () => ({ url: t.url, key }));
   const qrOf = (intentId: string, body: unknown = {}, apiKey = key) => server("POST", `/api/v1/payment-intents/${intentId}/qr`, body, apiKey);
 
   it.beforeAll(async ({ momo, sim: simulator }) => {

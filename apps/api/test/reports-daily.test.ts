@@ -22,6 +22,7 @@ import { cliBuilt, runCli } from "./support/cli.js";
 import { skipThisTarget, target } from "./support/database.js";
 import { it } from "./support/fixture.js";
 import type { DarajaApp } from "./support/daraja.js";
+import { settledStkPayment, succeededPayout } from "./support/settled-money.js";
 import type { Simulator } from "./support/simulator.js";
 import { waitFor } from "./support/wait.js";
 
@@ -92,19 +93,7 @@ describe.skipIf(skipThisTarget)("the daily report (GET /api/v1/reports/daily)", 
   }
 
   /** A customer's STK payment, settled by the simulator's callback at the clock's instant. */
-  async function stkPayment(amount: number, reference: string) {
-    const customer = await t.customer();
-    const pushed = await t.rest.request("POST", "/api/momo/stkpush", {
-      body: { phone: "0712345678", amount, reference },
-      token: customer.accessToken,
-    });
-    expect(pushed.status, JSON.stringify(pushed.body)).toBe(200);
-    const id = pushed.body.data.id as string;
-    return waitFor(async () => {
-      const row = await db().payment.findUniqueOrThrow({ where: { id } });
-      return row.status === "PENDING" ? undefined : row;
-    });
-  }
+  const stkPayment = (amount: number, reference: string) => settledStkPayment(t, amount, reference);
 
   async function c2bPayment(account: string, amount: number) {
     const paid = await sim.c2bPay({ account, amount, phone: "0712345678", validation: false });
@@ -112,19 +101,7 @@ describe.skipIf(skipThisTarget)("the daily report (GET /api/v1/reports/daily)", 
     return db().payment.findFirstOrThrow({ where: { transId: paid.trans_id } });
   }
 
-  async function payout(amount: number, occasion: string) {
-    const admin = await t.admin();
-    const sent = await t.rest.request("POST", "/api/momo/b2c", {
-      body: { phone: "0712345678", amount, occasion },
-      token: admin.accessToken,
-    });
-    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
-    const originatorConversationId = sent.body.data.originatorConversationId as string;
-    return waitFor(async () => {
-      const row = await db().payout.findUniqueOrThrow({ where: { originatorConversationId } });
-      return row.status === "SUCCESS" ? row : undefined;
-    });
-  }
+  const payout = (amount: number, occasion: string) => succeededPayout(t, amount, occasion);
 
   async function reversal(paymentId: string) {
     const asked = await server().request("POST", `/api/v1/payments/${paymentId}/reversal`, { token: key });

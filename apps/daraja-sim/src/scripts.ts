@@ -6,35 +6,9 @@
  * replaces an answer after the simulator has acted on the request, as a gateway in front of Daraja would.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { SIM_OPERATIONS, type SimOperation } from "@mteja/simulated-daraja";
 
-export type SimOperation =
-  | "oauth"
-  | "stkpush"
-  | "stkquery"
-  | "b2c"
-  | "transactionstatus"
-  | "reversal"
-  | "c2bregister"
-  | "accountbalance"
-  | "pullregister"
-  | "pullquery"
-  | "qrcode";
-
-const OPERATIONS: Readonly<Record<string, SimOperation>> = {
-  "/oauth/v1/generate": "oauth",
-  "/mpesa/stkpush/v1/processrequest": "stkpush",
-  "/mpesa/stkpushquery/v1/query": "stkquery",
-  "/mpesa/b2c/v1/paymentrequest": "b2c",
-  "/mpesa/b2c/v3/paymentrequest": "b2c",
-  "/mpesa/transactionstatus/v1/query": "transactionstatus",
-  "/mpesa/reversal/v1/request": "reversal",
-  "/mpesa/c2b/v1/registerurl": "c2bregister",
-  "/mpesa/c2b/v2/registerurl": "c2bregister",
-  "/mpesa/accountbalance/v1/query": "accountbalance",
-  "/pulltransactions/v1/register": "pullregister",
-  "/pulltransactions/v1/query": "pullquery",
-  "/mpesa/qrcode/v1/generate": "qrcode",
-};
+export type { SimOperation };
 
 export interface SimAnswer {
   status?: number;
@@ -109,7 +83,7 @@ function requestBody(request: FastifyRequest, operation: SimOperation): unknown 
 const refused = (status: number) => status === 400 || status === 404;
 
 async function scripted(scripts: SimScriptBook, request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
-  const operation = OPERATIONS[request.url.split("?")[0] ?? ""];
+  const operation = SIM_OPERATIONS[request.url.split("?")[0] ?? ""];
   if (!operation) return payload;
   const received: ReceivedRequest = { operation, body: requestBody(request, operation), headers: request.headers, status: reply.statusCode, scripted: false };
   scripts.received.push(received);

@@ -1,39 +1,23 @@
 import Fastify from "fastify";
 import type { FastifyInstance } from "fastify";
-import { createDarajaSimulation, createMemoryStore } from "@mteja/simulated-daraja";
+import { createDarajaSimulation, createMemoryStore, OAUTH_PATH, SIMULATED_APIS } from "@mteja/simulated-daraja";
 import { sendDarajaError } from "./http.js";
 import type { DarajaSimulatorOptions } from "./options.js";
-import { ACCOUNT_BALANCE_PATH, registerAccountBalanceRoute } from "./routes/account-balance.js";
-import { registerB2cRoutes } from "./routes/b2c.js";
-import { registerC2bRoutes } from "./routes/c2b.js";
-import { DYNAMIC_QR_PATH, PULL_QUERY_PATH, PULL_REGISTER_PATH, registerPullAndQrRoutes } from "./routes/pull-qr.js";
+import { registerC2bPayRoute } from "./routes/c2b-pay.js";
 import { registerControlRoutes } from "./routes/control.js";
+import { registerDarajaRoutes } from "./routes/daraja.js";
 import { registerOAuthRoute } from "./routes/oauth.js";
-import { registerStkRoutes } from "./routes/stk.js";
-import { registerReversalRoute } from "./routes/reversal.js";
-import { registerTransactionStatusRoute } from "./routes/transaction-status.js";
+import { registerQrScanRoute } from "./routes/qr-scan.js";
 import { createServerState, pushBounded, takeQueuedOutcome } from "./state.js";
 import { registerSimScripts } from "./scripts.js";
 
+const CONTROL_PATHS = ["/sim/c2b/pay", "/sim/qr/scan", "/sim/next-outcome", "/sim/requests", "/sim/reset"];
+
+/** Every path it serves: a wrong method there is a 405, as Daraja answers. */
 const KNOWN_PATHS = new Set([
-  "/oauth/v1/generate",
-  "/mpesa/stkpush/v1/processrequest",
-  "/mpesa/stkpushquery/v1/query",
-  "/mpesa/b2c/v1/paymentrequest",
-  "/mpesa/b2c/v3/paymentrequest",
-  "/mpesa/transactionstatus/v1/query",
-  "/mpesa/reversal/v1/request",
-  ACCOUNT_BALANCE_PATH,
-  "/mpesa/c2b/v1/registerurl",
-  "/mpesa/c2b/v2/registerurl",
-  PULL_REGISTER_PATH,
-  PULL_QUERY_PATH,
-  DYNAMIC_QR_PATH,
-  "/sim/c2b/pay",
-  "/sim/qr/scan",
-  "/sim/next-outcome",
-  "/sim/requests",
-  "/sim/reset",
+  OAUTH_PATH,
+  ...SIMULATED_APIS.flatMap((api) => api.endpoints.map(({ path }) => path)),
+  ...CONTROL_PATHS,
 ]);
 
 function logged(body: unknown): unknown {
@@ -97,13 +81,9 @@ export function buildDarajaSimulator(options: DarajaSimulatorOptions = {}): Fast
   if (scripts) registerSimScripts(app, scripts);
 
   registerOAuthRoute(app, simulation);
-  registerStkRoutes(app, simulation);
-  registerB2cRoutes(app, simulation);
-  registerTransactionStatusRoute(app, simulation);
-  registerReversalRoute(app, simulation);
-  registerAccountBalanceRoute(app, simulation);
+  registerDarajaRoutes(app, simulation);
   registerControlRoutes(app, simulation, state);
-  registerC2bRoutes(app, simulation);
-  registerPullAndQrRoutes(app, simulation);
+  registerC2bPayRoute(app, simulation);
+  registerQrScanRoute(app, simulation);
   return app;
 }

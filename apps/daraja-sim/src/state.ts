@@ -40,7 +40,7 @@ export function pushBounded<T>(list: T[], entry: T, limit: number): void {
 /** Takes the first queued outcome that applies to this request (phone- and API-specific ones included). */
 export function takeQueuedOutcome(
   state: ServerState,
-  api: SimApi,
+  api: string,
   phone: string,
   allowed: readonly SimOutcome[],
 ): SimOutcome | null {

@@ -4,30 +4,16 @@
  * were registered with it, so they are all `shared`; rows written later without a form (an instance of
  * the previous version, during a rolling upgrade) are `shared` too, and a tenant created later is `tenant`.
  */
-import { cp, mkdtemp, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { defaultMigrationsDir, openDatabase } from "../src/index.js";
-import { applyMigrations } from "../src/migrator.js";
 import { plainSqlOf } from "./support/databases.js";
+import { withDatabaseBefore } from "./support/migrations.js";
 
 const migration = "20261128140000_tenant_callback_tokens";
 
-async function migrationsBefore(name: string): Promise<{ dir: string; remove: () => Promise<void> }> {
-  const dir = await mkdtemp(path.join(tmpdir(), "mteja-migrations-"));
-  for (const entry of await readdir(defaultMigrationsDir, { withFileTypes: true })) {
-    if (entry.isDirectory() && entry.name < name) await cp(path.join(defaultMigrationsDir, entry.name), path.join(dir, entry.name), { recursive: true });
-  }
-  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
-}
 
 describe(`migration ${migration}`, () => {
   it("marks what was stored before as sent with the shared secret, and tenants created after as registered with their own token", async () => {
-    const db = await openDatabase({});
-    const earlier = await migrationsBefore(migration);
-    try {
-      await applyMigrations(plainSqlOf(db).sql, earlier.dir);
+    await withDatabaseBefore(migration, async (db) => {
       await plainSqlOf(db).sql.exec(`INSERT INTO tenants (id, name) VALUES ('old-shop', 'Old shop')`);
       await plainSqlOf(db).sql.exec(`INSERT INTO users (id, tenant_id, email) VALUES ('00000000-0000-4000-8000-000000000001', 'old-shop', 'a@example.com')`);
       await plainSqlOf(db).sql.exec(
@@ -57,9 +43,6 @@ describe(`migration ${migration}`, () => {
       await plainSqlOf(db).sql.exec(`INSERT INTO tenants (id, name) VALUES ('new-shop', 'New shop')`);
       expect((await db.unscoped("test").tenant.findUniqueOrThrow({ where: { id: "new-shop" } })).c2bCallbackTokenForm).toBe("tenant");
       await expect(plainSqlOf(db).sql.exec(`UPDATE payments SET callback_token_form = 'secret'`)).rejects.toThrow(/payments_callback_token_form_valid/);
-    } finally {
-      await earlier.remove();
-      await db.close();
-    }
+    });
   });
 });

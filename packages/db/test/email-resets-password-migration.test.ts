@@ -4,32 +4,16 @@
  * replaced since resets no password until confirmed; every other address resets it as before; a change
  * link mailed before the migration counts as started on a session that was not fresh.
  */
-import { cp, mkdtemp, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { defaultMigrationsDir, openDatabase } from "../src/index.js";
-import { applyMigrations } from "../src/migrator.js";
 import { plainSqlOf } from "./support/databases.js";
+import { rowId as id, withDatabaseBefore } from "./support/migrations.js";
 
 const migration = "20261128160000_email_resets_password";
 
-async function migrationsBefore(name: string): Promise<{ dir: string; remove: () => Promise<void> }> {
-  const dir = await mkdtemp(path.join(tmpdir(), "mteja-migrations-"));
-  for (const entry of await readdir(defaultMigrationsDir, { withFileTypes: true })) {
-    if (entry.isDirectory() && entry.name < name) await cp(path.join(defaultMigrationsDir, entry.name), path.join(dir, entry.name), { recursive: true });
-  }
-  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
-}
-
-const id = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
 
 describe(`migration ${migration}`, () => {
   it("keeps only addresses from a first-email change, not replaced since, from resetting a password", async () => {
-    const db = await openDatabase({});
-    const earlier = await migrationsBefore(migration);
-    try {
-      await applyMigrations(plainSqlOf(db).sql, earlier.dir);
+    await withDatabaseBefore(migration, async (db) => {
       await plainSqlOf(db).sql.exec(`INSERT INTO tenants (id, name) VALUES ('old-shop', 'Old shop')`);
       const users: Array<[number, string | null]> = [
         [1, "first@example.com"], // a phone-only account's first email
@@ -59,9 +43,6 @@ describe(`migration ${migration}`, () => {
       // A user created later (registration, phone sign-up) starts with an address that resets the password.
       await plainSqlOf(db).sql.exec(`INSERT INTO users (id, tenant_id, email) VALUES ('00000000-0000-4000-8000-000000000010', 'old-shop', 'new@example.com')`);
       expect((await db.unscoped("test").user.findUniqueOrThrow({ where: { id: "00000000-0000-4000-8000-000000000010" } })).emailResetsPassword).toBe(true);
-    } finally {
-      await earlier.remove();
-      await db.close();
-    }
+    });
   });
 });

@@ -5,32 +5,16 @@
  * one, what it writes to payment_reversals is copied into refunds (and counted: the database refuses
  * refunds that would add up to more than their payment, whoever writes them).
  */
-import { cp, mkdtemp, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { defaultMigrationsDir, openDatabase } from "../src/index.js";
-import { applyMigrations } from "../src/migrator.js";
 import { plainSqlOf } from "./support/databases.js";
+import { rowId as id, withDatabaseBefore } from "./support/migrations.js";
 
 const migration = "20261202000000_refunds";
 
-async function migrationsBefore(name: string): Promise<{ dir: string; remove: () => Promise<void> }> {
-  const dir = await mkdtemp(path.join(tmpdir(), "mteja-migrations-"));
-  for (const entry of await readdir(defaultMigrationsDir, { withFileTypes: true })) {
-    if (entry.isDirectory() && entry.name < name) await cp(path.join(defaultMigrationsDir, entry.name), path.join(dir, entry.name), { recursive: true });
-  }
-  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
-}
-
-const id = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
 
 describe(`migration ${migration}`, () => {
   it("copies every reversal into refunds as a refund by reversal, and what the previous release writes afterwards", async () => {
-    const db = await openDatabase({});
-    const earlier = await migrationsBefore(migration);
-    try {
-      await applyMigrations(plainSqlOf(db).sql, earlier.dir);
+    await withDatabaseBefore(migration, async (db) => {
       await plainSqlOf(db).sql.exec(`INSERT INTO tenants (id, name) VALUES ('old-shop', 'Old shop')`);
       for (const [n, receipt] of [[1, "RCPT000001"], [2, "RCPT000002"]] as const) {
         await plainSqlOf(db).sql.exec(
@@ -92,9 +76,6 @@ describe(`migration ${migration}`, () => {
       await expect(
         plainSqlOf(db).sql.exec(`INSERT INTO refunds (id, tenant_id, payment_id, amount, method, original_receipt, requested_by) VALUES ('${id(6)}', 'old-shop', '${partly}', 10, 'b2c', 'RCPT000010', 'user:u')`),
       ).rejects.toThrow(/refunds_original_receipt_check/);
-    } finally {
-      await earlier.remove();
-      await db.close();
-    }
+    });
   });
 });

@@ -3,33 +3,19 @@
  * race of earlier versions): the newest stays current, the others are retired with a "not after" time,
  * and from then on the database refuses a second current key.
  */
-import { cp, mkdtemp, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { defaultMigrationsDir, openDatabase } from "../src/index.js";
-import { applyMigrations } from "../src/migrator.js";
 import { plainSqlOf } from "./support/databases.js";
+import { withDatabaseBefore } from "./support/migrations.js";
 
 const migration = "20261122010000_signing_key_retirement";
 
-async function migrationsBefore(name: string): Promise<{ dir: string; remove: () => Promise<void> }> {
-  const dir = await mkdtemp(path.join(tmpdir(), "mteja-migrations-"));
-  for (const entry of await readdir(defaultMigrationsDir, { withFileTypes: true })) {
-    if (entry.isDirectory() && entry.name < name) await cp(path.join(defaultMigrationsDir, entry.name), path.join(dir, entry.name), { recursive: true });
-  }
-  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
-}
 
 const insertKey = (kid: string, createdAt: string) =>
   `INSERT INTO signing_keys (kid, algorithm, public_jwk, private_key_enc, created_at) VALUES ('${kid}', 'ES256', '{}', 'enc', '${createdAt}')`;
 
 describe(`migration ${migration}`, () => {
   it("keeps the newest of several current keys, retires the others with a not-after time, then allows one current key only", async () => {
-    const db = await openDatabase({});
-    const earlier = await migrationsBefore(migration);
-    try {
-      await applyMigrations(plainSqlOf(db).sql, earlier.dir);
+    await withDatabaseBefore(migration, async (db) => {
       await plainSqlOf(db).sql.exec(insertKey("older", "2026-01-01T00:00:00Z"));
       await plainSqlOf(db).sql.exec(insertKey("newer", "2026-01-01T00:00:01Z"));
 
@@ -44,9 +30,6 @@ describe(`migration ${migration}`, () => {
 
       await expect(plainSqlOf(db).sql.exec(insertKey("third", "2026-01-02T00:00:00Z"))).rejects.toThrow(/signing_keys_one_current_per_algorithm/);
       await expect(plainSqlOf(db).sql.exec(`UPDATE signing_keys SET not_after = NULL WHERE kid = 'older'`)).rejects.toThrow(/signing_keys_not_after_iff_retired/);
-    } finally {
-      await earlier.remove();
-      await db.close();
-    }
+    });
   });
 });

@@ -6,19 +6,20 @@
  * its payouts and reversals), or 2001 for a wrong initiator. A chosen outcome (api "balance") sends a
  * time-out notice instead (QueueTimeOutURL only), nothing, or the Result twice.
  */
+import { ACCOUNT_BALANCE_PATH } from "@mteja/daraja";
 import { accepted, invalidField, type DarajaAnswer, type JsonBody } from "./answers.js";
 import type { SimulationContext } from "./context.js";
 import { isAcceptableCallbackUrl, text } from "./fields.js";
 import { initiatorIsValid, isWellFormedCredential } from "./initiator.js";
 import {
-  BALANCE_OUTCOMES,
-  BALANCE_TIMEOUT_RESULT,
   RESULT_INITIATOR_INVALID,
   RESULT_SUCCESS,
+  REVERSAL_TIMEOUT_RESULT,
   type ResultCodeText,
   type SimOutcome,
 } from "./outcomes.js";
 import { eatTimestamp, newConversationId, newOriginatorConversationId } from "./wire.js";
+import { simulatedApi } from "./api.js";
 
 /** An Account Balance request, until its Result (or time-out notice) is sent. */
 interface BalanceQuery {
@@ -29,6 +30,12 @@ interface BalanceQuery {
   resultUrl: string;
   queueTimeoutUrl: string;
 }
+
+/** What a queued outcome may make of an Account Balance request; every other one is the Result. */
+const BALANCE_OUTCOMES: readonly SimOutcome[] = ["success", "timeout", "no_callback", "duplicate_callback"];
+
+/** An Account Balance time-out notice: no portal sample, the shape of a reversal's. */
+const BALANCE_TIMEOUT_RESULT: ResultCodeText = REVERSAL_TIMEOUT_RESULT;
 
 /** The simulation's accounts besides the Utility Account. */
 const WORKING_ACCOUNT = 1_199_371.0;
@@ -137,3 +144,17 @@ export function createAccountBalanceOperation(context: SimulationContext): Accou
     });
   };
 }
+
+/** Account Balance: POST /mpesa/accountbalance/v1/query, its Result or time-out by callback. */
+export const accountBalanceApi = simulatedApi({
+  endpoints: [
+    {
+      path: ACCOUNT_BALANCE_PATH,
+      operation: "accountbalance",
+      firstField: "Initiator",
+      create: (context) => ({ answer: createAccountBalanceOperation(context) }),
+    },
+  ],
+  callbackKinds: ["balance_result", "balance_timeout"],
+  outcomes: "balance",
+});

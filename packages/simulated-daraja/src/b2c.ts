@@ -20,6 +20,7 @@ import {
 import type { ResultCodeText, SimOutcome } from "./outcomes.js";
 import type { B2cPayout } from "./records.js";
 import { MSISDN, newConversationId, newOriginatorConversationId, newReceipt } from "./wire.js";
+import { simulatedApi } from "./api.js";
 
 const COMMAND_IDS = new Set(["BusinessPayment", "SalaryPayment", "PromotionPayment"]);
 const B2C_AMOUNT_MIN = 10;
@@ -148,3 +149,18 @@ export function createB2cOperation(context: SimulationContext): B2cOperation {
     });
   };
 }
+
+/** B2C payments, v1 and v3 (v1 predates OriginatorConversationID: generated when absent). */
+export const b2cApi = simulatedApi({
+  endpoints: (["v1", "v3"] as const).map((version) => ({
+    path: `/mpesa/b2c/${version}/paymentrequest`,
+    operation: "b2c" as const,
+    firstField: "InitiatorName",
+    create: (context: SimulationContext) => {
+      const pay = createB2cOperation(context);
+      return { answer: (body: JsonBody) => pay(body, version) };
+    },
+  })),
+  callbackKinds: ["b2c_result", "b2c_timeout"],
+  outcomes: "b2c",
+});

@@ -11,6 +11,7 @@ import type { SimulationContext } from "./context.js";
 import { isAcceptableCallbackUrl, text } from "./fields.js";
 import type { C2bPayment, C2bRegistration } from "./records.js";
 import { eatTimestamp, newOriginatorConversationId, newReceipt } from "./wire.js";
+import { simulatedApi } from "./api.js";
 
 const SHORT_CODE = /^\d{5,7}$/;
 const REJECTION = /^C2B000(1[1-6])$/;
@@ -230,3 +231,17 @@ export function createC2bOperations(context: SimulationContext): C2bOperations {
 
   return { productRefusal, register, pay };
 }
+
+/** C2B's register URL, v1 and v2 (a version the app lacks is refused before the body is read). */
+export const c2bApi = simulatedApi({
+  endpoints: (["v1", "v2"] as const).map((version) => ({
+    path: `/mpesa/c2b/${version}/registerurl`,
+    operation: "c2bregister" as const,
+    firstField: "ShortCode",
+    create: (context: SimulationContext) => {
+      const c2b = createC2bOperations(context);
+      return { refusal: () => c2b.productRefusal(version), answer: (body: JsonBody) => c2b.register(body, version) };
+    },
+  })),
+  callbackKinds: ["c2b_validation", "c2b_confirmation"],
+});

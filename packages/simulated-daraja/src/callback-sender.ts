@@ -1,16 +1,7 @@
 import type { ResolvedSimulationOptions, SimulationLogger } from "./options.js";
 
-export type CallbackKind =
-  | "stk"
-  | "b2c_result"
-  | "b2c_timeout"
-  | "transaction_status"
-  | "reversal_result"
-  | "reversal_timeout"
-  | "c2b_validation"
-  | "c2b_confirmation"
-  | "balance_result"
-  | "balance_timeout";
+/** A callback's kind, as its API declares it (apis.ts's CallbackKind). */
+type CallbackKind = string;
 
 /** One callback sent, and how its receiver answered (status) or why it did not (error). */
 export interface LoggedCallback {

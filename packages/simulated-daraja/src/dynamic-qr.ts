@@ -7,7 +7,9 @@
  * is the code's RefNo, or a till payment with no account.
  */
 import { accepted, invalidField, type DarajaAnswer, type JsonBody } from "./answers.js";
-import type { C2bPayRequest, C2bPayResult } from "./c2b.js";
+import { DYNAMIC_QR_PATH } from "@mteja/daraja";
+import { simulatedApi } from "./api.js";
+import { createC2bOperations, type C2bPayRequest, type C2bPayResult } from "./c2b.js";
 import { text, wholeAmount } from "./fields.js";
 import { qrLikePng, readPng } from "./png.js";
 
@@ -98,3 +100,16 @@ export function createDynamicQrOperations(pay: (request: C2bPayRequest) => Promi
 
   return { generate, scan };
 }
+
+/** Dynamic QR: a QR code (a PNG) to pay a paybill, till or phone. */
+export const dynamicQrApi = simulatedApi({
+  endpoints: [
+    {
+      path: DYNAMIC_QR_PATH,
+      operation: "qrcode",
+      firstField: "MerchantName",
+      create: (context) => ({ answer: createDynamicQrOperations(createC2bOperations(context).pay).generate }),
+    },
+  ],
+  callbackKinds: [],
+});

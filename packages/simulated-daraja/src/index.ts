@@ -9,7 +9,9 @@ export { INITIAL_UTILITY_BALANCE } from "./context.js";
 export type { OutcomeChooser } from "./context.js";
 export { darajaError, invalidAccessToken, invalidField } from "./answers.js";
 export type { DarajaAnswer, JsonBody } from "./answers.js";
-export type { CallbackKind, Exchange, LoggedCallback } from "./callback-sender.js";
+export type { Exchange, LoggedCallback } from "./callback-sender.js";
+export { OAUTH_PATH, SIM_APIS, SIM_OPERATIONS, SIMULATED_APIS } from "./apis.js";
+export type { CallbackKind, SimApi, SimOperation, SimulationEndpoint } from "./apis.js";
 export type { B2cVersion } from "./b2c.js";
 export type { C2bPayRequest, C2bPayResult } from "./c2b.js";
 export { C2B_LOST_CONFIRMATION_AMOUNT } from "./c2b.js";
@@ -35,7 +37,7 @@ export {
   STK_MAGIC_AMOUNTS,
   STK_OUTCOMES,
 } from "./outcomes.js";
-export type { SimApi, SimOutcome } from "./outcomes.js";
+export type { SimOutcome } from "./outcomes.js";
 export { decryptSecurityCredential, generateSimulatorKeyPair, publicKeyPemFor } from "./credentials.js";
 export type { SimulatorKeyPair } from "./credentials.js";
 export { normalisePhone } from "./wire.js";

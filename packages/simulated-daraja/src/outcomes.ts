@@ -22,8 +22,6 @@ export const SIM_OUTCOMES = [
   "unknown_result",
 ] as const satisfies readonly SimOutcome[];
 
-export type SimApi = "stk" | "b2c" | "reversal" | "balance";
-
 export const STK_OUTCOMES: readonly SimOutcome[] = SIM_OUTCOMES;
 export const B2C_OUTCOMES: readonly SimOutcome[] = [
   "success",
@@ -154,11 +152,5 @@ export function reversalResultFor(outcome: SimOutcome): ResultCodeText {
   }
 }
 
-/** What a queued outcome may make of an Account Balance request; every other one is the Result. */
-export const BALANCE_OUTCOMES: readonly SimOutcome[] = ["success", "timeout", "no_callback", "duplicate_callback"];
-
 /** The time-out body has no portal sample; modelled on mpesakit's (ResultType 1, ResultCode "1"). */
 export const REVERSAL_TIMEOUT_RESULT: ResultCodeText = { code: "1", desc: "The service request timed out." };
-
-/** An Account Balance time-out notice: no portal sample either, the same shape. */
-export const BALANCE_TIMEOUT_RESULT: ResultCodeText = REVERSAL_TIMEOUT_RESULT;

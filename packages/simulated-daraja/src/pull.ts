@@ -7,11 +7,13 @@
  * live sandbox sends), lower-case row keys, `msisdn` a JSON number, `amount` a decimal string,
  * `trxDate` with `+03:00`, rows in a list of lists.
  */
+import { PULL_QUERY_PATH, PULL_REGISTER_PATH } from "@mteja/daraja";
 import { accepted, darajaError, invalidField, type DarajaAnswer, type JsonBody } from "./answers.js";
 import type { SimulationContext } from "./context.js";
 import { isAcceptableCallbackUrl, text } from "./fields.js";
 import type { C2bPayment, PullRegistration, StkPayment } from "./records.js";
 import { MSISDN, newRequestId } from "./wire.js";
+import { simulatedApi } from "./api.js";
 
 const SHORT_CODE = /^\d{5,7}$/;
 const PULL_DATE = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2})(?::(\d{2}))?$/;
@@ -47,41 +49,43 @@ interface Row {
   body: JsonBody;
 }
 
-function c2bRow(payment: C2bPayment): Row {
-  const at = new Date(payment.at);
-  const buyGoods = payment.command === "CustomerBuyGoodsOnline";
+/** What a row of Pull shows of a payment the short code received, by C2B or by STK. */
+interface Received {
+  at: Date;
+  receipt: string;
+  phone: string;
+  command: string | null;
+  account: string | null;
+  amount: number;
+}
+
+function receivedRow({ at, receipt, phone, command, account, amount }: Received): Row {
+  const buyGoods = command === "CustomerBuyGoodsOnline";
   return {
     at,
     body: {
-      transactionId: payment.transId,
+      transactionId: receipt,
       trxDate: trxDate(at),
-      msisdn: Number(payment.phone),
+      msisdn: Number(phone),
       sender: "JOHN DOE",
       transactiontype: buyGoods ? "c2b-buy-goods-debit" : "c2b-pay-bill-debit",
-      billreference: buyGoods ? "" : (payment.account ?? ""),
-      amount: `${payment.amount}.00`,
+      billreference: buyGoods ? "" : (account ?? ""),
+      amount: `${amount}.00`,
       organizationname: SIM_ORGANIZATION_NAME,
     },
   };
 }
 
-function stkRow(payment: StkPayment & { receipt: string; settledAt: string }): Row {
-  const at = new Date(payment.settledAt);
-  const buyGoods = payment.transactionType === "CustomerBuyGoodsOnline";
-  return {
-    at,
-    body: {
-      transactionId: payment.receipt,
-      trxDate: trxDate(at),
-      msisdn: Number(payment.phone),
-      sender: "JOHN DOE",
-      transactiontype: buyGoods ? "c2b-buy-goods-debit" : "c2b-pay-bill-debit",
-      billreference: buyGoods ? "" : (payment.accountReference ?? ""),
-      amount: `${payment.amount}.00`,
-      organizationname: SIM_ORGANIZATION_NAME,
-    },
-  };
-}
+const c2bRow = (payment: C2bPayment): Row =>
+  receivedRow({ ...payment, at: new Date(payment.at), receipt: payment.transId, account: payment.account ?? null });
+
+const stkRow = (payment: StkPayment & { receipt: string; settledAt: string }): Row =>
+  receivedRow({
+    ...payment,
+    at: new Date(payment.settledAt),
+    command: payment.transactionType,
+    account: payment.accountReference ?? null,
+  });
 
 const settledWithReceipt = (payment: StkPayment): payment is StkPayment & { receipt: string; settledAt: string } =>
   payment.settled && payment.receipt !== null && payment.settledAt !== null;
@@ -175,3 +179,22 @@ export function createPullOperations(context: SimulationContext): PullOperations
 
   return { register, query };
 }
+
+/** Pull Transactions: register a short code, query its receipts. */
+export const pullApi = simulatedApi({
+  endpoints: [
+    {
+      path: PULL_REGISTER_PATH,
+      operation: "pullregister",
+      firstField: "ShortCode",
+      create: (context) => ({ answer: createPullOperations(context).register }),
+    },
+    {
+      path: PULL_QUERY_PATH,
+      operation: "pullquery",
+      firstField: "ShortCode",
+      create: (context) => ({ answer: createPullOperations(context).query }),
+    },
+  ],
+  callbackKinds: [],
+});

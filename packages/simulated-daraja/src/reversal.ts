@@ -22,6 +22,7 @@ import {
 import type { ResultCodeText } from "./outcomes.js";
 import type { Records, SimReversal } from "./records.js";
 import { newConversationId, newOriginatorConversationId, newReceipt } from "./wire.js";
+import { simulatedApi } from "./api.js";
 
 /** The payment a receipt names, as the simulator knows it (STK payments settled successfully, completed C2B ones). */
 async function paidBy(records: Records, receipt: string): Promise<{ phone: string } | null> {
@@ -135,3 +136,17 @@ export function createReversalOperation(context: SimulationContext): ReversalOpe
     });
   };
 }
+
+/** Reversals: POST /mpesa/reversal/v1/request, its Result or time-out by callback. */
+export const reversalApi = simulatedApi({
+  endpoints: [
+    {
+      path: "/mpesa/reversal/v1/request",
+      operation: "reversal",
+      firstField: "Initiator",
+      create: (context) => ({ answer: createReversalOperation(context) }),
+    },
+  ],
+  callbackKinds: ["reversal_result", "reversal_timeout"],
+  outcomes: "reversal",
+});

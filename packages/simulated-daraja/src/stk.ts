@@ -17,6 +17,7 @@ import {
   newReceipt,
   parseEatTimestamp,
 } from "./wire.js";
+import { simulatedApi } from "./api.js";
 
 const STK_AMOUNT_MAX = 250_000;
 const TRANSACTION_TYPES = new Set(["CustomerPayBillOnline", "CustomerBuyGoodsOnline"]);
@@ -157,3 +158,23 @@ export function createStkOperations(context: SimulationContext): StkOperations {
 
   return { push, query };
 }
+
+/** STK push and its query; the result by callback. */
+export const stkApi = simulatedApi({
+  endpoints: [
+    {
+      path: "/mpesa/stkpush/v1/processrequest",
+      operation: "stkpush",
+      firstField: "BusinessShortCode",
+      create: (context) => ({ answer: createStkOperations(context).push }),
+    },
+    {
+      path: "/mpesa/stkpushquery/v1/query",
+      operation: "stkquery",
+      firstField: "BusinessShortCode",
+      create: (context) => ({ answer: createStkOperations(context).query }),
+    },
+  ],
+  callbackKinds: ["stk"],
+  outcomes: "stk",
+});

@@ -20,6 +20,7 @@ import { RESULT_INITIATOR_INVALID, RESULT_SUCCESS } from "./outcomes.js";
 import { isReversed } from "./reversal.js";
 import type { SimRecordKind } from "./records.js";
 import { newConversationId, newOriginatorConversationId } from "./wire.js";
+import { simulatedApi } from "./api.js";
 
 /** The transaction a query names: read again when the Result is sent. */
 interface Queried {
@@ -116,3 +117,16 @@ export function createTransactionStatusOperation(context: SimulationContext): Tr
     });
   };
 }
+
+/** Transaction Status: POST /mpesa/transactionstatus/v1/query, its Result by callback. */
+export const transactionStatusApi = simulatedApi({
+  endpoints: [
+    {
+      path: "/mpesa/transactionstatus/v1/query",
+      operation: "transactionstatus",
+      firstField: "Initiator",
+      create: (context) => ({ answer: createTransactionStatusOperation(context) }),
+    },
+  ],
+  callbackKinds: ["transaction_status"],
+});

@@ -77,13 +77,16 @@ export const darajaCallbackPlugin: FastifyPluginAsync<DarajaCallbackOptions> = a
   }
 };
 
-const tokenParameter = {
-  name: "token",
+/** The name of the callbacks' security scheme: the `token` query parameter of every callback URL. */
+export const CALLBACK_TOKEN_SCHEME = "callbackToken";
+
+const callbackTokenScheme = {
+  type: "apiKey" as const,
   in: "query" as const,
-  required: true,
+  name: "token",
   description:
-    "The shop's callback token, derived from MOMO_CALLBACK_SECRET (the service puts it in the callback URLs it gives Daraja); MOMO_CALLBACK_SECRET itself only for requests sent before shops had their own.",
-  schema: { type: "string" as const },
+    "The shop's callback token, derived from MOMO_CALLBACK_SECRET (the service puts it in the callback URLs it " +
+    "gives Daraja); MOMO_CALLBACK_SECRET itself only for requests sent before shops had their own.",
 };
 
 const tenantParameter = {
@@ -106,29 +109,42 @@ const accepted = {
   },
 };
 
-function callbackOperation({ summary, body, answered }: CallbackDoc) {
+/** `b2c_result` → `darajaCallback-b2cResult`. */
+const operationIdOf = (kind: string) =>
+  `darajaCallback-${kind.replace(/_([a-z0-9])/g, (_match, letter: string) => letter.toUpperCase())}`;
+
+function callbackOperation(kind: string, { summary, body, answered }: CallbackDoc) {
   return {
     post: {
+      operationId: operationIdOf(kind),
       tags: ["momo callbacks"],
       summary,
       description: `Called by Daraja, not by clients. ${body} Stored verbatim first, then applied exactly once.`,
-      parameters: [tokenParameter, tenantParameter],
+      security: [{ [CALLBACK_TOKEN_SCHEME]: [] }],
+      parameters: [tenantParameter],
       requestBody: { required: true, content: { "application/json": { schema: z.object({}).passthrough() } } },
       responses: {
         200: answered
           ? { description: answered.description, content: { "application/json": { schema: answered.schema } } }
           : accepted,
-        400: { description: "MALFORMED_REQUEST: not JSON or not a Daraja callback (stored for audit)" },
-        403: { description: "FORBIDDEN: missing or wrong token (counted; at most 60 a minute stored for audit; logged at most once a minute)" },
-        503: { description: "SERVICE_UNAVAILABLE: the database is away for a moment (Retry-After)" },
+        // Beside the statuses every operation answers (apps/api/src/http/rest/document.ts adds those).
+        403: {
+          description:
+            "FORBIDDEN: no token, a wrong one, or a shop's token for another shop's payment, payout, reversal or " +
+            "short code (counted; at most 60 a minute stored for audit; logged at most once a minute)",
+        },
       },
     },
   };
 }
 
-/** The callback endpoints in the OpenAPI document (generateOpenApiDocument's `paths`), in the registry's order. */
-export function darajaCallbackOpenApiPaths() {
-  return Object.fromEntries(
-    callbackRoutes.map((route) => [`${CALLBACK_ROUTE_PREFIX}/${route.path}`, callbackOperation(route.openapi)]),
+/** The callback endpoints in the OpenAPI document, in the registry's order, and the scheme of their token. */
+export function darajaCallbackOpenApi() {
+  const paths = Object.fromEntries(
+    callbackRoutes.map(({ kind, path, openapi }) => [
+      `${CALLBACK_ROUTE_PREFIX}/${path}`,
+      callbackOperation(kind, openapi),
+    ]),
   );
+  return { paths, securitySchemes: { [CALLBACK_TOKEN_SCHEME]: callbackTokenScheme } };
 }

@@ -1,19 +1,15 @@
 import type { FastifyInstance } from "fastify";
-import { normalisePhone, SIM_OUTCOMES, type DarajaSimulation } from "@mteja/simulated-daraja";
+import { SIM_APIS, SIM_OUTCOMES, type DarajaSimulation } from "@mteja/simulated-daraja";
 import { z } from "zod";
+import { kenyanPhone } from "../control-body.js";
 import { resetServerState } from "../state.js";
 import type { ServerState } from "../state.js";
 
 const nextOutcomeSchema = z.object({
   outcome: z.enum(SIM_OUTCOMES),
-  phone: z
-    .string()
-    .transform(
-      (phone, context) =>
-        normalisePhone(phone) ?? (context.addIssue({ code: "custom", message: "not a Kenyan mobile number" }), z.NEVER),
-    )
+  phone: kenyanPhone
     .optional(),
-  api: z.enum(["stk", "b2c", "reversal", "balance"]).optional(),
+  api: z.enum(SIM_APIS).optional(),
 });
 
 function jsonOf(body: unknown): unknown {

@@ -17,11 +17,18 @@ import { z } from "zod";
 import type { AnyRouter } from "@trpc/server";
 import { generateOpenApiDocument, type OpenAPIObject, type OpenApiRouter } from "trpc-to-openapi";
 
-/**
- * The OpenAPI 3 document of every REST operation, generated from the procedures' zod schemas, plus
- * `plainRoutes`: routes outside the router documented by hand (Daraja's callbacks).
- */
-export function buildOpenApiDocument(router: OpenApiRouter, baseUrl: string, plainRoutes: Record<string, unknown> = {}): OpenAPIObject {
+/** Routes outside the router, documented by hand (Daraja's callbacks), with the security schemes they name. */
+export interface PlainRoutes {
+  paths: Record<string, unknown>;
+  securitySchemes: Record<string, unknown>;
+}
+
+/** The OpenAPI 3 document of every REST operation, generated from the procedures' zod schemas, plus `plainRoutes`. */
+export function buildOpenApiDocument(
+  router: OpenApiRouter,
+  baseUrl: string,
+  plainRoutes: PlainRoutes = { paths: {}, securitySchemes: {} },
+): OpenAPIObject {
   const document = generateOpenApiDocument(router, {
     title: "Mteja API",
     description:
@@ -30,8 +37,8 @@ export function buildOpenApiDocument(router: OpenApiRouter, baseUrl: string, pla
       "The auth API requires the `X-Tenant-ID` header.",
     version: "1.0.0",
     baseUrl,
-    paths: plainRoutes as never,
-    securitySchemes,
+    paths: plainRoutes.paths as never,
+    securitySchemes: { ...securitySchemes, ...plainRoutes.securitySchemes } as never,
   });
   // Per-operation security, 201/202 answers, the error envelope, DELETE bodies.
   return { ...describeOperations(document, router), webhooks: describeWebhooks() } as OpenAPIObject;
@@ -181,7 +188,8 @@ export function describeOperations(document: OpenAPIObject, router: AnyRouter): 
       if (!operation) continue;
       const meta = metaByOperation.get(`${method.toUpperCase()} ${path}`);
       // The generator's own `protect` flag is not used: an operation's security is its builder's credential.
-      if (typeof operation.operationId === "string") operation.security = securityOf[meta?.credential ?? "none"];
+      // A route outside the router (no meta) keeps the security it was documented with.
+      if (meta) operation.security = securityOf[meta.credential ?? "none"];
       if (meta?.successStatus === 201) answerCreated(operation);
       if (meta?.acceptedDescription) answerAcceptedToo(operation, meta.acceptedDescription);
       if (meta?.answers) answerFile(operation, meta.answers);
@@ -287,7 +295,13 @@ function errorsOf(meta: OperationMeta | undefined, operation: Json, method: (typ
   // Every operation reads the database: while it is away, 503 with Retry-After (docs/operations.md#database-outages).
   imply(503, "SERVICE_UNAVAILABLE");
 
-  const declared = Object.entries(meta?.openapi?.errorResponses ?? {}).map(([status, text]) => [String(status), String(text)] as const);
+  // A route outside the router declares its own beside the implied ones, by their descriptions.
+  const declaredByRoute = meta
+    ? Object.entries(meta.openapi?.errorResponses ?? {})
+    : Object.entries((operation.responses ?? {}) as Record<string, Json>)
+        .filter(([status]) => Number(status) >= 400)
+        .map(([status, response]) => [status, response.description] as const);
+  const declared = declaredByRoute.map(([status, text]) => [String(status), String(text)] as const);
   const errors = new Map<string, { description: string; codes: ErrorCode[] }>();
   for (const status of new Set([...implied.keys(), ...declared.map(([status]) => status)])) {
     const text = declared.find(([s]) => s === status)?.[1];

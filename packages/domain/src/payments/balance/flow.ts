@@ -3,26 +3,10 @@
  * shop's request for its B2C short code's balance (docs/mpesa.md#account-balance). No money moves, and
  * nothing is swept: a request whose result never comes stays pending, and the shop asks again.
  */
-import { defineCallback, type CallbackDoc, type CallbackUrlRule, type DarajaFlow } from "../shared/flow.js";
-import { applyStoredBalanceCallback, parseBalanceCallback, type BalanceCallbackKind } from "./balance-callbacks.js";
+import { kindCallback, type DarajaFlow } from "../shared/flow.js";
+import { applyStoredBalanceCallback, parseBalanceCallback } from "./balance-callbacks.js";
 
-function balanceCallback<const Url extends CallbackUrlRule>(
-  kind: BalanceCallbackKind,
-  path: string,
-  url: Url,
-  doc: CallbackDoc,
-) {
-  return defineCallback({
-    path,
-    url,
-    openapi: doc,
-    movesNoMoney: true,
-    parse: (body) => parseBalanceCallback(kind, body),
-    apply: async (deps, callback, stored, authority) => ({
-      applied: await applyStoredBalanceCallback(deps, stored.id, authority, callback),
-    }),
-  });
-}
+const balanceCallback = kindCallback(parseBalanceCallback, applyStoredBalanceCallback, { movesNoMoney: true });
 
 export const balanceFlow = {
   name: "balance",

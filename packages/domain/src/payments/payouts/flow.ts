@@ -2,29 +2,13 @@
  * B2C payouts in the flow registry (payments/flows.ts): the result, the queue time-out and the
  * Transaction Status result of a payout, and the status-query sweep.
  */
-import { defineCallback, type CallbackDoc, type CallbackUrlRule, type DarajaFlow } from "../shared/flow.js";
-import { applyStoredPayoutCallback, parsePayoutCallback, type PayoutCallbackKind } from "./payout-callbacks.js";
+import { kindCallback, type DarajaFlow } from "../shared/flow.js";
+import { applyStoredPayoutCallback, parsePayoutCallback } from "./payout-callbacks.js";
 import { queryDuePayouts } from "./payout-reconciliation.js";
 
-function payoutCallback<const Url extends CallbackUrlRule>(
-  kind: PayoutCallbackKind,
-  path: string,
-  url: Url,
-  doc: CallbackDoc,
-) {
-  return defineCallback({
-    path,
-    url,
-    openapi: doc,
-    parse(raw) {
-      const parsed = parsePayoutCallback(kind, raw);
-      return parsed.ok ? { ok: true, value: parsed.value, correlationId: parsed.value.correlationId } : parsed;
-    },
-    apply: async (deps, callback, stored, authority) => ({
-      applied: await applyStoredPayoutCallback(deps, stored.id, authority, callback.outcome, callback.ids),
-    }),
-  });
-}
+const payoutCallback = kindCallback(parsePayoutCallback, (deps, callbackId, authority, callback) =>
+  applyStoredPayoutCallback(deps, callbackId, authority, callback.outcome, callback.ids),
+);
 
 export const payoutsFlow = {
   name: "payouts",

@@ -12,9 +12,11 @@ import {
 import { payouts } from "@mteja/db";
 import type { PaymentPorts } from "../shared/ports.js";
 import type { CallbackAuthority } from "../shared/callback-tokens.js";
+import type { Parse } from "../shared/flow.js";
 import { refusalOf } from "../shared/callback-authority.js";
 import { applyStoredCallback, recordOutcomeWith, refusedVerdict, type StoredApplyResult } from "../shared/stored-callback.js";
-import { settlePayout, type PayoutOutcome } from "./payout-settlement.js";
+import { settleRequest } from "../shared/request-settlement.js";
+import { payoutSettlement, type PayoutOutcome } from "./payout-settlement.js";
 import { eventIdsFrom } from "../../webhooks/events.js";
 
 export type PayoutCallbackKind = "b2c_result" | "b2c_timeout" | "b2c_status";
@@ -82,11 +84,12 @@ function readPayoutCallback(kind: PayoutCallbackKind, body: unknown): Read {
   }
 }
 
-export function parsePayoutCallback(kind: PayoutCallbackKind, body: unknown): { ok: true; value: PayoutCallback } | { ok: false; error: string } {
+export function parsePayoutCallback(kind: PayoutCallbackKind, body: unknown): Parse<PayoutCallback> {
   const read = readPayoutCallback(kind, body);
   if (!read.ok) return read;
   const { ids, outcome } = read.value;
-  return { ok: true, value: { kind, ids, outcome, correlationId: ids.originatorConversationId ?? ids.conversationId ?? null } };
+  const correlationId = ids.originatorConversationId ?? ids.conversationId ?? null;
+  return { ok: true, value: { kind, ids, outcome, correlationId }, correlationId };
 }
 
 /** Applies a stored payout callback once, under the payout's row lock, if its token speaks for that payout. */
@@ -101,7 +104,8 @@ export async function applyStoredPayoutCallback(deps: PaymentPorts, callbackId: 
     const refusal = refusalOf(authority, payout);
     if (refusal !== undefined) return refusedVerdict(refusal);
     const link = { payoutId: payout.id };
-    const { decision } = await settlePayout(tx, payout, outcome, now, { eventIds: eventIdsFrom(deps.random), recordOutcome: recordOutcomeWith(recorder, link) });
+    const writes = { eventIds: eventIdsFrom(deps.random), recordOutcome: recordOutcomeWith(recorder, link) };
+    const { decision } = await settleRequest(tx, payout, outcome, now, payoutSettlement, writes);
     return { recorded: true, outcome: decision.outcome, flagReason: decision.flagReason, link };
   });
   return result;

@@ -5,29 +5,11 @@
  * paths, refund/b2c/…, so its results never reach the payouts flow (nor a payout's the refunds flow).
  * And the status-query sweep of both. docs/mpesa.md#refunds says why.
  */
-import { defineCallback, type CallbackDoc, type CallbackUrlRule, type DarajaFlow } from "../shared/flow.js";
-import { applyStoredRefundCallback, parseRefundCallback, type RefundCallbackKind } from "./refund-callbacks.js";
+import { kindCallback, type DarajaFlow } from "../shared/flow.js";
+import { applyStoredRefundCallback, parseRefundCallback } from "./refund-callbacks.js";
 import { queryDueRefunds } from "./refund-reconciliation.js";
 
-function refundCallback<const Url extends CallbackUrlRule>(
-  kind: RefundCallbackKind,
-  path: string,
-  url: Url,
-  doc: CallbackDoc,
-) {
-  return defineCallback({
-    path,
-    url,
-    openapi: doc,
-    parse(raw) {
-      const parsed = parseRefundCallback(kind, raw);
-      return parsed.ok ? { ok: true, value: parsed.value, correlationId: parsed.value.correlationId } : parsed;
-    },
-    apply: async (deps, callback, stored, authority) => ({
-      applied: await applyStoredRefundCallback(deps, stored.id, authority, callback),
-    }),
-  });
-}
+const refundCallback = kindCallback(parseRefundCallback, applyStoredRefundCallback);
 
 export const refundsFlow = {
   name: "refunds",

@@ -20,6 +20,7 @@ import {
 import { refunds, type RefundModel } from "@mteja/db";
 import type { PaymentPorts } from "../shared/ports.js";
 import type { CallbackAuthority } from "../shared/callback-tokens.js";
+import { correlated, type Parse } from "../shared/flow.js";
 import { refusalOf } from "../shared/callback-authority.js";
 import {
   applyStoredCallback,
@@ -28,7 +29,8 @@ import {
   type StoredApplyResult,
 } from "../shared/stored-callback.js";
 import { eventIdsFrom } from "../../webhooks/events.js";
-import { settleRefund, type RefundOutcome } from "./refund-settlement.js";
+import { settleRequest } from "../shared/request-settlement.js";
+import { refundSettlement, type RefundOutcome } from "./refund-settlement.js";
 
 export type RefundCallbackKind =
   | "reversal_result"
@@ -64,7 +66,11 @@ function statusOutcome(r: TransactionStatusResult): RefundOutcome {
   };
 }
 
-export function parseRefundCallback(kind: RefundCallbackKind, body: unknown): Parsed {
+export function parseRefundCallback(kind: RefundCallbackKind, body: unknown): Parse<RefundCallback> {
+  return correlated(readRefundCallback(kind, body));
+}
+
+function readRefundCallback(kind: RefundCallbackKind, body: unknown): Parsed {
   switch (kind) {
     case "reversal_result": {
       const parsed = parseReversalResult(body);
@@ -191,7 +197,8 @@ export async function applyStoredRefundCallback(
       return { recorded: true, outcome: "flagged", flagReason, link };
     }
     const settlement = { eventIds: eventIdsFrom(deps.random), recordOutcome: recordOutcomeWith(recorder, link) };
-    const { decision } = await settleRefund(tx, refund, asRefundOutcome(refund, callback), now, settlement);
+    const outcome = asRefundOutcome(refund, callback);
+    const { decision } = await settleRequest(tx, refund, outcome, now, refundSettlement, settlement);
     return { recorded: true, outcome: decision.outcome, flagReason: decision.flagReason, link };
   });
   return result;

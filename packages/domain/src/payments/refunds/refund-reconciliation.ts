@@ -9,57 +9,39 @@
  */
 import { refunds } from "@mteja/db";
 import { tenantCallbackUrl } from "../shared/callback-tokens.js";
-import { leaseEnd, queryClaimedForStatus, type SweepRun } from "../shared/leased-sweep.js";
-
-/** A refund whose outcome is still open: queried until Daraja settles it. */
-const open = ["PENDING", "UNKNOWN"];
+import { queryDueForStatus, type SweepRun } from "../shared/leased-sweep.js";
 
 export async function queryDueRefunds(run: SweepRun): Promise<void> {
   const { deps, options, report } = run;
   const reversalStatusUrl = deps.daraja.settings.callbackUrls["reversal_status"];
   const b2cStatusUrl = deps.daraja.settings.callbackUrls["refund_b2c_status"];
   if (!reversalStatusUrl || !b2cStatusUrl) return;
-  const now = deps.clock.now();
-  const due = { statuses: open, now, leaseUntil: leaseEnd(run, now), limit: options.batchSize };
-  const claimed = await refunds.claimDueStatusQueries(deps.db.unscoped("worker"), due);
-
-  await queryClaimedForStatus(
-    run,
-    { table: "refunds", rows: claimed, leaseUntil: due.leaseUntil },
-    {
-      what: "refund",
-      giveUpAfterSeconds: options.refundGiveUpAfterSeconds,
-      describe: (row) => ({ refundId: row.id, paymentId: row.payment_id, method: row.method }),
-      giveUp: (db, row, lastError) =>
-        refunds.updateIfStill(
-          db,
-          { id: row.id, status: open },
-          { status: "UNKNOWN", nextStatusQueryAt: null, lastError, updatedAt: deps.clock.now() },
-        ),
-      query: (client, row) => {
-        const statusUrl = row.method === "b2c" ? b2cStatusUrl : reversalStatusUrl;
-        // The refund's shop's own token (docs/mpesa.md#callback-tokens), whichever form its own URLs carried.
-        const url = tenantCallbackUrl(deps.daraja.callbackTokens, statusUrl, row.tenant_id) ?? statusUrl;
-        const urls = { resultUrl: url, queueTimeoutUrl: url };
-        if (row.method === "b2c" && row.originator_conversation_id) {
-          const originatorConversationId = row.originator_conversation_id;
-          return client.transactionStatus({ originatorConversationId, ...urls, remarks: "Refund status" });
-        }
-        const named = row.originator_conversation_id
-          ? { originatorConversationId: row.originator_conversation_id }
-          : { transactionId: row.original_receipt ?? "" };
-        return client.transactionStatus({
-          ...named,
-          partyA: client.reversalShortcode,
-          ...urls,
-          remarks: "Reversal status",
-        });
-      },
-      reschedule: async (db, row, next, lastError) => {
-        const changes = { nextStatusQueryAt: next, ...(lastError ? { lastError } : {}) };
-        await refunds.updateIfStill(db, { id: row.id, status: open }, changes);
-      },
+  await queryDueForStatus(run, {
+    table: "refunds",
+    what: "refund",
+    giveUpAfterSeconds: options.refundGiveUpAfterSeconds,
+    claim: refunds.claimDueStatusQueries,
+    updateIfStill: refunds.updateIfStill,
+    describe: (row) => ({ refundId: row.id, paymentId: row.payment_id, method: row.method }),
+    query: (client, row) => {
+      const statusUrl = row.method === "b2c" ? b2cStatusUrl : reversalStatusUrl;
+      // The refund's shop's own token (docs/mpesa.md#callback-tokens), whichever form its own URLs carried.
+      const url = tenantCallbackUrl(deps.daraja.callbackTokens, statusUrl, row.tenant_id) ?? statusUrl;
+      const urls = { resultUrl: url, queueTimeoutUrl: url };
+      if (row.method === "b2c" && row.originator_conversation_id) {
+        const originatorConversationId = row.originator_conversation_id;
+        return client.transactionStatus({ originatorConversationId, ...urls, remarks: "Refund status" });
+      }
+      const named = row.originator_conversation_id
+        ? { originatorConversationId: row.originator_conversation_id }
+        : { transactionId: row.original_receipt ?? "" };
+      return client.transactionStatus({
+        ...named,
+        partyA: client.reversalShortcode,
+        ...urls,
+        remarks: "Reversal status",
+      });
     },
-    { queried: () => (report.refundsQueried += 1), givenUp: () => (report.refundsGivenUp += 1) },
-  );
+    count: { queried: () => (report.refundsQueried += 1), givenUp: () => (report.refundsGivenUp += 1) },
+  });
 }

@@ -142,6 +142,43 @@ export function defineCallback<Parsed, const Url extends CallbackUrlRule>(declar
   };
 }
 
+/** A body read into a value that names its own correlation id, as `Parse` wants it. */
+export function correlated<Value extends { correlationId: string | null }>(
+  read: { ok: true; value: Value } | { ok: false; error: string },
+): Parse<Value> {
+  return read.ok ? { ok: true, value: read.value, correlationId: read.value.correlationId } : read;
+}
+
+/** Applies what a callback of a kind read to the stored callback `callbackId`, if its token speaks for it. */
+export type ApplyKind<Parsed> = (
+  deps: PaymentPorts,
+  callbackId: string,
+  authority: CallbackAuthority,
+  callback: Parsed,
+) => Promise<StoredApplyResult>;
+
+/**
+ * The callbacks of a flow whose kinds share one reader and one applier (payouts, refunds, the balance): a
+ * declaration of one kind's callback, `parse(kind, body)` then `apply`, at its path, URL rule and document.
+ */
+export function kindCallback<Kind extends string, Parsed>(
+  parse: (kind: Kind, body: unknown) => Parse<Parsed>,
+  apply: ApplyKind<Parsed>,
+  shared: { movesNoMoney?: boolean } = {},
+) {
+  return <const Url extends CallbackUrlRule>(kind: Kind, path: string, url: Url, openapi: CallbackDoc) =>
+    defineCallback({
+      path,
+      url,
+      openapi,
+      ...shared,
+      parse: (body) => parse(kind, body),
+      apply: async (deps, callback: Parsed, stored, authority) => ({
+        applied: await apply(deps, stored.id, authority, callback),
+      }),
+    });
+}
+
 /**
  * The URL Daraja is given for a callback of this kind in a tenant's request: the settings' own, with
  * the tenant's token and name (docs/mpesa.md#callback-tokens); null when its flow is not configured.

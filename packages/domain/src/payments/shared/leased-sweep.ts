@@ -8,7 +8,7 @@
  * spike arrest.
  */
 import { DarajaError, type DarajaClient } from "@mteja/daraja";
-import { leases, type TenantDb } from "@mteja/db";
+import { leases, type TenantDb, type UnscopedDb } from "@mteja/db";
 import { backoffAfter, createLeaseKeeper } from "@mteja/shared";
 import type { PaymentPorts } from "./ports.js";
 import type { MoneyMode } from "./money-mode.js";
@@ -134,42 +134,67 @@ export interface ClaimedForStatus {
   created_at: Date;
 }
 
-/** What one kind of status-queried row does at each step of its sweep. */
-export interface StatusQueries<Row extends ClaimedForStatus> {
+/** A request whose outcome is still open: queried until Daraja settles it. */
+const openStatuses = ["PENDING", "UNKNOWN"] as const;
+
+/** What a status-query sweep writes to a row still open. */
+interface OpenRowChanges {
+  status?: "UNKNOWN";
+  nextStatusQueryAt: Date | null;
+  lastError?: string;
+  updatedAt?: Date;
+}
+
+/** One kind of request a Transaction Status sweep queries (payouts, refunds): its table and its query. */
+export interface StatusQuerySweep<Row extends ClaimedForStatus> {
+  table: "payouts" | "refunds";
   /** What the rows are, for log lines ("payout", "refund"). */
   what: string;
   /** Rows older than this are no longer queried: they stay UNKNOWN for a person to check. */
   giveUpAfterSeconds: number;
-  /** Marks the row UNKNOWN without a next query, if it is still open; true when it did. */
-  giveUp(db: TenantDb, row: Row, lastError: string): Promise<boolean>;
+  /** The repository's claim of due rows (FOR UPDATE SKIP LOCKED, leased until `leaseUntil`). */
+  claim(
+    db: UnscopedDb,
+    due: { statuses: readonly string[]; now: Date; leaseUntil: Date; limit: number },
+  ): Promise<Row[]>;
+  /** The repository's write to a row only while its status is still one of `status`; true when it did. */
+  updateIfStill(
+    db: TenantDb,
+    still: { id: string; status: readonly string[] },
+    changes: OpenRowChanges,
+  ): Promise<boolean>;
   /** Sends the Transaction Status query; its result callback settles the row. */
   query(client: DarajaClient, row: Row): Promise<unknown>;
-  /** Schedules the next query of a row still open, noting why this one failed. */
-  reschedule(db: TenantDb, row: Row, next: Date, lastError: string | null): Promise<void>;
   /** Log fields naming the row. */
   describe(row: Row): object;
+  /** Counts in the run's report. */
+  count: { queried(): void; givenUp(): void };
 }
 
 export const statusQueriesExhausted = "status queries exhausted: the outcome is unknown; check it on the M-Pesa portal";
 
 /**
- * Queries each claimed row through its tenant's Daraja account (paced), or gives it up when it is too
- * old; counts what it did in the run's report. Never settles a row itself: Daraja's answer does.
+ * Claims the due PENDING/UNKNOWN rows of a table and queries each through its tenant's Daraja account
+ * (paced), or gives it up when it is too old: it stays UNKNOWN, no longer queried, and is logged for review
+ * (never FAILED: the money may have moved). Never settles a row itself: Daraja's answer does.
  */
-export async function queryClaimedForStatus<Row extends ClaimedForStatus>(
+export async function queryDueForStatus<Row extends ClaimedForStatus>(
   run: SweepRun,
-  claim: { table: "payouts" | "refunds"; rows: Row[]; leaseUntil: Date },
-  queries: StatusQueries<Row>,
-  count: { queried(): void; givenUp(): void },
+  sweep: StatusQuerySweep<Row>,
 ): Promise<void> {
-  const { deps, report } = run;
-  for (const row of leasedRows(run, claim.table, claim.rows, claim.leaseUntil)) {
+  const { deps, options, report } = run;
+  const now = deps.clock.now();
+  const due = { statuses: openStatuses, now, leaseUntil: leaseEnd(run, now), limit: options.batchSize };
+  const claimed = await sweep.claim(deps.db.unscoped("worker"), due);
+  const stillOpen = (row: Row) => ({ id: row.id, status: openStatuses });
+  for (const row of leasedRows(run, sweep.table, claimed, due.leaseUntil)) {
     const db = deps.db.forTenant(row.tenant_id);
     const age = deps.clock.now().getTime() - new Date(row.created_at).getTime();
-    if (age >= queries.giveUpAfterSeconds * 1000) {
-      if (await queries.giveUp(db, row, statusQueriesExhausted)) {
-        count.givenUp();
-        deps.logger.error(queries.describe(row), `${queries.what} status still unknown: needs manual review`);
+    if (age >= sweep.giveUpAfterSeconds * 1000) {
+      const changes = { status: "UNKNOWN" as const, nextStatusQueryAt: null, lastError: statusQueriesExhausted };
+      if (await sweep.updateIfStill(db, stillOpen(row), { ...changes, updatedAt: deps.clock.now() })) {
+        sweep.count.givenUp();
+        deps.logger.error(sweep.describe(row), `${sweep.what} status still unknown: needs manual review`);
       }
       continue;
     }
@@ -178,13 +203,15 @@ export async function queryClaimedForStatus<Row extends ClaimedForStatus>(
       const client = await run.clientFor(row.tenant_id, row);
       if (!client) throw new Error("M-Pesa is not configured for this tenant");
       await run.pace();
-      count.queried();
-      await queries.query(client, row);
+      sweep.count.queried();
+      await sweep.query(client, row);
     } catch (error) {
       report.errors += 1;
       lastError = queryErrorNote(error);
-      deps.logger.warn({ ...queries.describe(row), error: lastError }, "Transaction Status query failed");
+      deps.logger.warn({ ...sweep.describe(row), error: lastError }, "Transaction Status query failed");
     }
-    await queries.reschedule(db, row, nextAttemptAt(run, Number(row.status_query_attempts)), lastError && lastError.slice(0, 500));
+    const next = nextAttemptAt(run, Number(row.status_query_attempts));
+    const noted = lastError ? { lastError: lastError.slice(0, 500) } : {};
+    await sweep.updateIfStill(db, stillOpen(row), { nextStatusQueryAt: next, ...noted });
   }
 }
