@@ -91,7 +91,7 @@ describe.skipIf(skipThisTarget)("test mode", () => {
     return waitFor(async () => {
       const res = await t.rest.request("GET", `/api/momo/payments/${checkoutRequestId}`, { token });
       return res.body.data?.payment?.status !== "PENDING" ? res.body.data.payment : undefined;
-    }, 15_000);
+    }, { timeoutMs: 15_000 });
   }
 
   it("makes mk_live_ and mk_test_ keys (live by default) that say their mode", async () => {
@@ -162,7 +162,7 @@ describe.skipIf(skipThisTarget)("test mode", () => {
     const settled = await waitFor(async () => {
       const read = await test("GET", `/api/v1/refunds/${refund.body.data.id}`);
       return read.body.data.status === "pending" ? undefined : read.body.data;
-    }, 15_000);
+    }, { timeoutMs: 15_000 });
     expect(settled).toMatchObject({ status: "succeeded", livemode: false });
     expectError(await live("GET", `/api/v1/refunds/${refund.body.data.id}`), 404, "NOT_FOUND");
     expect((await live("GET", `/api/v1/payments/${payment.id}/refunds`)).status).toBe(404);
@@ -256,7 +256,7 @@ describe.skipIf(skipThisTarget)("test mode in a production start", () => {
         await t.rest.request("POST", "/api/momo/stkquery", { body: query, token: customer.accessToken });
         const read = await shop("GET", `/api/v1/payment-intents/${intent.body.data.id}`);
         return read.body.data.status === "succeeded" ? read.body.data : undefined;
-      }, 15_000);
+      }, { timeoutMs: 15_000 });
       expect(settled).toMatchObject({ livemode: false, payments: [expect.objectContaining({ status: "SUCCESS", livemode: false })] });
       expect(fake.requests).toEqual([]);
     } finally {
