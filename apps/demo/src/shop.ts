@@ -8,6 +8,8 @@ export interface Order {
   order_number: string;
   intent_id: string;
   amount: number;
+  /** false: a test-mode order (paid by prompt through the simulated provider); true: a live one (menu, QR). */
+  livemode: boolean;
   /** The paybill to pay from the M-Pesa menu; null when C2B is not registered. */
   paybill: string | null;
 }

@@ -93,7 +93,8 @@ export const demoShopRoutes: FastifyPluginAsync<DemoShopOptions> = async (app, o
     const key = input.data.pay_with === "menu" ? shop.liveKey : shop.testKey;
     const created = await call("POST", "/api/v1/payment-intents", key, { amount: input.data.amount, reference, description: "Kikoi towel" });
     if (created.status !== 201) return send(reply, created.status, created.body);
-    return send(reply, 201, { order_number: reference, intent_id: created.body.data.id, amount: created.body.data.amount, paybill: shop.paybill });
+    const { id, amount, livemode } = created.body.data as { id: string; amount: number; livemode: boolean };
+    return send(reply, 201, { order_number: reference, intent_id: id, amount, livemode, paybill: shop.paybill });
   });
 
   // The shop reads its order's intent (a real shop would also be told by its webhook).
