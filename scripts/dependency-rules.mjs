@@ -67,7 +67,7 @@ export const apiLayer = `${domain}((trpc|router|index|context|event-catalogue)\\
  * the simulators' own and the tests' shared support (never built) aside.
  */
 const simulatedDaraja = "^packages/simulated-daraja/";
-const httpSimulators = "^apps/(daraja|sms)-sim/";
+const httpSimulators = "^apps/(daraja|sms|google)-sim/";
 const shippedCode = "^(packages|apps)/[^/]+/src/";
 const notShipped = ["^packages/test-support/", simulatedDaraja, httpSimulators];
 /** The one seam that picks a Daraja per use (docs/mpesa.md#providers). */
@@ -173,7 +173,7 @@ export const forbidden = [
   {
     name: "http-simulators-dev-only",
     comment:
-      "The HTTP simulators (apps/daraja-sim, apps/sms-sim) are development tools, devDependencies of apps/api: " +
+      "The HTTP simulators (apps/daraja-sim, apps/sms-sim, apps/google-sim) are development tools, devDependencies of apps/api: " +
       "code that ships never loads them with its own modules, so production neither ships nor runs them. " +
       "The dev start loads them by a dynamic import, when it asks for one.",
     severity: "error",

@@ -9,6 +9,7 @@
 //   node scripts/run.mjs client-pack   build @mteja/client and pack it into the folder npm was run from
 //   node scripts/run.mjs daraja-sim    the Daraja simulator on its own (SIM_PORT, default 4010)
 //   node scripts/run.mjs sms-sim       the SMS simulator on its own (SMS_SIM_PORT)
+//   node scripts/run.mjs google-sim    the Google simulator (an OpenID provider) on its own (GOOGLE_SIM_PORT, default 4030)
 //   node scripts/run.mjs chaos         two instances through a crash, a database restart and a rolling deploy (scripts/chaos)
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
@@ -127,8 +128,9 @@ switch (command) {
     break;
   }
   case "daraja-sim":
-  case "sms-sim": {
-    const name = command === "daraja-sim" ? "@mteja/daraja-sim" : "@mteja/sms-sim";
+  case "sms-sim":
+  case "google-sim": {
+    const name = `@mteja/${command}`;
     step(`building and starting ${name}`);
     run("pnpm", ["exec", "turbo", "run", "build", `--filter=${name}...`, "--output-logs=errors-only"]);
     forward(spawn("pnpm", ["--filter", name, "start"], { cwd: root, stdio: "inherit", env }));
@@ -142,6 +144,6 @@ switch (command) {
     break;
   }
   default:
-    console.error("usage: node scripts/run.mjs start|test|bench|build|client-pack|daraja-sim|sms-sim|chaos");
+    console.error("usage: node scripts/run.mjs start|test|bench|build|client-pack|daraja-sim|sms-sim|google-sim|chaos");
     process.exit(2);
 }

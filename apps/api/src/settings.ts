@@ -11,6 +11,7 @@ import { parseLimitRules } from "./runtime/limiter.js";
 import { checkMomoSettings, momoSettingsShape } from "./runtime/payments-settings.js";
 import { retentionSettingsShape } from "./runtime/retention-settings.js";
 import { checkSmsSettings, smsSettingsShape } from "./runtime/sms-settings.js";
+import { checkGoogleSettings, googleSettingsShape } from "./runtime/google-settings.js";
 
 const bool = (name: string) =>
   z
@@ -171,10 +172,12 @@ const settingsSchema = z
     ...momoSettingsShape,
     ...retentionSettingsShape,
     ...smsSettingsShape,
+    ...googleSettingsShape,
   })
   .superRefine((s, ctx) => {
     checkMomoSettings(s, ctx);
     checkSmsSettings(s, ctx);
+    checkGoogleSettings(s, ctx);
     if (s.REFRESH_IDLE_SECONDS > s.REFRESH_ABSOLUTE_SECONDS) {
       const message = "REFRESH_IDLE_SECONDS must be at most REFRESH_ABSOLUTE_SECONDS";
       ctx.addIssue({ code: "custom", path: ["REFRESH_IDLE_SECONDS"], message });

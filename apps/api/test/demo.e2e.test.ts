@@ -6,6 +6,7 @@
  * then pay an order from the M-Pesa menu (C2B), the simulator standing in for the phone. A second
  * customer goes through sign-up, sign-in, an address, a payment and the devices in Swahili with the
  * language switch: the API's answers and the demo's own labels are in Swahili; phone sign-in runs in both.
+ * "Sign in with Google" goes through the Google simulator's page and back, signed in.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,6 +19,8 @@ import { skipThisTarget, target } from "./support/database.js";
 import type { DarajaApp } from "./support/daraja.js";
 import { SHORTCODE, type Simulator } from "./support/simulator.js";
 import { totpAt } from "./support/totp.js";
+import { adminKey } from "./support/app.js";
+import { callbackPath, startSimulatorFirst } from "./support/google.js";
 
 const chromiumPath = "/usr/bin/chromium";
 const haveChromium = existsSync(chromiumPath);
@@ -483,6 +486,44 @@ describe.skipIf(skipThisTarget || target !== "embedded" || !haveChromium)("demo 
       }
     });
   }
+
+  it("signs in with Google: the button, the simulator's sign-in page, back on the demo signed in; a second time the same account", { timeout: 30_000 }, async () => {
+    const google = await startSimulatorFirst();
+    const app = await startTestApp({ DEMO_DIR: demoDir, OIDC_GOOGLE_ISSUER: google.issuer });
+    const googlePage = await browser.newPage();
+    googlePage.setDefaultTimeout(10_000);
+    googlePage.on("pageerror", (error) => pageErrors.push(error.message));
+    try {
+      const client = { clientId: "demo-shop.apps.googleusercontent.test", clientSecret: "demo-google-secret" };
+      await google.addClient({ ...client, redirectUris: [`${app.url}${callbackPath}`] });
+      const settings = { oidc: { google: { ...client, redirectUris: [`${app.url}/demo/`] } } };
+      const patched = await new RestClient(app.url, "").request("PATCH", "/api/v1/admin/tenants/default", { body: { settings }, headers: { authorization: `Bearer ${adminKey}` } });
+      expect(patched.status).toBe(200);
+      const email = uniqueEmail("wairimu");
+      const signIn = async () => {
+        await googlePage.goto(`${app.url}/demo/`);
+        await googlePage.getByRole("link", { name: "Sign in with Google" }).click();
+        // The simulator's page, standing in for Google's.
+        await googlePage.locator("#sim-email").fill(email);
+        expect(await googlePage.locator("#sim-verified").isChecked()).toBe(true);
+        await googlePage.locator("#sim-sign-in").click();
+        await eventually(() => googlePage.locator("#signed-in-as").textContent()).toBe(email.split("@")[0]);
+        expect(new URL(googlePage.url()).pathname).toBe("/demo/");
+      };
+      await signIn();
+      expect(await googlePage.locator("#email-state").textContent()).toBe("verified");
+      const firstAccount = await googlePage.locator("#profile").textContent();
+      await googlePage.locator("#sign-out").click();
+      await eventually(() => googlePage.locator("#google-sign-in").count()).toBe(1);
+      await signIn();
+      expect(await googlePage.locator("#profile").textContent()).toBe(firstAccount);
+      expect(pageErrors).toEqual([]);
+    } finally {
+      await googlePage.close();
+      await app.close();
+      await google.close();
+    }
+  });
 
   it("is not served in production (it follows live links from the dev outbox)", async () => {
     const production = await startTestApp({ NODE_ENV: "production", DEMO_DIR: demoDir });

@@ -56,7 +56,11 @@ function documentationProblems(doc: Json): { problems: string[]; count: number }
       const success = responses.find(([status]) => Number(status) < 300)?.[1];
       // JSON, or the one media type of a file answer (a report's text/csv).
       const successMedia = Object.values((success?.content ?? {}) as Record<string, Json>)[0];
-      if (successMedia?.example === undefined) missing("no example of its success");
+      // A redirect (Sign in with Google's browser navigations) has no body: an example of its Location.
+      const redirect = (op.responses as Record<string, Json>)["302"];
+      if (redirect) {
+        if (redirect.headers?.Location?.example === undefined) missing("no example of its redirect's Location");
+      } else if (successMedia?.example === undefined) missing("no example of its success");
       const body = op.requestBody?.content?.["application/json"];
       if (body && body.example === undefined) missing("no example of its request body");
       for (const parameter of (op.parameters ?? []) as Json[]) {

@@ -39,6 +39,7 @@ describe.skipIf(skipThisTarget)("profile API", () => {
         otp_enabled: false,
         role: null,
         preferences: {},
+        identities: [],
       },
     });
   });

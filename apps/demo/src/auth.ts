@@ -5,6 +5,7 @@
 import { emailChangeCard } from "./email-change.js";
 import { linkParams, mailCard, readOutbox } from "./outbox.js";
 import { phoneSignInCard } from "./phone.js";
+import { googleSignInCard } from "./google.js";
 import type { Screen, Shell } from "./shell.js";
 import { button, field, h, notice, onSubmit } from "./ui.js";
 import { t } from "./text.js";
@@ -18,6 +19,7 @@ function signedOutView(shell: Shell): HTMLElement {
     registerCard(shell),
     signInCard(shell),
     phoneSignInCard(shell, (otpToken, status, startOver) => otpStep(shell, otpToken, status, startOver)),
+    googleSignInCard(shell, (otpToken, status, startOver) => otpStep(shell, otpToken, status, startOver)),
   );
 }
 

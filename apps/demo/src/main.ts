@@ -12,6 +12,7 @@ import { mailLinkScreen } from "./mail-links.js";
 import { myDataScreen } from "./my-data.js";
 import { screenNames, type Screen, type ScreenName, type Shell } from "./shell.js";
 import { twoFactorScreen } from "./two-factor.js";
+import { takeGoogleReturn } from "./google.js";
 import { describeError, h } from "./ui.js";
 import "./style.css";
 import { t } from "./text.js";
@@ -98,6 +99,7 @@ function start(): void {
     go(screen) {
       location.hash = screen;
     },
+    googleReturn: takeGoogleReturn(),
   };
 
   const language = languageSwitch(shell, draw, (message) => {

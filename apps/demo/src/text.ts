@@ -76,6 +76,14 @@ export const texts = {
   "phone.fromOutbox": { en: "Read the code from the dev outbox", sw: "Soma nambari kutoka kwa kikasha cha majaribio" },
   "phone.code": { en: "Code from the SMS", sw: "Nambari ya kuthibitisha kutoka kwa SMS" },
   "phone.name": { en: "Your name (new accounts)", sw: "Jina lako (akaunti mpya)" },
+  // Sign in with Google
+  "google.title": { en: "Sign in with Google", sw: "Ingia kwa Google" },
+  "google.hint": {
+    en: "Use your Google account: no password to remember. On npm start a local stand-in for Google asks for any email.",
+    sw: "Tumia akaunti yako ya Google: hakuna nenosiri la kukumbuka. Kwenye npm start, kibadala cha Google cha majaribio kinauliza barua pepe yoyote.",
+  },
+  "google.button": { en: "Sign in with Google", sw: "Ingia kwa Google" },
+  "google.failed": { en: "Signing in with Google did not finish ({code}).", sw: "Kuingia kwa Google hakukukamilika ({code})." },
   // Two-factor
   "otp.title": { en: "Two-factor authentication", sw: "Uthibitishaji wa hatua mbili" },
   "otp.turnOff": { en: "Turn two-factor off", sw: "Zima uthibitishaji wa hatua mbili" },

@@ -23,6 +23,8 @@ export { createScratchDatabase, isPostgresReachable, type ScratchDatabase } from
 export * as addresses from "./repositories/addresses.js";
 export * as apiKeys from "./repositories/api-keys.js";
 export * as dataRights from "./repositories/data-rights.js";
+export * as identities from "./repositories/identities.js";
+export * as oidcNonces from "./repositories/oidc-nonces.js";
 export * as oneTimeTokens from "./repositories/one-time-tokens.js";
 export * as outboxes from "./repositories/outboxes.js";
 export * as phoneCodes from "./repositories/phone-codes.js";

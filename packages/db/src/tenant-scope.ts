@@ -29,6 +29,8 @@ const tenantOwned = new Set([
   "SecurityEvent",
   "AccountBalance",
   "PullRegistration",
+  "UserIdentity",
+  "OidcNonce",
 ]);
 
 /**
@@ -43,7 +45,7 @@ const scopedThroughParent: Record<string, string> = { RefreshToken: "session", R
 /** Every relation field, per model: the scoped client refuses nested writes through them. */
 const relationFields: Record<string, readonly string[]> = {
   Tenant: ["users", "sessions", "addresses", "payments", "payouts", "apiKeys", "paymentIntents", "webhookEndpoints", "webhookEvents"],
-  User: ["tenant", "sessions", "oneTimeTokens", "recoveryCodes", "addresses", "payments", "payouts"],
+  User: ["tenant", "sessions", "oneTimeTokens", "recoveryCodes", "addresses", "payments", "payouts", "identities"],
   Session: ["tenant", "user", "refreshTokens"],
   RefreshToken: ["session"],
   OneTimeToken: ["user"],
@@ -65,6 +67,8 @@ const relationFields: Record<string, readonly string[]> = {
   SecurityEvent: [],
   AccountBalance: [],
   PullRegistration: [],
+  UserIdentity: ["user"],
+  OidcNonce: [],
 };
 
 /**

@@ -61,3 +61,12 @@ export { SECURITY_EVENT_TYPES, type SecurityEventDetails, type SecurityEventType
 export { dailyReport } from "./reports/daily-report.js";
 export { dailyReportInput, type DailyReportInput } from "./reports/schemas.js";
 export type { StreamedFile } from "./shared/streamed-file.js";
+export {
+  GoogleRefusal,
+  type AuthorizationRequest,
+  type AuthorizationResponse,
+  type GoogleClient,
+  type GoogleIdentity,
+  type GoogleIdentityProvider,
+  type IdTokenCheck,
+} from "./auth/google/identity-provider.js";

@@ -18,6 +18,7 @@ import { createTRPCRouter } from "./trpc.js";
 import { webhooksRouter } from "./webhooks/router.js";
 import { phoneRouter } from "./auth/phone/router.js";
 import { emailRouter } from "./auth/email/router.js";
+import { googleRouter } from "./auth/google/router.js";
 
 /**
  * One router per area of the API, each named for its folder. A key may differ from the area's name: it
@@ -41,6 +42,7 @@ export const appRouter = createTRPCRouter({
   qr: qrRouter,
   phone: phoneRouter,
   email: emailRouter,
+  google: googleRouter,
   securityEvents: securityEventsRouter,
   dataRights: dataRightsRouter,
   reports: reportsRouter,

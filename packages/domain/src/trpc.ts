@@ -113,6 +113,17 @@ export const tenantProcedure = publicProcedure.use(async ({ ctx, next }) => {
   return next({ ctx: withTenant(ctx, await requireTenantHeader(ctx)) });
 });
 
+/**
+ * A browser's top-level navigation, which cannot send X-Tenant-ID (Sign in with Google's start and
+ * callback): the tenant is the one the operation reads from the request itself (`tenantOf`: the header
+ * or a query parameter, a sealed cookie); it may throw to refuse the request.
+ */
+export function navigationProcedure(tenantOf: (ctx: Context, rawInput: unknown) => string | undefined) {
+  return publicProcedure.use(async ({ ctx, getRawInput, next }) => {
+    return next({ ctx: withTenant(ctx, await requireTenant(ctx, tenantOf(ctx, await getRawInput()))) });
+  });
+}
+
 export const authProcedure = publicProcedure.meta({ credential: "bearer" }).use(async ({ ctx, meta, getRawInput, next }) => {
   const tenant = await requireTenantHeader(ctx);
   const auth = await verifyBearerOf(ctx, tenant);
@@ -258,7 +269,10 @@ function withTenant(ctx: Context, tenant: Tenant): Pick<TenantCtx, "tenant" | "d
 }
 
 async function requireTenantHeader(ctx: Context): Promise<Tenant> {
-  const id = ctx.request.tenantHeader?.trim();
+  return requireTenant(ctx, ctx.request.tenantHeader?.trim());
+}
+
+async function requireTenant(ctx: Context, id: string | undefined): Promise<Tenant> {
   if (!id) throw new DomainError("TENANT_REQUIRED");
   const tenant = await ctx.deps.tenants.find(id);
   if (!tenant) throw new DomainError("TENANT_NOT_FOUND");

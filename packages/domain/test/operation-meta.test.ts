@@ -171,7 +171,7 @@ describe("operation facts on the procedure", () => {
   it("marks the unauthenticated auth operations (and only those) as IP-limited", () => {
     const limited = Object.keys(appRouter._def.procedures).filter((name) => operationMetaOf(appRouter, name)?.ipLimited);
     expect(limited.sort()).toEqual(
-      ["auth.forgotPassword", "auth.login", "auth.refresh", "auth.register", "auth.resetPassword", "auth.verifyEmail", "otp.validate", "phone.start", "phone.verify"].sort(),
+      ["auth.forgotPassword", "auth.login", "auth.refresh", "auth.register", "auth.resetPassword", "auth.verifyEmail", "otp.validate", "phone.start", "phone.verify", "google.start", "google.nonce", "google.idToken"].sort(),
     );
   });
 });

@@ -30,6 +30,7 @@ const sampleData: { [K in MailKind]: MailDataByKind[K] } = {
   emailChanged: { tenantName: "Duka Bora", userName: "Amina", when },
   phoneChanged: { tenantName: "Duka Bora", userName: "Amina", when },
   phoneAdded: { tenantName: "Duka Bora", userName: "Amina", when },
+  googleLinked: { tenantName: "Duka Bora", userName: "Amina", when },
 };
 
 describe("templates", () => {

@@ -27,6 +27,7 @@ export function createRequestContext(deps: Deps, request: FastifyRequest, reply:
       ip: request.ip,
       localRequest: isLocalRequest(request),
       userAgent: header(request, "user-agent"),
+      origin: `${request.protocol}://${request.host}`,
       acceptLanguage: header(request, "accept-language"),
       getCookie: (name) => request.cookies[name],
       setCookie: (name, value, options) => void reply.setCookie(name, value, options),

@@ -50,6 +50,26 @@ export async function startDevDaraja(settings: Settings, logger: Logger): Promis
   };
 }
 
+/** The Google simulator listening (an OpenID provider), and the OAuth client the demo shop uses with it. */
+export interface DevGoogle {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  close(): Promise<void>;
+}
+
+/** The Google simulator, its client sent back to `callbackUrls` (this service's callback under its local names). */
+export async function startDevGoogle(settings: Settings, logger: Logger, callbackUrls: string[]): Promise<DevGoogle> {
+  const { buildGoogleSimulator, googleSimulatorDefaults } = await import("@mteja/google-sim");
+  const sim = buildGoogleSimulator();
+  const port = settings.GOOGLE_SIM_PORT;
+  const issuer = await listenNaming("GOOGLE_SIM_PORT", "127.0.0.1", port, () => sim.listen({ host: "127.0.0.1", port }));
+  const client = { clientId: googleSimulatorDefaults.clientId, clientSecret: googleSimulatorDefaults.clientSecret };
+  await sim.addClient({ ...client, redirectUris: callbackUrls });
+  logger.info({ url: issuer }, "Google simulator started in-process (OIDC_GOOGLE_ISSUER; any email signs in: docs/sign-in.md)");
+  return { issuer, ...client, close: () => sim.close() };
+}
+
 /** The SMS simulator listening, and the Africa's Talking account the service uses with it. */
 export interface DevSms {
   baseUrl: string;

@@ -35,6 +35,7 @@ import { databaseOptionsOf } from "./database-options.js";
 import { createLimiter } from "./limiter.js";
 import { watchRateLimitStore, type RateLimitStore } from "./rate-limit-store.js";
 import { createMailRuntime, type MailRuntime } from "./mail.js";
+import { createGoogleRuntime } from "./google.js";
 import { createSmsRuntime, type SmsRuntime } from "./sms.js";
 import { createClosers } from "./closers.js";
 import { createPaymentsRuntime, type PaymentsRuntime } from "./payments.js";
@@ -133,6 +134,8 @@ export async function createServices(settings: Settings, logger: Logger, overrid
     closers.add("mail outbox worker", () => mail.close());
     const sms = await createSmsRuntime(settings, db, logger, now, random);
     closers.add("SMS outbox worker", () => sms.close());
+    const google = await createGoogleRuntime(settings, db, cipher, logger, now);
+    closers.add("Google simulator", () => google.close());
 
     const statusStreams = redis && sharedStatusStreams(settings, redis, logger);
     // The reconciler reads deps when it runs, after they are built below.
@@ -174,6 +177,7 @@ export async function createServices(settings: Settings, logger: Logger, overrid
       tenants: createTenantDirectory(db, { ttlMs: 30_000, clock }),
       nudgeMail: () => mail.nudge(),
       nudgeSms: () => sms.nudge(),
+      google: google.provider,
       events: overrides.events ?? unobservedEvents,
       daraja: payments.daraja,
       webhooks: webhooks.deps,
@@ -182,6 +186,7 @@ export async function createServices(settings: Settings, logger: Logger, overrid
         nodeEnv: settings.NODE_ENV,
         defaultTenantId: settings.DEFAULT_TENANT_ID,
         appUrl: settings.APP_URL,
+        publicUrl: settings.PUBLIC_URL,
         cookieSecure: settings.COOKIE_SECURE,
         adminApiKey: adminApiKey.key,
         adminApiKeyLoopbackOnly: adminApiKey.loopbackOnly,

@@ -105,7 +105,7 @@ export async function deletePhoneCodes(
 }
 
 /** The kinds of the account's own rows an erasure may delete whole. */
-export type OwnRows = "sessions" | "oneTimeTokens" | "recoveryCodes" | "securityEvents";
+export type OwnRows = "sessions" | "oneTimeTokens" | "recoveryCodes" | "securityEvents" | "identities";
 
 /** The account's rows of these kinds deleted (a session's refresh tokens go with it). */
 export async function deleteRowsOf(tx: AnyClient, userId: string, kinds: readonly OwnRows[]): Promise<void> {
@@ -115,6 +115,7 @@ export async function deleteRowsOf(tx: AnyClient, userId: string, kinds: readonl
     oneTimeTokens: () => client.oneTimeToken.deleteMany({ where: { userId } }),
     recoveryCodes: () => client.recoveryCode.deleteMany({ where: { userId } }),
     securityEvents: () => client.securityEvent.deleteMany({ where: { userId } }),
+    identities: () => client.userIdentity.deleteMany({ where: { userId } }),
   };
   for (const kind of kinds) await deleters[kind]();
 }

@@ -55,8 +55,15 @@ export function profileOf(row: Pick<User, ProfileField>): Profile {
   return profile;
 }
 
-/** The profile and when the session was last noted in use. */
-export type ProfileInSession = Profile & { session_last_used_at: Date | null };
+/** An outside account linked to the user, as GET /me lists it (`linked_at` as the database wrote it in JSON). */
+export interface LinkedIdentity {
+  provider: string;
+  email: string | null;
+  linked_at: string;
+}
+
+/** The profile, the user's linked identities, and when the session was last noted in use. */
+export type ProfileInSession = Profile & { session_last_used_at: Date | null; identities: LinkedIdentity[] };
 
 /**
  * GET /me's one read: the profile of the access token's user, provided its session meets
@@ -64,7 +71,10 @@ export type ProfileInSession = Profile & { session_last_used_at: Date | null };
  */
 export const findProfileInSession = sessionRead<ProfileInSession>(
   (session) => `SELECT ${profileColumns.map((column) => `u.${column}`).join(", ")},
-            s.last_used_at AS session_last_used_at
+            s.last_used_at AS session_last_used_at,
+            (SELECT COALESCE(json_agg(json_build_object('provider', i.provider, 'email', i.email, 'linked_at', i.linked_at)
+                                      ORDER BY i.linked_at), '[]'::json)
+               FROM user_identities i WHERE i.user_id = u.id) AS identities
        FROM users u JOIN sessions s ON ${session}
       WHERE u.id = $1 AND u.tenant_id = $2`,
 );
@@ -116,6 +126,8 @@ export interface NewUser {
   name: string | null;
   phone: string | null;
   phoneVerified?: boolean;
+  /** An email a provider has verified (Sign in with Google). */
+  emailVerified?: boolean;
   passwordHash: string | null;
   preferences?: Record<string, unknown>;
 }
@@ -208,6 +220,14 @@ export async function lockRoleOf(tx: AnyClient, tenantId: string, userId: string
   return current;
 }
 
+/** The user's ways in that a removal must leave one of, the row locked until the transaction ends. */
+export async function lockForSignInMethods(tx: AnyClient, tenantId: string, userId: string) {
+  // Raw SQL is not scoped by a tenant's client: the tenant is named here.
+  const [user] = await prismaOf(tx).$queryRaw<{ password_hash: string | null; phone_verified: boolean }[]>`
+    SELECT password_hash, phone_verified FROM users WHERE id = ${userId}::uuid AND tenant_id = ${tenantId} FOR UPDATE`;
+  return user ? { passwordHash: user.password_hash, phoneVerified: user.phone_verified } : undefined;
+}
+
 /** Sets the user's role (the admin API's PATCH /api/v1/admin/users/:id). */
 export function setRole(tx: AnyClient, userId: string, role: string | null) {
   const select = { id: true, email: true, role: true } as const;
@@ -242,6 +262,15 @@ export async function setEmail(
     where: { id: userId },
     data: { email: email.email, emailVerified: email.verified, emailResetsPassword: email.resetsPassword },
   });
+}
+
+/**
+ * Takes an unverified email away from the account (a Google account verified it for someone else,
+ * docs/sign-in.md#sign-in-with-google); whether it did. A verified one is left alone.
+ */
+export async function removeUnverifiedEmail(tx: AnyClient, userId: string, email: string): Promise<boolean> {
+  const removed = await prismaOf(tx).user.updateMany({ where: { id: userId, email, emailVerified: false }, data: { email: null } });
+  return removed.count === 1;
 }
 
 /** Makes `phone` the user's verified phone; one verified by another account is a unique violation. */

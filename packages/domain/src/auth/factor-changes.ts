@@ -5,7 +5,7 @@
  * inside the transaction of the change, so the sessions end and the notices exist exactly when the
  * change committed; the caller nudges the mail and SMS workers after commit.
  *
- * A new kind of change (adding a passkey, linking Google) adds its row to the two tables below.
+ * A new kind of change (adding a passkey) adds its row to the two tables below.
  */
 import type { TenantTx } from "@mteja/db";
 import type { AuthedCtx } from "./ports.js";
@@ -28,7 +28,9 @@ export type SignInFactorChange =
   | "email_confirmed"
   /** A first password on an account created by phone: a new way to sign in. */
   | "password_added"
-  | "two_factor_enabled";
+  | "two_factor_enabled"
+  /** A Google account linked (docs/sign-in.md#linking): a new way to sign in. */
+  | "google_linked";
 
 /** The account as it was before the change: its old email and its old verified phone are told. */
 export type AccountBeforeChange = NoticeAccount;
@@ -44,6 +46,7 @@ const noticeMail: Record<SignInFactorChange, SecurityNotice | undefined> = {
   email_confirmed: undefined,
   password_added: "passwordChanged",
   two_factor_enabled: "twoFactorEnabled",
+  google_linked: "googleLinked",
 };
 
 /** The text to the old verified phone (a first phone has no old one to tell). */
@@ -59,6 +62,7 @@ const noticeText: Record<SignInFactorChange, SecurityText | undefined> = {
   // phone, the account's only way in until now, is told too.
   password_added: "sms.notice.password_set",
   two_factor_enabled: "sms.notice.two_factor_enabled",
+  google_linked: "sms.notice.google_linked",
 };
 
 /** Ends the account's other sessions and writes the notices; answers how many sessions ended. */

@@ -11,6 +11,7 @@ import type { SmsPorts } from "../sms/ports.js";
 import type { PasswordHasher } from "./passwords.js";
 import type { RefreshSuccessor } from "./sessions/refresh-successor.js";
 import type { AccessTokens } from "./tokens/access-tokens.js";
+import type { GoogleIdentityProvider } from "./google/identity-provider.js";
 
 export interface AuthPorts extends SecurityEventPorts, SmsPorts {
   random: Random;
@@ -24,6 +25,8 @@ export interface AuthPorts extends SecurityEventPorts, SmsPorts {
   nudgeMail: () => void;
   /** Asks the SMS worker to look at its outbox soon (after a commit that wrote a text). */
   nudgeSms: () => void;
+  /** Google's OpenID provider (OIDC_GOOGLE_ISSUER), for Sign in with Google. */
+  google: GoogleIdentityProvider;
 }
 
 export type Context = RequestCtx<AuthPorts>;

@@ -95,7 +95,7 @@ export function assertEmailVerifiedIfRequired(tenant: Tenant, user: { email: str
 export async function startSession(
   ctx: TenantCtx,
   user: { id: string; tenantId: string; name: string | null; email: string | null; role: string | null },
-  method: "password" | "otp" | "sms" = "password",
+  method: "password" | "otp" | "sms" | "google" = "password",
 ) {
   const { deps, request } = ctx;
   // A plain transaction, not Prisma's: every sign-in opens one, and Prisma's interactive transaction

@@ -61,7 +61,7 @@ export async function eraseMyAccount(ctx: AuthedCtx, proof: OwnerProof): Promise
     // Two erasures at once: the second finds the account gone, as its token already is.
     if (!claimed) throw new DomainError("INVALID_TOKEN");
     await addresses.deleteAllOf(tx, user.id);
-    await dataRights.deleteRowsOf(tx, user.id, ["sessions", "oneTimeTokens", "recoveryCodes", "securityEvents"]);
+    await dataRights.deleteRowsOf(tx, user.id, ["sessions", "oneTimeTokens", "recoveryCodes", "securityEvents", "identities"]);
     await dataRights.maskPaymentPhones(tx, user.id, maskPhone);
     await maskEvidenceWrittenMeanwhile(tx, evidence, batchesStartedAt);
     await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "account.deleted" });

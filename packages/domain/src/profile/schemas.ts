@@ -3,6 +3,7 @@ import { z } from "zod";
 import { envelope, messageOnly } from "../shared/envelope.js";
 import { requirePasswordOrSmsCode, smsCodeProofField } from "../auth/phone/schemas.js";
 import { secondFactorProofField } from "../auth/otp/schemas.js";
+import { identityView } from "../auth/google/schemas.js";
 import { kenyanPhoneField, newPasswordField, oneLineString, passwordField, personNameField } from "../shared/fields.js";
 
 /** The customer as GET /me shows them (the data export adds its dates). */
@@ -19,7 +20,8 @@ export const meView = z.object({
   preferences: z.record(z.string(), z.unknown()),
 });
 
-export const meOutput = envelope(meView);
+/** GET /me adds the outside accounts linked to this one (Sign in with Google, docs/sign-in.md#linking). */
+export const meOutput = envelope(meView.extend({ identities: z.array(identityView) }));
 
 export const updateMeInput = z.object({
   name: personNameField.optional(),

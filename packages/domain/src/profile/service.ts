@@ -9,6 +9,7 @@ import { enqueueSecurityNotice } from "../auth/recovery/security-notices.js";
 import { secureSignInFactorChange } from "../auth/factor-changes.js";
 import { recordSecurityEvent } from "../security-events/record.js";
 import type { changePasswordInput, updateMeInput } from "./schemas.js";
+import { viewOf } from "../auth/google/links.js";
 
 const invalidToken = () => new DomainError("INVALID_TOKEN");
 
@@ -20,9 +21,18 @@ export async function getMe(ctx: AuthedCtx) {
   const { deps, auth } = ctx;
   const user = await users.findProfileInSession(ctx.db, sessionKey(auth), liveSession(deps.clock.now()));
   if (!user) throw invalidToken();
-  const { session_last_used_at, ...profile } = user;
+  const { session_last_used_at, identities, ...profile } = user;
   await noteSessionUse(deps, ctx.db, auth.sid, session_last_used_at);
-  return { ...profile, preferences: profile.preferences ?? {} };
+  return { ...profile, preferences: profile.preferences ?? {}, identities: identitiesOf(identities) };
+}
+
+/** The linked identities as read in GET /me's one query (a JSON array, or its text). */
+function identitiesOf(read: unknown) {
+  const list = typeof read === "string" ? (JSON.parse(read) as unknown) : read;
+  if (!Array.isArray(list)) return [];
+  return list.map((identity: { provider: string; email: string | null; linked_at: string }) =>
+    viewOf({ provider: identity.provider, email: identity.email, linkedAt: identity.linked_at }),
+  );
 }
 
 /**

@@ -14,6 +14,8 @@ export const SECURITY_EVENT_TYPES = [
   "email.changed",
   "email.confirmed",
   "reauthenticated",
+  "identity.linked",
+  "identity.unlinked",
 ] as const;
 
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];

@@ -3,6 +3,8 @@ export interface DomainConfig {
   nodeEnv: "development" | "production" | "test";
   defaultTenantId: string;
   appUrl: string;
+  /** PUBLIC_URL: where the service itself is reached from outside (Google's callback); unset, the request's own address. */
+  publicUrl: string | undefined;
   cookieSecure: boolean;
   adminApiKey: string | undefined;
   /** The dev start's known key: accepted only from a local request (direct loopback, local Host). */

@@ -54,6 +54,12 @@ export const errorStatus = {
   // proof; reauthenticate/sms for an account without a verified phone.
   STEP_UP_REQUIRED: 403,
   NO_VERIFIED_PHONE: 409,
+  // Sign in with Google (docs/sign-in.md#sign-in-with-google): a verified Google email that is the verified
+  // email of an account it is not linked to; a Google account linked to another account; unlinking or
+  // removing the last way to sign in.
+  ACCOUNT_EXISTS: 409,
+  IDENTITY_IN_USE: 409,
+  LAST_SIGN_IN_METHOD: 409,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

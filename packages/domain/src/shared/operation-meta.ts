@@ -139,6 +139,11 @@ export type OperationMeta = {
   /** The success is a file streamed in a media type of its own (a report's CSV), not the JSON envelope. */
   answers?: FileAnswer;
   /**
+   * The success sends the browser elsewhere (Sign in with Google): the procedure returns `{ location }`,
+   * which REST answers as 302 with that Location (tRPC as JSON); described, with an example Location.
+   */
+  redirects?: { description: string; example: string };
+  /**
    * A server operation on live money only (docs/test-mode.md#live-only): a test key (`mk_test_…`)
    * answers 403 FORBIDDEN. Read by the API-key builders of trpc.ts.
    */

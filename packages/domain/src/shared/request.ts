@@ -24,6 +24,8 @@ export interface RequestInfo {
    */
   localRequest: boolean;
   userAgent: string | undefined;
+  /** The scheme, host and port the request was made to, as the service sees them ("http://127.0.0.1:3000"). */
+  origin?: string | undefined;
   /** The Accept-Language header as sent (docs/i18n.md#which-language). */
   acceptLanguage?: string | undefined;
   /**

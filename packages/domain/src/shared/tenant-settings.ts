@@ -51,6 +51,20 @@ const momoFields = {
 };
 
 /**
+ * Sign in with Google (docs/sign-in.md#sign-in-with-google): the shop's OAuth client at Google, and the
+ * app's own pages the service may send the browser back to after sign-in. The secret is stored
+ * encrypted and shown as "set", as the Daraja secrets are.
+ */
+const googleFields = {
+  clientId: oneLineString().min(1).max(300),
+  clientSecret: secret,
+  redirectUris: z.array(oneLineString().max(2000).pipe(z.url({ protocol: /^https?$/ }))).max(20),
+};
+
+/** The OAuth client secret of Sign in with Google: encrypted at rest, shown as "set". */
+export const GOOGLE_SECRET_FIELD = "clientSecret" as const;
+
+/**
  * A shop's own numbers for the limits counted per shop (docs/limits.md#per-shop-numbers): events in the
  * rule's window, in place of the process's number.
  */
@@ -86,12 +100,14 @@ function removable<T extends Fields>(fields: T) {
 export const tenantSettingsSchema = optional(topFields)
   .extend({ momo: optional(momoFields).extend({ b2c: optional(b2cFields).optional(), c2b: optional(c2bFields).optional() }).optional() })
   .extend({ limits: optional(limitFields).strip().optional() })
+  .extend({ oidc: z.object({ google: optional(googleFields).optional() }).strip().optional() })
   .strip();
 
 /** PATCH /api/v1/admin/tenants/:id `settings`: a JSON Merge Patch (RFC 7396) of the stored settings. */
 export const tenantSettingsPatchSchema = removable(topFields)
   .extend({ momo: removable(momoFields).extend({ b2c: removable(b2cFields).nullable().optional(), c2b: removable(c2bFields).nullable().optional() }).nullable().optional() })
   .extend({ limits: removable(limitFields).strip().nullable().optional() })
+  .extend({ oidc: z.object({ google: removable(googleFields).nullable().optional() }).strip().nullable().optional() })
   .strip();
 
 /** Every field optional, and a stored value that no longer reads is dropped alone. */
@@ -115,11 +131,19 @@ const storedMomoSchema = lenient({
 export const storedTenantSettingsSchema = lenient(topFields)
   .extend({ momo: storedMomoSchema.optional().catch(undefined) })
   .extend({ limits: lenient(limitFields).optional().catch(undefined) })
+  .extend({
+    oidc: z
+      .object({ google: lenient({ ...googleFields, clientSecret: z.string().min(1) }).optional().catch(undefined) })
+      .strip()
+      .optional()
+      .catch(undefined),
+  })
   .strip();
 
 export type TenantSettings = z.infer<typeof storedTenantSettingsSchema>;
 export type TenantSettingsPatch = z.infer<typeof tenantSettingsPatchSchema>;
 export type MomoTenantSettings = NonNullable<TenantSettings["momo"]>;
+export type GoogleTenantSettings = NonNullable<NonNullable<TenantSettings["oidc"]>["google"]>;
 
 /** The fields of each credential group that are present in part: the missing ones. */
 export function missingCredentialFields(momo: Partial<Record<string, unknown>> | undefined): string[] {

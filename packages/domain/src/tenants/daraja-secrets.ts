@@ -4,7 +4,7 @@
  */
 import { tenants, type Database } from "@mteja/db";
 import type { DataCipher } from "../shared/data-cipher.js";
-import { MASKED_SECRET, MOMO_SECRET_FIELDS, type TenantSettings } from "../shared/tenant-settings.js";
+import { GOOGLE_SECRET_FIELD, MASKED_SECRET, MOMO_SECRET_FIELDS, type TenantSettings } from "../shared/tenant-settings.js";
 
 /** The data cipher's format (v1.iv.tag.ciphertext); no Daraja secret has this shape. */
 const SEALED = /^v1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]*$/;
@@ -22,13 +22,20 @@ export function revealSecret(cipher: DataCipher, stored: string): string {
   return looksSealed(stored) ? cipher.decrypt(stored) : stored;
 }
 
-/** Settings as the admin API shows them: each stored secret as "set". */
+/** Settings as the admin API shows them: each stored secret as "set" (Google's client secret too). */
 export function maskSecrets(settings: TenantSettings): TenantSettings {
-  const momo = settings.momo;
-  if (!momo) return settings;
+  const shown = maskGoogleSecret(settings);
+  const momo = shown.momo;
+  if (!momo) return shown;
   const masked = { ...momo };
   for (const field of MOMO_SECRET_FIELDS) if (masked[field] !== undefined) masked[field] = MASKED_SECRET;
-  return { ...settings, momo: masked };
+  return { ...shown, momo: masked };
+}
+
+function maskGoogleSecret(settings: TenantSettings): TenantSettings {
+  const google = settings.oidc?.google;
+  if (google?.[GOOGLE_SECRET_FIELD] === undefined) return settings;
+  return { ...settings, oidc: { ...settings.oidc, google: { ...google, [GOOGLE_SECRET_FIELD]: MASKED_SECRET } } };
 }
 
 /** Settings whose secrets are all encrypted: any clear one (first release) is encrypted now. */

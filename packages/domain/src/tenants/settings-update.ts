@@ -6,6 +6,7 @@ import { DomainError, type ErrorDetail } from "../shared/errors.js";
 import type { DataCipher } from "../shared/data-cipher.js";
 import { applyMergePatch } from "../shared/merge-patch.js";
 import {
+  GOOGLE_SECRET_FIELD,
   MASKED_SECRET,
   MOMO_CREDENTIAL_GROUPS,
   MOMO_SECRET_FIELDS,
@@ -23,7 +24,7 @@ export interface SettingsUpdateContext {
 
 export function nextTenantSettings(stored: TenantSettings, patch: TenantSettingsPatch, context: SettingsUpdateContext): TenantSettings {
   const details: ErrorDetail[] = [];
-  const sealedPatch = sealPatchSecrets(stored, patch, context.cipher, details);
+  const sealedPatch = sealGoogleSecret(stored, sealPatchSecrets(stored, patch, context.cipher, details), context.cipher, details);
   const merged = storedTenantSettingsSchema.parse(applyMergePatch(stored, sealedPatch));
 
   for (const field of missingCredentialFields(merged.momo)) {
@@ -53,4 +54,16 @@ function sealPatchSecrets(stored: TenantSettings, patch: TenantSettingsPatch, ci
     else details.push({ path: `settings.momo.${field}`, message: { key: "detail.secret_nothing_to_keep", params: { field } } });
   }
   return { ...patch, momo };
+}
+
+/** Google's client secret as the Daraja secrets: a new one encrypted, "set" keeps the stored one. */
+function sealGoogleSecret(stored: TenantSettings, patch: TenantSettingsPatch, cipher: DataCipher, details: ErrorDetail[]): TenantSettingsPatch {
+  const google = patch.oidc?.google;
+  const value = google?.[GOOGLE_SECRET_FIELD];
+  if (!google || typeof value !== "string") return patch;
+  const next = { ...google };
+  if (value !== MASKED_SECRET) next[GOOGLE_SECRET_FIELD] = cipher.encrypt(value);
+  else if (stored.oidc?.google?.[GOOGLE_SECRET_FIELD] !== undefined) delete next[GOOGLE_SECRET_FIELD];
+  else details.push({ path: `settings.oidc.google.${GOOGLE_SECRET_FIELD}`, message: { key: "detail.secret_nothing_to_keep", params: { field: GOOGLE_SECRET_FIELD } } });
+  return { ...patch, oidc: { ...patch.oidc, google: next } };
 }

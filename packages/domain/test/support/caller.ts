@@ -68,6 +68,7 @@ export async function createServiceDeps(options: { random?: Random } = {}): Prom
     nodeEnv: "test",
     defaultTenantId,
     appUrl: "http://shop.test",
+    publicUrl: undefined,
     cookieSecure: false,
     adminApiKey: undefined,
     adminApiKeyLoopbackOnly: false,
@@ -96,6 +97,12 @@ export async function createServiceDeps(options: { random?: Random } = {}): Prom
     limiter: unlimited,
     nudgeSms: () => {},
     nudgeMail: () => {},
+    // No Google here: its tests run through HTTP against the Google simulator (apps/api/test/google-*.test.ts).
+    google: {
+      authorizationUrl: () => Promise.reject(new Error("no Google in service tests")),
+      redeem: () => Promise.reject(new Error("no Google in service tests")),
+      checkIdToken: () => Promise.reject(new Error("no Google in service tests")),
+    },
     logger: silent,
     events: unobservedEvents,
     // REPORT_BATCH_SIZE's default.

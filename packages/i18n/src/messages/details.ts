@@ -74,6 +74,10 @@ export const detailMessages = {
     en: "payouts need the shop's own B2C account ({fields})",
     sw: "malipo ya kutuma yanahitaji akaunti ya B2C ya duka lenyewe ({fields})",
   },
+  "detail.redirect_uri_not_listed": {
+    en: "is not one of the shop's redirect URIs for Sign in with Google (settings.oidc.google.redirectUris)",
+    sw: "si mojawapo ya anwani za kurudi za duka za kuingia kwa Google (settings.oidc.google.redirectUris)",
+  },
   "detail.secret_nothing_to_keep": {
     en: "nothing is stored to keep: send the {field} itself",
     sw: "hakuna kilichohifadhiwa cha kubakiza: tuma {field} yenyewe",

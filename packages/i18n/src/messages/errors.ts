@@ -62,6 +62,18 @@ export const errorMessages = {
     en: "Please confirm it is you before this change: sign in again or reauthenticate (POST /api/v1/auth/reauthenticate), then retry.",
     sw: "Tafadhali thibitisha kwamba ni wewe kabla ya badiliko hili: ingia tena au jithibitishe upya (POST /api/v1/auth/reauthenticate), kisha ujaribu tena.",
   },
+  "error.ACCOUNT_EXISTS": {
+    en: "An account with this email already exists: sign in to it, then link your Google account.",
+    sw: "Akaunti yenye barua pepe hii tayari ipo: ingia kwenye akaunti hiyo, kisha uunganishe akaunti yako ya Google.",
+  },
+  "error.IDENTITY_IN_USE": {
+    en: "This Google account is already linked to another account.",
+    sw: "Akaunti hii ya Google tayari imeunganishwa na akaunti nyingine.",
+  },
+  "error.LAST_SIGN_IN_METHOD": {
+    en: "This is the last way to sign in to your account: add another (a password or a verified phone) first.",
+    sw: "Hii ndiyo njia ya mwisho ya kuingia kwenye akaunti yako: ongeza nyingine kwanza (nenosiri au nambari ya simu iliyothibitishwa).",
+  },
   "error.NO_VERIFIED_PHONE": {
     en: "This account has no verified phone to text a code to; confirm with your password instead.",
     sw: "Akaunti hii haina nambari ya simu iliyothibitishwa ya kutumiwa nambari ya kuthibitisha; tafadhali thibitisha kwa nenosiri lako.",
@@ -177,6 +189,16 @@ export const errorMessages = {
   },
 
   // Phone sign-in (docs/phone-sign-in.md).
+  "google.token_refused": {
+    en: "The Google sign-in could not be verified; please try again.",
+    sw: "Kuingia kwa Google hakukuweza kuthibitishwa; tafadhali jaribu tena.",
+  },
+  "google.not_set_up": { en: "This shop does not offer Sign in with Google.", sw: "Duka hili halitoi huduma ya kuingia kwa Google." },
+  "google.not_linked": { en: "No Google account is linked to this account.", sw: "Hakuna akaunti ya Google iliyounganishwa na akaunti hii." },
+  "google.other_account_linked": {
+    en: "Another Google account is already linked to this account: unlink it first.",
+    sw: "Akaunti nyingine ya Google tayari imeunganishwa na akaunti hii: iondoe kwanza.",
+  },
   "phone.code_wrong_or_expired": {
     en: "The code is incorrect or has expired.",
     sw: "Nambari ya kuthibitisha si sahihi au muda wake umekwisha.",

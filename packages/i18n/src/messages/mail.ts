@@ -129,6 +129,11 @@ export const mailMessages = {
     en: "A phone number was verified on your {shop} account on {when}: it can now be used to sign in by SMS. For your safety, you were signed out on your other devices.",
     sw: "Nambari ya simu ilithibitishwa kwenye akaunti yako ya {shop} {when}: sasa inaweza kutumika kuingia kwa SMS. Kwa usalama wako, umetolewa kwenye vifaa vyako vingine.",
   },
+  "mail.google_linked.subject": { en: "A Google account was linked to your {shop} account", sw: "Akaunti ya Google imeunganishwa na akaunti yako ya {shop}" },
+  "mail.google_linked.body": {
+    en: "A Google account was linked to your {shop} account on {when}: it can now be used to sign in with Google. For your safety, you were signed out on your other devices.",
+    sw: "Akaunti ya Google iliunganishwa na akaunti yako ya {shop} {when}: sasa inaweza kutumika kuingia kwa Google. Kwa usalama wako, umetolewa kwenye vifaa vyako vingine.",
+  },
   "mail.notice.not_you_contact_shop": {
     en: "If this was not you, someone may have access to your account: contact {shop} at once.",
     sw: "Ikiwa si wewe, huenda mtu mwingine anaweza kuingia kwenye akaunti yako: tafadhali wasiliana na {shop} mara moja.",

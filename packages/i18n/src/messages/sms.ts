@@ -33,6 +33,10 @@ export const smsMessages = {
     en: "{shop}: a password was set on your account and your other devices were signed out. Not you? Contact {shop} at once.",
     sw: "{shop}: nenosiri limewekwa kwenye akaunti yako na umetolewa kwenye vifaa vingine. Si wewe? Wasiliana na {shop} mara moja.",
   },
+  "sms.notice.google_linked": {
+    en: "{shop}: a Google account was linked to your account and your other devices were signed out. Not you? Contact {shop} at once.",
+    sw: "{shop}: akaunti ya Google imeunganishwa na akaunti yako na umetolewa kwenye vifaa vingine. Si wewe? Wasiliana na {shop} mara moja.",
+  },
   "sms.notice.two_factor_enabled": {
     en: "{shop}: two-step sign-in was turned on for your account and your other devices were signed out. Not you? Contact {shop} at once.",
     sw: "{shop}: uthibitishaji wa hatua mbili umewashwa kwa akaunti yako na umetolewa kwenye vifaa vingine. Si wewe? Wasiliana na {shop} mara moja.",

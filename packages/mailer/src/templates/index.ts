@@ -8,6 +8,7 @@ import {
   accountDeleted,
   accountExported,
   emailChanged,
+  googleLinked,
   passwordChanged,
   passwordReset,
   phoneAdded,
@@ -28,6 +29,7 @@ export {
   accountDeleted,
   accountExported,
   emailChanged,
+  googleLinked,
   passwordChanged,
   passwordReset,
   phoneAdded,
@@ -54,6 +56,7 @@ export interface MailDataByKind {
   emailChanged: SecurityNoticeData;
   phoneChanged: SecurityNoticeData;
   phoneAdded: SecurityNoticeData;
+  googleLinked: SecurityNoticeData;
 }
 
 export type MailKind = keyof MailDataByKind;
@@ -73,6 +76,7 @@ export const MAIL_KINDS = [
   "emailChanged",
   "phoneChanged",
   "phoneAdded",
+  "googleLinked",
 ] as const satisfies readonly MailKind[];
 
 const templates: { readonly [K in MailKind]: (data: MailDataByKind[K], locale: Locale) => RenderedMail } = {
@@ -90,6 +94,7 @@ const templates: { readonly [K in MailKind]: (data: MailDataByKind[K], locale: L
   emailChanged,
   phoneChanged,
   phoneAdded,
+  googleLinked,
 };
 
 /** The mail in the recipient's language (English unless told). */

@@ -18,7 +18,8 @@ type Notice =
   | "account_deleted"
   | "email_changed"
   | "phone_changed"
-  | "phone_added";
+  | "phone_added"
+  | "google_linked";
 
 /** What each notice says after its subject and its "what changed, when" paragraph. */
 const closing: Record<Notice, (locale: Locale, shop: string) => string[]> = {
@@ -32,6 +33,7 @@ const closing: Record<Notice, (locale: Locale, shop: string) => string[]> = {
   email_changed: (locale, shop) => [t(locale, "mail.notice.if_you"), t(locale, "mail.notice.not_you_contact_shop", { shop })],
   phone_changed: (locale, shop) => [t(locale, "mail.notice.if_you"), t(locale, "mail.notice.not_you", { shop })],
   phone_added: (locale, shop) => [t(locale, "mail.notice.if_you"), t(locale, "mail.notice.not_you", { shop })],
+  google_linked: (locale, shop) => [t(locale, "mail.notice.if_you"), t(locale, "mail.notice.not_you_contact_shop", { shop })],
 };
 
 function notice(kind: Notice) {
@@ -56,3 +58,5 @@ export const accountDeleted = notice("account_deleted");
 export const emailChanged = notice("email_changed");
 export const phoneChanged = notice("phone_changed");
 export const phoneAdded = notice("phone_added");
+/** A Google account was linked (docs/sign-in.md#linking): a new way in. */
+export const googleLinked = notice("google_linked");

@@ -193,6 +193,7 @@ export function describeOperations(document: OpenAPIObject, router: AnyRouter): 
       if (meta?.successStatus === 201) answerCreated(operation);
       if (meta?.acceptedDescription) answerAcceptedToo(operation, meta.acceptedDescription);
       if (meta?.answers) answerFile(operation, meta.answers);
+      if (meta?.redirects) answerRedirect(operation, meta.redirects);
       if (method === "delete") moveQueryToBody(operation);
       addBodyRules(operation, bodyRulesByOperation.get(`${method.toUpperCase()} ${path}`));
       addRequestExamples(operation);
@@ -262,6 +263,14 @@ function answerFile(operation: Json, file: FileAnswer): void {
   const success = responses["200"];
   if (!success) return;
   success.content = { [file.mediaType]: { schema: { type: "string" }, example: file.example } };
+}
+
+/** An operation that sends the browser elsewhere (`redirects`): its success is a 302 with a Location, no body. */
+function answerRedirect(operation: Json, redirect: { description: string; example: string }): void {
+  const responses = (operation.responses ?? {}) as Record<string, Json>;
+  delete responses["200"];
+  const location = { description: "Where the browser goes next", schema: { type: "string", format: "uri" }, example: redirect.example };
+  responses["302"] = { description: redirect.description, headers: { Location: location } };
 }
 
 /**

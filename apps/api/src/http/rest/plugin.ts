@@ -85,7 +85,9 @@ export const restPlugin: FastifyPluginAsync<RestOptions> = async (app, opts) => 
         batchIndex: 0,
       });
       const meta = responseMeta({ paths: [operation.path], errors: [], ctx });
-      const file = operationMetaOf(opts.router, operation.path)?.answers;
+      const facts = operationMetaOf(opts.router, operation.path);
+      if (facts?.redirects) return sendRedirect(reply, meta.headers, data as { location: string });
+      const file = facts?.answers;
       if (file) {
         const onStreamError = (error: unknown) => opts.onError(error, operation.path);
         return await sendFile(reply, meta.status ?? 200, meta.headers, file, data as StreamedFile, onStreamError);
@@ -107,6 +109,13 @@ function send(reply: FastifyReply, status: number, headers: Record<string, strin
   void reply.code(status).header("content-type", "application/json");
   for (const [name, value] of Object.entries(headers)) void reply.header(name, value);
   return reply.send(JSON.stringify(body));
+}
+
+/** A redirect (`redirects`, Sign in with Google): 302 to the location the procedure chose, no body. */
+function sendRedirect(reply: FastifyReply, headers: Record<string, string>, answer: { location: string }): FastifyReply {
+  void reply.code(302).header("location", answer.location);
+  for (const [name, value] of Object.entries(headers)) void reply.header(name, value);
+  return reply.send();
 }
 
 /**

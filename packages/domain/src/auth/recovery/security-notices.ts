@@ -24,7 +24,8 @@ export type SecurityNotice =
   | "twoFactorDisabled"
   | "emailChanged"
   | "phoneChanged"
-  | "phoneAdded";
+  | "phoneAdded"
+  | "googleLinked";
 
 export type SecurityText =
   | "sms.notice.phone_changed"
@@ -32,7 +33,8 @@ export type SecurityText =
   | "sms.notice.email_added"
   | "sms.notice.email_confirmed"
   | "sms.notice.password_set"
-  | "sms.notice.two_factor_enabled";
+  | "sms.notice.two_factor_enabled"
+  | "sms.notice.google_linked";
 
 /** The account told of a change, as it was before the change: its email and its phone, each with whether it is verified. */
 export interface NoticeAccount extends MailUser {

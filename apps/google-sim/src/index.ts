@@ -1,0 +1,3 @@
+export { googleSimulatorDefaults } from "./defaults.js";
+export { accountOf, subjectOf, type SimAccount } from "./accounts.js";
+export { buildGoogleSimulator, type GoogleSimulator, type MintRequest, type SimClient } from "./server.js";

@@ -1,0 +1,38 @@
+/**
+ * Signing in with a verified Google identity, by either flow: answered as login is (docs/sign-in.md),
+ * through the same session start as every other sign-in; with two-factor on, an otp_token for
+ * otp/validate instead (Google's own second factor is not the shop's).
+ */
+import { DomainError, serviceUnavailable } from "../../shared/errors.js";
+import { noStore } from "../../shared/request.js";
+import type { TenantCtx } from "../ports.js";
+import { assertEmailVerifiedIfRequired, startSession, type LoginResult } from "../service.js";
+import { issueOtpLoginToken } from "../tokens/otp-login-token.js";
+import { accountForGoogle, invalidGoogleToken } from "./google-account.js";
+import type { GoogleIdentity } from "./identity-provider.js";
+import { spendNonce } from "./nonces.js";
+
+export async function signInWithGoogle(ctx: TenantCtx, identity: GoogleIdentity): Promise<LoginResult> {
+  const user = await accountForGoogle(ctx, identity);
+  assertEmailVerifiedIfRequired(ctx.tenant, user);
+  noStore(ctx);
+  if (user.otpEnabled) return { requires_otp: true, otp_token: await issueOtpLoginToken(ctx, user) };
+  return { requires_otp: false, ...(await startSession(ctx, user, "google")) };
+}
+
+/**
+ * An ID token the app got from Google (One Tap, mobile, or for linking): its nonce spent first —
+ * whether the token passes or not — then every check; any failure is 401 INVALID_TOKEN.
+ */
+export async function verifiedIdToken(ctx: TenantCtx, clientId: string, idToken: string): Promise<GoogleIdentity> {
+  const check = await ctx.deps.google.checkIdToken(clientId, idToken).catch((cause: unknown) => {
+    throw cause instanceof DomainError ? cause : serviceUnavailable(cause);
+  });
+  const nonceIssuedHere = await spendNonce(ctx, check.nonce);
+  if (!check.verified) {
+    ctx.deps.logger.info({ tenantId: ctx.tenant.id, reason: check.reason }, "Google ID token refused");
+    throw invalidGoogleToken();
+  }
+  if (!nonceIssuedHere) throw invalidGoogleToken();
+  return check.identity;
+}
