@@ -10,7 +10,7 @@ import { adminKey, RestClient, trpcClient, type TestApp } from "./support/app.js
 import { testClock } from "./support/clock.js";
 import { skipThisTarget } from "./support/database.js";
 
-const keyPattern = /^mk_[A-Za-z0-9_-]{43}$/;
+const keyPattern = /^mk_live_[A-Za-z0-9_-]{43}$/;
 
 const clock = testClock();
 it.override({ appOptions: { now: clock.now } });
@@ -43,15 +43,15 @@ describe.skipIf(skipThisTarget)("API keys", () => {
     expect(res.status).toBe(201);
     expect(res.headers.get("cache-control")).toBe("no-store");
     const created = res.body.data;
-    expect(Object.keys(created).sort()).toEqual(["created_at", "id", "key", "name", "prefix"]);
-    expect(created).toMatchObject({ name: "Checkout backend", created_at: clock.now().toISOString() });
+    expect(Object.keys(created).sort()).toEqual(["created_at", "id", "key", "livemode", "name", "prefix"]);
+    expect(created).toMatchObject({ name: "Checkout backend", livemode: true, created_at: clock.now().toISOString() });
     expect(created.key).toMatch(keyPattern);
-    expect(created.prefix).toBe(created.key.slice(0, 12));
+    expect(created.prefix).toBe(created.key.slice(0, 17));
 
     const list = await admin("GET", `/api/v1/admin/tenants/${tenantId}/api-keys`);
     expect(list.status).toBe(200);
     expect(list.body.data).toEqual({
-      api_keys: [{ id: created.id, name: "Checkout backend", prefix: created.prefix, created_at: created.created_at, last_used_at: null, revoked_at: null }],
+      api_keys: [{ id: created.id, name: "Checkout backend", prefix: created.prefix, livemode: true, created_at: created.created_at, last_used_at: null, revoked_at: null }],
       next_cursor: null,
     });
     expect(JSON.stringify(list.body)).not.toContain(created.key);
@@ -59,7 +59,7 @@ describe.skipIf(skipThisTarget)("API keys", () => {
     for (const header of ["", tenantId]) {
       const current = await server(created.key, header);
       expect(current.status).toBe(200);
-      expect(current.body.data).toEqual({ id: created.id, name: "Checkout backend", prefix: created.prefix, tenant_id: tenantId });
+      expect(current.body.data).toEqual({ id: created.id, name: "Checkout backend", prefix: created.prefix, livemode: true, tenant_id: tenantId });
     }
   });
 
@@ -70,7 +70,7 @@ describe.skipIf(skipThisTarget)("API keys", () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]!.key_hash).toBe(createHash("sha256").update(created.key).digest("hex"));
     expect(rows[0]!.prefix).toBe(created.prefix);
-    expect(JSON.stringify(rows)).not.toContain(created.key.slice(12));
+    expect(JSON.stringify(rows)).not.toContain(created.key.slice(17));
   });
 
   it("revokes a key at once (200, data null); revoking it again changes nothing", async () => {

@@ -160,8 +160,13 @@ describe.skipIf(skipDatabaseAgnostic)("dev-only routes answer only a Host naming
     expect((await withHost(t.url, "GET", "/dev/outbox/texts", "LOCALHOST:3000")).body).toMatchObject({ success: true, data: { texts: expect.any(Array) } });
     const order = await withHost(t.url, "POST", "/demo/shop/orders", "127.0.0.1:3000", {}, { amount: 100 });
     expect(order.status, JSON.stringify(order.body)).toBe(201);
+    // The demo shop runs in test mode; an order paid from the menu or by QR is live money (docs/test-mode.md).
+    expect(order.body.livemode).toBe(false);
     const read = await withHost(t.url, "GET", `/demo/shop/orders/${order.body.intent_id}`, "[::1]:3000");
     expect(read.body).toMatchObject({ status: "requires_payment" });
+    const menuOrder = await withHost(t.url, "POST", "/demo/shop/orders", "localhost:3000", {}, { amount: 100, pay_with: "menu" });
+    expect(menuOrder.body.livemode).toBe(true);
+    expect((await withHost(t.url, "GET", `/demo/shop/orders/${menuOrder.body.intent_id}`, "localhost")).body).toMatchObject({ status: "requires_payment" });
     // Answered by the route (its own validation), not the 404 of an unknown one.
     expect((await withHost(t.url, "POST", "/demo/shop/phone/pay", "localhost", {}, {})).status).toBe(422);
     expect((await withHost(t.url, "POST", "/demo/shop/phone/scan", "localhost", {}, {})).status).toBe(422);

@@ -73,7 +73,7 @@ describe.skipIf(target !== "embedded" || !serviceBuilt)("the dev start's simulat
     const order = await fetch(`${running.url}/demo/shop/orders`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ amount: 100 }),
+      body: JSON.stringify({ amount: 100, pay_with: "menu" }),
     });
     expect(order.status).toBe(201);
     const { order_number, paybill } = (await order.json()) as { order_number: string; paybill: string };
@@ -89,7 +89,7 @@ describe.skipIf(target !== "embedded" || !serviceBuilt)("the dev start's simulat
     const scanned = await fetch(`${running.url}/demo/shop/orders`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ amount: 70 }),
+      body: JSON.stringify({ amount: 70, pay_with: "menu" }),
     });
     const { intent_id } = (await scanned.json()) as { intent_id: string };
     const qr = await fetch(`${running.url}/demo/shop/orders/${intent_id}/qr`);

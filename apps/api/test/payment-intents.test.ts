@@ -72,6 +72,7 @@ describe.skipIf(skipThisTarget)("payment intents", () => {
       message: expect.any(String),
       data: {
         id: expect.stringMatching(/^pi_[A-Za-z0-9_-]{24}$/),
+        livemode: true,
         amount: 1500,
         reference,
         description: "Order",
@@ -157,6 +158,7 @@ describe.skipIf(skipThisTarget)("payment intents", () => {
     expect(processing.payments).toEqual([
       {
         id: pushed.body.data.id,
+        livemode: true,
         channel: "stk",
         status: "PENDING",
         amount: 250,

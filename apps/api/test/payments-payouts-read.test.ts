@@ -19,6 +19,7 @@ const viewKeys = [
   "conversationId",
   "createdAt",
   "id",
+  "livemode",
   "occasion",
   "originatorConversationId",
   "phone",
@@ -100,6 +101,7 @@ describe.skipIf(skipThisTarget)("payout reads (simulator)", () => {
     const row = await t.deps.db.unscoped("test").payout.findUniqueOrThrow({ where: { originatorConversationId: succeeded } });
     expect(payout).toEqual({
       id: row.id,
+      livemode: true,
       originatorConversationId: succeeded,
       conversationId: expect.stringMatching(/^AG_/),
       transactionId: expect.stringMatching(/^[A-Z0-9]{10}$/),

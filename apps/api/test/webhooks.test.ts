@@ -83,7 +83,7 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
     expect(res.status).toBe(201);
     expect(res.headers.get("cache-control")).toBe("no-store");
     const created = res.body.data;
-    expect(Object.keys(created).sort()).toEqual(["created_at", "events", "id", "secret", "url"]);
+    expect(Object.keys(created).sort()).toEqual(["created_at", "events", "id", "livemode", "secret", "url"]);
     expect(created).toMatchObject({ url: "http://127.0.0.1:9/hooks", events: allEventTypes });
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
 
@@ -93,7 +93,7 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
     const list = await call("GET", "/api/v1/webhook-endpoints");
     expect(list.status).toBe(200);
     expect(list.body.data).toEqual({
-      webhook_endpoints: [{ id: created.id, url: created.url, events: allEventTypes, enabled: true, disabled_reason: null, created_at: created.created_at, updated_at: expect.any(String) }],
+      webhook_endpoints: [{ id: created.id, livemode: true, url: created.url, events: allEventTypes, enabled: true, disabled_reason: null, created_at: created.created_at, updated_at: expect.any(String) }],
       next_cursor: null,
     });
     expect(JSON.stringify(list.body)).not.toContain(created.secret);
@@ -164,10 +164,11 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
     expect(delivery!.headers["mteja-event-type"]).toBe("payment.succeeded");
     const event = verifyWebhook<{ payment: Record<string, unknown> }>(delivery!.body, delivery!.headers["mteja-signature"], endpoint.secret);
     expect(delivery!.headers["mteja-event-id"]).toBe(event.id);
-    expect(event).toMatchObject({ id: expect.stringMatching(/^evt_[0-9a-f]{32}$/), type: "payment.succeeded", tenant_id: "default" });
+    expect(event).toMatchObject({ id: expect.stringMatching(/^evt_[0-9a-f]{32}$/), type: "payment.succeeded", tenant_id: "default", livemode: true });
     const stored = await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { id: paymentId } });
     expect(event.data.payment).toEqual({
       id: paymentId,
+      livemode: true,
       channel: "stk",
       status: "SUCCESS",
       amount: 1,
@@ -404,7 +405,7 @@ describe.skipIf(skipThisTarget)("webhook endpoint URLs in production", () => {
     await production.deps.db.forTenant("default").webhookEndpoint.create({
       data: { id: endpointId, tenantId: "default", url: "https://localhost:9/hooks", events: allEventTypes, secretSealed: production.deps.cipher.encrypt("whsec_rebound"), createdAt: now, updatedAt: now },
     });
-    await production.deps.db.transaction(production.deps.db.forTenant("default"), (tx) => recordEvent(tx, { tenantId: "default", type: "payment.succeeded", data: { payment: { id: "rebound" } }, at: now }));
+    await production.deps.db.transaction(production.deps.db.forTenant("default"), (tx) => recordEvent(tx, { tenantId: "default", livemode: true, type: "payment.succeeded", data: { payment: { id: "rebound" } }, at: now }));
     production.deps.webhooks.nudge();
     const key = await createApiKey(production.url);
     const listed = await waitFor(async () => {

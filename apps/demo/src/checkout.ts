@@ -91,7 +91,7 @@ function checkoutForm(shell: Shell, addresses: AddressSummary[], progress: HTMLE
     menuButton.disabled = true;
     status.clear();
     const amount = Number(form.querySelector<HTMLInputElement>("input[name=amount]")!.value);
-    createOrder(amount)
+    createOrder(amount, "menu")
       .then((order) => {
         following?.abort();
         following = new AbortController();

@@ -8,6 +8,8 @@ export interface Order {
   order_number: string;
   intent_id: string;
   amount: number;
+  /** false: a test-mode order (paid by prompt through the simulated provider); true: a live one (menu, QR). */
+  livemode: boolean;
   /** The paybill to pay from the M-Pesa menu; null when C2B is not registered. */
   paybill: string | null;
 }
@@ -32,7 +34,9 @@ async function shopCall<T>(method: string, path: string, body?: unknown): Promis
   return answer as T;
 }
 
-export const createOrder = (amount: number) => shopCall<Order>("POST", "/demo/shop/orders", { amount });
+/** An order paid by prompt is test mode's; one paid from the menu or by QR live money's (docs/test-mode.md). */
+export const createOrder = (amount: number, payWith: "prompt" | "menu" = "prompt") =>
+  shopCall<Order>("POST", "/demo/shop/orders", { amount, pay_with: payWith });
 export const readOrder = (intentId: string) => shopCall<OrderState>("GET", `/demo/shop/orders/${encodeURIComponent(intentId)}`);
 export const payFromPhone = (order: Order) =>
   shopCall<{ status: string; reason: string; trans_id: string }>("POST", "/demo/shop/phone/pay", { paybill: order.paybill, account: order.order_number, amount: order.amount });

@@ -11,7 +11,7 @@ import type { RawSql } from "./raw-sql.js";
 import type { Door, PlainTransaction, TransactionOptions, Transactions, UnscopedDb, UnscopedReason } from "./doors.js";
 import { givePlainAccess, plainOf, type PlainSql } from "./plain-access.js";
 import { createTenantClients } from "./tenant-clients.js";
-import type { TenantDb } from "./tenant-scope.js";
+import type { ModeScope, TenantDb } from "./tenant-scope.js";
 
 export type DatabaseKind = "postgres" | "embedded";
 
@@ -45,9 +45,11 @@ export interface Database {
   kind: DatabaseKind;
   /**
    * One tenant's view of the data: the tenant is added to every query of tenant-owned rows, and a query
-   * naming another tenant is refused. Built once per tenant.
+   * naming another tenant is refused. Built once per tenant. Given a mode, one tenant's view of one
+   * mode's money (docs/test-mode.md): `livemode` is added likewise to every query of the models that
+   * carry it, so a server request of a test key cannot read or write live rows, nor one of a live key test rows.
    */
-  forTenant(tenantId: string): TenantDb;
+  forTenant(tenantId: string, mode?: ModeScope): TenantDb;
   /**
    * Every tenant's rows, unchecked: only for code that crosses tenants by design, which says why
    * (`UnscopedReason`). The same client whatever the reason.
@@ -151,7 +153,7 @@ function doorsOf(prisma: PrismaClient, plain: PlainSql): Pick<Database, "forTena
   const tenants = createTenantClients(prisma, undefined, plain);
   const unscoped: UnscopedDb = givePlainAccess(prisma, plain);
   return {
-    forTenant: (tenantId) => tenants.forTenant(tenantId),
+    forTenant: (tenantId, mode) => tenants.forTenant(tenantId, mode),
     unscoped: () => unscoped,
     transaction: runTransaction as Transactions,
   };

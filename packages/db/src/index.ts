@@ -7,7 +7,7 @@ export { changedRow, type RowChanges } from "./model-rows.js";
 export { isUniqueViolation, type RawSql, type SqlQuery } from "./raw-sql.js";
 export type { AnyClient } from "./repositories/clients.js";
 export type { SettleWrites } from "./repositories/settle-row.js";
-export { scopeToTenant, TenantScopeViolation, tenantScopeOfModel, type TenantDb, type TenantTx } from "./tenant-scope.js";
+export { scopeToTenant, TenantScopeViolation, tenantScopeOfModel, type ModeScope, type TenantDb, type TenantTx } from "./tenant-scope.js";
 export { PrismaClient, Prisma } from "./generated/prisma/client.js";
 export type * from "./generated/prisma/models.js";
 export * as accountBalances from "./repositories/account-balances.js";

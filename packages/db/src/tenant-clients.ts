@@ -1,10 +1,13 @@
 import type { PrismaClient } from "./generated/prisma/client.js";
 import { givePlainAccess, type PlainSql } from "./plain-access.js";
-import { scopeToTenant, type TenantDb } from "./tenant-scope.js";
+import { scopeToTenant, type ModeScope, type TenantDb } from "./tenant-scope.js";
 
 export interface TenantClients {
-  /** The scoped client of this tenant, built on first use and kept (most recently used first). */
-  forTenant(tenantId: string): TenantDb;
+  /**
+   * The scoped client of this tenant (and, given one, of this mode: docs/test-mode.md), built on first
+   * use and kept (most recently used first).
+   */
+  forTenant(tenantId: string, mode?: ModeScope): TenantDb;
 }
 
 /**
@@ -16,16 +19,17 @@ export interface TenantClients {
 export function createTenantClients(prisma: PrismaClient, maxTenants = 1000, plain?: PlainSql): TenantClients {
   const clients = new Map<string, TenantDb>();
   return {
-    forTenant(tenantId) {
-      const hit = clients.get(tenantId);
+    forTenant(tenantId, mode) {
+      const key = mode ? `${tenantId}\u0000${mode.livemode ? "live" : "test"}` : tenantId;
+      const hit = clients.get(key);
       if (hit) {
-        clients.delete(tenantId);
-        clients.set(tenantId, hit);
+        clients.delete(key);
+        clients.set(key, hit);
         return hit;
       }
-      const scoped = scopeToTenant(prisma, tenantId);
+      const scoped = scopeToTenant(prisma, tenantId, mode);
       const client = plain ? givePlainAccess(scoped, plain, tenantId) : scoped;
-      clients.set(tenantId, client);
+      clients.set(key, client);
       if (clients.size > maxTenants) clients.delete(clients.keys().next().value as string);
       return client;
     },

@@ -35,6 +35,12 @@ const tenantOwned = new Set([
   "PasskeyChallenge",
 ]);
 
+/**
+ * Models with a `livemode` column (docs/test-mode.md): a client scoped to a mode as well reads and
+ * writes only that mode's rows, as it does its tenant's.
+ */
+const modeOwned = new Set(["Payment", "Payout", "PaymentIntent", "WebhookEndpoint", "WebhookEvent", "Refund"]);
+
 /** Models without `tenant_id`, scoped through the relation to their tenant-owned parent. */
 const scopedThroughParent: Record<string, string> = { RefreshToken: "session", RecoveryCode: "user" };
 
@@ -73,7 +79,12 @@ const relationFields: Record<string, readonly string[]> = {
  * How each model is reached through a scoped client. SigningKey and DarajaCallback are not tenant data
  * (the key ring is shared, callbacks are matched to a tenant by the payment they name): refused.
  */
-export const tenantScopeOfModel = { tenantOwned, scopedThroughParent, relationFields } as const;
+export const tenantScopeOfModel = { tenantOwned, modeOwned, scopedThroughParent, relationFields } as const;
+
+/** Which money a mode-scoped client sees: live (`true`) or test mode's (`false`). */
+export interface ModeScope {
+  livemode: boolean;
+}
 
 export class TenantScopeViolation extends Error {
   override name = "TenantScopeViolation";
@@ -100,15 +111,19 @@ const dataOperations = new Set(["update", "updateMany", "updateManyAndReturn"]);
 
 type Args = Record<string, unknown>;
 
-/** Builds the scoped client of one tenant (callers cache it: see createTenantClients). */
-export function scopeToTenant(prisma: PrismaClient, tenantId: string) {
+/**
+ * Builds the scoped client of one tenant (callers cache it: see createTenantClients); given a mode, of
+ * that tenant's rows of that mode too, wherever a model has one (`modeOwned`).
+ */
+export function scopeToTenant(prisma: PrismaClient, tenantId: string, mode?: ModeScope) {
   if (!tenantId) throw new TenantScopeViolation("A tenant-scoped client needs a tenant id.");
   return prisma.$extends({
-    name: `tenant:${tenantId}`,
+    name: mode ? `tenant:${tenantId}:${mode.livemode ? "live" : "test"}` : `tenant:${tenantId}`,
     query: {
       $allModels: {
         $allOperations({ model, operation, args, query }) {
-          return query(scopeArgs(tenantId, model, operation, (args ?? {}) as Args) as typeof args);
+          const scoped = scopeArgs(tenantId, model, operation, (args ?? {}) as Args);
+          return query((mode && modeOwned.has(model) ? scopeMode(mode.livemode, model, operation, scoped) : scoped) as typeof args);
         },
       },
     },
@@ -149,6 +164,34 @@ function scopeOwned(tenantId: string, model: string, operation: string, args: Ar
     refuseForeignData(args.update as Args | undefined, tenantId, model);
   }
   return scoped;
+}
+
+function scopeMode(livemode: boolean, model: string, operation: string, args: Args): Args {
+  const scoped: Args = { ...args };
+  const check = (row: Args | undefined, part: "where" | "data") => {
+    if (row && "livemode" in row && row.livemode !== livemode) throw otherMode(model, part);
+  };
+  if (whereOperations.has(operation)) {
+    check(args.where as Args | undefined, "where");
+    scoped.where = { ...((args.where as Args | undefined) ?? {}), livemode };
+  }
+  if (createOperations.has(operation)) {
+    scoped.data = mapRows(args.data, (row) => {
+      check(row, "data");
+      return { ...row, livemode };
+    });
+  }
+  if (dataOperations.has(operation)) check(args.data as Args | undefined, "data");
+  if (operation === "upsert") {
+    check(args.create as Args, "data");
+    check(args.update as Args | undefined, "data");
+    scoped.create = { ...(args.create as Args), livemode };
+  }
+  return scoped;
+}
+
+function otherMode(model: string, part: "where" | "data"): TenantScopeViolation {
+  return new TenantScopeViolation(`${model}: the ${part} names another mode (livemode) than this client's.`);
 }
 
 function withTenant(where: Args | undefined, tenantId: string, model: string): Args {

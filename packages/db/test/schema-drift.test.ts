@@ -16,7 +16,7 @@ const schemaPath = new URL("../../../prisma/schema.prisma", import.meta.url);
 /** Constraints Prisma's schema language cannot express; they must exist, and nothing else extra may. */
 const migrationOnlyIndexes = [
   "addresses_one_default_per_user",
-  "payment_intents_open_reference",
+  "payment_intents_open_reference_per_mode",
   "payment_reversals_one_open_per_payment",
   "payments_one_success_per_intent",
   "refresh_tokens_one_current_per_session",

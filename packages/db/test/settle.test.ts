@@ -46,6 +46,7 @@ for (const target of targets) {
       return {
         id: `evt_${randomUUID().replace(/-/g, "")}`,
         tenantId: "shop",
+        livemode: true,
         type: "payment.succeeded",
         body: paymentId,
         at: settledAt,

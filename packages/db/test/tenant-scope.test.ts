@@ -143,6 +143,33 @@ for (const target of targets) {
       expect((await db.unscoped("test").user.findUniqueOrThrow({ where: { id: aliceA } })).name).toBe("Alice A");
     });
 
+    it("scoped to a mode as well, reads, writes and changes only that mode's rows (test mode)", async () => {
+      const intent = (id: string, livemode: boolean) => ({
+        id, tenantId: "shop-a", livemode, amount: 100, reference: id.toUpperCase().slice(0, 12), status: "requires_payment",
+        expiresAt: new Date("2030-01-01T00:00:00Z"),
+      });
+      await db.unscoped("test").paymentIntent.createMany({ data: [intent("pi_live", true), intent("pi_test", false)] });
+      const testMode = db.forTenant("shop-a", { livemode: false });
+      const liveMode = db.forTenant("shop-a", { livemode: true });
+      expect((await testMode.paymentIntent.findMany()).map((row) => row.id)).toEqual(["pi_test"]);
+      expect((await liveMode.paymentIntent.findMany()).map((row) => row.id)).toEqual(["pi_live"]);
+      expect(await testMode.paymentIntent.findUnique({ where: { id: "pi_live" } })).toBeNull();
+      expect(await testMode.paymentIntent.updateMany({ where: { id: "pi_live" }, data: { status: "canceled" } })).toEqual({ count: 0 });
+      // Without a mode the tenant's client sees both (a customer's own payments are of either mode).
+      expect(await shopA().paymentIntent.count({ where: { id: { in: ["pi_live", "pi_test"] } } })).toBe(2);
+      const { tenantId: _, livemode: __, ...fields } = intent("pi_made_in_test", true);
+      // @ts-expect-error Prisma's types still ask for the tenant; the scoped client fills it in (and the mode)
+      expect((await testMode.paymentIntent.create({ data: fields })).livemode).toBe(false);
+      await expect(testMode.paymentIntent.create({ data: intent("pi_mallory", true) })).rejects.toThrow(/another mode/);
+      await expect(testMode.paymentIntent.findFirst({ where: { livemode: true } })).rejects.toThrow(/another mode/);
+      await expect(testMode.paymentIntent.updateMany({ where: {}, data: { livemode: true } })).rejects.toThrow(/another mode/);
+      // Models without a mode are scoped by tenant only.
+      expect(await testMode.user.count({ where: { id: aliceA } })).toBe(1);
+      expect(testMode).toBe(db.forTenant("shop-a", { livemode: false }));
+      expect(testMode).not.toBe(liveMode);
+      expect(testMode).not.toBe(shopA());
+    });
+
     it("is built once per tenant and reused", () => {
       expect(db.forTenant("shop-a")).toBe(db.forTenant("shop-a"));
       expect(db.forTenant("shop-a")).not.toBe(db.forTenant("shop-b"));
@@ -158,6 +185,11 @@ describe("the scoping table", () => {
   it("lists every model with a tenantId column as tenant-owned, and no other", () => {
     const withTenant = models.filter((m) => /^\s+tenantId\s/m.test(m.body)).map((m) => m.name);
     expect([...tenantScopeOfModel.tenantOwned].sort()).toEqual(withTenant.sort());
+  });
+
+  it("lists every model with a livemode column as mode-owned, and no other", () => {
+    const withMode = models.filter((m) => /^\s+livemode\s/m.test(m.body)).map((m) => m.name);
+    expect([...tenantScopeOfModel.modeOwned].sort()).toEqual(withMode.sort());
   });
 
   it("knows every relation field, so no nested write slips past", () => {

@@ -210,27 +210,44 @@ export const adminApiProcedure = publicProcedure.meta({ credential: "adminKey" }
  * A shop's server: its API key names the tenant (X-Tenant-ID optional but must match). A customer's
  * access token here answers 403, as an API key does on the bearer builders above.
  */
-export const serverProcedure = publicProcedure.meta({ credential: "apiKey" }).use(async ({ ctx, next }) => {
+export const serverProcedure = publicProcedure.meta({ credential: "apiKey" }).use(async ({ ctx, meta, next }) => {
   const presented = bearerToken(ctx.request.authorization);
   if (!presented) throw new DomainError("AUTH_REQUIRED", "access.api_key_required");
   const { tenant, apiKey } = await authenticateApiKey(ctx, presented);
-  return next({ ctx: { ...withTenant(ctx, tenant), apiKey } });
+  refuseTestKeyWhereLiveOnly(meta, apiKey.livemode);
+  return next({ ctx: { ...withTenantMode(ctx, tenant, apiKey.livemode), apiKey } });
 });
+
+/**
+ * Test mode (docs/test-mode.md): a key's requests see and write its mode's rows only, because the data
+ * client on their context is scoped to the mode as it is to the tenant (`Database.forTenant`), and
+ * `ctx.livemode` says which mode that is. A read added later through `ctx.db` cannot forget it.
+ */
+function withTenantMode(ctx: Context, tenant: Tenant, livemode: boolean): Pick<TenantCtx, "tenant" | "db"> & { livemode: boolean } {
+  return { tenant, db: ctx.deps.db.forTenant(tenant.id, { livemode }), livemode };
+}
+
+/** An operation that moves live money only (`meta.liveOnly`: C2B, Pull, QR, balance) refuses a test key. */
+function refuseTestKeyWhereLiveOnly(meta: OperationMeta | undefined, livemode: boolean): void {
+  if (meta?.liveOnly && !livemode) throw new DomainError("FORBIDDEN", "access.live_only");
+}
 
 /**
  * A shop's server or one of its admins: an API key (as serverProcedure) or an access token with role
  * "admin" (as adminProcedure; a customer's token answers 403). The tenant is the credential's.
  */
-export const serverOrAdminProcedure = publicProcedure.meta({ credential: "apiKeyOrAdmin" }).use(async ({ ctx, next }) => {
+export const serverOrAdminProcedure = publicProcedure.meta({ credential: "apiKeyOrAdmin" }).use(async ({ ctx, meta, next }) => {
   const presented = bearerToken(ctx.request.authorization);
   if (!presented) throw new DomainError("AUTH_REQUIRED", "access.api_key_or_admin_required");
   if (looksLikeApiKey(presented)) {
     const { tenant, apiKey } = await authenticateApiKey(ctx, presented);
-    return next({ ctx: { ...withTenant(ctx, tenant), caller: { kind: "apiKey", id: apiKey.id } as ShopCaller } });
+    refuseTestKeyWhereLiveOnly(meta, apiKey.livemode);
+    return next({ ctx: { ...withTenantMode(ctx, tenant, apiKey.livemode), caller: { kind: "apiKey", id: apiKey.id } as ShopCaller } });
   }
   const authed = await bearerWithItsTenant(ctx);
   if (authed.auth.role !== "admin") throw new DomainError("FORBIDDEN", "access.api_key_or_admin_needed");
-  return next({ ctx: { tenant: authed.tenant, db: authed.db, caller: { kind: "admin", id: authed.auth.sub } as ShopCaller } });
+  // A shop's admin signed in to the shop works on live money (docs/test-mode.md#the-modes-never-meet).
+  return next({ ctx: { ...withTenantMode(ctx, authed.tenant, true), caller: { kind: "admin", id: authed.auth.sub } as ShopCaller } });
 });
 
 /** The context of serverOrAdminProcedure. */

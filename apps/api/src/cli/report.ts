@@ -29,7 +29,8 @@ export async function writeDailyReport(
   const input = dailyReportInput.parse(request.date === undefined ? {} : { date: request.date });
   const tenant = await tenants.findTenant(ports.db.unscoped("operator-cli"), request.tenant);
   if (!tenant) throw new DomainError("NOT_FOUND");
-  const file = dailyReport(ports, ports.db.forTenant(request.tenant), input);
+  // The operator's report is of live money (docs/test-mode.md).
+  const file = dailyReport(ports, { db: ports.db.forTenant(request.tenant, { livemode: true }), livemode: true }, input);
   const body = Readable.from(file.chunks, { objectMode: false });
   if (typeof out !== "string") return pipeline(body, out);
   try {

@@ -4,6 +4,9 @@
  * (created once through the admin API) and calls the service over HTTP like any shop's server would:
  * it creates the order's intent, reads it back, and registers the shop's C2B URLs so customers can
  * pay from the M-Pesa menu, or scan the order's QR code (docs/payment-intents.md#pay-by-qr).
+ * It runs in test mode (docs/test-mode.md): an order paid by prompt is a test key's intent, paid through
+ * the simulated provider. Paying from the menu or by QR is live money only, so an order for those
+ * (`pay_with: "menu"`) is its live key's, paid through the dev start's Daraja simulator.
  * `POST /demo/shop/phone/pay` and `/demo/shop/phone/scan` stand in for the customer's phone: they ask
  * the Daraja simulator to pay the paybill from the menu, or to scan the QR code and pay
  * (docs/daraja-simulator.md#c2b, #dynamic-qr).
@@ -28,12 +31,15 @@ export interface DemoShopOptions {
 }
 
 interface ShopAccount {
-  apiKey: string;
+  /** Its test key (mk_test_…): the orders paid by prompt. */
+  testKey: string;
+  /** Its live key: the orders paid from the menu or by QR (live money only). */
+  liveKey: string;
   /** The paybill the customer pays from the menu; null when C2B could not be registered. */
   paybill: string | null;
 }
 
-const orderInput = z.object({ amount: z.number().int().min(1).max(250_000) });
+const orderInput = z.object({ amount: z.number().int().min(1).max(250_000), pay_with: z.enum(["prompt", "menu"]).default("prompt") });
 const phoneInput = z.object({ paybill: z.string().regex(/^\d{5,7}$/), account: z.string().min(1).max(20), amount: z.number().int().min(1).max(250_000) });
 const scanInput = z.object({ qr_code: z.string().min(1).max(2_000_000) });
 
@@ -63,11 +69,13 @@ export const demoShopRoutes: FastifyPluginAsync<DemoShopOptions> = async (app, o
   let account: Promise<ShopAccount> | undefined;
   const shopAccount = (): Promise<ShopAccount> => {
     account ??= (async () => {
-      const created = await call("POST", `/api/v1/admin/tenants/${opts.tenantId}/api-keys`, opts.adminApiKey, { name: "Demo shop backend" });
-      if (created.status !== 201) throw new Error(`the demo shop could not get an API key (${created.status})`);
+      const keysPath = `/api/v1/admin/tenants/${opts.tenantId}/api-keys`;
+      const test = await call("POST", keysPath, opts.adminApiKey, { name: "Demo shop backend (test mode)", mode: "test" });
+      const live = await call("POST", keysPath, opts.adminApiKey, { name: "Demo shop backend (menu and QR)", mode: "live" });
+      if (test.status !== 201 || live.status !== 201) throw new Error(`the demo shop could not get its API keys (${test.status}, ${live.status})`);
       const registered = await call("POST", `/api/v1/admin/tenants/${opts.tenantId}/c2b/register`, opts.adminApiKey, {});
       if (registered.status !== 200) app.log.warn({ status: registered.status, error: registered.body?.error }, "demo shop: C2B registration failed; paying from the M-Pesa menu is off");
-      return { apiKey: created.body.data.key as string, paybill: registered.status === 200 ? (registered.body.data.short_code as string) : null };
+      return { testKey: test.body.data.key as string, liveKey: live.body.data.key as string, paybill: registered.status === 200 ? (registered.body.data.short_code as string) : null };
     })();
     account.catch(() => (account = undefined));
     return account;
@@ -84,15 +92,20 @@ export const demoShopRoutes: FastifyPluginAsync<DemoShopOptions> = async (app, o
     if (!input.success) return send(reply, 422, { error: "amount must be a whole number of shillings" });
     const shop = await shopAccount();
     const reference = orderNumber();
-    const created = await call("POST", "/api/v1/payment-intents", shop.apiKey, { amount: input.data.amount, reference, description: "Kikoi towel" });
+    const key = input.data.pay_with === "menu" ? shop.liveKey : shop.testKey;
+    const created = await call("POST", "/api/v1/payment-intents", key, { amount: input.data.amount, reference, description: "Kikoi towel" });
     if (created.status !== 201) return send(reply, created.status, created.body);
-    return send(reply, 201, { order_number: reference, intent_id: created.body.data.id, amount: created.body.data.amount, paybill: shop.paybill });
+    const { id, amount, livemode } = created.body.data as { id: string; amount: number; livemode: boolean };
+    return send(reply, 201, { order_number: reference, intent_id: id, amount, livemode, paybill: shop.paybill });
   });
 
   // The shop reads its order's intent (a real shop would also be told by its webhook).
   app.get<{ Params: { id: string } }>("/demo/shop/orders/:id", { onRequest: localOnly }, async (request, reply) => {
     const shop = await shopAccount();
-    const intent = await call("GET", `/api/v1/payment-intents/${encodeURIComponent(request.params.id)}`, shop.apiKey);
+    // An order is of one mode: the other key answers 404 for it.
+    const path = `/api/v1/payment-intents/${encodeURIComponent(request.params.id)}`;
+    let intent = await call("GET", path, shop.testKey);
+    if (intent.status === 404) intent = await call("GET", path, shop.liveKey);
     if (intent.status !== 200) return send(reply, intent.status, intent.body);
     const { status, payments } = intent.body.data as { status: string; payments: { channel: string; status: string; mpesa_receipt: string | null }[] };
     const paid = payments.find((payment) => payment.status === "SUCCESS");
@@ -102,7 +115,7 @@ export const demoShopRoutes: FastifyPluginAsync<DemoShopOptions> = async (app, o
   // The order's QR code, for the customer to scan in the M-Pesa app (the shop asks for it with its key).
   app.get<{ Params: { id: string } }>("/demo/shop/orders/:id/qr", { onRequest: localOnly }, async (request, reply) => {
     const shop = await shopAccount();
-    const qr = await call("POST", `/api/v1/payment-intents/${encodeURIComponent(request.params.id)}/qr`, shop.apiKey, { size: 240 });
+    const qr = await call("POST", `/api/v1/payment-intents/${encodeURIComponent(request.params.id)}/qr`, shop.liveKey, { size: 240 });
     if (qr.status !== 200) return send(reply, qr.status, qr.body);
     return send(reply, 200, { qr_code: qr.body.data.qr_code, ref_no: qr.body.data.ref_no });
   });

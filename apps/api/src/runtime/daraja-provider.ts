@@ -23,6 +23,8 @@ export type DarajaUse = "live" | "test";
 export interface DarajaProviders {
   /** The client for `account` in `use`; a test use is the simulation's own account, whatever `account` is. */
   connect(account: DarajaAccount, use: DarajaUse): DarajaClient;
+  /** Test mode's client (the simulation's own account): what `connect(any, "test")` gives. */
+  simulated(): DarajaClient;
   /** Cancels the simulated callbacks still to come. */
   close(): void;
 }
@@ -98,6 +100,7 @@ export function createDarajaProviders(options: DarajaProvidersOptions): DarajaPr
         ...(options.tokenStore ? { tokenStore: options.tokenStore } : {}),
       });
     },
+    simulated: simulatedClient,
     close() {
       simulated?.simulation.close();
     },

@@ -159,8 +159,9 @@ export async function createPaymentsRuntime(settings: Settings, logger: Logger, 
     defaultTenantId: settings.DEFAULT_TENANT_ID,
     cipher: options.cipher,
     logger,
-    // Every use is live until test mode hands its own.
     connect: (account) => providers.connect(account, "live"),
+    // Test mode (docs/test-mode.md): the simulated provider, whose account is its own.
+    simulated: () => providers.simulated(),
   });
   const daraja: DarajaPorts = {
     darajaFor: accounts.darajaFor,

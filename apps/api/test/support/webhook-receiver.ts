@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 export interface ReceivedDelivery {
   headers: Record<string, string | string[] | undefined>;
   body: string;
-  event: { id: string; type: string; created_at: string; tenant_id: string; data: Record<string, any> };
+  event: { id: string; type: string; created_at: string; tenant_id: string; livemode: boolean; data: Record<string, any> };
 }
 
 export interface ReceiverAnswer {

@@ -197,18 +197,18 @@ export interface NamedIntent {
 }
 
 /**
- * The tenant's intent with this reference (case-insensitively): one in `openStatuses` first (at most
- * one, a partial unique index), else the latest. Locked (FOR UPDATE) when `lock`.
+ * The tenant's intent of this mode with this reference (case-insensitively): one in `openStatuses` first
+ * (at most one, a partial unique index), else the latest. Locked (FOR UPDATE) when `lock`.
  */
 export async function findNamedBy(
   sql: Pick<RawSql, "$queryRaw">,
-  named: { tenantId: string; reference: string; openStatuses: readonly string[]; lock: boolean },
+  named: { tenantId: string; livemode: boolean; reference: string; openStatuses: readonly string[]; lock: boolean },
 ): Promise<NamedIntent | undefined> {
-  const { tenantId, reference, openStatuses } = named;
+  const { tenantId, livemode, reference, openStatuses } = named;
   const locked = named.lock ? Prisma.sql` FOR UPDATE` : Prisma.empty;
   const rows = await sql.$queryRaw<{ id: string; status: string; amount: number; expires_at: Date }[]>`
     SELECT id, status, amount, expires_at FROM payment_intents
-     WHERE tenant_id = ${tenantId} AND lower(reference) = lower(${reference})
+     WHERE tenant_id = ${tenantId} AND livemode = ${livemode} AND lower(reference) = lower(${reference})
      ORDER BY (status IN (${Prisma.join(openStatuses)})) DESC, created_at DESC LIMIT 1${locked}`;
   const row = rows[0];
   return row

@@ -114,10 +114,12 @@ export function settle(
   return settleRow(tx, paymentsTable, id, changes, writes);
 }
 
-/** The tenant a payment belongs to; undefined when there is no such payment. */
-export async function tenantOf(tx: RawSql, id: string): Promise<string | undefined> {
-  const rows = await tx.$queryRaw<{ tenant_id: string }[]>`SELECT tenant_id FROM payments WHERE id = ${id}::uuid`;
-  return rows[0]?.tenant_id;
+/** The tenant a payment belongs to and its mode (docs/test-mode.md); undefined when there is no such payment. */
+export async function ownerOf(tx: RawSql, id: string): Promise<{ tenantId: string; livemode: boolean } | undefined> {
+  const rows = await tx.$queryRaw<{ tenant_id: string; livemode: boolean }[]>`
+    SELECT tenant_id, livemode FROM payments WHERE id = ${id}::uuid`;
+  const row = rows[0];
+  return row ? { tenantId: row.tenant_id, livemode: row.livemode } : undefined;
 }
 
 /** The payment with its refunds (for the event a settlement writes); undefined when there is none. */
@@ -433,6 +435,8 @@ export function listPage(
 export interface ClaimedPayment {
   id: string;
   tenant_id: string;
+  /** Its mode (docs/test-mode.md): a test payment is queried through the simulated provider. */
+  livemode: boolean;
   checkout_request_id: string;
   query_attempts: number;
   created_at: Date;
@@ -460,7 +464,7 @@ export function claimDueQueries(
        SET next_query_at = ${claim.leaseUntil}, query_attempts = p.query_attempts + 1
       FROM due
      WHERE p.id = due.id
-    RETURNING p.id::text AS id, p.tenant_id, p.checkout_request_id, p.query_attempts, p.created_at`;
+    RETURNING p.id::text AS id, p.tenant_id, p.livemode, p.checkout_request_id, p.query_attempts, p.created_at`;
 }
 
 /** Every payment asked for by `from` made `to`'s (a guest's, when it signs in to an account); answers how many. */

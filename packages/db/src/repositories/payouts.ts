@@ -54,10 +54,12 @@ export function settle(
   return settleRow(tx, payoutsTable, id, changes, writes);
 }
 
-/** The tenant a payout belongs to; undefined when there is no such payout. */
-export async function tenantOf(tx: RawSql, id: string): Promise<string | undefined> {
-  const rows = await tx.$queryRaw<{ tenant_id: string }[]>`SELECT tenant_id FROM payouts WHERE id = ${id}::uuid`;
-  return rows[0]?.tenant_id;
+/** The tenant a payout belongs to and its mode (docs/test-mode.md); undefined when there is no such payout. */
+export async function ownerOf(tx: RawSql, id: string): Promise<{ tenantId: string; livemode: boolean } | undefined> {
+  const rows = await tx.$queryRaw<{ tenant_id: string; livemode: boolean }[]>`
+    SELECT tenant_id, livemode FROM payouts WHERE id = ${id}::uuid`;
+  const row = rows[0];
+  return row ? { tenantId: row.tenant_id, livemode: row.livemode } : undefined;
 }
 
 /** The payout an admin's earlier request stored under this Idempotency-Key. */
@@ -148,6 +150,7 @@ export function findByOriginatorId(
 export interface ClaimedPayout {
   id: string;
   tenant_id: string;
+  livemode: boolean;
   originator_conversation_id: string;
   status: string;
   status_query_attempts: number;
@@ -159,7 +162,7 @@ export function claimDueStatusQueries(client: AnyClient, claim: StatusQueryClaim
   return claimDue<ClaimedPayout>(
     client,
     "payouts",
-    ["tenant_id", "originator_conversation_id", "status", "status_query_attempts", "created_at"],
+    ["tenant_id", "livemode", "originator_conversation_id", "status", "status_query_attempts", "created_at"],
     claim,
   );
 }

@@ -187,6 +187,7 @@ export async function updateIfStill(
 export interface ClaimedRefund {
   id: string;
   tenant_id: string;
+  livemode: boolean;
   payment_id: string;
   method: string;
   originator_conversation_id: string | null;
@@ -199,6 +200,7 @@ export interface ClaimedRefund {
 export function claimDueStatusQueries(client: AnyClient, claim: StatusQueryClaim): Promise<ClaimedRefund[]> {
   const returning = [
     "tenant_id",
+    "livemode",
     "payment_id::text AS payment_id",
     "method",
     "originator_conversation_id",

@@ -6,13 +6,15 @@ import { apiKeys } from "@mteja/db";
 import type { Context } from "./ports.js";
 import { DomainError } from "../shared/errors.js";
 import type { Tenant } from "../shared/tenant.js";
-import { hashApiKey, looksLikeApiKey } from "./keys.js";
+import { hashApiKey, looksLikeApiKey, modeOfKey } from "./keys.js";
 
 /** The key a server operation was called with, as the procedure sees it (`ctx.apiKey`). */
 export interface ApiKeyIdentity {
   id: string;
   name: string;
   prefix: string;
+  /** The key's mode (docs/test-mode.md): `mk_test_…` false, any other key true. */
+  livemode: boolean;
 }
 
 /** last_used_at is a hint for operators, written at most once a minute per key (not a write per request). */
@@ -28,7 +30,7 @@ export async function authenticateApiKey(ctx: Context, presented: string): Promi
   const tenant = await ctx.deps.tenants.find(row.tenantId);
   if (!tenant) throw invalidKey();
   await noteUse(ctx, row);
-  return { tenant, apiKey: { id: row.id, name: row.name, prefix: row.prefix } };
+  return { tenant, apiKey: { id: row.id, name: row.name, prefix: row.prefix, livemode: modeOfKey(presented) === "live" } };
 }
 
 /** A customer's access token is the wrong kind of credential here (403); anything else proves nothing (401). */

@@ -26,13 +26,13 @@ export const apiKeysRouter = createTRPCRouter({
         path: "/api/v1/admin/tenants/{id}/api-keys",
         tags: adminTags,
         summary: "Create an API key for a tenant's servers",
-        description: `The key (mk_…) is in this answer only (Cache-Control: no-store); the service keeps its SHA-256. At most ${maxLiveKeysPerTenant} keys per tenant that are not revoked (422).`,
+        description: `The key (mk_live_…, or mk_test_… with mode "test": docs/test-mode.md) is in this answer only (Cache-Control: no-store); the service keeps its SHA-256. At most ${maxLiveKeysPerTenant} keys per tenant that are not revoked (422).`,
         errorResponses: { ...adminErrors, 422: `VALIDATION_ERROR (a bad name, or the tenant already has ${maxLiveKeysPerTenant} live keys)` },
       },
     })
     .input(createApiKeyInput)
     .output(createApiKeyOutput)
-    .mutation(async ({ ctx, input }) => ok(await createKey(ctx, input.id, input.name), "API key created. Store it now: it is not shown again.")),
+    .mutation(async ({ ctx, input }) => ok(await createKey(ctx, input.id, input.name, input.mode), "API key created. Store it now: it is not shown again.")),
 
   list: adminApiProcedure
     .meta({
@@ -81,5 +81,8 @@ export const apiKeysRouter = createTRPCRouter({
     })
     .input(noInput)
     .output(currentApiKeyOutput)
-    .query(({ ctx }) => ok({ id: ctx.apiKey.id, name: ctx.apiKey.name, prefix: ctx.apiKey.prefix, tenant_id: ctx.tenant.id })),
+    .query(({ ctx }) => {
+      const { id, name, prefix, livemode } = ctx.apiKey;
+      return ok({ id, name, prefix, livemode, tenant_id: ctx.tenant.id });
+    }),
 });

@@ -3,13 +3,13 @@ import { apiKeys, tenants } from "@mteja/db";
 import { noStore } from "../shared/request.js";
 import type { Context } from "./ports.js";
 import { DomainError } from "../shared/errors.js";
-import { newApiKey } from "./keys.js";
+import { newApiKey, type KeyMode } from "./keys.js";
 import { maxLiveKeysPerTenant, toApiKeyView } from "./schemas.js";
 
 const unknownTenant = () => new DomainError("NOT_FOUND", "not_found.tenant");
 
-export async function createKey(ctx: Context, tenantId: string, name: string) {
-  const { key, prefix, keyHash } = newApiKey(ctx.deps.random);
+export async function createKey(ctx: Context, tenantId: string, name: string, mode: KeyMode) {
+  const { key, prefix, keyHash } = newApiKey(ctx.deps.random, mode);
   const row = { id: ctx.deps.random.uuid(), tenantId, name, prefix, keyHash, createdAt: ctx.deps.clock.now() };
   const outcome = await insertUnlessFull(ctx, row);
   if ("refused" in outcome) {
@@ -20,7 +20,14 @@ export async function createKey(ctx: Context, tenantId: string, name: string) {
   }
   noStore(ctx);
   const created = outcome.created;
-  return { id: created.id, name: created.name, key, prefix: created.prefix, created_at: created.createdAt.toISOString() };
+  return {
+    id: created.id,
+    name: created.name,
+    key,
+    prefix: created.prefix,
+    livemode: mode === "live",
+    created_at: created.createdAt.toISOString(),
+  };
 }
 
 type InsertOutcome = { created: apiKeys.ApiKeyRow } | { refused: "unknown-tenant" | "too-many-live-keys" };

@@ -40,7 +40,7 @@ export async function recordIntentPaid(
   const key = { intentId: payment.intentId, tenantId: payment.tenantId };
   const intent = await intents.findInStatus(tx, key, "succeeded");
   if (!intent) return;
-  await recordEvent(tx, { tenantId: payment.tenantId, type: "payment_intent.succeeded", data: { payment_intent: toIntentView(intent) }, at }, eventIds);
+  await recordEvent(tx, { tenantId: payment.tenantId, livemode: intent.livemode, type: "payment_intent.succeeded", data: { payment_intent: toIntentView(intent) }, at }, eventIds);
 }
 
 /**

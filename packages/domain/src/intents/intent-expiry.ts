@@ -13,7 +13,7 @@ async function expireIn(tx: AnyClient & RawSql, now: Date): Promise<number> {
   // Intents waiting for payment past expires_at (never one that is processing).
   const expired = await intents.expireDue(tx, { from: statusesAllowing("expire"), to: "expired", at: now });
   for (const intent of expired) {
-    await recordEvent(tx, { tenantId: intent.tenantId, type: "payment_intent.expired", data: { payment_intent: toIntentView(intent) }, at: now });
+    await recordEvent(tx, { tenantId: intent.tenantId, livemode: intent.livemode, type: "payment_intent.expired", data: { payment_intent: toIntentView(intent) }, at: now });
   }
   return expired.length;
 }

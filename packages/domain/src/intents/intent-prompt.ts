@@ -14,6 +14,8 @@ import { intentNotFound } from "./service.js";
 /** What a prompt for an intent asks for (the intent's terms, not the customer's). */
 export interface IntentTerms {
   intentId: string;
+  /** The intent's mode, which its payment takes (docs/test-mode.md). */
+  livemode: boolean;
   amount: number;
   reference: string;
   description: string | null;
@@ -38,7 +40,7 @@ export async function intentTermsForPrompt(ctx: AuthedCtx, input: { intent_id?: 
   // An intent bound to another customer is not theirs to see.
   if (!intent || (intent.userId !== null && intent.userId !== ctx.auth.sub)) throw intentNotFound();
   if (input.amount !== undefined && input.amount !== intent.amount) throw invalid("amount", { key: "detail.amount_not_intents", params: { amount: intent.amount } });
-  return { intentId: intent.id, amount: intent.amount, reference: intent.reference, description: intent.description };
+  return { intentId: intent.id, livemode: intent.livemode, amount: intent.amount, reference: intent.reference, description: intent.description };
 }
 
 /**

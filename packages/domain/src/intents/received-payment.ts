@@ -31,7 +31,10 @@ export async function intentNamedBy(
 ): Promise<NamedIntent | null> {
   const reference = referenceOf(account);
   if (reference === null) return null;
-  return (await intents.findNamedBy(sql, { tenantId, reference, openStatuses: openIntentStatuses, lock })) ?? null;
+  // Money received from the M-Pesa menu, a QR code or a pull is live (docs/test-mode.md#live-only): it pays
+  // a live intent, never a test one with the same reference.
+  const named = { tenantId, livemode: true, reference, openStatuses: openIntentStatuses, lock };
+  return (await intents.findNamedBy(sql, named)) ?? null;
 }
 
 export const receivedPaymentIntents: ReceivedPaymentIntents = {

@@ -67,6 +67,7 @@ export const paymentIdInput = z.object({ id: z.uuid("id must be a payment id") }
 
 export const intentView = z.object({
   id: z.string(),
+  livemode: z.boolean().describe("false for test mode's simulated money (a test key's object), true for live money (docs/test-mode.md)."),
   amount: z.number(),
   reference: z.string(),
   description: z.string().nullable(),

@@ -7,6 +7,7 @@ import type { IntentView } from "./schemas.js";
 export function toIntentView(row: intents.IntentWithPayments): IntentView {
   return {
     id: row.id,
+    livemode: row.livemode,
     amount: row.amount,
     reference: row.reference,
     description: row.description,

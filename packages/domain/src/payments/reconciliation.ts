@@ -29,6 +29,7 @@
 import { tenants as tenantsRepository } from "@mteja/db";
 import type { DarajaClient } from "@mteja/daraja";
 import type { PaymentPorts } from "./shared/ports.js";
+import type { MoneyMode } from "./shared/money-mode.js";
 import { toTenant, type Tenant } from "../shared/tenant.js";
 import { defaultReconcileOptions, type ReconcileOptions, type ReconcileReport, type SweepRun } from "./shared/leased-sweep.js";
 import { sweepExpiredIntents } from "../intents/intent-expiry-sweep.js";
@@ -77,9 +78,9 @@ export function createReconciler(getDeps: () => PaymentPorts, overrides: Partial
         }
         return tenants.get(id);
       };
-      const clientFor = async (tenantId: string): Promise<DarajaClient | null> => {
+      const clientFor = async (tenantId: string, of: MoneyMode): Promise<DarajaClient | null> => {
         const tenant = await tenantOf(tenantId);
-        return tenant ? deps.daraja.darajaFor(tenant) : null;
+        return tenant ? deps.daraja.darajaFor(tenant, of) : null;
       };
 
       const run: SweepRun = { deps, options, report, clientFor, pace };

@@ -30,14 +30,14 @@ export const dailyReportColumns = [
 ] as const;
 
 /**
- * The report of `input.date` (default: yesterday in Nairobi, by the clock) for the tenant whose client
- * `db` is. Nothing is read until its first chunk is asked for.
+ * The report of `input.date` (default: yesterday in Nairobi, by the clock) for the tenant and the mode
+ * whose client `db` is (docs/test-mode.md: a test key's report shows test money, a live key's live
+ * money; the client's mode scope filters every kind's rows, `livemode` fills the column). Nothing is
+ * read until its first chunk is asked for.
  */
-export function dailyReport(ports: ReportPorts, db: TenantDb, input: DailyReportInput): StreamedFile {
+export function dailyReport(ports: ReportPorts, scoped: { db: TenantDb; livemode: boolean }, input: DailyReportInput): StreamedFile {
   const day = input.date ?? dayBefore(ports.clock.now());
-  // Test mode is still to come: every object is live, and so is every report. The key's mode is to filter
-  // the rows here, in the window every kind is read with, and to fill the column.
-  const livemode = true;
+  const { db, livemode } = scoped;
   return { filename: `mteja-daily-${day.date}.csv`, chunks: csvChunks(db, day, livemode, ports.reports.batchSize) };
 }
 

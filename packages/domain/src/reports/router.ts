@@ -48,5 +48,5 @@ export const reportsRouter = createTRPCRouter({
     })
     .input(dailyReportInput)
     .output(streamedFileOutput)
-    .query(({ ctx, input }) => dailyReport(ctx.deps, ctx.db, input)),
+    .query(({ ctx, input }) => dailyReport(ctx.deps, ctx, input)),
 });

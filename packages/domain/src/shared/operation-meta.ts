@@ -156,6 +156,11 @@ export type OperationMeta = {
    * CAPTCHA token in `X-Captcha-Token` (403 CAPTCHA_REQUIRED, 503 CAPTCHA_UNAVAILABLE; auth/captcha/).
    */
   captcha?: CaptchaFlow;
+  /**
+   * A server operation on live money only (docs/test-mode.md#live-only): a test key (`mk_test_…`)
+   * answers 403 FORBIDDEN. Read by the API-key builders of trpc.ts.
+   */
+  liveOnly?: true;
 };
 
 /** The declared facts of a procedure by its tRPC path ("auth.register"), if it exists. */

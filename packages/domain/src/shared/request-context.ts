@@ -32,5 +32,11 @@ export type AuthedCtx<Ports> = TenantCtx<Ports> & { auth: AccessClaims };
 /** Who called an operation that a shop's server and its admins may both call (`ctx.caller`). */
 export type ShopCaller = { kind: "apiKey"; id: string } | { kind: "admin"; id: string };
 
-/** The context of serverOrAdminProcedure. */
-export type ShopCallerCtx<Ports> = TenantCtx<Ports> & { caller: ShopCaller };
+/**
+ * The context of serverOrAdminProcedure; `livemode` is the mode its data client is scoped to (the key's,
+ * live for an admin: docs/test-mode.md).
+ */
+export type ShopCallerCtx<Ports> = TenantCtx<Ports> & { caller: ShopCaller; livemode: boolean };
+
+/** The context of serverProcedure: a shop's server, its key's mode (`livemode`) scoping its data client. */
+export type ServerCtx<Ports> = TenantCtx<Ports> & { livemode: boolean };

@@ -90,8 +90,12 @@ function payoutAccountFor(tenant: Pick<Tenant, "id" | "settings">, rules: Accoun
 }
 
 export interface DarajaAccounts {
-  /** The Daraja client for a tenant's account; null when M-Pesa is not configured or the tenant has no usable account. */
-  darajaFor(tenant: Pick<Tenant, "id" | "settings">): DarajaClient | null;
+  /**
+   * The Daraja client for a tenant's account, for live money; for test money (`of.livemode` false) the
+   * simulated provider, whatever the tenant's account (docs/test-mode.md). Null when M-Pesa is not
+   * configured, or, for live money, when the tenant has no usable account.
+   */
+  darajaFor(tenant: Pick<Tenant, "id" | "settings">, of: { livemode: boolean }): DarajaClient | null;
   /** Whether the tenant has an account to pay out from (its own B2C group, or the platform's for the default tenant). */
   hasPayoutAccount(tenant: Pick<Tenant, "id" | "settings">): boolean;
 }
@@ -103,6 +107,8 @@ export interface DarajaAccountsOptions {
   cipher: DataCipher;
   /** Builds a client for an account (the composition root adds base URL, time-outs, fetch). */
   connect(account: DarajaAccount): DarajaClient;
+  /** The simulated provider's client, which answers every test-mode request (never Daraja). */
+  simulated(): DarajaClient;
   logger: Logger;
 }
 
@@ -119,7 +125,9 @@ export function createDarajaAccounts(options: DarajaAccountsOptions): DarajaAcco
     }
   };
   return {
-    darajaFor(tenant) {
+    darajaFor(tenant, of) {
+      // Test money never reaches Daraja, whoever's account the shop has (docs/test-mode.md).
+      if (!of.livemode) return options.platform ? options.simulated() : null;
       const account = accountFor(tenant);
       if (!account) return null;
       const key = JSON.stringify(account);

@@ -19,6 +19,7 @@ function disabledReasonOf(stored: string | null): EndpointDisabledReason | null 
 export function endpointView(row: WebhookEndpointModel) {
   return {
     id: row.id,
+    livemode: row.livemode,
     url: row.url,
     events: storedEventTypes(row.events),
     enabled: row.enabled,
@@ -55,7 +56,8 @@ export async function createEndpoint(ctx: TenantCtx, input: { url: string; event
     });
   }
   noStore(ctx);
-  return { id: created.id, url: created.url, events: storedEventTypes(created.events), secret, created_at: created.createdAt.toISOString() };
+  const { id, livemode, url } = created;
+  return { id, livemode, url, events: storedEventTypes(created.events), secret, created_at: created.createdAt.toISOString() };
 }
 
 /** Oldest first (the order they were added in), keyset on the id of the last one shown. */

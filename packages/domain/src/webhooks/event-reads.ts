@@ -19,6 +19,8 @@ export async function listEvents(ctx: TenantCtx, page: { limit: number; cursor?:
   return {
     webhook_events: shown.map((row) => ({
       ...(JSON.parse(row.body) as { id: string; type: string; created_at: string; tenant_id: string; data: Record<string, unknown> }),
+      // The row's, not the body's: events written before test mode have none in their body.
+      livemode: row.livemode,
       attempts: attempts
         .filter((attempt) => attempt.eventId === row.id)
         .map((attempt) => ({ endpoint_id: attempt.endpointId, attempted_at: attempt.attemptedAt.toISOString(), status_code: attempt.statusCode, error: attempt.error })),

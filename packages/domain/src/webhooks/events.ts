@@ -10,6 +10,8 @@ import type { WebhookEventData, WebhookEventType } from "./event-types.js";
 
 export interface NewEvent {
   tenantId: string;
+  /** The mode of the object it reports (docs/test-mode.md): an endpoint receives only its own mode's events. */
+  livemode: boolean;
   type: WebhookEventType;
   data: WebhookEventData;
   /** The time of the change (the transaction's clock reading): the event's created_at. */
@@ -18,7 +20,8 @@ export interface NewEvent {
 
 /** The body every delivery of the event carries, serialised once so each attempt signs the same bytes. */
 export function eventBody(id: string, event: NewEvent): string {
-  return JSON.stringify({ id, type: event.type, created_at: event.at.toISOString(), tenant_id: event.tenantId, data: event.data });
+  const { type, tenantId, livemode, data } = event;
+  return JSON.stringify({ id, type, created_at: event.at.toISOString(), tenant_id: tenantId, livemode, data });
 }
 
 /** Draws event ids (`evt_` and 32 hex digits) without a round trip to the database. */
@@ -30,7 +33,7 @@ export function eventIdsFrom(random: Random): EventIds {
 
 /** The event as stored, its body serialised once. */
 function eventRow(id: string, event: NewEvent): webhooks.EventRow {
-  return { id, tenantId: event.tenantId, type: event.type, body: eventBody(id, event), at: event.at };
+  return { id, tenantId: event.tenantId, livemode: event.livemode, type: event.type, body: eventBody(id, event), at: event.at };
 }
 
 /**

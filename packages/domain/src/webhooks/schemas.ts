@@ -36,6 +36,7 @@ export const eventIdInput = z.object({ id: oneLineString()
 
 export const endpointView = z.object({
   id: z.string(),
+  livemode: z.boolean().describe("The mode of the key that created it: it receives only that mode's events (docs/test-mode.md)."),
   url: z.string(),
   events: z.array(z.string()),
   enabled: z.boolean(),
@@ -50,6 +51,7 @@ export const endpointView = z.object({
 export const createEndpointOutput = envelope(
   z.object({
     id: z.string(),
+    livemode: z.boolean(),
     url: z.string(),
     events: z.array(z.string()),
     secret: z.string().describe("The signing secret (whsec_…), shown only in this answer."),
@@ -72,6 +74,7 @@ const eventView = z.object({
   type: z.string(),
   created_at: z.string(),
   tenant_id: z.string(),
+  livemode: z.boolean().describe("The mode of the object it reports (docs/test-mode.md)."),
   data: z.record(z.string(), z.unknown()),
   attempts: z.array(attemptView),
 });

@@ -309,6 +309,10 @@ export const errorMessages = {
     en: "This operation needs an API key or the admin role.",
     sw: "Kitendo hiki kinahitaji ufunguo wa API au jukumu la msimamizi.",
   },
+  "access.live_only": {
+    en: "This operation moves live money only: use a live API key (mk_live_…), not a test key.",
+    sw: "Kitendo hiki ni cha pesa halisi pekee: tumia ufunguo wa API wa moja kwa moja (mk_live_…), si ufunguo wa majaribio.",
+  },
 
   // The request itself (apps/api/src/http).
   "http.body_not_json": {

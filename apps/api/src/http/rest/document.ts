@@ -62,9 +62,10 @@ function describeWebhooks(): Record<string, unknown> {
           type: { type: "string", const: type },
           created_at: { type: "string", format: "date-time" },
           tenant_id: { type: "string" },
+          livemode: { type: "boolean", description: "The mode of the object it reports: false for test mode (docs/test-mode.md)." },
           data,
         },
-        required: ["id", "type", "created_at", "tenant_id", "data"],
+        required: ["id", "type", "created_at", "tenant_id", "livemode", "data"],
       };
       const operation = {
         operationId: `webhook-${type.replace(/[._]/g, "-")}`,

@@ -11,6 +11,7 @@ import { accountBalances } from "@mteja/db";
 import { callbackUrlFor } from "../shared/flow.js";
 import type { Context } from "../shared/ports.js";
 import { certainlyNotActedOn, lastErrorOf, providerUnavailable, toProviderError } from "../shared/provider-errors.js";
+import { liveMoney } from "../shared/money-mode.js";
 import { tenantNamed } from "./balance-tenant.js";
 import type { BalanceStatus, RequestedBalanceView } from "./schemas.js";
 
@@ -22,7 +23,7 @@ const PENDING = "pending" satisfies BalanceStatus;
 export async function requestBalance(ctx: Context, tenantId: string): Promise<RequestedBalanceView> {
   const { deps } = ctx;
   const { tenant, db } = await tenantNamed(ctx, tenantId);
-  const daraja = deps.daraja.darajaFor(tenant);
+  const daraja = deps.daraja.darajaFor(tenant, liveMoney);
   // The shop's own token in the result addresses (docs/mpesa.md#callback-tokens).
   const resultUrl = callbackUrlFor(deps.daraja, "balance_result", tenant.id);
   const queueTimeoutUrl = callbackUrlFor(deps.daraja, "balance_timeout", tenant.id);

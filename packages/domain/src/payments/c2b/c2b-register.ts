@@ -9,6 +9,7 @@ import { DarajaError } from "@mteja/daraja";
 import type { Context } from "../shared/ports.js";
 import { DomainError } from "../../shared/errors.js";
 import { providerUnavailable, toProviderError } from "../shared/provider-errors.js";
+import { liveMoney } from "../shared/money-mode.js";
 import { TENANT_PARAMETER, TOKEN_PARAMETER } from "../shared/callback-tokens.js";
 import { callbackUrlFor } from "../shared/flow.js";
 import { c2bShortCodeOf } from "../shared/short-codes.js";
@@ -34,7 +35,7 @@ export async function registerC2b(ctx: Context, input: RegisterC2bInput) {
   }
   const c2bValidationUrl = callbackUrlFor(deps.daraja, "c2b_validation", tenant.id);
   const c2bConfirmationUrl = callbackUrlFor(deps.daraja, "c2b_confirmation", tenant.id);
-  const daraja = deps.daraja.darajaFor(tenant);
+  const daraja = deps.daraja.darajaFor(tenant, liveMoney);
   if (!daraja || !c2bValidationUrl || !c2bConfirmationUrl) throw providerUnavailable("payments.not_configured");
   try {
     const answer = await daraja.registerC2bUrls({ shortCode, responseType: input.response_type, validationUrl: c2bValidationUrl, confirmationUrl: c2bConfirmationUrl });

@@ -28,6 +28,8 @@ export const c2bRouter = createTRPCRouter({
 
   list: serverProcedure
     .meta({
+      // C2B is live money only in this release (docs/test-mode.md#live-only).
+      liveOnly: true,
       openapi: {
         method: "GET",
         path: "/api/v1/c2b-payments",
@@ -36,7 +38,7 @@ export const c2bRouter = createTRPCRouter({
         requestHeaders: z.object({ "x-tenant-id": z.string().optional().describe("Optional: the key names its tenant; when sent, it must be that tenant.") }),
         errorResponses: {
           401: "AUTH_REQUIRED or INVALID_TOKEN (a wrong or revoked API key)",
-          403: "FORBIDDEN (a customer's access token instead of an API key)",
+          403: "FORBIDDEN (a customer's access token instead of an API key, or a test key: live money only)",
           422: "VALIDATION_ERROR",
         },
       },

@@ -36,6 +36,7 @@ export type ListC2bPaymentsInput = z.infer<typeof listC2bPaymentsInput>;
 
 export const c2bPaymentView = z.object({
   id: z.string().describe("The payment's id."),
+  livemode: z.boolean().describe("Always true: C2B is live money only (docs/test-mode.md#live-only)."),
   status: z.enum(c2bMatchStatuses).describe("matched: it paid an intent (or is a duplicate for one, see payment.duplicate); unmatched: no intent took it."),
   account: z.string().describe("The account number (BillRefNumber) the customer typed."),
   short_code: z.string().nullable(),

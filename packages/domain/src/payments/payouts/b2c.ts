@@ -15,6 +15,7 @@ import { requestOnce, type ProviderRequest } from "../shared/provider-request.js
 import { recordPayoutSettled } from "./payout-events.js";
 import { callbackUrlFor } from "../shared/flow.js";
 import { providerUnavailable } from "../shared/provider-errors.js";
+import { liveMoney } from "../shared/money-mode.js";
 import { authorizePayout, storePayoutWithinDailyLimit } from "./payout-limits.js";
 import { checkTenantAmount, idempotencyKeyOf } from "../shared/request-rules.js";
 import type { B2cInput, PayoutStatus } from "../shared/schemas.js";
@@ -38,7 +39,7 @@ interface PayoutRequest {
 export async function b2cPayout(ctx: AuthedCtx, input: B2cInput): Promise<B2cAnswer> {
   const { deps } = ctx;
   authorizePayout(ctx, input.amount);
-  const daraja = deps.daraja.darajaFor(ctx.tenant);
+  const daraja = deps.daraja.darajaFor(ctx.tenant, liveMoney);
   // The shop's own token in the result addresses (docs/mpesa.md#callback-tokens).
   const b2cResultUrl = callbackUrlFor(deps.daraja, "b2c_result", ctx.tenant.id);
   const b2cTimeoutUrl = callbackUrlFor(deps.daraja, "b2c_timeout", ctx.tenant.id);

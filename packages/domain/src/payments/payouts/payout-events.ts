@@ -9,7 +9,7 @@ import { payoutObject } from "./payout-object.js";
  */
 export function payoutSettledEvent(payout: PayoutModel, at: Date): NewEvent | undefined {
   const type = payout.status === "SUCCESS" ? "payout.succeeded" : payout.status === "FAILED" ? "payout.failed" : undefined;
-  return type ? { tenantId: payout.tenantId, type, data: { payout: payoutObject(payout) }, at } : undefined;
+  return type ? { tenantId: payout.tenantId, livemode: payout.livemode, type, data: { payout: payoutObject(payout) }, at } : undefined;
 }
 
 /** Writes the event of a payout whose status just changed (payoutSettledEvent). */

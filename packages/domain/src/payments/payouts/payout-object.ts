@@ -5,6 +5,7 @@ import { payoutStatus } from "../shared/payment-views.js";
 export function payoutObject(payout: PayoutModel) {
   return {
     id: payout.id,
+    livemode: payout.livemode,
     status: payoutStatus(payout),
     amount: payout.amount,
     phone: payout.phone,

@@ -12,6 +12,7 @@ import type { ListPayoutsInput, PayoutView } from "../shared/schemas.js";
 export function payoutView(row: PayoutModel): PayoutView {
   return {
     id: row.id,
+    livemode: row.livemode,
     originatorConversationId: row.originatorConversationId,
     conversationId: row.conversationId,
     transactionId: row.transactionId,

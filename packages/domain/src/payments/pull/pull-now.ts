@@ -10,6 +10,7 @@ import type { Text } from "@mteja/i18n";
 import { DomainError } from "../../shared/errors.js";
 import type { TenantCtx } from "../shared/ports.js";
 import { providerUnavailable, toProviderError } from "../shared/provider-errors.js";
+import { liveMoney } from "../shared/money-mode.js";
 import { c2bShortCodeOf } from "../shared/short-codes.js";
 import { applyPulled, type PullWindow } from "./pulled-receipts.js";
 import type { PullNowInput, PullNowView } from "./schemas.js";
@@ -44,7 +45,7 @@ export async function pullNow(ctx: TenantCtx, input: PullNowInput): Promise<Pull
       details: [{ path: "settings.momo.shortcode", message: "detail.c2b_needs_own_shortcode" }],
     });
   }
-  const daraja = deps.daraja.darajaFor(tenant);
+  const daraja = deps.daraja.darajaFor(tenant, liveMoney);
   if (!daraja) throw providerUnavailable("pull.not_configured");
   let result;
   try {

@@ -11,6 +11,7 @@ import { TENANT_PARAMETER, TOKEN_PARAMETER } from "../shared/callback-tokens.js"
 import { callbackUrlFor } from "../shared/flow.js";
 import type { Context } from "../shared/ports.js";
 import { providerUnavailable, toProviderError } from "../shared/provider-errors.js";
+import { liveMoney } from "../shared/money-mode.js";
 import { c2bShortCodeOf } from "../shared/short-codes.js";
 import type { RegisterPullInput } from "./schemas.js";
 
@@ -32,7 +33,7 @@ export async function registerPull(ctx: Context, input: RegisterPullInput) {
     });
   }
   const callbackUrl = callbackUrlFor(deps.daraja, "pull_callback", tenant.id);
-  const daraja = deps.daraja.darajaFor(tenant);
+  const daraja = deps.daraja.darajaFor(tenant, liveMoney);
   if (!daraja || !callbackUrl) throw providerUnavailable("pull.not_configured");
   let answer;
   try {

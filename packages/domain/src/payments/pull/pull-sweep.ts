@@ -14,6 +14,7 @@
  */
 import { pullRegistrations } from "@mteja/db";
 import { leasedRows, leaseEnd, queryErrorNote, type SweepRun } from "../shared/leased-sweep.js";
+import { liveMoney } from "../shared/money-mode.js";
 import { c2bShortCodeOf } from "../shared/short-codes.js";
 import { PULL_REACH_MS } from "./pull-now.js";
 import { applyPulled, type PullWindow } from "./pulled-receipts.js";
@@ -53,7 +54,7 @@ async function pullRegistration(
   let error: string | null = null;
   try {
     const tenant = await deps.tenants.find(registration.tenant_id);
-    const client = tenant && (await run.clientFor(tenant.id));
+    const client = tenant && (await run.clientFor(tenant.id, liveMoney));
     if (!tenant || !client) throw new Error("M-Pesa is not configured for this tenant");
     // Its rows are that short code's: a shop paid through another one now registers that one.
     if (c2bShortCodeOf(deps, tenant) !== registration.short_code) {

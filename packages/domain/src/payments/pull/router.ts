@@ -34,6 +34,8 @@ export const pullRouter = createTRPCRouter({
 
   now: serverProcedure
     .meta({
+      // C2B is live money only in this release (docs/test-mode.md#live-only).
+      liveOnly: true,
       openapi: {
         method: "POST",
         path: "/api/v1/c2b-payments/pull",
@@ -52,7 +54,7 @@ export const pullRouter = createTRPCRouter({
         }),
         errorResponses: {
           401: "AUTH_REQUIRED or INVALID_TOKEN (a wrong or revoked API key)",
-          403: "FORBIDDEN (a customer's access token instead of an API key)",
+          403: "FORBIDDEN (a customer's access token instead of an API key, or a test key: live money only)",
           422: "VALIDATION_ERROR (from over 48 hours ago, to in the future or not after from; or no own short code)",
           502: "PAYMENT_PROVIDER_ERROR (Daraja refused the query)",
           503: "PAYMENT_PROVIDER_UNAVAILABLE (M-Pesa not configured, or Daraja not reached)",

@@ -15,6 +15,7 @@ import { isDueToExpire, isIntentStatus } from "../../intents/intent-transitions.
 import { intentNotFound } from "../../intents/service.js";
 import type { TenantCtx } from "../shared/ports.js";
 import { providerUnavailable, toProviderError } from "../shared/provider-errors.js";
+import { liveMoney } from "../shared/money-mode.js";
 import { c2bShortCodeOf } from "../shared/short-codes.js";
 import { QR_DEFAULT_SIZE, type IntentQrInput, type IntentQrView } from "./schemas.js";
 
@@ -34,7 +35,7 @@ export async function intentQr(ctx: TenantCtx, input: IntentQrInput): Promise<In
   const intent = await intents.find(db, input.id);
   if (!intent) throw intentNotFound();
 
-  const daraja = deps.daraja.darajaFor(tenant);
+  const daraja = deps.daraja.darajaFor(tenant, liveMoney);
   if (!daraja) throw providerUnavailable("qr.not_configured");
   const paybill = c2bShortCodeOf(deps, tenant);
   if (daraja.transactionType !== "CustomerPayBillOnline" || !paybill) throw tillOnly();

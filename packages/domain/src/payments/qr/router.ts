@@ -8,6 +8,8 @@ import { intentQrInput, intentQrOutput } from "./schemas.js";
 export const qrRouter = createTRPCRouter({
   intent: serverProcedure
     .meta({
+      // C2B is live money only in this release (docs/test-mode.md#live-only).
+      liveOnly: true,
       openapi: {
         method: "POST",
         path: "/api/v1/payment-intents/{id}/qr",
@@ -26,7 +28,7 @@ export const qrRouter = createTRPCRouter({
         }),
         errorResponses: {
           401: "AUTH_REQUIRED or INVALID_TOKEN (a wrong or revoked API key)",
-          403: "FORBIDDEN (a customer's access token instead of an API key)",
+          403: "FORBIDDEN (a customer's access token instead of an API key, or a test key: live money only)",
           404: "NOT_FOUND (no payment intent of the shop has this id)",
           409: "INTENT_NOT_PAYABLE (the intent is not requires_payment: processing, succeeded, cancelled or expired)",
           422: "VALIDATION_ERROR (size out of range; or the shop is paid through a till only: no reference to match)",

@@ -13,7 +13,7 @@ import { refundObject } from "./refund-object.js";
 export function refundSettledEvent(refund: RefundModel, at: Date): NewEvent | undefined {
   const type =
     refund.status === "SUCCESS" ? "refund.succeeded" : refund.status === "FAILED" ? "refund.failed" : undefined;
-  return type ? { tenantId: refund.tenantId, type, data: { refund: refundObject(refund) }, at } : undefined;
+  return type ? { tenantId: refund.tenantId, livemode: refund.livemode, type, data: { refund: refundObject(refund) }, at } : undefined;
 }
 
 /** Writes the event of a refund whose status just changed (refundSettledEvent). */

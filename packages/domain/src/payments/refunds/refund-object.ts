@@ -4,7 +4,6 @@
  * hex digits of the row's uuid, so the reversals moved from payment_reversals have one too.
  */
 import type { RefundModel } from "@mteja/db";
-import { livemodeOf } from "../shared/livemode.js";
 
 export const refundStatuses = ["pending", "succeeded", "failed", "unknown"] as const;
 export type RefundStatus = (typeof refundStatuses)[number];
@@ -56,7 +55,7 @@ export function refundObject(refund: RefundModel): RefundObject {
     status: shownStatus[refund.status] ?? "pending",
     reason: refund.reason,
     mpesa_receipt: refund.receipt,
-    livemode: livemodeOf({ id: refund.paymentId }),
+    livemode: refund.livemode,
     created_at: refund.createdAt.toISOString(),
     updated_at: refund.updatedAt.toISOString(),
   };

@@ -42,7 +42,8 @@ export interface NotConfigured {
  */
 export function refundSending(ctx: ShopCallerCtx, messages: NotConfigured): RefundSending {
   const { deps, tenant } = ctx;
-  const daraja = deps.daraja.darajaFor(tenant);
+  // The refund's mode is its payment's, which the caller's mode-scoped client found (docs/test-mode.md).
+  const daraja = deps.daraja.darajaFor(tenant, ctx);
   const url = (kind: RefundCallbackKind) => callbackUrlFor(deps.daraja, kind, tenant.id);
   const reversalResult = url("reversal_result");
   const reversalTimeout = url("reversal_timeout");

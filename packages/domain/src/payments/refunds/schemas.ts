@@ -53,7 +53,7 @@ export const refundView = z.object({
     ),
   reason: z.string().nullable().describe("The shop's reason, as sent."),
   mpesa_receipt: z.string().nullable().describe("The refund's own M-Pesa receipt, once it succeeded."),
-  livemode: z.boolean().describe("The payment's mode (every payment is live until test mode comes)."),
+  livemode: z.boolean().describe("The payment's mode: false for a test-mode payment's refund, simulated (docs/test-mode.md)."),
   created_at: z.string(),
   updated_at: z.string(),
 });

@@ -12,6 +12,7 @@ export const c2bMatchStatuses = ["matched", "unmatched"] as const;
 
 export interface C2bPaymentObject {
   id: string;
+  livemode: boolean;
   /** matched: it paid an intent (or is a duplicate for one); unmatched: kept for the shop. */
   status: C2bMatchStatus;
   /** BillRefNumber, as the customer typed it. */
@@ -25,6 +26,7 @@ export interface C2bPaymentObject {
 export function c2bPaymentObject(row: PaymentModel): C2bPaymentObject {
   return {
     id: row.id,
+    livemode: row.livemode,
     status: row.c2bMatch === "matched" ? "matched" : "unmatched",
     account: row.reference,
     short_code: row.shortCode,

@@ -7,6 +7,7 @@ import type { DarajaClient } from "@mteja/daraja";
 import type { Tenant } from "../../shared/tenant.js";
 import type { CallbackTokens } from "./callback-tokens.js";
 import type { PaymentEvents } from "./payment-events.js";
+import type { MoneyMode } from "./money-mode.js";
 import type { StatusStreamSlots } from "./status-stream-slots.js";
 
 export interface DarajaCallbackSettings {
@@ -44,9 +45,10 @@ export interface DarajaCallbackSettings {
 export interface DarajaPorts {
   /**
    * The Daraja client for a tenant's account (tenants/daraja-accounts.ts: its own credentials, or the
-   * platform's when it has none). Null when M-Pesa is not configured or the tenant has no usable account.
+   * platform's when it has none) for live money; for test money (`of.livemode` false) the simulated
+   * provider. Null when M-Pesa is not configured or the tenant has no usable account.
    */
-  darajaFor(tenant: Pick<Tenant, "id" | "settings">): DarajaClient | null;
+  darajaFor(tenant: Pick<Tenant, "id" | "settings">, of: MoneyMode): DarajaClient | null;
   /** Whether the tenant has a B2C account to pay out from (see tenants/daraja-accounts.ts). */
   hasPayoutAccount(tenant: Pick<Tenant, "id" | "settings">): boolean;
   /** Whether B2C (and Transaction Status) can run: Daraja and the B2C callback addresses are configured. */

@@ -11,6 +11,7 @@ import { DarajaError, type DarajaClient } from "@mteja/daraja";
 import { leases, type TenantDb, type UnscopedDb } from "@mteja/db";
 import { backoffAfter, createLeaseKeeper } from "@mteja/shared";
 import type { PaymentPorts } from "./ports.js";
+import type { MoneyMode } from "./money-mode.js";
 import { lastErrorOf } from "./provider-errors.js";
 
 export interface ReconcileOptions {
@@ -63,8 +64,8 @@ export interface SweepRun {
   deps: PaymentPorts;
   options: ReconcileOptions;
   report: ReconcileReport;
-  /** The Daraja client of a row's tenant (cached for the run); null when it has none. */
-  clientFor(tenantId: string): Promise<DarajaClient | null>;
+  /** The Daraja client of a row's tenant for the row's mode (docs/test-mode.md); null when it has none. */
+  clientFor(tenantId: string, of: MoneyMode): Promise<DarajaClient | null>;
   /** Waits until the next Daraja call is allowed. */
   pace(): Promise<void>;
 }
@@ -128,6 +129,7 @@ export function queryErrorNote(error: unknown): string {
 export interface ClaimedForStatus {
   id: string;
   tenant_id: string;
+  livemode: boolean;
   status_query_attempts: number;
   created_at: Date;
 }
@@ -198,7 +200,7 @@ export async function queryDueForStatus<Row extends ClaimedForStatus>(
     }
     let lastError: string | null = null;
     try {
-      const client = await run.clientFor(row.tenant_id);
+      const client = await run.clientFor(row.tenant_id, row);
       if (!client) throw new Error("M-Pesa is not configured for this tenant");
       await run.pace();
       sweep.count.queried();

@@ -14,6 +14,7 @@ export type PaymentRow = payments.PaymentWithRefunds;
 
 export interface PaymentObject {
   id: string;
+  livemode: boolean;
   channel: "stk" | "c2b";
   status: string;
   amount: number;
@@ -32,6 +33,7 @@ export interface PaymentObject {
 export function paymentObject(payment: PaymentRow): PaymentObject {
   return {
     id: payment.id,
+    livemode: payment.livemode,
     channel: payment.channel === "c2b" ? "c2b" : "stk",
     status: payment.status,
     amount: payment.amount,

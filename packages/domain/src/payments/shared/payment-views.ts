@@ -12,6 +12,7 @@ export function isTerminalPayment(status: string): boolean {
 export function paymentView(row: PaymentModel): PaymentView {
   return {
     id: row.id,
+    livemode: row.livemode,
     checkoutRequestId: row.checkoutRequestId,
     merchantRequestId: row.merchantRequestId,
     userId: row.userId,

@@ -173,7 +173,8 @@ export async function receivedPaymentVerdict(
     const unmatched = { ...fields, match: "unmatched" as const, intentId: null, duplicate: false, note: match.note };
     const payment = await insertReceivedPayment(tx, unmatched);
     const data = { c2b_payment: c2bPaymentObject(payment) };
-    await recordEvent(tx, { tenantId: tenant.id, type: "c2b_payment.unmatched", data, at: now });
+    // C2B is live only (docs/test-mode.md#live-only): what Daraja confirms is live money.
+    await recordEvent(tx, { tenantId: tenant.id, livemode: payment.livemode, type: "c2b_payment.unmatched", data, at: now });
     const link = { paymentId: payment.id };
     const settled = { keptUnmatched: true as const, recorded: true as const };
     return match.flagged

@@ -145,6 +145,7 @@ export type ListPaymentsInput = z.infer<typeof listPaymentsInput>;
 
 export const paymentView = z.object({
   id: z.string(),
+  livemode: z.boolean().describe("false: a test-mode payment (a shop's test intent), simulated, no money moved (docs/test-mode.md)."),
   checkoutRequestId: z.string().nullable(),
   merchantRequestId: z.string().nullable(),
   userId: z.string().nullable().describe("null for a C2B payment (paid from the M-Pesa menu, no customer account)."),
@@ -177,6 +178,7 @@ export type ListPayoutsInput = z.infer<typeof listPayoutsInput>;
 
 export const payoutView = z.object({
   id: z.string(),
+  livemode: z.boolean().describe("Always true: payouts are live money only (docs/test-mode.md#live-only)."),
   originatorConversationId: z.string(),
   conversationId: z.string().nullable(),
   transactionId: z.string().nullable().describe("M-Pesa's transaction id (the receipt) once the payout succeeded."),
@@ -210,6 +212,7 @@ export type PaymentStatusUpdate = z.infer<typeof paymentStatusUpdate>;
 /** A payment as the server API shows it (an intent's `payments`, GET /api/v1/payments/{id}). */
 export const serverPaymentView = z.object({
   id: z.string(),
+  livemode: z.boolean().describe("false for test mode's simulated money (a test key's object), true for live money (docs/test-mode.md)."),
   channel: z.enum(["stk", "c2b"]),
   status: paymentStatusField,
   amount: z.number(),
@@ -239,6 +242,7 @@ export type ServerPaymentView = z.infer<typeof serverPaymentView>;
 /** A payout in the event feed (`data.payout` of payout.succeeded and payout.failed): snake_case, with updated_at. */
 export const payoutEventView = z.object({
   id: z.string(),
+  livemode: z.boolean().describe("false for test mode's simulated money (a test key's object), true for live money (docs/test-mode.md)."),
   status: z.enum(payoutStatuses),
   amount: z.number(),
   phone: z.string(),

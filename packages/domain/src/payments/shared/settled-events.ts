@@ -17,20 +17,20 @@ const failedPaymentStatuses = new Set(["CANCELLED", "FAILED", "TIMEOUT"]);
  */
 export function paymentSettledEvent(payment: PaymentModel, at: Date): NewEvent | undefined {
   const type = payment.status === "SUCCESS" ? "payment.succeeded" : failedPaymentStatuses.has(payment.status) ? "payment.failed" : undefined;
-  return type ? { tenantId: payment.tenantId, type, data: { payment: paymentObject(payment) }, at } : undefined;
+  return type ? { tenantId: payment.tenantId, livemode: payment.livemode, type, data: { payment: paymentObject(payment) }, at } : undefined;
 }
 
 /** The event as a settlement's own statement writes it (the repositories' `settle(…, { event })`), its id drawn now. */
 export function eventRowOf(event: NewEvent, eventIds: EventIds): EventRow {
   const id = eventIds();
-  return { id, tenantId: event.tenantId, type: event.type, body: eventBody(id, event), at: event.at };
+  return { id, tenantId: event.tenantId, livemode: event.livemode, type: event.type, body: eventBody(id, event), at: event.at };
 }
 
 /** A payment whose refund by reversal just became SUCCESS: payment.reversed, the payment showing that reversal. */
 export async function recordPaymentReversed(tx: RawSql, paymentId: string, at: Date, eventIds?: EventIds): Promise<void> {
   const payment = await payments.withRefunds(tx, paymentId);
   if (!payment) throw new Error(`payment ${paymentId} of a settled reversal is missing`);
-  await recordEvent(tx, { tenantId: payment.tenantId, type: "payment.reversed", data: { payment: paymentObject(payment) }, at }, eventIds);
+  await recordEvent(tx, { tenantId: payment.tenantId, livemode: payment.livemode, type: "payment.reversed", data: { payment: paymentObject(payment) }, at }, eventIds);
 }
 
 /** A flagged callback that names a payment or payout (one that names nothing has no tenant to tell). */
@@ -40,14 +40,14 @@ export async function recordCallbackFlagged(
   at: Date,
   eventIds?: EventIds,
 ): Promise<void> {
-  const tenantId = callback.paymentId
-    ? await payments.tenantOf(tx, callback.paymentId)
+  const owner = callback.paymentId
+    ? await payments.ownerOf(tx, callback.paymentId)
     : callback.payoutId
-      ? await payouts.tenantOf(tx, callback.payoutId)
+      ? await payouts.ownerOf(tx, callback.payoutId)
       : undefined;
-  if (!tenantId) return;
+  if (!owner) return;
   await recordEvent(tx, {
-    tenantId,
+    ...owner,
     type: "callback.flagged",
     data: {
       callback: {

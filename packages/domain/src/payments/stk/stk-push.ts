@@ -40,6 +40,7 @@ export interface StkPushAnswer {
 
 interface PromptRequest {
   phone: string;
+  livemode: boolean;
   amount: number;
   reference: string;
   description: string;
@@ -53,16 +54,19 @@ export function defaultReference(tenant: Tenant): string {
 
 export async function stkPush(ctx: AuthedCtx, input: StkPushInput): Promise<StkPushAnswer> {
   const { deps } = ctx;
-  const daraja = deps.daraja.darajaFor(ctx.tenant);
+  // Payment intents (intents/intent-prompt.ts): the intent's terms replace the customer's, and its mode
+  // is the payment's (docs/test-mode.md): a test intent is paid through the simulated provider.
+  const intent = await intentTermsForPrompt(ctx, input);
+  const livemode = intent?.livemode ?? true;
+  const daraja = deps.daraja.darajaFor(ctx.tenant, { livemode });
   // The shop's own token in the prompt's CallBackURL (docs/mpesa.md#callback-tokens).
   const callbackUrl = callbackUrlFor(deps.daraja, "stkpush", ctx.tenant.id);
   if (!daraja || !callbackUrl) throw providerUnavailable("payments.not_configured");
-  // Payment intents (intents/intent-prompt.ts): the intent's terms replace the customer's.
-  const intent = await intentTermsForPrompt(ctx, input);
   const request: PromptRequest = intent
-    ? { phone: input.phone, amount: intent.amount, reference: intent.reference, description: intent.description ?? DEFAULT_DESCRIPTION }
+    ? { phone: input.phone, livemode, amount: intent.amount, reference: intent.reference, description: intent.description ?? DEFAULT_DESCRIPTION }
     : {
         phone: input.phone,
+        livemode,
         // stkPushInput requires amount when there is no intent_id.
         amount: input.amount!,
         reference: input.reference ?? defaultReference(ctx.tenant),

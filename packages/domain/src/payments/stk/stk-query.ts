@@ -49,7 +49,7 @@ export async function stkQuery(ctx: AuthedCtx, checkoutRequestId: string): Promi
   const payment = await findVisiblePayment(ctx, checkoutRequestId);
   if (isTerminalPayment(payment.status)) return storedAnswer(payment);
 
-  const daraja = ctx.deps.daraja.darajaFor(ctx.tenant);
+  const daraja = ctx.deps.daraja.darajaFor(ctx.tenant, payment);
   if (!daraja) throw providerUnavailable("payments.not_configured");
   let result: StkQueryResult;
   try {

@@ -95,7 +95,7 @@ export async function queryDuePayments(run: SweepRun): Promise<void> {
     const expired = deps.clock.now().getTime() - new Date(row.created_at).getTime() >= options.giveUpAfterSeconds * 1000;
     let lastAnswer: string;
     try {
-      const client = await run.clientFor(row.tenant_id);
+      const client = await run.clientFor(row.tenant_id, row);
       if (!client) throw new Error("M-Pesa is not configured for this tenant");
       await run.pace();
       report.paymentsQueried += 1;

@@ -8,6 +8,7 @@ function payout(overrides: Partial<PayoutModel> = {}): PayoutModel {
   return {
     id: "6f1c0e56-0000-4000-8000-000000000010",
     tenantId: "default",
+    livemode: true,
     requestedBy: "6f1c0e56-0000-4000-8000-000000000002",
     phone: "254712345678",
     amount: 500,

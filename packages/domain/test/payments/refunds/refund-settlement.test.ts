@@ -8,6 +8,7 @@ function reversal(overrides: Partial<RefundModel> = {}): RefundModel {
   return {
     id: "6f1c0e56-0000-4000-8000-000000000020",
     tenantId: "default",
+    livemode: true,
     paymentId: "6f1c0e56-0000-4000-8000-000000000021",
     amount: 200,
     method: "reversal",

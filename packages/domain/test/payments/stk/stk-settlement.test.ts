@@ -8,6 +8,7 @@ function payment(overrides: Partial<PaymentModel> = {}): PaymentModel {
   return {
     id: "6f1c0e56-0000-4000-8000-000000000001",
     tenantId: "default",
+    livemode: true,
     userId: "6f1c0e56-0000-4000-8000-000000000002",
     phone: "254712345678",
     amount: 100,
