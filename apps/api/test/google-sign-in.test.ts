@@ -13,6 +13,7 @@ import { adminKey, RestClient, registerUser, trpcClient, uniqueEmail, type TestA
 import { skipThisTarget } from "./support/database.js";
 import { step, totpClock } from "./support/two-factor.js";
 import { totpAt } from "./support/totp.js";
+import { addressBody } from "./support/addresses.js";
 import {
   accessTokenFrom,
   Browser,
@@ -151,6 +152,23 @@ describe.skipIf(skipThisTarget)("Sign in with Google", () => {
   });
 
   describe("the ID-token flow (One Tap, mobile)", () => {
+    it("with guest_token takes the guest over (its address moves here); another token: 401 and the nonce kept", async () => {
+      const email = uniqueEmail("onetap-guest");
+      const guest = await client().post("/api/v1/auth/guest", {});
+      expect(guest.status, JSON.stringify(guest.body)).toBe(201);
+      const guestToken = guest.body.data.access_token as string;
+      const address = await client().post("/api/v1/addresses", addressBody({ label: "Guest home" }), guestToken);
+      expect(address.status).toBe(201);
+      const idToken = await idTokenWithNonce(t, sim, shop, { email });
+      const refused = await client().post("/api/v1/auth/oidc/google/id-token", { id_token: idToken, guest_token: "not.a.token" });
+      expect([refused.status, refused.body.error.code]).toEqual([401, "INVALID_TOKEN"]);
+      // Refused before the nonce was spent: the same ID token still signs in.
+      const signedIn = await client().post("/api/v1/auth/oidc/google/id-token", { id_token: idToken, guest_token: guestToken });
+      expect(signedIn.status, JSON.stringify(signedIn.body)).toBe(200);
+      const addresses = await client().get("/api/v1/addresses", signedIn.body.data.access_token);
+      expect(addresses.body.data.addresses.map((a: { id: string }) => a.id)).toContain(address.body.data.address.id);
+    });
+
     it("answers as login: an access token and the refresh cookie; a nonce is single use", async () => {
       const email = uniqueEmail("onetap");
       const idToken = await idTokenWithNonce(t, sim, shop, { email });

@@ -13,6 +13,7 @@ import { adminKey, registerUser, RestClient, trpcClient, type HttpResult, type T
 import { skipThisTarget } from "./support/database.js";
 import { totpClock, step } from "./support/two-factor.js";
 import { totpAt } from "./support/totp.js";
+import { addressBody } from "./support/addresses.js";
 
 const window = 60;
 const appUrl = "https://duka.example.co.ke";
@@ -117,6 +118,26 @@ describe.skipIf(skipThisTarget)("passkeys: register, list, remove, sign in", () 
     const fresh = await client.post("/api/v1/auth/passkeys/register/options", {}, user.accessToken);
     expect(fresh.status).toBe(200);
     expect(authenticator.credentials).toHaveLength(1);
+  });
+
+  it("with guest_token the sign-in takes the guest over (its address moves here); anything but a live guest's token: 401", async () => {
+    const { user, authenticator } = await withPasskey();
+    const client = new RestClient(t.url);
+    const guest = await client.post("/api/v1/auth/guest", {});
+    expect(guest.status, JSON.stringify(guest.body)).toBe(201);
+    const guestToken = guest.body.data.access_token as string;
+    const address = await client.post("/api/v1/addresses", addressBody({ label: "Guest home" }), guestToken);
+    expect(address.status).toBe(201);
+    const verify = async (guest_token: string) =>
+      client.post("/api/v1/auth/passkeys/login/verify", { response: authenticator.get(await signInOptions(client)), guest_token });
+
+    expectCode(await verify(user.accessToken), 401, "INVALID_TOKEN");
+    const signedIn = await verify(guestToken);
+    expect(signedIn.status, JSON.stringify(signedIn.body)).toBe(200);
+    const addresses = await client.get("/api/v1/addresses", signedIn.body.data.access_token);
+    expect(addresses.body.data.addresses.map((a: { id: string }) => a.id)).toContain(address.body.data.address.id);
+    // The guest is gone: its token takes nobody over twice.
+    expectCode(await verify(guestToken), 401, "INVALID_TOKEN");
   });
 
   it("signs in with the passkey: discoverable options, an answer as login, fresh session, last_used_at, the event", async () => {

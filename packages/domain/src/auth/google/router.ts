@@ -22,6 +22,7 @@ import {
   redirectOutput,
 } from "./schemas.js";
 import { signInWithGoogle, verifiedIdToken } from "./sign-in.js";
+import { guestToMerge } from "../guest/guest-token.js";
 
 const tags = ["auth"];
 
@@ -126,7 +127,11 @@ export const googleRouter = createTRPCRouter({
     })
     .input(idTokenInput)
     .output(loginOutput)
-    .mutation(async ({ ctx, input }) => ok(await signInWithGoogle(ctx, await verifiedIdToken(ctx, googleClientIdOf(ctx.tenant), input.id_token)))),
+    .mutation(async ({ ctx, input }) => {
+      // A guest_token that is not a live guest's answers 401 before the nonce is spent.
+      const guest = await guestToMerge(ctx, input.guest_token);
+      return ok(await signInWithGoogle(ctx, await verifiedIdToken(ctx, googleClientIdOf(ctx.tenant), input.id_token), guest));
+    }),
 
   link: authProcedure
     .meta({

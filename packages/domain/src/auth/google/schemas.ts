@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { envelope } from "../../shared/envelope.js";
 import { oneLineString } from "../../shared/fields.js";
+import { guestTokenField } from "../guest/schemas.js";
 
 const idToken = oneLineString().min(1).max(8192).describe("An ID token from Google whose nonce came from /api/v1/auth/oidc/google/nonce");
 
@@ -27,7 +28,7 @@ export const nonceOutput = envelope(
   }),
 );
 
-export const idTokenInput = z.object({ id_token: idToken });
+export const idTokenInput = z.object({ id_token: idToken, guest_token: guestTokenField.optional() });
 
 export const linkGoogleInput = z.object({ id_token: idToken });
 

@@ -8,16 +8,18 @@ import { noStore } from "../../shared/request.js";
 import type { TenantCtx } from "../ports.js";
 import { assertEmailVerifiedIfRequired, startSession, type LoginResult } from "../service.js";
 import { issueOtpLoginToken } from "../tokens/otp-login-token.js";
+import type { GuestToMerge } from "../guest/guest-token.js";
 import { accountForGoogle, invalidGoogleToken } from "./google-account.js";
 import type { GoogleIdentity } from "./identity-provider.js";
 import { spendNonce } from "./nonces.js";
 
-export async function signInWithGoogle(ctx: TenantCtx, identity: GoogleIdentity): Promise<LoginResult> {
+/** `guest`: the guest a `guest_token` named (ID-token flow), taken over once the sign-in completes. */
+export async function signInWithGoogle(ctx: TenantCtx, identity: GoogleIdentity, guest?: GuestToMerge): Promise<LoginResult> {
   const user = await accountForGoogle(ctx, identity);
   assertEmailVerifiedIfRequired(ctx.tenant, user);
   noStore(ctx);
-  if (user.otpEnabled) return { requires_otp: true, otp_token: await issueOtpLoginToken(ctx, user) };
-  return { requires_otp: false, ...(await startSession(ctx, user, "google")) };
+  if (user.otpEnabled) return { requires_otp: true, otp_token: await issueOtpLoginToken(ctx, user, guest) };
+  return { requires_otp: false, ...(await startSession(ctx, user, "google", guest)) };
 }
 
 /**

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { envelope } from "../../shared/envelope.js";
 import { oneLineString, pageFields } from "../../shared/fields.js";
+import { guestTokenField } from "../guest/schemas.js";
 
 /** A base64url field of an authenticator's answer (the library decodes and checks it). */
 const base64url = (what: string, max: number) =>
@@ -59,7 +60,7 @@ export const registerVerifyInput = z.object({
   name: oneLineString().trim().min(1).max(60).optional().describe("What the customer calls this passkey (default \"Passkey\")"),
 });
 
-export const loginVerifyInput = z.object({ response: authenticationResponseField });
+export const loginVerifyInput = z.object({ response: authenticationResponseField, guest_token: guestTokenField.optional() });
 
 export const listPasskeysInput = z.object(pageFields);
 

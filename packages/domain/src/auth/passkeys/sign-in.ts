@@ -13,6 +13,7 @@ import { noStore } from "../../shared/request.js";
 import type { TenantCtx } from "../ports.js";
 import { assertEmailVerifiedIfRequired, startSession, type LoginResult } from "../service.js";
 import { issueOtpLoginToken } from "../tokens/otp-login-token.js";
+import { guestToMerge } from "../guest/guest-token.js";
 import { checkAssertion } from "./assertion.js";
 import { challengeTtlSeconds, issueChallenge } from "./challenges.js";
 import { relyingPartyOf } from "./relying-party.js";
@@ -36,6 +37,8 @@ export async function signInOptions(ctx: TenantCtx): Promise<z.infer<typeof requ
 }
 
 export async function verifySignIn(ctx: TenantCtx, input: z.infer<typeof loginVerifyInput>): Promise<LoginResult> {
+  // A guest_token that is not a live guest's answers 401 before the challenge is spent.
+  const guest = await guestToMerge(ctx, input.guest_token);
   const checked = await checkAssertion(ctx, input.response as AuthenticationResponseJSON, "sign_in", null);
   if (!checked) throw invalidCredentials();
   const user = await users.findById(ctx.db, checked.passkey.userId);
@@ -44,7 +47,7 @@ export async function verifySignIn(ctx: TenantCtx, input: z.infer<typeof loginVe
   noStore(ctx);
   if (user.otpEnabled && !checked.userVerified) {
     // One factor only (the authenticator did not verify its user): the second is the account's code.
-    return { requires_otp: true, otp_token: await issueOtpLoginToken(ctx, user) };
+    return { requires_otp: true, otp_token: await issueOtpLoginToken(ctx, user, guest) };
   }
-  return { requires_otp: false, ...(await startSession(ctx, user, "passkey")) };
+  return { requires_otp: false, ...(await startSession(ctx, user, "passkey", guest)) };
 }
