@@ -241,7 +241,8 @@ describe.skipIf(skipThisTarget)("test mode in a production start", () => {
     try {
       // Production wants https callback addresses; nothing answers this one, so the simulated callback is
       // lost and the customer's STK query (answered by the simulated provider from the database) settles it.
-      const production = { NODE_ENV: "production", MOMO_CALLBACK_URL: "https://127.0.0.1:9/api/momo/callback/stkpush" };
+      // Production checks new passwords against Pwned Passwords by default: off here (no test leaves loopback).
+      const production = { NODE_ENV: "production", PASSWORD_BREACH_CHECK: "off", MOMO_CALLBACK_URL: "https://127.0.0.1:9/api/momo/callback/stkpush" };
       const t = await launch.momo({ darajaUrl: fake.url, env: { ...darajaEnv, ...production } });
       const key = await createKey(t.url, "test");
       expect(key.status, JSON.stringify(key.body)).toBe(201);

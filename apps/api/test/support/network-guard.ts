@@ -2,11 +2,14 @@
  * No test reaches an outside service (Pwned Passwords, a CAPTCHA provider, Google, Daraja, Africa's
  * Talking): every socket connection of the test process to an address off loopback is refused before
  * any packet (or DNS query) leaves, and the test that made it fails (file-defaults.ts checks after each
- * test). Only the test databases named by MTEJA_TEST_PG_URL and MTEJA_TEST_REDIS_URL are let through.
+ * test). Let through: this machine's own addresses (a test that reaches the service "from the network"
+ * connects to its own interface, and nothing leaves the machine) and the test databases named by
+ * MTEJA_TEST_PG_URL and MTEJA_TEST_REDIS_URL.
  * Installed once per worker by file-defaults.ts; it wraps `net.Socket.prototype.connect`, which every
  * client (fetch, http, tls, pg, ioredis) connects through.
  */
 import net from "node:net";
+import { networkInterfaces } from "node:os";
 
 const guardMark = Symbol.for("mteja.networkGuard");
 
@@ -53,6 +56,12 @@ function targetOf(args: unknown[]): string | undefined {
   return undefined;
 }
 
+/** An address of one of this machine's interfaces: a connection to it never leaves the machine. */
+function isOwnAddress(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, "").toLowerCase().replace(/^::ffff:/, "");
+  return Object.values(networkInterfaces()).some((entries) => entries?.some((entry) => entry.address.toLowerCase() === bare));
+}
+
 export function installNetworkGuard(): void {
   const proto = net.Socket.prototype as unknown as { connect: (...args: unknown[]) => unknown; [guardMark]?: true };
   if (proto[guardMark]) return;
@@ -61,7 +70,7 @@ export function installNetworkGuard(): void {
   proto.connect = function guardedConnect(this: net.Socket, ...args: unknown[]) {
     const target = targetOf(args);
     const host = target?.slice(0, target.lastIndexOf(":"));
-    if (host !== undefined && !isLoopbackHost(host) && !allowed.has(host)) {
+    if (host !== undefined && !isLoopbackHost(host) && !allowed.has(host) && !isOwnAddress(host)) {
       state().attempts.push(target!);
       const error = Object.assign(new Error(`test network guard: connection to ${target} refused (off loopback)`), { code: "ECONNREFUSED" });
       process.nextTick(() => this.destroy(error));
