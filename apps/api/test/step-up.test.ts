@@ -321,6 +321,8 @@ describe.skipIf(skipDatabaseAgnostic)("step-up in the OpenAPI document", () => {
       "POST /api/v1/auth/passkeys/register/options": { fresh_session: "always", body_proof: null },
       "POST /api/v1/auth/passkeys/register/verify": { fresh_session: "always", body_proof: null },
       "DELETE /api/v1/auth/passkeys/{id}": { fresh_session: "always", body_proof: null },
+      "POST /api/v1/auth/me/identities/google": { fresh_session: "always", body_proof: null },
+      "DELETE /api/v1/auth/me/identities/google": { fresh_session: "always", body_proof: null },
       "DELETE /api/v1/auth/otp/disable": bodyProof("password"),
       "POST /api/v1/auth/me/phone/start": { fresh_session: "conditional", when: "the phone is not the account's verified phone", body_proof: null },
       "POST /api/v1/auth/me/phone/verify": {

@@ -50,6 +50,9 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     // Hundreds of services start in one run: hashing in-process keeps each light. The default (hashing
     // processes) is what password-hashing.test.ts and the process tests start.
     PASSWORD_HASHER: "threads",
+    // A production start checks new passwords against Pwned Passwords by default; no test leaves the
+    // machine, so the check is off unless a test turns it on against its stand-in (breached-passwords.test.ts).
+    PASSWORD_BREACH_CHECK: "off",
     ...env,
   };
   // The test opens the database itself, from the settings the composition root would read.
