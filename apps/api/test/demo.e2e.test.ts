@@ -592,7 +592,7 @@ describe.skipIf(skipThisTarget || target !== "embedded" || !haveChromium)("demo 
       await eventually(() => guestPage.locator("#tabs a").allTextContents()).toEqual(["Account", "Addresses", "Checkout"]);
       // A guest has no name for the recipient field to start with.
       await eventually(async () => new URL(guestPage.url()).hash).toBe("#addresses");
-      await guestPage.locator("#address-form").getByLabel("Recipient").fill("Akinyi Odhiambo");
+      await guestPage.locator("#address-form").getByLabel("Recipient").fill("Atieno Wambui");
       await addAddress(guestPage, "en");
       await payWithMpesa(guestPage, "en");
 
@@ -601,17 +601,17 @@ describe.skipIf(skipThisTarget || target !== "embedded" || !haveChromium)("demo 
       await eventually(() => guestPage.locator("#guest-state").textContent()).toBe("guest");
       const email = uniqueEmail("guest-demo");
       const save = guestPage.locator("#save-details");
-      await save.getByLabel("Full name").fill("Akinyi Odhiambo");
+      await save.getByLabel("Full name").fill("Atieno Wambui");
       await save.getByLabel("Email").fill(email);
       await save.getByLabel("Password").fill("a long unbreached passphrase");
       await save.getByRole("button", { name: "Save your details" }).click();
-      await eventually(() => guestPage.locator("#signed-in-as").textContent()).toBe("Akinyi Odhiambo");
+      await eventually(() => guestPage.locator("#signed-in-as").textContent()).toBe("Atieno Wambui");
       expect(await guestPage.locator("#guest-state").count()).toBe(0);
       await eventually(() => guestPage.locator("#tabs a").count()).toBe(6);
 
       // The same account: its address and payment stayed; the email waits for its link.
       const db = t.deps.db.unscoped("test");
-      const user = await db.user.findFirstOrThrow({ where: { name: "Akinyi Odhiambo" } });
+      const user = await db.user.findFirstOrThrow({ where: { name: "Atieno Wambui" } });
       expect(user).toMatchObject({ role: "customer", email: null });
       expect(await db.address.count({ where: { userId: user.id } })).toBe(1);
       expect(await db.payment.count({ where: { userId: user.id, status: "SUCCESS" } })).toBe(1);

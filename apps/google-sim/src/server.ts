@@ -10,7 +10,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from "jose";
-import Provider, { type Configuration } from "oidc-provider";
+import type Provider from "oidc-provider";
+import type { Configuration } from "oidc-provider";
+import { loadProvider } from "./quiet-provider.js";
 import { accountOf, subjectOf, type SimAccount } from "./accounts.js";
 import { googleSimulatorDefaults } from "./defaults.js";
 import { loginPage } from "./login-page.js";
@@ -175,7 +177,8 @@ export function buildGoogleSimulator(options: { logger?: (line: string) => void 
       const address = server.address() as AddressInfo;
       issuer = `http://${host}:${address.port}`;
       key = await createSigningKey();
-      provider = new Provider(issuer, configuration(key));
+      const OpenIdProvider = await loadProvider();
+      provider = new OpenIdProvider(issuer, configuration(key));
       return issuer;
     },
     async addClient(client) {
