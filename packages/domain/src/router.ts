@@ -32,7 +32,7 @@ export const appRouter = createTRPCRouter({
   apiKeys: apiKeysRouter,
   paymentIntents: intentsRouter,
   webhooks: webhooksRouter,
-  // Each payment flow's own (reversals, refunds, c2b, balance, pull, qr): named by the flow registry.
+  // Each payment flow's own routers, as the flow registry names them (payments/flows.ts).
   ...flowRouters,
   phone: phoneRouter,
   email: emailRouter,
