@@ -61,7 +61,8 @@ export const moneyAreas = ["payments", "intents", "webhooks"];
  * may import every area; no area imports it: what an area needs of the registry (the dispatcher's
  * routes, the reconciler's sweeps, retention's callback kinds) the composition root hands it.
  */
-export const apiLayer = `${domain}((trpc|router|index|context|event-catalogue|payments/flows)\\.ts|.+/(router|index)\\.ts)$`;
+const apiLayerFiles = "(trpc|router|index|context|event-catalogue|payments/flows)";
+export const apiLayer = `${domain}(${apiLayerFiles}\\.ts|.+/(router|index)\\.ts)$`;
 
 /**
  * The simulators: the simulated Daraja (test mode's provider, no HTTP listener, shipped) and the two

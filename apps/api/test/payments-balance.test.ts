@@ -211,7 +211,7 @@ describe.skipIf(skipThisTarget)("account balance", () => {
     expect((await requestRow(unknown.body.data.id)).originatorConversationId).not.toBeNull();
   });
 
-  it("never shows another shop's request nor one of test mode, however recent (daraja_requests is shared)", async () => {
+  it("never shows another shop's request nor one of test mode, however recent (daraja_requests)", async () => {
     const own = await settled((await requestBalance()).body.data.id);
     const recent = new Date("2099-01-01T00:00:00Z");
     const stored = { flow: "balance", status: "succeeded", request: { shortCode: "000000" }, result: { accounts: [] } };

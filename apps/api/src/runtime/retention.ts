@@ -22,7 +22,8 @@ export function createRetentionRuntime(settings: Settings, logger: Logger, getDe
 
   const runOnce = () => {
     const deps = getDeps();
-    return pruneExpiredRows(deps.db, { rules: retentionRules, now: deps.clock.now(), days, batchSize: settings.PRUNE_BATCH_SIZE });
+    const batchSize = settings.PRUNE_BATCH_SIZE;
+    return pruneExpiredRows(deps.db, { rules: retentionRules, now: deps.clock.now(), days, batchSize });
   };
 
   const tick = () => {

@@ -15,9 +15,9 @@
  *  5. expires payment intents still waiting for payment past expires_at (intents/intent-expiry-sweep.ts).
  *
  * Steps 1-4 are the sweeps each flow declares (`<flow>/flow.ts`), run in the order of the flow
- * registry (flows.ts, handed over by the composition root): stk/stk-reconciliation.ts, payouts/payout-reconciliation.ts,
- * refunds/refund-reconciliation.ts; the claiming, leasing, backoff and pacing they share are
- * shared/leased-sweep.ts.
+ * registry (flows.ts, handed over by the composition root): stk/stk-reconciliation.ts,
+ * payouts/payout-reconciliation.ts, refunds/refund-reconciliation.ts; the claiming, leasing, backoff
+ * and pacing they share are shared/leased-sweep.ts.
  *
  * Giving up: Daraja ends every prompt within minutes (1037 / 1019 are terminal), so a payment that
  * Daraja still cannot settle 24 hours after it was created is marked FAILED ("reconciliation

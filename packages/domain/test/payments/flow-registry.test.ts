@@ -35,7 +35,10 @@ describe("the flow registry", () => {
 
   it("holds each flow's own messages to the catalogue's rules: both languages, translated, no placeholders", () => {
     const messages = darajaFlows.flatMap((flow) =>
-      Object.entries("messages" in flow ? flow.messages : {}).map(([name, text]) => ({ name: `${flow.name}.${name}`, text })),
+      Object.entries("messages" in flow ? flow.messages : {}).map(([name, text]) => ({
+        name: `${flow.name}.${name}`,
+        text,
+      })),
     );
     expect(messages.length).toBeGreaterThan(0);
     for (const { name, text } of messages) {
