@@ -38,7 +38,13 @@ describe.skipIf(skipThisTarget)("account balance", () => {
     });
   const storedCallbacks = (correlationId: string) =>
     t.deps.db.unscoped("test").darajaCallback.findMany({ where: { correlationId }, orderBy: { receivedAt: "asc" } });
-  const requestRow = (id: string) => t.deps.db.unscoped("test").accountBalance.findUniqueOrThrow({ where: { id } });
+  /** A balance request as stored (daraja_requests), with what it asked and what its result said. */
+  const requestRow = async (id: string) => {
+    const row = await t.deps.db.unscoped("test").darajaRequest.findUniqueOrThrow({ where: { id } });
+    const asked = row.request as { shortCode: string };
+    const result = row.result as { rawBalance: string | null } | null;
+    return { ...row, shortCode: asked.shortCode, rawBalance: result?.rawBalance ?? null };
+  };
   const outcomesOf = async (correlationId: string) => (await storedCallbacks(correlationId)).map((c) => c.outcome);
   const accountNamed = (accounts: Account[], name: string) => accounts.find((account) => account.name === name)!;
 
@@ -60,8 +66,8 @@ describe.skipIf(skipThisTarget)("account balance", () => {
   it("asks for the B2C short code's balance (202 pending, stored first); GET shows the result's accounts", async () => {
     let storedFirst = false;
     sim.script("accountbalance", async () => {
-      const where = { tenantId: "default", status: "pending" };
-      storedFirst = (await t.deps.db.unscoped("test").accountBalance.findFirst({ where })) !== null;
+      const where = { tenantId: "default", flow: "balance", status: "pending" };
+      storedFirst = (await t.deps.db.unscoped("test").darajaRequest.findFirst({ where })) !== null;
     });
     const asked = await requestBalance();
     expect(asked.status, JSON.stringify(asked.body)).toBe(202);
@@ -97,7 +103,8 @@ describe.skipIf(skipThisTarget)("account balance", () => {
 
     const row = await requestRow(asked.body.data.id);
     const rawBalance = expect.stringContaining("Utility Account|KES|");
-    expect(row).toMatchObject({ shortCode: B2C_SHORTCODE, status: "succeeded", resultCode: "0", rawBalance });
+    const live = { livemode: true, flow: "balance" };
+    expect(row).toMatchObject({ ...live, shortCode: B2C_SHORTCODE, status: "succeeded", resultCode: "0", rawBalance });
     const stored = await storedCallbacks(row.originatorConversationId!);
     expect(stored).toMatchObject([{ kind: "balance_result", outcome: "applied", paymentId: null, payoutId: null }]);
   });
@@ -204,12 +211,27 @@ describe.skipIf(skipThisTarget)("account balance", () => {
     expect((await requestRow(unknown.body.data.id)).originatorConversationId).not.toBeNull();
   });
 
+  it("never shows another shop's request nor one of test mode, however recent (daraja_requests)", async () => {
+    const own = await settled((await requestBalance()).body.data.id);
+    const recent = new Date("2099-01-01T00:00:00Z");
+    const stored = { flow: "balance", status: "succeeded", request: { shortCode: "000000" }, result: { accounts: [] } };
+    const row = { ...stored, requestedAt: recent, updatedAt: recent };
+    const db = t.deps.db.unscoped("test");
+    const testMode = await db.darajaRequest.create({ data: { ...row, tenantId: "default", livemode: false } });
+    await newTenant("duka-jirani");
+    const neighbours = await db.darajaRequest.create({ data: { ...row, tenantId: "duka-jirani" } });
+
+    expect((await latest()).body.data).toMatchObject({ id: own.id, status: own.status });
+    expect((await latest("duka-jirani")).body.data.id).toBe(neighbours.id);
+    await db.darajaRequest.deleteMany({ where: { id: { in: [testMode.id, neighbours.id] } } });
+  });
+
   it("answers 503 for a shop without a B2C initiator, as payouts do", async () => {
     await newTenant("duka-bila-b2c");
     const refused = await requestBalance("duka-bila-b2c");
     expect(refused.status).toBe(503);
     expect(refused.body.error.code).toBe("PAYMENT_PROVIDER_UNAVAILABLE");
-    expect(await t.deps.db.unscoped("test").accountBalance.count({ where: { tenantId: "duka-bila-b2c" } })).toBe(0);
+    expect(await t.deps.db.unscoped("test").darajaRequest.count({ where: { tenantId: "duka-bila-b2c" } })).toBe(0);
   });
 });
 

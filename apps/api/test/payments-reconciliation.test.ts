@@ -3,7 +3,7 @@
  * MOMO_RECONCILE_AFTER_SECONDS, with per-payment backoff, a 24-hour give-up, claims that are safe with
  * several reconcilers at once, and pacing. The service clock is driven by hand.
  */
-import { createReconciler } from "@mteja/domain";
+import { createReconciler, darajaFlows } from "@mteja/domain";
 import { beforeEach, describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { testClock } from "./support/clock.js";
@@ -109,8 +109,8 @@ describe.skipIf(skipThisTarget)("payment reconciliation", () => {
     await simSettles();
     clock.advance(121);
     const before = (await queriesAtDaraja()).length;
-    const other = createReconciler(() => t.deps, { paceMs: 0, batchSize: 3 });
-    const third = createReconciler(() => t.deps, { paceMs: 0, batchSize: 3 });
+    const other = createReconciler(darajaFlows, () => t.deps, { paceMs: 0, batchSize: 3 });
+    const third = createReconciler(darajaFlows, () => t.deps, { paceMs: 0, batchSize: 3 });
     const reports = await Promise.all([t.reconciler.runOnce(), other.runOnce(), third.runOnce()]);
     const queried = reports.reduce((sum, r) => sum + r.paymentsQueried, 0);
     const asked = (await queriesAtDaraja()).slice(before).map((r) => r.body.CheckoutRequestID as string);
@@ -123,7 +123,7 @@ describe.skipIf(skipThisTarget)("payment reconciliation", () => {
     for (let i = 0; i < 4; i++) await push(6);
     await simSettles();
     clock.advance(121);
-    const paced = createReconciler(() => t.deps, { paceMs: 150 });
+    const paced = createReconciler(darajaFlows, () => t.deps, { paceMs: 150 });
     const started = Date.now();
     const report = await paced.runOnce();
     expect(report.paymentsQueried).toBe(4);

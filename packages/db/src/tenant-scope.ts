@@ -27,7 +27,7 @@ const tenantOwned = new Set([
   "PhoneCode",
   "SmsOutbox",
   "SecurityEvent",
-  "AccountBalance",
+  "DarajaRequest",
   "PullRegistration",
   "UserIdentity",
   "OidcNonce",
@@ -39,7 +39,15 @@ const tenantOwned = new Set([
  * Models with a `livemode` column (docs/test-mode.md): a client scoped to a mode as well reads and
  * writes only that mode's rows, as it does its tenant's.
  */
-const modeOwned = new Set(["Payment", "Payout", "PaymentIntent", "WebhookEndpoint", "WebhookEvent", "Refund"]);
+const modeOwned = new Set([
+  "Payment",
+  "Payout",
+  "PaymentIntent",
+  "WebhookEndpoint",
+  "WebhookEvent",
+  "Refund",
+  "DarajaRequest",
+]);
 
 /** Models without `tenant_id`, scoped through the relation to their tenant-owned parent. */
 const scopedThroughParent: Record<string, string> = { RefreshToken: "session", RecoveryCode: "user" };
@@ -67,7 +75,7 @@ const relationFields: Record<string, readonly string[]> = {
   PhoneCode: [],
   SmsOutbox: [],
   SecurityEvent: [],
-  AccountBalance: [],
+  DarajaRequest: [],
   PullRegistration: [],
   UserIdentity: ["user"],
   OidcNonce: [],

@@ -53,7 +53,7 @@ export {
   type WebhookPoster,
 } from "./webhooks/delivery-worker.js";
 export { defaultWebhookRetrySchedule } from "./webhooks/retry-schedule.js";
-export { retentionRules, type RetentionRule, type RetentionKind } from "./retention/rules.js";
+export { retentionRulesFor, type RetentionRule, type RetentionKind } from "./retention/rules.js";
 export { pruneExpiredRows, type PruneOptions, type PruneReport } from "./retention/prune.js";
 export type { WebhookDeps } from "./webhooks/webhook-deps.js";
 export { paymentObject, type PaymentObject } from "./payments/shared/payment-object.js";

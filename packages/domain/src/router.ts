@@ -4,12 +4,8 @@ import { authRouter } from "./auth/router.js";
 import { dataRightsRouter } from "./data-rights/router.js";
 import { intentsRouter } from "./intents/router.js";
 import { otpRouter } from "./auth/otp/router.js";
-import { balanceRouter } from "./payments/balance/router.js";
-import { c2bRouter } from "./payments/c2b/router.js";
-import { pullRouter } from "./payments/pull/router.js";
-import { qrRouter } from "./payments/qr/router.js";
+import { flowRouters } from "./payments/flows.js";
 import { paymentsRouter } from "./payments/router.js";
-import { refundsRouter, reversalsRouter } from "./payments/refunds/router.js";
 import { profileRouter } from "./profile/router.js";
 import { reportsRouter } from "./reports/router.js";
 import { securityEventsRouter } from "./security-events/router.js";
@@ -24,6 +20,7 @@ import { passkeysRouter } from "./auth/passkeys/router.js";
 /**
  * One router per area of the API, each named for its folder. A key may differ from the area's name: it
  * is the first part of each procedure's path and so of its REST operationId (`admin-createTenant`).
+ * The payment flows' routers come from their registry (payments/flows.ts), so a new flow is not named here.
  */
 export const appRouter = createTRPCRouter({
   auth: authRouter,
@@ -35,12 +32,8 @@ export const appRouter = createTRPCRouter({
   apiKeys: apiKeysRouter,
   paymentIntents: intentsRouter,
   webhooks: webhooksRouter,
-  reversals: reversalsRouter,
-  refunds: refundsRouter,
-  c2b: c2bRouter,
-  balance: balanceRouter,
-  pull: pullRouter,
-  qr: qrRouter,
+  // Each payment flow's own routers, as the flow registry names them (payments/flows.ts).
+  ...flowRouters,
   phone: phoneRouter,
   email: emailRouter,
   google: googleRouter,

@@ -2,4 +2,4 @@ export { DEFAULT_LOCALE, LOCALES, isLocale, localeFromAcceptLanguage, preferredL
 export { formatMoney, formatWhen } from "./format.js";
 export { placeholdersOf, type Bilingual, type ParamValue } from "./catalogue.js";
 export { messages } from "./messages/index.js";
-export { isMessageKey, t, translate, type MessageKey, type ParamsOf, type Text } from "./translate.js";
+export { isMessageKey, t, translate, type MessageKey, type OwnText, type ParamsOf, type Text } from "./translate.js";

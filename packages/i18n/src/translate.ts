@@ -1,5 +1,5 @@
 /** Rendering a message of the catalogue in a language. */
-import { interpolate, type ParamValue, type PlaceholderNames } from "./catalogue.js";
+import { interpolate, type Bilingual, type ParamValue, type PlaceholderNames } from "./catalogue.js";
 import type { Locale } from "./locale.js";
 import { messages } from "./messages/index.js";
 
@@ -12,15 +12,24 @@ export type ParamsOf<K extends MessageKey> = { readonly [P in PlaceholderNames<(
  * A message to render later, in the language of whoever reads it: a key, or a key with its params.
  * Keys whose text has placeholders can only be given with their params (checked at compile time).
  */
-export type Text = {
+export type Text = KeyedText | OwnText;
+
+type KeyedText = {
   [K in MessageKey]: PlaceholderNames<(typeof messages)[K]["en"]> extends never ? K | { readonly key: K } : { readonly key: K; readonly params: ParamsOf<K> };
 }[MessageKey];
 
-function parts(text: Text): { key: MessageKey; params: Readonly<Record<string, ParamValue>> | undefined } {
+/**
+ * A message declared beside the code that raises it instead of in the catalogue: a payment flow's own,
+ * in its folder (docs/i18n.md#a-flows-own-messages). Both languages, as every message; no placeholders.
+ */
+export type OwnText = { readonly own: Bilingual };
+
+function parts(text: KeyedText): { key: MessageKey; params: Readonly<Record<string, ParamValue>> | undefined } {
   return typeof text === "string" ? { key: text, params: undefined } : { key: text.key, params: "params" in text ? text.params : undefined };
 }
 
 export function translate(locale: Locale, text: Text): string {
+  if (typeof text === "object" && "own" in text) return text.own[locale];
   const { key, params } = parts(text);
   return interpolate(messages[key][locale], params);
 }

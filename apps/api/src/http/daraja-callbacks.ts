@@ -42,7 +42,8 @@ export const darajaCallbackPlugin: FastifyPluginAsync<DarajaCallbackOptions> = a
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => done(null, body));
 
-  for (const { kind, path } of callbackRoutes) {
+  for (const route of callbackRoutes) {
+    const { kind, path } = route;
     // warn: Fastify's per-request info logs would write the URL, and with it the secret token.
     app.post(`${CALLBACK_ROUTE_PREFIX}/${path}`, { logLevel: "warn" }, async (request, reply) => {
       const query = request.query as Record<string, unknown>;
@@ -50,7 +51,8 @@ export const darajaCallbackPlugin: FastifyPluginAsync<DarajaCallbackOptions> = a
       const rawBody = typeof request.body === "string" ? request.body : "";
       const reference = typeof query.ref === "string" ? query.ref : undefined;
       const tenant = typeof query.tenant === "string" ? query.tenant : undefined;
-      const answer = await receiveCallback(deps, { kind, rawBody, sourceIp: request.ip, token, tenant, reference });
+      const inbound = { kind, route, rawBody, sourceIp: request.ip, token, tenant, reference };
+      const answer = await receiveCallback(deps, inbound);
       if (answer.rejected) {
         const { reason, stored } = answer.rejected;
         rejectedCallbacks.inc({ kind, reason: reason.replace(" ", "_"), stored: String(stored) });

@@ -16,6 +16,7 @@ import {
   createPaymentEvents,
   createReconciler,
   createStatusStreamSlots,
+  darajaFlows,
   type DataCipher,
   type PaymentPorts,
   type Logger,
@@ -141,7 +142,7 @@ export async function createPaymentsRuntime(settings: Settings, logger: Logger, 
   const effective = simulator?.effective ?? fromSettings(settings);
   if (!effective) logger.info({}, "M-Pesa is not configured (MOMO_BASE_URL unset): the payment operations answer PAYMENT_PROVIDER_UNAVAILABLE");
 
-  const reconciler = createReconciler(getDeps, {
+  const reconciler = createReconciler(darajaFlows, getDeps, {
     paceMs: settings.MOMO_RECONCILE_PACE_MS,
     leaseSeconds: settings.MOMO_RECONCILE_LEASE_SECONDS,
   });

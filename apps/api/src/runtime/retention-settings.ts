@@ -2,8 +2,11 @@
  * The retention settings (docs/operations.md#retention), spread into the one settings schema of
  * ../settings.ts: one RETENTION_<KIND>_DAYS per rule of the domain's table, so a new rule brings its setting.
  */
-import { retentionRules, type RetentionKind } from "@mteja/domain";
+import { callbackKindsWithoutMoney, retentionRulesFor, type RetentionKind } from "@mteja/domain";
 import { z } from "zod";
+
+/** The domain's table of rules, with the callback kinds its flow registry says move no money. */
+export const retentionRules = retentionRulesFor(callbackKindsWithoutMoney);
 
 type DaysSetting<K extends string> = `RETENTION_${Uppercase<K>}_DAYS`;
 type RetentionDaysShape = { [K in RetentionKind as DaysSetting<K>]: z.ZodDefault<z.ZodCoercedNumber<unknown>> };

@@ -4,7 +4,7 @@
  */
 import { pruneExpiredRows, type Deps, type Logger, type PruneReport } from "@mteja/domain";
 import type { Settings } from "../settings.js";
-import { retentionDaysOf } from "./retention-settings.js";
+import { retentionDaysOf, retentionRules } from "./retention-settings.js";
 
 export interface RetentionRuntime {
   start(): void;
@@ -22,7 +22,8 @@ export function createRetentionRuntime(settings: Settings, logger: Logger, getDe
 
   const runOnce = () => {
     const deps = getDeps();
-    return pruneExpiredRows(deps.db, { now: deps.clock.now(), days, batchSize: settings.PRUNE_BATCH_SIZE });
+    const batchSize = settings.PRUNE_BATCH_SIZE;
+    return pruneExpiredRows(deps.db, { rules: retentionRules, now: deps.clock.now(), days, batchSize });
   };
 
   const tick = () => {

@@ -3,7 +3,7 @@
  * callback URLs pointing back at itself through a relay (the service's own port is only known after
  * it starts); and the callbacks a test posts itself.
  */
-import { createReconciler, type Reconciler } from "@mteja/domain";
+import { createReconciler, darajaFlows, type Reconciler } from "@mteja/domain";
 import { createHmac, randomBytes } from "node:crypto";
 import Fastify from "fastify";
 import { adminKey, registerUser, RestClient, startTestApp, type TestApp, type TestAppOptions } from "./app.js";
@@ -144,7 +144,7 @@ export async function startDarajaApp(options: DarajaAppOptions): Promise<DarajaA
     ...t,
     relay,
     secret: callbackSecret,
-    reconciler: createReconciler(() => t.deps, { paceMs: 0 }),
+    reconciler: createReconciler(darajaFlows, () => t.deps, { paceMs: 0 }),
     rest,
     callbackUrl(path, token, tenantId = "default") {
       const url = new URL(`${t.url}/api/momo/callback/${path}`);

@@ -15,18 +15,19 @@
  *     validation's accept or rejection code; the confirmation's `{ "ResultCode": 0, "ResultDesc": "Success" }`).
  *
  * Step 3 is shared/stored-callback.ts, with what each kind reads and settles declared by its flow
- * (`<flow>/flow.ts`, listed in flows.ts): this file knows no flow.
+ * (`<flow>/flow.ts`, listed in flows.ts): the HTTP mount hands each callback the route it came in by,
+ * so this file knows no flow, nor the registry.
  */
 import { callbacks } from "@mteja/db";
 import type { PaymentPorts } from "./shared/ports.js";
-import { ACCEPTED_ANSWER, type CallbackHandling, type StoredCallback } from "./shared/flow.js";
+import { ACCEPTED_ANSWER, type CallbackHandling, type CallbackRoute, type StoredCallback } from "./shared/flow.js";
 import type { CallbackOutcome, StoredApplyResult } from "./shared/stored-callback.js";
-import { callbackRouteOf, type CallbackKind } from "./flows.js";
-
-export type { CallbackKind };
 
 export interface InboundCallback {
-  kind: CallbackKind;
+  /** Its kind in the flow registry (payments/flows.ts): stored with it, the metrics' label. */
+  kind: string;
+  /** The registry's callback of that kind: how its body is read and applied. */
+  route: CallbackRoute;
   rawBody: string;
   sourceIp: string;
   /** The `token` query parameter as received. */
@@ -141,7 +142,7 @@ export async function receiveCallback(deps: PaymentPorts, callback: InboundCallb
   }
   const tokenTenantId = authority.form === "tenant" ? authority.tenantId : null;
 
-  const route = callbackRouteOf(callback.kind);
+  const { route } = callback;
   const json = parseJson(callback.rawBody);
   const read = nulCharacter.test(callback.rawBody)
     ? { ok: false as const, error: "the body holds a NUL character" }

@@ -9,11 +9,14 @@ export {
 } from "./shared/status-stream-slots.js";
 export { createReconciler, defaultReconcileOptions, type Reconciler, type ReconcileOptions, type ReconcileReport } from "./reconciliation.js";
 export { createCallbackTokens, tenantCallbackUrl, type CallbackTokens } from "./shared/callback-tokens.js";
-export { receiveCallback, type CallbackKind, type CallbackReply, type InboundCallback, type RejectedCallback } from "./callbacks.js";
+export { receiveCallback, type CallbackReply, type InboundCallback, type RejectedCallback } from "./callbacks.js";
 export {
+  callbackKindsWithoutMoney,
   callbackRoutes,
   callbackUrlSettings,
   darajaFlows,
+  flowRouters,
+  type CallbackKind,
   type CallbackUrlSetting,
   type RegisteredCallback,
 } from "./flows.js";

@@ -15,9 +15,9 @@
  *  5. expires payment intents still waiting for payment past expires_at (intents/intent-expiry-sweep.ts).
  *
  * Steps 1-4 are the sweeps each flow declares (`<flow>/flow.ts`), run in the order of the flow
- * registry (flows.ts): stk/stk-reconciliation.ts, payouts/payout-reconciliation.ts,
- * refunds/refund-reconciliation.ts; the claiming, leasing, backoff and pacing they share are
- * shared/leased-sweep.ts.
+ * registry (flows.ts, handed over by the composition root): stk/stk-reconciliation.ts,
+ * payouts/payout-reconciliation.ts, refunds/refund-reconciliation.ts; the claiming, leasing, backoff
+ * and pacing they share are shared/leased-sweep.ts.
  *
  * Giving up: Daraja ends every prompt within minutes (1037 / 1019 are terminal), so a payment that
  * Daraja still cannot settle 24 hours after it was created is marked FAILED ("reconciliation
@@ -33,7 +33,7 @@ import type { MoneyMode } from "./shared/money-mode.js";
 import { toTenant, type Tenant } from "../shared/tenant.js";
 import { defaultReconcileOptions, type ReconcileOptions, type ReconcileReport, type SweepRun } from "./shared/leased-sweep.js";
 import { sweepExpiredIntents } from "../intents/intent-expiry-sweep.js";
-import { darajaFlows } from "./flows.js";
+import type { DarajaFlow } from "./shared/flow.js";
 
 export { defaultReconcileOptions, type ReconcileOptions, type ReconcileReport };
 
@@ -41,7 +41,12 @@ export interface Reconciler {
   runOnce(): Promise<ReconcileReport>;
 }
 
-export function createReconciler(getDeps: () => PaymentPorts, overrides: Partial<ReconcileOptions> = {}): Reconciler {
+/** `flows`: the flow registry (payments/flows.ts), whose sweeps run in its order. */
+export function createReconciler(
+  flows: readonly DarajaFlow[],
+  getDeps: () => PaymentPorts,
+  overrides: Partial<ReconcileOptions> = {},
+): Reconciler {
   const options: ReconcileOptions = { ...defaultReconcileOptions, ...overrides };
   let lastCallAt: number | undefined;
 
@@ -84,8 +89,8 @@ export function createReconciler(getDeps: () => PaymentPorts, overrides: Partial
       };
 
       const run: SweepRun = { deps, options, report, clientFor, pace };
-      for (const flow of darajaFlows) {
-        for (const sweep of "sweeps" in flow ? flow.sweeps : []) await sweep(run);
+      for (const flow of flows) {
+        for (const sweep of flow.sweeps ?? []) await sweep(run);
       }
       await sweepExpiredIntents(run); // payment intents past expires_at
       return report;

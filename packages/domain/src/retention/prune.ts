@@ -1,5 +1,5 @@
 import { retention, type Database } from "@mteja/db";
-import { retentionRules, type RetentionRule } from "./rules.js";
+import type { RetentionRule } from "./rules.js";
 
 export interface PruneOptions {
   now: Date;
@@ -7,7 +7,8 @@ export interface PruneOptions {
   days: Partial<Record<string, number>>;
   /** Rows deleted per statement: a large backlog is deleted in many short statements, never one long one. */
   batchSize: number;
-  rules?: readonly RetentionRule[];
+  /** The table of rules.ts, built with the flow registry's callback kinds (retentionRulesFor). */
+  rules: readonly RetentionRule[];
 }
 
 /** Rows deleted per kind (kinds kept for ever are left out). */
@@ -19,7 +20,7 @@ export type PruneReport = Record<string, number>;
  */
 export async function pruneExpiredRows(db: Database, options: PruneOptions): Promise<PruneReport> {
   const report: PruneReport = {};
-  for (const rule of options.rules ?? retentionRules) {
+  for (const rule of options.rules) {
     const days = options.days[rule.kind] ?? 0;
     if (days <= 0) continue;
     const cutoff = new Date(options.now.getTime() - days * 86_400_000);

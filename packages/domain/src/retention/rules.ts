@@ -1,5 +1,4 @@
 import type { retention } from "@mteja/db";
-import { callbackKindsWithoutMoney } from "../payments/flows.js";
 
 /**
  * What the pruning job deletes (docs/operations.md#retention): one entry per kind of row. Each kind is
@@ -8,8 +7,11 @@ import { callbackKindsWithoutMoney } from "../payments/flows.js";
  * off them (refresh tokens, webhook deliveries and attempts) go with them (ON DELETE CASCADE).
  * Payments, payouts, intents and addresses are not here: they are never pruned (the data rights
  * deletion removes a user's own rows). Of the users only guests left unused are (docs/sign-in.md).
+ *
+ * `callbackKindsWithoutMoney`: the callback kinds whose flow declares `movesNoMoney` (the flow registry's,
+ * payments/flows.ts, which sits above this area: the composition root hands them over).
  */
-export const retentionRules = [
+export const retentionRulesFor = (callbackKindsWithoutMoney: readonly string[]) => [
   {
     // Sent mails are an audit trail of what was sent to whom (bodies are blanked on sending in production).
     kind: "sent_mail",
@@ -92,4 +94,4 @@ export interface RetentionRule {
   expired: retention.ExpiredRows;
 }
 
-export type RetentionKind = (typeof retentionRules)[number]["kind"];
+export type RetentionKind = ReturnType<typeof retentionRulesFor>[number]["kind"];

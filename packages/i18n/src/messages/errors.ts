@@ -129,10 +129,6 @@ export const errorMessages = {
   "not_found.checkout": { en: "No payment with this checkoutRequestId.", sw: "Hakuna malipo yenye checkoutRequestId hii." },
   "not_found.payout": { en: "No payout with this originatorConversationId.", sw: "Hakuna malipo ya kutuma yenye originatorConversationId hii." },
   "not_found.webhook_event": { en: "No webhook event with this id.", sw: "Hakuna tukio la webhook lenye kitambulisho hiki." },
-  "not_found.balance": {
-    en: "This shop has not asked for its M-Pesa balance yet.",
-    sw: "Duka hili bado halijaomba salio lake la M-Pesa.",
-  },
   "not_found.webhook_endpoint": { en: "No webhook endpoint with this id.", sw: "Hakuna anwani ya webhook yenye kitambulisho hiki." },
 
   // Limits and conflicts.
@@ -234,16 +230,6 @@ export const errorMessages = {
   "qr.till_only": {
     en: "This shop is paid through a till only: a QR code needs a paybill, whose payments carry the order's reference.",
     sw: "Duka hili linalipwa kupitia till pekee: msimbo wa QR unahitaji paybill, ambayo malipo yake hubeba kumbukumbu ya oda.",
-  },
-
-  // Account balance (docs/mpesa.md#account-balance).
-  "balance.not_configured": {
-    en: "The M-Pesa account balance is not configured on this service.",
-    sw: "Salio la akaunti ya M-Pesa halijawekwa kwenye huduma hii.",
-  },
-  "balance.initiator_missing": {
-    en: "The M-Pesa account balance needs the shop's initiator (B2C) credentials.",
-    sw: "Salio la akaunti ya M-Pesa linahitaji vitambulisho vya mwanzilishi (B2C) vya duka.",
   },
 
   // Reversals (docs/mpesa.md#reversals).

@@ -10,12 +10,14 @@ import {
   parseAccountBalanceTimeout,
   type AccountBalanceEntry,
 } from "@mteja/daraja";
-import { accountBalances } from "@mteja/db";
+import { darajaRequests } from "@mteja/db";
 import { refusalOf } from "../shared/callback-authority.js";
 import type { CallbackAuthority } from "../shared/callback-tokens.js";
 import type { Parse } from "../shared/flow.js";
+import { liveMoney } from "../shared/money-mode.js";
 import type { PaymentPorts } from "../shared/ports.js";
 import { applyStoredCallback, refusedVerdict, type StoredApplyResult } from "../shared/stored-callback.js";
+import { BALANCE_FLOW, type BalanceResult } from "./balance-rows.js";
 import type { BalanceStatus } from "./schemas.js";
 
 export type BalanceCallbackKind = "balance_result" | "balance_timeout";
@@ -77,18 +79,19 @@ export async function applyStoredBalanceCallback(
   const { ids } = callback;
   const { result } = await applyStoredCallback(deps, callbackId, ids, async (tx, now) => {
     // By Daraja's ids, else (a shop's token) as that shop's latest pending request without them.
-    const unacknowledged = authority.form === "tenant" ? { tenantId: authority.tenantId, status: PENDING } : undefined;
-    const request = await accountBalances.lockByIds(tx, ids, unacknowledged);
+    const unacknowledged =
+      authority.form === "tenant" ? { tenantId: authority.tenantId, ...liveMoney, status: PENDING } : undefined;
+    const request = await darajaRequests.lockByIds(tx, BALANCE_FLOW, ids, unacknowledged);
     if (!request) return { recorded: true, outcome: "flagged", flagReason: NAMES_NO_REQUEST, link: {} };
     // Every balance request is sent with its shop's own token.
     const refusal = refusalOf(authority, { tenantId: request.tenantId, callbackTokenForm: "tenant" });
     if (refusal !== undefined) return refusedVerdict(refusal);
     if (request.status !== PENDING) return { recorded: true, outcome: "duplicate", link: {} };
-    await accountBalances.settle(tx, request.id, {
+    const read: BalanceResult = { accounts: callback.accounts, rawBalance: callback.rawBalance };
+    await darajaRequests.settle(tx, request.id, {
       status: callback.status,
       ...ids,
-      accounts: callback.accounts,
-      rawBalance: callback.rawBalance,
+      result: read.accounts === null && read.rawBalance === null ? null : read,
       resultCode: callback.resultCode,
       resultDesc: callback.unreadable ?? callback.resultDesc,
       updatedAt: now,

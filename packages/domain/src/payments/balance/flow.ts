@@ -5,11 +5,14 @@
  */
 import { kindCallback, type DarajaFlow } from "../shared/flow.js";
 import { applyStoredBalanceCallback, parseBalanceCallback } from "./balance-callbacks.js";
+import { BALANCE_FLOW } from "./balance-rows.js";
+import { balanceMessages } from "./messages.js";
 
 const balanceCallback = kindCallback(parseBalanceCallback, applyStoredBalanceCallback, { movesNoMoney: true });
 
 export const balanceFlow = {
-  name: "balance",
+  name: BALANCE_FLOW,
+  messages: balanceMessages,
   callbacks: {
     balance_result: balanceCallback(
       "balance_result",

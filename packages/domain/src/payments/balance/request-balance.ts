@@ -7,12 +7,14 @@
  * a new request is always a new row.
  */
 import { DarajaError } from "@mteja/daraja";
-import { accountBalances } from "@mteja/db";
+import { darajaRequests } from "@mteja/db";
 import { callbackUrlFor } from "../shared/flow.js";
 import type { Context } from "../shared/ports.js";
 import { certainlyNotActedOn, lastErrorOf, providerUnavailable, toProviderError } from "../shared/provider-errors.js";
 import { liveMoney } from "../shared/money-mode.js";
+import { BALANCE_FLOW, type BalanceAsked } from "./balance-rows.js";
 import { tenantNamed } from "./balance-tenant.js";
+import { balanceMessages } from "./messages.js";
 import type { BalanceStatus, RequestedBalanceView } from "./schemas.js";
 
 /** Daraja takes 1-100 characters. */
@@ -27,16 +29,18 @@ export async function requestBalance(ctx: Context, tenantId: string): Promise<Re
   // The shop's own token in the result addresses (docs/mpesa.md#callback-tokens).
   const resultUrl = callbackUrlFor(deps.daraja, "balance_result", tenant.id);
   const queueTimeoutUrl = callbackUrlFor(deps.daraja, "balance_timeout", tenant.id);
-  if (!daraja || !resultUrl || !queueTimeoutUrl) throw providerUnavailable("balance.not_configured");
+  if (!daraja || !resultUrl || !queueTimeoutUrl) throw providerUnavailable(balanceMessages.notConfigured);
   // Asked by the initiator of the shop's B2C group, about its B2C short code: without one, as for payouts.
   if (!deps.daraja.hasPayoutAccount(tenant) || !daraja.b2cShortcode) {
-    throw providerUnavailable("balance.initiator_missing");
+    throw providerUnavailable(balanceMessages.initiatorMissing);
   }
 
   const requestedAt = deps.clock.now();
-  const request = await accountBalances.create(db, {
+  const asked: BalanceAsked = { shortCode: daraja.b2cShortcode };
+  const request = await darajaRequests.create(db, {
     tenantId: tenant.id,
-    shortCode: daraja.b2cShortcode,
+    flow: BALANCE_FLOW,
+    request: { ...asked },
     status: PENDING,
     requestedAt,
     updatedAt: requestedAt,
@@ -44,12 +48,12 @@ export async function requestBalance(ctx: Context, tenantId: string): Promise<Re
   try {
     const ack = await daraja.accountBalance({ resultUrl, queueTimeoutUrl, remarks: BALANCE_REMARKS });
     const ids = { originatorConversationId: ack.originatorConversationId, conversationId: ack.conversationId };
-    await accountBalances.storeDarajaIds(db, request.id, { ...ids, updatedAt: deps.clock.now() });
+    await darajaRequests.storeDarajaIds(db, request.id, { ...ids, updatedAt: deps.clock.now() });
   } catch (error) {
     if (!(error instanceof DarajaError)) throw error;
     if (certainlyNotActedOn(error)) {
       const failed = { status: "failed", resultDesc: lastErrorOf(error), updatedAt: deps.clock.now() };
-      await accountBalances.updateIfStill(db, { id: request.id, status: PENDING }, failed);
+      await darajaRequests.updateIfStill(db, { id: request.id, status: PENDING }, failed);
       throw toProviderError(error);
     }
     // It may have reached Daraja: its result names ids this request never stored, and is matched to it.

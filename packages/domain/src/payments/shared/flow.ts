@@ -6,6 +6,7 @@
  * all derived from the list (docs/mpesa.md#the-flow-registry), so a new Daraja API is one flow folder and
  * one line there.
  */
+import type { OwnText } from "@mteja/i18n";
 import type { ZodType } from "zod";
 import { tenantCallbackUrl, type CallbackAuthority } from "./callback-tokens.js";
 import type { SweepRun } from "./leased-sweep.js";
@@ -106,6 +107,11 @@ export interface DarajaFlow {
   callbacks: Readonly<Record<string, CallbackRoute>>;
   /** What the reconciler runs for it, in order (payments/reconciliation.ts). */
   sweeps?: readonly ((run: SweepRun) => Promise<void>)[];
+  /**
+   * Its own messages, declared in its folder instead of the catalogue (docs/i18n.md#a-flows-own-messages):
+   * listed here so the registry's test holds them to the catalogue's rules.
+   */
+  messages?: Readonly<Record<string, OwnText>>;
 }
 
 /** A callback's body read into what its flow applies, and what is stored with it. */
