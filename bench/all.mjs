@@ -3,15 +3,17 @@
 // bench/, hand-written baselines included, then one table of the goals of issue 12 — measured, goal, met.
 // Each part is a process of its own and writes bench/results/<part>.json; the table is read from them.
 //
-//   node bench/all.mjs [--quick] [--only me,login,storm,callbacks,checkout,webhooks,mixed,memory,large] [--large]
+//   node bench/all.mjs [--quick] [--only me,login,storm,callbacks,checkout,webhooks,mixed,memory,large,growth] [--large]
 //
 //   --quick   short runs (a smoke test: seconds per target, one round; ratios are indicative only).
 //             Also MTEJA_BENCH_QUICK=1.
-//   --only    the parts to run, comma-separated (default: all but large).
-//   --large   the mixed load for 1,000,000 requests (100,000 without), and the 1M-row part: /me and
+//   --only    the parts to run, comma-separated (default: all but large and growth).
+//   --large   the mixed load for 1,000,000 requests (100,000 without), and the 1M-row parts: /me and
 //             login again on a database seeded with 1,000,000 users and sessions (MTEJA_BENCH_SEED_ROWS,
 //             default 1000000; seeding takes minutes), compared with the unseeded ratios of the same
-//             invocation (run first if not selected).
+//             invocation (run first if not selected); and growth, the list operations' time per page
+//             before and after 1,000,000 payments, intents, webhook events and security events
+//             (MTEJA_BENCH_GROWTH_ROWS, default 1000000).
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -19,9 +21,10 @@ import { fileURLToPath } from "node:url";
 const argv = process.argv.slice(2);
 const quick = argv.includes("--quick") || process.env.MTEJA_BENCH_QUICK === "1";
 const onlyAt = argv.indexOf("--only");
-const allParts = ["me", "login", "storm", "callbacks", "checkout", "webhooks", "mixed", "memory", "large"];
-let selected = onlyAt === -1 ? allParts.filter((p) => p !== "large") : argv[onlyAt + 1].split(",").map((p) => p.trim());
-if (argv.includes("--large") && !selected.includes("large")) selected.push("large");
+const allParts = ["me", "login", "storm", "callbacks", "checkout", "webhooks", "mixed", "memory", "large", "growth"];
+const largeParts = ["large", "growth"];
+let selected = onlyAt === -1 ? allParts.filter((p) => !largeParts.includes(p)) : argv[onlyAt + 1].split(",").map((p) => p.trim());
+if (argv.includes("--large")) for (const p of largeParts) if (!selected.includes(p)) selected.push(p);
 const unknown = selected.filter((p) => !allParts.includes(p));
 if (unknown.length) {
   console.error(`unknown part(s) ${unknown.join(", ")}; parts: ${allParts.join(", ")}`);
@@ -31,6 +34,7 @@ if (unknown.length) {
 if (selected.includes("large")) selected = [...new Set(["me", "login", ...selected])];
 
 const seedRows = process.env.MTEJA_BENCH_SEED_ROWS ?? (quick ? "100000" : "1000000");
+const growthRows = process.env.MTEJA_BENCH_GROWTH_ROWS ?? (quick ? "100000" : "1000000");
 // Only the large part seeds; the others measure the unseeded database whatever the environment says.
 const { MTEJA_BENCH_SEED_ROWS: _seedRows, ...unseededEnv } = process.env;
 const parts = {
@@ -57,6 +61,7 @@ const parts = {
     env: { MTEJA_BENCH_SEED_ROWS: seedRows },
     results: ["me-large", "login-large"],
   },
+  growth: { script: "growth.mjs", args: ["--rows", growthRows, ...(quick ? ["--seconds", "1", "--runs", "1"] : ["--seconds", "3", "--runs", "3"])], results: ["growth"] },
 };
 
 const started = new Date();

@@ -81,3 +81,58 @@ export async function explainHotReads(url, email) {
     };
   });
 }
+
+/**
+ * The lists' rows for the growth benchmark (bench/growth.mjs), numbered `first`..`last` of tenant
+ * "default", one a second going back from `newest` (row `first` at `newest`): settled STK payments of
+ * `userId`, succeeded payment intents, `payment.succeeded` webhook events and sign-in security events of
+ * `userId`, then ANALYZE. Returns the seconds it took.
+ */
+export async function seedListRows(url, { userId, first, last, newest }) {
+  const started = performance.now();
+  const at = `($3::timestamptz - ((g - $1) || ' seconds')::interval)`;
+  const range = [first, last, newest];
+  await withClient(url, async (client) => {
+    await client.query(
+      `INSERT INTO payments (id, tenant_id, user_id, phone, amount, reference, description, status, settled_at, created_at, updated_at)
+       SELECT gen_random_uuid(), 'default', $4::uuid, '254708374149', 100, 'ORDER-' || g, 'bench', 'SUCCESS', ${at}, ${at}, ${at}
+         FROM generate_series($1::int, $2::int) g`,
+      [...range, userId],
+    );
+    await client.query(
+      `INSERT INTO payment_intents (id, tenant_id, amount, reference, status, expires_at, created_at, updated_at)
+       SELECT 'pi_' || replace(gen_random_uuid()::text, '-', ''), 'default', 100, 'INTENT-' || g, 'succeeded',
+              ${at} + interval '1 day', ${at}, ${at}
+         FROM generate_series($1::int, $2::int) g`,
+      range,
+    );
+    await client.query(
+      `INSERT INTO webhook_events (id, tenant_id, type, body, created_at)
+       SELECT e.id, 'default', 'payment.succeeded',
+              json_build_object('id', e.id, 'type', 'payment.succeeded', 'created_at', e.at, 'tenant_id', 'default',
+                                'data', json_build_object('payment', json_build_object('reference', 'ORDER-' || e.g)))::text, e.at
+         FROM (SELECT g, 'evt_' || replace(gen_random_uuid()::text, '-', '') AS id, ${at} AS at
+                 FROM generate_series($1::int, $2::int) g) e`,
+      range,
+    );
+    await client.query(
+      `INSERT INTO security_events (id, tenant_id, user_id, type, ip, user_agent, details, created_at)
+       SELECT gen_random_uuid(), 'default', $4::uuid, 'sign_in.succeeded', '127.0.0.1', 'bench', '{"method":"password"}'::jsonb, ${at}
+         FROM generate_series($1::int, $2::int) g`,
+      [...range, userId],
+    );
+    for (const table of ["payments", "payment_intents", "webhook_events", "security_events"]) await client.query(`ANALYZE ${table}`);
+  });
+  return (performance.now() - started) / 1000;
+}
+
+/** The id and created_at of the `n`th newest row of a list's table for tenant "default" (a deep page's cursor). */
+export async function nthNewest(url, table, n) {
+  return withClient(url, async (client) => {
+    const { rows } = await client.query(
+      `SELECT id::text AS id, created_at FROM ${table} WHERE tenant_id = 'default' ORDER BY created_at DESC, id DESC OFFSET $1 LIMIT 1`,
+      [n - 1],
+    );
+    return rows[0];
+  });
+}

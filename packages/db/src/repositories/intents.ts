@@ -82,7 +82,8 @@ export async function listPage(
       select: { id: true, createdAt: true },
     });
     if (!last) return undefined;
-    after = { OR: [{ createdAt: { lt: last.createdAt } }, { createdAt: last.createdAt, id: { lt: last.id } }] };
+    // The bound lets the index be entered at the cursor (PostgreSQL takes none from the OR).
+    after = { createdAt: { lte: last.createdAt }, OR: [{ createdAt: { lt: last.createdAt } }, { createdAt: last.createdAt, id: { lt: last.id } }] };
   }
   return db.paymentIntent.findMany({
     where: { ...after, ...(page.status ? { status: page.status } : {}) },

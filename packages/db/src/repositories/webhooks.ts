@@ -57,7 +57,8 @@ export function eventsNewestFirst(
 ): Promise<WebhookEventModel[]> {
   const { after } = page;
   return prismaOf(db).webhookEvent.findMany({
-    where: after ? { OR: earlierThan(after) } : {},
+    // The bound lets the index be entered at the cursor (PostgreSQL takes none from the OR).
+    where: after ? { createdAt: { lte: after.createdAt }, OR: earlierThan(after) } : {},
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: page.limit,
   });

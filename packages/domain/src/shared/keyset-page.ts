@@ -24,7 +24,7 @@ export type KeysetRow = Cursor;
 /** Where-conditions valid for both Prisma.PaymentWhereInput and Prisma.PayoutWhereInput. */
 export interface KeysetWhere {
   status?: string;
-  createdAt?: Date | { gte?: Date; lt?: Date };
+  createdAt?: Date | { gte?: Date; lt?: Date; lte?: Date };
   id?: { lt: string };
   OR?: KeysetWhere[];
 }
@@ -57,6 +57,9 @@ function keysetConditions(input: KeysetListInput<string>): KeysetWhere[] {
   const conditions = [filter];
   if (input.cursor) {
     const cursor = decodeCursor(input.cursor);
+    // The bound repeats what the OR says so that the index is entered at the cursor: PostgreSQL takes
+    // no index bound from an OR, and a page would otherwise be read from the newest row down.
+    conditions.push({ createdAt: { lte: cursor.createdAt } });
     conditions.push({ OR: [{ createdAt: { lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { lt: cursor.id } }] });
   }
   return conditions;
