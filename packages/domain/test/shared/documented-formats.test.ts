@@ -1,0 +1,135 @@
+/**
+ * The document's rules for a field are the server's: a string the field's JSON Schema (as the OpenAPI
+ * document gets it, zod's input side) lets through, the server takes, so a client generated from the
+ * document refuses what the server refuses. For a Kenyan phone the two are exactly the same set (a
+ * table, every character of the Basic Multilingual Plane in every position, and generated strings); for
+ * emails and dates the document may be stricter than the server (it describes the canonical form), never looser.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { emailField, kenyanPhoneField } from "../../src/shared/fields.js";
+
+type Json = Record<string, unknown>;
+
+/** The JSON Schema the document carries for a field (its input side), without `$schema`. */
+function documented(schema: z.ZodType): Json {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Json;
+  return rest;
+}
+
+/** Every `pattern` of a string schema, its `allOf` branches' included (JSON Schema regexes: ECMA-262, `u`). */
+function patternsOf(schema: Json): RegExp[] {
+  const branches = [schema, ...((schema.allOf as Json[] | undefined) ?? [])];
+  return branches.flatMap((branch) => (typeof branch.pattern === "string" ? [new RegExp(branch.pattern, "u")] : []));
+}
+
+/** What a JSON Schema validator says of a string, for the keywords these fields use (formats aside). */
+function documentAccepts(schema: Json, value: string): boolean {
+  const length = [...value].length; // JSON Schema counts code points
+  if (typeof schema.maxLength === "number" && length > schema.maxLength) return false;
+  if (typeof schema.minLength === "number" && length < schema.minLength) return false;
+  return patternsOf(schema).every((pattern) => pattern.test(value));
+}
+
+const serverAccepts = (field: z.ZodType, value: string) => field.safeParse(value).success;
+
+describe("a Kenyan phone in the document", () => {
+  const schema = documented(kenyanPhoneField);
+  const same = (value: string) => expect([value, documentAccepts(schema, value)]).toEqual([value, serverAccepts(kenyanPhoneField, value)]);
+
+  it("carries a pattern and no raw maxLength (the server counts 20 characters after trimming)", () => {
+    expect(schema.type).toBe("string");
+    expect(schema.maxLength).toBeUndefined();
+    expect(patternsOf(schema).length).toBeGreaterThanOrEqual(1);
+  });
+
+  it.each([
+    ["0712345678", true],
+    ["0112345678", true],
+    ["254712345678", true],
+    ["254112345678", true],
+    ["+254712345678", true],
+    ["+254 712 345 678", true],
+    ["+254-712-345-678", true],
+    ["0712-345-678", true],
+    ["  0712 345678 ", true],
+    ["\u00a00712345678\u3000", true],
+    ["+ 2 5 4 7 1 2 3 4 5 6 7 8", false], // 25 characters: too long
+    ["+254 71 2 3 4 5 6 78", true], // 20 characters
+    ["0-7-1-2-3-4-5-6-7-8-", true], // 20
+    ["0-7-1-2-3-4-5-6-7-8--", false], // 21
+    [`${" ".repeat(30)}0712345678${" ".repeat(30)}`, true], // trimmed first
+    ["-0712345678", true],
+    ["", false],
+    ["712345678", false],
+    ["071234567", false],
+    ["07123456789", false],
+    ["0212345678", false],
+    ["255712345678", false],
+    ["+2540712345678", false],
+    ["2547123456789", false],
+    ["07l2345678", false],
+    ["+1 712 345 678", false],
+    ["0712\t345678", false], // a control character
+    ["0712345678\n", false],
+    ["07123+45678", false],
+    ["++254712345678", false],
+    ["0712\u200b345678", false], // a zero-width space is not whitespace
+    ["٠٧١٢٣٤٥٦٧٨", false], // Arabic-Indic digits
+  ])("%j: the server %s, the document the same", (value, accepted) => {
+    expect(serverAccepts(kenyanPhoneField, value)).toBe(accepted);
+    same(value);
+  });
+
+  it("agrees on every character of the Basic Multilingual Plane, before, inside and after a number", () => {
+    for (let code = 0; code <= 0xffff; code += 1) {
+      const char = String.fromCharCode(code);
+      for (const value of [`${char}0712345678`, `0712${char}345678`, `+254712345678${char}`, `2${char}54712345678`]) {
+        if (documentAccepts(schema, value) !== serverAccepts(kenyanPhoneField, value)) same(value);
+      }
+    }
+  });
+
+  it("agrees on generated strings: numbers with separators and padding, and anything else", () => {
+    const separator = fc.constantFrom(" ", "-", "\u00a0", "\u2009", "\u3000", "\t", "\u200b", "+", "");
+    const digits = (n: number) => fc.array(fc.constantFrom(..."0123456789"), { minLength: n, maxLength: n }).map((d) => d.join(""));
+    const prefix = fc.constantFrom("+254", "254", "0", "+2540", "255", "", "+", "07", "2547");
+    const spaced = fc
+      .tuple(prefix, fc.constantFrom("7", "1", "2", "0"), digits(8), fc.integer({ min: 0, max: 1 }))
+      .map(([p, first, rest, extra]) => `${p}${first}${rest}${extra ? "5" : ""}`);
+    const withSeparators = fc
+      .tuple(spaced, fc.array(fc.tuple(fc.nat(), separator), { maxLength: 12 }), fc.stringMatching(/^[ \u00a0]{0,4}$/), fc.stringMatching(/^[ \u3000]{0,4}$/))
+      .map(([number, inserts, before, after]) => {
+        const chars = [...number];
+        for (const [at, sep] of inserts) chars.splice(at % (chars.length + 1), 0, sep);
+        return `${before}${chars.join("")}${after}`;
+      });
+    const anything = fc.oneof(fc.string({ maxLength: 25 }), fc.string({ unit: "binary", maxLength: 25 }), fc.stringMatching(/^[-+ 0-9]{8,24}$/));
+    fc.assert(
+      fc.property(fc.oneof(withSeparators, anything), (value) => documentAccepts(schema, value) === serverAccepts(kenyanPhoneField, value)),
+      { numRuns: 20_000, seed: 20_261_216 },
+    );
+  });
+});
+
+describe("an email in the document", () => {
+  const schema = documented(emailField);
+
+  it("says format email, with the server's own rule as its pattern", () => {
+    expect(schema).toMatchObject({ type: "string", format: "email", maxLength: 254 });
+    expect(patternsOf(schema).map(String)).toContain(String(new RegExp(z.regexes.email.source, "u")));
+  });
+
+  it("lets through nothing the server refuses", () => {
+    const local = fc.stringMatching(/^[A-Za-z0-9_'+.!#$%&*/=?^`{|}~-]{1,12}$/);
+    const domain = fc.stringMatching(/^[A-Za-z0-9-]{1,8}(\.[A-Za-z0-9-]{1,8}){0,2}\.[A-Za-z0-9]{1,4}$/);
+    const email = fc.oneof(fc.tuple(local, domain).map(([l, d]) => `${l}@${d}`), fc.string({ maxLength: 30 }));
+    fc.assert(
+      fc.property(email, (value) => !documentAccepts(schema, value) || serverAccepts(emailField, value)),
+      { numRuns: 5_000, seed: 20_261_216 },
+    );
+    expect(documentAccepts(schema, "wanjiku@example.com")).toBe(true);
+    expect(documentAccepts(schema, "a!b@example.com")).toBe(false); // refused by the server, and so by the document
+  });
+});
