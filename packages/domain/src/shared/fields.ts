@@ -113,6 +113,25 @@ export const kenyanPhoneField = oneLineString({ error: "phone is required" })
   })
   .meta({ ...documentedAs(noControlCharacters, kenyanPhonePattern) });
 
+const calendarDay = "[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])";
+const clockTime = "(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])";
+
+/**
+ * How the document describes a date field whose rule is a refinement: a format and a pattern of
+ * RFC 3339's form. The server may take more (surrounding white space, an offset without its colon, a
+ * time without seconds); a client held to the document never sends what the server refuses
+ * (test/shared/documented-formats.test.ts). Metadata of the field itself (before `.optional()`):
+ * a query parameter's schema is its field's, without the optional wrapper's.
+ */
+export const documentedDates = {
+  /** A calendar day, YYYY-MM-DD. */
+  day: { format: "date", pattern: `^${calendarDay}$` },
+  /** An instant: a date-time with its zone. */
+  instant: { format: "date-time", pattern: `^${calendarDay}T${clockTime}$` },
+  /** A day, or an instant. */
+  dayOrInstant: { anyOf: [{ format: "date" }, { format: "date-time" }], pattern: `^${calendarDay}(?:T${clockTime})?$` },
+} as const;
+
 /** The input of an operation that takes none: an absent body or `{}` (other fields are dropped). */
 export const noInput = z.object({}).strip().optional();
 

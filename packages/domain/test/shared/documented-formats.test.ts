@@ -8,6 +8,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { pullNowInput } from "../../src/payments/pull/schemas.js";
+import { listPaymentsInput } from "../../src/payments/shared/schemas.js";
+import { dailyReportInput } from "../../src/reports/schemas.js";
 import { emailField, kenyanPhoneField } from "../../src/shared/fields.js";
 
 type Json = Record<string, unknown>;
@@ -131,5 +134,72 @@ describe("an email in the document", () => {
     );
     expect(documentAccepts(schema, "wanjiku@example.com")).toBe(true);
     expect(documentAccepts(schema, "a!b@example.com")).toBe(false); // refused by the server, and so by the document
+  });
+});
+
+/** A field of an input object (under its `.default()`). */
+function fieldOf(input: z.ZodType, name: string): z.ZodType {
+  const object = (input as unknown as z.ZodDefault<z.ZodObject>).removeDefault();
+  return object.shape[name] as z.ZodType;
+}
+
+/** RFC 3339's full-date, as JSON Schema validators check `format: date`. */
+function isCalendarDay(value: string): boolean {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (!match) return false;
+  const [year, month, day] = match.slice(1).map(Number) as [number, number, number];
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+  return days !== undefined && day >= 1 && day <= days;
+}
+
+const two = (max: number) => fc.integer({ min: 0, max }).map((n) => String(n).padStart(2, "0"));
+const year = fc.integer({ min: 0, max: 9999 }).map((n) => String(n).padStart(4, "0"));
+const day = fc.tuple(year, two(13), two(32)).map(([y, m, d]) => `${y}-${m}-${d}`);
+const fraction = fc.option(fc.stringMatching(/^\.[0-9]{1,10}$/), { nil: "" });
+const zone = fc.oneof(fc.constantFrom("Z", "z", ""), fc.tuple(fc.constantFrom("+", "-"), two(25), fc.constantFrom(":", ""), two(60)).map((parts) => parts.join("")));
+const instant = fc
+  .tuple(day, fc.constantFrom("T", "t", " "), two(25), two(60), fc.option(two(61), { nil: undefined }), fraction, zone)
+  .map(([d, sep, h, m, sec, f, z]) => `${d}${sep}${h}:${m}${sec === undefined ? "" : `:${sec}${f}`}${z}`);
+const dateLike = fc.oneof(day, instant, fc.string({ maxLength: 30 }));
+
+describe("dates in the document", () => {
+  const reportDay = fieldOf(dailyReportInput, "date");
+  const pullFrom = fieldOf(pullNowInput, "from");
+  const listFrom = fieldOf(listPaymentsInput, "from");
+
+  it("say their format and a pattern: the report's day, a pull's window, a list's bounds", () => {
+    expect(documented(reportDay)).toMatchObject({ type: "string", format: "date", pattern: expect.any(String) });
+    expect(documented(pullFrom)).toMatchObject({ type: "string", format: "date-time", pattern: expect.any(String) });
+    expect(documented(listFrom)).toMatchObject({ type: "string", anyOf: [{ format: "date" }, { format: "date-time" }], pattern: expect.any(String) });
+  });
+
+  it.each([
+    [reportDay, "2026-11-24"],
+    [reportDay, "2024-02-29"],
+    [pullFrom, "2026-12-02T08:00:00+03:00"],
+    [pullFrom, "2026-12-02T05:00:00.123Z"],
+    [listFrom, "2026-11-25"],
+    [listFrom, "2026-11-25T09:30:00Z"],
+  ])("the canonical form passes both: %#", (field, value) => {
+    expect(documentAccepts(documented(field), value)).toBe(true);
+    expect(serverAccepts(field, value)).toBe(true);
+  });
+
+  it("a report's day: the pattern and format date together take exactly the days the server takes", () => {
+    const schema = documented(reportDay);
+    fc.assert(
+      fc.property(day, (value) => (documentAccepts(schema, value) && isCalendarDay(value)) === serverAccepts(reportDay, value)),
+      { numRuns: 5_000, seed: 20_261_216 },
+    );
+  });
+
+  it("the patterns alone (a tool that skips formats) let through nothing the server refuses", () => {
+    for (const field of [reportDay, pullFrom, listFrom]) {
+      const schema = documented(field);
+      // A day the calendar lacks is the format's to refuse (the server rolls 2026-02-30 over for a list or a pull).
+      const refusedByServer = (value: string) => !serverAccepts(field, value) && (field !== reportDay || isCalendarDay(value));
+      fc.assert(fc.property(dateLike, (value) => !(documentAccepts(schema, value) && refusedByServer(value))), { numRuns: 5_000, seed: 20_261_216 });
+    }
   });
 });
