@@ -219,6 +219,37 @@ describe.skipIf(skipThisTarget)("refunds", () => {
     await settled(first.body.data.id, "succeeded");
   });
 
+
+  it("an Idempotency-Key is its mode's own: the same key with a test key and a live key makes two refunds, each answered again by its own", async () => {
+    const created = await server().request("POST", "/api/v1/admin/tenants/default/api-keys", { body: { name: "Shop backend (test)", mode: "test" }, headers: asAdmin });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const testKey = created.body.data.key as string;
+    const livePayment = await paid(130);
+    // A test payment: a customer pays a test key's intent; the simulated provider inside the service settles it.
+    const intent = await server().request("POST", "/api/v1/payment-intents", { body: { amount: 140, reference: `IDEM${keys}` }, token: testKey });
+    expect(intent.status, JSON.stringify(intent.body)).toBe(201);
+    const user = await t.customer();
+    const pushed = await t.rest.request("POST", "/api/momo/stkpush", { body: { phone: "0712345678", intent_id: intent.body.data.id }, token: user.accessToken });
+    expect(pushed.status, JSON.stringify(pushed.body)).toBe(200);
+    const testPayment = await waitFor(async () => {
+      const payment = await t.deps.db.unscoped("test").payment.findUniqueOrThrow({ where: { id: pushed.body.data.id as string } });
+      return payment.status === "SUCCESS" && payment.mpesaReceipt ? payment : undefined;
+    });
+    expect(testPayment.livemode).toBe(false);
+
+    const idempotencyKey = newKey();
+    const inTest = await refund(testPayment.id, {}, idempotencyKey, testKey);
+    expect(inTest.status, JSON.stringify(inTest.body)).toBe(202);
+    const inLive = await refund(livePayment.id, {}, idempotencyKey);
+    expect(inLive.status, JSON.stringify(inLive.body)).toBe(202);
+    expect(inLive.body.data).toMatchObject({ payment_id: livePayment.id, livemode: true });
+    expect(inTest.body.data).toMatchObject({ payment_id: testPayment.id, livemode: false });
+    expect(inLive.body.data.id).not.toBe(inTest.body.data.id);
+    // Each mode's retry answers its own refund.
+    expect((await refund(testPayment.id, {}, idempotencyKey, testKey)).body.data.id).toBe(inTest.body.data.id);
+    expect((await refund(livePayment.id, {}, idempotencyKey)).body.data.id).toBe(inLive.body.data.id);
+    await settled(inLive.body.data.id, "succeeded");
+  });
   it("a gateway's 502 to the B2C request: 202 unknown, never sent again, settled by Transaction Status on the reconciler's run", async () => {
     const payment = await paid(160);
     // Daraja acts on it but sends no result: only the status query can settle it.

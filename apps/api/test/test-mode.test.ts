@@ -233,6 +233,19 @@ describe.skipIf(skipThisTarget)("test mode", () => {
     // The live key passes the mode check (what it answers next is C2B's own business).
     expect((await live("GET", "/api/v1/c2b-payments")).status).toBe(200);
   });
+
+  it("answers any shop key on the operator's live-only operations (C2B and Pull registration, balance) 401, test or live", async () => {
+    const operations: Array<[string, string, unknown?]> = [
+      ["POST", "/api/v1/admin/tenants/default/c2b/register", {}],
+      ["POST", "/api/v1/admin/tenants/default/pull/register", { nominated_number: "0712345678" }],
+      ["POST", "/api/v1/admin/tenants/default/balance", {}],
+      ["GET", "/api/v1/admin/tenants/default/balance"],
+    ];
+    for (const [method, path, body] of operations) {
+      expectError(await test(method, path, body), 401, "INVALID_TOKEN");
+      expectError(await live(method, path, body), 401, "INVALID_TOKEN");
+    }
+  });
 });
 
 describe.skipIf(skipThisTarget)("test mode in a production start", () => {

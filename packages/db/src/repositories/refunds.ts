@@ -69,12 +69,12 @@ export function settle(
   return settleRow(tx, refundsTable, id, changes, writes);
 }
 
-/** The refund a shop's earlier request stored under this Idempotency-Key. */
+/** The refund a shop's earlier request of the same mode stored under this Idempotency-Key. */
 export function findByIdempotencyKey(
   client: AnyClient,
-  key: { tenantId: string; idempotencyKey: string },
+  key: { tenantId: string; livemode: boolean; idempotencyKey: string },
 ): Promise<RefundModel | null> {
-  return prismaOf(client).refund.findUnique({ where: { tenantId_idempotencyKey: key } });
+  return prismaOf(client).refund.findUnique({ where: { tenantId_livemode_idempotencyKey: key } });
 }
 
 /** A refund of the payment in one of `statuses`, the latest first. */

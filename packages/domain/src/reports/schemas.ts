@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { oneLineString } from "../shared/fields.js";
+import { documentedDates, oneLineString } from "../shared/fields.js";
 import { reportDay, type ReportDay } from "./report-day.js";
 
 export const dailyReportInput = z
@@ -12,9 +12,12 @@ export const dailyReportInput = z
         if (!day) ctx.addIssue({ code: "custom", message });
         return day ?? z.NEVER;
       })
-      .optional()
-      .describe("The day in Nairobi time (UTC+03:00), YYYY-MM-DD; default yesterday.")
-      .meta({ examples: ["2026-11-24"] }),
+      .meta({
+        ...documentedDates.day,
+        description: "The day in Nairobi time (UTC+03:00), YYYY-MM-DD; default yesterday.",
+        examples: ["2026-11-24"],
+      })
+      .optional(),
   })
   .default({});
 /** The input as parsed: the day as its instants. */

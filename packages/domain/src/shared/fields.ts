@@ -12,10 +12,11 @@ const noControlCharactersButTabAndNewline = "^[^\\u0000-\\u0008\\u000b-\\u001f\\
 
 /**
  * A refinement's rule in the document. Under `allOf`, not `pattern`: metadata passes to every schema derived
- * from this one, and a field's own `.regex()` pattern must stay beside it, not be replaced.
+ * from this one, and a field's own `.regex()` pattern must stay beside it, not be replaced. Metadata set
+ * again further down a field's chain replaces its `allOf`: name every rule again there.
  */
-function documentedAs(pattern: string) {
-  return { allOf: [{ pattern }] };
+function documentedAs(...patterns: string[]) {
+  return { allOf: patterns.map((pattern) => ({ pattern })) };
 }
 
 /**
@@ -47,12 +48,17 @@ export function freeTextString(params?: StringParams) {
     .meta(documentedAs(noControlCharactersButTabAndNewline));
 }
 
-/** Field rules shared by several operations (docs/errors.md#input-rules: strings trimmed, emails lower-cased). */
+/**
+ * Field rules shared by several operations (docs/errors.md#input-rules: strings trimmed, emails lower-cased).
+ * The document says `format: email` and gives zod's email rule, which the pipe hides from it, as a pattern:
+ * `format: email` alone would let through addresses the server refuses (`a!b@shop.ke`).
+ */
 export const emailField = oneLineString({ error: "email is required" })
   .trim()
   .toLowerCase()
   .max(254, "email is too long")
-  .pipe(z.email("email is not a valid email address"));
+  .pipe(z.email("email is not a valid email address"))
+  .meta({ format: "email", ...documentedAs(noControlCharacters, z.regexes.email.source) });
 
 /** Passwords are not trimmed: every character counts. The upper bound keeps hashing bounded. */
 export const newPasswordField = oneLineString({ error: "password is required" })
@@ -66,10 +72,34 @@ export const personNameField = oneLineString({ error: "name is required" })
   .min(1, "name is required")
   .max(100, "name must be at most 100 characters");
 
+/**
+ * What String.prototype.trim and normaliseKenyanPhone's `\s` take as white space, less the control
+ * characters every string refuses: the white space a phone may carry around and between its digits.
+ */
+const phoneSpaces = "\\u0020\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff";
+const phoneSeparator = `[${phoneSpaces}-]*`;
+/**
+ * kenyanPhoneField's rule as one JSON Schema pattern, so a generated client takes exactly the phones the
+ * server takes (test/shared/documented-formats.test.ts): at most 20 characters once trimmed (the look-ahead),
+ * then `+254`, `254` or `0`, then 7 or 1 and eight digits, white space and dashes anywhere between.
+ */
+export const kenyanPhonePattern =
+  `^(?=[${phoneSpaces}]*[0-9+-](?:[0-9+${phoneSpaces}-]{0,18}[0-9+-])?[${phoneSpaces}]*$)` +
+  `${phoneSeparator}(?:(?:\\+${phoneSeparator})?2${phoneSeparator}5${phoneSeparator}4|0)${phoneSeparator}[17]` +
+  `(?:${phoneSeparator}[0-9]){8}${phoneSeparator}$`;
+
+/**
+ * A Kenyan mobile number, normalised to 2547…/2541…. Its length is checked in the transform, after
+ * trimming, not with `.max()`: the document's `maxLength` would count the untrimmed input, and the
+ * pattern already says it.
+ */
 export const kenyanPhoneField = oneLineString({ error: "phone is required" })
   .trim()
-  .max(20, "phone is too long")
   .transform((value, ctx) => {
+    if (value.length > 20) {
+      ctx.addIssue({ code: "too_big", origin: "string", maximum: 20, inclusive: true, input: value, message: "phone is too long" });
+      return z.NEVER;
+    }
     const phone = normaliseKenyanPhone(value);
     if (!phone) {
       ctx.addIssue({
@@ -80,7 +110,27 @@ export const kenyanPhoneField = oneLineString({ error: "phone is required" })
       return z.NEVER;
     }
     return phone;
-  });
+  })
+  .meta({ ...documentedAs(noControlCharacters, kenyanPhonePattern) });
+
+const calendarDay = "[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])";
+const clockTime = "(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])";
+
+/**
+ * How the document describes a date field whose rule is a refinement: a format and a pattern of
+ * RFC 3339's form. The server may take more (surrounding white space, an offset without its colon, a
+ * time without seconds); a client held to the document never sends what the server refuses
+ * (test/shared/documented-formats.test.ts). Metadata of the field itself (before `.optional()`):
+ * a query parameter's schema is its field's, without the optional wrapper's.
+ */
+export const documentedDates = {
+  /** A calendar day, YYYY-MM-DD. */
+  day: { format: "date", pattern: `^${calendarDay}$` },
+  /** An instant: a date-time with its zone. */
+  instant: { format: "date-time", pattern: `^${calendarDay}T${clockTime}$` },
+  /** A day, or an instant. */
+  dayOrInstant: { anyOf: [{ format: "date" }, { format: "date-time" }], pattern: `^${calendarDay}(?:T${clockTime})?$` },
+} as const;
 
 /** The input of an operation that takes none: an absent body or `{}` (other fields are dropped). */
 export const noInput = z.object({}).strip().optional();

@@ -130,6 +130,7 @@ const examples: Record<string, unknown> = {
   current_password: "correct horse battery",
   new_password: "a new long passphrase",
   phone: "0712345678",
+  nominated_number: "0712345678",
   code: "123456",
   label: "Home",
   recipient_name: "Wanjiku Kamau",
@@ -476,6 +477,11 @@ const formatExamples: Record<string, unknown> = {
   uri: "https://shop.example.co.ke/webhooks/mteja",
 };
 
+/** A string's format, or the first of the formats it may take (`anyOf: [{ format: "date" }, { format: "date-time" }]`). */
+function formatOf(schema: Json): unknown {
+  return schema.format ?? ((schema.anyOf ?? schema.oneOf) as Json[] | undefined)?.find((branch) => branch.format !== undefined)?.format;
+}
+
 function exampleOf(schema: Json | undefined, schemas: Json, name?: string, depth = 0): unknown {
   if (!schema || depth > 12) return null;
   if (typeof schema.$ref === "string") return exampleOf(schemas[schema.$ref.replace("#/components/schemas/", "")] as Json | undefined, schemas, name, depth + 1);
@@ -497,7 +503,7 @@ function exampleOf(schema: Json | undefined, schemas: Json, name?: string, depth
     case "array":
       return [exampleOf(schema.items as Json | undefined, schemas, undefined, depth + 1)];
     case "string":
-      return formatExamples[String(schema.format)] ?? (typeof schema.minLength === "number" && schema.minLength > 6 ? "x".repeat(schema.minLength) : "string");
+      return formatExamples[String(formatOf(schema))] ?? (typeof schema.minLength === "number" && schema.minLength > 6 ? "x".repeat(schema.minLength) : "string");
     case "integer":
     case "number":
       return typeof schema.minimum === "number" ? Math.max(schema.minimum, 1) : 1;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { envelope } from "../../shared/envelope.js";
-import { kenyanPhoneField, oneLineString } from "../../shared/fields.js";
+import { documentedDates, kenyanPhoneField, oneLineString } from "../../shared/fields.js";
 import { tenantIdSchema } from "../../shared/tenant-settings.js";
 
 export const registerPullInput = z.object({
@@ -41,6 +41,7 @@ const instant = (field: string) =>
       { message: `${field} must be an ISO 8601 date-time with its zone (e.g. 2026-12-02T08:00:00+03:00)` },
     )
     .transform((value) => new Date(value))
+    .meta({ ...documentedDates.instant, examples: ["2026-12-02T08:00:00+03:00"] })
     .optional();
 
 export const pullNowInput = z

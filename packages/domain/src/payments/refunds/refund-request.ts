@@ -101,7 +101,7 @@ export function refundOnce(
   let destination: Destination | undefined;
   return {
     idempotencyKey: operation.idempotencyKey,
-    findByKey: (key) => refunds.findByIdempotencyKey(db, { tenantId, idempotencyKey: key }),
+    findByKey: (key) => refunds.findByIdempotencyKey(db, { tenantId, livemode: ctx.livemode, idempotencyKey: key }),
     async store() {
       const stored = await operation.store();
       destination = stored.destination;

@@ -66,7 +66,7 @@ function storeRefund(ctx: ShopCallerCtx, input: CreateRefundInput, idempotencyKe
     const now = deps.clock.now();
     // The same key racing the first request (which held the lock): its insert below fails on the key's
     // unique index and requestOnce replays the first, whatever remains of the payment now.
-    const retried = await refunds.findByIdempotencyKey(tx, { tenantId: tenant.id, idempotencyKey });
+    const retried = await refunds.findByIdempotencyKey(tx, { tenantId: tenant.id, livemode: ctx.livemode, idempotencyKey });
     let plan: RefundPlan;
     if (retried) plan = { amount: retried.amount, method: retried.method as RefundMethod };
     else {

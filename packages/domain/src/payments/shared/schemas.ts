@@ -14,7 +14,7 @@ import {
 } from "@mteja/daraja";
 import { z } from "zod";
 import { envelope } from "../../shared/envelope.js";
-import { kenyanPhoneField, oneLineString, uncoerced } from "../../shared/fields.js";
+import { documentedDates, kenyanPhoneField, oneLineString, uncoerced } from "../../shared/fields.js";
 import { intentIdField } from "./intent-id.js";
 import { reversalStatuses } from "./reversal-object.js";
 
@@ -118,13 +118,14 @@ export const b2cOutput = envelope(
   }),
 );
 
-const isoDate = (field: string) =>
+const isoDate = (field: string, description: string) =>
   oneLineString({ error: `${field} must be a date` })
     .trim()
     .refine((value) => /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(value) && !Number.isNaN(Date.parse(value)), {
       message: `${field} must be an ISO 8601 date or date-time`,
     })
     .transform((value) => new Date(value))
+    .meta({ ...documentedDates.dayOrInstant, description, examples: ["2026-11-25T09:30:00Z"] })
     .optional();
 
 /** A keyset list's query (payments, payouts); `limit` is left coercible: it arrives as a query string. */
@@ -132,8 +133,8 @@ function keysetListInput<S extends readonly [string, ...string[]]>(statuses: S) 
   return z
     .object({
       status: z.enum(statuses).optional(),
-      from: isoDate("from").describe("Created at or after (ISO 8601)."),
-      to: isoDate("to").describe("Created before (ISO 8601)."),
+      from: isoDate("from", "Created at or after (ISO 8601: a date, or a date-time with its zone)."),
+      to: isoDate("to", "Created before (ISO 8601: a date, or a date-time with its zone)."),
       limit: z.number().int().min(1).max(100).default(20),
       cursor: oneLineString().trim().max(200).optional().describe("nextCursor of the previous page."),
     })
