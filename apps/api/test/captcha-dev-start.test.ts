@@ -16,7 +16,8 @@ describe.skipIf(skipThisTarget)("dev start with the in-process CAPTCHA stand-in"
   let url: string;
 
   beforeAll(async () => {
-    dev = await startDevService({ MOMO_SIMULATOR: "off", SMS_SIM_PORT: String(await freePort()), ADMIN_API_KEY: adminKey });
+    const smsSimPort = String(await freePort());
+    dev = await startDevService({ MOMO_SIMULATOR: "off", SMS_SIM_PORT: smsSimPort, ADMIN_API_KEY: adminKey });
     ({ services, url } = dev);
   });
   afterAll(() => dev?.close());

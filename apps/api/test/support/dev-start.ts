@@ -28,7 +28,9 @@ export interface DevService {
  * Starts the dev start with `env` on top of what every dev start here needs (development, silent, the
  * reconcile sweep off). `env` may be a function of the service's own address (PUBLIC_URL, APP_URL).
  */
-export async function startDevService(env: Record<string, string> | ((url: string) => Record<string, string>)): Promise<DevService> {
+export type DevEnv = Record<string, string> | ((url: string) => Record<string, string>);
+
+export async function startDevService(env: DevEnv): Promise<DevService> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const dataDir = mkdtempSync(path.join(tmpdir(), "mteja-dev-start-"));
@@ -55,7 +57,8 @@ export async function startDevService(env: Record<string, string> | ((url: strin
     });
     services = await createServices(settings, silent, { db: database.db });
     // As main.ts builds it: the demo shop's CAPTCHA widget uses the stand-in when one runs.
-    app = await buildServer({ settings, deps: services.deps, logger: false, captchaToken: services.captcha.dev?.issueToken });
+    const captchaToken = services.captcha.dev?.issueToken;
+    app = await buildServer({ settings, deps: services.deps, logger: false, captchaToken });
     await app.listen({ host: "127.0.0.1", port });
     return { url, services, dataDir, close };
   } catch (error) {

@@ -32,7 +32,10 @@ export interface GoogleTests {
   hooks(): void;
 }
 
-export async function googleTests(env: Record<string, string> = {}, shopSettings: Record<string, unknown> = {}): Promise<GoogleTests> {
+export async function googleTests(
+  env: Record<string, string> = {},
+  shopSettings: Record<string, unknown> = {},
+): Promise<GoogleTests> {
   const sim = await startSimulatorFirst();
   const clock = totpClock();
   it.override({ appEnv: { OIDC_GOOGLE_ISSUER: sim.issuer, ...env }, appOptions: { now: clock.now } });

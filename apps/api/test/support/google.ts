@@ -82,8 +82,12 @@ export class Browser {
   }
 }
 
-/** The redirect flow's start as the app links to it: the shop by `?tenant=`, the page to come back to, a guest to take over. */
-export function startUrl(t: TestApp, shop: { tenantId: string }, options: { redirectUri?: string; guestToken?: string } = {}): string {
+/** The redirect flow's start as the app links to it: the shop, the page to come back to, a guest to take over. */
+export function startUrl(
+  t: TestApp,
+  shop: { tenantId: string },
+  options: { redirectUri?: string; guestToken?: string } = {},
+): string {
   const query = new URLSearchParams({ tenant: shop.tenantId, redirect_uri: options.redirectUri ?? demoPage });
   if (options.guestToken !== undefined) query.set("guest_token", options.guestToken);
   return `${t.url}/api/v1/auth/oidc/google/start?${query}`;

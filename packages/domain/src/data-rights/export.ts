@@ -22,7 +22,8 @@ export async function exportMyData(ctx: AuthedCtx) {
     if (!user) throw new DomainError("INVALID_TOKEN");
     await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "account.exported" });
     await enqueueDataRightsNotice(ctx, tx, user, "accountExported");
-    const { addresses, sessions, payments, securityEvents, passkeys, identities } = await dataRights.exportOf(tx, user.id);
+    const held = await dataRights.exportOf(tx, user.id);
+    const { addresses, sessions, payments, securityEvents, passkeys, identities } = held;
     return {
       profile: {
         ...users.profileOf(user),

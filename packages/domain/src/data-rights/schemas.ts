@@ -30,7 +30,7 @@ const exportedSession = z.object({
 const exportedPayment = serverPaymentView.extend({ reference: z.string(), description: z.string() });
 
 const exportedIdentity = identityView.extend({
-  subject: z.string().describe("The provider's unchanging id of the person (Google's `sub`), by which the link is found"),
+  subject: z.string().describe("The provider's unchanging id of the person (Google's `sub`): the link is found by it"),
 });
 
 export const exportOutput = envelope(
@@ -40,7 +40,9 @@ export const exportOutput = envelope(
     sessions: z.array(exportedSession).describe("Every session, ended ones included."),
     payments: z.array(exportedPayment),
     security_events: z.array(securityEventView),
-    passkeys: z.array(passkeyView).describe("The account's passkeys as GET /api/v1/auth/passkeys shows them: never their key material."),
+    passkeys: z
+      .array(passkeyView)
+      .describe("The account's passkeys as GET /api/v1/auth/passkeys shows them: never their key material."),
     identities: z.array(exportedIdentity).describe("Linked outside accounts (Google)."),
   }),
 );

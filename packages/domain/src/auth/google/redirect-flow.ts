@@ -66,7 +66,8 @@ export async function startGoogleSignIn(ctx: TenantCtx, input: z.infer<typeof go
     throw serviceUnavailable(cause);
   });
   const expiresAt = deps.clock.now().getTime() + signInStateSeconds * 1000;
-  setSignInState(ctx, { tenantId: tenant.id, redirectUri: input.redirect_uri, expiresAt, ...request, ...(guest ? { guestId: guest.guestId } : {}) });
+  const carried = guest ? { guestId: guest.guestId } : {};
+  setSignInState(ctx, { tenantId: tenant.id, redirectUri: input.redirect_uri, expiresAt, ...request, ...carried });
   noStore(ctx);
   return { location };
 }
@@ -87,7 +88,8 @@ export async function finishGoogleSignIn(ctx: TenantCtx, input: z.infer<typeof g
       .catch((cause: unknown) => {
         throw cause instanceof GoogleRefusal ? invalidGoogleToken() : serviceUnavailable(cause);
       });
-    const result = await signInWithGoogle(ctx, identity, saved.guestId === undefined ? undefined : { guestId: saved.guestId });
+    const guest = saved.guestId === undefined ? undefined : { guestId: saved.guestId };
+    const result = await signInWithGoogle(ctx, identity, guest);
     if (result.requires_otp) {
       ctx.deps.events.signIn({ step: "google", outcome: "requires_otp" });
       return { location: `${saved.redirectUri}#otp_token=${encodeURIComponent(result.otp_token)}` };
