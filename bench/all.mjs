@@ -3,14 +3,15 @@
 // bench/, hand-written baselines included, then one table of the goals of issue 12 — measured, goal, met.
 // Each part is a process of its own and writes bench/results/<part>.json; the table is read from them.
 //
-//   node bench/all.mjs [--quick] [--only me,login,storm,callbacks,memory,large] [--large]
+//   node bench/all.mjs [--quick] [--only me,login,storm,callbacks,checkout,webhooks,mixed,memory,large] [--large]
 //
 //   --quick   short runs (a smoke test: seconds per target, one round; ratios are indicative only).
 //             Also MTEJA_BENCH_QUICK=1.
 //   --only    the parts to run, comma-separated (default: all but large).
-//   --large   add the 1M-row part: /me and login again on a database seeded with 1,000,000 users and
-//             sessions (MTEJA_BENCH_SEED_ROWS, default 1000000; seeding takes minutes), compared with
-//             the unseeded ratios of the same invocation (run first if not selected).
+//   --large   the mixed load for 1,000,000 requests (100,000 without), and the 1M-row part: /me and
+//             login again on a database seeded with 1,000,000 users and sessions (MTEJA_BENCH_SEED_ROWS,
+//             default 1000000; seeding takes minutes), compared with the unseeded ratios of the same
+//             invocation (run first if not selected).
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -18,7 +19,7 @@ import { fileURLToPath } from "node:url";
 const argv = process.argv.slice(2);
 const quick = argv.includes("--quick") || process.env.MTEJA_BENCH_QUICK === "1";
 const onlyAt = argv.indexOf("--only");
-const allParts = ["me", "login", "storm", "callbacks", "checkout", "webhooks", "memory", "large"];
+const allParts = ["me", "login", "storm", "callbacks", "checkout", "webhooks", "mixed", "memory", "large"];
 let selected = onlyAt === -1 ? allParts.filter((p) => p !== "large") : argv[onlyAt + 1].split(",").map((p) => p.trim());
 if (argv.includes("--large") && !selected.includes("large")) selected.push("large");
 const unknown = selected.filter((p) => !allParts.includes(p));
@@ -39,6 +40,14 @@ const parts = {
   callbacks: { script: "callbacks.mjs", args: quick ? ["--seconds", "3", "--rounds", "1"] : ["--seconds", "10", "--rounds", "3"], results: ["callbacks"] },
   checkout: { script: "checkout.mjs", args: quick ? ["--seconds", "3", "--rounds", "1", "--shoppers", "5"] : ["--seconds", "10", "--rounds", "3"], results: ["checkout"] },
   webhooks: { script: "webhooks.mjs", args: quick ? ["--events", "50", "--rounds", "1"] : ["--events", "250", "--rounds", "3"], results: ["webhooks"] },
+  // 1,000,000 requests take over an hour (the logins' hashes set the mix's capacity): with --large only.
+  mixed: {
+    script: "mixed.mjs",
+    args: quick
+      ? ["--requests", "20000", "--capacity-seconds", "5", "--alone-seconds", "5"]
+      : ["--requests", argv.includes("--large") ? "1000000" : "100000"],
+    results: ["mixed"],
+  },
   memory: { script: "memory.mjs", args: quick ? ["--requests", "50000", "--step", "20000"] : ["--requests", "200000", "--step", "50000"], results: ["memory"] },
   large: {
     runs: [

@@ -10,48 +10,14 @@
 // At the end the database is checked: every intent a shopper paid is succeeded, once, with its event delivered.
 //
 //   node bench/checkout.mjs [--seconds 10] [--shoppers 20] [--rounds 3] [--delay-ms 100]
-import { createHmac, randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer, request as httpRequest } from "node:http";
-import { createServer as createHttpsServer } from "node:https";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { createServer as createNetServer } from "node:net";
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
-import pg from "pg";
-import { selfSignedCertificate } from "../scripts/chaos/relay.mjs";
-import { args, conditions, median, prepare, signIn, startServer, writeResults } from "./login-common.mjs";
+import { checkDatabase, oneCheckout, startCheckoutHarness } from "./checkout-harness.mjs";
+import { args, conditions, median, signIn, startServer, writeResults } from "./login-common.mjs";
 
 const seconds = Number(args.seconds ?? 10);
 const shoppers = Number(args.shoppers ?? 20);
 const rounds = Number(args.rounds ?? 3);
 const delayMs = Number(args["delay-ms"] ?? 100);
-// The simulator's sandbox account (packages/simulated-daraja's defaults).
-const daraja = {
-  consumerKey: "mteja-sim-key",
-  consumerSecret: "mteja-sim-secret",
-  shortcode: "174379",
-  passkey: "bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919",
-};
-
-const db = await prepare();
-const receiver = await startReceiver();
-const certificateDir = mkdtempSync(path.join(tmpdir(), "mteja-bench-tls-"));
-const certificate = await selfSignedCertificate(certificateDir);
-const serverPort = await freePort();
-const relay = await startRelay(certificate, serverPort);
-const simPort = await freePort();
-const simulator = await startSimulator(simPort, certificate.certPath);
-const checkout = {
-  port: serverPort,
-  callbackBase: relay.url,
-  adminKey: randomBytes(24).toString("hex"),
-  callbackSecret: randomBytes(32).toString("hex"),
-  daraja: { ...daraja, baseUrl: `http://127.0.0.1:${simPort}` },
-  // Mteja's WEBHOOK_TENANT_CONCURRENCY: one shop's deliveries in flight at most.
-  concurrency: 4,
-};
+const { db, receiver, checkout, shop, close } = await startCheckoutHarness({ delayMs });
 const servers = [
   { name: "hand-written", target: "hand-written" },
   { name: "mteja", target: "mteja" },
@@ -59,9 +25,6 @@ const servers = [
 let counter = 0;
 const results = [];
 try {
-  const shop = await setUpShop();
-  checkout.webhookSecret = shop.webhookSecret;
-  receiver.secret = shop.webhookSecret;
   for (let round = 1; round <= rounds; round++) {
     for (const t of servers) {
       const server = await startServer({ ...t, database: db.database, key: db.key, checkout });
@@ -76,7 +39,7 @@ try {
       }
     }
   }
-  const check = await checkDatabase();
+  const check = await checkDatabase({ db, receiver });
   const figure = (name, key) => median(results.filter((r) => r.name === name).map((r) => r[key]));
   const [baseline, mteja] = ["hand-written", "mteja"].map((name) => ({ perSecond: figure(name, "perSecond"), p99: figure(name, "p99") }));
   const ratio = mteja.perSecond / baseline.perSecond;
@@ -92,31 +55,7 @@ try {
   ];
   writeResults("checkout", { seconds, shoppers, rounds, delayMs, baseline, mteja, ratio, p99Ratio, results, database: check, checks });
 } finally {
-  simulator.kill("SIGTERM");
-  await receiver.close();
-  await relay.close();
-  rmSync(certificateDir, { recursive: true, force: true });
-  await db.drop();
-}
-
-/** The shop: an API key (admin API) and a webhook endpoint for payment.succeeded at the receiver, made through Mteja. */
-async function setUpShop() {
-  const mteja = await startServer({ target: "mteja", database: db.database, key: db.key, checkout });
-  try {
-    const admin = { authorization: `Bearer ${checkout.adminKey}`, "content-type": "application/json" };
-    const keyAnswer = await fetch(`${mteja.url}/api/v1/admin/tenants/default/api-keys`, { method: "POST", headers: admin, body: JSON.stringify({ name: "bench" }) });
-    if (keyAnswer.status !== 201) throw new Error(`api key: ${keyAnswer.status} ${await keyAnswer.text()}`);
-    const apiKey = (await keyAnswer.json()).data.key;
-    const endpoint = await fetch(`${mteja.url}/api/v1/webhook-endpoints`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-      body: JSON.stringify({ url: receiver.url, events: ["payment.succeeded"] }),
-    });
-    if (endpoint.status !== 201) throw new Error(`webhook endpoint: ${endpoint.status} ${await endpoint.text()}`);
-    return { apiKey, webhookSecret: (await endpoint.json()).data.secret };
-  } finally {
-    await mteja.stop();
-  }
+  await close();
 }
 
 /** `shoppers` checkouts at a time for `runSeconds`, then the ones in flight finish (up to 15 s). */
@@ -128,16 +67,9 @@ async function runCheckouts(url, token, apiKey, runSeconds) {
     while (performance.now() < end) {
       const reference = `B${(++counter).toString(36).toUpperCase()}`;
       try {
-        const intent = await post(url, "/api/v1/payment-intents", apiKey, { amount: 10, reference });
-        const sent = performance.now();
-        const paid = receiver.waitFor(intent.id);
-        await post(url, "/api/momo/stkpush", token, { phone: "254712345678", intent_id: intent.id }).catch((error) => {
-          paid.cancel();
-          throw error;
-        });
-        await paid.arrived;
+        const ms = await oneCheckout({ url, token, apiKey, receiver, reference });
         // Only checkouts whose webhook arrived within the measured window count towards the rate.
-        if (performance.now() <= end) latencies.push(performance.now() - sent);
+        if (performance.now() <= end) latencies.push(ms);
       } catch (error) {
         failed++;
         if (failed <= 3) console.warn(`checkout failed: ${error.message}`);
@@ -149,128 +81,3 @@ async function runCheckouts(url, token, apiKey, runSeconds) {
   return { perSecond: latencies.length / runSeconds, p99: Math.round(latencies[Math.floor(latencies.length * 0.99)] ?? 0), completed: latencies.length, failed };
 }
 
-async function post(url, path, bearer, body) {
-  const answer = await fetch(`${url}${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json", "x-tenant-id": "default" },
-    body: JSON.stringify(body),
-  });
-  const text = await answer.text();
-  if (answer.status >= 300) throw new Error(`${path}: ${answer.status} ${text.slice(0, 200)}`);
-  return JSON.parse(text).data;
-}
-
-/** The shop's webhook receiver: checks each signature and resolves the wait for the intent it pays. */
-async function startReceiver() {
-  const waiting = new Map();
-  const arrived = new Set();
-  const self = {
-    secret: undefined,
-    url: "",
-    badSignatures: 0,
-    /** `arrived` resolves when the intent's webhook came (rejects after 15 s); `cancel` stops waiting. */
-    waitFor(intentId) {
-      if (arrived.delete(intentId)) return { arrived: Promise.resolve(), cancel() {} };
-      let timer;
-      const promise = new Promise((resolve, reject) => {
-        timer = setTimeout(() => reject(new Error(`no webhook for ${intentId} in 15 s`)), 15_000);
-        waiting.set(intentId, () => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-      return {
-        arrived: promise,
-        cancel() {
-          clearTimeout(timer);
-          waiting.delete(intentId);
-        },
-      };
-    },
-    close: () => new Promise((resolve) => server.close(resolve)),
-  };
-  const server = createServer((request, response) => {
-    const chunks = [];
-    request.on("data", (chunk) => chunks.push(chunk));
-    request.on("end", () => {
-      const body = Buffer.concat(chunks).toString("utf8");
-      const [t, v1] = String(request.headers["mteja-signature"] ?? "").split(",").map((part) => part.split("=")[1]);
-      const expected = createHmac("sha256", self.secret ?? "").update(`${t}.${body}`).digest("hex");
-      if (v1 !== expected) self.badSignatures++;
-      const intentId = JSON.parse(body).data?.payment?.intent_id;
-      response.writeHead(200).end("ok");
-      const resolve = waiting.get(intentId);
-      if (resolve) {
-        waiting.delete(intentId);
-        resolve();
-      } else arrived.add(intentId);
-    });
-  });
-  server.keepAliveTimeout = 30_000;
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  self.url = `http://127.0.0.1:${server.address().port}/webhooks`;
-  return self;
-}
-
-/** apps/daraja-sim on core 1 (with the load), callbacks after `delayMs`. */
-async function startSimulator(port, certPath) {
-  const main = fileURLToPath(new URL("../apps/daraja-sim/dist/main.js", import.meta.url));
-  const child = spawn("taskset", ["-c", process.env.LOAD_CORE ?? "1", process.execPath, main], {
-    env: { ...process.env, SIM_PORT: String(port), SIM_HOST: "127.0.0.1", SIM_CALLBACK_DELAY_MS: String(delayMs), LOG_LEVEL: "error", NODE_EXTRA_CA_CERTS: certPath },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  for (let i = 0; i < 100; i++) {
-    const up = await fetch(`http://127.0.0.1:${port}/sim/requests`).then((r) => r.ok, () => false);
-    if (up) return child;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  child.kill();
-  throw new Error("the Daraja simulator did not start");
-}
-
-/** Every intent a shopper sent to stkpush: succeeded, one successful payment, its event delivered. */
-async function checkDatabase() {
-  const client = new pg.Client({ connectionString: String(db.database) });
-  await client.connect();
-  try {
-    const { rows } = await client.query(
-      `SELECT count(*)::int AS intents,
-              count(*) FILTER (WHERE i.status = 'succeeded')::int AS succeeded,
-              count(*) FILTER (WHERE (SELECT count(*) FROM payments p WHERE p.intent_id = i.id AND p.status = 'SUCCESS') <> 1)::int AS not_paid_once,
-              (SELECT count(*)::int FROM webhook_deliveries WHERE status <> 'delivered') AS undelivered
-         FROM payment_intents i WHERE EXISTS (SELECT 1 FROM payments p WHERE p.intent_id = i.id)`,
-    );
-    const found = rows[0];
-    return { ...found, badSignatures: receiver.badSignatures, problems: found.intents - found.succeeded + found.not_paid_once + found.undelivered + receiver.badSignatures };
-  } finally {
-    await client.end();
-  }
-}
-
-/** https in front of the server under test: Daraja's callbacks arrive over TLS, as production requires. */
-async function startRelay({ certPath, keyPath }, targetPort) {
-  const server = createHttpsServer({ cert: readFileSync(certPath), key: readFileSync(keyPath) }, (incoming, outgoing) => {
-    const forwarded = httpRequest(
-      { host: "127.0.0.1", port: targetPort, method: incoming.method, path: incoming.url, headers: incoming.headers },
-      (answer) => {
-        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(outgoing);
-      },
-    );
-    forwarded.on("error", () => outgoing.writeHead(502).end());
-    incoming.pipe(forwarded);
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `https://127.0.0.1:${server.address().port}`, close: () => new Promise((resolve) => server.close(resolve)) };
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createNetServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}

@@ -1,8 +1,9 @@
 /**
  * The webhook delivery worker's schedule (src/runtime/webhooks.ts): a commit that wrote events nudges
  * it, and the nudges of a burst of settlements share one claim of due deliveries instead of costing
- * one claim each (docs/performance.md, "Callback ingestion"). Driven by fake timers; the
- * database is a stand-in that counts the claims (nothing is ever due).
+ * one claim each (docs/performance.md, "Callback ingestion"), while a send that ends claims again at once.
+ * Driven by fake timers; the database is a stand-in that counts the claims and answers the deliveries a
+ * test makes due (it has no plain SQL for their reads, so each send fails at once and frees its slot).
  */
 import type { Deps, Logger } from "@mteja/domain";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -15,15 +16,17 @@ const quiet = { info: () => undefined, warn: () => undefined, error: () => undef
 // Nothing here is database-specific: it runs once.
 describe.skipIf(skipDatabaseAgnostic)("the webhook delivery worker's nudges", () => {
   let claims: number;
+  let due: { id: string; tenant_id: string; event_id: string; endpoint_id: string; attempts: number }[];
   let runtime: WebhooksRuntime;
 
   beforeEach(async () => {
     vi.useFakeTimers();
     claims = 0;
-    const deps = {
-      clock: { now: () => new Date() },
-      db: { unscoped: () => ({ $queryRaw: async () => ((claims += 1), []) }) },
-    } as unknown as Deps;
+    due = [];
+    const database = {
+      $queryRaw: async () => ((claims += 1), due.splice(0)),
+    };
+    const deps = { clock: { now: () => new Date() }, db: { unscoped: () => database } } as unknown as Deps;
     runtime = createWebhooksRuntime(readSettings({}), quiet, () => deps);
     runtime.start();
     await vi.advanceTimersByTimeAsync(10);
@@ -48,6 +51,16 @@ describe.skipIf(skipDatabaseAgnostic)("the webhook delivery worker's nudges", ()
     await vi.advanceTimersByTimeAsync(50);
     expect(claims).toBeGreaterThanOrEqual(5);
     expect(claims).toBeLessThanOrEqual(12);
+  });
+
+  it("claims again as soon as a send ends, not a nudge window later: a backlog keeps every slot busy", async () => {
+    due = [{ id: "d1", tenant_id: "t1", event_id: "e1", endpoint_id: "00000000-0000-4000-8000-000000000001", attempts: 0 }];
+    runtime.deps.nudge();
+    await vi.advanceTimersByTimeAsync(20);
+    expect(claims).toBe(1);
+    // The claimed delivery's send has ended: its slot asks for the next claim at once.
+    await vi.advanceTimersByTimeAsync(5);
+    expect(claims).toBe(2);
   });
 
   it("still polls for due retries once a second without nudges", async () => {

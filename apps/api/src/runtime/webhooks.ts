@@ -35,11 +35,17 @@ export interface WebhooksRuntime {
 /** Due retries are looked for this often; a commit that wrote events, or a send that ended, asks sooner. */
 const pollIntervalMs = 1_000;
 /**
- * A nudge is answered this long after it: the nudges of a burst of settlements (or of sends ending)
- * share one claim of due deliveries. A claim after each commit would cost a callback storm about a fifth
- * of its CPU (docs/performance.md, "Callback ingestion"); a webhook leaves at most this much later.
+ * A commit's nudge is answered this long after it: the nudges of a burst of settlements share one claim of
+ * due deliveries. A claim after each commit would cost a callback storm about a fifth of its CPU
+ * (docs/performance.md, "Callback ingestion"); a webhook leaves at most this much later.
  */
 const nudgeWindowMs = 20;
+/**
+ * A send that ends asks for a claim at once (the sends ending in one turn of the event loop share it): a
+ * backlog keeps every slot busy, where waiting out the window left each slot idle for most of it
+ * (bench/webhooks.mjs against a hand-written claim → POST → mark loop, docs/performance.md).
+ */
+const slotFreedDelayMs = 0;
 
 export function deliveryOptionsOf(settings: Settings): DeliveryOptions {
   return {
@@ -67,7 +73,8 @@ export function createWebhooksRuntime(settings: Settings, logger: Logger, getDep
   let timer: NodeJS.Timeout | undefined;
   let claiming: Promise<void> | undefined;
   let again = false;
-  let nudged = false;
+  // The soonest a nudge since the last claim asked for one, if any did.
+  let nudgedWithin: number | undefined;
 
   const claim = () => startDueDeliveries(getDeps(), sender, options, inFlight, leases);
 
@@ -77,7 +84,7 @@ export function createWebhooksRuntime(settings: Settings, logger: Logger, getDep
       .catch((error: unknown) => logger.error({ err: error }, "webhook delivery not recorded; it is sent again once its lease runs out"))
       .finally(() => {
         sending.delete(followed);
-        nudge();
+        nudge(slotFreedDelayMs);
       });
     sending.add(followed);
   }
@@ -96,7 +103,7 @@ export function createWebhooksRuntime(settings: Settings, logger: Logger, getDep
     claiming = (async () => {
       do {
         again = false;
-        nudged = false;
+        nudgedWithin = undefined;
         try {
           for (const send of await claim()) follow(send);
         } catch (error) {
@@ -105,21 +112,21 @@ export function createWebhooksRuntime(settings: Settings, logger: Logger, getDep
       } while (again && !stopped);
     })().finally(() => {
       claiming = undefined;
-      schedule(nudged ? nudgeWindowMs : pollIntervalMs);
+      schedule(nudgedWithin ?? pollIntervalMs);
     });
   }
 
-  function nudge(): void {
-    if (nudged || stopped) return;
-    nudged = true;
+  function nudge(withinMs = nudgeWindowMs): void {
+    if (stopped || (nudgedWithin !== undefined && nudgedWithin <= withinMs)) return;
+    nudgedWithin = withinMs;
     // A claim in flight schedules the next one when it ends.
-    if (!claiming) schedule(nudgeWindowMs);
+    if (!claiming) schedule(withinMs);
   }
 
   return {
     deps: {
       urlProblem: (url) => endpointUrlProblem(url, { publicHttpsOnly: !allowPrivate }),
-      nudge,
+      nudge: () => nudge(),
     },
     start() {
       started = true;

@@ -8,6 +8,7 @@ import type { UnscopedDb } from "../doors.js";
 import type { WebhookAttemptModel, WebhookEndpointModel, WebhookEventModel } from "../generated/prisma/models.js";
 import type { RawSql } from "../raw-sql.js";
 import { eventWrites, type EventRow } from "./webhook-event-writes.js";
+import { plainOf } from "../plain-access.js";
 import { prismaOf, type AnyClient } from "./clients.js";
 import { claimFairly, countsJson } from "./fair-claim.js";
 
@@ -305,17 +306,67 @@ export async function claimDueDeliveries(prisma: UnscopedDb, claim: DeliveryClai
   return rows.map((row) => ({ ...row, attempts: Number(row.attempts) }));
 }
 
-/** The endpoint and the event of a claimed delivery (either may be gone). */
+/** What a delivery needs of its endpoint: where it goes, whether it still may, the sealed secrets that sign it. */
+export interface DeliveryEndpoint {
+  id: string;
+  tenantId: string;
+  url: string;
+  enabled: boolean;
+  deletedAt: Date | null;
+  secretSealed: string;
+  previousSecretSealed: string | null;
+  previousSecretExpiresAt: Date | null;
+}
+
+/** What a delivery sends of its event. */
+export interface DeliveryEvent {
+  id: string;
+  tenantId: string;
+  type: string;
+  body: string;
+}
+
+/**
+ * The endpoint and the event of a claimed delivery (either may be gone), in one plain statement prepared
+ * by name: it runs once per delivery, where Prisma's two queries were the worker's largest cost after the
+ * sends themselves (docs/performance.md, "Webhook delivery").
+ */
 export async function deliveryTargets(
-  db: AnyClient,
+  db: UnscopedDb,
   delivery: Pick<ClaimedDelivery, "endpoint_id" | "event_id">,
-): Promise<{ endpoint: WebhookEndpointModel | null; event: WebhookEventModel | null }> {
-  const client = prismaOf(db);
-  const [endpoint, event] = await Promise.all([
-    client.webhookEndpoint.findUnique({ where: { id: delivery.endpoint_id } }),
-    client.webhookEvent.findUnique({ where: { id: delivery.event_id } }),
-  ]);
+): Promise<{ endpoint: DeliveryEndpoint | null; event: DeliveryEvent | null }> {
+  const [row] = await plainOf(db).sql.query(
+    `SELECT e.id::text AS endpoint_id, e.tenant_id AS endpoint_tenant_id, e.url, e.enabled, e.deleted_at,
+            e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at,
+            v.id AS event_id, v.tenant_id AS event_tenant_id, v.type, v.body
+       FROM (SELECT 1) one
+       LEFT JOIN webhook_endpoints e ON e.id = $1::uuid
+       LEFT JOIN webhook_events v ON v.id = $2`,
+    [delivery.endpoint_id, delivery.event_id],
+  );
+  const found = row as Record<string, unknown>;
+  const endpoint: DeliveryEndpoint | null =
+    found.endpoint_id == null
+      ? null
+      : {
+          id: String(found.endpoint_id),
+          tenantId: String(found.endpoint_tenant_id),
+          url: String(found.url),
+          enabled: found.enabled === true,
+          deletedAt: dateOrNull(found.deleted_at),
+          secretSealed: String(found.secret_sealed),
+          previousSecretSealed: found.previous_secret_sealed == null ? null : String(found.previous_secret_sealed),
+          previousSecretExpiresAt: dateOrNull(found.previous_secret_expires_at),
+        };
+  const event: DeliveryEvent | null =
+    found.event_id == null
+      ? null
+      : { id: String(found.event_id), tenantId: String(found.event_tenant_id), type: String(found.type), body: String(found.body) };
   return { endpoint, event };
+}
+
+function dateOrNull(value: unknown): Date | null {
+  return value == null ? null : new Date(value as string | Date);
 }
 
 /** A delivery still pending dropped (its endpoint is owed nothing more). */
@@ -368,7 +419,8 @@ export async function recordAttempt(
   const nextAttemptAt = record.next.status === "pending" ? record.next.nextAttemptAt : null;
   const droppedWithEndpoint = Prisma.sql`
     (${nextStatus} = 'pending' AND EXISTS (SELECT 1 FROM endpoint WHERE disabled))`;
-  const rows = await prisma.$queryRaw<{ disabled: boolean | null; failing_since: Date | null }[]>`
+  // Plain, prepared by name: one statement per delivery (as deliveryTargets).
+  const rows = await plainOf(prisma).autocommit.$queryRaw<{ disabled: boolean | null; failing_since: Date | null }[]>`
     WITH attempt AS (
       INSERT INTO webhook_attempts (id, tenant_id, event_id, endpoint_id, attempted_at, status_code, error)
       VALUES (gen_random_uuid(), ${record.tenantId}, ${record.eventId}, ${record.endpointId}::uuid,

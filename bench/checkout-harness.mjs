@@ -1,0 +1,245 @@
+// What bench/checkout.mjs and bench/mixed.mjs share: everything around the server under test that a whole
+// checkout needs. The shop's webhook receiver (each signature checked), the Daraja simulator (apps/daraja-sim,
+// its callback after a fixed delay) on the load's core, the https relay its callbacks go through (a production
+// start refuses plain-http callback URLs), the shop (an API key and a webhook endpoint, made through Mteja),
+// one checkout (intent by API key → stkpush → webhook received) and the database check at the end.
+import { createHmac, randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, request as httpRequest } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createServer as createNetServer } from "node:net";
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { selfSignedCertificate } from "../scripts/chaos/relay.mjs";
+import { prepare, startServer } from "./login-common.mjs";
+
+// The simulator's sandbox account (packages/simulated-daraja's defaults).
+const daraja = {
+  consumerKey: "mteja-sim-key",
+  consumerSecret: "mteja-sim-secret",
+  shortcode: "174379",
+  passkey: "bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919",
+};
+
+/**
+ * A scratch database, the receiver, the relay and the simulator (callbacks after `delayMs`), and the shop
+ * set up through a first Mteja server. `checkout` is what bench/login-server.mjs's `--checkout` takes.
+ */
+export async function startCheckoutHarness({ delayMs }) {
+  const db = await prepare();
+  const receiver = await startReceiver();
+  const certificateDir = mkdtempSync(path.join(tmpdir(), "mteja-bench-tls-"));
+  const certificate = await selfSignedCertificate(certificateDir);
+  const serverPort = await freePort();
+  const relay = await startRelay(certificate, serverPort);
+  const simPort = await freePort();
+  const simulator = await startSimulator(simPort, certificate.certPath, delayMs);
+  const checkout = {
+    port: serverPort,
+    callbackBase: relay.url,
+    adminKey: randomBytes(24).toString("hex"),
+    callbackSecret: randomBytes(32).toString("hex"),
+    daraja: { ...daraja, baseUrl: `http://127.0.0.1:${simPort}` },
+    // Mteja's WEBHOOK_TENANT_CONCURRENCY: one shop's deliveries in flight at most.
+    concurrency: 4,
+  };
+  const close = async () => {
+    simulator.kill("SIGTERM");
+    await receiver.close();
+    await relay.close();
+    rmSync(certificateDir, { recursive: true, force: true });
+    await db.drop();
+  };
+  try {
+    const shop = await setUpShop({ db, receiver, checkout });
+    checkout.webhookSecret = shop.webhookSecret;
+    receiver.secret = shop.webhookSecret;
+    return { db, receiver, checkout, shop, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** The shop: an API key (admin API) and a webhook endpoint for payment.succeeded at the receiver, made through Mteja. */
+async function setUpShop({ db, receiver, checkout }) {
+  const mteja = await startServer({ target: "mteja", database: db.database, key: db.key, checkout });
+  try {
+    const admin = { authorization: `Bearer ${checkout.adminKey}`, "content-type": "application/json" };
+    const keyAnswer = await fetch(`${mteja.url}/api/v1/admin/tenants/default/api-keys`, {
+      method: "POST",
+      headers: admin,
+      body: JSON.stringify({ name: "bench" }),
+    });
+    if (keyAnswer.status !== 201) throw new Error(`api key: ${keyAnswer.status} ${await keyAnswer.text()}`);
+    const apiKey = (await keyAnswer.json()).data.key;
+    const endpoint = await fetch(`${mteja.url}/api/v1/webhook-endpoints`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ url: receiver.url, events: ["payment.succeeded"] }),
+    });
+    if (endpoint.status !== 201) throw new Error(`webhook endpoint: ${endpoint.status} ${await endpoint.text()}`);
+    return { apiKey, webhookSecret: (await endpoint.json()).data.secret };
+  } finally {
+    await mteja.stop();
+  }
+}
+
+/**
+ * One checkout: an intent created with the shop's API key, stkpush with it as the customer, then the
+ * webhook. Answers the milliseconds from stkpush sent to webhook received; throws on any failure.
+ */
+export async function oneCheckout({ url, token, apiKey, receiver, reference }) {
+  const intent = await post(url, "/api/v1/payment-intents", apiKey, { amount: 10, reference });
+  const sent = performance.now();
+  const paid = receiver.waitFor(intent.id);
+  await post(url, "/api/momo/stkpush", token, { phone: "254712345678", intent_id: intent.id }).catch((error) => {
+    paid.cancel();
+    throw error;
+  });
+  await paid.arrived;
+  return performance.now() - sent;
+}
+
+async function post(url, path, bearer, body) {
+  const answer = await fetch(`${url}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json", "x-tenant-id": "default" },
+    body: JSON.stringify(body),
+  });
+  const text = await answer.text();
+  if (answer.status >= 300) throw new Error(`${path}: ${answer.status} ${text.slice(0, 200)}`);
+  return JSON.parse(text).data;
+}
+
+/** The shop's webhook receiver: checks each signature and resolves the wait for the intent it pays. */
+async function startReceiver() {
+  const waiting = new Map();
+  const arrived = new Set();
+  const self = {
+    secret: undefined,
+    url: "",
+    badSignatures: 0,
+    /** `arrived` resolves when the intent's webhook came (rejects after 15 s); `cancel` stops waiting. */
+    waitFor(intentId) {
+      if (arrived.delete(intentId)) return { arrived: Promise.resolve(), cancel() {} };
+      let timer;
+      const promise = new Promise((resolve, reject) => {
+        timer = setTimeout(() => reject(new Error(`no webhook for ${intentId} in 15 s`)), 15_000);
+        waiting.set(intentId, () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      // Its awaiter may still be sending the stkpush when it rejects: that is its failure, not an unhandled one.
+      promise.catch(() => {});
+      return {
+        arrived: promise,
+        cancel() {
+          clearTimeout(timer);
+          waiting.delete(intentId);
+        },
+      };
+    },
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+  const server = createServer((request, response) => {
+    const chunks = [];
+    request.on("data", (chunk) => chunks.push(chunk));
+    request.on("end", () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      const [t, v1] = String(request.headers["mteja-signature"] ?? "").split(",").map((part) => part.split("=")[1]);
+      const expected = createHmac("sha256", self.secret ?? "").update(`${t}.${body}`).digest("hex");
+      if (v1 !== expected) self.badSignatures++;
+      const intentId = JSON.parse(body).data?.payment?.intent_id;
+      response.writeHead(200).end("ok");
+      const resolve = waiting.get(intentId);
+      if (resolve) {
+        waiting.delete(intentId);
+        resolve();
+      } else arrived.add(intentId);
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  self.url = `http://127.0.0.1:${server.address().port}/webhooks`;
+  return self;
+}
+
+/** apps/daraja-sim on core 1 (with the load), callbacks after `delayMs`. */
+async function startSimulator(port, certPath, delayMs) {
+  const main = fileURLToPath(new URL("../apps/daraja-sim/dist/main.js", import.meta.url));
+  const child = spawn("taskset", ["-c", process.env.LOAD_CORE ?? "1", process.execPath, main], {
+    env: {
+      ...process.env,
+      SIM_PORT: String(port),
+      SIM_HOST: "127.0.0.1",
+      SIM_CALLBACK_DELAY_MS: String(delayMs),
+      LOG_LEVEL: "error",
+      NODE_EXTRA_CA_CERTS: certPath,
+    },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  for (let i = 0; i < 100; i++) {
+    const up = await fetch(`http://127.0.0.1:${port}/sim/requests`).then((r) => r.ok, () => false);
+    if (up) return child;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  child.kill();
+  throw new Error("the Daraja simulator did not start");
+}
+
+/** Every intent a shopper sent to stkpush: succeeded, one successful payment, its event delivered. */
+export async function checkDatabase({ db, receiver }) {
+  const client = new pg.Client({ connectionString: String(db.database) });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `SELECT count(*)::int AS intents,
+              count(*) FILTER (WHERE i.status = 'succeeded')::int AS succeeded,
+              count(*) FILTER (WHERE (SELECT count(*) FROM payments p WHERE p.intent_id = i.id AND p.status = 'SUCCESS') <> 1)::int
+                AS not_paid_once,
+              (SELECT count(*)::int FROM webhook_deliveries WHERE status <> 'delivered') AS undelivered
+         FROM payment_intents i WHERE EXISTS (SELECT 1 FROM payments p WHERE p.intent_id = i.id)`,
+    );
+    const found = rows[0];
+    const problems = found.intents - found.succeeded + found.not_paid_once + found.undelivered + receiver.badSignatures;
+    return { ...found, badSignatures: receiver.badSignatures, problems };
+  } finally {
+    await client.end();
+  }
+}
+
+/** https in front of the server under test: Daraja's callbacks arrive over TLS, as production requires. */
+async function startRelay({ certPath, keyPath }, targetPort) {
+  const server = createHttpsServer({ cert: readFileSync(certPath), key: readFileSync(keyPath) }, (incoming, outgoing) => {
+    const forwarded = httpRequest(
+      { host: "127.0.0.1", port: targetPort, method: incoming.method, path: incoming.url, headers: incoming.headers },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
+    forwarded.on("error", () => outgoing.writeHead(502).end());
+    incoming.pipe(forwarded);
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `https://127.0.0.1:${server.address().port}`,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}

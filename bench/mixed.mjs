@@ -1,0 +1,190 @@
+#!/usr/bin/env node
+// A shop's day in one load: Mteja's production server (a process of its own, pinned to core 0) answers a
+// mix of 70 % `GET /me`, 20 % whole checkouts (intent by API key → stkpush → the simulator's callback →
+// the `payment.succeeded` webhook received) and 10 % logins, offered open-loop from core 1 at a fixed rate:
+// `--load` (0.8) of the mix's capacity, measured first with closed-loop clients. Each kind is first timed
+// alone at the rate it has in the mix; then the mix runs for `--requests` HTTP requests (a checkout is two:
+// the intent and the stkpush). Latency is from the moment an operation was due to its answer (a checkout's:
+// to its webhook), so a server that falls behind shows it. The server's RSS is read after a full collection
+// once the first 10,000 requests are answered and again at the end.
+// Goals (issue 34): each kind's p99 in the mix ≤ 2× its p99 alone, no errors, RSS within +10 %, and every
+// paid intent succeeded once with its event delivered (the database is checked at the end).
+//
+//   node bench/mixed.mjs [--requests 1000000] [--load 0.8] [--capacity-seconds 10] [--alone-seconds 10]
+//                        [--delay-ms 100] [--clients 10]
+import { readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import { checkDatabase, oneCheckout, startCheckoutHarness } from "./checkout-harness.mjs";
+import { args, conditions, signIn, startServer, tenantHeaders, user, writeResults } from "./login-common.mjs";
+
+const totalRequests = Number(args.requests ?? 1_000_000);
+const loadShare = Number(args.load ?? 0.8);
+const capacitySeconds = Number(args["capacity-seconds"] ?? 10);
+const aloneSeconds = Number(args["alone-seconds"] ?? 10);
+const delayMs = Number(args["delay-ms"] ?? 100);
+// Few enough that a closed loop keeps the logins within the hashing admission (none shed).
+const clients = Number(args.clients ?? 10);
+const firstRequests = 10_000;
+// Ten operations of the mix, interleaved: 7 /me, 2 checkouts, 1 login.
+const sequence = ["me", "checkout", "me", "me", "login", "me", "checkout", "me", "me", "me"];
+const requestsOf = { me: 1, checkout: 2, login: 1 };
+const requestsPerOperation = sequence.reduce((sum, kind) => sum + requestsOf[kind], 0) / sequence.length;
+const share = (kind) => sequence.filter((k) => k === kind).length / sequence.length;
+// Past this many operations in flight the generator stops launching (and counts it): the server is behind.
+const maxInFlight = 2_000;
+
+const { db, receiver, checkout, shop, close } = await startCheckoutHarness({ delayMs });
+const server = await startServer({ target: "mteja", database: db.database, key: db.key, checkout, nodeOptions: ["--expose-gc"] });
+let counter = 0;
+try {
+  const token = await signIn(server.url);
+  const perform = operations(server.url, token);
+  await closedLoop(perform, Math.min(3, capacitySeconds)); // warm-up: JIT, pools, Daraja token
+  const capacity = await closedLoop(perform, capacitySeconds);
+  const rate = capacity.perSecond * loadShare;
+  console.log(`capacity ${capacity.perSecond.toFixed(1)} operations/s (${capacity.errors} errors); offered ${rate.toFixed(1)}/s`);
+
+  const alone = {};
+  for (const kind of ["me", "checkout", "login"]) {
+    const kindRate = rate * share(kind);
+    const r = await openLoop(perform, { rate: kindRate, operations: Math.ceil(kindRate * aloneSeconds), sequence: [kind] });
+    alone[kind] = { rate: kindRate, p99: r.p99[kind], errors: r.errors, held: r.held };
+    console.log(`${kind.padEnd(8)} alone at ${kindRate.toFixed(1)}/s: p99 ${r.p99[kind].toFixed(1)} ms, ${r.errors} errors`);
+  }
+
+  const firstOperations = Math.ceil(firstRequests / requestsPerOperation);
+  const allOperations = Math.ceil(totalRequests / requestsPerOperation);
+  const first = await openLoop(perform, { rate, operations: firstOperations, sequence });
+  const rssFirst = await settledRss();
+  const rest = await openLoop(perform, { rate, operations: allOperations - firstOperations, sequence, report: true });
+  const rssLast = await settledRss();
+  const latencies = { me: [], checkout: [], login: [] };
+  for (const r of [first, rest]) for (const kind of Object.keys(latencies)) latencies[kind].push(...r.latencies[kind]);
+  const mixed = Object.fromEntries(Object.entries(latencies).map(([kind, values]) => [kind, p99Of(values)]));
+  const errors = first.errors + rest.errors;
+  const held = first.held + rest.held;
+  const growth = rssLast / rssFirst - 1;
+  const check = await checkDatabase({ db, receiver });
+  console.log(`\nMixed load (70 % /me, 20 % checkout, 10 % login) at ${(100 * loadShare).toFixed(0)} % of capacity, ${totalRequests} requests; ${conditions}`);
+  for (const kind of Object.keys(mixed)) {
+    console.log(`  ${kind.padEnd(8)} p99 ${mixed[kind].toFixed(1)} ms mixed, ${alone[kind].p99.toFixed(1)} ms alone (${(mixed[kind] / alone[kind].p99).toFixed(2)}x)`);
+  }
+  console.log(`  errors ${errors}, held back ${held}; RSS ${rssFirst.toFixed(1)} → ${rssLast.toFixed(1)} MiB (${(100 * growth).toFixed(1)} %)`);
+  console.log(`  database: ${JSON.stringify(check)}`);
+  const checks = [
+    ...Object.keys(mixed).map((kind) => ({
+      what: `mixed: ${kind} p99 in the mix / alone`,
+      measured: mixed[kind] / alone[kind].p99,
+      goal: "<= 2",
+      met: mixed[kind] / alone[kind].p99 <= 2,
+    })),
+    { what: "mixed: errors (failed operations, checks of the database)", measured: errors + check.problems, goal: "0", met: errors + check.problems === 0 },
+    { what: `mixed: RSS after ${totalRequests} requests vs after ${firstRequests}`, measured: growth, goal: "<= +0.10", met: growth <= 0.1 },
+  ];
+  writeResults("mixed", { totalRequests, loadShare, capacity, rate, alone, mixed, errors, held, rss: { first: rssFirst, last: rssLast, growth }, database: check, checks });
+} finally {
+  await server.stop();
+  await close();
+}
+
+/** The three kinds of operation; each answers its latency's end (a checkout: its webhook received). */
+function operations(url, token) {
+  const me = { authorization: `Bearer ${token}`, "x-tenant-id": "default" };
+  const login = JSON.stringify(user);
+  const expectOk = async (answer, what) => {
+    const text = await answer.text();
+    if (answer.status !== 200) throw new Error(`${what}: ${answer.status} ${text.slice(0, 200)}`);
+  };
+  return {
+    me: () => fetch(`${url}/api/v1/auth/me`, { headers: me }).then((answer) => expectOk(answer, "me")),
+    login: () =>
+      fetch(`${url}/api/v1/auth/login`, { method: "POST", headers: tenantHeaders, body: login }).then((answer) => expectOk(answer, "login")),
+    checkout: () => oneCheckout({ url, token, apiKey: shop.apiKey, receiver, reference: `M${(++counter).toString(36).toUpperCase()}` }),
+  };
+}
+
+/** `clients` clients running the mix back to back for `seconds`: the operations completed per second. */
+async function closedLoop(perform, seconds) {
+  const end = performance.now() + seconds * 1000;
+  let completed = 0;
+  let errors = 0;
+  let next = 0;
+  async function client() {
+    while (performance.now() < end) {
+      const kind = sequence[next++ % sequence.length];
+      try {
+        await perform[kind]();
+        if (performance.now() <= end) completed++;
+      } catch (error) {
+        if (++errors <= 3) console.warn(`capacity: ${error.message}`);
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: clients }, client));
+  return { perSecond: completed / seconds, errors };
+}
+
+/**
+ * `operations` operations of `sequence`, launched at `rate` per second whatever the answers (open loop);
+ * resolves once all are answered, with each kind's latencies (from when it was due) and p99.
+ */
+function openLoop(perform, { rate, operations: total, sequence: kinds, report = false }) {
+  const latencies = { me: [], checkout: [], login: [] };
+  let launched = 0;
+  let answered = 0;
+  let inFlight = 0;
+  let errors = 0;
+  let held = 0;
+  const start = performance.now();
+  let lastReport = start;
+  return new Promise((resolve) => {
+    if (total <= 0) return resolve({ latencies, p99: {}, errors, held });
+    const finish = () => {
+      const p99 = Object.fromEntries(Object.entries(latencies).map(([kind, values]) => [kind, p99Of(values)]));
+      resolve({ latencies, p99, errors, held });
+    };
+    const launch = () => {
+      const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * rate) + 1);
+      while (launched < due) {
+        if (inFlight >= maxInFlight) {
+          held++;
+          break;
+        }
+        const kind = kinds[launched % kinds.length];
+        const dueAt = start + (launched / rate) * 1000;
+        launched++;
+        inFlight++;
+        perform[kind]().then(
+          () => latencies[kind].push(performance.now() - dueAt),
+          (error) => {
+            if (++errors <= 3) console.warn(`${kind}: ${error.message}`);
+          },
+        ).finally(() => {
+          inFlight--;
+          if (++answered === total) finish();
+        });
+      }
+      if (report && performance.now() - lastReport > 30_000) {
+        lastReport = performance.now();
+        const requests = Math.round(answered * requestsPerOperation);
+        console.log(`  … ${requests} requests of this stretch answered, ${errors} errors, ${inFlight} in flight`);
+      }
+      if (launched < total) setTimeout(launch, 2);
+    };
+    launch();
+  });
+}
+
+function p99Of(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length * 0.99)] ?? 0;
+}
+
+/** The server's resident set, in MiB, after a full collection. */
+async function settledRss() {
+  await sleep(1000);
+  await server.collect();
+  await sleep(1000);
+  const kib = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.pid}/status`, "utf8"))?.[1]);
+  return kib / 1024;
+}
