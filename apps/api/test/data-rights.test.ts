@@ -1,8 +1,9 @@
 /**
  * The customer's data rights through HTTP, with a real SMTP receiver and the Daraja simulator
- * (docs/data-rights.md): the export holds the profile, addresses, sessions, payments and security
- * events; erasure needs the password (and the code with two-factor on), removes the personal data,
- * keeps payments with the phone masked, cancels unsent mail, frees the email; both send a notice.
+ * (docs/data-rights.md): the export holds the profile, addresses, sessions, payments, security
+ * events, passkeys and linked accounts (data-rights-sign-in.test.ts fills the last two); erasure needs
+ * the password (and the code with two-factor on), removes the personal data, keeps payments with the
+ * phone masked, cancels unsent mail, frees the email; both send a notice.
  */
 import { outboxes } from "@mteja/db";
 import { afterAll, describe, expect } from "vitest";
@@ -57,7 +58,9 @@ describe.skipIf(skipThisTarget)("data rights: export and erasure", () => {
     expect(exported.status).toBe(200);
     expect(exported.headers.get("cache-control")).toBe("no-store");
     const data = exported.body.data;
-    expect(Object.keys(data).sort()).toEqual(["addresses", "payments", "profile", "security_events", "sessions"]);
+    const kinds = ["addresses", "identities", "passkeys", "payments", "profile", "security_events", "sessions"];
+    expect(Object.keys(data).sort()).toEqual(kinds);
+    expect([data.passkeys, data.identities]).toEqual([[], []]);
     expect(data.profile).toMatchObject({ id: user.id, email: user.email, name: user.name, otp_enabled: false, created_at: expect.any(String) });
     expect(data.addresses).toEqual([
       { id: expect.any(String), label: "Home", recipient_name: "Wanjiku Kamau", phone: "254712345678", street: "Ngong Road, Apt 4B", county: "nairobi", town: "Kilimani", is_default: true, landmark: "Opposite Prestige Plaza", coordinates: { lat: -1.2921, lng: 36.8219 } },

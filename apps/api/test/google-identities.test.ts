@@ -6,30 +6,20 @@
  */
 import { describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
-import { RestClient, registerUser, uniqueEmail, type TestApp } from "./support/app.js";
+import { registerUser, uniqueEmail } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import { totpClock } from "./support/two-factor.js";
-import { googleShopOn, idTokenWithNonce, startSimulatorFirst } from "./support/google.js";
+import { idTokenWithNonce } from "./support/google.js";
+import { googleTests } from "./support/google-tests.js";
 
 const window = 60;
-const sim = await startSimulatorFirst();
-const clock = totpClock();
-it.override({ appEnv: { OIDC_GOOGLE_ISSUER: sim.issuer, STEP_UP_WINDOW_SECONDS: String(window) }, appOptions: { now: clock.now } });
+const google = await googleTests({ STEP_UP_WINDOW_SECONDS: String(window) });
+const { sim, clock, client } = google;
 
 const linkPath = "/api/v1/auth/me/identities/google";
 
 describe.skipIf(skipThisTarget)("linking a Google account", () => {
-  let t: TestApp;
-  let shop: { tenantId: string; clientId: string };
-
-  it.beforeAll(async ({ app }) => {
-    t = app;
-    shop = await googleShopOn(t, sim);
-  });
-  it.afterAll(() => sim.close());
-
-  const client = () => new RestClient(t.url, shop.tenantId);
-  const idToken = (email: string) => idTokenWithNonce(t, sim, shop, { email });
+  google.hooks();
+  const idToken = (email: string) => idTokenWithNonce(google.t, sim, google.shop, { email });
 
   it("links under a fresh session: 201, listed on GET me, other sessions ended, recorded; then signs in by Google", async () => {
     const user = await registerUser(client());
@@ -43,8 +33,8 @@ describe.skipIf(skipThisTarget)("linking a Google account", () => {
     expect(me.body.data.identities).toEqual([linked.body.data]);
     // A new way in: the other session is over, and the account's email is told.
     expect((await client().get("/api/v1/auth/me", elsewhere.body.data.access_token)).status).toBe(401);
-    const notice = await t.deps.db.unscoped("test").mailOutbox.findFirstOrThrow({ where: { toAddress: user.email, kind: "googleLinked" } });
-    expect(notice.subject).toBe(`A Google account was linked to your Shop ${shop.tenantId} account`);
+    const notice = await google.t.deps.db.unscoped("test").mailOutbox.findFirstOrThrow({ where: { toAddress: user.email, kind: "googleLinked" } });
+    expect(notice.subject).toBe(`A Google account was linked to your Shop ${google.shop.tenantId} account`);
     expect(notice.textBody).toContain("you were signed out on your other devices");
     const events = await client().get("/api/v1/auth/me/security-events", user.accessToken);
     expect(events.body.data.security_events).toContainEqual(expect.objectContaining({ type: "identity.linked", details: { provider: "google", sessions_ended: 1 } }));
@@ -79,7 +69,7 @@ describe.skipIf(skipThisTarget)("linking a Google account", () => {
   it("refuses an ID token without a nonce of the service, or for another audience (401), and links nothing", async () => {
     const user = await registerUser(client());
     const email = uniqueEmail("nononce");
-    const noNonce = await client().post(linkPath, { id_token: await sim.mintIdToken({ audience: shop.clientId, email }) }, user.accessToken);
+    const noNonce = await client().post(linkPath, { id_token: await sim.mintIdToken({ audience: google.shop.clientId, email }) }, user.accessToken);
     expect([noNonce.status, noNonce.body.error.code]).toEqual([401, "INVALID_TOKEN"]);
     const nonce = (await client().post("/api/v1/auth/oidc/google/nonce", {})).body.data.nonce as string;
     const foreign = await client().post(linkPath, { id_token: await sim.mintIdToken({ audience: "other.apps.googleusercontent.test", email, nonce }) }, user.accessToken);

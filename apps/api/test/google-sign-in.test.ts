@@ -11,7 +11,7 @@ import { describe, expect } from "vitest";
 import { it } from "./support/fixture.js";
 import { adminKey, RestClient, registerUser, trpcClient, uniqueEmail, type TestApp } from "./support/app.js";
 import { skipThisTarget } from "./support/database.js";
-import { step, totpClock } from "./support/two-factor.js";
+import { step } from "./support/two-factor.js";
 import { totpAt } from "./support/totp.js";
 import { addressBody } from "./support/addresses.js";
 import {
@@ -20,28 +20,25 @@ import {
   callbackPath,
   demoPage,
   finishAtCallback,
-  googleShopOn,
   idTokenWithNonce,
+  googleShopOn,
   signInWithGoogle,
-  startSimulatorFirst,
+  startUrl,
   throughGoogle,
 } from "./support/google.js";
+import { googleTests, type GoogleShop } from "./support/google-tests.js";
 
-const sim = await startSimulatorFirst();
-const clock = totpClock();
-it.override({ appEnv: { OIDC_GOOGLE_ISSUER: sim.issuer }, appOptions: { now: clock.now } });
+const google = await googleTests();
+const { sim, clock, client } = google;
 
 describe.skipIf(skipThisTarget)("Sign in with Google", () => {
+  google.hooks();
   let t: TestApp;
-  let shop: { tenantId: string; clientId: string };
-
-  it.beforeAll(async ({ app }) => {
-    t = app;
-    shop = await googleShopOn(t, sim);
+  let shop: GoogleShop;
+  it.beforeAll(() => {
+    ({ t, shop } = google);
   });
-  it.afterAll(() => sim.close());
 
-  const client = () => new RestClient(t.url, shop.tenantId);
   const me = async (token: string) => (await client().get("/api/v1/auth/me", token)).body.data;
 
   describe("the redirect flow", () => {
@@ -148,6 +145,68 @@ describe.skipIf(skipThisTarget)("Sign in with Google", () => {
       const validated = await client().post("/api/v1/auth/otp/validate", { otp_token: otpToken, code: totpAt(secret, clock.now()) });
       expect(validated.status).toBe(200);
       expect(validated.body.data.user.email).toBe(email);
+    });
+    describe("with guest_token", () => {
+      /** A guest of the shop with an address: its token and the address's id. */
+      async function guestWithAddress(tenantId = shop.tenantId) {
+        const guestClient = new RestClient(t.url, tenantId);
+        const guest = await guestClient.post("/api/v1/auth/guest", {});
+        expect(guest.status, JSON.stringify(guest.body)).toBe(201);
+        const token = guest.body.data.access_token as string;
+        const address = await guestClient.post("/api/v1/addresses", addressBody({ label: "Guest home" }), token);
+        expect(address.status).toBe(201);
+        return { token, addressId: address.body.data.address.id as string };
+      }
+
+      async function expectRefusedAtStart(guestToken: string) {
+        const start = await new Browser().go(startUrl(t, shop, { guestToken }));
+        expect(start.status).toBe(401);
+        expect(((await start.json()) as { error: { code: string } }).error.code).toBe("INVALID_TOKEN");
+        // Refused before Google: no sign-in begun.
+        expect(start.headers.getSetCookie().some((line) => line.startsWith("google_sign_in="))).toBe(false);
+      }
+
+      it("takes the guest over when the callback completes the sign-in; the merged guest's token is then refused", async () => {
+        const guest = await guestWithAddress();
+        const back = await finishAtCallback(t, await throughGoogle(t, shop, { email: uniqueEmail("redirect-guest") }, { guestToken: guest.token }));
+        expect(back.location).toBe(demoPage);
+        const token = await accessTokenFrom(t, shop.tenantId, back.refreshCookie!);
+        const addresses = await client().get("/api/v1/addresses", token);
+        expect(addresses.body.data.addresses.map((a: { id: string }) => a.id)).toContain(guest.addressId);
+        const events = (await client().get("/api/v1/auth/me/security-events", token)).body.data.security_events as { type: string; details: Record<string, unknown> }[];
+        expect(events.map((e) => [e.type, e.details.method ?? e.details.addresses])).toEqual(expect.arrayContaining([["guest.merged", 1], ["sign_in.succeeded", "google"]]));
+        await expectRefusedAtStart(guest.token);
+      });
+
+      it("refuses at the start (401 INVALID_TOKEN) what is not a live guest's token of this shop", async () => {
+        const customer = await registerUser(client());
+        const otherShopsGuest = await guestWithAddress("default");
+        for (const token of ["not.a.token", customer.accessToken, otherShopsGuest.token]) await expectRefusedAtStart(token);
+      });
+
+      it("with two-factor on, the guest is taken over once otp/validate finishes the sign-in", async () => {
+        const email = uniqueEmail("redirect-guest-2fa");
+        const secret = await turnOnTwoFactor(await accessTokenFrom(t, shop.tenantId, (await signInWithGoogle(t, shop, { email })).refreshCookie!));
+        const guest = await guestWithAddress();
+        const back = await finishAtCallback(t, await throughGoogle(t, shop, { email }, { guestToken: guest.token }));
+        const otpToken = decodeURIComponent(back.location!.split("#otp_token=")[1]!);
+        clock.advance(step);
+        const validated = await client().post("/api/v1/auth/otp/validate", { otp_token: otpToken, code: totpAt(secret, clock.now()) });
+        expect(validated.status, JSON.stringify(validated.body)).toBe(200);
+        const addresses = await client().get("/api/v1/addresses", validated.body.data.access_token);
+        expect(addresses.body.data.addresses.map((a: { id: string }) => a.id)).toContain(guest.addressId);
+      });
+
+      it("a guest taken over elsewhere between start and callback: back with ?error=INVALID_TOKEN, no session", async () => {
+        const guest = await guestWithAddress();
+        const trip = await throughGoogle(t, shop, { email: uniqueEmail("redirect-guest-raced") }, { guestToken: guest.token });
+        const customer = await registerUser(client());
+        const elsewhere = await client().post("/api/v1/auth/login", { email: customer.email, password: customer.password, guest_token: guest.token });
+        expect(elsewhere.status, JSON.stringify(elsewhere.body)).toBe(200);
+        const back = await finishAtCallback(t, trip);
+        expect(back.location).toBe(`${demoPage}?error=INVALID_TOKEN`);
+        expect(back.refreshCookie).toBeUndefined();
+      });
     });
   });
 
@@ -285,6 +344,24 @@ describe.skipIf(skipThisTarget)("Sign in with Google", () => {
       // The secret kept: the redirect flow still signs in.
       const back = await signInWithGoogle(t, shop, { email: uniqueEmail("kept") });
       expect(back.location).toBe(demoPage);
+    });
+  });
+
+  describe("retention", () => {
+    // Last in the file: it moves the clock on by days.
+    it("prunes nonces expired unused for RETENTION_OIDC_NONCES_DAYS (1 day), in every shop; a live one stays", async () => {
+      const table = () => t.deps.db.unscoped("test").oidcNonce;
+      const issued = (await client().post("/api/v1/auth/oidc/google/nonce", {})).body.data;
+      clock.advance(2 * 24 * 60 * 60);
+      // Another shop's nonce: issuing it does not sweep this shop's expired ones.
+      const otherShop = await googleShopOn(t, sim);
+      const live = await new RestClient(t.url, otherShop.tenantId).post("/api/v1/auth/oidc/google/nonce", {});
+      expect(live.status).toBe(200);
+      expect(await table().count({ where: { tenantId: shop.tenantId, expiresAt: new Date(issued.expires_at) } })).toBe(1);
+      const report = await t.retention.runOnce();
+      expect(report.oidc_nonces).toBeGreaterThanOrEqual(1);
+      expect(await table().count({ where: { expiresAt: { lt: new Date(clock.now().getTime() - 24 * 60 * 60 * 1000) } } })).toBe(0);
+      expect(await table().count({ where: { tenantId: otherShop.tenantId, expiresAt: new Date(live.body.data.expires_at) } })).toBe(1);
     });
   });
 

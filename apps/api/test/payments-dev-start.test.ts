@@ -3,54 +3,29 @@
  * service runs the Daraja simulator in-process on SIM_PORT, wired to its own callback routes with a
  * generated hex secret and a B2C credential from the simulator's key under DATA_DIR.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildServer } from "../src/server.js";
-import { createServices, type Services } from "../src/runtime/services.js";
-import { readSettings } from "../src/settings.js";
+import type { Services } from "../src/runtime/services.js";
 import { registerUser, RestClient } from "./support/app.js";
-import { createTestDatabase, skipThisTarget, type TestDatabase } from "./support/database.js";
+import { skipThisTarget } from "./support/database.js";
+import { startDevService, type DevService } from "./support/dev-start.js";
 import { waitFor } from "./support/wait.js";
 import { freePort } from "./support/ports.js";
 
-const silent = { info() {}, warn() {}, error() {}, debug() {} };
-
 describe.skipIf(skipThisTarget)("dev start with the in-process simulator", () => {
-  let database: TestDatabase;
+  let dev: DevService | undefined;
   let services: Services;
-  let app: FastifyInstance;
   let url: string;
+  let dataDir: string;
   let simPort: number;
-  const dataDir = mkdtempSync(path.join(tmpdir(), "mteja-dev-start-"));
 
   beforeAll(async () => {
-    const port = await freePort();
     simPort = await freePort();
-    database = await createTestDatabase();
-    const settings = readSettings({
-      NODE_ENV: "development",
-      LOG_LEVEL: "silent",
-      MTEJA_DEV_START: "1",
-      PORT: String(port),
-      SIM_PORT: String(simPort),
-      DATA_DIR: dataDir,
-      DATA_ENCRYPTION_KEY: "0".repeat(64),
-      MOMO_RECONCILE_INTERVAL_MS: "0",
-    });
-    services = await createServices(settings, silent, { db: database.db });
-    app = await buildServer({ settings, deps: services.deps, logger: false });
-    await app.listen({ host: "127.0.0.1", port });
-    url = `http://127.0.0.1:${port}`;
+    dev = await startDevService({ SIM_PORT: String(simPort) });
+    ({ services, url, dataDir } = dev);
   });
-  afterAll(async () => {
-    await app?.close();
-    await services?.close();
-    await database?.drop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => dev?.close());
 
   it("serves a prompt end to end through the simulator and pays out with the simulator's key", async () => {
     const settings = services.deps.daraja.settings;

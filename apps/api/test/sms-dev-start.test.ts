@@ -3,55 +3,24 @@
  * simulator in-process on SMS_SIM_PORT, sends texts to it in Africa's Talking's format and receives its
  * delivery reports with a generated secret — phone sign-in works with no account anywhere.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildServer } from "../src/server.js";
-import { createServices, type Services } from "../src/runtime/services.js";
-import { readSettings } from "../src/settings.js";
 import { RestClient } from "./support/app.js";
-import { createTestDatabase, skipThisTarget, type TestDatabase } from "./support/database.js";
+import { skipThisTarget } from "./support/database.js";
+import { startDevService, type DevService } from "./support/dev-start.js";
 import { freePort } from "./support/ports.js";
 import { uniquePhone } from "./support/sms.js";
 
-const silent = { info() {}, warn() {}, error() {}, debug() {} };
-
 describe.skipIf(skipThisTarget)("dev start with the in-process SMS simulator", () => {
-  let database: TestDatabase;
-  let services: Services;
-  let app: FastifyInstance;
+  let dev: DevService | undefined;
   let url: string;
   let smsSimPort: number;
-  const dataDir = mkdtempSync(path.join(tmpdir(), "mteja-sms-dev-start-"));
 
   beforeAll(async () => {
-    const port = await freePort();
     smsSimPort = await freePort();
-    database = await createTestDatabase();
-    const settings = readSettings({
-      NODE_ENV: "development",
-      LOG_LEVEL: "silent",
-      MTEJA_DEV_START: "1",
-      MOMO_SIMULATOR: "off",
-      PORT: String(port),
-      SMS_SIM_PORT: String(smsSimPort),
-      DATA_DIR: dataDir,
-      DATA_ENCRYPTION_KEY: "0".repeat(64),
-      MOMO_RECONCILE_INTERVAL_MS: "0",
-    });
-    services = await createServices(settings, silent, { db: database.db });
-    app = await buildServer({ settings, deps: services.deps, logger: false });
-    await app.listen({ host: "127.0.0.1", port });
-    url = `http://127.0.0.1:${port}`;
+    dev = await startDevService({ MOMO_SIMULATOR: "off", SMS_SIM_PORT: String(smsSimPort) });
+    url = dev.url;
   });
-  afterAll(async () => {
-    await app?.close();
-    await services?.close();
-    await database?.drop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => dev?.close());
 
   it("texts the code to the simulator, which reports its delivery back; the code signs in", async () => {
     const phone = uniquePhone();

@@ -29,6 +29,7 @@ import { DomainError, toErrorEnvelope, toTrpcError } from "./shared/errors.js";
 import type { OperationMeta, StepUp } from "./shared/operation-meta.js";
 import type { AccessClaims, AuthedCtx as AuthedCtxOf, ShopCaller, ShopCallerCtx as ShopCallerCtxOf, TenantCtx as TenantCtxOf } from "./shared/request-context.js";
 import { countAuthRequest } from "./shared/abuse-limits.js";
+import { signInOutcomeOfCode } from "./shared/events.js";
 import { equalsConstantTime } from "./shared/secrets.js";
 import { assertLiveSession, type LiveSessionRow } from "./auth/sessions/sessions.js";
 import { requireStepUp } from "./auth/step-up/require-step-up.js";
@@ -105,8 +106,7 @@ function successOutcome(data: unknown): string {
 }
 
 function errorOutcome(error: unknown): string {
-  const code = toErrorEnvelope(error).body.error.code;
-  return /^[A-Z_]{1,40}$/.test(code) ? code.toLowerCase() : "error";
+  return signInOutcomeOfCode(toErrorEnvelope(error).body.error.code);
 }
 
 // Each builder below checks its whole credential in one middleware after operationFacts, so no

@@ -14,6 +14,7 @@ const secretFields = [
   "access_token",
   "refresh_token",
   "otp_token",
+  "guest_token",
   "recovery_codes",
   "secret",
   "authorization",
@@ -39,7 +40,8 @@ export const redactPaths: string[] = [
 ];
 
 /** Query parameters whose values never reach a log line (callback URLs carry `?token=`). */
-const secretQuery = /^(token|secret|password|code|key|api_key|access_token|refresh_token|otp_token|signature)$/i;
+const secretQuery =
+  /^(token|secret|password|code|key|api_key|access_token|refresh_token|otp_token|guest_token|signature)$/i;
 
 export function redactUrl(url: string): string {
   const queryAt = url.indexOf("?");

@@ -82,6 +82,17 @@ export class Browser {
   }
 }
 
+/** The redirect flow's start as the app links to it: the shop, the page to come back to, a guest to take over. */
+export function startUrl(
+  t: TestApp,
+  shop: { tenantId: string },
+  options: { redirectUri?: string; guestToken?: string } = {},
+): string {
+  const query = new URLSearchParams({ tenant: shop.tenantId, redirect_uri: options.redirectUri ?? demoPage });
+  if (options.guestToken !== undefined) query.set("guest_token", options.guestToken);
+  return `${t.url}/api/v1/auth/oidc/google/start?${query}`;
+}
+
 export interface GoogleTrip {
   browser: Browser;
   /** The simulator's redirect back to the service's callback, not yet followed. */
@@ -93,10 +104,10 @@ export async function throughGoogle(
   t: TestApp,
   shop: { tenantId: string },
   person: { email: string; verified?: boolean },
-  options: { browser?: Browser; redirectUri?: string } = {},
+  options: { browser?: Browser; redirectUri?: string; guestToken?: string } = {},
 ): Promise<GoogleTrip> {
   const browser = options.browser ?? new Browser();
-  const start = await browser.go(`${t.url}/api/v1/auth/oidc/google/start?tenant=${shop.tenantId}&redirect_uri=${encodeURIComponent(options.redirectUri ?? demoPage)}`);
+  const start = await browser.go(startUrl(t, shop, options));
   expect(start.status, await start.clone().text()).toBe(302);
   let location = start.headers.get("location")!;
   let response = await browser.go(location);

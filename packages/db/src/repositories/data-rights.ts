@@ -1,10 +1,18 @@
 /**
  * What the customer's data rights (docs/data-rights.md: the export and the erasure) read and write in
  * the tables other repositories own — the user, sessions, tokens, recovery codes, phone codes, security
- * events, payments, refunds, stored callbacks — named for the job, so the domain holds no query. What
- * counts as erased, and how a phone is masked, is the domain's: it hands both in.
+ * events, payments, refunds, stored callbacks, passkeys, linked identities — named for the job, so the
+ * domain holds no query. What counts as erased, and how a phone is masked, is the domain's: it hands
+ * both in.
  */
-import type { PaymentModel, SecurityEventModel, SessionModel, UserModel } from "../generated/prisma/models.js";
+import type {
+  PasskeyModel,
+  PaymentModel,
+  SecurityEventModel,
+  SessionModel,
+  UserIdentityModel,
+  UserModel,
+} from "../generated/prisma/models.js";
 import { allOf as addressesOf, type AddressRow } from "./addresses.js";
 import { prismaOf, type AnyClient } from "./clients.js";
 
@@ -20,6 +28,9 @@ export interface AccountRows {
   sessions: SessionModel[];
   payments: PaymentModel[];
   securityEvents: SecurityEventModel[];
+  passkeys: PasskeyModel[];
+  /** Linked outside accounts (Google's), as much of each as the export shows. */
+  identities: Pick<UserIdentityModel, "provider" | "subject" | "email" | "linkedAt">[];
 }
 
 /** Everything held on the account besides its own row, each kind newest first. */
@@ -31,7 +42,13 @@ export async function exportOf(tx: AnyClient, userId: string): Promise<AccountRo
   const sessions = await client.session.findMany({ where: { userId }, orderBy: newestFirst });
   const payments = await client.payment.findMany({ where: { userId }, orderBy: newestFirst });
   const securityEvents = await client.securityEvent.findMany({ where: { userId }, orderBy: newestFirst });
-  return { addresses, sessions, payments, securityEvents };
+  const passkeys = await client.passkey.findMany({ where: { userId }, orderBy: newestFirst });
+  const identities = await client.userIdentity.findMany({
+    where: { userId },
+    select: { provider: true, subject: true, email: true, linkedAt: true },
+    orderBy: [{ linkedAt: "desc" }, { id: "desc" }],
+  });
+  return { addresses, sessions, payments, securityEvents, passkeys, identities };
 }
 
 // --- What an erasure finds its evidence by -----------------------------------------------------

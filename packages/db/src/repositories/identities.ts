@@ -26,10 +26,11 @@ export async function listOf(db: AnyClient, userId: string): Promise<Pick<UserId
   });
 }
 
-/** Whether the user has any identity linked. */
-export async function anyOf(db: AnyClient, userId: string): Promise<boolean> {
-  return (await prismaOf(db).userIdentity.count({ where: { userId } })) > 0;
+/** How many identities the user has linked. */
+export async function countOf(db: AnyClient, userId: string): Promise<number> {
+  return prismaOf(db).userIdentity.count({ where: { userId } });
 }
+
 
 export interface NewIdentity {
   tenantId: string;

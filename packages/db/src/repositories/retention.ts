@@ -7,6 +7,7 @@ import { Prisma } from "../generated/prisma/client.js";
 import type { UnscopedDb } from "../doors.js";
 import type {
   MailOutboxModel,
+  OidcNonceModel,
   OneTimeTokenModel,
   PasskeyChallengeModel,
   PhoneCodeModel,
@@ -24,6 +25,7 @@ interface TimedModels {
   sms_outbox: SmsOutboxModel;
   phone_codes: PhoneCodeModel;
   passkey_challenges: PasskeyChallengeModel;
+  oidc_nonces: OidcNonceModel;
   security_events: SecurityEventModel;
 }
 
@@ -75,6 +77,7 @@ const tables = new Set<string>([
   "sms_outbox",
   "phone_codes",
   "passkey_challenges",
+  "oidc_nonces",
   "security_events",
   "webhook_events",
   "momo_callbacks",

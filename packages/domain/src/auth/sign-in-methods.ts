@@ -20,7 +20,7 @@ export async function signInMethodsOf(
 ): Promise<SignInMethods> {
   const password = user.passwordHash !== null;
   const verifiedPhone = user.phoneVerified && user.phone !== null;
-  const [passkeyCount, linked] = [await passkeys.countOf(db, user.id), (await identities.listOf(db, user.id)).length];
+  const [passkeyCount, linked] = [await passkeys.countOf(db, user.id), await identities.countOf(db, user.id)];
   return {
     password,
     verifiedPhone,

@@ -12,6 +12,8 @@ import { toSecurityEventView } from "../security-events/reads.js";
 import type { AuthedCtx } from "./ports.js";
 import { enqueueDataRightsNotice } from "./notices.js";
 import { isGuestRole } from "../auth/guest/roles.js";
+import { toPasskeyView } from "../auth/passkeys/passkey-view.js";
+import { viewOf as identityViewOf } from "../auth/google/links.js";
 
 export async function exportMyData(ctx: AuthedCtx) {
   const { deps, auth } = ctx;
@@ -20,7 +22,8 @@ export async function exportMyData(ctx: AuthedCtx) {
     if (!user) throw new DomainError("INVALID_TOKEN");
     await recordSecurityEvent(ctx, tx, user.tenantId, { userId: user.id, type: "account.exported" });
     await enqueueDataRightsNotice(ctx, tx, user, "accountExported");
-    const { addresses, sessions, payments, securityEvents } = await dataRights.exportOf(tx, user.id);
+    const held = await dataRights.exportOf(tx, user.id);
+    const { addresses, sessions, payments, securityEvents, passkeys, identities } = held;
     return {
       profile: {
         ...users.profileOf(user),
@@ -40,6 +43,9 @@ export async function exportMyData(ctx: AuthedCtx) {
       })),
       payments: payments.map((payment) => ({ ...toServerPaymentView(payment), reference: payment.reference, description: payment.description })),
       security_events: securityEvents.map(toSecurityEventView),
+      // As the account's passkey list shows them: never the key, counter or credential id.
+      passkeys: passkeys.map(toPasskeyView),
+      identities: identities.map((identity) => ({ ...identityViewOf(identity), subject: identity.subject })),
     };
   });
   deps.nudgeMail();

@@ -5,6 +5,8 @@ import { fullAddress } from "../addresses/schemas.js";
 import { meView } from "../profile/schemas.js";
 import { serverPaymentView } from "../payments/shared/schemas.js";
 import { securityEventView } from "../security-events/schemas.js";
+import { passkeyView } from "../auth/passkeys/schemas.js";
+import { identityView } from "../auth/google/schemas.js";
 import { requirePasswordOrSmsCode, smsCodeProofField } from "../auth/phone/schemas.js";
 
 export const eraseAccountInput = z.object({
@@ -27,6 +29,10 @@ const exportedSession = z.object({
 
 const exportedPayment = serverPaymentView.extend({ reference: z.string(), description: z.string() });
 
+const exportedIdentity = identityView.extend({
+  subject: z.string().describe("The provider's unchanging id of the person (Google's `sub`): the link is found by it"),
+});
+
 export const exportOutput = envelope(
   z.object({
     profile: exportedProfile,
@@ -34,5 +40,9 @@ export const exportOutput = envelope(
     sessions: z.array(exportedSession).describe("Every session, ended ones included."),
     payments: z.array(exportedPayment),
     security_events: z.array(securityEventView),
+    passkeys: z
+      .array(passkeyView)
+      .describe("The account's passkeys as GET /api/v1/auth/passkeys shows them: never their key material."),
+    identities: z.array(exportedIdentity).describe("Linked outside accounts (Google)."),
   }),
 );

@@ -72,6 +72,14 @@ export const retentionRulesFor = (callbackKindsWithoutMoney: readonly string[]) 
     expired: { table: "passkey_challenges", anyBefore: ["usedAt", "expiresAt"] },
   },
   {
+    // Nonces handed out for Google ID tokens (docs/sign-in.md#the-id-token-flow): only their hashes. A
+    // spent one is deleted as it is spent; one never used is worthless past its 5 minutes, and anyone
+    // may ask for one without an account, so they must not pile up in a shop that stopped asking.
+    kind: "oidc_nonces",
+    defaultDays: 1,
+    expired: { table: "oidc_nonces", anyBefore: ["expiresAt"] },
+  },
+  {
     // The account's security events (docs/security-events.md#retention): sign-ins, changes, revocations.
     kind: "security_events",
     defaultDays: 365,

@@ -10,6 +10,11 @@ export interface SignInReport {
   outcome: string;
 }
 
+/** A refused sign-in's outcome: its error code in lower case ("error" for anything that is not a code). */
+export function signInOutcomeOfCode(code: string): string {
+  return /^[A-Z_]{1,40}$/.test(code) ? code.toLowerCase() : "error";
+}
+
 /** A breached-password check (auth/breached-passwords/): its outcome, "skipped" when the API did not answer in time. */
 export type PasswordBreachOutcome = "breached" | "clear" | "skipped";
 

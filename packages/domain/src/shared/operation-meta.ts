@@ -16,8 +16,11 @@ import type { CaptchaFlow } from "./tenant-settings.js";
  */
 export type Credential = "none" | "bearer" | "refreshCookie" | "adminKey" | "apiKey" | "apiKeyOrAdmin";
 
-/** The two steps of a sign-in: email and password, then (with two-factor) the code. */
-export type SignInStep = "password" | "otp";
+/**
+ * A sign-in step, by the way in: email and password, an SMS code, a passkey, Google; then, with
+ * two-factor after any of them, the code ("otp").
+ */
+export type SignInStep = "password" | "otp" | "sms" | "passkey" | "google";
 
 /**
  * An operation on its way out (docs/api-versioning.md): both transports answer it with the

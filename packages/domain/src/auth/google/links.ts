@@ -68,7 +68,7 @@ export async function unlinkGoogle(ctx: AuthedCtx): Promise<void> {
   });
 }
 
-/** GET me's `identities`. */
+/** GET me's `identities` (and the export's, which adds the `subject`). */
 export function viewOf(identity: { provider: string; email: string | null; linkedAt: Date | string }): IdentityView {
   return { provider: identity.provider as IdentityView["provider"], email: identity.email, linked_at: new Date(identity.linkedAt).toISOString() };
 }

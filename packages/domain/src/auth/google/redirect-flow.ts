@@ -3,6 +3,8 @@
  * `state`, `nonce` and a PKCE S256 challenge, all three bound to a sealed cookie; /callback exchanges
  * the code, has the library verify the ID token, signs in and sends the browser back to the app's
  * page — with `?error=<CODE>` on any failure, `#otp_token=…` when two-factor must finish the sign-in.
+ * A `guest_token` given to /start is checked there and its guest carried in the cookie to the sign-in.
+ * The callback always redirects, so it reports its sign-in outcome itself (the `google` step).
  */
 import type { z } from "zod";
 import { DomainError, serviceUnavailable, toErrorEnvelope } from "../../shared/errors.js";
@@ -14,6 +16,8 @@ import { invalidGoogleToken } from "./google-account.js";
 import { GoogleRefusal } from "./identity-provider.js";
 import type { googleCallbackInput, googleStartInput } from "./schemas.js";
 import { signInWithGoogle } from "./sign-in.js";
+import { guestToMerge } from "../guest/guest-token.js";
+import { signInOutcomeOfCode } from "../../shared/events.js";
 import { clearSignInState, readSignInState, setSignInState, signInStateSeconds } from "./sign-in-state.js";
 
 export const callbackPath = "/api/v1/auth/oidc/google/callback";
@@ -50,6 +54,8 @@ export async function startGoogleSignIn(ctx: TenantCtx, input: z.infer<typeof go
   if (!client.redirectUris.includes(input.redirect_uri)) {
     throw new DomainError("VALIDATION_ERROR", undefined, { details: [{ path: "redirect_uri", message: "detail.redirect_uri_not_listed" }] });
   }
+  // As every sign-in does: a guest_token that is not a live guest's answers 401 before anything starts.
+  const guest = await guestToMerge(ctx, input.guest_token);
   const request = {
     callbackUrl: callbackUrlOf(ctx),
     state: randomToken(deps.random),
@@ -60,7 +66,8 @@ export async function startGoogleSignIn(ctx: TenantCtx, input: z.infer<typeof go
     throw serviceUnavailable(cause);
   });
   const expiresAt = deps.clock.now().getTime() + signInStateSeconds * 1000;
-  setSignInState(ctx, { tenantId: tenant.id, redirectUri: input.redirect_uri, expiresAt, ...request });
+  const carried = guest ? { guestId: guest.guestId } : {};
+  setSignInState(ctx, { tenantId: tenant.id, redirectUri: input.redirect_uri, expiresAt, ...request, ...carried });
   noStore(ctx);
   return { location };
 }
@@ -81,14 +88,20 @@ export async function finishGoogleSignIn(ctx: TenantCtx, input: z.infer<typeof g
       .catch((cause: unknown) => {
         throw cause instanceof GoogleRefusal ? invalidGoogleToken() : serviceUnavailable(cause);
       });
-    const result = await signInWithGoogle(ctx, identity);
-    if (result.requires_otp) return { location: `${saved.redirectUri}#otp_token=${encodeURIComponent(result.otp_token)}` };
+    const guest = saved.guestId === undefined ? undefined : { guestId: saved.guestId };
+    const result = await signInWithGoogle(ctx, identity, guest);
+    if (result.requires_otp) {
+      ctx.deps.events.signIn({ step: "google", outcome: "requires_otp" });
+      return { location: `${saved.redirectUri}#otp_token=${encodeURIComponent(result.otp_token)}` };
+    }
+    ctx.deps.events.signIn({ step: "google", outcome: "success" });
     return { location: saved.redirectUri };
   } catch (error) {
     if (!(error instanceof DomainError)) {
       ctx.deps.logger.error({ tenantId: ctx.tenant.id, error: error instanceof Error ? error.message : "unknown" }, "Google sign-in failed");
     }
     const code = toErrorEnvelope(error).body.error.code;
+    ctx.deps.events.signIn({ step: "google", outcome: signInOutcomeOfCode(code) });
     const back = new URL(saved.redirectUri);
     back.searchParams.set("error", code);
     return { location: back.href };

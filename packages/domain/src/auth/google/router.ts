@@ -45,9 +45,13 @@ export const googleRouter = createTRPCRouter({
         description:
           "A browser navigation (a link or a button), not a fetch: the shop by `X-Tenant-ID` or `?tenant=`. " +
           "Answers 302 to Google and sets the `google_sign_in` cookie (HttpOnly, SameSite=Lax, 10 minutes) that the callback needs. " +
-          "`redirect_uri` must be one of the shop's `settings.oidc.google.redirectUris`.",
+          "`redirect_uri` must be one of the shop's `settings.oidc.google.redirectUris`. " +
+          "`guest_token` (optional): a guest's access token, checked here before anything starts; once the callback completes the " +
+          "sign-in (or otp/validate, with two-factor) the guest's addresses, payments and intents move to the account and the guest " +
+          "is deleted, as with `guest_token` in the other sign-ins. A guest taken over meanwhile returns with `?error=INVALID_TOKEN`.",
         errorResponses: {
           400: "TENANT_REQUIRED",
+          401: "INVALID_TOKEN (guest_token is not a live guest's access token of this shop, or its guest was taken over already)",
           404: "TENANT_NOT_FOUND, or NOT_FOUND (the shop has no Google client)",
           422: "VALIDATION_ERROR (redirect_uri not in the shop's list)",
           429: "RATE_LIMITED",
@@ -75,7 +79,8 @@ export const googleRouter = createTRPCRouter({
         description:
           "The address to register at Google: `<public URL>/api/v1/auth/oidc/google/callback`. Needs the `google_sign_in` cookie of /start " +
           "(the shop is read from it); `state` must match it. The code is exchanged and the ID token verified (signature from Google's keys, " +
-          "issuer, audience, expiry, nonce). The account is the one the Google account is linked to; never one found by email alone.",
+          "issuer, audience, expiry, nonce). The account is the one the Google account is linked to; never one found by email alone. " +
+          "A guest named by /start's `guest_token` is taken over once the sign-in completes.",
         errorResponses: { 401: "INVALID_TOKEN (no or a bad google_sign_in cookie: nowhere to send the browser back)" },
       },
     })
@@ -106,6 +111,7 @@ export const googleRouter = createTRPCRouter({
   idToken: tenantProcedure
     .meta({
       ipLimited: true,
+      signInStep: "google",
       openapi: {
         method: "POST",
         path: "/api/v1/auth/oidc/google/id-token",

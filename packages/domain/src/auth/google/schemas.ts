@@ -8,6 +8,7 @@ const idToken = oneLineString().min(1).max(8192).describe("An ID token from Goog
 export const googleStartInput = z.object({
   redirect_uri: oneLineString().max(2000).describe("The app's page to come back to: one of the shop's settings.oidc.google.redirectUris"),
   tenant: oneLineString().max(63).optional().describe("The shop, where the browser cannot send X-Tenant-ID"),
+  guest_token: guestTokenField.optional(),
 });
 
 /** What Google sends back to the callback (other parameters are ignored). */

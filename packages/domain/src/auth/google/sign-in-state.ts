@@ -1,8 +1,8 @@
 /**
  * The redirect flow's state between /start and /callback: `state`, `nonce`, the PKCE verifier, the
- * tenant and where the app wants the browser back, sealed with the data cipher in a short-lived
- * HttpOnly cookie. SameSite=Lax, as it must come back with the browser's top-level return from Google;
- * its path is the flow's own, so no other request carries it.
+ * tenant, where the app wants the browser back and the guest to take over (if any), sealed with the
+ * data cipher in a short-lived HttpOnly cookie. SameSite=Lax, as it must come back with the browser's
+ * top-level return from Google; its path is the flow's own, so no other request carries it.
  */
 import type { CookieOptions } from "../../shared/request.js";
 import type { Context } from "../ports.js";
@@ -22,6 +22,8 @@ export interface SignInState {
   callbackUrl: string;
   /** Epoch milliseconds after which the state is refused, whatever the cookie's own lifetime. */
   expiresAt: number;
+  /** The guest a `guest_token` named at the start (checked there), taken over once the callback signs in. */
+  guestId?: string;
 }
 
 function cookieOptions(ctx: Context): CookieOptions {

@@ -13,7 +13,10 @@ import { accountForGoogle, invalidGoogleToken } from "./google-account.js";
 import type { GoogleIdentity } from "./identity-provider.js";
 import { spendNonce } from "./nonces.js";
 
-/** `guest`: the guest a `guest_token` named (ID-token flow), taken over once the sign-in completes. */
+/**
+ * `guest`: the guest a `guest_token` named (the ID-token flow's body, or the redirect flow's start),
+ * taken over once the sign-in completes.
+ */
 export async function signInWithGoogle(ctx: TenantCtx, identity: GoogleIdentity, guest?: GuestToMerge): Promise<LoginResult> {
   const user = await accountForGoogle(ctx, identity);
   assertEmailVerifiedIfRequired(ctx.tenant, user);

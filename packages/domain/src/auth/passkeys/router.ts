@@ -126,6 +126,7 @@ export const passkeysRouter = createTRPCRouter({
   loginVerify: tenantProcedure
     .meta({
       ipLimited: true,
+      signInStep: "passkey",
       openapi: {
         method: "POST",
         path: "/api/v1/auth/passkeys/login/verify",

@@ -45,6 +45,7 @@ export const phoneRouter = createTRPCRouter({
   verify: tenantProcedure
     .meta({
       ipLimited: true,
+      signInStep: "sms",
       openapi: {
         method: "POST",
         path: "/api/v1/auth/phone/verify",
