@@ -11,6 +11,7 @@ import type { RawSql } from "../raw-sql.js";
 import type { TenantDb } from "../tenant-scope.js";
 import { prismaOf, type AnyClient } from "./clients.js";
 import { itsRefunds, ofIntentWithRefunds, type PaymentWithRefunds } from "./payments.js";
+import { olderThan } from "./keyset.js";
 
 /** An intent with its payments, oldest first, each with its refunds. */
 export type IntentWithPayments = PaymentIntentModel & { payments: PaymentWithRefunds[] };
@@ -82,8 +83,7 @@ export async function listPage(
       select: { id: true, createdAt: true },
     });
     if (!last) return undefined;
-    // The bound lets the index be entered at the cursor (PostgreSQL takes none from the OR).
-    after = { createdAt: { lte: last.createdAt }, OR: [{ createdAt: { lt: last.createdAt } }, { createdAt: last.createdAt, id: { lt: last.id } }] };
+    after = olderThan(last);
   }
   return db.paymentIntent.findMany({
     where: { ...after, ...(page.status ? { status: page.status } : {}) },

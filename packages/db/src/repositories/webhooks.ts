@@ -11,22 +11,9 @@ import { eventWrites, type EventRow } from "./webhook-event-writes.js";
 import { plainOf } from "../plain-access.js";
 import { prismaOf, type AnyClient } from "./clients.js";
 import { claimFairly, countsJson } from "./fair-claim.js";
+import { laterThan, olderThan, type PageAfter } from "./keyset.js";
 
-/** Where a keyset page starts: after the row with this time and id. */
-export interface PageAfter {
-  createdAt: Date;
-  id: string;
-}
-
-/** Rows after `after` in (created_at, id) order. */
-function laterThan(after: PageAfter) {
-  return [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }];
-}
-
-/** Rows before `before` in (created_at, id) order. */
-function earlierThan(before: PageAfter) {
-  return [{ createdAt: { lt: before.createdAt } }, { createdAt: before.createdAt, id: { lt: before.id } }];
-}
+export type { PageAfter } from "./keyset.js";
 
 // --- Events and their fan-out ------------------------------------------------------------------
 
@@ -57,8 +44,7 @@ export function eventsNewestFirst(
 ): Promise<WebhookEventModel[]> {
   const { after } = page;
   return prismaOf(db).webhookEvent.findMany({
-    // The bound lets the index be entered at the cursor (PostgreSQL takes none from the OR).
-    where: after ? { createdAt: { lte: after.createdAt }, OR: earlierThan(after) } : {},
+    where: after ? olderThan(after) : {},
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: page.limit,
   });
