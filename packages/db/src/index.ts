@@ -1,4 +1,4 @@
-export { databaseTimeoutDefaults, openDatabase } from "./database.js";
+export { createEmbeddedImage, databaseTimeoutDefaults, openDatabase, type EmbeddedImage } from "./database.js";
 export type { Database, DatabaseKind, DatabaseOptions } from "./database.js";
 export type { Door, PlainTransaction, TransactionOptions, Transactions, UnscopedDb, UnscopedReason, UnscopedTx } from "./doors.js";
 export { isDatabaseUnavailable } from "./unavailable.js";
