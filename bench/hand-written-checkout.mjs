@@ -3,7 +3,8 @@
 // customer's app asks for the prompt with its access token (the payment stored before Daraja is called),
 // Daraja's callback is stored then applied once under the payment's row lock together with the intent,
 // the event and its deliveries, and a delivery loop POSTs each event, signed, to the shop's endpoint with
-// the same in-flight caps as Mteja's worker. Added to bench/login-server.mjs's hand-written server.
+// the same in-flight caps as Mteja's worker (the contract's: an endpoint at most 2 in flight). Added to
+// bench/login-server.mjs's hand-written server.
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import { verifiedClaims } from "./hand-written-me.mjs";
 import { inTransaction } from "./pg-transaction.mjs";
@@ -148,12 +149,14 @@ function paymentObject(p) {
 
 /**
  * The hand-written delivery worker: claim due deliveries (leased, skipping locked rows), POST each signed,
- * mark it; at most `concurrency` in flight, of them at most `tenantConcurrency` of one tenant (Mteja's
- * WEBHOOK_CONCURRENCY and WEBHOOK_TENANT_CONCURRENCY). `secretOf(endpointId)`: the endpoint's signing secret.
+ * mark it; at most `concurrency` in flight, of them at most `tenantConcurrency` of one tenant and
+ * `endpointConcurrency` of one endpoint (Mteja's WEBHOOK_CONCURRENCY, WEBHOOK_TENANT_CONCURRENCY and the
+ * contract's 2 per endpoint). `secretOf(endpointId)`: the endpoint's signing secret.
  */
-export function startDeliveryLoop(pool, { secretOf, concurrency, tenantConcurrency = concurrency }) {
+export function startDeliveryLoop(pool, { secretOf, concurrency, tenantConcurrency = concurrency, endpointConcurrency = 2 }) {
   let inFlight = 0;
   const perTenant = new Map();
+  const perEndpoint = new Map();
   let stopped = false;
   let claiming = false;
   async function claim() {
@@ -161,27 +164,32 @@ export function startDeliveryLoop(pool, { secretOf, concurrency, tenantConcurren
     claiming = true;
     try {
       const full = [...perTenant].filter(([, n]) => n >= tenantConcurrency).map(([tenant]) => tenant);
+      const busy = [...perEndpoint].filter(([, n]) => n >= endpointConcurrency).map(([endpoint]) => endpoint);
       const { rows } = await pool.query(
         `UPDATE webhook_deliveries d SET locked_until = now() + interval '10 seconds', attempts = attempts + 1
           WHERE d.id IN (SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()
                            AND (locked_until IS NULL OR locked_until < now()) AND tenant_id <> ALL($2::text[])
+                           AND endpoint_id <> ALL($3::uuid[])
                          ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
           RETURNING d.id, d.tenant_id, d.endpoint_id, d.event_id, (SELECT url FROM webhook_endpoints e WHERE e.id = d.endpoint_id) AS url,
                     (SELECT body FROM webhook_events v WHERE v.id = d.event_id) AS body, (SELECT type FROM webhook_events v WHERE v.id = d.event_id) AS type`,
-        [concurrency - inFlight, full],
+        [concurrency - inFlight, full, busy],
       );
       for (const row of rows) {
         const tenantCount = perTenant.get(row.tenant_id) ?? 0;
-        // Claimed beyond the tenant's cap within one batch: handed back for a later claim.
-        if (tenantCount >= tenantConcurrency) {
+        const endpointCount = perEndpoint.get(row.endpoint_id) ?? 0;
+        // Claimed beyond the tenant's or the endpoint's cap within one batch: handed back for a later claim.
+        if (tenantCount >= tenantConcurrency || endpointCount >= endpointConcurrency) {
           await pool.query("UPDATE webhook_deliveries SET locked_until = NULL, attempts = attempts - 1 WHERE id = $1", [row.id]);
           continue;
         }
         inFlight++;
         perTenant.set(row.tenant_id, tenantCount + 1);
+        perEndpoint.set(row.endpoint_id, endpointCount + 1);
         deliver(row).finally(() => {
           inFlight--;
           perTenant.set(row.tenant_id, perTenant.get(row.tenant_id) - 1);
+          perEndpoint.set(row.endpoint_id, perEndpoint.get(row.endpoint_id) - 1);
           void claim();
         });
       }

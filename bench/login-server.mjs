@@ -41,6 +41,7 @@ const settings = readSettings({
   PASSWORD_HASHER: args.hasher ?? "processes",
   ...(process.env.PASSWORD_HASH_CONCURRENCY ? { PASSWORD_HASH_CONCURRENCY: process.env.PASSWORD_HASH_CONCURRENCY } : {}),
   ...(process.env.PASSWORD_HASH_MAX_WAIT_MS ? { PASSWORD_HASH_MAX_WAIT_MS: process.env.PASSWORD_HASH_MAX_WAIT_MS } : {}),
+  ...(process.env.PASSWORD_HASH_NICENESS ? { PASSWORD_HASH_NICENESS: process.env.PASSWORD_HASH_NICENESS } : {}),
   ...(process.env.ACCESS_TOKEN_CACHE_SIZE ? { ACCESS_TOKEN_CACHE_SIZE: process.env.ACCESS_TOKEN_CACHE_SIZE } : {}),
   ...(args["callback-secret"] ? momoEnv(args["callback-secret"]) : {}),
   ...(args.checkout ? checkoutEnv(JSON.parse(args.checkout)) : {}),

@@ -9,6 +9,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import { createProcessHashing, type ProcessHashing } from "../src/runtime/password-hashing/process-pool.js";
+import { createPasswordHashing } from "../src/runtime/password-hashing/index.js";
 import { readSettings } from "../src/settings.js";
 import { registerUser, RestClient, startTestApp, type TestApp } from "./support/app.js";
 import { skipDatabaseAgnostic, target } from "./support/database.js";
@@ -107,6 +108,21 @@ describe("the default", () => {
   it("hashes in the nice-10 processes unless PASSWORD_HASHER says threads (the storm measurements in docs/performance.md)", () => {
     expect(readSettings({}).PASSWORD_HASHER).toBe("processes");
     expect(readSettings({ PASSWORD_HASHER: "threads" }).PASSWORD_HASHER).toBe("threads");
+  });
+
+  it("runs the hashing processes at PASSWORD_HASH_NICENESS (default 10, at most 19: the share of a busy core a login storm may take from reads)", async () => {
+    expect(readSettings({}).PASSWORD_HASH_NICENESS).toBe(10);
+    const settings = readSettings({ PASSWORD_HASH_NICENESS: "19" });
+    expect(() => readSettings({ PASSWORD_HASH_NICENESS: "20" })).toThrow(/PASSWORD_HASH_NICENESS/);
+    const hashing = createPasswordHashing({ ...settings, PASSWORD_HASH_CONCURRENCY: 1 }, { warn: () => undefined });
+    try {
+      await hashing.hash("correct horse");
+      const pids = (hashing as ProcessHashing).pids();
+      expect(pids.length).toBe(1);
+      expect(statOf(pids[0]!)?.[16]).toBe("19");
+    } finally {
+      await hashing.close();
+    }
   });
 
   it("hashes as many passwords at once as there are cores the service may run on: one when pinned to one core", () => {

@@ -42,13 +42,19 @@ export interface NewIntentRow {
   createdAt: Date;
 }
 
-/** Stores a new intent (its updated_at its created_at); the intent with its (no) payments. */
-export function create(db: TenantDb, row: NewIntentRow): Promise<IntentWithPayments> {
-  return db.paymentIntent.create({ data: { ...row, updatedAt: row.createdAt }, include: withPayments });
+/** Stores a new intent (its updated_at its created_at); the intent with its payments, none yet (not read back). */
+export async function create(db: TenantDb, row: NewIntentRow): Promise<IntentWithPayments> {
+  const created = await db.paymentIntent.create({ data: { ...row, updatedAt: row.createdAt } });
+  return { ...created, payments: [] };
 }
 
 export function find(db: TenantDb, id: string): Promise<IntentWithPayments | null> {
   return db.paymentIntent.findFirst({ where: { id }, include: withPayments });
+}
+
+/** The intent's own row, without its payments (what paying it needs). */
+export function findRow(db: TenantDb, id: string): Promise<PaymentIntentModel | null> {
+  return db.paymentIntent.findFirst({ where: { id } });
 }
 
 export function findByIdempotencyKey(db: TenantDb, idempotencyKey: string): Promise<IntentWithPayments | null> {
@@ -114,6 +120,15 @@ export async function transition(client: AnyClient, id: string, move: IntentMove
  * Moves every intent in one of `from` whose expires_at is at or before `at` to `to`; the intents it
  * moved, with their payments. Through a tenant's client, that tenant's; through the unscoped one, all.
  */
+/** Whether an intent in one of `from` has an expires_at at or before `at` (what `expireDue` would move). */
+export async function anyDue(client: AnyClient, { from, at }: { from: readonly string[]; at: Date }): Promise<boolean> {
+  const due = await prismaOf(client).paymentIntent.findFirst({
+    where: { status: { in: [...from] }, expiresAt: { lte: at } },
+    select: { id: true },
+  });
+  return due !== null;
+}
+
 export async function expireDue(
   client: AnyClient,
   { from, to, at }: { from: readonly string[]; to: string; at: Date },

@@ -36,7 +36,7 @@ export async function intentTermsForPrompt(ctx: AuthedCtx, input: { intent_id?: 
     return undefined;
   }
   await expireDueIntents(ctx.deps.db, ctx.db, ctx.deps.clock.now());
-  const intent = await intents.find(ctx.db, input.intent_id);
+  const intent = await intents.findRow(ctx.db, input.intent_id);
   // An intent bound to another customer is not theirs to see.
   if (!intent || (intent.userId !== null && intent.userId !== ctx.auth.sub)) throw intentNotFound();
   if (input.amount !== undefined && input.amount !== intent.amount) throw invalid("amount", { key: "detail.amount_not_intents", params: { amount: intent.amount } });
