@@ -40,7 +40,7 @@ const { MTEJA_BENCH_SEED_ROWS: _seedRows, ...unseededEnv } = process.env;
 const parts = {
   me: { script: "me.mjs", args: quick ? ["--seconds", "3", "--rounds", "1"] : ["--seconds", "10", "--rounds", "3"], results: ["me"] },
   login: { script: "login.mjs", args: quick ? ["--seconds", "5", "--rounds", "1", "--connections", "10"] : ["--seconds", "10", "--rounds", "3"], results: ["login"] },
-  storm: { script: "login-storm.mjs", args: quick ? ["--seconds", "5", "--connections", "20", "--login-connections", "10"] : ["--seconds", "10", "--rounds", "1"], results: ["login-storm"] },
+  storm: { script: "login-storm.mjs", args: quick ? ["--seconds", "5", "--connections", "20", "--login-connections", "10"] : ["--seconds", "10", "--rounds", "3"], results: ["login-storm"] },
   callbacks: { script: "callbacks.mjs", args: quick ? ["--seconds", "3", "--rounds", "1"] : ["--seconds", "10", "--rounds", "3"], results: ["callbacks"] },
   checkout: { script: "checkout.mjs", args: quick ? ["--seconds", "3", "--rounds", "1", "--shoppers", "5"] : ["--seconds", "10", "--rounds", "3"], results: ["checkout"] },
   webhooks: { script: "webhooks.mjs", args: quick ? ["--events", "50", "--rounds", "1"] : ["--events", "250", "--rounds", "3"], results: ["webhooks"] },

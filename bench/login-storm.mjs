@@ -6,14 +6,14 @@
 // reported beside it), its p99 stays <= 3x the unloaded p99, and no login waits more than 5 s (the excess
 // is shed with 429 and a Retry-After).
 //
-//   node bench/login-storm.mjs [--seconds 10] [--connections 50] [--login-connections 50] [--rounds 1]
+//   node bench/login-storm.mjs [--seconds 10] [--connections 50] [--login-connections 50] [--rounds 3]
 import { setTimeout as sleep } from "node:timers/promises";
-import { args, conditions, eachServer, loginLoad, meLoad, signIn, statuses, tenantHeaders, user, writeResults } from "./login-common.mjs";
+import { args, conditions, eachServer, loginLoad, meLoad, median, signIn, statuses, tenantHeaders, user, writeResults } from "./login-common.mjs";
 
 const seconds = Number(args.seconds ?? 10);
 const connections = Number(args.connections ?? 50);
 const loginConnections = Number(args["login-connections"] ?? 50);
-const rounds = Number(args.rounds ?? 1);
+const rounds = Number(args.rounds ?? 3);
 
 const results = await eachServer(rounds, async (url, name) => {
   const token = await signIn(url);
@@ -66,10 +66,21 @@ async function probeLogins(url, seconds) {
   return Promise.all(sent);
 }
 
-const checks = results.flatMap((r) => [
-  { what: `storm ${r.name} (round ${r.round}): /me throughput kept (logins ${r.loginsPerSecond.toFixed(1)}/s)`, measured: r.kept, goal: ">= 0.80", met: r.kept >= 0.8 },
-  { what: `storm ${r.name} (round ${r.round}): /me p99 / unloaded p99`, measured: r.p99Factor, goal: "<= 3", met: r.p99Factor <= 3 },
-  { what: `storm ${r.name} (round ${r.round}): longest login wait (ms)`, measured: r.loginMaxWait, goal: "<= 5000", met: r.loginMaxWait <= 5000 },
-  { what: `storm ${r.name} (round ${r.round}): 429s without Retry-After (of ${r.shed.count} + probes)`, measured: r.shed.withoutRetryAfter + r.shed.probesWithoutRetryAfter, goal: "0", met: r.shed.withoutRetryAfter + r.shed.probesWithoutRetryAfter === 0 },
-]);
+// Each server's goals on the median of its rounds (the longest login wait: the worst round's).
+const checks = [...new Set(results.map((r) => r.name))].flatMap((name) => {
+  const own = results.filter((r) => r.name === name);
+  const kept = median(own.map((r) => r.kept));
+  const logins = median(own.map((r) => r.loginsPerSecond));
+  return [
+    { what: `storm ${name}: /me throughput kept, median of ${own.length} (logins ${logins.toFixed(1)}/s)`, measured: kept, goal: ">= 0.80", met: kept >= 0.8 },
+    { what: `storm ${name}: /me p99 / unloaded p99, median`, measured: median(own.map((r) => r.p99Factor)), goal: "<= 3", met: median(own.map((r) => r.p99Factor)) <= 3 },
+    { what: `storm ${name}: longest login wait (ms), every round`, measured: Math.max(...own.map((r) => r.loginMaxWait)), goal: "<= 5000", met: own.every((r) => r.loginMaxWait <= 5000) },
+    {
+      what: `storm ${name}: 429s without Retry-After, every round`,
+      measured: own.reduce((sum, r) => sum + r.shed.withoutRetryAfter + r.shed.probesWithoutRetryAfter, 0),
+      goal: "0",
+      met: own.every((r) => r.shed.withoutRetryAfter + r.shed.probesWithoutRetryAfter === 0),
+    },
+  ];
+});
 writeResults("login-storm", { seconds, connections, loginConnections, rounds, results, checks });
