@@ -59,14 +59,16 @@ describe.skipIf(skipDatabaseAgnostic)("request logs", () => {
     await fetch(`${url}/api/momo/callback/stkpush?token=callback-secret-123&x=1`, { method: "POST", body: "{}" });
     // Query parameters named like secrets are redacted from the URL of every request line.
     await fetch(`${url}/healthz?token=query-secret-456&x=1`);
-    secrets.push("callback-secret-123", "query-secret-456");
+    // A guest's token rides in the query of Google's redirect start (docs/sign-in.md).
+    await fetch(`${url}/healthz?guest_token=guest-secret-789&x=1`);
+    secrets.push("callback-secret-123", "query-secret-456", "guest-secret-789");
 
     // Secrets a future log call might pass in an object are redacted by name, a few levels deep.
     t.deps.logger.info(
-      { password: "top-secret-1", body: { new_password: "top-secret-2", code: "135790" }, request: { json: { Password: "top-secret-3", SecurityCredential: "top-secret-4" } }, consumerSecret: "top-secret-5" },
+      { password: "top-secret-1", body: { new_password: "top-secret-2", code: "135790", guest_token: "top-secret-6" }, request: { json: { Password: "top-secret-3", SecurityCredential: "top-secret-4" } }, consumerSecret: "top-secret-5" },
       "an object with secrets",
     );
-    secrets.push("top-secret-1", "top-secret-2", "135790", "top-secret-3", "top-secret-4", "top-secret-5");
+    secrets.push("top-secret-1", "top-secret-2", "135790", "top-secret-3", "top-secret-4", "top-secret-5", "top-secret-6");
 
     expect(raw.length).toBeGreaterThan(20);
     for (const line of raw) {
@@ -74,6 +76,7 @@ describe.skipIf(skipDatabaseAgnostic)("request logs", () => {
       expect(line.toLowerCase()).not.toContain("bearer ");
     }
     expect(lines().some((l) => l.req?.url === "/healthz?token=%5Bredacted%5D&x=1")).toBe(true);
+    expect(lines().some((l) => l.req?.url === "/healthz?guest_token=%5Bredacted%5D&x=1")).toBe(true);
     const redacted = lines().find((l) => l.msg === "an object with secrets")!;
     expect(redacted.password).toBe("[redacted]");
     expect(redacted.body.code).toBe("[redacted]");
