@@ -5,7 +5,7 @@
  * the pool, prepared by name) while the domain only ever holds the door.
  */
 import type { SqlRunner } from "./migrator.js";
-import { TenantScopeViolation } from "./tenant-scope.js";
+import { TenantScopeViolation, type ModeScope } from "./tenant-scope.js";
 import type { RawSql, RawTransactions } from "./raw-sql.js";
 
 /** The plain SQL of one database, the same for all its doors. */
@@ -23,6 +23,8 @@ interface PlainAccess extends PlainSql {
   owner: object;
   /** The tenant of a tenant's client; undefined on the unscoped one. */
   tenantId: string | undefined;
+  /** The mode of a mode-scoped tenant's client (docs/test-mode.md); undefined otherwise. */
+  mode: ModeScope | undefined;
 }
 
 const plainAccess = Symbol("mteja.plainAccess");
@@ -30,8 +32,8 @@ const plainAccess = Symbol("mteja.plainAccess");
 type WithAccess = { [plainAccess]?: PlainAccess };
 
 /** Gives `door` the database's plain SQL (once, as the door is built). */
-export function givePlainAccess<Door extends object>(door: Door, plain: PlainSql, tenantId?: string): Door {
-  const access: PlainAccess = { ...plain, owner: door, tenantId };
+export function givePlainAccess<Door extends object>(door: Door, plain: PlainSql, tenantId?: string, mode?: ModeScope): Door {
+  const access: PlainAccess = { ...plain, owner: door, tenantId, mode };
   Object.defineProperty(door, plainAccess, { value: access, enumerable: false });
   return door;
 }
@@ -55,4 +57,22 @@ export function plainFor(door: object, tenantId: string): PlainSql {
     throw new TenantScopeViolation("A statement names another tenant than its client's.");
   }
   return access;
+}
+
+/** A tenant's client's plain SQL with the scope its statements must carry, as the scoped client adds it. */
+export interface TenantPlain extends PlainSql {
+  tenantId: string;
+  /** `livemode` for the models that carry one (docs/test-mode.md); null: a client of both modes. */
+  livemode: boolean | null;
+}
+
+/**
+ * The plain SQL behind a tenant's client, with its tenant and mode, for a statement on a table of
+ * tenant-owned rows with a `livemode` column: it must say `tenant_id = <tenantId>` and, unless
+ * `livemode` is null, `livemode = <livemode>`. Refused on the unscoped door, which has no scope to carry.
+ */
+export function tenantPlainOf(door: object): TenantPlain {
+  const access = plainOf(door) as PlainAccess;
+  if (access.tenantId === undefined) throw new TenantScopeViolation("A tenant's statement was given the unscoped door.");
+  return { ...access, tenantId: access.tenantId, livemode: access.mode?.livemode ?? null };
 }

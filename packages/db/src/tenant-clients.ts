@@ -28,7 +28,7 @@ export function createTenantClients(prisma: PrismaClient, maxTenants = 1000, pla
         return hit;
       }
       const scoped = scopeToTenant(prisma, tenantId, mode);
-      const client = plain ? givePlainAccess(scoped, plain, tenantId) : scoped;
+      const client = plain ? givePlainAccess(scoped, plain, tenantId, mode) : scoped;
       clients.set(key, client);
       if (clients.size > maxTenants) clients.delete(clients.keys().next().value as string);
       return client;

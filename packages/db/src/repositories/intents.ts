@@ -6,9 +6,10 @@
  */
 import { Prisma } from "../generated/prisma/client.js";
 import type { PaymentIntentModel } from "../generated/prisma/models.js";
-import { intentsTable } from "../model-rows.js";
+import { columnOf, intentsTable } from "../model-rows.js";
+import { tenantPlainOf } from "../plain-access.js";
 import type { RawSql } from "../raw-sql.js";
-import type { TenantDb } from "../tenant-scope.js";
+import { TenantScopeViolation, type TenantDb } from "../tenant-scope.js";
 import { prismaOf, type AnyClient } from "./clients.js";
 import { itsRefunds, ofIntentWithRefunds, type PaymentWithRefunds } from "./payments.js";
 import { olderThan } from "./keyset.js";
@@ -42,10 +43,30 @@ export interface NewIntentRow {
   createdAt: Date;
 }
 
-/** Stores a new intent (its updated_at its created_at); the intent with its payments, none yet (not read back). */
+/** Every column of an intent under its field's name, for a plain statement's RETURNING or SELECT. */
+const intentColumns = intentsTable.fields.map((field) => `"${columnOf(field)}" AS "${field}"`).join(", ");
+
+/**
+ * The hot statements of a shop's checkout (an intent created, then paid) are plain SQL on the pool,
+ * prepared by name: Prisma's model costs several times their CPU (docs/performance.md). Each says the
+ * scope the tenant's client would add: its tenant, and its mode where it has one (`$1`, `$2`).
+ */
+const scoped = `tenant_id = $1 AND ($2::boolean IS NULL OR livemode = $2::boolean)`;
+
+/** Stores a new intent (its updated_at its created_at) in the client's tenant and mode; the intent with its payments, none yet. */
 export async function create(db: TenantDb, row: NewIntentRow): Promise<IntentWithPayments> {
-  const created = await db.paymentIntent.create({ data: { ...row, updatedAt: row.createdAt } });
-  return { ...created, payments: [] };
+  const plain = tenantPlainOf(db);
+  if (row.tenantId !== plain.tenantId) throw new TenantScopeViolation("payment_intents: the created row names another tenant than its client's.");
+  const rows = await plain.sql.query(
+    `INSERT INTO payment_intents (id, tenant_id, livemode, amount, reference, description, user_id, metadata, status,
+       idempotency_key, request_hash, expires_at, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11, $12, $13, $13) RETURNING ${intentColumns}`,
+    [
+      row.id, row.tenantId, plain.livemode ?? true, row.amount, row.reference, row.description, row.userId,
+      JSON.stringify(row.metadata), row.status, row.idempotencyKey, row.requestHash, row.expiresAt, row.createdAt,
+    ],
+  );
+  return { ...intentsTable.fromRow(rows[0]!), payments: [] };
 }
 
 export function find(db: TenantDb, id: string): Promise<IntentWithPayments | null> {
@@ -53,8 +74,10 @@ export function find(db: TenantDb, id: string): Promise<IntentWithPayments | nul
 }
 
 /** The intent's own row, without its payments (what paying it needs). */
-export function findRow(db: TenantDb, id: string): Promise<PaymentIntentModel | null> {
-  return db.paymentIntent.findFirst({ where: { id } });
+export async function findRow(db: TenantDb, id: string): Promise<PaymentIntentModel | null> {
+  const plain = tenantPlainOf(db);
+  const rows = await plain.sql.query(`SELECT ${intentColumns} FROM payment_intents WHERE ${scoped} AND id = $3`, [plain.tenantId, plain.livemode, id]);
+  return rows[0] ? intentsTable.fromRow(rows[0]) : null;
 }
 
 export function findByIdempotencyKey(db: TenantDb, idempotencyKey: string): Promise<IntentWithPayments | null> {
@@ -67,11 +90,12 @@ export async function existsWithReference(
   reference: string,
   statuses: readonly string[],
 ): Promise<boolean> {
-  const found = await db.paymentIntent.findFirst({
-    where: { reference: { equals: reference, mode: "insensitive" }, status: { in: [...statuses] } },
-    select: { id: true },
-  });
-  return found !== null;
+  const plain = tenantPlainOf(db);
+  const rows = await plain.sql.query(
+    `SELECT 1 FROM payment_intents WHERE ${scoped} AND status = ANY($3::text[]) AND lower(reference) = lower($4) LIMIT 1`,
+    [plain.tenantId, plain.livemode, [...statuses], reference],
+  );
+  return rows.length > 0;
 }
 
 /**
@@ -120,13 +144,14 @@ export async function transition(client: AnyClient, id: string, move: IntentMove
  * Moves every intent in one of `from` whose expires_at is at or before `at` to `to`; the intents it
  * moved, with their payments. Through a tenant's client, that tenant's; through the unscoped one, all.
  */
-/** Whether an intent in one of `from` has an expires_at at or before `at` (what `expireDue` would move). */
-export async function anyDue(client: AnyClient, { from, at }: { from: readonly string[]; at: Date }): Promise<boolean> {
-  const due = await prismaOf(client).paymentIntent.findFirst({
-    where: { status: { in: [...from] }, expiresAt: { lte: at } },
-    select: { id: true },
-  });
-  return due !== null;
+/** Whether an intent of the client's tenant (and mode) in one of `from` has an expires_at at or before `at` (what `expireDue` would move). */
+export async function anyDue(db: TenantDb, { from, at }: { from: readonly string[]; at: Date }): Promise<boolean> {
+  const plain = tenantPlainOf(db);
+  const rows = await plain.sql.query(
+    `SELECT 1 FROM payment_intents WHERE ${scoped} AND status = ANY($3::text[]) AND expires_at <= $4 LIMIT 1`,
+    [plain.tenantId, plain.livemode, [...from], at],
+  );
+  return rows.length > 0;
 }
 
 export async function expireDue(

@@ -1,0 +1,77 @@
+/**
+ * The intent statements a checkout runs as plain SQL (repositories/intents.ts) keep the scope the tenant's
+ * client adds: another tenant's intents and the other mode's are neither read nor counted, a new intent
+ * takes its client's mode, and a statement that needs a tenant refuses the unscoped door.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { intents, TenantScopeViolation, type Database } from "../src/index.js";
+import { databaseTargets } from "./support/databases.js";
+
+const targets = await databaseTargets("mteja_test", 2);
+const at = new Date("2026-11-29T08:00:00.000Z");
+const open = ["requires_payment", "processing"];
+
+const intent = (id: string, tenantId: string, reference: string, expiresAt = new Date(at.getTime() + 60_000)) => ({
+  id,
+  tenantId,
+  amount: 100,
+  reference,
+  description: null,
+  userId: null,
+  metadata: { order: "42" },
+  idempotencyKey: null,
+  requestHash: null,
+  status: "requires_payment",
+  expiresAt,
+  createdAt: at,
+});
+
+for (const target of targets) {
+  describe.skipIf(target.skip)(`the checkout's plain intent statements (${target.name})`, () => {
+    let db: Database;
+    let drop: () => Promise<void>;
+    const live = (tenantId: string) => db.forTenant(tenantId, { livemode: true });
+    const test = (tenantId: string) => db.forTenant(tenantId, { livemode: false });
+
+    beforeAll(async () => {
+      ({ db, drop } = await target.open());
+      await db.migrate();
+      await db.unscoped("test").tenant.createMany({ data: [{ id: "shop-a", name: "A" }, { id: "shop-b", name: "B" }] });
+      await intents.create(test("shop-a"), intent("pi_test_a", "shop-a", "ORDER1", new Date(at.getTime() - 1000)));
+      await intents.create(live("shop-b"), intent("pi_live_b", "shop-b", "ORDER2", new Date(at.getTime() - 1000)));
+    });
+    afterAll(() => drop?.());
+
+    it("stores a new intent in its client's mode, as Prisma reads it back", async () => {
+      const created = await intents.create(live("shop-a"), intent("pi_live_a", "shop-a", "ORDER3"));
+      expect(created.payments).toEqual([]);
+      const stored = await db.unscoped("test").paymentIntent.findUniqueOrThrow({ where: { id: "pi_live_a" } });
+      expect({ ...created, payments: undefined }).toEqual({ ...stored, payments: undefined });
+      expect(stored.livemode).toBe(true);
+      expect((await db.unscoped("test").paymentIntent.findUniqueOrThrow({ where: { id: "pi_test_a" } })).livemode).toBe(false);
+    });
+
+    it("reads an intent only through its own tenant's client of its own mode (or of both)", async () => {
+      expect((await intents.findRow(test("shop-a"), "pi_test_a"))?.metadata).toEqual({ order: "42" });
+      expect(await intents.findRow(db.forTenant("shop-a"), "pi_test_a")).not.toBeNull();
+      expect(await intents.findRow(live("shop-a"), "pi_test_a")).toBeNull();
+      expect(await intents.findRow(test("shop-b"), "pi_test_a")).toBeNull();
+    });
+
+    it("looks for due intents and open references in its tenant and mode only", async () => {
+      expect(await intents.anyDue(test("shop-a"), { from: ["requires_payment"], at })).toBe(true);
+      expect(await intents.anyDue(live("shop-a"), { from: ["requires_payment"], at })).toBe(false);
+      expect(await intents.anyDue(test("shop-b"), { from: ["requires_payment"], at })).toBe(false);
+      expect(await intents.existsWithReference(test("shop-a"), "order1", open)).toBe(true);
+      expect(await intents.existsWithReference(live("shop-a"), "ORDER1", open)).toBe(false);
+      expect(await intents.existsWithReference(test("shop-b"), "ORDER1", open)).toBe(false);
+      expect(await intents.existsWithReference(test("shop-a"), "ORDER1", ["cancelled"])).toBe(false);
+    });
+
+    it("refuses a row naming another tenant, and the unscoped door", async () => {
+      await expect(intents.create(live("shop-a"), intent("pi_other", "shop-b", "ORDER4"))).rejects.toThrow(TenantScopeViolation);
+      await expect(intents.findRow(db.unscoped("test") as never, "pi_live_b")).rejects.toThrow(TenantScopeViolation);
+      expect(await db.unscoped("test").paymentIntent.count({ where: { id: "pi_other" } })).toBe(0);
+    });
+  });
+}
