@@ -207,6 +207,18 @@ export async function checkDatabase({ db, receiver }) {
     );
     const found = rows[0];
     const problems = found.intents - found.succeeded + found.not_paid_once + found.undelivered + receiver.badSignatures;
+    if (problems > 0) {
+      // What a trace needs before the scratch database is dropped: each intent that did not end paid once,
+      // its payments, and the callbacks stored for them (none: Daraja's callback never reached the server).
+      const { rows: unpaid } = await client.query(
+        `SELECT i.id, i.status, p.id AS payment_id, p.status AS payment_status, p.checkout_request_id, p.last_error,
+                p.created_at, (SELECT count(*)::int FROM momo_callbacks c WHERE c.correlation_id = p.checkout_request_id) AS callbacks
+           FROM payment_intents i JOIN payments p ON p.intent_id = i.id
+          WHERE i.status <> 'succeeded' OR (SELECT count(*) FROM payments q WHERE q.intent_id = i.id AND q.status = 'SUCCESS') <> 1
+          ORDER BY p.created_at LIMIT 10`,
+      );
+      for (const row of unpaid) console.warn(`not paid once: ${JSON.stringify(row)}`);
+    }
     return { ...found, badSignatures: receiver.badSignatures, problems };
   } finally {
     await client.end();
