@@ -2,7 +2,8 @@
  * The database each API test file runs on: embedded (in-memory PGlite) or a PostgreSQL database
  * created for the file and dropped after it. MTEJA_TEST_DB picks the target (a vitest project each).
  */
-import { createEmbeddedImage, createScratchDatabase, isPostgresReachable, openDatabase, type Database, type EmbeddedImage } from "@mteja/db";
+import { createScratchDatabase, isPostgresReachable, openDatabase, type Database } from "@mteja/db";
+import { openEmbeddedTestDatabase } from "./embedded-database.js";
 
 export const adminUrl = process.env.MTEJA_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 export const target = (process.env.MTEJA_TEST_DB ?? "embedded") as "embedded" | "postgres";
@@ -40,16 +41,9 @@ export interface TestDatabaseOptions {
   statementTimeoutMs?: number | undefined;
 }
 
-/**
- * The migrated embedded database every embedded test database of this worker starts as a copy of: made
- * once, on first use, it saves each one initdb and the migrations (two thirds of opening one).
- */
-let embeddedImage: Promise<EmbeddedImage> | undefined;
-
 export async function createTestDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   if (target === "embedded") {
-    embeddedImage ??= createEmbeddedImage();
-    const db = await openDatabase({ embeddedImage: await embeddedImage });
+    const db = await openEmbeddedTestDatabase();
     return { db, url: undefined, drop: () => db.close() };
   }
   const scratch = await createScratchDatabase(adminUrl, "mteja_test");

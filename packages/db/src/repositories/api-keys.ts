@@ -68,10 +68,10 @@ export async function revoke(db: AnyClient, keyId: string, at: Date): Promise<bo
   return count > 0 || (await prisma.apiKey.count({ where: { id: keyId } })) > 0;
 }
 
-/** The key with this hash, revoked or not: one lookup through the unique index. */
 /**
- * The key with this hash, whichever tenant's. Every request of a shop's server reads it first, so it is
- * one plain statement on the pool, prepared by name: Prisma's model costs several times its CPU.
+ * The key with this hash, revoked or not, whichever tenant's: one lookup through the unique index. Every
+ * request of a shop's server reads it first, so it is one plain statement on the pool, prepared by name:
+ * Prisma's model costs several times its CPU.
  */
 export async function findByHash(db: UnscopedDb, keyHash: string): Promise<ApiKeyRow | null> {
   const rows = await plainOf(db).sql.query(

@@ -140,10 +140,6 @@ export async function transition(client: AnyClient, id: string, move: IntentMove
   return count === 1;
 }
 
-/**
- * Moves every intent in one of `from` whose expires_at is at or before `at` to `to`; the intents it
- * moved, with their payments. Through a tenant's client, that tenant's; through the unscoped one, all.
- */
 /** Whether an intent of the client's tenant (and mode) in one of `from` has an expires_at at or before `at` (what `expireDue` would move). */
 export async function anyDue(db: TenantDb, { from, at }: { from: readonly string[]; at: Date }): Promise<boolean> {
   const plain = tenantPlainOf(db);
@@ -154,6 +150,10 @@ export async function anyDue(db: TenantDb, { from, at }: { from: readonly string
   return rows.length > 0;
 }
 
+/**
+ * Moves every intent in one of `from` whose expires_at is at or before `at` to `to`; the intents it
+ * moved, with their payments. Through a tenant's client, that tenant's; through the unscoped one, all.
+ */
 export async function expireDue(
   client: AnyClient,
   { from, to, at }: { from: readonly string[]; to: string; at: Date },

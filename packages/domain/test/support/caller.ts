@@ -5,7 +5,7 @@
  * is one client: it keeps the refresh cookie the service sets, as a browser would.
  */
 import { randomBytes } from "node:crypto";
-import { createEmbeddedImage, openDatabase, type EmbeddedImage } from "@mteja/db";
+import { openEmbeddedTestDatabase } from "@mteja/test-support/embedded-database";
 import {
   appRouter,
   createAccessTokens,
@@ -50,12 +50,8 @@ export interface ServiceDeps {
 }
 
 /** `random`: the sequence by default; a file that opens many sessions (its tokens would repeat) passes a real one. */
-/** One migrated embedded database per worker, copied for each service (opening one from scratch costs three times as much). */
-let embeddedImage: Promise<EmbeddedImage> | undefined;
-
 export async function createServiceDeps(options: { random?: Random } = {}): Promise<ServiceDeps> {
-  embeddedImage ??= createEmbeddedImage();
-  const db = await openDatabase({ embeddedImage: await embeddedImage });
+  const db = await openEmbeddedTestDatabase();
   await db.migrate();
   await ensureDefaultTenant(db, defaultTenantId, "Default shop");
   const clock = fakeClock();
