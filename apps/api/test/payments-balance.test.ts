@@ -153,9 +153,9 @@ describe.skipIf(skipThisTarget)("account balance", () => {
     const row = await waitFor(async () => {
       const current = await requestRow(twice.body.data.id);
       if (current.status !== "succeeded") return undefined;
-      // Both copies stored and each decided (the second is stored before it is applied).
+      // Both copies stored and each decided: a copy is stored as `accepted` before it is applied.
       const copies = await storedCallbacks(current.originatorConversationId!);
-      return copies.length === 2 && copies.every((copy) => copy.outcome) ? current : undefined;
+      return copies.length === 2 && copies.every((copy) => copy.outcome !== "accepted") ? current : undefined;
     });
     expect(await outcomesOf(row.originatorConversationId!)).toEqual(["applied", "duplicate"]);
   });
