@@ -23,20 +23,23 @@ export interface ModelTable<Model> {
   fields: readonly (keyof Model & string)[];
   /** Every column under its field's name, for `SELECT … FROM` or `RETURNING`. */
   columns: Prisma.Sql;
+  /** The same list as text, for a plain statement. */
+  columnList: string;
   /** A row as Prisma would have read it (timestamps as Date, JSON parsed, whatever the driver gave). */
   fromRow(row: Record<string, unknown>): Model;
 }
 
 function modelTable<Model>(name: string, idType: "uuid" | "text", fieldEnum: Record<string, string>): ModelTable<Model> {
   const fields = Object.keys(fieldEnum) as (keyof Model & string)[];
-  const columns = Prisma.raw(fields.map((field) => `"${columnOf(field)}" AS "${field}"`).join(", "));
+  const columnList = fields.map((field) => `"${columnOf(field)}" AS "${field}"`).join(", ");
   const timestamps = fields.filter(isTimestamp);
   return {
     name,
     table: Prisma.raw(name),
     idType,
     fields,
-    columns,
+    columns: Prisma.raw(columnList),
+    columnList,
     fromRow(row) {
       const model = { ...row };
       for (const field of timestamps) {

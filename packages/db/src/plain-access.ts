@@ -64,6 +64,14 @@ export interface TenantPlain extends PlainSql {
   tenantId: string;
   /** `livemode` for the models that carry one (docs/test-mode.md); null: a client of both modes. */
   livemode: boolean | null;
+  /**
+   * The condition the statement must carry, on `$1` and `$2` (`scopeValues`): the tenant, and the mode
+   * unless the client is of both. A text of its own for each, not `$2 IS NULL OR livemode = $2`: a
+   * prepared statement's generic plan cannot use the mode in an index behind the OR.
+   */
+  scope: string;
+  /** The values of `scope`'s `$1` and `$2`. */
+  scopeValues: [string, boolean | null];
 }
 
 /**
@@ -74,5 +82,7 @@ export interface TenantPlain extends PlainSql {
 export function tenantPlainOf(door: object): TenantPlain {
   const access = plainOf(door) as PlainAccess;
   if (access.tenantId === undefined) throw new TenantScopeViolation("A tenant's statement was given the unscoped door.");
-  return { ...access, tenantId: access.tenantId, livemode: access.mode?.livemode ?? null };
+  const livemode = access.mode?.livemode ?? null;
+  const scope = livemode === null ? "tenant_id = $1 AND $2::boolean IS NULL" : "tenant_id = $1 AND livemode = $2::boolean";
+  return { ...access, tenantId: access.tenantId, livemode, scope, scopeValues: [access.tenantId, livemode] };
 }

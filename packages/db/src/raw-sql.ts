@@ -47,6 +47,18 @@ export function pgliteStatements(target: PGlite | PGliteTransaction): RawSql {
   });
 }
 
+/**
+ * Fixed words (a state machine's statuses) as SQL literals, `'a', 'b'`, for a statement's text: a
+ * prepared statement's generic plan knows how rare a literal status is, where `status = ANY($n)` is
+ * planned as if it matched a third of the table (a sequential scan, on a million rows). Only letters,
+ * digits and underscores are taken: anything else is a caller's mistake, never data.
+ */
+export function sqlWords(words: readonly string[]): string {
+  if (words.length === 0) throw new Error("sqlWords: no words");
+  for (const word of words) if (!/^[A-Za-z0-9_]+$/.test(word)) throw new Error(`sqlWords: not a fixed word: ${JSON.stringify(word)}`);
+  return words.map((word) => `'${word}'`).join(", ");
+}
+
 /** Runs `fn` in one transaction: committed when it returns, rolled back when it throws. */
 export type RawTransactions = <T>(fn: (tx: RawSql) => Promise<T>) => Promise<T>;
 

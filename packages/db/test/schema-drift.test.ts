@@ -16,6 +16,7 @@ const schemaPath = new URL("../../../prisma/schema.prisma", import.meta.url);
 /** Constraints Prisma's schema language cannot express; they must exist, and nothing else extra may. */
 const migrationOnlyIndexes = [
   "addresses_one_default_per_user",
+  "momo_callbacks_held_by_kind",
   "payment_intents_open_reference_per_mode",
   "payment_reversals_one_open_per_payment",
   "payments_one_success_per_intent",

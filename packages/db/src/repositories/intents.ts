@@ -6,9 +6,9 @@
  */
 import { Prisma } from "../generated/prisma/client.js";
 import type { PaymentIntentModel } from "../generated/prisma/models.js";
-import { columnOf, intentsTable } from "../model-rows.js";
+import { intentsTable } from "../model-rows.js";
 import { tenantPlainOf } from "../plain-access.js";
-import type { RawSql } from "../raw-sql.js";
+import { sqlWords, type RawSql } from "../raw-sql.js";
 import { TenantScopeViolation, type TenantDb } from "../tenant-scope.js";
 import { prismaOf, type AnyClient } from "./clients.js";
 import { itsRefunds, ofIntentWithRefunds, type PaymentWithRefunds } from "./payments.js";
@@ -43,15 +43,14 @@ export interface NewIntentRow {
   createdAt: Date;
 }
 
-/** Every column of an intent under its field's name, for a plain statement's RETURNING or SELECT. */
-const intentColumns = intentsTable.fields.map((field) => `"${columnOf(field)}" AS "${field}"`).join(", ");
+const intentColumns = intentsTable.columnList;
 
-/**
+/*
  * The hot statements of a shop's checkout (an intent created, then paid) are plain SQL on the pool,
  * prepared by name: Prisma's model costs several times their CPU (docs/performance.md). Each says the
- * scope the tenant's client would add: its tenant, and its mode where it has one (`$1`, `$2`).
+ * scope the tenant's client would add (`TenantPlain.scope`: its tenant, and its mode where it has one,
+ * `$1` and `$2`), and names its statuses as literals (`sqlWords`), for plans that use the indexes.
  */
-const scoped = `tenant_id = $1 AND ($2::boolean IS NULL OR livemode = $2::boolean)`;
 
 /** Stores a new intent (its updated_at its created_at) in the client's tenant and mode; the intent with its payments, none yet. */
 export async function create(db: TenantDb, row: NewIntentRow): Promise<IntentWithPayments> {
@@ -76,7 +75,7 @@ export function find(db: TenantDb, id: string): Promise<IntentWithPayments | nul
 /** The intent's own row, without its payments (what paying it needs). */
 export async function findRow(db: TenantDb, id: string): Promise<PaymentIntentModel | null> {
   const plain = tenantPlainOf(db);
-  const rows = await plain.sql.query(`SELECT ${intentColumns} FROM payment_intents WHERE ${scoped} AND id = $3`, [plain.tenantId, plain.livemode, id]);
+  const rows = await plain.sql.query(`SELECT ${intentColumns} FROM payment_intents WHERE ${plain.scope} AND id = $3`, [...plain.scopeValues, id]);
   return rows[0] ? intentsTable.fromRow(rows[0]) : null;
 }
 
@@ -92,8 +91,8 @@ export async function existsWithReference(
 ): Promise<boolean> {
   const plain = tenantPlainOf(db);
   const rows = await plain.sql.query(
-    `SELECT 1 FROM payment_intents WHERE ${scoped} AND status = ANY($3::text[]) AND lower(reference) = lower($4) LIMIT 1`,
-    [plain.tenantId, plain.livemode, [...statuses], reference],
+    `SELECT 1 FROM payment_intents WHERE ${plain.scope} AND status IN (${sqlWords(statuses)}) AND lower(reference) = lower($3) LIMIT 1`,
+    [...plain.scopeValues, reference],
   );
   return rows.length > 0;
 }
@@ -144,8 +143,8 @@ export async function transition(client: AnyClient, id: string, move: IntentMove
 export async function anyDue(db: TenantDb, { from, at }: { from: readonly string[]; at: Date }): Promise<boolean> {
   const plain = tenantPlainOf(db);
   const rows = await plain.sql.query(
-    `SELECT 1 FROM payment_intents WHERE ${scoped} AND status = ANY($3::text[]) AND expires_at <= $4 LIMIT 1`,
-    [plain.tenantId, plain.livemode, [...from], at],
+    `SELECT 1 FROM payment_intents WHERE ${plain.scope} AND status IN (${sqlWords(from)}) AND expires_at <= $3 LIMIT 1`,
+    [...plain.scopeValues, at],
   );
   return rows.length > 0;
 }

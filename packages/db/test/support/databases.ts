@@ -10,6 +10,8 @@ const adminUrl = process.env.MTEJA_TEST_PG_URL ?? "postgres://postgres@127.0.0.1
 
 export interface TestDatabase {
   db: Database;
+  /** A scratch PostgreSQL database's URL (for a connection of the test's own); undefined when embedded. */
+  url?: string | undefined;
   /** Closes the database and drops a scratch one. */
   drop(): Promise<void>;
 }
@@ -41,6 +43,7 @@ export async function databaseTargets(prefix: string, poolMax = 2): Promise<Data
         const db = await openDatabase({ url: scratch.url, poolMax });
         return {
           db,
+          url: scratch.url,
           drop: async () => {
             await db.close();
             await scratch.drop();

@@ -3,7 +3,7 @@
  * `{ phone, intent_id }` takes amount, reference and description from the intent, and the intent goes to
  * `processing` in the transaction that stores the payment, before Daraja is called.
  */
-import { intents, type Database, type PaymentModel, type TenantDb, type TenantTx } from "@mteja/db";
+import { intents, payments, type PaymentModel, type TenantDb } from "@mteja/db";
 import type { Text } from "@mteja/i18n";
 import { DomainError } from "../shared/errors.js";
 import type { AuthedCtx } from "./ports.js";
@@ -44,20 +44,12 @@ export async function intentTermsForPrompt(ctx: AuthedCtx, input: { intent_id?: 
 }
 
 /**
- * Stores the prompt's payment and takes the intent to `processing` in one transaction; an intent
- * that is not `requires_payment` (or is past expires_at) is 409 INTENT_NOT_PAYABLE and nothing is stored.
+ * Stores the prompt's payment and takes the intent to `processing` in one statement; an intent that is
+ * not `requires_payment` (or is past expires_at by the payment's created_at) is 409 INTENT_NOT_PAYABLE
+ * and nothing is stored.
  */
-export async function storePromptForIntent(
-  database: Database,
-  db: TenantDb,
-  intentId: string,
-  now: Date,
-  store: (tx: TenantTx) => Promise<PaymentModel>,
-): Promise<PaymentModel> {
-  return database.transaction(db, async (tx) => {
-    const from = statusesAllowing("prompt_started");
-    const started = await intents.transition(tx, intentId, { from, to: "processing", at: now, unexpiredAt: now });
-    if (!started) throw new DomainError("INTENT_NOT_PAYABLE");
-    return store(tx);
-  });
+export async function storePromptForIntent(db: TenantDb, intentId: string, row: payments.NewPrompt): Promise<PaymentModel> {
+  const stored = await payments.createPromptForIntent(db, row, { intentId, from: statusesAllowing("prompt_started"), to: "processing" });
+  if (!stored) throw new DomainError("INTENT_NOT_PAYABLE");
+  return stored;
 }

@@ -89,17 +89,16 @@ function promptOnce(ctx: AuthedCtx, daraja: DarajaClient, callbackUrl: string, r
     count: () => countStkPrompt(ctx, { ...owner, phone: request.phone }),
     store() {
       const now = deps.clock.now();
-      const data = {
+      const row = {
+        id: deps.random.uuid(),
         ...owner,
         ...request,
         idempotencyKey: idempotencyKey ?? null,
         callbackTokenForm: "tenant",
         nextQueryAt: new Date(now.getTime() + deps.daraja.settings.reconcileAfterSeconds * 1000),
         createdAt: now,
-        updatedAt: now,
       };
-      if (intentId) return storePromptForIntent(deps.db, db, intentId, now, (tx) => payments.create(tx, { ...data, intentId }));
-      return payments.create(db, data);
+      return intentId ? storePromptForIntent(db, intentId, row) : payments.createPrompt(db, row);
     },
     sameRequest: (row) =>
       row.phone === request.phone && row.amount === request.amount && row.reference === request.reference && row.description === request.description && row.intentId === (intentId ?? null),
@@ -145,18 +144,17 @@ function promptOnce(ctx: AuthedCtx, daraja: DarajaClient, callbackUrl: string, r
 async function promptAccepted(ctx: AuthedCtx, payment: PaymentModel, response: StkPushResponse): Promise<StkPushAnswer> {
   const { deps } = ctx;
   const { checkoutRequestId, merchantRequestId } = response;
-  const ids = { checkoutRequestId, merchantRequestId, updatedAt: deps.clock.now() };
-  const stored = await payments.updateIfStill(ctx.db, { id: payment.id, checkoutRequestId: null }, ids);
-  // A callback that beat this answer was kept; it can be applied now that the id is known.
-  await applyHeldStkCallbacks(deps, response.checkoutRequestId);
-  const current = await payments.get(ctx.db, payment.id);
-  if (!stored && current.checkoutRequestId !== response.checkoutRequestId) {
-    deps.logger.error({ paymentId: payment.id, checkoutRequestId: response.checkoutRequestId, stored: current.checkoutRequestId }, "could not store the CheckoutRequestID of an accepted STK push");
+  const ack = await payments.storePromptAck(ctx.db, { id: payment.id, checkoutRequestId, merchantRequestId, at: deps.clock.now() });
+  // A callback that beat this answer was kept; it can be applied now that the id is known, and may have settled the payment.
+  const applied = await applyHeldStkCallbacks(deps, checkoutRequestId);
+  const current = applied > 0 || !ack ? await payments.get(ctx.db, payment.id) : ack;
+  if (!ack?.stored && current.checkoutRequestId !== checkoutRequestId) {
+    deps.logger.error({ paymentId: payment.id, checkoutRequestId, stored: current.checkoutRequestId }, "could not store the CheckoutRequestID of an accepted STK push");
   }
   return {
     id: payment.id,
-    checkoutRequestId: response.checkoutRequestId,
-    merchantRequestId: response.merchantRequestId,
+    checkoutRequestId,
+    merchantRequestId,
     customerMessage: response.customerMessage || REPLAYED_CUSTOMER_MESSAGE,
     status: current.status as PaymentStatus,
   };
