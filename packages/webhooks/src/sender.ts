@@ -25,6 +25,8 @@ export interface WebhookResponse {
 
 export interface WebhookSender {
   send(request: WebhookRequest): Promise<WebhookResponse>;
+  /** Closes the connections kept for the next deliveries. */
+  close(): void;
 }
 
 export interface WebhookSenderOptions {
@@ -37,6 +39,13 @@ export interface WebhookSenderOptions {
 }
 
 const maxResponseBytes = 16 * 1024;
+
+/**
+ * How long a connection is kept for the next delivery to the same host: below the idle time-outs
+ * servers commonly close on (5 s and more), so a delivery is not sent on a connection the receiver is
+ * closing. A receiver's own `Keep-Alive: timeout` is honoured when shorter.
+ */
+export const keptConnectionIdleMs = 2_000;
 
 /** The attempt's error (shown to the shop): names the guard's rule, never the address. */
 export class RefusedAddressError extends Error {
@@ -53,8 +62,8 @@ const resolveAll: ResolveAll = (hostname, options, callback) => dnsLookup(hostna
 
 /**
  * A dns.lookup that fails the connection when any resolved address is refused by the guard. It runs
- * for every connection (the sender keeps none alive), so the check is made when sending, whatever
- * the name resolved to when the endpoint was added.
+ * for every new connection, so the check is made when sending, whatever the name resolved to when the
+ * endpoint was added; a connection kept alive goes on to the address that was checked when it opened.
  */
 export function guardedLookup(guard: AddressGuard, resolve: ResolveAll = resolveAll): LookupFunction {
   return (hostname, options, callback) => {
@@ -75,7 +84,14 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
   const guard = createAddressGuard({ allowPrivate: options.allowPrivateAddresses });
   const lookup = guardedLookup(guard);
   const timeoutMs = options.timeoutMs ?? 10_000;
+  // Connections kept between deliveries (a new one per delivery cost a handshake's CPU on both sides).
+  const kept = { keepAlive: true, timeout: keptConnectionIdleMs };
+  const agents = { http: new http.Agent(kept), https: new https.Agent(kept) };
   return {
+    close() {
+      agents.http.destroy();
+      agents.https.destroy();
+    },
     send(request) {
       return new Promise((resolve) => {
         let settled = false;
@@ -98,11 +114,12 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
         const literal = url.hostname.replace(/^\[|\]$/g, "");
         const literalRule = /^[\d.]+$|:/.test(literal) ? guard.refusal(literal) : null;
         if (literalRule) return finish({ statusCode: null, error: new RefusedAddressError(literalRule).message });
-        const transport = url.protocol === "https:" ? https : http;
+        const secure = url.protocol === "https:";
+        const transport = secure ? https : http;
         const outgoing = transport.request(url, {
           method: "POST",
           lookup,
-          agent: false,
+          agent: secure ? agents.https : agents.http,
           headers: { ...request.headers, "content-length": String(Buffer.byteLength(request.body)), "user-agent": options.userAgent ?? "Mteja-Webhooks/1" },
         });
         timer = setTimeout(() => {

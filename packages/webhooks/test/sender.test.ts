@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAddressGuard, createWebhookSender, guardedLookup } from "../src/index.js";
+import { keptConnectionIdleMs } from "../src/sender.js";
 
 interface Received {
   headers: IncomingMessage["headers"];
@@ -56,6 +57,33 @@ describe("the webhook sender", () => {
     const sender = createWebhookSender({ allowPrivateAddresses: true });
     expect(await sender.send({ url: target.url, ...delivery })).toEqual({ statusCode: 302, error: null, acknowledged: false });
     expect(elsewhere.received).toHaveLength(0);
+  });
+
+  it("keeps the connection for the next delivery to the same receiver, and closes it when closed", async () => {
+    const target = await receiver((res) => res.writeHead(200).end("ok"));
+    const server = servers.at(-1)!;
+    const sockets: Socket[] = [];
+    server.on("connection", (socket: Socket) => sockets.push(socket));
+    const sender = createWebhookSender({ allowPrivateAddresses: true });
+    for (let i = 0; i < 3; i++) expect((await sender.send({ url: target.url, ...delivery })).acknowledged).toBe(true);
+    expect(target.received).toHaveLength(3);
+    expect(sockets).toHaveLength(1);
+    const closed = new Promise((resolve) => sockets[0]!.once("close", resolve));
+    sender.close();
+    await closed;
+  });
+
+  it("opens a new connection once the kept one has been idle too long", async () => {
+    const target = await receiver((res) => res.writeHead(200).end());
+    const server = servers.at(-1)!;
+    let connections = 0;
+    server.on("connection", () => (connections += 1));
+    const sender = createWebhookSender({ allowPrivateAddresses: true });
+    expect((await sender.send({ url: target.url, ...delivery })).acknowledged).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, keptConnectionIdleMs + 300));
+    expect((await sender.send({ url: target.url, ...delivery })).acknowledged).toBe(true);
+    expect(connections).toBe(2);
+    sender.close();
   });
 
   it("gives up on a receiver that does not answer in time", async () => {

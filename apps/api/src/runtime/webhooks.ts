@@ -141,6 +141,7 @@ export function createWebhooksRuntime(settings: Settings, logger: Logger, getDep
       await claiming;
       await Promise.all(sending);
       leases.close();
+      sender.close();
     },
   };
 }
