@@ -2,14 +2,17 @@
  * The webhook delivery worker's schedule (src/runtime/webhooks.ts): a commit that wrote events nudges
  * it, and the nudges of a burst of settlements share one claim of due deliveries instead of costing
  * one claim each (docs/performance.md, "Callback ingestion"), while a send that ends claims again at once.
- * Driven by fake timers; the database is a stand-in that counts the claims and answers the deliveries a
- * test makes due (it has no plain SQL for their reads, so each send fails at once and frees its slot).
+ * Driven by fake timers; the database is a stand-in that counts the claims (a plain statement, so the
+ * stand-in is given plain SQL as a real door is) and answers the deliveries a test makes due; each
+ * delivery's read fails at once, so its send ends and frees its slot.
  */
 import type { Deps, Logger } from "@mteja/domain";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createWebhooksRuntime, type WebhooksRuntime } from "../src/runtime/webhooks.js";
 import { readSettings } from "../src/settings.js";
 import { skipDatabaseAgnostic } from "./support/database.js";
+// The door's plain SQL, which @mteja/db keeps to its repositories: only a stand-in door needs it here.
+import { givePlainAccess, type PlainSql } from "../../../packages/db/src/plain-access.js";
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined } as unknown as Logger;
 
@@ -23,9 +26,15 @@ describe.skipIf(skipDatabaseAgnostic)("the webhook delivery worker's nudges", ()
     vi.useFakeTimers();
     claims = 0;
     due = [];
-    const database = {
-      $queryRaw: async () => ((claims += 1), due.splice(0)),
+    const refused = async () => {
+      throw new Error("the stand-in database has no rows");
     };
+    const plain = {
+      autocommit: { $queryRaw: async () => ((claims += 1), due.splice(0)), $executeRaw: refused },
+      sql: { query: refused, exec: refused, withLock: refused },
+      transactions: refused,
+    } as unknown as PlainSql;
+    const database = givePlainAccess({}, plain);
     const deps = { clock: { now: () => new Date() }, db: { unscoped: () => database } } as unknown as Deps;
     runtime = createWebhooksRuntime(readSettings({}), quiet, () => deps);
     runtime.start();

@@ -27,12 +27,25 @@ export interface ModelTable<Model> {
   columnList: string;
   /** A row as Prisma would have read it (timestamps as Date, JSON parsed, whatever the driver gave). */
   fromRow(row: Record<string, unknown>): Model;
+  /** Every column of the table under `alias`, each under `prefix` and its field's name: one table's part of a join. */
+  prefixedColumns(alias: string, prefix: string): string;
+  /** The model from a joined row's `prefix`ed columns (prefixedColumns); undefined when no row was joined (its id is null). */
+  fromPrefixed(row: Record<string, unknown>, prefix: string): Model | undefined;
 }
 
 function modelTable<Model>(name: string, idType: "uuid" | "text", fieldEnum: Record<string, string>): ModelTable<Model> {
   const fields = Object.keys(fieldEnum) as (keyof Model & string)[];
   const columnList = fields.map((field) => `"${columnOf(field)}" AS "${field}"`).join(", ");
   const timestamps = fields.filter(isTimestamp);
+  const fromRow = (row: Record<string, unknown>): Model => {
+    const model = { ...row };
+    for (const field of timestamps) {
+      const value = model[field];
+      if (value !== null && value !== undefined && !(value instanceof Date)) model[field] = new Date(value as string);
+    }
+    if (typeof model.metadata === "string") model.metadata = JSON.parse(model.metadata) as unknown;
+    return model as Model;
+  };
   return {
     name,
     table: Prisma.raw(name),
@@ -40,14 +53,13 @@ function modelTable<Model>(name: string, idType: "uuid" | "text", fieldEnum: Rec
     fields,
     columns: Prisma.raw(columnList),
     columnList,
-    fromRow(row) {
-      const model = { ...row };
-      for (const field of timestamps) {
-        const value = model[field];
-        if (value !== null && value !== undefined && !(value instanceof Date)) model[field] = new Date(value as string);
-      }
-      if (typeof model.metadata === "string") model.metadata = JSON.parse(model.metadata) as unknown;
-      return model as Model;
+    fromRow,
+    prefixedColumns: (alias, prefix) => fields.map((field) => `${alias}."${columnOf(field)}" AS "${prefix}${field}"`).join(", "),
+    fromPrefixed(row, prefix) {
+      if (row[`${prefix}id`] === null || row[`${prefix}id`] === undefined) return undefined;
+      const own: Record<string, unknown> = {};
+      for (const field of fields) own[field] = row[`${prefix}${field}`];
+      return fromRow(own);
     },
   };
 }

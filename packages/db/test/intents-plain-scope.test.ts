@@ -68,6 +68,34 @@ for (const target of targets) {
       expect(await intents.existsWithReference(test("shop-a"), "ORDER1", ["cancelled"])).toBe(false);
     });
 
+    it("reads a settled intent with its payments and their refunds in one statement, as Prisma's include does", async () => {
+      const sql = db.unscoped("test");
+      await intents.create(live("shop-b"), intent("pi_paid_b", "shop-b", "ORDER9"));
+      await sql.paymentIntent.update({ where: { id: "pi_paid_b" }, data: { status: "succeeded" } });
+      const paymentOf = (n: number) => ({ tenantId: "shop-b", phone: "254712345678", amount: 100, reference: "ORDER9", description: "Payment", intentId: "pi_paid_b", createdAt: new Date(at.getTime() + n * 1000) });
+      const first = await sql.payment.create({ data: { ...paymentOf(1), status: "FAILED" } });
+      const second = await sql.payment.create({ data: { ...paymentOf(2), status: "SUCCESS", mpesaReceipt: "RCPT9" } });
+      const refundOf = (n: number) => ({ tenantId: "shop-b", paymentId: second.id, amount: 10 * n, method: "b2c", requestedBy: "test", createdAt: new Date(at.getTime() + n * 60_000) });
+      await sql.refund.create({ data: refundOf(1) });
+      await sql.refund.create({ data: refundOf(2) });
+      const expected = await sql.paymentIntent.findUniqueOrThrow({
+        where: { id: "pi_paid_b" },
+        include: { payments: { orderBy: [{ createdAt: "asc" }, { id: "asc" }], include: { refunds: { orderBy: [{ createdAt: "desc" }, { id: "desc" }] } } } },
+      });
+      const read = await db.transaction(db.unscoped("test"), "plain", (tx) => intents.findInStatus(tx, { intentId: "pi_paid_b", tenantId: "shop-b" }, "succeeded"));
+      expect(read).toEqual(expected);
+      expect(read?.payments.map((payment) => [payment.id, payment.refunds?.length])).toEqual([[first.id, 0], [second.id, 2]]);
+      const { read: none, other } = await db.transaction(db.unscoped("test"), "plain", async (tx) => ({
+        read: await intents.findInStatus(tx, { intentId: "pi_paid_b", tenantId: "shop-b" }, "processing"),
+        other: await intents.findInStatus(tx, { intentId: "pi_paid_b", tenantId: "shop-a" }, "succeeded"),
+      }));
+      expect(none).toBeUndefined();
+      expect(other).toBeUndefined();
+      // An intent without payments reads with none.
+      const bare = await db.transaction(db.unscoped("test"), "plain", (tx) => intents.findInStatus(tx, { intentId: "pi_live_b", tenantId: "shop-b" }, "requires_payment"));
+      expect(bare?.payments).toEqual([]);
+    });
+
     it("refuses a row naming another tenant, and the unscoped door", async () => {
       await expect(intents.create(live("shop-a"), intent("pi_other", "shop-b", "ORDER4"))).rejects.toThrow(TenantScopeViolation);
       await expect(intents.findRow(db.unscoped("test") as never, "pi_live_b")).rejects.toThrow(TenantScopeViolation);

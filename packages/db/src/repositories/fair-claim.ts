@@ -7,6 +7,7 @@
  */
 import { Prisma } from "../generated/prisma/client.js";
 import type { UnscopedDb } from "../doors.js";
+import { plainOf } from "../plain-access.js";
 
 export interface FairClaimShare {
   /** Rows taken at most: the instance's free slots. */
@@ -52,10 +53,14 @@ function fairPickSql(candidates: Prisma.Sql, share: FairClaimShare): Prisma.Sql 
      LIMIT ${share.limit}::int`;
 }
 
-export async function claimFairly<Row>(prisma: UnscopedDb, spec: FairClaimSpec, share: FairClaimShare): Promise<Row[]> {
+/**
+ * The claim, as one plain statement prepared by name (plainOf): every settlement's nudge and every
+ * send's freed slot claims again, and Prisma's raw query cost several times the statement's CPU.
+ */
+export async function claimFairly<Row>(db: UnscopedDb, spec: FairClaimSpec, share: FairClaimShare): Promise<Row[]> {
   if (share.limit <= 0) return [];
   const table = Prisma.raw(spec.table);
-  return prisma.$queryRaw<Row[]>`
+  return plainOf(db).autocommit.$queryRaw<Row[]>`
     WITH picked AS (${fairPickSql(spec.candidates, share)}),
     locked AS (
       SELECT t.id, t.next_attempt_at AS due_at

@@ -11,7 +11,7 @@ import { tenantPlainOf } from "../plain-access.js";
 import { sqlWords, type RawSql } from "../raw-sql.js";
 import { TenantScopeViolation, type TenantDb } from "../tenant-scope.js";
 import { prismaOf, type AnyClient } from "./clients.js";
-import { itsRefunds, ofIntentWithRefunds, type PaymentWithRefunds } from "./payments.js";
+import { itsRefunds, paymentsWithRefundsOf, withRefundsColumns, withRefundsOrder, type PaymentWithRefunds } from "./payments.js";
 import { olderThan } from "./keyset.js";
 
 /** An intent with its payments, oldest first, each with its refunds. */
@@ -214,18 +214,21 @@ export async function moveStatus(
        WHERE id = ${intentId} AND tenant_id = ${tenantId} AND status IN (${Prisma.join(from)})`;
 }
 
-/** The intent with its payments if it is in `status`; undefined otherwise. */
+/** The intent with its payments (each with its refunds) if it is in `status`; undefined otherwise. One statement. */
 export async function findInStatus(
   tx: RawSql,
   key: IntentKey,
   status: string,
 ): Promise<IntentWithPayments | undefined> {
   const rows = await tx.$queryRaw<Record<string, unknown>[]>`
-    SELECT ${intentsTable.columns} FROM payment_intents
-     WHERE id = ${key.intentId} AND tenant_id = ${key.tenantId} AND status = ${status}`;
-  if (!rows[0]) return undefined;
-  const payments = await ofIntentWithRefunds(tx, key);
-  return { ...intentsTable.fromRow(rows[0]), payments };
+    SELECT ${Prisma.raw(intentsTable.prefixedColumns("i", "i."))}, ${withRefundsColumns}
+      FROM payment_intents i
+      LEFT JOIN payments p ON p.intent_id = i.id AND p.tenant_id = i.tenant_id
+      LEFT JOIN refunds r ON r.payment_id = p.id
+     WHERE i.id = ${key.intentId} AND i.tenant_id = ${key.tenantId} AND i.status = ${status}
+     ORDER BY ${withRefundsOrder}`;
+  const intent = rows[0] && intentsTable.fromPrefixed(rows[0], "i.");
+  return intent && { ...intent, payments: paymentsWithRefundsOf(rows) };
 }
 
 /** The intent a C2B account names, as its rules read it. */

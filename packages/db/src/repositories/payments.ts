@@ -124,31 +124,36 @@ export async function ownerOf(tx: RawSql, id: string): Promise<{ tenantId: strin
 
 /** The payment with its refunds (for the event a settlement writes); undefined when there is none. */
 export async function withRefunds(tx: RawSql, id: string): Promise<PaymentWithRefunds | undefined> {
-  const [payment] = await listWithRefunds(tx, Prisma.sql`id = ${id}::uuid`);
+  const [payment] = await listWithRefunds(tx, Prisma.sql`p.id = ${id}::uuid`);
   return payment;
 }
 
-/** The tenant's payments of an intent, oldest first, each with its refunds. */
-export function ofIntentWithRefunds(
-  tx: RawSql,
-  { intentId, tenantId }: { intentId: string; tenantId: string },
-): Promise<PaymentWithRefunds[]> {
-  return listWithRefunds(tx, Prisma.sql`intent_id = ${intentId} AND tenant_id = ${tenantId}`);
+/** A payment's columns (`p.`) and its refunds' (`r.`) for a join read by `paymentsWithRefundsOf`. */
+export const withRefundsColumns = Prisma.raw(`${paymentsTable.prefixedColumns("p", "p.")}, ${refundsTable.prefixedColumns("r", "r.")}`);
+
+/** The order `paymentsWithRefundsOf` expects: payments oldest first, each one's refunds newest first. */
+export const withRefundsOrder = Prisma.raw("p.created_at, p.id, r.created_at DESC, r.id DESC");
+
+/** The payments (`p.`) of a join with their refunds (`r.`), in the rows' order; rows without a payment are skipped. */
+export function paymentsWithRefundsOf(rows: readonly Record<string, unknown>[]): PaymentWithRefunds[] {
+  const byId = new Map<string, PaymentWithRefunds & { refunds: RefundModel[] }>();
+  for (const row of rows) {
+    const payment = paymentsTable.fromPrefixed(row, "p.");
+    if (!payment) continue;
+    let listed = byId.get(payment.id);
+    if (!listed) byId.set(payment.id, (listed = { ...payment, refunds: [] }));
+    const refund = refundsTable.fromPrefixed(row, "r.");
+    if (refund) listed.refunds.push(refund);
+  }
+  return [...byId.values()];
 }
 
-/** What `include: itsRefunds` reads through Prisma, in two statements of raw SQL. */
+/** What `include: itsRefunds` reads through Prisma, in one statement of raw SQL (`condition` on `p`, the payments). */
 async function listWithRefunds(tx: RawSql, condition: Prisma.Sql): Promise<PaymentWithRefunds[]> {
-  const rows = await tx.$queryRaw<
-    Record<string, unknown>[]
-  >`SELECT ${paymentsTable.columns} FROM payments WHERE ${condition} ORDER BY created_at, id`;
-  if (rows.length === 0) return [];
-  const payments = rows.map((row) => paymentsTable.fromRow(row));
-  const ids = Prisma.join(payments.map((payment) => Prisma.sql`${payment.id}::uuid`));
-  const refundRows = await tx.$queryRaw<Record<string, unknown>[]>`
-    SELECT ${refundsTable.columns} FROM refunds
-     WHERE payment_id IN (${ids}) ORDER BY payment_id, created_at DESC, id DESC`;
-  const refunds = refundRows.map((row) => refundsTable.fromRow(row));
-  return payments.map((payment) => ({ ...payment, refunds: refunds.filter((refund) => refund.paymentId === payment.id) }));
+  const rows = await tx.$queryRaw<Record<string, unknown>[]>`
+    SELECT ${withRefundsColumns} FROM payments p LEFT JOIN refunds r ON r.payment_id = p.id
+     WHERE ${condition} ORDER BY ${withRefundsOrder}`;
+  return paymentsWithRefundsOf(rows);
 }
 
 // ---- prompts without Daraja's ids (docs/mpesa.md "Unknown outcomes") ----------------------------------
