@@ -52,20 +52,22 @@ for (const target of targets) {
     });
 
     it("reads an intent only through its own tenant's client of its own mode (or of both)", async () => {
-      expect((await intents.findRow(test("shop-a"), "pi_test_a"))?.metadata).toEqual({ order: "42" });
-      expect(await intents.findRow(db.forTenant("shop-a"), "pi_test_a")).not.toBeNull();
-      expect(await intents.findRow(live("shop-a"), "pi_test_a")).toBeNull();
-      expect(await intents.findRow(test("shop-b"), "pi_test_a")).toBeNull();
+      const due = { from: ["requires_payment"], at };
+      expect(await intents.findRowAndAnyDue(test("shop-a"), "pi_test_a", due)).toMatchObject({ intent: { metadata: { order: "42" } }, anyDue: true });
+      expect((await intents.findRowAndAnyDue(db.forTenant("shop-a"), "pi_test_a", due)).intent).not.toBeNull();
+      expect(await intents.findRowAndAnyDue(live("shop-a"), "pi_test_a", due)).toEqual({ intent: null, anyDue: false });
+      expect(await intents.findRowAndAnyDue(test("shop-b"), "pi_test_a", due)).toEqual({ intent: null, anyDue: false });
+      // Its own tenant and mode's due intents only: shop-a's live intent is not due, shop-b's live one is.
+      expect(await intents.findRowAndAnyDue(live("shop-a"), "pi_live_a", due)).toMatchObject({ intent: { id: "pi_live_a" }, anyDue: false });
     });
 
     it("looks for due intents and open references in its tenant and mode only", async () => {
       expect(await intents.anyDue(test("shop-a"), { from: ["requires_payment"], at })).toBe(true);
       expect(await intents.anyDue(live("shop-a"), { from: ["requires_payment"], at })).toBe(false);
       expect(await intents.anyDue(test("shop-b"), { from: ["requires_payment"], at })).toBe(false);
-      expect(await intents.existsWithReference(test("shop-a"), "order1", open)).toBe(true);
-      expect(await intents.existsWithReference(live("shop-a"), "ORDER1", open)).toBe(false);
-      expect(await intents.existsWithReference(test("shop-b"), "ORDER1", open)).toBe(false);
-      expect(await intents.existsWithReference(test("shop-a"), "ORDER1", ["cancelled"])).toBe(false);
+      // An open intent's reference is its mode's alone (the unique index the create relies on).
+      await expect(intents.create(test("shop-a"), intent("pi_same_ref", "shop-a", "order1"))).rejects.toMatchObject({ code: "23505" });
+      await intents.create(live("shop-a"), intent("pi_same_ref_live", "shop-a", "order1"));
     });
 
     it("reads a settled intent with its payments and their refunds in one statement, as Prisma's include does", async () => {
@@ -98,7 +100,7 @@ for (const target of targets) {
 
     it("refuses a row naming another tenant, and the unscoped door", async () => {
       await expect(intents.create(live("shop-a"), intent("pi_other", "shop-b", "ORDER4"))).rejects.toThrow(TenantScopeViolation);
-      await expect(intents.findRow(db.unscoped("test") as never, "pi_live_b")).rejects.toThrow(TenantScopeViolation);
+      await expect(intents.findRowAndAnyDue(db.unscoped("test") as never, "pi_live_b", { from: ["requires_payment"], at })).rejects.toThrow(TenantScopeViolation);
       expect(await db.unscoped("test").paymentIntent.count({ where: { id: "pi_other" } })).toBe(0);
     });
   });

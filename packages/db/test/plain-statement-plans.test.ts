@@ -83,10 +83,9 @@ describe.skipIf(postgres.skip)("the checkout's plain statements, as generic plan
       const id = `pi_new_${n}`;
       const reference = `NEW-${n}`;
       await intents.anyDue(client, { from: open, at });
-      await intents.existsWithReference(client, reference, open);
       const newIntent = { id, tenantId: "shop-a", amount: 100, reference, description: null, userId: null, metadata: {}, idempotencyKey: null, requestHash: null, status: "requires_payment", expiresAt: new Date(at.getTime() + 60_000), createdAt: at };
       await intents.create(client, newIntent);
-      await intents.findRow(client, id);
+      await intents.findRowAndAnyDue(client, id, { from: open, at });
       const prompt = { tenantId: "shop-a", userId, livemode: true, phone: "254708374149", amount: 100, reference, description: "Payment", idempotencyKey: null, callbackTokenForm: "tenant", nextQueryAt: at, createdAt: at };
       const paying = await payments.createPromptForIntent(client, { ...prompt, id: crypto.randomUUID() }, { intentId: id, from: ["requires_payment"], to: "processing" });
       expect(paying?.intentId).toBe(id);

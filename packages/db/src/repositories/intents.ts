@@ -72,29 +72,30 @@ export function find(db: TenantDb, id: string): Promise<IntentWithPayments | nul
   return db.paymentIntent.findFirst({ where: { id }, include: withPayments });
 }
 
-/** The intent's own row, without its payments (what paying it needs). */
-export async function findRow(db: TenantDb, id: string): Promise<PaymentIntentModel | null> {
+/**
+ * The intent's own row (what paying it needs), and whether any intent of the client's tenant and mode is
+ * due to expire (`anyDue`'s look, in the same statement: a prompt needs both). anyDue is false when there
+ * is no such intent.
+ */
+export async function findRowAndAnyDue(
+  db: TenantDb,
+  id: string,
+  { from, at }: { from: readonly string[]; at: Date },
+): Promise<{ intent: PaymentIntentModel | null; anyDue: boolean }> {
   const plain = tenantPlainOf(db);
-  const rows = await plain.sql.query(`SELECT ${intentColumns} FROM payment_intents WHERE ${plain.scope} AND id = $3`, [...plain.scopeValues, id]);
-  return rows[0] ? intentsTable.fromRow(rows[0]) : null;
+  const rows = await plain.sql.query(
+    `SELECT ${intentColumns},
+            EXISTS (SELECT 1 FROM payment_intents WHERE ${plain.scope} AND status IN (${sqlWords(from)}) AND expires_at <= $4) AS "anyDue"
+       FROM payment_intents WHERE ${plain.scope} AND id = $3`,
+    [...plain.scopeValues, id, at],
+  );
+  if (!rows[0]) return { intent: null, anyDue: false };
+  const { anyDue, ...row } = rows[0];
+  return { intent: intentsTable.fromRow(row), anyDue: anyDue === true };
 }
 
 export function findByIdempotencyKey(db: TenantDb, idempotencyKey: string): Promise<IntentWithPayments | null> {
   return db.paymentIntent.findFirst({ where: { idempotencyKey }, include: withPayments });
-}
-
-/** Whether an intent in one of `statuses` has this reference, compared case-insensitively. */
-export async function existsWithReference(
-  db: TenantDb,
-  reference: string,
-  statuses: readonly string[],
-): Promise<boolean> {
-  const plain = tenantPlainOf(db);
-  const rows = await plain.sql.query(
-    `SELECT 1 FROM payment_intents WHERE ${plain.scope} AND status IN (${sqlWords(statuses)}) AND lower(reference) = lower($3) LIMIT 1`,
-    [...plain.scopeValues, reference],
-  );
-  return rows.length > 0;
 }
 
 /**

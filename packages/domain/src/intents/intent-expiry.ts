@@ -18,12 +18,22 @@ async function expireIn(tx: AnyClient & RawSql, now: Date): Promise<number> {
   return expired.length;
 }
 
+/** The intents due to expire at `now`: waiting for payment past expires_at (for intents.anyDue and its kin). */
+export function dueIntents(now: Date): { from: readonly string[]; at: Date } {
+  return { from: statusesAllowing("expire"), at: now };
+}
+
 /**
  * Expires the tenant's due intents; run before an intent is read, paid, cancelled or its reference reused.
  * Looked for with one read first: most requests find none, and skip the transaction's three round trips.
  */
 export async function expireDueIntents(database: Database, db: TenantDb, now: Date): Promise<number> {
-  if (!(await intents.anyDue(db, { from: statusesAllowing("expire"), at: now }))) return 0;
+  if (!(await intents.anyDue(db, dueIntents(now)))) return 0;
+  return expireFoundIntents(database, db, now);
+}
+
+/** expireDueIntents once a read of its own found due intents (intents.findRowAndAnyDue). */
+export function expireFoundIntents(database: Database, db: TenantDb, now: Date): Promise<number> {
   return database.transaction(db, (tx) => expireIn(tx, now));
 }
 

@@ -7,7 +7,7 @@ import { intents, payments, type PaymentModel, type TenantDb } from "@mteja/db";
 import type { Text } from "@mteja/i18n";
 import { DomainError } from "../shared/errors.js";
 import type { AuthedCtx } from "./ports.js";
-import { expireDueIntents } from "./intent-expiry.js";
+import { dueIntents, expireFoundIntents } from "./intent-expiry.js";
 import { statusesAllowing } from "./intent-transitions.js";
 import { intentNotFound } from "./service.js";
 
@@ -35,8 +35,10 @@ export async function intentTermsForPrompt(ctx: AuthedCtx, input: { intent_id?: 
     if (ctx.tenant.settings.momo?.requireIntent === true) throw invalid("intent_id", "detail.intent_required");
     return undefined;
   }
-  await expireDueIntents(ctx.deps.db, ctx.db, ctx.deps.clock.now());
-  const intent = await intents.findRow(ctx.db, input.intent_id);
+  const now = ctx.deps.clock.now();
+  const { intent, anyDue } = await intents.findRowAndAnyDue(ctx.db, input.intent_id, dueIntents(now));
+  // Expired first, as before any read of an intent (this one too: its prompt is then refused as not payable).
+  if (anyDue) await expireFoundIntents(ctx.deps.db, ctx.db, now);
   // An intent bound to another customer is not theirs to see.
   if (!intent || (intent.userId !== null && intent.userId !== ctx.auth.sub)) throw intentNotFound();
   if (input.amount !== undefined && input.amount !== intent.amount) throw invalid("amount", { key: "detail.amount_not_intents", params: { amount: intent.amount } });

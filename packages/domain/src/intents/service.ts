@@ -10,7 +10,7 @@ import { DomainError } from "../shared/errors.js";
 import { checkTenantAmount, idempotencyKeyOf, keyReusedError } from "../payments/shared/request-rules.js";
 import type { TenantCtx } from "./ports.js";
 import { expireDueIntents } from "./intent-expiry.js";
-import { openIntentStatuses, statusesAllowing } from "./intent-transitions.js";
+import { statusesAllowing } from "./intent-transitions.js";
 import { EXPIRES_IN_DEFAULT_SECONDS, type CreateIntentInput, type IntentView, type ListIntentsInput } from "./schemas.js";
 import { toIntentView } from "./views.js";
 
@@ -37,8 +37,9 @@ export async function createIntent(ctx: TenantCtx, input: CreateIntentInput): Pr
   if (input.user_id !== undefined && !(await users.exists(db, input.user_id))) {
     throw new DomainError("VALIDATION_ERROR", undefined, { details: [{ path: "user_id", message: "detail.user_not_customer" }] });
   }
+  // Expired intents free their references first; an open intent's reference is refused by the insert
+  // (the unique index payment_intents_open_reference_per_mode), below.
   await expireDueIntents(deps.db, db, now);
-  if (await intents.existsWithReference(db, input.reference, openIntentStatuses)) throw referenceInUse(input.reference);
   const expiresInSeconds = input.expires_in_seconds ?? EXPIRES_IN_DEFAULT_SECONDS;
   try {
     const row = await intents.create(db, {
