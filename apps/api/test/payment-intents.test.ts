@@ -301,6 +301,17 @@ describe.skipIf(skipThisTarget)("payment intents", () => {
     expectError(await server("POST", "/api/v1/payment-intents/pi_doesnotexist/cancel"), 404, "NOT_FOUND");
   });
 
+  it("takes the reference of an intent past its expires_at at once, expiring that intent first", async () => {
+    const reference = newReference();
+    const old = await createIntent({ reference, expires_in_seconds: 60 });
+    clock.advance(60);
+    // No read in between: the create finds the reference held, expires the due intent and stores its own.
+    const again = await server("POST", "/api/v1/payment-intents", { amount: 10, reference });
+    expect(again.status, JSON.stringify(again.body)).toBe(201);
+    expect((await intent(old.id)).status).toBe("expired");
+    expectError(await server("POST", "/api/v1/payment-intents", { amount: 10, reference }), 409, "REFERENCE_IN_USE", "reference");
+  });
+
   it("expires at expires_at unless processing: it reads as expired, cannot be paid, frees its reference; the reconciler sweeps the rest", async () => {
     const reference = newReference();
     const created = await createIntent({ reference, expires_in_seconds: 60 });

@@ -10,6 +10,8 @@ import { databaseTargets } from "./support/databases.js";
 const targets = await databaseTargets("mteja_test", 2);
 const at = new Date("2026-11-29T08:00:00.000Z");
 const open = ["requires_payment", "processing"];
+/** The due-intent look a create answers beside the insert. */
+const due = { from: ["requires_payment"], at };
 
 const intent = (id: string, tenantId: string, reference: string, expiresAt = new Date(at.getTime() + 60_000)) => ({
   id,
@@ -37,14 +39,17 @@ for (const target of targets) {
       ({ db, drop } = await target.open());
       await db.migrate();
       await db.unscoped("test").tenant.createMany({ data: [{ id: "shop-a", name: "A" }, { id: "shop-b", name: "B" }] });
-      await intents.create(test("shop-a"), intent("pi_test_a", "shop-a", "ORDER1", new Date(at.getTime() - 1000)));
-      await intents.create(live("shop-b"), intent("pi_live_b", "shop-b", "ORDER2", new Date(at.getTime() - 1000)));
+      await intents.create(test("shop-a"), intent("pi_test_a", "shop-a", "ORDER1", new Date(at.getTime() - 1000)), due);
+      await intents.create(live("shop-b"), intent("pi_live_b", "shop-b", "ORDER2", new Date(at.getTime() - 1000)), due);
     });
     afterAll(() => drop?.());
 
     it("stores a new intent in its client's mode, as Prisma reads it back", async () => {
-      const created = await intents.create(live("shop-a"), intent("pi_live_a", "shop-a", "ORDER3"));
+      const { intent: created, anyDue } = await intents.create(live("shop-a"), intent("pi_live_a", "shop-a", "ORDER3"), due);
       expect(created.payments).toEqual([]);
+      // shop-a has no live intent due; its test-mode one is another mode's.
+      expect(anyDue).toBe(false);
+      expect((await intents.create(test("shop-a"), intent("pi_test_a2", "shop-a", "ORDER3"), due)).anyDue).toBe(true);
       const stored = await db.unscoped("test").paymentIntent.findUniqueOrThrow({ where: { id: "pi_live_a" } });
       expect({ ...created, payments: undefined }).toEqual({ ...stored, payments: undefined });
       expect(stored.livemode).toBe(true);
@@ -52,7 +57,6 @@ for (const target of targets) {
     });
 
     it("reads an intent only through its own tenant's client of its own mode (or of both)", async () => {
-      const due = { from: ["requires_payment"], at };
       expect(await intents.findRowAndAnyDue(test("shop-a"), "pi_test_a", due)).toMatchObject({ intent: { metadata: { order: "42" } }, anyDue: true });
       expect((await intents.findRowAndAnyDue(db.forTenant("shop-a"), "pi_test_a", due)).intent).not.toBeNull();
       expect(await intents.findRowAndAnyDue(live("shop-a"), "pi_test_a", due)).toEqual({ intent: null, anyDue: false });
@@ -66,13 +70,13 @@ for (const target of targets) {
       expect(await intents.anyDue(live("shop-a"), { from: ["requires_payment"], at })).toBe(false);
       expect(await intents.anyDue(test("shop-b"), { from: ["requires_payment"], at })).toBe(false);
       // An open intent's reference is its mode's alone (the unique index the create relies on).
-      await expect(intents.create(test("shop-a"), intent("pi_same_ref", "shop-a", "order1"))).rejects.toMatchObject({ code: "23505" });
-      await intents.create(live("shop-a"), intent("pi_same_ref_live", "shop-a", "order1"));
+      await expect(intents.create(test("shop-a"), intent("pi_same_ref", "shop-a", "order1"), due)).rejects.toMatchObject({ code: "23505" });
+      await intents.create(live("shop-a"), intent("pi_same_ref_live", "shop-a", "order1"), due);
     });
 
     it("reads a settled intent with its payments and their refunds in one statement, as Prisma's include does", async () => {
       const sql = db.unscoped("test");
-      await intents.create(live("shop-b"), intent("pi_paid_b", "shop-b", "ORDER9"));
+      await intents.create(live("shop-b"), intent("pi_paid_b", "shop-b", "ORDER9"), due);
       await sql.paymentIntent.update({ where: { id: "pi_paid_b" }, data: { status: "succeeded" } });
       const paymentOf = (n: number) => ({ tenantId: "shop-b", phone: "254712345678", amount: 100, reference: "ORDER9", description: "Payment", intentId: "pi_paid_b", createdAt: new Date(at.getTime() + n * 1000) });
       const first = await sql.payment.create({ data: { ...paymentOf(1), status: "FAILED" } });
@@ -99,7 +103,7 @@ for (const target of targets) {
     });
 
     it("refuses a row naming another tenant, and the unscoped door", async () => {
-      await expect(intents.create(live("shop-a"), intent("pi_other", "shop-b", "ORDER4"))).rejects.toThrow(TenantScopeViolation);
+      await expect(intents.create(live("shop-a"), intent("pi_other", "shop-b", "ORDER4"), due)).rejects.toThrow(TenantScopeViolation);
       await expect(intents.findRowAndAnyDue(db.unscoped("test") as never, "pi_live_b", { from: ["requires_payment"], at })).rejects.toThrow(TenantScopeViolation);
       expect(await db.unscoped("test").paymentIntent.count({ where: { id: "pi_other" } })).toBe(0);
     });

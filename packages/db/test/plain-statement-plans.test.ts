@@ -19,6 +19,8 @@ const growingTables = new Set(["payments", "payment_intents", "momo_callbacks"])
 const seeded = 5000;
 const at = new Date("2026-11-29T08:00:00.000Z");
 const open = ["requires_payment", "processing"];
+/** The due-intent look a create answers beside the insert. */
+const due = { from: ["requires_payment"], at };
 
 interface Sent {
   name: string;
@@ -84,7 +86,7 @@ describe.skipIf(postgres.skip)("the checkout's plain statements, as generic plan
       const reference = `NEW-${n}`;
       await intents.anyDue(client, { from: open, at });
       const newIntent = { id, tenantId: "shop-a", amount: 100, reference, description: null, userId: null, metadata: {}, idempotencyKey: null, requestHash: null, status: "requires_payment", expiresAt: new Date(at.getTime() + 60_000), createdAt: at };
-      await intents.create(client, newIntent);
+      await intents.create(client, newIntent, due);
       await intents.findRowAndAnyDue(client, id, { from: open, at });
       const prompt = { tenantId: "shop-a", userId, livemode: true, phone: "254708374149", amount: 100, reference, description: "Payment", idempotencyKey: null, callbackTokenForm: "tenant", nextQueryAt: at, createdAt: at };
       const paying = await payments.createPromptForIntent(client, { ...prompt, id: crypto.randomUUID() }, { intentId: id, from: ["requires_payment"], to: "processing" });

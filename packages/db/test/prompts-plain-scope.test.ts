@@ -11,6 +11,8 @@ import { databaseTargets } from "./support/databases.js";
 const targets = await databaseTargets("mteja_test", 2);
 const at = new Date("2026-11-29T08:00:00.000Z");
 const later = new Date(at.getTime() + 60_000);
+/** The due-intent look a create answers beside the insert. */
+const due = { from: ["requires_payment"], at };
 
 for (const target of targets) {
   describe.skipIf(target.skip)(`a prompt's plain statements (${target.name})`, () => {
@@ -46,10 +48,10 @@ for (const target of targets) {
       await db.migrate();
       await db.unscoped("test").tenant.createMany({ data: [{ id: "shop-a", name: "A" }, { id: "shop-b", name: "B" }] });
       userA = (await db.unscoped("test").user.create({ data: { tenantId: "shop-a", email: "a@example.com" } })).id;
-      await intents.create(live("shop-a"), newIntent("pi_a", "shop-a"));
-      await intents.create(test("shop-a"), newIntent("pi_test_a", "shop-a"));
-      await intents.create(live("shop-b"), newIntent("pi_b", "shop-b"));
-      await intents.create(live("shop-a"), newIntent("pi_expired", "shop-a", at));
+      await intents.create(live("shop-a"), newIntent("pi_a", "shop-a"), due);
+      await intents.create(test("shop-a"), newIntent("pi_test_a", "shop-a"), due);
+      await intents.create(live("shop-b"), newIntent("pi_b", "shop-b"), due);
+      await intents.create(live("shop-a"), newIntent("pi_expired", "shop-a", at), due);
     });
     afterAll(() => drop?.());
 
@@ -80,7 +82,7 @@ for (const target of targets) {
     });
 
     it("starts nothing when the payment is refused by its Idempotency-Key's unique index", async () => {
-      await intents.create(live("shop-a"), newIntent("pi_keyed", "shop-a"));
+      await intents.create(live("shop-a"), newIntent("pi_keyed", "shop-a"), due);
       await payments.createPrompt(live("shop-a"), prompt({ idempotencyKey: "key-1" }));
       await expect(payments.createPromptForIntent(live("shop-a"), prompt({ idempotencyKey: "key-1" }), start("pi_keyed"))).rejects.toMatchObject({ code: "23505" });
       expect(await intentStatus("pi_keyed")).toBe("requires_payment");

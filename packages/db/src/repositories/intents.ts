@@ -52,20 +52,34 @@ const intentColumns = intentsTable.columnList;
  * `$1` and `$2`), and names its statuses as literals (`sqlWords`), for plans that use the indexes.
  */
 
-/** Stores a new intent (its updated_at its created_at) in the client's tenant and mode; the intent with its payments, none yet. */
-export async function create(db: TenantDb, row: NewIntentRow): Promise<IntentWithPayments> {
+/** A new intent, and whether any intent of its tenant and mode was due to expire when it was stored. */
+export interface CreatedIntent {
+  intent: IntentWithPayments;
+  anyDue: boolean;
+}
+
+/**
+ * Stores a new intent (its updated_at its created_at) in the client's tenant and mode; the intent with its
+ * payments, none yet, and `anyDue`'s look (`due`), answered by the same statement. An open intent with the
+ * same reference (compared case-insensitively) in the mode makes it fail on the unique index
+ * payment_intents_open_reference_per_mode.
+ */
+export async function create(db: TenantDb, row: NewIntentRow, due: { from: readonly string[]; at: Date }): Promise<CreatedIntent> {
   const plain = tenantPlainOf(db);
   if (row.tenantId !== plain.tenantId) throw new TenantScopeViolation("payment_intents: the created row names another tenant than its client's.");
   const rows = await plain.sql.query(
     `INSERT INTO payment_intents (id, tenant_id, livemode, amount, reference, description, user_id, metadata, status,
        idempotency_key, request_hash, expires_at, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11, $12, $13, $13) RETURNING ${intentColumns}`,
+     VALUES ($3, $1, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12, $13, $14, $14)
+     RETURNING ${intentColumns},
+       EXISTS (SELECT 1 FROM payment_intents WHERE ${plain.scope} AND status IN (${sqlWords(due.from)}) AND expires_at <= $15) AS "anyDue"`,
     [
-      row.id, row.tenantId, plain.livemode ?? true, row.amount, row.reference, row.description, row.userId,
-      JSON.stringify(row.metadata), row.status, row.idempotencyKey, row.requestHash, row.expiresAt, row.createdAt,
+      ...plain.scopeValues, row.id, plain.livemode ?? true, row.amount, row.reference, row.description, row.userId,
+      JSON.stringify(row.metadata), row.status, row.idempotencyKey, row.requestHash, row.expiresAt, row.createdAt, due.at,
     ],
   );
-  return { ...intentsTable.fromRow(rows[0]!), payments: [] };
+  const { anyDue, ...stored } = rows[0]!;
+  return { intent: { ...intentsTable.fromRow(stored), payments: [] }, anyDue: anyDue === true };
 }
 
 export function find(db: TenantDb, id: string): Promise<IntentWithPayments | null> {

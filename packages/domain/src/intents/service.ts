@@ -9,7 +9,7 @@ import { sha256 } from "../shared/secrets.js";
 import { DomainError } from "../shared/errors.js";
 import { checkTenantAmount, idempotencyKeyOf, keyReusedError } from "../payments/shared/request-rules.js";
 import type { TenantCtx } from "./ports.js";
-import { expireDueIntents } from "./intent-expiry.js";
+import { dueIntents, expireDueIntents, expireFoundIntents } from "./intent-expiry.js";
 import { statusesAllowing } from "./intent-transitions.js";
 import { EXPIRES_IN_DEFAULT_SECONDS, type CreateIntentInput, type IntentView, type ListIntentsInput } from "./schemas.js";
 import { toIntentView } from "./views.js";
@@ -37,32 +37,37 @@ export async function createIntent(ctx: TenantCtx, input: CreateIntentInput): Pr
   if (input.user_id !== undefined && !(await users.exists(db, input.user_id))) {
     throw new DomainError("VALIDATION_ERROR", undefined, { details: [{ path: "user_id", message: "detail.user_not_customer" }] });
   }
-  // Expired intents free their references first; an open intent's reference is refused by the insert
-  // (the unique index payment_intents_open_reference_per_mode), below.
-  await expireDueIntents(deps.db, db, now);
   const expiresInSeconds = input.expires_in_seconds ?? EXPIRES_IN_DEFAULT_SECONDS;
+  const row = {
+    id: `pi_${deps.random.bytes(INTENT_ID_BYTES).toString("base64url")}`,
+    tenantId: ctx.tenant.id,
+    amount: input.amount,
+    reference: input.reference,
+    description: input.description ?? null,
+    userId: input.user_id ?? null,
+    metadata: input.metadata ?? {},
+    idempotencyKey,
+    requestHash: idempotencyKey ? requestHash : null,
+    status: "requires_payment",
+    expiresAt: new Date(now.getTime() + expiresInSeconds * 1000),
+    createdAt: now,
+  };
   try {
-    const row = await intents.create(db, {
-      id: `pi_${deps.random.bytes(INTENT_ID_BYTES).toString("base64url")}`,
-      tenantId: ctx.tenant.id,
-      amount: input.amount,
-      reference: input.reference,
-      description: input.description ?? null,
-      userId: input.user_id ?? null,
-      metadata: input.metadata ?? {},
-      idempotencyKey,
-      requestHash: idempotencyKey ? requestHash : null,
-      status: "requires_payment",
-      expiresAt: new Date(now.getTime() + expiresInSeconds * 1000),
-      createdAt: now,
-    });
-    return toIntentView(row);
+    const created = await intents.create(db, row, dueIntents(now));
+    // Due intents are expired as before any other intent operation; the insert found them in its statement.
+    if (created.anyDue) await expireFoundIntents(deps.db, db, now);
+    return toIntentView(created.intent);
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
-    // Lost a race: the same Idempotency-Key (replay it) or the same open reference.
+    // The same Idempotency-Key (replay it), or the same reference as an open intent: unless that intent
+    // is past its expires_at (it is expired now, and its reference free), the reference is in use.
     const earlier = idempotencyKey ? await intents.findByIdempotencyKey(db, idempotencyKey) : null;
     if (earlier) return replayed(earlier, requestHash);
-    throw referenceInUse(input.reference);
+    if ((await expireDueIntents(deps.db, db, now)) === 0) throw referenceInUse(input.reference);
+    const created = await intents.create(db, row, dueIntents(now)).catch((again: unknown) => {
+      throw isUniqueViolation(again) ? referenceInUse(input.reference) : again;
+    });
+    return toIntentView(created.intent);
   }
 }
 
