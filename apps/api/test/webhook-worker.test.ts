@@ -3,8 +3,8 @@
  * it, and the nudges of a burst of settlements share one claim of due deliveries instead of costing
  * one claim each (docs/performance.md, "Callback ingestion"), while a send that ends claims again at once.
  * Driven by fake timers; the database is a stand-in that counts the claims (a plain statement, so the
- * stand-in is given plain SQL as a real door is) and answers the deliveries a test makes due; each
- * delivery's read fails at once, so its send ends and frees its slot.
+ * stand-in is given plain SQL as a real door is) and answers the deliveries a test makes due, whose
+ * endpoint is gone: each is dropped at once (the stand-in refuses that write too), and frees its slot.
  */
 import type { Deps, Logger } from "@mteja/domain";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -19,7 +19,7 @@ const quiet = { info: () => undefined, warn: () => undefined, error: () => undef
 // Nothing here is database-specific: it runs once.
 describe.skipIf(skipDatabaseAgnostic)("the webhook delivery worker's nudges", () => {
   let claims: number;
-  let due: { id: string; tenant_id: string; event_id: string; endpoint_id: string; attempts: number }[];
+  let due: { id: string; tenant_id: string; event_id: string; endpoint_id: string; attempts: number; endpoint: null; event: null }[];
   let runtime: WebhooksRuntime;
 
   beforeEach(async () => {
@@ -63,7 +63,7 @@ describe.skipIf(skipDatabaseAgnostic)("the webhook delivery worker's nudges", ()
   });
 
   it("claims again as soon as a send ends, not a nudge window later: a backlog keeps every slot busy", async () => {
-    due = [{ id: "d1", tenant_id: "t1", event_id: "e1", endpoint_id: "00000000-0000-4000-8000-000000000001", attempts: 0 }];
+    due = [{ id: "d1", tenant_id: "t1", event_id: "e1", endpoint_id: "00000000-0000-4000-8000-000000000001", attempts: 0, endpoint: null, event: null }];
     runtime.deps.nudge();
     await vi.advanceTimersByTimeAsync(20);
     expect(claims).toBe(1);

@@ -238,6 +238,10 @@ export interface ClaimedDelivery {
   event_id: string;
   endpoint_id: string;
   attempts: number;
+  /** Its endpoint, as the claim found it; null when it is gone. */
+  endpoint: DeliveryEndpoint | null;
+  /** Its event, as the claim found it; null when it is gone. */
+  event: DeliveryEvent | null;
 }
 
 /**
@@ -279,18 +283,35 @@ export async function claimDueDeliveries(prisma: UnscopedDb, claim: DeliveryClai
       ) due
      WHERE p.endpoint_id IS NOT NULL
        AND due.nth + COALESCE((${inFlightPerEndpoint}::jsonb ->> p.endpoint_id::text)::int, 0) <= ${perEndpoint}`;
-  const rows = await claimFairly<ClaimedDelivery>(
+  const rows = await claimFairly<ClaimedRow>(
     prisma,
     {
       table: "webhook_deliveries",
       candidates,
       claimable: due,
       lease: Prisma.sql`next_attempt_at = ${leaseEnd}, locked_until = ${leaseEnd}`,
-      returning: Prisma.sql`m.id::text AS id, m.tenant_id, m.event_id, m.endpoint_id::text AS endpoint_id, m.attempts`,
+      // The endpoint and the event each delivery is sent with, read by the claim's own statement.
+      returning: Prisma.sql`m.id::text AS id, m.tenant_id, m.event_id, m.endpoint_id::text AS endpoint_id, m.attempts,
+        (SELECT json_build_object('id', e.id, 'tenantId', e.tenant_id, 'url', e.url, 'enabled', e.enabled, 'deletedAt', e.deleted_at,
+                                  'secretSealed', e.secret_sealed, 'previousSecretSealed', e.previous_secret_sealed,
+                                  'previousSecretExpiresAt', e.previous_secret_expires_at)
+           FROM webhook_endpoints e WHERE e.id = m.endpoint_id) AS endpoint,
+        (SELECT json_build_object('id', v.id, 'tenantId', v.tenant_id, 'type', v.type, 'body', v.body)
+           FROM webhook_events v WHERE v.id = m.event_id) AS event`,
     },
     { limit: claim.limit, perTenant: claim.perTenant, tenantsInFlight: claim.inFlight.tenants },
   );
-  return rows.map((row) => ({ ...row, attempts: Number(row.attempts) }));
+  return rows.map((row) => ({ ...row, attempts: Number(row.attempts), endpoint: endpointOf(row.endpoint), event: row.event ?? null }));
+}
+
+/** A claimed row as the statement gives it: the endpoint as JSON, its timestamps as text. */
+type ClaimedRow = Omit<ClaimedDelivery, "endpoint"> & { endpoint: EndpointJson | null };
+type EndpointJson = Omit<DeliveryEndpoint, "deletedAt" | "previousSecretExpiresAt"> & { deletedAt: string | null; previousSecretExpiresAt: string | null };
+
+/** The endpoint a claim read; null when it is gone. */
+function endpointOf(found: EndpointJson | null | undefined): DeliveryEndpoint | null {
+  if (!found) return null;
+  return { ...found, deletedAt: dateOrNull(found.deletedAt), previousSecretExpiresAt: dateOrNull(found.previousSecretExpiresAt) };
 }
 
 /** What a delivery needs of its endpoint: where it goes, whether it still may, the sealed secrets that sign it. */
@@ -311,45 +332,6 @@ export interface DeliveryEvent {
   tenantId: string;
   type: string;
   body: string;
-}
-
-/**
- * The endpoint and the event of a claimed delivery (either may be gone), in one plain statement prepared
- * by name: it runs once per delivery, where Prisma's two queries were the worker's largest cost after the
- * sends themselves (docs/performance.md, "Webhook delivery").
- */
-export async function deliveryTargets(
-  db: UnscopedDb,
-  delivery: Pick<ClaimedDelivery, "endpoint_id" | "event_id">,
-): Promise<{ endpoint: DeliveryEndpoint | null; event: DeliveryEvent | null }> {
-  const [row] = await plainOf(db).sql.query(
-    `SELECT e.id::text AS endpoint_id, e.tenant_id AS endpoint_tenant_id, e.url, e.enabled, e.deleted_at,
-            e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at,
-            v.id AS event_id, v.tenant_id AS event_tenant_id, v.type, v.body
-       FROM (SELECT 1) one
-       LEFT JOIN webhook_endpoints e ON e.id = $1::uuid
-       LEFT JOIN webhook_events v ON v.id = $2`,
-    [delivery.endpoint_id, delivery.event_id],
-  );
-  const found = row as Record<string, unknown>;
-  const endpoint: DeliveryEndpoint | null =
-    found.endpoint_id == null
-      ? null
-      : {
-          id: String(found.endpoint_id),
-          tenantId: String(found.endpoint_tenant_id),
-          url: String(found.url),
-          enabled: found.enabled === true,
-          deletedAt: dateOrNull(found.deleted_at),
-          secretSealed: String(found.secret_sealed),
-          previousSecretSealed: found.previous_secret_sealed == null ? null : String(found.previous_secret_sealed),
-          previousSecretExpiresAt: dateOrNull(found.previous_secret_expires_at),
-        };
-  const event: DeliveryEvent | null =
-    found.event_id == null
-      ? null
-      : { id: String(found.event_id), tenantId: String(found.event_tenant_id), type: String(found.type), body: String(found.body) };
-  return { endpoint, event };
 }
 
 function dateOrNull(value: unknown): Date | null {

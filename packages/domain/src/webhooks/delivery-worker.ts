@@ -107,7 +107,7 @@ async function deliverOne(
   leaseLost: AbortSignal,
 ): Promise<DeliveryResult> {
   const db = deps.db.unscoped("worker");
-  const { endpoint, event } = await webhooks.deliveryTargets(db, delivery);
+  const { endpoint, event } = delivery;
   if (leaseLost.aborted) return "lost";
   if (!endpoint || !event || endpoint.deletedAt || !endpoint.enabled) {
     // A deleted or disabled endpoint is owed nothing more.
