@@ -58,5 +58,9 @@ describe.skipIf(skipThisTarget || target !== "postgres")("checkout round trips",
     // started; Daraja's ids stored; the callbacks held for them.
     expect(prompting, listed).toHaveLength(5);
     expect(prompting[2]!.text, listed).toMatch(/^WITH started AS \( UPDATE payment_intents .* INSERT INTO payments/);
+    // The callback: stored; the payment read (it has an intent: settled under locks); BEGIN, the payment locked,
+    // the intent moved to succeeded, the payment settled with its event, the intent read with its payments,
+    // its event, COMMIT.
+    expect(settling, listed).toHaveLength(9);
   });
 });

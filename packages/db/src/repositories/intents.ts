@@ -218,15 +218,19 @@ export async function lockForSettlement(
   return row ? { status: row.status, heldPaymentId: row.held_payment_id ?? null } : undefined;
 }
 
-/** Moves the locked intent to `to` if it is in one of `from`. */
+/**
+ * Moves the intent to `to` if it is in one of `from` (the update takes the row's lock, if the caller did
+ * not hold it already); whether it did.
+ */
 export async function moveStatus(
   tx: RawSql,
   { intentId, tenantId }: IntentKey,
   { from, to, at }: { from: readonly string[]; to: string; at: Date },
-): Promise<void> {
-  await tx.$executeRaw`
+): Promise<boolean> {
+  const moved = await tx.$executeRaw`
       UPDATE payment_intents SET status = ${to}, updated_at = ${at}
        WHERE id = ${intentId} AND tenant_id = ${tenantId} AND status IN (${Prisma.join(from)})`;
+  return moved === 1;
 }
 
 /** The intent with its payments (each with its refunds) if it is in `status`; undefined otherwise. One statement. */

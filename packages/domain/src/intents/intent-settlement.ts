@@ -13,7 +13,7 @@
  * of the intent's lock statement, so a prompt that ends without one costs no statement more.
  */
 import { intents, payments, type PaymentModel, type RawSql } from "@mteja/db";
-import { isIntentStatus, settleIntentWithPayment, statusesAllowing, type SettledPaymentStatus } from "./intent-transitions.js";
+import { isIntentStatus, settleIntentWithPayment, statusesAllowing, uniformMove, type SettledPaymentStatus } from "./intent-transitions.js";
 
 const settledStatuses: ReadonlySet<string> = new Set(["SUCCESS", "CANCELLED", "FAILED", "TIMEOUT"]);
 
@@ -35,6 +35,11 @@ export async function settleIntentOf(
 ): Promise<IntentSettled> {
   if (!payment.intentId || typeof paymentStatus !== "string" || !settledStatuses.has(paymentStatus)) return { columns: {} };
   const key = { intentId: payment.intentId, tenantId: payment.tenantId };
+  // A success moves an intent that may take it in one statement (its update locks the row, as the
+  // lock below would): settleIntentWithPayment would decide the same. Else (a duplicate success, no
+  // such intent) the intent is locked and read, and the rules decide.
+  const succeeded = paymentStatus === "SUCCESS" ? uniformMove("payment_succeeded") : undefined;
+  if (succeeded && (await intents.moveStatus(tx, key, { ...succeeded, at: now }))) return { columns: {} };
   // Only an ended prompt looks for the intent's held C2B payment (intents.lockForSettlement).
   const locked = await intents.lockForSettlement(tx, key, { withHeldPayment: paymentStatus !== "SUCCESS" });
   const status = locked?.status;

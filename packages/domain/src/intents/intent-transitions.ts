@@ -52,6 +52,17 @@ export function statusesAllowing(event: IntentEvent): IntentStatus[] {
   return intentStatuses.filter((status) => transitions[status][event] !== undefined);
 }
 
+/**
+ * The one move `event` makes from every status it applies in, when all of them go to the same status
+ * (payment_succeeded: to succeeded); undefined when they do not.
+ */
+export function uniformMove(event: IntentEvent): { from: IntentStatus[]; to: IntentStatus } | undefined {
+  const from = statusesAllowing(event);
+  const targets = new Set(from.map((status) => transitions[status][event]));
+  const [to] = targets;
+  return targets.size === 1 && to !== undefined ? { from, to } : undefined;
+}
+
 /** What a payment settling does to its intent, and whether the payment is a duplicate that does not count. */
 export interface IntentSettlement {
   event: IntentEvent;

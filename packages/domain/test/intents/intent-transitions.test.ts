@@ -6,6 +6,7 @@ import {
   nextIntentStatus,
   settleIntentWithPayment,
   statusesAllowing,
+  uniformMove,
   type IntentEvent,
 } from "../../src/intents/intent-transitions.js";
 
@@ -75,5 +76,19 @@ describe("payment intent transitions", () => {
     expect(isDueToExpire({ status: "requires_payment", expiresAt }, new Date("2026-11-25T11:59:59.999Z"))).toBe(false);
     expect(isDueToExpire({ status: "requires_payment", expiresAt }, expiresAt)).toBe(true);
     expect(isDueToExpire({ status: "processing", expiresAt }, new Date("2026-11-26T00:00:00.000Z"))).toBe(false);
+  });
+});
+
+describe("uniformMove", () => {
+  it("gives a success's one move: requires_payment or processing to succeeded", () => {
+    expect(uniformMove("payment_succeeded")).toEqual({ from: ["requires_payment", "processing"], to: "succeeded" });
+  });
+
+  it("agrees with nextIntentStatus for every event and status", () => {
+    for (const event of events) {
+      const move = uniformMove(event);
+      expect(move, event).toBeDefined();
+      for (const status of intentStatuses) expect(nextIntentStatus(status, event), `${event} from ${status}`).toBe(move!.from.includes(status) ? move!.to : undefined);
+    }
   });
 });
