@@ -72,6 +72,15 @@ describe.skipIf(skipThisTarget)("momo callbacks", () => {
     expect(rows[0]).toMatchObject({ kind: "stkpush", outcome: "applied", sourceIp: "127.0.0.1", rawBody: JSON.stringify(body) });
   });
 
+  it("settles a prompt without an intent all the same when its URL says `intent=1` (a hint, not a claim)", async () => {
+    const ids = await prompt(140);
+    const hinted = `${t.callbackUrl("stkpush")}&intent=1`;
+    expect((await postCallback(hinted, success(ids, 140))).status).toBe(200);
+    expect(await payment(ids.checkoutRequestId)).toMatchObject({ status: "SUCCESS", paidAmount: 140 });
+    expect((await postCallback(hinted, success(ids, 140))).status).toBe(200);
+    expect((await stored(ids.checkoutRequestId)).map((r) => r.outcome)).toEqual(["applied", "duplicate"]);
+  });
+
   it("rejects a callback without the token, or with a wrong one (403), stores it for audit and changes nothing", async () => {
     const ids = await prompt(100);
     const body = success(ids, 100);

@@ -51,7 +51,8 @@ export const darajaCallbackPlugin: FastifyPluginAsync<DarajaCallbackOptions> = a
       const rawBody = typeof request.body === "string" ? request.body : "";
       const reference = typeof query.ref === "string" ? query.ref : undefined;
       const tenant = typeof query.tenant === "string" ? query.tenant : undefined;
-      const inbound = { kind, route, rawBody, sourceIp: request.ip, token, tenant, reference };
+      const paysIntent = query.intent === "1";
+      const inbound = { kind, route, rawBody, sourceIp: request.ip, token, tenant, reference, paysIntent };
       const answer = await receiveCallback(deps, inbound);
       if (answer.rejected) {
         const { reason, stored } = answer.rejected;

@@ -36,6 +36,8 @@ export interface InboundCallback {
   tenant?: string | undefined;
   /** The `ref` query parameter as received (STK: the prompt's AccountReference, hex). */
   reference?: string | undefined;
+  /** The `intent` query parameter was `1` (STK: the prompt paid an intent). */
+  paysIntent?: boolean | undefined;
 }
 
 export interface CallbackReply {
@@ -147,7 +149,7 @@ export async function receiveCallback(deps: PaymentPorts, callback: InboundCallb
   const read = nulCharacter.test(callback.rawBody)
     ? { ok: false as const, error: "the body holds a NUL character" }
     : json.ok
-      ? route.read(json.value, { reference: callback.reference })
+      ? route.read(json.value, { reference: callback.reference, paysIntent: callback.paysIntent })
       : { ok: false as const, error: "the body is not valid JSON" };
   if (!read.ok) {
     // Settles nothing, and it is known before it is stored.

@@ -49,6 +49,8 @@ export interface CallbackDoc {
 export interface ReceivedWith {
   /** `ref=` as received (STK: the prompt's AccountReference, hex). */
   reference?: string | undefined;
+  /** `intent=1` (STK: the prompt paid an intent, whose settlement takes locks: no read without them first). */
+  paysIntent?: boolean | undefined;
 }
 
 /** A callback as stored, verbatim, before it is applied. */

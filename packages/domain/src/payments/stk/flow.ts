@@ -21,9 +21,10 @@ export const stkFlow = {
         const parsed = parseStkCallback(body);
         if (!parsed.ok) return parsed;
         const accountReference = referenceFromParameter(received.reference);
-        return { ok: true, value: parsed.value, correlationId: parsed.value.checkoutRequestId, accountReference };
+        const value = { callback: parsed.value, paysIntent: received.paysIntent === true };
+        return { ok: true, value, correlationId: parsed.value.checkoutRequestId, accountReference };
       },
-      apply: async (deps, callback, stored) => ({ applied: await applyStoredStkCallback(deps, stored, callback) }),
+      apply: async (deps, { callback, paysIntent }, stored) => ({ applied: await applyStoredStkCallback(deps, stored, callback, { paysIntent }) }),
     }),
   },
   // Held callbacks first: a prompt they settle is then neither timed out nor queried.

@@ -145,15 +145,22 @@ async function settleWithCallback(
 
 /**
  * Applies a stored STK callback (from the callback route, from stkPush after it stored the ids, or
- * from the reconciler). Idempotent: a callback already applied is skipped.
+ * from the reconciler). Idempotent: a callback already applied is skipped. `paysIntent`: its URL said its
+ * prompt pays an intent (unknown-prompts.ts, INTENT_PARAMETER), whose settlement the apply without locks
+ * leaves to the locked one: that one is taken at once.
  */
-export async function applyStoredStkCallback(deps: PaymentPorts, stored: StoredStkCallback, callback: StkCallback): Promise<StoredApplyResult> {
+export async function applyStoredStkCallback(
+  deps: PaymentPorts,
+  stored: StoredStkCallback,
+  callback: StkCallback,
+  { paysIntent = false }: { paysIntent?: boolean } = {},
+): Promise<StoredApplyResult> {
   const { result, settled } = await applyStoredCallback(
     deps,
     stored.id,
     { checkoutRequestId: callback.checkoutRequestId },
     (tx, now, recorder) => stkVerdict(tx, deps, callback, stored, now, recorder),
-    (sql, now, recorder) => stkVerdictWithoutLocks(sql, deps, callback, stored, now, recorder),
+    paysIntent ? undefined : (sql, now, recorder) => stkVerdictWithoutLocks(sql, deps, callback, stored, now, recorder),
   );
   if (settled?.decision.statusChanged) publishPaymentStatus(deps, settled.payment);
   return result;

@@ -113,7 +113,7 @@ function promptOnce(ctx: AuthedCtx, daraja: DarajaClient, callbackUrl: string, r
         amount: payment.amount,
         accountReference: payment.reference,
         transactionDesc: payment.description,
-        callbackUrl: promptCallbackUrl(callbackUrl, payment.reference),
+        callbackUrl: promptCallbackUrl(callbackUrl, payment.reference, payment.intentId !== null),
       }),
     accepted: (payment, response) => promptAccepted(ctx, payment, response),
     async markFailed(payment, lastError) {

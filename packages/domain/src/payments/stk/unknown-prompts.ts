@@ -15,11 +15,18 @@ import type { CallbackAuthority } from "../shared/callback-tokens.js";
 import type { SettlementTx } from "../shared/stored-callback.js";
 
 export const REFERENCE_PARAMETER = "ref";
+/**
+ * Set (`1`) on the CallBackURL of a prompt that pays an intent: its callback goes straight to the
+ * settlement under locks, which an intent needs. Only a hint: without it (or with it forged) the callback
+ * is settled all the same, one read later.
+ */
+export const INTENT_PARAMETER = "intent";
 
-/** The CallBackURL of one prompt: the service's, with the prompt's AccountReference. */
-export function promptCallbackUrl(callbackUrl: string, reference: string): string {
+/** The CallBackURL of one prompt: the service's, with the prompt's AccountReference, and whether it pays an intent. */
+export function promptCallbackUrl(callbackUrl: string, reference: string, paysIntent = false): string {
   const url = new URL(callbackUrl);
   url.searchParams.set(REFERENCE_PARAMETER, Buffer.from(reference, "utf8").toString("hex"));
+  if (paysIntent) url.searchParams.set(INTENT_PARAMETER, "1");
   return url.toString();
 }
 
