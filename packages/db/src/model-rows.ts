@@ -69,6 +69,26 @@ export const payoutsTable = modelTable<PayoutModel>("payouts", "uuid", Prisma.Pa
 export const refundsTable = modelTable<RefundModel>("refunds", "uuid", Prisma.RefundScalarFieldEnum);
 export const intentsTable = modelTable<PaymentIntentModel>("payment_intents", "text", Prisma.PaymentIntentScalarFieldEnum);
 
+/** A payment's columns (`p.`) and its refunds' (`r.`) for a join read by `paymentsWithRefundsOf`. */
+export const withRefundsColumns = Prisma.raw(`${paymentsTable.prefixedColumns("p", "p.")}, ${refundsTable.prefixedColumns("r", "r.")}`);
+
+/** The order `paymentsWithRefundsOf` expects: payments oldest first, each one's refunds newest first. */
+export const withRefundsOrder = Prisma.raw("p.created_at, p.id, r.created_at DESC, r.id DESC");
+
+/** The payments (`p.`) of a join with their refunds (`r.`), in the rows' order; rows without a payment are skipped. */
+export function paymentsWithRefundsOf(rows: readonly Record<string, unknown>[]): (PaymentModel & { refunds: RefundModel[] })[] {
+  const byId = new Map<string, PaymentModel & { refunds: RefundModel[] }>();
+  for (const row of rows) {
+    const payment = paymentsTable.fromPrefixed(row, "p.");
+    if (!payment) continue;
+    let listed = byId.get(payment.id);
+    if (!listed) byId.set(payment.id, (listed = { ...payment, refunds: [] }));
+    const refund = refundsTable.fromPrefixed(row, "r.");
+    if (refund) listed.refunds.push(refund);
+  }
+  return [...byId.values()];
+}
+
 /** Columns to write, by field name; a field left out keeps its value. */
 export type RowChanges<Model> = { [Field in keyof Model]?: Model[Field] };
 

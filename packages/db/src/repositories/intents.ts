@@ -6,12 +6,12 @@
  */
 import { Prisma } from "../generated/prisma/client.js";
 import type { PaymentIntentModel } from "../generated/prisma/models.js";
-import { intentsTable } from "../model-rows.js";
+import { intentsTable, paymentsWithRefundsOf, withRefundsColumns, withRefundsOrder } from "../model-rows.js";
 import { tenantPlainOf } from "../plain-access.js";
 import { sqlWords, type RawSql } from "../raw-sql.js";
 import { TenantScopeViolation, type TenantDb } from "../tenant-scope.js";
 import { prismaOf, type AnyClient } from "./clients.js";
-import { itsRefunds, paymentsWithRefundsOf, withRefundsColumns, withRefundsOrder, type PaymentWithRefunds } from "./payments.js";
+import { itsRefunds, type PaymentWithRefunds } from "./payments.js";
 import { olderThan } from "./keyset.js";
 
 /** An intent with its payments, oldest first, each with its refunds. */

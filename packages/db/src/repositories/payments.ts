@@ -7,7 +7,7 @@
  */
 import { Prisma } from "../generated/prisma/client.js";
 import type { PaymentModel, RefundModel } from "../generated/prisma/models.js";
-import { insertRow, paymentsTable, refundsTable, updateRow, type RowChanges } from "../model-rows.js";
+import { insertRow, paymentsTable, paymentsWithRefundsOf, updateRow, withRefundsColumns, withRefundsOrder, type RowChanges } from "../model-rows.js";
 import type { UnscopedDb } from "../doors.js";
 import { plainOf, tenantPlainOf } from "../plain-access.js";
 import { sqlWords, type RawSql } from "../raw-sql.js";
@@ -126,26 +126,6 @@ export async function ownerOf(tx: RawSql, id: string): Promise<{ tenantId: strin
 export async function withRefunds(tx: RawSql, id: string): Promise<PaymentWithRefunds | undefined> {
   const [payment] = await listWithRefunds(tx, Prisma.sql`p.id = ${id}::uuid`);
   return payment;
-}
-
-/** A payment's columns (`p.`) and its refunds' (`r.`) for a join read by `paymentsWithRefundsOf`. */
-export const withRefundsColumns = Prisma.raw(`${paymentsTable.prefixedColumns("p", "p.")}, ${refundsTable.prefixedColumns("r", "r.")}`);
-
-/** The order `paymentsWithRefundsOf` expects: payments oldest first, each one's refunds newest first. */
-export const withRefundsOrder = Prisma.raw("p.created_at, p.id, r.created_at DESC, r.id DESC");
-
-/** The payments (`p.`) of a join with their refunds (`r.`), in the rows' order; rows without a payment are skipped. */
-export function paymentsWithRefundsOf(rows: readonly Record<string, unknown>[]): PaymentWithRefunds[] {
-  const byId = new Map<string, PaymentWithRefunds & { refunds: RefundModel[] }>();
-  for (const row of rows) {
-    const payment = paymentsTable.fromPrefixed(row, "p.");
-    if (!payment) continue;
-    let listed = byId.get(payment.id);
-    if (!listed) byId.set(payment.id, (listed = { ...payment, refunds: [] }));
-    const refund = refundsTable.fromPrefixed(row, "r.");
-    if (refund) listed.refunds.push(refund);
-  }
-  return [...byId.values()];
 }
 
 /** What `include: itsRefunds` reads through Prisma, in one statement of raw SQL (`condition` on `p`, the payments). */
