@@ -23,8 +23,8 @@ interface PlainAccess extends PlainSql {
   owner: object;
   /** The tenant of a tenant's client; undefined on the unscoped one. */
   tenantId: string | undefined;
-  /** The mode of a mode-scoped tenant's client (docs/test-mode.md); undefined otherwise. */
-  mode: ModeScope | undefined;
+  /** A tenant's client's plain SQL with its scope (`tenantPlainOf`); undefined on the unscoped door. */
+  tenant: TenantPlain | undefined;
 }
 
 const plainAccess = Symbol("mteja.plainAccess");
@@ -33,7 +33,7 @@ type WithAccess = { [plainAccess]?: PlainAccess };
 
 /** Gives `door` the database's plain SQL (once, as the door is built). */
 export function givePlainAccess<Door extends object>(door: Door, plain: PlainSql, tenantId?: string, mode?: ModeScope): Door {
-  const access: PlainAccess = { ...plain, owner: door, tenantId, mode };
+  const access: PlainAccess = { ...plain, owner: door, tenantId, tenant: tenantId === undefined ? undefined : tenantPlain(plain, tenantId, mode) };
   Object.defineProperty(door, plainAccess, { value: access, enumerable: false });
   return door;
 }
@@ -74,15 +74,33 @@ export interface TenantPlain extends PlainSql {
   scopeValues: [string, boolean | null];
 }
 
+/** A tenant's client's plain SQL and scope: made once, as its door is built (every hot statement asks for it). */
+function tenantPlain(plain: PlainSql, tenantId: string, mode: ModeScope | undefined): TenantPlain {
+  const livemode = mode?.livemode ?? null;
+  const scope = livemode === null ? "tenant_id = $1 AND $2::boolean IS NULL" : "tenant_id = $1 AND livemode = $2::boolean";
+  return { ...plain, tenantId, livemode, scope, scopeValues: [tenantId, livemode] };
+}
+
 /**
  * The plain SQL behind a tenant's client, with its tenant and mode, for a statement on a table of
  * tenant-owned rows with a `livemode` column: it must say `tenant_id = <tenantId>` and, unless
  * `livemode` is null, `livemode = <livemode>`. Refused on the unscoped door, which has no scope to carry.
  */
 export function tenantPlainOf(door: object): TenantPlain {
-  const access = plainOf(door) as PlainAccess;
-  if (access.tenantId === undefined) throw new TenantScopeViolation("A tenant's statement was given the unscoped door.");
-  const livemode = access.mode?.livemode ?? null;
-  const scope = livemode === null ? "tenant_id = $1 AND $2::boolean IS NULL" : "tenant_id = $1 AND livemode = $2::boolean";
-  return { ...access, tenantId: access.tenantId, livemode, scope, scopeValues: [access.tenantId, livemode] };
+  const { tenant } = plainOf(door) as PlainAccess;
+  if (tenant === undefined) throw new TenantScopeViolation("A tenant's statement was given the unscoped door.");
+  return tenant;
+}
+
+/**
+ * `tenantPlainOf` for a statement that creates `row`: refused, as the scoped client refuses such a create,
+ * when the row names another tenant, or (on a client of one mode) another mode.
+ */
+export function tenantPlainFor(door: object, row: { tenantId: string; livemode?: boolean }): TenantPlain {
+  const plain = tenantPlainOf(door);
+  if (row.tenantId !== plain.tenantId) throw new TenantScopeViolation("A created row names another tenant than its client's.");
+  if (row.livemode !== undefined && plain.livemode !== null && row.livemode !== plain.livemode) {
+    throw new TenantScopeViolation("A created row names another mode (livemode) than its client's.");
+  }
+  return plain;
 }

@@ -7,9 +7,9 @@
 import { Prisma } from "../generated/prisma/client.js";
 import type { PaymentIntentModel } from "../generated/prisma/models.js";
 import { intentsTable, paymentsWithRefundsOf, withRefundsColumns, withRefundsOrder } from "../model-rows.js";
-import { tenantPlainOf } from "../plain-access.js";
+import { tenantPlainFor, tenantPlainOf, type TenantPlain } from "../plain-access.js";
 import { sqlWords, type RawSql } from "../raw-sql.js";
-import { TenantScopeViolation, type TenantDb } from "../tenant-scope.js";
+import type { TenantDb } from "../tenant-scope.js";
 import { prismaOf, type AnyClient } from "./clients.js";
 import { itsRefunds, type PaymentWithRefunds } from "./payments.js";
 import { olderThan } from "./keyset.js";
@@ -45,6 +45,17 @@ export interface NewIntentRow {
 
 const intentColumns = intentsTable.columnList;
 
+/** Which intents are due to expire: in one of `from`, with an expires_at at or before `at`. */
+export interface DueLook {
+  from: readonly string[];
+  at: Date;
+}
+
+/** Whether an intent of the client's scope is due (`DueLook`), its time the statement's parameter `at` (`$3`, …). */
+function anyDueSql(plain: TenantPlain, from: readonly string[], at: string): string {
+  return `EXISTS (SELECT 1 FROM payment_intents WHERE ${plain.scope} AND status IN (${sqlWords(from)}) AND expires_at <= ${at})`;
+}
+
 /*
  * The hot statements of a shop's checkout (an intent created, then paid) are plain SQL on the pool,
  * prepared by name: Prisma's model costs several times their CPU (docs/performance.md). Each says the
@@ -64,15 +75,13 @@ export interface CreatedIntent {
  * same reference (compared case-insensitively) in the mode makes it fail on the unique index
  * payment_intents_open_reference_per_mode.
  */
-export async function create(db: TenantDb, row: NewIntentRow, due: { from: readonly string[]; at: Date }): Promise<CreatedIntent> {
-  const plain = tenantPlainOf(db);
-  if (row.tenantId !== plain.tenantId) throw new TenantScopeViolation("payment_intents: the created row names another tenant than its client's.");
+export async function create(db: TenantDb, row: NewIntentRow, due: DueLook): Promise<CreatedIntent> {
+  const plain = tenantPlainFor(db, row);
   const rows = await plain.sql.query(
     `INSERT INTO payment_intents (id, tenant_id, livemode, amount, reference, description, user_id, metadata, status,
        idempotency_key, request_hash, expires_at, created_at, updated_at)
      VALUES ($3, $1, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12, $13, $14, $14)
-     RETURNING ${intentColumns},
-       EXISTS (SELECT 1 FROM payment_intents WHERE ${plain.scope} AND status IN (${sqlWords(due.from)}) AND expires_at <= $15) AS "anyDue"`,
+     RETURNING ${intentColumns}, ${anyDueSql(plain, due.from, "$15")} AS "anyDue"`,
     [
       ...plain.scopeValues, row.id, plain.livemode ?? true, row.amount, row.reference, row.description, row.userId,
       JSON.stringify(row.metadata), row.status, row.idempotencyKey, row.requestHash, row.expiresAt, row.createdAt, due.at,
@@ -94,13 +103,11 @@ export function find(db: TenantDb, id: string): Promise<IntentWithPayments | nul
 export async function findRowAndAnyDue(
   db: TenantDb,
   id: string,
-  { from, at }: { from: readonly string[]; at: Date },
+  { from, at }: DueLook,
 ): Promise<{ intent: PaymentIntentModel | null; anyDue: boolean }> {
   const plain = tenantPlainOf(db);
   const rows = await plain.sql.query(
-    `SELECT ${intentColumns},
-            EXISTS (SELECT 1 FROM payment_intents WHERE ${plain.scope} AND status IN (${sqlWords(from)}) AND expires_at <= $4) AS "anyDue"
-       FROM payment_intents WHERE ${plain.scope} AND id = $3`,
+    `SELECT ${intentColumns}, ${anyDueSql(plain, from, "$4")} AS "anyDue" FROM payment_intents WHERE ${plain.scope} AND id = $3`,
     [...plain.scopeValues, id, at],
   );
   if (!rows[0]) return { intent: null, anyDue: false };
@@ -137,31 +144,27 @@ export async function listPage(
   });
 }
 
-/** A status change: applied only to an intent in one of `from` (and, given `unexpiredAt`, not expired by then). */
+/** A status change: applied only to an intent in one of `from`. */
 export interface IntentMove {
   from: readonly string[];
   to: string;
   at: Date;
-  unexpiredAt?: Date | undefined;
 }
 
 /** Moves the intent as `move` says; false when it was not in a status that allows it (or there is no such intent). */
 export async function transition(client: AnyClient, id: string, move: IntentMove): Promise<boolean> {
   const { count } = await prismaOf(client).paymentIntent.updateMany({
-    where: { id, status: { in: [...move.from] }, ...(move.unexpiredAt ? { expiresAt: { gt: move.unexpiredAt } } : {}) },
+    where: { id, status: { in: [...move.from] } },
     data: { status: move.to, updatedAt: move.at },
   });
   return count === 1;
 }
 
 /** Whether an intent of the client's tenant (and mode) in one of `from` has an expires_at at or before `at` (what `expireDue` would move). */
-export async function anyDue(db: TenantDb, { from, at }: { from: readonly string[]; at: Date }): Promise<boolean> {
+export async function anyDue(db: TenantDb, { from, at }: DueLook): Promise<boolean> {
   const plain = tenantPlainOf(db);
-  const rows = await plain.sql.query(
-    `SELECT 1 FROM payment_intents WHERE ${plain.scope} AND status IN (${sqlWords(from)}) AND expires_at <= $3 LIMIT 1`,
-    [...plain.scopeValues, at],
-  );
-  return rows.length > 0;
+  const rows = await plain.sql.query(`SELECT ${anyDueSql(plain, from, "$3")} AS "anyDue"`, [...plain.scopeValues, at]);
+  return rows[0]?.anyDue === true;
 }
 
 /**

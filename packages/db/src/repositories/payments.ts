@@ -9,9 +9,9 @@ import { Prisma } from "../generated/prisma/client.js";
 import type { PaymentModel, RefundModel } from "../generated/prisma/models.js";
 import { insertRow, paymentsTable, paymentsWithRefundsOf, updateRow, withRefundsColumns, withRefundsOrder, type RowChanges } from "../model-rows.js";
 import type { UnscopedDb } from "../doors.js";
-import { plainOf, tenantPlainOf } from "../plain-access.js";
+import { plainOf, tenantPlainFor, tenantPlainOf } from "../plain-access.js";
 import { sqlWords, type RawSql } from "../raw-sql.js";
-import { TenantScopeViolation, type TenantDb } from "../tenant-scope.js";
+import type { TenantDb } from "../tenant-scope.js";
 import { prismaOf, type AnyClient } from "./clients.js";
 import { settleRow, type SettleWrites } from "./settle-row.js";
 
@@ -365,7 +365,7 @@ const promptColumns = `id, tenant_id, livemode, user_id, phone, amount, referenc
 
 /** Stores a prompt's payment without an intent, in the client's tenant and mode (one plain statement). */
 export async function createPrompt(db: TenantDb, row: NewPrompt): Promise<PaymentModel> {
-  const plain = promptPlainOf(db, row);
+  const plain = tenantPlainFor(db, row);
   const rows = await plain.sql.query(
     `INSERT INTO payments (${promptColumns})
      VALUES ($2::uuid, $1, $12, $3::uuid, $4, $5, $6, $7, $8, $9, $10, $11, $11, NULL) RETURNING ${paymentColumns}`,
@@ -382,7 +382,7 @@ export async function createPrompt(db: TenantDb, row: NewPrompt): Promise<Paymen
  * payment under the user's Idempotency-Key fails on the unique index, and starts nothing.
  */
 export async function createPromptForIntent(db: TenantDb, row: NewPrompt, intent: IntentStart): Promise<PaymentModel | undefined> {
-  const plain = promptPlainOf(db, row);
+  const plain = tenantPlainFor(db, row);
   const rows = await plain.sql.query(
     `WITH started AS (
        UPDATE payment_intents SET status = $14, updated_at = $12
@@ -395,14 +395,6 @@ export async function createPromptForIntent(db: TenantDb, row: NewPrompt, intent
     [...plain.scopeValues, ...promptValues(row), intent.intentId, intent.to, row.livemode],
   );
   return rows[0] ? paymentsTable.fromRow(rows[0]) : undefined;
-}
-
-/** The client's plain SQL for a new prompt's row, which must be of its tenant and (for a client of one mode) its mode. */
-function promptPlainOf(db: TenantDb, row: NewPrompt) {
-  const plain = tenantPlainOf(db);
-  if (row.tenantId !== plain.tenantId) throw new TenantScopeViolation("payments: the created row names another tenant than its client's.");
-  if (plain.livemode !== null && row.livemode !== plain.livemode) throw new TenantScopeViolation("payments: the created row names another mode (livemode) than its client's.");
-  return plain;
 }
 
 /** A prompt's values from its id to its created_at, in promptColumns' order (tenant and mode left to the statement). */

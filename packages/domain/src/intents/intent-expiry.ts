@@ -19,7 +19,7 @@ async function expireIn(tx: AnyClient & RawSql, now: Date): Promise<number> {
 }
 
 /** The intents due to expire at `now`: waiting for payment past expires_at (for intents.anyDue and its kin). */
-export function dueIntents(now: Date): { from: readonly string[]; at: Date } {
+export function dueIntents(now: Date): intents.DueLook {
   return { from: statusesAllowing("expire"), at: now };
 }
 
