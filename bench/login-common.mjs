@@ -15,7 +15,11 @@ const adminUrl = process.env.MTEJA_BENCH_PG_URL ?? "postgres://postgres@127.0.0.
 const serverEntry = fileURLToPath(new URL("./login-server.mjs", import.meta.url));
 const pinned = availableParallelism() >= 2 && spawnSync("taskset", ["-V"]).status === 0;
 if (pinned) spawnSync("taskset", ["-p", "-c", "1", String(process.pid)], { stdio: "ignore" });
-export const conditions = pinned ? "server pinned to core 0 (argon2 included), load generator on core 1" : "not pinned (no taskset or one core)";
+// Every server compared starts with the node flags docs/deployment.md gives an instance on one core.
+const serverFlags = (process.env.SERVER_NODE_FLAGS ?? (pinned ? "--single-threaded-gc" : "")).split(" ").filter(Boolean);
+export const conditions =
+  (pinned ? "server pinned to core 0 (argon2 included), load generator on core 1" : "not pinned (no taskset or one core)") +
+  (serverFlags.length ? `; servers started with ${serverFlags.join(" ")}` : "");
 
 export const user = { email: "bench@example.com", password: "bench-password-123" };
 export const tenantHeaders = { "content-type": "application/json", "x-tenant-id": "default" };
@@ -80,6 +84,7 @@ export function startServer({ target, hasher = "processes", database, key, callb
   const command = pinned ? "taskset" : process.execPath;
   const argv = [
     ...(pinned ? ["-c", "0", process.execPath] : []),
+    ...serverFlags,
     ...nodeOptions,
     ...(process.env.SERVER_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.SERVER_CPU_PROF}`] : []),
     serverEntry, "--target", target, "--hasher", hasher, "--database", database, "--key", key,
@@ -100,6 +105,17 @@ export function startServer({ target, hasher = "processes", database, key, callb
       waitingForCollection.shift()?.();
     }
   });
+  const waitingForWatch = [];
+  let readings = 0;
+  child.stdout.on("data", () => {
+    const printed = [...output.matchAll(/^watched (.+)$/gm)];
+    while (readings < printed.length) waitingForWatch.shift()?.(JSON.parse(printed[readings++][1]));
+  });
+  /** With env BENCH_WATCH=1: what the server saw since the last reading (bench/login-server.mjs, watchServer). */
+  const watched = () => new Promise((resolve) => {
+    waitingForWatch.push(resolve);
+    child.kill("SIGHUP");
+  });
   /** A full collection in the server (started with --expose-gc); resolves once it is done. */
   const collect = () => new Promise((resolve) => {
     waitingForCollection.push(resolve);
@@ -108,7 +124,7 @@ export function startServer({ target, hasher = "processes", database, key, callb
   return new Promise((resolve, reject) => {
     child.stdout.on("data", () => {
       const url = /listening (\S+)/.exec(output)?.[1];
-      if (url) resolve({ url, pid: child.pid, collect, cpuMs: () => cpuMsOf(child.pid), stop: () => stop(child) });
+      if (url) resolve({ url, pid: child.pid, collect, watched, cpuMs: () => cpuMsOf(child.pid), stop: () => stop(child) });
     });
     child.once("exit", (code) => reject(new Error(`${target} server exited with ${code} before listening`)));
   });

@@ -20,6 +20,7 @@ import argon2 from "argon2";
 import Fastify from "fastify";
 import jwt from "jsonwebtoken";
 import { createHash, generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import pg from "pg";
 import { startHandWrittenCallbacks, startMtejaStatementsByHand, startOptimisticByHand } from "./hand-written-callback.mjs";
 import { addHandWrittenCheckout, startDeliveryLoop } from "./hand-written-checkout.mjs";
@@ -70,10 +71,11 @@ const argon2Options = { type: argon2.argon2id, memoryCost: 19456, timeCost: 2, p
 const decoy = await argon2.hash("decoy-password-for-unknown-users", argon2Options);
 const stops = [];
 let url;
+let app;
 if (args.target === "mteja") {
   const db = await openDatabase({ url: settings.DATABASE_URL, poolMax: settings.DATABASE_POOL_MAX });
   const services = await createServices(settings, silent, { db });
-  const app = await buildServer({ settings, deps: services.deps, logger: false });
+  app = await buildServer({ settings, deps: services.deps, logger: false });
   stops.push(() => app.close(), () => services.close(), () => db.close());
   url = await listen(app);
 } else if (args.target === "webhooks-hand-written") {
@@ -107,6 +109,32 @@ process.on("SIGUSR2", () => {
   globalThis.gc?.();
   console.log("collected");
 });
+// With BENCH_WATCH=1 (bench/mixed.mjs), SIGHUP prints what the server saw since the last reading: its
+// event loop's delay and each route's p99 from Node's request event to the answer's last byte. That tells
+// a server that falls behind from a load generator that does. Off otherwise: it is work per request.
+if (process.env.BENCH_WATCH === "1") watchServer(app?.server);
+
+function watchServer(server) {
+  const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+  loopDelay.enable();
+  const times = new Map();
+  server?.prependListener("request", (request, response) => {
+    const start = performance.now();
+    const route = request.url.split("?")[0].replace(/\/[a-z]+_[A-Za-z0-9]+/g, "/:id");
+    response.once("finish", () => {
+      if (!times.has(route)) times.set(route, []);
+      times.get(route).push(performance.now() - start);
+    });
+  });
+  process.on("SIGHUP", () => {
+    const ms = (ns) => Number((ns / 1e6).toFixed(2));
+    const p99 = (values) => Number(values.sort((a, b) => a - b)[Math.floor(values.length * 0.99)].toFixed(2));
+    const routes = Object.fromEntries([...times].map(([route, values]) => [route, { count: values.length, p99: p99(values) }]));
+    times.clear();
+    console.log(`watched ${JSON.stringify({ loopDelay: { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) }, routes })}`);
+    loopDelay.reset();
+  });
+}
 process.once("SIGTERM", async () => {
   for (const stop of stops) await stop();
   process.exit(0);

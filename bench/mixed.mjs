@@ -6,13 +6,16 @@
 // alone at the rate it has in the mix; then the mix runs for `--requests` HTTP requests (a checkout is two:
 // the intent and the stkpush). Latency is from the moment an operation was due to its answer (a checkout's:
 // to its webhook), so a server that falls behind shows it. The server's RSS is read after a full collection
-// once the first 10,000 requests are answered and again at the end.
+// once the first 10,000 requests are answered and again at the end. Each stretch also reports what the
+// server saw (its event-loop delay, each route's p99 inside it), the generator's own event-loop delay and
+// how busy each core was, so a p99 that grows can be placed: in the server or in the load generator.
 // Goals (issue 34): each kind's p99 in the mix ≤ 2× its p99 alone, no errors, RSS within +10 %, and every
 // paid intent succeeded once with its event delivered (the database is checked at the end).
 //
-//   node bench/mixed.mjs [--requests 1000000] [--load 0.8] [--capacity-seconds 10] [--alone-seconds 10]
+//   node bench/mixed.mjs [--requests 1000000] [--load 0.8] [--capacity-seconds 10] [--alone-seconds 30]
 //                        [--delay-ms 100] [--clients 10]
 import { readFileSync } from "node:fs";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { checkDatabase, oneCheckout, startCheckoutHarness } from "./checkout-harness.mjs";
 import { args, conditions, signIn, startServer, tenantHeaders, user, writeResults } from "./login-common.mjs";
@@ -20,7 +23,8 @@ import { args, conditions, signIn, startServer, tenantHeaders, user, writeResult
 const totalRequests = Number(args.requests ?? 1_000_000);
 const loadShare = Number(args.load ?? 0.8);
 const capacitySeconds = Number(args["capacity-seconds"] ?? 10);
-const aloneSeconds = Number(args["alone-seconds"] ?? 10);
+// Long enough that each kind's p99 alone rests on a few thousand answers (at 10 s it moved 5–8 ms between runs).
+const aloneSeconds = Number(args["alone-seconds"] ?? 30);
 const delayMs = Number(args["delay-ms"] ?? 100);
 // Few enough that a closed loop keeps the logins within the hashing admission (none shed).
 const clients = Number(args.clients ?? 10);
@@ -34,7 +38,7 @@ const share = (kind) => sequence.filter((k) => k === kind).length / sequence.len
 const maxInFlight = 2_000;
 
 const { db, receiver, checkout, shop, close } = await startCheckoutHarness({ delayMs });
-const server = await startServer({ target: "mteja", database: db.database, key: db.key, checkout, nodeOptions: ["--expose-gc"] });
+const server = await startServer({ target: "mteja", database: db.database, key: db.key, checkout, nodeOptions: ["--expose-gc"], env: { BENCH_WATCH: "1" } });
 let counter = 0;
 try {
   const token = await signIn(server.url);
@@ -47,16 +51,20 @@ try {
   const alone = {};
   for (const kind of ["me", "checkout", "login"]) {
     const kindRate = rate * share(kind);
+    const watch = await watchStretch();
     const r = await openLoop(perform, { rate: kindRate, operations: Math.ceil(kindRate * aloneSeconds), sequence: [kind] });
-    alone[kind] = { rate: kindRate, p99: r.p99[kind], errors: r.errors, held: r.held };
-    console.log(`${kind.padEnd(8)} alone at ${kindRate.toFixed(1)}/s: p99 ${r.p99[kind].toFixed(1)} ms, ${r.errors} errors`);
+    const seen = await watch.end();
+    alone[kind] = { rate: kindRate, p99: r.p99[kind], errors: r.errors, held: r.held, ...seen };
+    console.log(`${kind.padEnd(8)} alone at ${kindRate.toFixed(1)}/s: p99 ${r.p99[kind].toFixed(1)} ms, ${r.errors} errors; ${describe(seen)}`);
   }
 
   const firstOperations = Math.ceil(firstRequests / requestsPerOperation);
   const allOperations = Math.ceil(totalRequests / requestsPerOperation);
   const first = await openLoop(perform, { rate, operations: firstOperations, sequence });
   const rssFirst = await settledRss();
+  const watch = await watchStretch();
   const rest = await openLoop(perform, { rate, operations: allOperations - firstOperations, sequence, report: true });
+  const seen = await watch.end();
   const rssLast = await settledRss();
   const latencies = { me: [], checkout: [], login: [] };
   for (const r of [first, rest]) for (const kind of Object.keys(latencies)) latencies[kind].push(...r.latencies[kind]);
@@ -69,6 +77,7 @@ try {
   for (const kind of Object.keys(mixed)) {
     console.log(`  ${kind.padEnd(8)} p99 ${mixed[kind].toFixed(1)} ms mixed, ${alone[kind].p99.toFixed(1)} ms alone (${(mixed[kind] / alone[kind].p99).toFixed(2)}x)`);
   }
+  console.log(`  ${describe(seen)}`);
   console.log(`  errors ${errors}, held back ${held}; RSS ${rssFirst.toFixed(1)} → ${rssLast.toFixed(1)} MiB (${(100 * growth).toFixed(1)} %)`);
   console.log(`  database: ${JSON.stringify(check)}`);
   const checks = [
@@ -81,7 +90,7 @@ try {
     { what: "mixed: errors (failed operations, checks of the database)", measured: errors + check.problems, goal: "0", met: errors + check.problems === 0 },
     { what: `mixed: RSS after ${totalRequests} requests vs after ${firstRequests}`, measured: growth, goal: "<= +0.10", met: growth <= 0.1 },
   ];
-  writeResults("mixed", { totalRequests, loadShare, capacity, rate, alone, mixed, errors, held, rss: { first: rssFirst, last: rssLast, growth }, database: check, checks });
+  writeResults("mixed", { totalRequests, loadShare, capacity, rate, alone, mixed, seen, errors, held, rss: { first: rssFirst, last: rssLast, growth }, database: check, checks });
 } finally {
   await server.stop();
   await close();
@@ -173,6 +182,48 @@ function openLoop(perform, { rate, operations: total, sequence: kinds, report = 
     };
     launch();
   });
+}
+
+/**
+ * What a stretch of load did to each side: the server's event-loop delay, this process's (the load
+ * generator's), and how busy each core was. A p99 that grows with the generator's delay or a full core 1
+ * is the generator falling behind, not the server.
+ */
+async function watchStretch() {
+  await server.watched();
+  const generator = monitorEventLoopDelay({ resolution: 1 });
+  generator.enable();
+  const before = coreTimes();
+  return {
+    async end() {
+      generator.disable();
+      const after = coreTimes();
+      const ms = (ns) => Number((ns / 1e6).toFixed(2));
+      const { loopDelay, routes } = await server.watched();
+      return {
+        serverRoutes: routes,
+        serverLoopDelay: loopDelay,
+        generatorLoopDelay: { p50: ms(generator.percentile(50)), p99: ms(generator.percentile(99)), max: ms(generator.max) },
+        coreBusy: after.map((core, i) => Number((1 - (core.idle - before[i].idle) / (core.total - before[i].total)).toFixed(3))),
+      };
+    },
+  };
+}
+
+function describe({ serverRoutes, serverLoopDelay: s, generatorLoopDelay: g, coreBusy }) {
+  const routes = Object.entries(serverRoutes).map(([route, r]) => `${route} ${r.p99} ms ×${r.count}`).join(", ");
+  return `in the server p99: ${routes}; loop delay p99 server ${s.p99} ms (max ${s.max}), generator ${g.p99} ms (max ${g.max}); cores busy ${coreBusy.map((b) => `${(100 * b).toFixed(0)} %`).join(", ")}`;
+}
+
+/** Each core's jiffies from /proc/stat: all of them, and idle (idle and iowait). */
+function coreTimes() {
+  return readFileSync("/proc/stat", "utf8")
+    .split("\n")
+    .filter((line) => /^cpu\d/.test(line))
+    .map((line) => {
+      const fields = line.split(/\s+/).slice(1).map(Number);
+      return { total: fields.reduce((a, b) => a + b, 0), idle: fields[3] + fields[4] };
+    });
 }
 
 function p99Of(values) {

@@ -1,8 +1,10 @@
 /** Starts the service: settings → services → server, and stops it cleanly on SIGTERM/SIGINT. */
+import { availableParallelism } from "node:os";
 import pino from "pino";
 import { buildServer, loggerOptions } from "./server.js";
 import { createMetrics } from "./http/metrics.js";
 import { createServices } from "./runtime/services.js";
+import { oneCoreGcHint } from "./runtime/one-core-gc.js";
 import { listenNaming } from "./runtime/port-taken.js";
 import { productionWarnings } from "./runtime/production-warnings.js";
 import { createShutdown } from "./runtime/shutdown.js";
@@ -21,6 +23,8 @@ async function main(): Promise<void> {
   }
   const logger = pino(loggerOptions(settings) as pino.LoggerOptions);
   for (const warning of productionWarnings(settings)) logger.warn({ setting: warning.setting }, `unsafe in production: ${warning.message}`);
+  const gcHint = oneCoreGcHint(availableParallelism(), process.execArgv);
+  if (gcHint) logger.info({ cores: 1 }, gcHint);
   // Owned here, not by prom-client's global registry; Daraja calls report into it too (metrics.instrumentDarajaFetch).
   const metrics = createMetrics();
   let services, app;

@@ -2,15 +2,17 @@
  * The built service started as operators start it (`node apps/api/dist/main.js`): without NODE_ENV it
  * is a production start — no dev outbox, no demo, listening on every interface — and it logs one
  * warning per unsafe production setting it was given. The dev start (NODE_ENV=development,
- * MTEJA_DEV_START=1, as `npm start` sets them) listens on loopback only unless HOST is set.
+ * MTEJA_DEV_START=1, as `npm start` sets them) listens on loopback only unless HOST is set. On one core
+ * it says to start node with --single-threaded-gc.
  * Embedded project only; needs `apps/api/dist` (the test command builds it).
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { networkInterfaces, tmpdir } from "node:os";
+import { availableParallelism, networkInterfaces, tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { oneCoreGcHint, singleThreadedGcFlag } from "../src/runtime/one-core-gc.js";
 import { productionWarnings } from "../src/runtime/production-warnings.js";
 import { readSettings } from "../src/settings.js";
 import { target } from "./support/database.js";
@@ -37,9 +39,13 @@ interface Running {
   stray: string[];
 }
 
-/** Starts the built service with exactly these variables (plus PATH): nothing leaks in from the test runner (vitest sets NODE_ENV=test). */
-function start(env: Record<string, string>): Promise<Running> {
-  const child = spawn(process.execPath, [main], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+/**
+ * Starts the built service with exactly these variables (plus PATH): nothing leaks in from the test runner
+ * (vitest sets NODE_ENV=test). `onCores`: the CPUs it may run on (through taskset), as a CPU limit would.
+ */
+function start(env: Record<string, string>, { onCores }: { onCores?: string } = {}): Promise<Running> {
+  const [command, ...args] = onCores ? ["taskset", "-c", onCores, process.execPath, main] : [process.execPath, main];
+  const child = spawn(command!, args, { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
   const running: Running = { child, port: 0, lines: [], stray: [] };
   let pending = "";
   return new Promise((resolve, reject) => {
@@ -125,6 +131,34 @@ describe.skipIf(target !== "embedded" || !built)("how the built service starts",
     expect(running.lines.filter((line) => line.level >= 40)).toEqual([]);
     expect(running.lines.some((line) => line.devAdminApiKey === "mteja-dev-admin-key")).toBe(true);
   }, 60_000);
+});
+
+const hasTaskset = spawnSync("taskset", ["-V"]).status === 0;
+
+describe.skipIf(target !== "embedded" || !built)("a start on one core", () => {
+  it.skipIf(!hasTaskset)("says to start node with --single-threaded-gc; on every core it says nothing of it", async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), "mteja-start-"));
+    const gcHints = (running: Running) => running.lines.filter((line) => line.msg.includes(singleThreadedGcFlag));
+    try {
+      const oneCore = await start({ PORT: "0", DATA_DIR: dataDir }, { onCores: "0" });
+      oneCore.child.kill("SIGKILL");
+      expect(gcHints(oneCore)).toEqual([expect.objectContaining({ level: 30, cores: 1 })]);
+      if (availableParallelism() > 1) {
+        const everyCore = await start({ PORT: "0", DATA_DIR: dataDir });
+        everyCore.child.kill("SIGKILL");
+        expect(gcHints(everyCore)).toEqual([]);
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it("is said only on one core and only without the flag", () => {
+    expect(oneCoreGcHint(1, [])).toContain(singleThreadedGcFlag);
+    expect(oneCoreGcHint(1, ["--enable-source-maps"])).toContain(singleThreadedGcFlag);
+    expect(oneCoreGcHint(1, [singleThreadedGcFlag])).toBeUndefined();
+    expect(oneCoreGcHint(2, [])).toBeUndefined();
+  });
 });
 
 describe.skipIf(target !== "embedded" || !built)("a start that cannot reach Redis", () => {
