@@ -95,32 +95,29 @@ export function startServer({ target, hasher = "processes", database, key, callb
   ];
   const child = spawn(command, argv, { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...env } });
   let output = "";
-  let collected = 0;
-  const waitingForCollection = [];
+  // Asking the server: a signal, answered by the next line of its output that matches `pattern`.
+  const asked = [];
+  let pending = "";
   child.stdout.on("data", (chunk) => {
     output += chunk;
-    const done = (output.match(/^collected$/gm) ?? []).length;
-    while (collected < done) {
-      collected++;
-      waitingForCollection.shift()?.();
+    const lines = (pending + chunk).split("\n");
+    pending = lines.pop();
+    for (const line of lines) {
+      const at = asked.findIndex(({ pattern }) => pattern.test(line));
+      if (at >= 0) {
+        const [{ pattern, resolve }] = asked.splice(at, 1);
+        resolve(pattern.exec(line));
+      }
     }
   });
-  const waitingForWatch = [];
-  let readings = 0;
-  child.stdout.on("data", () => {
-    const printed = [...output.matchAll(/^watched (.+)$/gm)];
-    while (readings < printed.length) waitingForWatch.shift()?.(JSON.parse(printed[readings++][1]));
-  });
-  /** With env BENCH_WATCH=1: what the server saw since the last reading (bench/login-server.mjs, watchServer). */
-  const watched = () => new Promise((resolve) => {
-    waitingForWatch.push(resolve);
-    child.kill("SIGHUP");
+  const ask = (signal, pattern) => new Promise((resolve) => {
+    asked.push({ pattern, resolve });
+    child.kill(signal);
   });
   /** A full collection in the server (started with --expose-gc); resolves once it is done. */
-  const collect = () => new Promise((resolve) => {
-    waitingForCollection.push(resolve);
-    child.kill("SIGUSR2");
-  });
+  const collect = () => ask("SIGUSR2", /^collected$/).then(() => undefined);
+  /** With env BENCH_WATCH=1: what the server saw since the last reading (bench/login-server.mjs, watchServer). */
+  const watched = () => ask("SIGHUP", /^watched (.+)$/).then(([, json]) => JSON.parse(json));
   return new Promise((resolve, reject) => {
     child.stdout.on("data", () => {
       const url = /listening (\S+)/.exec(output)?.[1];

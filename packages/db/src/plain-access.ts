@@ -21,9 +21,7 @@ export interface PlainSql {
 interface PlainAccess extends PlainSql {
   /** The door it was given to: a Prisma transaction client sees its client's properties, and must not pass for it. */
   owner: object;
-  /** The tenant of a tenant's client; undefined on the unscoped one. */
-  tenantId: string | undefined;
-  /** A tenant's client's plain SQL with its scope (`tenantPlainOf`); undefined on the unscoped door. */
+  /** A tenant's client's plain SQL with its tenant and scope (`tenantPlainOf`); undefined on the unscoped door. */
   tenant: TenantPlain | undefined;
 }
 
@@ -33,7 +31,7 @@ type WithAccess = { [plainAccess]?: PlainAccess };
 
 /** Gives `door` the database's plain SQL (once, as the door is built). */
 export function givePlainAccess<Door extends object>(door: Door, plain: PlainSql, tenantId?: string, mode?: ModeScope): Door {
-  const access: PlainAccess = { ...plain, owner: door, tenantId, tenant: tenantId === undefined ? undefined : tenantPlain(plain, tenantId, mode) };
+  const access: PlainAccess = { ...plain, owner: door, tenant: tenantId === undefined ? undefined : tenantPlain(plain, tenantId, mode) };
   Object.defineProperty(door, plainAccess, { value: access, enumerable: false });
   return door;
 }
@@ -53,7 +51,7 @@ export function plainOf(door: object): PlainSql {
  */
 export function plainFor(door: object, tenantId: string): PlainSql {
   const access = plainOf(door) as PlainAccess;
-  if (access.tenantId !== undefined && access.tenantId !== tenantId) {
+  if (access.tenant !== undefined && access.tenant.tenantId !== tenantId) {
     throw new TenantScopeViolation("A statement names another tenant than its client's.");
   }
   return access;

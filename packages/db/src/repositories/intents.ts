@@ -228,7 +228,7 @@ export async function lockForSettlement(
 export async function moveStatus(
   tx: RawSql,
   { intentId, tenantId }: IntentKey,
-  { from, to, at }: { from: readonly string[]; to: string; at: Date },
+  { from, to, at }: IntentMove,
 ): Promise<boolean> {
   const moved = await tx.$executeRaw`
       UPDATE payment_intents SET status = ${to}, updated_at = ${at}
