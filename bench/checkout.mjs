@@ -9,19 +9,22 @@
 // second on the server's one core, and p99 from stkpush sent to webhook received; medians of the rounds.
 // At the end the database is checked: every intent a shopper paid is succeeded, once, with its event delivered.
 //
-//   node bench/checkout.mjs [--seconds 10] [--shoppers 20] [--rounds 3] [--delay-ms 100]
+//   node bench/checkout.mjs [--seconds 10] [--shoppers 20] [--rounds 3] [--delay-ms 100] [--targets hand-written,mteja]
+import { readdirSync, readFileSync } from "node:fs";
 import { checkDatabase, oneCheckout, startCheckoutHarness } from "./checkout-harness.mjs";
-import { args, conditions, median, signIn, startServer, writeResults } from "./login-common.mjs";
+import { args, conditions, cpuMsOf, median, signIn, startServer, writeResults } from "./login-common.mjs";
 
 const seconds = Number(args.seconds ?? 10);
 const shoppers = Number(args.shoppers ?? 20);
 const rounds = Number(args.rounds ?? 3);
 const delayMs = Number(args["delay-ms"] ?? 100);
 const { db, receiver, checkout, shop, close } = await startCheckoutHarness({ delayMs });
+// `--targets mteja` loads Mteja alone (for a profile); no ratio is then computed.
+const named = String(args.targets ?? "hand-written,mteja").split(",");
 const servers = [
   { name: "hand-written", target: "hand-written" },
   { name: "mteja", target: "mteja" },
-];
+].filter((t) => named.includes(t.name));
 let counter = 0;
 const results = [];
 try {
@@ -31,15 +34,32 @@ try {
       try {
         const token = await signIn(server.url);
         await runCheckouts(server.url, token, shop.apiKey, Math.min(3, seconds)); // warm-up: JIT, pools, Daraja token
+        const cpuBefore = { server: server.cpuMs(), database: databaseCpuMs() };
         const r = await runCheckouts(server.url, token, shop.apiKey, seconds);
+        const perCheckout = (ms) => ms / Math.max(1, r.completed);
+        r.cpuMs = { server: perCheckout(server.cpuMs() - cpuBefore.server), database: perCheckout(databaseCpuMs() - cpuBefore.database) };
         results.push({ round, name: t.name, ...r });
-        console.log(`${t.name.padEnd(14)} ${r.perSecond.toFixed(1)} checkouts/s, p99 ${r.p99} ms (stkpush → webhook), ${r.failed} failed`);
+        console.log(
+          `${t.name.padEnd(14)} ${r.perSecond.toFixed(1)} checkouts/s, p99 ${r.p99} ms (stkpush → webhook), ${r.failed} failed; ` +
+            `CPU per checkout: server ${r.cpuMs.server.toFixed(1)} ms, PostgreSQL ${r.cpuMs.database.toFixed(1)} ms`,
+        );
       } finally {
         await server.stop();
       }
     }
   }
   const check = await checkDatabase({ db, receiver });
+  if (servers.length === 2) compare(check);
+  else {
+    console.log(`\n${named.join(",")} alone: no ratio; database: ${JSON.stringify(check)}`);
+    process.exitCode = check.problems === 0 ? 0 : 1;
+  }
+} finally {
+  await close();
+}
+
+/** The ratios of Mteja to the hand-written server, printed and written to results/checkout.json. */
+function compare(check) {
   const figure = (name, key) => median(results.filter((r) => r.name === name).map((r) => r[key]));
   const [baseline, mteja] = ["hand-written", "mteja"].map((name) => ({ perSecond: figure(name, "perSecond"), p99: figure(name, "p99") }));
   const ratio = mteja.perSecond / baseline.perSecond;
@@ -54,8 +74,20 @@ try {
     { what: "checkout: paid intents not succeeded once with a delivered event, or failed checkouts", measured: check.problems + failed, goal: "0", met: check.problems + failed === 0 },
   ];
   writeResults("checkout", { seconds, shoppers, rounds, delayMs, baseline, mteja, ratio, p99Ratio, results, database: check, checks });
-} finally {
-  await close();
+}
+
+/** CPU used so far by every PostgreSQL process (its backends, where the statements run), in ms. */
+function databaseCpuMs() {
+  let sum = 0;
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").startsWith("postgres")) sum += cpuMsOf(pid);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return sum;
 }
 
 /** `shoppers` checkouts at a time for `runSeconds`, then the ones in flight finish (up to 15 s). */

@@ -128,7 +128,7 @@ export function startServer({ target, hasher = "processes", database, key, callb
 }
 
 /** CPU time (user and system) a process has used so far, in ms, from /proc (0 where there is none). */
-function cpuMsOf(pid) {
+export function cpuMsOf(pid) {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
     // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).

@@ -3,7 +3,7 @@
 // time, the functions with the most inclusive time (self + everything they call), and self time by
 // package (node_modules/<name>, node: internals, the workspace's own packages, GC, idle).
 //
-//   node bench/profile-summary.mjs bench/results/<file>.cpuprofile [--top 25] [--focus <function name>]
+//   node bench/profile-summary.mjs bench/results/<file>.cpuprofile [--top 25] [--focus <function name>] [--from <seconds>]
 //
 // --focus prints the inclusive time of the callees under every frame of that function (what it spends on);
 // --callers prints who calls it (the frame just above its outermost frame on each stack).
@@ -18,6 +18,8 @@ const option = (name, fallback) => {
 const top = Number(option("top", 25));
 const focus = option("focus", undefined);
 const callersOf = option("callers", undefined);
+// --from s: only the samples taken at least s seconds after the profile started (a server's start left out).
+const fromMicros = Number(option("from", 0)) * 1_000_000;
 if (!file) {
   console.error("usage: node bench/profile-summary.mjs <file.cpuprofile> [--top 25] [--focus name]");
   process.exit(2);
@@ -30,7 +32,10 @@ for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n
 
 // Sample time per node: timeDeltas[i] is the time before sample i; attribute it to that sample.
 const selfTime = new Map();
+let elapsed = 0;
 for (let i = 0; i < profile.samples.length; i++) {
+  elapsed += profile.timeDeltas[i] ?? 0;
+  if (elapsed < fromMicros) continue;
   const id = profile.samples[i];
   selfTime.set(id, (selfTime.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
 }

@@ -14,6 +14,7 @@ import { skipThisTarget } from "./support/database.js";
 import { it } from "./support/fixture.js";
 import { postCallback, stkCallbackBody, type DarajaApp } from "./support/daraja.js";
 import { waitFor } from "./support/wait.js";
+import type { Simulator } from "./support/simulator.js";
 import { startReceiver, type Receiver, type ReceivedDelivery } from "./support/webhook-receiver.js";
 
 const allEventTypes = [
@@ -40,13 +41,15 @@ it.override({ simOptions: { callbackDelayMs: 50 }, darajaOptions: { b2c: true, e
 
 describe.skipIf(skipThisTarget)("webhooks", () => {
   let t: DarajaApp;
+  let sim: Simulator;
   let key: string;
   const receivers: Receiver[] = [];
   const server = () => new RestClient(t.url, "");
   const call = (method: string, path: string, body?: unknown) => server().request(method, path, { ...(body !== undefined ? { body } : {}), token: key });
 
-  it.beforeAll(async ({ momo }) => {
+  it.beforeAll(async ({ momo, sim: simulator }) => {
     t = momo;
+    sim = simulator;
     key = await createApiKey(t.url);
   });
   afterEach(async () => {
@@ -148,11 +151,33 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
     const event = verifyWebhook<{ payment_intent: Record<string, any> }>(intentEvent!.body, intentEvent!.headers["mteja-signature"], endpoint.secret);
     expect(event.data.payment_intent).toMatchObject({ id: intentId, status: "succeeded", amount: 1 });
     expect(event.data.payment_intent.payments).toEqual([expect.objectContaining({ status: "SUCCESS", intent_id: intentId, duplicate: false })]);
+    // The intent as the read API shows it, once the payment settled it.
+    expect(event.data.payment_intent).toEqual((await call("GET", `/api/v1/payment-intents/${intentId}`)).body.data);
     const paymentId = event.data.payment_intent.payments[0].id as string;
     await hooks.waitFor(forPayment(paymentId));
     // Once only: the worker has nothing more to send for this intent.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(hooks.received.filter((delivery) => delivery.event.type === "payment_intent.succeeded" && delivery.event.data.payment_intent?.id === intentId)).toHaveLength(1);
+  });
+
+  it("reports every payment of an intent paid after a cancelled prompt in its payment_intent.succeeded", async () => {
+    const hooks = await receiver();
+    const endpoint = await addEndpoint(hooks.url);
+    const created = await call("POST", "/api/v1/payment-intents", { amount: 1, reference: `TWO${Date.now() % 1_000_000_000}` });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const intentId = created.body.data.id as string;
+    const user = await t.customer();
+    const prompt = () => t.rest.request("POST", "/api/momo/stkpush", { body: { phone: "0712345678", intent_id: intentId }, token: user.accessToken });
+    await sim.nextOutcome("cancelled");
+    const cancelled = await prompt();
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    await hooks.waitFor((delivery) => delivery.event.type === "payment.failed" && delivery.event.data.payment?.intent_id === intentId);
+    const paid = await prompt();
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+    const [intentEvent] = await hooks.waitFor((delivery) => delivery.event.type === "payment_intent.succeeded" && delivery.event.data.payment_intent?.id === intentId);
+    const event = verifyWebhook<{ payment_intent: Record<string, any> }>(intentEvent!.body, intentEvent!.headers["mteja-signature"], endpoint.secret);
+    expect(event.data.payment_intent.payments.map((payment: { status: string }) => payment.status)).toEqual(["CANCELLED", "SUCCESS"]);
+    expect(event.data.payment_intent).toEqual((await call("GET", `/api/v1/payment-intents/${intentId}`)).body.data);
   });
 
   it("delivers payment.succeeded to the receiver with a signature verifyWebhook accepts", async () => {

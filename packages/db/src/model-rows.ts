@@ -31,6 +31,8 @@ export interface ModelTable<Model> {
   prefixedColumns(alias: string, prefix: string): string;
   /** The model from a joined row's `prefix`ed columns (prefixedColumns); undefined when no row was joined (its id is null). */
   fromPrefixed(row: Record<string, unknown>, prefix: string): Model | undefined;
+  /** Each field's column, quoted, to write to; a field not in the table has none. */
+  writable: ReadonlyMap<string, Prisma.Sql>;
 }
 
 function modelTable<Model>(name: string, idType: "uuid" | "text", fieldEnum: Record<string, string>): ModelTable<Model> {
@@ -55,6 +57,7 @@ function modelTable<Model>(name: string, idType: "uuid" | "text", fieldEnum: Rec
     columnList,
     fromRow,
     prefixedColumns: (alias, prefix) => fields.map((field) => `${alias}."${columnOf(field)}" AS "${prefix}${field}"`).join(", "),
+    writable: new Map(fields.map((field) => [field, Prisma.raw(`"${columnOf(field)}"`)])),
     fromPrefixed(row, prefix) {
       if (row[`${prefix}id`] === null || row[`${prefix}id`] === undefined) return undefined;
       const own: Record<string, unknown> = {};
@@ -93,12 +96,12 @@ export function paymentsWithRefundsOf(rows: readonly Record<string, unknown>[]):
 export type RowChanges<Model> = { [Field in keyof Model]?: Model[Field] };
 
 function assignments<Model>(table: ModelTable<Model>, changes: RowChanges<Model>): Prisma.Sql[] {
-  const known = new Set<string>(table.fields);
   return Object.entries(changes)
     .filter(([, value]) => value !== undefined)
     .map(([field, value]) => {
-      if (!known.has(field)) throw new Error(`${table.name} has no field ${field}`);
-      return Prisma.sql`${Prisma.raw(`"${columnOf(field)}"`)} = ${value}`;
+      const column = table.writable.get(field);
+      if (!column) throw new Error(`${table.name} has no field ${field}`);
+      return Prisma.sql`${column} = ${value}`;
     });
 }
 

@@ -13,6 +13,7 @@ import type { TenantDb } from "../tenant-scope.js";
 import { prismaOf, type AnyClient } from "./clients.js";
 import { itsRefunds, type PaymentWithRefunds } from "./payments.js";
 import { olderThan } from "./keyset.js";
+import { eventWrites, type EventRow } from "./webhook-event-writes.js";
 
 /** An intent with its payments, oldest first, each with its refunds. */
 export type IntentWithPayments = PaymentIntentModel & { payments: PaymentWithRefunds[] };
@@ -223,17 +224,31 @@ export async function lockForSettlement(
 
 /**
  * Moves the intent to `to` if it is in one of `from` (the update takes the row's lock, if the caller did
- * not hold it already); whether it did.
+ * not hold it already); the intent as moved, or undefined when it did not move.
  */
 export async function moveStatus(
   tx: RawSql,
   { intentId, tenantId }: IntentKey,
   { from, to, at }: IntentMove,
-): Promise<boolean> {
-  const moved = await tx.$executeRaw`
+): Promise<PaymentIntentModel | undefined> {
+  const rows = await tx.$queryRaw<Record<string, unknown>[]>`
       UPDATE payment_intents SET status = ${to}, updated_at = ${at}
-       WHERE id = ${intentId} AND tenant_id = ${tenantId} AND status IN (${Prisma.join(from)})`;
-  return moved === 1;
+       WHERE id = ${intentId} AND tenant_id = ${tenantId} AND status IN (${Prisma.join(from)})
+      RETURNING ${intentsTable.columns}`;
+  return rows[0] && intentsTable.fromRow(rows[0]);
+}
+
+/**
+ * Writes the event of an intent whose body was built with `paymentId` as its only payment, only if the
+ * intent has no other payment; whether it did. The look is a statement of its own after the payment's
+ * settlement, so it sees any payment committed while the settlement waited for the intent's lock; when
+ * it finds one, the caller reads the intent whole (findInStatus) and writes the event from that.
+ */
+export async function recordEventIfOnlyPayment(tx: RawSql, { intentId, tenantId }: IntentKey, paymentId: string, event: EventRow): Promise<boolean> {
+  const alone = Prisma.sql`NOT EXISTS (SELECT 1 FROM payments
+                                        WHERE intent_id = ${intentId} AND tenant_id = ${tenantId} AND id <> ${paymentId}::uuid)`;
+  const rows = await tx.$queryRaw<{ written: number }[]>`WITH ${eventWrites(event, { onlyIf: alone })} SELECT count(*)::int AS written FROM event`;
+  return rows[0]?.written === 1;
 }
 
 /** The intent with its payments (each with its refunds) if it is in `status`; undefined otherwise. One statement. */

@@ -22,14 +22,14 @@ export interface EventRow {
  * enabled endpoint subscribed to the type (a list subscribes to the types it names, anything else to
  * every type) and created in the event's mode. The deliveries' foreign key is checked at the statement's end, when the event row is
  * there. With `onlyIfUpdated`, written only when the statement's `updated` wrote its row: a statement
- * outside a transaction has no rollback to undo an event whose change did not happen.
+ * outside a transaction has no rollback to undo an event whose change did not happen. With `onlyIf`,
+ * only when that condition holds.
  */
-export function eventWrites(event: EventRow, { onlyIfUpdated = false }: { onlyIfUpdated?: boolean } = {}): Prisma.Sql {
+export function eventWrites(event: EventRow, { onlyIfUpdated = false, onlyIf }: { onlyIfUpdated?: boolean; onlyIf?: Prisma.Sql } = {}): Prisma.Sql {
   const values = Prisma.sql`${event.id}::text, ${event.tenantId}::text, ${event.type}::text, ${event.body}::text,
                             ${event.at}::timestamptz, ${event.livemode}::boolean`;
-  const row = onlyIfUpdated
-    ? Prisma.sql`SELECT ${values} WHERE EXISTS (SELECT 1 FROM updated)`
-    : Prisma.sql`VALUES (${values})`;
+  const condition = onlyIf ?? (onlyIfUpdated ? Prisma.sql`EXISTS (SELECT 1 FROM updated)` : undefined);
+  const row = condition ? Prisma.sql`SELECT ${values} WHERE ${condition}` : Prisma.sql`VALUES (${values})`;
   return Prisma.sql`event AS (
       INSERT INTO webhook_events (id, tenant_id, type, body, created_at, livemode)
       ${row}

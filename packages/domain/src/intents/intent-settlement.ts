@@ -12,7 +12,7 @@
  * own update (recordIntentPaidByHeld), all in the same transaction. Looking for such a payment is part
  * of the intent's lock statement, so a prompt that ends without one costs no statement more.
  */
-import { intents, payments, type PaymentModel, type RawSql } from "@mteja/db";
+import { intents, payments, type PaymentIntentModel, type PaymentModel, type RawSql } from "@mteja/db";
 import { isIntentStatus, settleIntentWithPayment, statusesAllowing, uniformMove, type SettledPaymentStatus } from "./intent-transitions.js";
 
 const settledStatuses: ReadonlySet<string> = new Set(["SUCCESS", "CANCELLED", "FAILED", "TIMEOUT"]);
@@ -25,6 +25,8 @@ export interface IntentSettled {
   columns: IntentPaymentColumns;
   /** The C2B payment, held as a duplicate while the ended prompt was pending, that now pays the intent. */
   paidByHeld?: PaymentModel;
+  /** The intent as the payment's success moved it: its event is written from this, not read again (recordIntentPaid). */
+  paidIntent?: PaymentIntentModel;
 }
 
 export async function settleIntentOf(
@@ -39,7 +41,8 @@ export async function settleIntentOf(
   // lock below would): settleIntentWithPayment would decide the same. Else (a duplicate success, no
   // such intent) the intent is locked and read, and the rules decide.
   const succeeded = paymentStatus === "SUCCESS" ? uniformMove("payment_succeeded") : undefined;
-  if (succeeded && (await intents.moveStatus(tx, key, { ...succeeded, at: now }))) return { columns: {} };
+  const paidIntent = succeeded && (await intents.moveStatus(tx, key, { ...succeeded, at: now }));
+  if (paidIntent) return { columns: {}, paidIntent };
   // Only an ended prompt looks for the intent's held C2B payment (intents.lockForSettlement).
   const locked = await intents.lockForSettlement(tx, key, { withHeldPayment: paymentStatus !== "SUCCESS" });
   const status = locked?.status;

@@ -153,7 +153,7 @@ export async function settleStkPayment(tx: SettlementTx, payment: PaymentModel, 
       event: event && eventRowOf(event, options.eventIds),
     }),
   );
-  if (event) await recordIntentPaid(tx, updated, now, options.eventIds);
+  if (event) await recordIntentPaid(tx, updated, now, options.eventIds, intent.paidIntent);
   await recordIntentPaidByHeld(tx, intent, now, options.eventIds);
   return { decision, payment: updated };
 }
