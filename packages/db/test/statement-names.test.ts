@@ -1,12 +1,10 @@
 /**
  * Prepared statements of the plain pg paths (src/raw-sql.ts createStatementNames): a text gets one
  * stable name, different texts different names, and no more than `max` texts are ever named, so no
- * connection holds an unbounded number of prepared statements; `max` 0 names none. sendStatement sends
- * a Date as ISO text.
+ * connection holds an unbounded number of prepared statements; `max` 0 names none.
  */
 import { describe, expect, it } from "vitest";
-import type pg from "pg";
-import { createStatementNames, sendStatement } from "../src/raw-sql.js";
+import { createStatementNames } from "../src/raw-sql.js";
 
 describe("statement names", () => {
   it("names a text the same way every time, and different texts differently", () => {
@@ -30,13 +28,5 @@ describe("statement names", () => {
 
   it("names nothing with max 0", () => {
     expect(createStatementNames(0)("SELECT 1 WHERE $1::int = 1")).toBeUndefined();
-  });
-
-  it("sends a Date as its ISO 8601 text, by name, other values as they are", async () => {
-    const sent: unknown[] = [];
-    const target = { query: async (config: unknown) => (sent.push(config), { rows: [], rowCount: 0 }) } as unknown as pg.Pool;
-    const at = new Date(Date.UTC(2026, 10, 29, 9, 30, 15, 123));
-    await sendStatement(target, createStatementNames(), "UPDATE t SET at = $1 WHERE id = $2 AND n = $3", [at, "x", 7]);
-    expect(sent).toEqual([{ name: expect.stringMatching(/^mteja_/), text: "UPDATE t SET at = $1 WHERE id = $2 AND n = $3", values: ["2026-11-29T09:30:15.123Z", "x", 7] }]);
   });
 });
