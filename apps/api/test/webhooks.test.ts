@@ -138,22 +138,33 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
     expect(over.body.error.code).toBe("VALIDATION_ERROR");
   });
 
-  it("delivers payment.succeeded and payment_intent.succeeded once when a customer pays an intent", async () => {
-    const hooks = await receiver();
-    const endpoint = await addEndpoint(hooks.url);
-    const created = await call("POST", "/api/v1/payment-intents", { amount: 1, reference: `ORD${Date.now() % 1_000_000_000}` });
+  /** An intent of 1 shilling (its reference `prefix` and digits) and a prompt for it as a new customer: answers the intent's id and the prompt. */
+  async function intentWithPrompt(prefix: string): Promise<{ intentId: string; prompt: () => Promise<{ status: number; body: any }> }> {
+    const created = await call("POST", "/api/v1/payment-intents", { amount: 1, reference: `${prefix}${Date.now() % 1_000_000_000}` });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const intentId = created.body.data.id as string;
     const user = await t.customer();
-    const pushed = await t.rest.request("POST", "/api/momo/stkpush", { body: { phone: "0712345678", intent_id: intentId }, token: user.accessToken });
+    return { intentId, prompt: () => t.rest.request("POST", "/api/momo/stkpush", { body: { phone: "0712345678", intent_id: intentId }, token: user.accessToken }) };
+  }
+
+  /** The intent's payment_intent.succeeded as the receiver got it, its signature checked. */
+  async function intentSucceeded(hooks: Receiver, secret: string, intentId: string): Promise<{ payment_intent: Record<string, any> }> {
+    const [delivery] = await hooks.waitFor((d) => d.event.type === "payment_intent.succeeded" && d.event.data.payment_intent?.id === intentId);
+    return verifyWebhook<{ payment_intent: Record<string, any> }>(delivery!.body, delivery!.headers["mteja-signature"], secret).data;
+  }
+
+  it("delivers payment.succeeded and payment_intent.succeeded once when a customer pays an intent", async () => {
+    const hooks = await receiver();
+    const endpoint = await addEndpoint(hooks.url);
+    const { intentId, prompt } = await intentWithPrompt("ORD");
+    const pushed = await prompt();
     expect(pushed.status, JSON.stringify(pushed.body)).toBe(200);
-    const [intentEvent] = await hooks.waitFor((delivery) => delivery.event.type === "payment_intent.succeeded" && delivery.event.data.payment_intent?.id === intentId);
-    const event = verifyWebhook<{ payment_intent: Record<string, any> }>(intentEvent!.body, intentEvent!.headers["mteja-signature"], endpoint.secret);
-    expect(event.data.payment_intent).toMatchObject({ id: intentId, status: "succeeded", amount: 1 });
-    expect(event.data.payment_intent.payments).toEqual([expect.objectContaining({ status: "SUCCESS", intent_id: intentId, duplicate: false })]);
+    const data = await intentSucceeded(hooks, endpoint.secret, intentId);
+    expect(data.payment_intent).toMatchObject({ id: intentId, status: "succeeded", amount: 1 });
+    expect(data.payment_intent.payments).toEqual([expect.objectContaining({ status: "SUCCESS", intent_id: intentId, duplicate: false })]);
     // The intent as the read API shows it, once the payment settled it.
-    expect(event.data.payment_intent).toEqual((await call("GET", `/api/v1/payment-intents/${intentId}`)).body.data);
-    const paymentId = event.data.payment_intent.payments[0].id as string;
+    expect(data.payment_intent).toEqual((await call("GET", `/api/v1/payment-intents/${intentId}`)).body.data);
+    const paymentId = data.payment_intent.payments[0].id as string;
     await hooks.waitFor(forPayment(paymentId));
     // Once only: the worker has nothing more to send for this intent.
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -163,21 +174,16 @@ describe.skipIf(skipThisTarget)("webhooks", () => {
   it("reports every payment of an intent paid after a cancelled prompt in its payment_intent.succeeded", async () => {
     const hooks = await receiver();
     const endpoint = await addEndpoint(hooks.url);
-    const created = await call("POST", "/api/v1/payment-intents", { amount: 1, reference: `TWO${Date.now() % 1_000_000_000}` });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const intentId = created.body.data.id as string;
-    const user = await t.customer();
-    const prompt = () => t.rest.request("POST", "/api/momo/stkpush", { body: { phone: "0712345678", intent_id: intentId }, token: user.accessToken });
+    const { intentId, prompt } = await intentWithPrompt("TWO");
     await sim.nextOutcome("cancelled");
     const cancelled = await prompt();
     expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
     await hooks.waitFor((delivery) => delivery.event.type === "payment.failed" && delivery.event.data.payment?.intent_id === intentId);
     const paid = await prompt();
     expect(paid.status, JSON.stringify(paid.body)).toBe(200);
-    const [intentEvent] = await hooks.waitFor((delivery) => delivery.event.type === "payment_intent.succeeded" && delivery.event.data.payment_intent?.id === intentId);
-    const event = verifyWebhook<{ payment_intent: Record<string, any> }>(intentEvent!.body, intentEvent!.headers["mteja-signature"], endpoint.secret);
-    expect(event.data.payment_intent.payments.map((payment: { status: string }) => payment.status)).toEqual(["CANCELLED", "SUCCESS"]);
-    expect(event.data.payment_intent).toEqual((await call("GET", `/api/v1/payment-intents/${intentId}`)).body.data);
+    const data = await intentSucceeded(hooks, endpoint.secret, intentId);
+    expect(data.payment_intent.payments.map((payment: { status: string }) => payment.status)).toEqual(["CANCELLED", "SUCCESS"]);
+    expect(data.payment_intent).toEqual((await call("GET", `/api/v1/payment-intents/${intentId}`)).body.data);
   });
 
   it("delivers payment.succeeded to the receiver with a signature verifyWebhook accepts", async () => {
