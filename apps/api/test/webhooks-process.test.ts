@@ -67,5 +67,6 @@ describe.skipIf(target !== "embedded" || !built)("webhook delivery across a kill
     } finally {
       await hooks.close();
     }
-  });
+    // Two starts of the built service: 19 s alone, past 30 s beside the whole suite on a slow machine.
+  }, 90_000);
 });
