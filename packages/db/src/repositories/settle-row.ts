@@ -6,7 +6,7 @@
 import { updateRow, updateRowIf, type ModelTable, type RowChanges } from "../model-rows.js";
 import type { RawSql } from "../raw-sql.js";
 import { outcomeStatement, type UnlessHandled } from "./callbacks.js";
-import { eventWrites, type EventRow } from "./webhook-event-writes.js";
+import { eventWrites, ifUpdated, type EventRow } from "./webhook-event-writes.js";
 
 export interface SettleWrites {
   /** The event reporting the change, written by the same statement only if the row was. */
@@ -27,7 +27,7 @@ export function settleRow<Model>(
   changes: RowChanges<Model>,
   { event, unlessHandled }: SettleWrites,
 ): Promise<Model | undefined> {
-  const alsoWrite = event && eventWrites(event, { onlyIfUpdated: true });
+  const alsoWrite = event && eventWrites(event, { onlyIf: ifUpdated });
   if (!unlessHandled) return updateRow(tx, table, id, changes, alsoWrite);
   return updateRowIf(tx, table, id, changes, { onlyIf: outcomeStatement(unlessHandled), alsoWrite });
 }

@@ -17,19 +17,20 @@ export interface EventRow {
   at: Date;
 }
 
+/** `eventWrites`' condition for a statement whose `updated` writes the changed row: only if it wrote it. */
+export const ifUpdated = Prisma.sql`EXISTS (SELECT 1 FROM updated)`;
+
 /**
  * The event and its fan-out as two common table expressions, `event` and `deliveries`: a delivery per
  * enabled endpoint subscribed to the type (a list subscribes to the types it names, anything else to
  * every type) and created in the event's mode. The deliveries' foreign key is checked at the statement's end, when the event row is
- * there. With `onlyIfUpdated`, written only when the statement's `updated` wrote its row: a statement
- * outside a transaction has no rollback to undo an event whose change did not happen. With `onlyIf`,
- * only when that condition holds.
+ * there. With `onlyIf`, written only when that condition holds (`ifUpdated`, say: a statement outside a
+ * transaction has no rollback to undo an event whose change did not happen).
  */
-export function eventWrites(event: EventRow, { onlyIfUpdated = false, onlyIf }: { onlyIfUpdated?: boolean; onlyIf?: Prisma.Sql } = {}): Prisma.Sql {
+export function eventWrites(event: EventRow, { onlyIf }: { onlyIf?: Prisma.Sql } = {}): Prisma.Sql {
   const values = Prisma.sql`${event.id}::text, ${event.tenantId}::text, ${event.type}::text, ${event.body}::text,
                             ${event.at}::timestamptz, ${event.livemode}::boolean`;
-  const condition = onlyIf ?? (onlyIfUpdated ? Prisma.sql`EXISTS (SELECT 1 FROM updated)` : undefined);
-  const row = condition ? Prisma.sql`SELECT ${values} WHERE ${condition}` : Prisma.sql`VALUES (${values})`;
+  const row = onlyIf ? Prisma.sql`SELECT ${values} WHERE ${onlyIf}` : Prisma.sql`VALUES (${values})`;
   return Prisma.sql`event AS (
       INSERT INTO webhook_events (id, tenant_id, type, body, created_at, livemode)
       ${row}
