@@ -26,6 +26,7 @@ import { startHandWrittenCallbacks, startMtejaStatementsByHand, startOptimisticB
 import { addHandWrittenCheckout, startDeliveryLoop } from "./hand-written-checkout.mjs";
 import { handWrittenMe } from "./hand-written-me.mjs";
 import { momoEnv } from "./targets.mjs";
+import { delaySummary } from "./loop-delay.mjs";
 import { inTransaction } from "./pg-transaction.mjs";
 
 const args = Object.fromEntries(
@@ -127,11 +128,10 @@ function watchServer(server) {
     });
   });
   process.on("SIGHUP", () => {
-    const ms = (ns) => Number((ns / 1e6).toFixed(2));
     const p99 = (values) => Number(values.sort((a, b) => a - b)[Math.floor(values.length * 0.99)].toFixed(2));
     const routes = Object.fromEntries([...times].map(([route, values]) => [route, { count: values.length, p99: p99(values) }]));
     times.clear();
-    console.log(`watched ${JSON.stringify({ loopDelay: { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) }, routes })}`);
+    console.log(`watched ${JSON.stringify({ loopDelay: delaySummary(loopDelay), routes })}`);
     loopDelay.reset();
   });
 }

@@ -18,6 +18,7 @@ import { readFileSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { checkDatabase, oneCheckout, startCheckoutHarness } from "./checkout-harness.mjs";
+import { delaySummary } from "./loop-delay.mjs";
 import { args, conditions, signIn, startServer, tenantHeaders, user, writeResults } from "./login-common.mjs";
 
 const totalRequests = Number(args.requests ?? 1_000_000);
@@ -198,12 +199,11 @@ async function watchStretch() {
     async end() {
       generator.disable();
       const after = coreTimes();
-      const ms = (ns) => Number((ns / 1e6).toFixed(2));
       const { loopDelay, routes } = await server.watched();
       return {
         serverRoutes: routes,
         serverLoopDelay: loopDelay,
-        generatorLoopDelay: { p50: ms(generator.percentile(50)), p99: ms(generator.percentile(99)), max: ms(generator.max) },
+        generatorLoopDelay: delaySummary(generator),
         coreBusy: after.map((core, i) => Number((1 - (core.idle - before[i].idle) / (core.total - before[i].total)).toFixed(3))),
       };
     },
