@@ -22,7 +22,7 @@ for (const pg of new Set([dbRequire("pg"), adapterRequire("pg")])) {
   const query = pg.Client.prototype.query;
   pg.Client.prototype.query = function (config, values, callback) {
     const text = typeof config === "string" ? config : config?.text;
-    if (events) events.push([performance.now(), String(text).replace(/\s+/g, " ").trim().slice(0, 70)]);
+    if (events) events.push([performance.now(), String(text).replace(/\s+/g, " ").trim().slice(0, Number(process.env.TRACE_WIDTH ?? 70))]);
     return query.call(this, config, values, callback);
   };
 }

@@ -10,7 +10,7 @@ import { buildCaptchaSimulator, type CaptchaSimulator } from "@mteja/captcha-sim
 import { readSettings } from "@mteja/api";
 import { describe, expect } from "vitest";
 import { adminKey, RestClient, trpcClient, uniqueEmail, type HttpResult, type TestApp } from "./support/app.js";
-import { skipThisTarget } from "./support/database.js";
+import { skipDatabaseAgnostic } from "./support/database.js";
 import { it } from "./support/fixture.js";
 import { logCapture } from "./support/log-lines.js";
 import { newShop } from "./support/shops.js";
@@ -18,7 +18,7 @@ import { newShop } from "./support/shops.js";
 const secret = "captcha-test-secret";
 const everyFlow = { register: "always", guest: "always", phoneStart: "always", forgotPassword: "always" };
 
-describe.skipIf(skipThisTarget)("CAPTCHA", () => {
+describe.skipIf(skipDatabaseAgnostic)("CAPTCHA", () => {
   let sim: CaptchaSimulator;
   let simUrl: string;
   let t: TestApp;

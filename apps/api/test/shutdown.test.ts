@@ -10,7 +10,7 @@ import { createClosers } from "../src/runtime/closers.js";
 import { createShutdown } from "../src/runtime/shutdown.js";
 import { buildServer } from "../src/server.js";
 import { readSettings } from "../src/settings.js";
-import { createTestDatabase, skipThisTarget } from "./support/database.js";
+import { createTestDatabase, skipDatabaseAgnostic } from "./support/database.js";
 import { slowLogin } from "./support/slow-login.js";
 
 const silent = { info() {}, warn() {}, error() {}, debug() {} };
@@ -51,7 +51,7 @@ const waitFor = async (condition: () => boolean | Promise<boolean>, ms = 2000) =
   }
 };
 
-describe.skipIf(skipThisTarget)("graceful shutdown", () => {
+describe.skipIf(skipDatabaseAgnostic)("graceful shutdown", () => {
   it("refuses new connections, finishes the request in flight, then stops the services, within 10 s", async () => {
     const s = await startApp();
     try {
