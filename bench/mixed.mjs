@@ -75,13 +75,14 @@ try {
   const errors = first.errors + rest.errors;
   const held = first.held + rest.held;
   const growth = rssLast / rssFirst - 1;
-  const check = await checkDatabase({ db, receiver });
   console.log(`\nMixed load (70 % /me, 20 % checkout, 10 % login) at ${(100 * loadShare).toFixed(0)} % of capacity, ${totalRequests} requests; ${conditions}`);
   for (const kind of Object.keys(mixed)) {
     console.log(`  ${kind.padEnd(8)} p99 ${mixed[kind].toFixed(1)} ms mixed, ${alone[kind].p99.toFixed(1)} ms alone (${(mixed[kind] / alone[kind].p99).toFixed(2)}x)`);
   }
   console.log(`  ${describe(seen)}`);
   console.log(`  errors ${errors}, held back ${held}; RSS ${rssFirst.toFixed(1)} → ${rssLast.toFixed(1)} MiB (${(100 * growth).toFixed(1)} %)`);
+  // After the figures: over a long run's intents the check takes minutes.
+  const check = await checkDatabase({ db, receiver });
   console.log(`  database: ${JSON.stringify(check)}`);
   const checks = [
     ...Object.keys(mixed).map((kind) => ({
