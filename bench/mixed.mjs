@@ -43,7 +43,7 @@ const server = await startServer({ target: "mteja", database: db.database, key: 
 let counter = 0;
 let customer;
 try {
-  const customer = await keptSignedIn(server.url);
+  customer = await keptSignedIn(server.url);
   const perform = operations(server.url, customer);
   await closedLoop(perform, Math.min(3, capacitySeconds)); // warm-up: JIT, pools, Daraja token
   const capacity = await closedLoop(perform, capacitySeconds);
@@ -113,24 +113,28 @@ async function keptSignedIn(url) {
     const { iat, exp } = JSON.parse(Buffer.from(jwt.split(".")[1], "base64url").toString());
     return (exp - iat) * 1000;
   };
-  const renewLater = () => {
-    timer = setTimeout(async () => {
-      try {
-        token = await signIn(url);
-      } catch (error) {
-        console.warn(`the customer's access token was not renewed (retrying in 10 s): ${error.message}`);
-        timer = setTimeout(renewLater, 10_000);
-        return;
-      }
-      renewLater();
-    }, lifeMs(token) / 2);
-  };
-  renewLater();
+  let stopped = false;
+  // unref: a renewal never keeps the process alive after the run.
+  const renewIn = (ms) => (timer = setTimeout(renew, ms).unref());
+  async function renew() {
+    try {
+      token = await signIn(url);
+    } catch (error) {
+      console.warn(`the customer's access token was not renewed (retrying in 10 s): ${error.message}`);
+      if (!stopped) renewIn(10_000);
+      return;
+    }
+    if (!stopped) renewIn(lifeMs(token) / 2);
+  }
+  renewIn(lifeMs(token) / 2);
   return {
     get token() {
       return token;
     },
-    stop: () => clearTimeout(timer),
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+    },
   };
 }
 
