@@ -135,21 +135,35 @@ export interface ConditionalWrites {
 }
 
 /** `updateRow` with a condition written in the same statement: undefined when `onlyIf` returned no row (nothing was updated). */
-export async function updateRowIf<Model>(tx: RawSql, table: ModelTable<Model>, id: string, changes: RowChanges<Model>, { onlyIf, alsoWrite }: ConditionalWrites): Promise<Model | undefined> {
+export async function updateRowIf<Model>(tx: RawSql, table: ModelTable<Model>, id: string, changes: RowChanges<Model>, writes: ConditionalWrites): Promise<Model | undefined> {
+  const rows = await tx.$queryRaw<Record<string, unknown>[]>(updateStatement(table, id, changes, writes, table.columns));
+  return rows[0] ? table.fromRow(rows[0]) : undefined;
+}
+
+/**
+ * `updateRowIf` for a caller that holds the row as it was before the update (read under its lock, or
+ * guarded by `onlyIf` as read): the row as it now is, `changedRow(row, changes)`, without reading the
+ * whole row back (a settlement's statement, once per callback: docs/performance.md, "Callback ingestion").
+ */
+export async function updateHeldRowIf<Model extends { id: string }>(tx: RawSql, table: ModelTable<Model>, row: Model, changes: RowChanges<Model>, writes: ConditionalWrites): Promise<Model | undefined> {
+  const written = await tx.$queryRaw<unknown[]>(updateStatement(table, row.id, changes, writes, Prisma.sql`1 AS written`));
+  return written.length > 0 ? changedRow(row, changes) : undefined;
+}
+
+function updateStatement<Model>(table: ModelTable<Model>, id: string, changes: RowChanges<Model>, { onlyIf, alsoWrite }: ConditionalWrites, returning: Prisma.Sql): Prisma.Sql {
   const set = assignments(table, changes);
   if (set.length === 0) throw new Error(`nothing to write to ${table.name}`);
   // Prisma's @updatedAt is applied by its client, not by the database: raw SQL writes it, from the caller's clock.
   if (table.fields.includes("updatedAt" as keyof Model & string) && (changes as { updatedAt?: unknown }).updatedAt === undefined) {
     throw new Error(`an update of ${table.name} must write updatedAt`);
   }
-  const rows = await tx.$queryRaw<Record<string, unknown>[]>`
+  return Prisma.sql`
     WITH ${onlyIf ? Prisma.sql`precondition AS (${onlyIf}), ` : Prisma.empty}updated AS (
       UPDATE ${table.table} SET ${Prisma.join(set)}
        WHERE id = ${id}::${Prisma.raw(table.idType)}${onlyIf ? Prisma.sql` AND EXISTS (SELECT 1 FROM precondition)` : Prisma.empty}
-      RETURNING ${table.columns}
+      RETURNING ${returning}
     )${alsoWrite ? Prisma.sql`, ${alsoWrite}` : Prisma.empty}
     SELECT * FROM updated`;
-  return rows[0] ? table.fromRow(rows[0]) : undefined;
 }
 
 /** Inserts one row (columns the database defaults may be left out); the row as stored. */

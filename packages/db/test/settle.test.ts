@@ -62,11 +62,18 @@ for (const target of targets) {
       const event = eventOf(payment.id);
       const unlessHandled = { callbackId, outcome: { outcome: "applied", link: { paymentId: payment.id } } };
       const settled = await db.transaction(db.unscoped("test"), "plain", (tx) =>
-        payments.settle(tx, payment.id, success, { event, unlessHandled }),
+        payments.settle(tx, payment, success, { event, unlessHandled }),
       );
       expect(settled).toMatchObject(success);
       expect(await stored(callbackId)).toMatchObject({ outcome: "applied", paymentId: payment.id });
       expect(await eventCount(event)).toBe(1);
+    });
+
+    it("returns the payment as stored, every column, without reading it back", async () => {
+      const payment = await pendingPayment();
+      const receipt = { mpesaReceipt: `R${Date.now()}`, paidAmount: 100, paidPhone: "254712345678", transactionDate: "20261127100100" };
+      const settled = await db.transaction(db.unscoped("test"), "plain", (tx) => payments.settle(tx, payment, { ...success, ...receipt }));
+      expect(settled).toEqual(await payments.get(db.unscoped("test"), payment.id));
     });
 
     it("writes nothing when the callback was handled first", async () => {
@@ -75,7 +82,7 @@ for (const target of targets) {
       const event = eventOf(payment.id);
       const unlessHandled = { callbackId, outcome: { outcome: "applied", link: { paymentId: payment.id } } };
       expect(
-        await db.transaction(db.unscoped("test"), "plain", (tx) => payments.settle(tx, payment.id, success, { event, unlessHandled })),
+        await db.transaction(db.unscoped("test"), "plain", (tx) => payments.settle(tx, payment, success, { event, unlessHandled })),
       ).toBeUndefined();
       expect(await payments.get(db.unscoped("test"), payment.id)).toMatchObject({ status: "PENDING" });
       expect(await stored(callbackId)).toMatchObject({ outcome: "duplicate", paymentId: null });
@@ -93,13 +100,13 @@ for (const target of targets) {
         updatedAt: new Date(at.getTime() - 1000),
       };
       const unlessHandled = { callbackId, outcome: { outcome: "applied", link: { paymentId: payment.id } }, asRead };
-      expect(await payments.settle(plainSqlOf(db).autocommit, payment.id, success, { event, unlessHandled })).toBeUndefined();
+      expect(await payments.settle(plainSqlOf(db).autocommit, payment, success, { event, unlessHandled })).toBeUndefined();
       expect(await payments.get(db.unscoped("test"), payment.id)).toMatchObject({ status: "PENDING" });
       expect(await stored(callbackId)).toMatchObject({ outcome: "accepted", paymentId: null });
       expect(await eventCount(event)).toBe(0);
 
       const current = { ...asRead, updatedAt: at };
-      const settled = await payments.settle(plainSqlOf(db).autocommit, payment.id, success, {
+      const settled = await payments.settle(plainSqlOf(db).autocommit, payment, success, {
         event,
         unlessHandled: { ...unlessHandled, asRead: current },
       });

@@ -101,17 +101,17 @@ export async function receiptRecordedElsewhere(tx: RawSql, receipt: string, paym
 }
 
 /**
- * Writes a settlement's changes to the payment (see SettleWrites: the event and the callback's outcome
- * in the same statement); the payment as it now is, or undefined when the outcome found its callback
- * handled and nothing was written.
+ * Writes a settlement's changes to the payment, held locked as read (see SettleWrites: the event and the
+ * callback's outcome in the same statement); the payment as it now is, or undefined when the outcome
+ * found its callback handled and nothing was written.
  */
 export function settle(
   tx: RawSql,
-  id: string,
+  payment: PaymentModel,
   changes: RowChanges<PaymentModel>,
   writes: SettleWrites = {},
 ): Promise<PaymentModel | undefined> {
-  return settleRow(tx, paymentsTable, id, changes, writes);
+  return settleRow(tx, paymentsTable, payment, changes, writes);
 }
 
 /** The tenant a payment belongs to and its mode (docs/test-mode.md); undefined when there is no such payment. */

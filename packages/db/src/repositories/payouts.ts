@@ -41,17 +41,17 @@ export async function lockByIds(tx: RawSql, ids: PayoutIds): Promise<PayoutModel
 }
 
 /**
- * Writes a settlement's changes to the locked payout (see SettleWrites: the event and the callback's
+ * Writes a settlement's changes to the payout, held locked as read (see SettleWrites: the event and the callback's
  * outcome in the same statement); the payout as it now is, or undefined when the outcome found its
  * callback handled and nothing was written.
  */
 export function settle(
   tx: RawSql,
-  id: string,
+  payout: PayoutModel,
   changes: RowChanges<PayoutModel>,
   writes: SettleWrites = {},
 ): Promise<PayoutModel | undefined> {
-  return settleRow(tx, payoutsTable, id, changes, writes);
+  return settleRow(tx, payoutsTable, payout, changes, writes);
 }
 
 /** The tenant a payout belongs to and its mode (docs/test-mode.md); undefined when there is no such payout. */

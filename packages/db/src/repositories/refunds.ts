@@ -56,17 +56,17 @@ export async function lockByIds(
 }
 
 /**
- * Writes a settlement's changes to the locked refund, the callback's outcome and the event in the same
+ * Writes a settlement's changes to the refund, held locked as read, the callback's outcome and the event in the same
  * statement (SettleWrites); the refund as it now is, or undefined when the outcome found its callback
  * handled and nothing was written.
  */
 export function settle(
   tx: RawSql,
-  id: string,
+  refund: RefundModel,
   changes: RowChanges<RefundModel>,
   writes: SettleWrites = {},
 ): Promise<RefundModel | undefined> {
-  return settleRow(tx, refundsTable, id, changes, writes);
+  return settleRow(tx, refundsTable, refund, changes, writes);
 }
 
 /** The refund a shop's earlier request of the same mode stored under this Idempotency-Key. */

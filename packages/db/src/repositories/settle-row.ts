@@ -3,7 +3,7 @@
  * changes, the stored callback's outcome as the update's precondition, and the event reporting the
  * change, so a callback costs one round trip for all three (docs/performance.md).
  */
-import { updateRow, updateRowIf, type ModelTable, type RowChanges } from "../model-rows.js";
+import { updateHeldRowIf, type ModelTable, type RowChanges } from "../model-rows.js";
 import type { RawSql } from "../raw-sql.js";
 import { outcomeStatement, type UnlessHandled } from "./callbacks.js";
 import { eventWrites, ifUpdated, type EventRow } from "./webhook-event-writes.js";
@@ -16,18 +16,17 @@ export interface SettleWrites {
 }
 
 /**
- * Writes `changes` to the locked row (or, given `unlessHandled.asRead`, the row that statement locks
- * while it is still as read); the row as it now is, or undefined when `unlessHandled` found the stored
- * callback handled (or the row changed) and nothing was written.
+ * Writes `changes` to `row`, held locked as read (or, given `unlessHandled.asRead`, the row that statement
+ * locks while it is still as read); the row as it now is, or undefined when `unlessHandled` found the
+ * stored callback handled (or the row changed) and nothing was written.
  */
-export function settleRow<Model>(
+export function settleRow<Model extends { id: string }>(
   tx: RawSql,
   table: ModelTable<Model>,
-  id: string,
+  row: Model,
   changes: RowChanges<Model>,
   { event, unlessHandled }: SettleWrites,
 ): Promise<Model | undefined> {
   const alsoWrite = event && eventWrites(event, { onlyIf: ifUpdated });
-  if (!unlessHandled) return updateRow(tx, table, id, changes, alsoWrite);
-  return updateRowIf(tx, table, id, changes, { onlyIf: outcomeStatement(unlessHandled), alsoWrite });
+  return updateHeldRowIf(tx, table, row, changes, { onlyIf: unlessHandled && outcomeStatement(unlessHandled), alsoWrite });
 }

@@ -111,7 +111,7 @@ function stkPaymentClaiming(row: PulledTransaction, window: PullWindow): Receive
     const phone = only.paidPhone === null ? fullPhone(row) : null;
     const transactionDate = notification.transTime || null;
     const receipt = { mpesaReceipt: row.transactionId, paidAmount: only.amount, transactionDate, updatedAt: now };
-    await payments.settle(tx, only.id, { ...receipt, ...(phone ? { paidPhone: phone } : {}) });
+    await payments.settle(tx, only, { ...receipt, ...(phone ? { paidPhone: phone } : {}) });
     return { recorded: true, outcome: "applied", link: { paymentId: only.id }, settled: { recorded: true } };
   };
 }

@@ -115,7 +115,7 @@ export function decideRequestOutcome<Row extends SettledRequest, Outcome extends
 export interface RequestSettlement<Row extends SettledRequest, Outcome extends RequestOutcome> {
   rules: SettlementRules<Row, Outcome>;
   /** Writes the changes (with the callback's outcome and the event) in one statement; undefined: handled elsewhere. */
-  settle(tx: SettlementTx, id: string, changes: RowChanges<Row>, writes: SettleWrites): Promise<Row | undefined>;
+  settle(tx: SettlementTx, row: Row, changes: RowChanges<Row>, writes: SettleWrites): Promise<Row | undefined>;
   /** The event a change of status writes (none for a status that has none). */
   event(row: Row, at: Date): NewEvent | undefined;
   /** What else a change of status writes, in the same transaction (a reversal's payment.reversed). */
@@ -138,7 +138,7 @@ export async function settleRequest<Row extends SettledRequest, Outcome extends 
   if (!decision.changes) return { decision, row };
   const event = decision.statusChanged ? settlement.event(changedRow(row, decision.changes), now) : undefined;
   const updated = settledRow(
-    await settlement.settle(tx, row.id, decision.changes, {
+    await settlement.settle(tx, row, decision.changes, {
       unlessHandled: recordOutcome?.(decision),
       event: event && eventRowOf(event, eventIds),
     }),

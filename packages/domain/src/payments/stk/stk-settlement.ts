@@ -148,7 +148,7 @@ export async function settleStkPayment(tx: SettlementTx, payment: PaymentModel, 
   // The event reports the row as the update leaves it, and is written by the update's own statement.
   const event = decision.statusChanged ? paymentSettledEvent(changedRow(payment, changes), now) : undefined;
   const updated = settledRow(
-    await payments.settle(tx, payment.id, changes, {
+    await payments.settle(tx, payment, changes, {
       unlessHandled: options.recordOutcome?.(decision),
       event: event && eventRowOf(event, options.eventIds),
     }),

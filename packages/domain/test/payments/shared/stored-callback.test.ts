@@ -4,7 +4,7 @@
  * still unhandled — otherwise everything the transaction wrote is rolled back and the result is "skipped".
  */
 import { randomUUID } from "node:crypto";
-import { payments } from "@mteja/db";
+import { payments, type PaymentModel } from "@mteja/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   applyStoredCallback,
@@ -90,15 +90,14 @@ describe("applyStoredCallback", () => {
   });
 
   describe("an outcome recorded in the settlement's own statement (OutcomeRecorder)", () => {
-    let paymentId: string;
+    let payment: PaymentModel;
     beforeAll(async () => {
       const at = service.deps.clock.now();
-      const payment = { id: randomUUID(), tenantId: defaultTenantId, phone: "254712345678", amount: 100 };
+      const owner = { id: randomUUID(), tenantId: defaultTenantId, phone: "254712345678", amount: 100 };
       const prompt = { reference: "R1", description: "Payment", createdAt: at, updatedAt: at };
-      const stored = await payments.create(service.deps.db.unscoped("test"), { ...payment, ...prompt });
-      paymentId = stored.id;
+      payment = await payments.create(service.deps.db.unscoped("test"), { ...owner, ...prompt });
     });
-    const paymentNote = async () => (await payments.get(service.deps.db.unscoped("test"), paymentId)).resultDesc;
+    const paymentNote = async () => (await payments.get(service.deps.db.unscoped("test"), payment.id)).resultDesc;
 
     /** A settlement that writes its row (a payment's result description) only if its statement recorded the outcome. */
     const settlesWith =
@@ -106,7 +105,7 @@ describe("applyStoredCallback", () => {
       async (tx: SettlementTx, now: Date, recorder: OutcomeRecorder): Promise<CallbackVerdict<never>> => {
         const unlessHandled = recorder.unlessHandled(verdict);
         if (!unlessHandled) throw new Error("expected an outcome to record");
-        settledRow(await payments.settle(tx, paymentId, { resultDesc: note, updatedAt: now }, { unlessHandled }));
+        settledRow(await payments.settle(tx, payment, { resultDesc: note, updatedAt: now }, { unlessHandled }));
         return verdict;
       };
 
