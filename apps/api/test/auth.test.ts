@@ -140,15 +140,16 @@ describe.skipIf(skipThisTarget)("auth API", () => {
         await c.post("/api/v1/auth/login", { email, password: "wrong-password" });
         return performance.now() - started;
       };
-      const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
       const wrong: number[] = [];
       const unknown: number[] = [];
-      for (let i = 0; i < 5; i++) {
+      for (let i = 0; i < 7; i++) {
         wrong.push(await time(user.email));
         unknown.push(await time(uniqueEmail("ghost")));
       }
-      // Without the decoy hash an unknown email answers in a few ms, an argon2id verify takes tens.
-      expect(median(unknown)).toBeGreaterThan(median(wrong) * 0.5);
+      // Without the decoy hash an unknown email answers in a few ms, an argon2id verify takes tens. The
+      // fastest of each is compared: a busy machine (another suite beside this one) only adds time, so
+      // the fastest is the nearest to what each path itself costs (medians failed on a loaded CI core).
+      expect(Math.min(...unknown)).toBeGreaterThan(Math.min(...wrong) * 0.5);
     });
   });
 
