@@ -122,11 +122,8 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   const drain = createDrain();
   app.decorate("drain", drain);
 
-  await app.register(cookie);
-
-  // Observability and CORS first: their hooks must see every route registered below.
+  // Observability first: its hooks must see every route registered below.
   installRequestScope(app);
-  await installCors(app, { origins: settings.CORS_ORIGINS, tenants: deps.tenants });
   const publicUrl = settings.PUBLIC_URL ?? settings.APP_URL;
   // Daraja's callbacks are plain routes (their bodies are Daraja's), documented by hand.
   const openApiDocument = buildOpenApiDocument(appRouter, publicUrl, darajaCallbackOpenApi());
@@ -142,9 +139,10 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
     statusListener: options.statusListener,
   });
 
-  app.addHook("onSend", async (_request, reply) => {
+  app.addHook("onSend", (_request, reply, payload, done) => {
     void reply.header("X-Content-Type-Options", "nosniff");
     void reply.header("Referrer-Policy", "no-referrer");
+    done(null, payload);
   });
 
   app.setErrorHandler((error, request, reply) => {
@@ -153,30 +151,37 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
     if (envelope.retryAfter !== undefined) void reply.header("Retry-After", String(envelope.retryAfter));
     void reply.code(envelope.status).send(envelope.body);
   });
-  app.setNotFoundHandler((request, reply) => {
-    const envelope = envelopeFor(Object.assign(new Error("Not found"), { code: "FST_ERR_NOT_FOUND", statusCode: 404 }), requestLocale(request));
-    void reply.code(envelope.status).send(envelope.body);
-  });
-
   const onError = (error: unknown, path: string | undefined) => {
     logFailure(app.log, envelopeFor(error), { err: error, path }, "procedure failed");
   };
 
+  // The providers' callbacks (Daraja, the SMS provider) come from servers, never from a browser: they sit
+  // outside the scope of cookies and CORS, whose hooks would cost every callback and do nothing for it.
+  await app.register(darajaCallbackPlugin, { deps, rejectedCallbacks: metrics.instruments.callbacksRejected });
+  await app.register(smsCallbackPlugin, { deps });
+
   const rateLimitStore = options.rateLimitStore;
   const statusListener = options.statusListener;
   const system = { db: deps.db, tokens: deps.tokens, openApiDocument, rateLimitStore, statusListener, drain };
-  await app.register(systemRoutes, system);
-  await app.register(docsPlugin, { openApiUrl: "/openapi.json" });
-  // The dev outbox shows live reset and verification links: never in production.
-  if (settings.NODE_ENV !== "production") await app.register(devOutboxRoutes, { db: deps.db });
-  if (settings.NODE_ENV !== "production") await app.register(demoPlugin, { dir: settings.DEMO_DIR ?? defaultDemoDir });
-  if (settings.NODE_ENV !== "production") {
-    const darajaUrl = options.darajaBaseUrl ?? settings.MOMO_BASE_URL;
-    await app.register(demoShopRoutes, { adminApiKey: deps.config.adminApiKey, darajaUrl, tenantId: deps.config.defaultTenantId, captchaToken: options.captchaToken });
-  }
-  await app.register(darajaCallbackPlugin, { deps, rejectedCallbacks: metrics.instruments.callbacksRejected });
-  await app.register(smsCallbackPlugin, { deps });
-  await app.register(trpcPlugin, { router: appRouter, deps, onError });
-  await app.register(restPlugin, { router: appRouter, deps, onError });
+  await app.register(async (api) => {
+    await api.register(cookie);
+    await installCors(api, { origins: settings.CORS_ORIGINS, tenants: deps.tenants });
+    // Here, not on the root: a browser reads a 404 of its own origin too, so it passes through CORS.
+    api.setNotFoundHandler((request, reply) => {
+      const envelope = envelopeFor(Object.assign(new Error("Not found"), { code: "FST_ERR_NOT_FOUND", statusCode: 404 }), requestLocale(request));
+      void reply.code(envelope.status).send(envelope.body);
+    });
+    await api.register(systemRoutes, system);
+    await api.register(docsPlugin, { openApiUrl: "/openapi.json" });
+    // The dev outbox shows live reset and verification links: never in production.
+    if (settings.NODE_ENV !== "production") await api.register(devOutboxRoutes, { db: deps.db });
+    if (settings.NODE_ENV !== "production") await api.register(demoPlugin, { dir: settings.DEMO_DIR ?? defaultDemoDir });
+    if (settings.NODE_ENV !== "production") {
+      const darajaUrl = options.darajaBaseUrl ?? settings.MOMO_BASE_URL;
+      await api.register(demoShopRoutes, { adminApiKey: deps.config.adminApiKey, darajaUrl, tenantId: deps.config.defaultTenantId, captchaToken: options.captchaToken });
+    }
+    await api.register(trpcPlugin, { router: appRouter, deps, onError });
+    await api.register(restPlugin, { router: appRouter, deps, onError });
+  });
   return app;
 }

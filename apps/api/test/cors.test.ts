@@ -87,3 +87,22 @@ describe.skipIf(skipDatabaseAgnostic)("CORS", () => {
     expect(forDefault.headers.get("access-control-allow-origin")).toBeNull();
   });
 });
+
+describe.skipIf(skipDatabaseAgnostic)("CORS stays off the providers' callbacks", () => {
+  it("answers Daraja's and the SMS provider's callbacks without CORS: no browser calls them", async ({ app }) => {
+    for (const path of ["/api/momo/callback/stkpush?token=wrong", "/api/sms/callback/delivery?token=wrong"]) {
+      const res = await fetch(app.url + path, { method: "POST", headers: { origin: shopFront, "content-type": "application/json" }, body: "{}" });
+      expect(res.status, path).toBeLessThan(500);
+      expect(res.headers.get("access-control-allow-origin"), path).toBeNull();
+      expect(res.headers.get("access-control-allow-credentials"), path).toBeNull();
+      expect(res.headers.get("vary") ?? "", path).not.toMatch(/origin/i);
+    }
+  });
+
+  it("still lets a listed origin read the 404 of a path that does not exist", async ({ app }) => {
+    const res = await fetch(`${app.url}/api/v1/no-such-thing`, { headers: { origin: shopFront } });
+    expect(res.status).toBe(404);
+    expect(res.headers.get("access-control-allow-origin")).toBe(shopFront);
+    expect(res.headers.get("vary")).toMatch(/origin/i);
+  });
+});

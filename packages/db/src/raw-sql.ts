@@ -94,12 +94,18 @@ export const PREPARED_STATEMENTS_MAX = 500;
  * hands each transaction another server connection cannot keep them).
  */
 export function createStatementNames(max = PREPARED_STATEMENTS_MAX): (text: string) => string | undefined {
-  const names = new Map<string, string>();
+  // Found by length, then compared whole, not kept in a Map by text: a statement's text is built anew
+  // for every call, and a Map would hash all of it (kilobytes, a callback's statements) on each lookup.
+  const byLength = new Map<number, { text: string; name: string }[]>();
+  let named = 0;
   return (text) => {
-    const known = names.get(text);
-    if (known !== undefined || names.size >= max) return known;
+    const sameLength = byLength.get(text.length);
+    const known = sameLength?.find((entry) => entry.text === text);
+    if (known !== undefined || named >= max) return known?.name;
     const name = `mteja_${createHash("sha256").update(text).digest("base64url").slice(0, 22)}`;
-    names.set(text, name);
+    named += 1;
+    if (sameLength) sameLength.push({ text, name });
+    else byLength.set(text.length, [{ text, name }]);
     return name;
   };
 }

@@ -18,6 +18,15 @@ describe("statement names", () => {
     expect(createStatementNames()(lock)).toBe(name);
   });
 
+  it("tells apart texts of the same length", () => {
+    const nameOf = createStatementNames();
+    const texts = ["SELECT a FROM t WHERE id = $1", "SELECT b FROM t WHERE id = $1", "SELECT c FROM t WHERE id = $1"];
+    const names = texts.map(nameOf);
+    expect(new Set(names).size).toBe(3);
+    // Asked again, built anew (not the same string object), each gets its own name back.
+    expect(texts.map((text) => nameOf(text.split("").join("")))).toEqual(names);
+  });
+
   it("names at most max texts; the rest run unnamed, the named keep their names", () => {
     const nameOf = createStatementNames(3);
     const named = ["a", "b", "c"].map((column) => nameOf(`SELECT ${column} FROM t WHERE id = $1`));

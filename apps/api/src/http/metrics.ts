@@ -173,27 +173,44 @@ export function installMetrics(app: FastifyInstance, options: MetricsRoutesOptio
 
   const routeOf = (request: FastifyRequest): string => {
     const pattern = request.routeOptions.url;
-    const path = request.url.split("?")[0] ?? "";
     if (pattern === "/trpc/:path") {
       const names = decodeURIComponent((request.params as { path?: string }).path ?? "").split(",");
       const known = names.every((name) => options.procedures.has(name));
       return !known ? "/trpc/(unknown)" : names.length === 1 ? `/trpc/${names[0]}` : "/trpc/(batch)";
     }
-    if (pattern === options.restMountPattern) return options.restOperation(request.method, path) ?? "(unmatched)";
+    if (pattern === options.restMountPattern) return options.restOperation(request.method, request.url.split("?")[0] ?? "") ?? "(unmatched)";
     return pattern ?? "(unmatched)";
   };
 
-  app.addHook("onRequest", async (request) => {
+  // One pair of children per label set, made once: given the labels, prom-client sorts and hashes
+  // them on every call, twice a request. Label values are bounded (routes, methods, statuses), so are these.
+  const answered = new Map<string, { count(): void; time(seconds: number): void }>();
+  const instrumentsFor = (method: string, route: string, status: string) => {
+    const key = `${method} ${status} ${route}`;
+    let known = answered.get(key);
+    if (!known) {
+      const labels = { method, route, status };
+      const requests = instruments.requests.labels(labels);
+      const duration = instruments.duration.labels(labels);
+      known = { count: () => requests.inc(), time: (seconds) => duration.observe(seconds) };
+      answered.set(key, known);
+    }
+    return known;
+  };
+
+  app.addHook("onRequest", (request, _reply, done) => {
     routes.set(request, routeOf(request));
+    done();
   });
 
-  app.addHook("onResponse", async (request, reply) => {
+  app.addHook("onResponse", (request, reply, done) => {
     const route = routes.get(request) ?? request.routeOptions.url ?? "(unmatched)";
     // The status the response went out with (the raw one).
     const status = reply.raw.statusCode;
-    const labels = { method: request.method, route: status === 404 && route === options.restMountPattern ? "(unmatched)" : route, status: String(status) };
-    instruments.requests.inc(labels);
-    instruments.duration.observe(labels, reply.elapsedTime / 1000);
+    const answer = instrumentsFor(request.method, status === 404 && route === options.restMountPattern ? "(unmatched)" : route, String(status));
+    answer.count();
+    answer.time(reply.elapsedTime / 1000);
+    done();
   });
 
   const payments = new Gauge({ name: "mteja_payments", help: "Stored STK payments by status (all tenants; the same value on every instance).", labelNames: ["status"], registers: [registry] });

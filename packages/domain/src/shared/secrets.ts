@@ -17,7 +17,13 @@ export function sha256(value: string): string {
  * same length and neither the content nor the length of the secret shows in the timing.
  */
 export function equalsConstantTime(presented: string, expected: string): boolean {
-  return timingSafeEqual(digest(presented), digest(expected));
+  return secretMatcher(expected)(presented);
+}
+
+/** equalsConstantTime against one expected secret, whose digest is computed once (a callback token, checked on every callback). */
+export function secretMatcher(expected: string): (presented: string) => boolean {
+  const expectedDigest = digest(expected);
+  return (presented) => timingSafeEqual(digest(presented), expectedDigest);
 }
 
 /** Whether the presented token of a callback URL is `secret` itself (equalsConstantTime); none matches a missing secret. */

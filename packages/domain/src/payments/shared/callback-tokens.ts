@@ -11,7 +11,7 @@
  * (callback-authority.ts).
  */
 import { createHmac } from "node:crypto";
-import { equalsConstantTime } from "../../shared/secrets.js";
+import { secretMatcher } from "../../shared/secrets.js";
 
 export const TOKEN_PARAMETER = "token";
 export const TENANT_PARAMETER = "tenant";
@@ -33,23 +33,25 @@ const tenantIdPattern = /^[a-z0-9][a-z0-9-]{1,62}$/;
 
 /** The tokens of MOMO_CALLBACK_SECRET; built once by the composition root, which owns its cache. */
 export function createCallbackTokens(secret: string): CallbackTokens {
-  const derived = new Map<string, string>();
-  const tokenFor = (tenantId: string): string => {
-    let token = derived.get(tenantId);
-    if (token === undefined) {
-      token = createHmac("sha256", secret).update(`momo-callback:${tenantId}`).digest("hex");
+  const derived = new Map<string, { token: string; matches: (presented: string) => boolean }>();
+  const tenantToken = (tenantId: string) => {
+    let known = derived.get(tenantId);
+    if (known === undefined) {
+      const token = createHmac("sha256", secret).update(`momo-callback:${tenantId}`).digest("hex");
+      known = { token, matches: secretMatcher(token) };
       if (derived.size >= CACHE_LIMIT) derived.clear();
-      derived.set(tenantId, token);
+      derived.set(tenantId, known);
     }
-    return token;
+    return known;
   };
+  const sharedMatches = secretMatcher(secret);
   return {
-    tokenFor,
+    tokenFor: (tenantId) => tenantToken(tenantId).token,
     authenticate(tenantParameter, token) {
       if (token === undefined) return undefined;
       const tenantId = tenantFromParameter(tenantParameter);
-      if (tenantId !== undefined && equalsConstantTime(token, tokenFor(tenantId))) return { form: "tenant", tenantId };
-      return equalsConstantTime(token, secret) ? { form: "shared" } : undefined;
+      if (tenantId !== undefined && tenantToken(tenantId).matches(token)) return { form: "tenant", tenantId };
+      return sharedMatches(token) ? { form: "shared" } : undefined;
     },
   };
 }
