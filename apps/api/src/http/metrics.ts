@@ -166,16 +166,23 @@ export interface MetricsRoutesOptions {
   statusListener?: StatusListener | undefined;
 }
 
+/** The procedures a tRPC path names (`a.b,c.d` for a batch); undefined when it does not decode. */
+function procedureNames(path: string): string[] | undefined {
+  try {
+    return decodeURIComponent(path).split(",");
+  } catch {
+    return undefined;
+  }
+}
+
 /** Hooks on the root instance (so they see every route) plus the /metrics route. */
 export function installMetrics(app: FastifyInstance, options: MetricsRoutesOptions): void {
   const { instruments, registry } = options.metrics;
-  const routes = new WeakMap<FastifyRequest, string>();
-
   const routeOf = (request: FastifyRequest): string => {
     const pattern = request.routeOptions.url;
     if (pattern === "/trpc/:path") {
-      const names = decodeURIComponent((request.params as { path?: string }).path ?? "").split(",");
-      const known = names.every((name) => options.procedures.has(name));
+      const names = procedureNames((request.params as { path?: string } | undefined)?.path ?? "");
+      const known = names !== undefined && names.every((name) => options.procedures.has(name));
       return !known ? "/trpc/(unknown)" : names.length === 1 ? `/trpc/${names[0]}` : "/trpc/(batch)";
     }
     if (pattern === options.restMountPattern) return options.restOperation(request.method, request.url.split("?")[0] ?? "") ?? "(unmatched)";
@@ -198,13 +205,10 @@ export function installMetrics(app: FastifyInstance, options: MetricsRoutesOptio
     return known;
   };
 
-  app.addHook("onRequest", (request, _reply, done) => {
-    routes.set(request, routeOf(request));
-    done();
-  });
-
+  // The route is worked out once the answer is sent, from what the request still holds: a map from
+  // requests to routes kept since onRequest would tie every request in flight to a long-lived table.
   app.addHook("onResponse", (request, reply, done) => {
-    const route = routes.get(request) ?? request.routeOptions.url ?? "(unmatched)";
+    const route = routeOf(request);
     // The status the response went out with (the raw one).
     const status = reply.raw.statusCode;
     const answer = instrumentsFor(request.method, status === 404 && route === options.restMountPattern ? "(unmatched)" : route, String(status));
