@@ -26,7 +26,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { checkDatabase, oneCheckout, startCheckoutHarness } from "./checkout-harness.mjs";
 import { delaySummary } from "./loop-delay.mjs";
-import { args, conditions, signIn, startServer, tenantHeaders, user, writeResults } from "./login-common.mjs";
+import { args, conditions, median, signIn, startServer, tenantHeaders, user, writeResults } from "./login-common.mjs";
 
 const totalRequests = Number(args.requests ?? 1_000_000);
 const loadShare = Number(args.load ?? 0.8);
@@ -198,10 +198,12 @@ async function closedLoop(perform, seconds) {
  */
 async function sustainedRate(perform, closedRate) {
   const keepsUp = async (rate) => {
-    const r = await openLoop(perform, { rate, operations: Math.ceil(rate * capacitySeconds), sequence });
+    const r = await openLoop(perform, { rate, operations: Math.ceil(rate * capacitySeconds), sequence, inOrder: true });
     const fifth = Math.floor(r.inLaunchOrder.length / 5);
-    const first = medianOf(r.inLaunchOrder.slice(0, fifth));
-    const last = medianOf(r.inLaunchOrder.slice(-fifth));
+    // A failed operation has no latency (and fails the stretch).
+    const answeredMedian = (latencies) => median(latencies.filter((latency) => latency !== undefined)) ?? 0;
+    const first = answeredMedian(r.inLaunchOrder.slice(0, fifth));
+    const last = answeredMedian(r.inLaunchOrder.slice(-fifth));
     const keptUp = r.held === 0 && r.errors === 0 && last <= 2 * first + 20;
     console.log(`  open loop at ${rate.toFixed(1)}/s: median ${first.toFixed(1)} ms in the first fifth, ${last.toFixed(1)} ms in the last; ${r.errors} errors, ${r.held} held back: ${keptUp ? "kept up" : "behind"}`);
     // The queue of a stretch it fell behind in drains before the next.
@@ -224,20 +226,15 @@ async function sustainedRate(perform, closedRate) {
   throw new Error("the server kept up with no even rate down to half the closed loop's");
 }
 
-function medianOf(values) {
-  const sorted = values.filter((value) => value !== undefined).sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-}
-
 /**
  * `operations` operations of `sequence`, launched at `rate` per second whatever the answers (open loop);
- * resolves once all are answered, with each kind's latencies (from when it was due) and p99, and with
- * every latency in the order its operation was launched (`inLaunchOrder`, a failed one undefined).
+ * resolves once all are answered, with each kind's latencies (from when it was due) and p99; with
+ * `inOrder` (the capacity search's short stretches) also every latency in the order its operation was
+ * launched (`inLaunchOrder`, a failed one undefined).
  */
-function openLoop(perform, { rate, operations: total, sequence: kinds, report = false }) {
+function openLoop(perform, { rate, operations: total, sequence: kinds, report = false, inOrder = false }) {
   const latencies = { me: [], checkout: [], login: [] };
-  // Only a short stretch keeps them in order (the capacity search): a long run keeps only each kind's.
-  const inLaunchOrder = report ? [] : new Array(total);
+  const inLaunchOrder = inOrder ? new Array(total) : undefined;
   let launched = 0;
   let answered = 0;
   let inFlight = 0;
@@ -266,7 +263,7 @@ function openLoop(perform, { rate, operations: total, sequence: kinds, report = 
           () => {
             const latency = performance.now() - dueAt;
             latencies[kind].push(latency);
-            if (!report) inLaunchOrder[index] = latency;
+            if (inOrder) inLaunchOrder[index] = latency;
           },
           (error) => {
             if (++errors <= 3) console.warn(`${kind}: ${error.message}`);
