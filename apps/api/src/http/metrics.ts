@@ -211,7 +211,7 @@ export function installMetrics(app: FastifyInstance, options: MetricsRoutesOptio
     const route = routeOf(request);
     // The status the response went out with (the raw one).
     const status = reply.raw.statusCode;
-    const answer = instrumentsFor(request.method, status === 404 && route === options.restMountPattern ? "(unmatched)" : route, String(status));
+    const answer = instrumentsFor(request.method, route, String(status));
     answer.count();
     answer.time(reply.elapsedTime / 1000);
     done();
