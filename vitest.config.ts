@@ -29,7 +29,11 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: "unit", include: unitTests } },
       { extends: true, test: { name: "embedded", include: apiTests, setupFiles: apiSetup, env: { MTEJA_TEST_DB: "embedded" } } },
-      { extends: true, test: { name: "postgres", include: apiTests, setupFiles: apiSetup, env: { MTEJA_TEST_DB: "postgres" } } },
+      {
+        extends: true,
+        // One migrated database for the run, each file's database a copy of it.
+        test: { name: "postgres", include: apiTests, setupFiles: apiSetup, globalSetup: ["packages/test-support/src/postgres-template.ts"], env: { MTEJA_TEST_DB: "postgres" } },
+      },
     ],
   },
 });

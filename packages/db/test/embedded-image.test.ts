@@ -42,4 +42,13 @@ describe("an embedded database opened from an image", () => {
     opened.push(db);
     expect((await db.pendingMigrations()).length).toBeGreaterThan(0);
   });
+
+  it("keeps 16 MB of shared buffers in memory, not PostgreSQL's 128 MB: its files are in memory already", async () => {
+    const fromImage = await open();
+    const empty = await openDatabase({});
+    opened.push(empty);
+    for (const db of [fromImage, empty]) {
+      expect(await db.unscoped("test").$queryRaw`SHOW shared_buffers`).toEqual([{ shared_buffers: "16MB" }]);
+    }
+  });
 });

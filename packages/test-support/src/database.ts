@@ -3,10 +3,11 @@
  * created for the file and dropped after it. MTEJA_TEST_DB picks the target (a vitest project each).
  */
 import { createScratchDatabase, isPostgresReachable, openDatabase, type Database } from "@mteja/db";
+import { inject } from "vitest";
+import { adminUrl, target } from "./database-settings.js";
 import { openEmbeddedTestDatabase } from "./embedded-database.js";
 
-export const adminUrl = process.env.MTEJA_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-export const target = (process.env.MTEJA_TEST_DB ?? "embedded") as "embedded" | "postgres";
+export { adminUrl, target };
 
 /** True when this project's tests must be skipped: PostgreSQL is absent and CI does not require it. */
 export const skipThisTarget: boolean = await (async () => {
@@ -46,7 +47,8 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
     const db = await openEmbeddedTestDatabase();
     return { db, url: undefined, drop: () => db.close() };
   }
-  const scratch = await createScratchDatabase(adminUrl, "mteja_test");
+  // A copy of the run's migrated database (postgres-template.ts), where there is one.
+  const scratch = await createScratchDatabase(adminUrl, "mteja_test", { template: inject("postgresTemplate") });
   const db = await openDatabase({ url: scratch.url, poolMax: 5, ...options });
   return {
     db,
