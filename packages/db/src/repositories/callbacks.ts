@@ -27,27 +27,25 @@ export interface StoredCallbackInsert {
 }
 
 /**
- * Stores the callback; its id. One INSERT of plain SQL on the shared pool, committed on its own:
- * every callback pays for it, and Prisma's model query costs several times the CPU of the statement.
+ * Stores the callback; its id. One INSERT on the shared pool, committed on its own: every callback pays
+ * for it, and Prisma's model query costs several times the CPU of the statement.
  */
 export async function store(db: UnscopedDb, row: StoredCallbackInsert): Promise<string> {
-  const rows = await plainOf(db).sql.query(
-    `INSERT INTO momo_callbacks (id, kind, raw_body, source_ip, received_at, outcome, correlation_id, flag_reason,
-                                 account_reference, token_tenant_id)
-     VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id::text AS id`,
-    [
-      row.kind,
-      row.rawBody,
-      row.sourceIp,
-      row.receivedAt,
-      row.outcome,
-      row.correlationId,
-      row.flagReason,
-      row.accountReference,
-      row.tokenTenantId,
-    ],
-  );
-  return (rows[0] as { id: string }).id;
+  const rows = await plainOf(db).autocommit.$queryRaw<{ id: string }[]>(storeStatement(row));
+  return rows[0]!.id;
+}
+
+/**
+ * The INSERT that stores a callback, returning its `id`: alone (store), or as the first part of a statement
+ * that also reads what applying it needs first (payments.storeCallbackReadingPayment), saving a round trip.
+ */
+export function storeStatement(row: StoredCallbackInsert): Prisma.Sql {
+  return Prisma.sql`
+    INSERT INTO momo_callbacks (id, kind, raw_body, source_ip, received_at, outcome, correlation_id, flag_reason,
+                                account_reference, token_tenant_id)
+    VALUES (gen_random_uuid(), ${row.kind}, ${row.rawBody}, ${row.sourceIp}, ${row.receivedAt}, ${row.outcome},
+            ${row.correlationId}, ${row.flagReason}, ${row.accountReference}, ${row.tokenTenantId})
+    RETURNING id::text AS id`;
 }
 
 /**

@@ -13,6 +13,7 @@ import { plainOf, tenantPlainFor, tenantPlainOf } from "../plain-access.js";
 import { sqlWords, type RawSql } from "../raw-sql.js";
 import type { TenantDb } from "../tenant-scope.js";
 import { prismaOf, type AnyClient } from "./clients.js";
+import * as callbacks from "./callbacks.js";
 import { settleRow, type SettleWrites } from "./settle-row.js";
 
 /** A payment named with its tenant, for raw SQL on a tenant's transaction (which the scope does not reach). */
@@ -74,14 +75,40 @@ async function byCheckoutId(
   receipt: string | undefined,
   lock: Prisma.Sql,
 ): Promise<PaymentForCallback | undefined> {
-  const rows = await tx.$queryRaw<Record<string, unknown>[]>`
+  const rows = await tx.$queryRaw<Record<string, unknown>[]>`${byCheckoutIdStatement(checkoutRequestId, receipt)} ${lock}`;
+  return rows[0] && paymentForCallbackOf(rows[0]);
+}
+
+function byCheckoutIdStatement(checkoutRequestId: string, receipt: string | undefined): Prisma.Sql {
+  return Prisma.sql`
     SELECT ${paymentsTable.columns},
            EXISTS (SELECT 1 FROM payments other
                     WHERE other.mpesa_receipt = ${receipt ?? null} AND other.id <> payments.id) AS "receiptElsewhere"
-      FROM payments WHERE checkout_request_id = ${checkoutRequestId} ${lock}`;
-  if (!rows[0]) return undefined;
-  const { receiptElsewhere, ...row } = rows[0];
+      FROM payments WHERE checkout_request_id = ${checkoutRequestId}`;
+}
+
+function paymentForCallbackOf({ receiptElsewhere, ...row }: Record<string, unknown>): PaymentForCallback {
   return { payment: paymentsTable.fromRow(row), receiptElsewhere: receiptElsewhere === true };
+}
+
+/**
+ * Stores an STK callback (callbacks.storeStatement) and reads the payment its CheckoutRequestID names, as
+ * readByCheckoutId does, in one statement: one round trip fewer for every callback. The read sees the
+ * database as the store found it, which is what a read right after the store would see; the callback is
+ * stored (committed) whatever the read finds. `payment` undefined: there is no such payment.
+ */
+export async function storeCallbackReadingPayment(
+  sql: RawSql,
+  row: callbacks.StoredCallbackInsert,
+  checkoutRequestId: string,
+  receipt?: string,
+): Promise<{ id: string; payment: PaymentForCallback | undefined }> {
+  const rows = await sql.$queryRaw<Record<string, unknown>[]>(Prisma.sql`
+    WITH stored AS (${callbacks.storeStatement(row)})
+    SELECT stored.id AS "storedId", named.*
+      FROM stored LEFT JOIN LATERAL (${byCheckoutIdStatement(checkoutRequestId, receipt)}) named ON true`);
+  const { storedId, ...named } = rows[0]!;
+  return { id: storedId as string, payment: named.id === null || named.id === undefined ? undefined : paymentForCallbackOf(named) };
 }
 
 /** Locks (FOR UPDATE) and reads the tenant's payment with this id. */

@@ -20,7 +20,7 @@
  */
 import { callbacks } from "@mteja/db";
 import type { PaymentPorts } from "./shared/ports.js";
-import { ACCEPTED_ANSWER, type CallbackHandling, type CallbackRoute, type StoredCallback } from "./shared/flow.js";
+import { ACCEPTED_ANSWER, type CallbackHandling, type CallbackRoute, type ReadCallback, type StoredCallback } from "./shared/flow.js";
 import type { CallbackOutcome, StoredApplyResult } from "./shared/stored-callback.js";
 
 export interface InboundCallback {
@@ -102,9 +102,11 @@ async function store(
   deps: PaymentPorts,
   callback: InboundCallback,
   fields: { outcome: CallbackOutcome; correlationId?: string | null; flagReason?: string | null; accountReference?: string | undefined; tokenTenantId?: string | null },
+  storeWith?: ReadCallback["store"],
 ): Promise<{ id: string; receivedAt: Date }> {
   const receivedAt = deps.clock.now();
-  const id = await callbacks.store(deps.db.unscoped("daraja-callback"), {
+  const insert = (row: callbacks.StoredCallbackInsert) => (storeWith ? storeWith(deps, row) : callbacks.store(deps.db.unscoped("daraja-callback"), row));
+  const id = await insert({
     kind: callback.kind,
     rawBody: storableText(callback.rawBody),
     sourceIp: callback.sourceIp,
@@ -164,7 +166,7 @@ export async function receiveCallback(deps: PaymentPorts, callback: InboundCallb
 
   const { accountReference, correlationId } = read;
   const fields = { outcome: "accepted" as const, correlationId, accountReference, tokenTenantId };
-  const { id, receivedAt } = await store(deps, callback, fields);
+  const { id, receivedAt } = await store(deps, callback, fields, read.store);
   const stored: StoredCallback = { id, receivedAt, accountReference: accountReference ?? null, tokenTenantId };
   const handled: CallbackHandling = await read.handle(deps, stored, authority);
   if ("refused" in handled) {

@@ -1,7 +1,7 @@
 /** STK push (Lipa na M-Pesa Online) in the flow registry (payments/flows.ts): its result callback and its sweeps. */
 import { parseStkCallback } from "@mteja/daraja";
 import { defineCallback, type DarajaFlow } from "../shared/flow.js";
-import { applyStoredStkCallback } from "./stk-callbacks.js";
+import { applyStoredStkCallback, storeReadingPayment } from "./stk-callbacks.js";
 import { queryDuePayments, sweepHeldCallbacks, timeOutPromptsWithoutId } from "./stk-reconciliation.js";
 import { referenceFromParameter } from "./unknown-prompts.js";
 
@@ -24,7 +24,12 @@ export const stkFlow = {
         const value = { callback: parsed.value, paysIntent: received.paysIntent === true };
         return { ok: true, value, correlationId: parsed.value.checkoutRequestId, accountReference };
       },
-      apply: async (deps, { callback, paysIntent }, stored) => ({ applied: await applyStoredStkCallback(deps, stored, callback, { paysIntent }) }),
+      // The payment is read by the statement that stores the callback, for the apply without locks (which a
+      // prompt paying an intent does not take: its settlement takes locks).
+      storeReading: ({ callback, paysIntent }) => (paysIntent ? undefined : storeReadingPayment(callback)),
+      apply: async (deps, { callback, paysIntent }, stored, _by, named) => ({
+        applied: await applyStoredStkCallback(deps, stored, callback, { paysIntent, named }),
+      }),
     }),
   },
   // Held callbacks first: a prompt they settle is then neither timed out nor queried.

@@ -9,6 +9,7 @@
 import { classifyStkResultCode, parseStkCallback, type StkCallback } from "@mteja/daraja";
 import { callbacks, payments, type PaymentModel } from "@mteja/db";
 import type { PaymentPorts } from "../shared/ports.js";
+import type { StoreReading } from "../shared/flow.js";
 import type { CallbackAuthority } from "../shared/callback-tokens.js";
 import { authorityOfStored, refusalOf } from "../shared/callback-authority.js";
 import { publishPaymentStatus } from "../shared/status-publisher.js";
@@ -113,8 +114,9 @@ async function stkVerdictWithoutLocks(
   stored: StoredStkCallback,
   now: Date,
   recorder: UnlockedRecorder,
+  named: NamedPayment | undefined,
 ): Promise<CallbackVerdict<Settlement> | undefined> {
-  const found = await payments.readByCheckoutId(sql, callback.checkoutRequestId, callback.mpesaReceiptNumber);
+  const found = named ? named.payment : await payments.readByCheckoutId(sql, callback.checkoutRequestId, callback.mpesaReceiptNumber);
   if (!found || found.payment.intentId !== null || refusalOf(authorityOfStored(stored.tokenTenantId), found.payment) !== undefined) return undefined;
   const { payment } = found;
   const { id, status, updatedAt } = payment;
@@ -143,24 +145,42 @@ async function settleWithCallback(
   return { recorded: true, outcome: settlement.decision.outcome, flagReason: settlement.decision.flagReason, link, settled: settlement };
 }
 
+/** The payment a callback's CheckoutRequestID names, as read by the statement that stored the callback. */
+export interface NamedPayment {
+  /** Undefined: no payment has that CheckoutRequestID (yet). */
+  payment: payments.PaymentForCallback | undefined;
+}
+
+/** Stores an STK callback and reads the payment it names, in one statement (the callback route's). */
+export function storeReadingPayment(callback: StkCallback): StoreReading<NamedPayment> {
+  return async (deps, insert) => {
+    // Daraja's ids name no tenant: the payment is found across tenants. The statement is its own transaction.
+    const { id, payment } = await deps.db.transaction(deps.db.unscoped("daraja-callback"), "autocommit", (sql) =>
+      payments.storeCallbackReadingPayment(sql, insert, callback.checkoutRequestId, callback.mpesaReceiptNumber),
+    );
+    return { id, read: { payment } };
+  };
+}
+
 /**
  * Applies a stored STK callback (from the callback route, from stkPush after it stored the ids, or
  * from the reconciler). Idempotent: a callback already applied is skipped. `paysIntent`: its URL said its
  * prompt pays an intent (unknown-prompts.ts, INTENT_PARAMETER), whose settlement the apply without locks
- * leaves to the locked one: that one is taken at once.
+ * leaves to the locked one: that one is taken at once. `named`: the payment as the statement that stored
+ * the callback read it, which the apply without locks then need not read again.
  */
 export async function applyStoredStkCallback(
   deps: PaymentPorts,
   stored: StoredStkCallback,
   callback: StkCallback,
-  { paysIntent = false }: { paysIntent?: boolean } = {},
+  { paysIntent = false, named }: { paysIntent?: boolean; named?: NamedPayment | undefined } = {},
 ): Promise<StoredApplyResult> {
   const { result, settled } = await applyStoredCallback(
     deps,
     stored.id,
     { checkoutRequestId: callback.checkoutRequestId },
     (tx, now, recorder) => stkVerdict(tx, deps, callback, stored, now, recorder),
-    paysIntent ? undefined : (sql, now, recorder) => stkVerdictWithoutLocks(sql, deps, callback, stored, now, recorder),
+    paysIntent ? undefined : (sql, now, recorder) => stkVerdictWithoutLocks(sql, deps, callback, stored, now, recorder, named),
   );
   if (settled?.decision.statusChanged) publishPaymentStatus(deps, settled.payment);
   return result;
