@@ -2,6 +2,8 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 
 export interface ScratchDatabase {
+  /** Its name (a `template` for another). */
+  name: string;
   /** Connection URL of the new, empty database. */
   url: string;
   drop(): Promise<void>;
@@ -22,6 +24,7 @@ export async function createScratchDatabase(adminUrl: string, prefix = "mteja_sc
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
+    name,
     url: url.toString(),
     drop: () => withAdmin(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
   };

@@ -3,7 +3,8 @@
  * which every test file's database is created from (`CREATE DATABASE … TEMPLATE`), instead of each file's
  * service applying every migration to an empty one (about a second a file, on hundreds of files).
  * Dropped when the run ends. Without a reachable PostgreSQL there is none, and the files' own skipping
- * (database.ts) applies.
+ * (database.ts) applies. It runs in vitest's main process, which loads the built `@mteja/db`
+ * (`packages/db/dist`, made by the test command before vitest starts), not its sources.
  */
 import type { TestProject } from "vitest/node";
 import { createScratchDatabase, isPostgresReachable, openDatabase } from "@mteja/db";
@@ -26,6 +27,6 @@ export default async function setup(project: TestProject): Promise<(() => Promis
     await scratch.drop();
     throw error;
   }
-  project.provide("postgresTemplate", new URL(scratch.url).pathname.slice(1));
+  project.provide("postgresTemplate", scratch.name);
   return () => scratch.drop();
 }

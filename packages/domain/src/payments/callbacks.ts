@@ -105,8 +105,7 @@ async function store(
   storeWith?: ReadCallback["store"],
 ): Promise<{ id: string; receivedAt: Date }> {
   const receivedAt = deps.clock.now();
-  const insert = (row: callbacks.StoredCallbackInsert) => (storeWith ? storeWith(deps, row) : callbacks.store(deps.db.unscoped("daraja-callback"), row));
-  const id = await insert({
+  const row: callbacks.StoredCallbackInsert = {
     kind: callback.kind,
     rawBody: storableText(callback.rawBody),
     sourceIp: callback.sourceIp,
@@ -116,7 +115,8 @@ async function store(
     flagReason: fields.flagReason ?? null,
     accountReference: fields.accountReference ?? null,
     tokenTenantId: fields.tokenTenantId ?? null,
-  });
+  };
+  const id = await (storeWith ? storeWith(deps, row) : callbacks.store(deps.db.unscoped("daraja-callback"), row));
   return { id, receivedAt };
 }
 
