@@ -20,7 +20,7 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { stkCallbackBody } from "./callback-body.mjs";
 import { args, conditions, eachServer, median, writeResults } from "./login-common.mjs";
-import { seedPendingPayments } from "./seed.mjs";
+import { seedPendingPayments, vacuumAnalyze } from "./seed.mjs";
 import { onLoadCore } from "./targets.mjs";
 
 const seconds = Number(args.seconds ?? 10);
@@ -70,6 +70,8 @@ async function loadRun(url, name, db, runSeconds, server) {
   run++;
   const prefix = `ws_CO_r${run}${name[0]}_`;
   await seedPendingPayments(String(db.database), { userId: db.userId, prefix, count: perRun });
+  // Vacuumed and analysed now, not by autovacuum in the middle of this run or the next server's.
+  await vacuumAnalyze(String(db.database), "payments, momo_callbacks, webhook_events");
   const cpuBefore = server?.cpuMs() ?? 0;
   const target = `${url}${path}?token=${callbackSecret}`;
   const receiptTag = `R${run.toString(36).toUpperCase().padStart(3, "0")}`;

@@ -136,3 +136,8 @@ export async function nthNewest(url, table, n) {
     return rows[0];
   });
 }
+
+/** VACUUM ANALYZE of `tables` (a list as SQL takes it): what autovacuum would do later, done before a run. */
+export async function vacuumAnalyze(url, tables) {
+  await withClient(url, (client) => client.query(`VACUUM ANALYZE ${tables}`));
+}
