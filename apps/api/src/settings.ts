@@ -118,8 +118,8 @@ const settingsSchema = z
     // core a second hashing process only doubles the CPU share hashing takes from reads in a login storm
     // (docs/performance.md, "The login storm, one hash per core").
     PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(() => Math.min(16, availableParallelism())),
-    // The hashing processes' nice value (PASSWORD_HASHER=processes): how much of a busy core a login storm
-    // may take from reads (docs/performance.md, "The login storm, one hash per core").
+    // The nice value of the hashing processes that run queued hashes (PASSWORD_HASHER=processes): how much
+    // of a busy core a login storm may take from reads (docs/performance.md, "The login storm, one hash per core").
     PASSWORD_HASH_NICENESS: z.coerce.number({ error: "PASSWORD_HASH_NICENESS must be a number" }).int().min(0).max(19).default(10),
     PASSWORD_HASH_MAX_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(4_000),
     PASSWORD_HASH_SHED_PAUSE_MS: z.coerce.number().int().min(0).max(10_000).default(1_000),

@@ -1,8 +1,8 @@
 /**
  * Where argon2id runs (apps/api/src/runtime/password-hashing): the pool of hashing processes on its own
- * (a dead child fails its hashes at once and is replaced, children run at nice 10, close ends them), then
- * sign-ins over HTTP with each PASSWORD_HASHER, with a hashing process killed mid-login, and shed with 429
- * once the expected wait passes PASSWORD_HASH_MAX_WAIT_MS.
+ * (a dead child fails its hashes at once and is replaced, queued hashes run at nice 10 and the others at
+ * the service's own priority, close ends them), then sign-ins over HTTP with each PASSWORD_HASHER, with a
+ * hashing process killed mid-login, and shed with 429 once the expected wait passes PASSWORD_HASH_MAX_WAIT_MS.
  */
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
@@ -65,6 +65,20 @@ describe.skipIf(target !== "embedded")("the pool of hashing processes", () => {
     const pids = pool.pids();
     expect(pids.length).toBeGreaterThanOrEqual(1);
     for (const pid of pids) expect(statOf(pid)?.[16]).toBe("10");
+  });
+
+  it("runs a hash that started at once in a child at the service's own priority, and one that waited in line at nice 10", async () => {
+    pool = createProcessHashing({ size: 1, logger: { warn: (obj) => warnings.push(obj) } });
+    const atOnce = await pool.hash("an ordinary sign-in", { queued: false });
+    const [prompt] = pool.pids();
+    expect(statOf(prompt!)?.[16]).toBe("0");
+    expect(await pool.verify(atOnce, "an ordinary sign-in", { queued: true })).toBe(true);
+    const queued = pool.pids().filter((pid) => pid !== prompt);
+    expect(queued).toHaveLength(1);
+    expect(statOf(queued[0]!)?.[16]).toBe("10");
+    // Each kind keeps its own child.
+    await pool.hash("another ordinary sign-in", { queued: false });
+    expect(pool.pids()).toEqual([prompt, queued[0]]);
   });
 
   it("fails the hashes of a child that dies at once, and starts another for the next hash", async () => {

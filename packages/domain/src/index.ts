@@ -20,7 +20,7 @@ export { answerLocale } from "./shared/i18n/answer-locale.js";
 export { createAccessTokens, type AccessTokens, type AccessClaims } from "./auth/tokens/access-tokens.js";
 export { createDataCipher, type DataCipher } from "./shared/data-cipher.js";
 export { createRefreshSuccessor, type RefreshSuccessor } from "./auth/sessions/refresh-successor.js";
-export { createPasswordHasher, type PasswordHasher, type PasswordHashing } from "./auth/passwords.js";
+export { createPasswordHasher, type PasswordHasher, type PasswordHashing, type HashTurn } from "./auth/passwords.js";
 export { equalsConstantTime } from "./shared/secrets.js";
 export { unlimited, type Limiter, type LimitRule, type LimitDecision } from "./shared/limiter.js";
 export { passwordRangesOff, type PasswordRanges } from "./auth/breached-passwords/ports.js";

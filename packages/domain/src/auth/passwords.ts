@@ -19,8 +19,17 @@ export interface PasswordHasher {
  * false for a hash it cannot read and rejects only when the hashing itself failed.
  */
 export interface PasswordHashing {
-  hash(password: string): Promise<string>;
-  verify(hash: string, password: string): Promise<boolean>;
+  hash(password: string, turn?: HashTurn): Promise<string>;
+  verify(hash: string, password: string, turn?: HashTurn): Promise<boolean>;
+}
+
+/**
+ * How a hash got its slot. `queued`: it waited in line behind other hashes (sign-ins arriving faster than
+ * they are hashed, a storm): run it after the service's other work. Otherwise it started at once (an
+ * ordinary sign-in): it may share the CPU with that work on equal terms.
+ */
+export interface HashTurn {
+  queued: boolean;
 }
 
 export interface PasswordHasherOptions {
@@ -51,11 +60,11 @@ const meanWeight = 0.2;
 export async function createPasswordHasher(options: PasswordHasherOptions): Promise<PasswordHasher> {
   const admit = createAdmission(options);
   // Made with the same parameters as real hashes, so an unknown user costs what a known one does.
-  const decoy = await admit(() => options.hashing.hash("decoy-password-for-unknown-users"));
+  const decoy = await admit((turn) => options.hashing.hash("decoy-password-for-unknown-users", turn));
   return {
-    hash: (password) => admit(() => options.hashing.hash(password)),
+    hash: (password) => admit((turn) => options.hashing.hash(password, turn)),
     verify: async (hash, password) => {
-      const ok = await admit(() => options.hashing.verify(hash ?? decoy, password));
+      const ok = await admit((turn) => options.hashing.verify(hash ?? decoy, password, turn));
       return hash !== undefined && ok;
     },
     assertAdmits: admit.assertAdmits,
@@ -120,9 +129,10 @@ export function createAdmission({ clock, concurrency, maxWaitMs, shedPauseMs }: 
     if (next) next.admit();
     else running--;
   };
-  async function admit<T>(task: () => Promise<T>): Promise<T> {
+  async function admit<T>(task: (turn: HashTurn) => Promise<T>): Promise<T> {
     shedOverdue();
-    if (running >= concurrency) {
+    const queued = running >= concurrency;
+    if (queued) {
       const error = shedding();
       if (error) await shed(error);
       const queuedAt = clock.monotonicMs();
@@ -132,7 +142,7 @@ export function createAdmission({ clock, concurrency, maxWaitMs, shedPauseMs }: 
     }
     const started = clock.monotonicMs();
     try {
-      const result = await task();
+      const result = await task({ queued });
       const tookMs = clock.monotonicMs() - started;
       meanMs = meanMs === undefined ? tookMs : meanMs + meanWeight * (tookMs - meanMs);
       return result;

@@ -89,6 +89,43 @@ describe("admission by expected wait", () => {
   });
 });
 
+describe("a hash's turn", () => {
+  it("tells the hashing whether a hash waited in line: at once while a slot is free, queued behind others", async () => {
+    const clock = fakeClock();
+    const admit = createAdmission({ clock, concurrency: 1, maxWaitMs: 60_000, shedPauseMs: 0 });
+    const turns: Array<{ name: string; queued: boolean }> = [];
+    let finishFirst!: () => void;
+    const first = admit((turn) => (turns.push({ name: "first", ...turn }), new Promise<void>((resolve) => (finishFirst = resolve))));
+    const second = admit(async (turn) => void turns.push({ name: "second", ...turn }));
+    await settle();
+    expect(turns).toEqual([{ name: "first", queued: false }]);
+    finishFirst();
+    await Promise.all([first, second]);
+    await admit(async (turn) => void turns.push({ name: "third", ...turn }));
+    expect(turns).toEqual([
+      { name: "first", queued: false },
+      { name: "second", queued: true },
+      { name: "third", queued: false },
+    ]);
+  });
+
+  it("passes the turn to the hashing for hashes, verifications and the decoy", async () => {
+    const clock = fakeClock();
+    const turns: Array<{ op: string; queued: boolean | undefined }> = [];
+    const hashing: PasswordHashing = {
+      hash: async (password, turn) => (turns.push({ op: "hash", queued: turn?.queued }), `hashed:${password}`),
+      verify: async (hash, password, turn) => (turns.push({ op: "verify", queued: turn?.queued }), hash === `hashed:${password}`),
+    };
+    const hasher = await createPasswordHasher({ hashing, clock, concurrency: 1, maxWaitMs: 60_000, shedPauseMs: 0 });
+    await hasher.verify(await hasher.hash("pw"), "pw");
+    expect(turns).toEqual([
+      { op: "hash", queued: false }, // the decoy
+      { op: "hash", queued: false },
+      { op: "verify", queued: false },
+    ]);
+  });
+});
+
 describe("the password hasher", () => {
   it("verifies an unknown user against a decoy made like a real hash, and answers false", async () => {
     const clock = fakeClock();

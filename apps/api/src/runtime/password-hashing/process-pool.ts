@@ -1,4 +1,4 @@
-import type { Logger, PasswordHashing } from "@mteja/domain";
+import type { HashTurn, Logger, PasswordHashing } from "@mteja/domain";
 import { fork, type ChildProcess } from "node:child_process";
 import { setPriority } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -8,10 +8,14 @@ import { argon2Parameters } from "./argon2-parameters.js";
 const childEntry = fileURLToPath(new URL("./argon2-child.mjs", import.meta.url));
 
 export interface ProcessHashingOptions {
-  /** Hashing processes (each computes one hash at a time). */
+  /** Hashing processes of each priority (each computes one hash at a time). */
   size: number;
   logger: Pick<Logger, "warn">;
-  /** Added to the children's nice value: the kernel serves the service's event loop before them. */
+  /**
+   * Added to the nice value of the children that run queued hashes (HashTurn): under a storm the kernel
+   * serves the service's event loop before them. A hash that started without waiting runs in a child at
+   * the service's own priority.
+   */
   niceness?: number;
   /** A child that has not answered a hash by then is killed (its hashes fail) rather than left hanging. */
   answerTimeoutMs?: number;
@@ -32,17 +36,23 @@ interface Pending {
 interface Slot {
   child: ChildProcess | undefined;
   inFlight: Map<number, Pending>;
+  niceness: number;
 }
 
 type Answer = { id: number; value: unknown } | { id: number; error: string };
 
 /**
- * argon2id in a few child processes at a lower OS priority, so a login storm takes the CPU the event
- * loop leaves over instead of sharing it equally. A child that dies fails its hashes at once and is
- * replaced by the next hash that needs it.
+ * argon2id in child processes, each started when a hash first needs it. A hash that waited in line (a
+ * login storm) runs in a child at a lower OS priority, so the storm takes the CPU the event loop leaves
+ * over instead of sharing it equally; one that started at once (an ordinary sign-in) runs in a child at
+ * the service's own priority, so it does not wait behind every burst of reads. A child that dies fails
+ * its hashes at once and is replaced by the next hash that needs it.
  */
 export function createProcessHashing({ size, logger, niceness = 10, answerTimeoutMs = 30_000 }: ProcessHashingOptions): ProcessHashing {
-  const slots: Slot[] = Array.from({ length: size }, () => ({ child: undefined, inFlight: new Map() }));
+  const slotsOf = (slotNiceness: number): Slot[] => Array.from({ length: size }, () => ({ child: undefined, inFlight: new Map(), niceness: slotNiceness }));
+  const prompt = slotsOf(0);
+  const queued = slotsOf(niceness);
+  const slots = [...prompt, ...queued];
   let lastId = 0;
   let closed = false;
 
@@ -50,9 +60,9 @@ export function createProcessHashing({ size, logger, niceness = 10, answerTimeou
     // No inherited execArgv: the service's --cpu-prof or --inspect is not the children's.
     const child = fork(childEntry, [JSON.stringify(argon2Parameters)], { execArgv: [], stdio: ["ignore", "inherit", "inherit", "ipc"] });
     slot.child = child;
-    if (child.pid !== undefined) {
+    if (child.pid !== undefined && slot.niceness !== 0) {
       try {
-        setPriority(child.pid, niceness);
+        setPriority(child.pid, slot.niceness);
       } catch (error) {
         logger.warn({ err: error, pid: child.pid }, "could not lower the priority of a password hashing process");
       }
@@ -85,13 +95,14 @@ export function createProcessHashing({ size, logger, niceness = 10, answerTimeou
     (child.channel as { unref?(): void } | undefined)?.unref?.();
   }
 
-  function leastBusy(): Slot {
-    return slots.reduce((best, slot) => (slot.inFlight.size < best.inFlight.size ? slot : best));
+  function leastBusy(turn: HashTurn | undefined): Slot {
+    const group = turn?.queued === false ? prompt : queued;
+    return group.reduce((best, slot) => (slot.inFlight.size < best.inFlight.size ? slot : best));
   }
 
-  function request(message: { op: "hash"; password: string } | { op: "verify"; hash: string; password: string }): Promise<unknown> {
+  function request(message: { op: "hash"; password: string } | { op: "verify"; hash: string; password: string }, turn: HashTurn | undefined): Promise<unknown> {
     if (closed) return Promise.reject(new Error("the password hashing pool is closed"));
-    const slot = leastBusy();
+    const slot = leastBusy(turn);
     const child = slot.child ?? start(slot);
     const id = ++lastId;
     return new Promise((resolve, reject) => {
@@ -116,8 +127,8 @@ export function createProcessHashing({ size, logger, niceness = 10, answerTimeou
   }
 
   return {
-    hash: async (password) => String(await request({ op: "hash", password })),
-    verify: async (hash, password) => (await request({ op: "verify", hash, password })) === true,
+    hash: async (password, turn) => String(await request({ op: "hash", password }, turn)),
+    verify: async (hash, password, turn) => (await request({ op: "verify", hash, password }, turn)) === true,
     pids: () => slots.flatMap((slot) => (slot.child?.pid === undefined ? [] : [slot.child.pid])),
     close: async () => {
       closed = true;
