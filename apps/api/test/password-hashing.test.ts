@@ -81,6 +81,15 @@ describe.skipIf(target !== "embedded")("the pool of hashing processes", () => {
     expect(pool.pids()).toEqual([prompt, queued[0]]);
   });
 
+  it("keeps one set of children when queued hashes run at niceness 0 too", async () => {
+    pool = createProcessHashing({ size: 1, niceness: 0, logger: { warn: (obj) => warnings.push(obj) } });
+    const hash = await pool.hash("an ordinary sign-in", { queued: false });
+    expect(await pool.verify(hash, "an ordinary sign-in", { queued: true })).toBe(true);
+    const pids = pool.pids();
+    expect(pids).toHaveLength(1);
+    expect(statOf(pids[0]!)?.[16]).toBe("0");
+  });
+
   it("fails the hashes of a child that dies at once, and starts another for the next hash", async () => {
     pool = createProcessHashing({ size: 1, logger: { warn: (obj) => warnings.push(obj) } });
     await pool.hash("warm up");

@@ -51,8 +51,9 @@ type Answer = { id: number; value: unknown } | { id: number; error: string };
 export function createProcessHashing({ size, logger, niceness = 10, answerTimeoutMs = 30_000 }: ProcessHashingOptions): ProcessHashing {
   const slotsOf = (slotNiceness: number): Slot[] => Array.from({ length: size }, () => ({ child: undefined, inFlight: new Map(), niceness: slotNiceness }));
   const prompt = slotsOf(0);
-  const queued = slotsOf(niceness);
-  const slots = [...prompt, ...queued];
+  // At niceness 0 a queued hash runs as one that started at once: the same children serve both.
+  const queued = niceness === 0 ? prompt : slotsOf(niceness);
+  const slots = queued === prompt ? prompt : [...prompt, ...queued];
   let lastId = 0;
   let closed = false;
 
