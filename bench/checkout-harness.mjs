@@ -1,12 +1,12 @@
 // What bench/checkout.mjs and bench/mixed.mjs share: everything around the server under test that a whole
-// checkout needs. The shop's webhook receiver (each signature checked), the Daraja simulator (apps/daraja-sim,
-// its callback after a fixed delay) on the load's core, the https relay its callbacks go through (a production
-// start refuses plain-http callback URLs), the shop (an API key and a webhook endpoint, made through Mteja),
-// one checkout (intent by API key → stkpush → webhook received) and the database check at the end.
+// checkout needs. The shop's webhook receiver (in this process; each signature checked), the Daraja simulator
+// (apps/daraja-sim, its callback after a fixed delay) and the https relay its callbacks go through (a
+// production start refuses plain-http callback URLs; bench/https-relay.mjs), these two processes of their own
+// on the load's core, the shop (an API key and a webhook endpoint, made through Mteja), one checkout (intent
+// by API key → stkpush → webhook received) and the database check at the end.
 import { createHmac, randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer, request as httpRequest } from "node:http";
-import { createServer as createHttpsServer } from "node:https";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createServer as createNetServer } from "node:net";
@@ -230,23 +230,28 @@ export async function checkDatabase({ db, receiver }) {
   }
 }
 
-/** https in front of the server under test: Daraja's callbacks arrive over TLS, as production requires. */
+/** bench/https-relay.mjs on core 1 (with the load), in front of the server under test. */
 async function startRelay({ certPath, keyPath }, targetPort) {
-  const server = createHttpsServer({ cert: readFileSync(certPath), key: readFileSync(keyPath) }, (incoming, outgoing) => {
-    const forwarded = httpRequest(
-      { host: "127.0.0.1", port: targetPort, method: incoming.method, path: incoming.url, headers: incoming.headers },
-      (answer) => {
-        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(outgoing);
-      },
-    );
-    forwarded.on("error", () => outgoing.writeHead(502).end());
-    incoming.pipe(forwarded);
+  const main = fileURLToPath(new URL("./https-relay.mjs", import.meta.url));
+  const child = spawn("taskset", ["-c", process.env.LOAD_CORE ?? "1", process.execPath, main, "--cert", certPath, "--key", keyPath, "--target-port", String(targetPort)], {
+    stdio: ["ignore", "pipe", "inherit"],
   });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = await new Promise((resolve, reject) => {
+    let output = "";
+    child.stdout.on("data", (chunk) => {
+      output += chunk;
+      const found = /listening (\S+)/.exec(output)?.[1];
+      if (found) resolve(found);
+    });
+    child.once("exit", (code) => reject(new Error(`the https relay exited with ${code} before listening`)));
+  });
   return {
-    url: `https://127.0.0.1:${server.address().port}`,
-    close: () => new Promise((resolve) => server.close(resolve)),
+    url,
+    close: () =>
+      new Promise((resolve) => {
+        child.once("exit", resolve);
+        child.kill("SIGTERM");
+      }),
   };
 }
 

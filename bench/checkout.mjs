@@ -10,9 +10,8 @@
 // At the end the database is checked: every intent a shopper paid is succeeded, once, with its event delivered.
 //
 //   node bench/checkout.mjs [--seconds 10] [--shoppers 20] [--rounds 3] [--delay-ms 100] [--targets hand-written,mteja]
-import { readdirSync, readFileSync } from "node:fs";
 import { checkDatabase, oneCheckout, startCheckoutHarness } from "./checkout-harness.mjs";
-import { args, conditions, cpuMsOf, median, signIn, startServer, writeResults } from "./login-common.mjs";
+import { args, conditions, databaseCpuMs, median, signIn, startServer, writeResults } from "./login-common.mjs";
 
 const seconds = Number(args.seconds ?? 10);
 const shoppers = Number(args.shoppers ?? 20);
@@ -74,20 +73,6 @@ function compare(check) {
     { what: "checkout: paid intents not succeeded once with a delivered event, or failed checkouts", measured: check.problems + failed, goal: "0", met: check.problems + failed === 0 },
   ];
   writeResults("checkout", { seconds, shoppers, rounds, delayMs, baseline, mteja, ratio, p99Ratio, results, database: check, checks });
-}
-
-/** CPU used so far by every PostgreSQL process (its backends, where the statements run), in ms. */
-function databaseCpuMs() {
-  let sum = 0;
-  for (const pid of readdirSync("/proc")) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      if (readFileSync(`/proc/${pid}/comm`, "utf8").startsWith("postgres")) sum += cpuMsOf(pid);
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return sum;
 }
 
 /** `shoppers` checkouts at a time for `runSeconds`, then the ones in flight finish (up to 15 s). */

@@ -5,7 +5,7 @@ import { createScratchDatabase } from "@mteja/db";
 import autocannon from "autocannon";
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { seedRows, seedUsersAndSessions } from "./seed.mjs";
@@ -129,15 +129,79 @@ export function startServer({ target, hasher = "processes", database, key, callb
   });
 }
 
-/** CPU time (user and system) a process has used so far, in ms, from /proc (0 where there is none). */
-export function cpuMsOf(pid) {
+/**
+ * CPU time (user and system) a process has used so far, in ms, from /proc (0 where there is none); with
+ * `endedChildren`, also what its children that ended (and were waited for) used.
+ */
+export function cpuMsOf(pid, { endedChildren = false } = {}) {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    // utime and stime are fields 14 and 15 of stat, cutime and cstime 16 and 17, in clock ticks (100 per second on Linux).
+    const ticks = Number(fields[11]) + Number(fields[12]) + (endedChildren ? Number(fields[13]) + Number(fields[14]) : 0);
+    return (ticks * 1000) / 100;
   } catch {
     return 0;
   }
+}
+
+/**
+ * CPU used so far by PostgreSQL (its backends, where the statements run), in ms: every postgres process's
+ * own, and what the postmaster's ended children used (a backend that closed takes its CPU with it).
+ */
+export function databaseCpuMs() {
+  return processesOf(isPostgres).reduce((sum, pid) => sum + cpuMsOf(pid, { endedChildren: true }), 0);
+}
+
+/** CPU used so far by the running children of `parent` (a server's hashing processes), in ms. */
+export function childrenCpuMs(parent) {
+  return processesOf(childOf(parent)).reduce((sum, pid) => sum + cpuMsOf(pid), 0);
+}
+
+/**
+ * How long each part has waited for a core so far, in ms by process (/proc's schedstat: time runnable but
+ * not running): the server's event loop (its main thread), its hashing children, PostgreSQL's processes.
+ * Where that wait grows under load, a request's latency is the scheduler's queue, not its own work.
+ * `waitedBetween` sums what processes alive at both readings waited in between.
+ */
+export function runQueueWaitMs(server) {
+  const waitOf = (pid, tid) => Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[1]) / 1e6;
+  const byProcess = (pids, threadsOf) => {
+    const waits = new Map();
+    for (const pid of pids) {
+      try {
+        waits.set(pid, threadsOf(pid).reduce((sum, tid) => sum + waitOf(pid, tid), 0));
+      } catch {
+        // the process ended meanwhile
+      }
+    }
+    return waits;
+  };
+  const allThreads = (pid) => readdirSync(`/proc/${pid}/task`);
+  return {
+    loop: byProcess([String(server)], (pid) => [pid]),
+    hashing: byProcess(processesOf(childOf(server)), allThreads),
+    database: byProcess(processesOf(isPostgres), allThreads),
+  };
+}
+
+/** ms each part of two `runQueueWaitMs` readings waited in between (only processes in both count). */
+export function waitedBetween(before, after) {
+  const sum = (part) => [...after[part]].reduce((total, [pid, ms]) => total + (before[part].has(pid) ? ms - before[part].get(pid) : 0), 0);
+  return { loop: sum("loop"), hashing: sum("hashing"), database: sum("database") };
+}
+
+const isPostgres = (pid) => readFileSync(`/proc/${pid}/comm`, "utf8").startsWith("postgres");
+const childOf = (parent) => (pid) => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")[1] === String(parent);
+
+function processesOf(wanted) {
+  return readdirSync("/proc").filter((pid) => {
+    if (!/^\d+$/.test(pid)) return false;
+    try {
+      return wanted(pid);
+    } catch {
+      return false; // the process ended meanwhile
+    }
+  });
 }
 
 function stop(child) {

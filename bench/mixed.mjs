@@ -29,7 +29,9 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { checkDatabase, oneCheckout, startCheckoutHarness } from "./checkout-harness.mjs";
 import { delaySummary } from "./loop-delay.mjs";
-import { args, conditions, median, signIn, startServer, tenantHeaders, user, writeResults } from "./login-common.mjs";
+import {
+  args, childrenCpuMs, conditions, databaseCpuMs, median, runQueueWaitMs, signIn, startServer, tenantHeaders, user, waitedBetween, writeResults,
+} from "./login-common.mjs";
 
 const totalRequests = Number(args.requests ?? 1_000_000);
 const loadShare = Number(args.load ?? 0.8);
@@ -68,7 +70,7 @@ try {
     const kindRate = rate * share(kind);
     const watch = await watchStretch();
     const r = await openLoop(perform, { rate: kindRate, operations: Math.ceil(kindRate * aloneSeconds), sequence: [kind] });
-    const seen = await watch.end();
+    const seen = await watch.end(r.operations);
     alone[kind] = { rate: kindRate, p99: r.p99[kind], errors: r.errors, held: r.held, ...seen };
     console.log(`${kind.padEnd(8)} alone at ${kindRate.toFixed(1)}/s: p99 ${r.p99[kind].toFixed(1)} ms, ${r.errors} errors; ${describe(seen)}`);
   }
@@ -79,7 +81,7 @@ try {
   const rssFirst = await settledRss();
   const watch = await watchStretch();
   const rest = await openLoop(perform, { rate, operations: allOperations - firstOperations, sequence, report: true });
-  const seen = await watch.end();
+  const seen = await watch.end(rest.operations);
   const rssLast = await settledRss();
   const latencies = { me: [], checkout: [], login: [] };
   // concat, not push(...): a run of 1,000,000 requests holds more latencies than a call takes arguments.
@@ -258,10 +260,10 @@ function openLoop(perform, { rate, operations: total, sequence: kinds, report = 
   const start = performance.now();
   let lastReport = start;
   return new Promise((resolve) => {
-    if (total <= 0) return resolve({ latencies, p99: {}, errors, held, inLaunchOrder });
+    if (total <= 0) return resolve({ latencies, p99: {}, errors, held, inLaunchOrder, operations: 0 });
     const finish = () => {
       const p99 = Object.fromEntries(Object.entries(latencies).map(([kind, values]) => [kind, p99Of(values)]));
-      resolve({ latencies, p99, errors, held, inLaunchOrder });
+      resolve({ latencies, p99, errors, held, inLaunchOrder, operations: total });
     };
     const launch = () => {
       const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * rate) + 1);
@@ -301,32 +303,48 @@ function openLoop(perform, { rate, operations: total, sequence: kinds, report = 
 
 /**
  * What a stretch of load did to each side: the server's event-loop delay, this process's (the load
- * generator's), and how busy each core was. A p99 that grows with the generator's delay or a full core 1
- * is the generator falling behind, not the server.
+ * generator's), how busy each core was, the CPU an operation cost the server's process, its hashing
+ * processes and PostgreSQL, and how long each of those waited for a core (ms a second). A p99 that grows
+ * with the generator's delay or a full core 1 is the generator falling behind, not the server; one that
+ * grows with the server's wait for a core is the core shared out, not the server's own work.
  */
 async function watchStretch() {
   await server.watched();
   const generator = monitorEventLoopDelay({ resolution: 1 });
   generator.enable();
   const before = coreTimes();
+  const cpuBefore = cpuNow();
+  const waitBefore = runQueueWaitMs(server.pid);
+  const startedAt = performance.now();
   return {
-    async end() {
+    async end(operations) {
       generator.disable();
       const after = coreTimes();
+      const cpuAfter = cpuNow();
+      const waitAfter = runQueueWaitMs(server.pid);
+      const seconds = (performance.now() - startedAt) / 1000;
       const { loopDelay, routes } = await server.watched();
       return {
         serverRoutes: routes,
         serverLoopDelay: loopDelay,
         generatorLoopDelay: delaySummary(generator),
         coreBusy: after.map((core, i) => Number((1 - (core.idle - before[i].idle) / (core.total - before[i].total)).toFixed(3))),
+        cpuMsPerOperation: Object.fromEntries(Object.keys(cpuAfter).map((part) => [part, Number(((cpuAfter[part] - cpuBefore[part]) / Math.max(1, operations)).toFixed(2))])),
+        waitMsPerSecond: Object.fromEntries(Object.entries(waitedBetween(waitBefore, waitAfter)).map(([part, ms]) => [part, Math.round(ms / seconds)])),
       };
     },
   };
 }
 
-function describe({ serverRoutes, serverLoopDelay: s, generatorLoopDelay: g, coreBusy }) {
+/** CPU used so far, in ms: the server's own process, its hashing children, PostgreSQL's processes. */
+function cpuNow() {
+  return { server: server.cpuMs(), hashing: childrenCpuMs(server.pid), database: databaseCpuMs() };
+}
+
+function describe({ serverRoutes, serverLoopDelay: s, generatorLoopDelay: g, coreBusy, cpuMsPerOperation: cpu, waitMsPerSecond: wait }) {
   const routes = Object.entries(serverRoutes).map(([route, r]) => `${route} ${r.p99} ms ×${r.count}`).join(", ");
-  return `in the server p99: ${routes}; loop delay p99 server ${s.p99} ms (max ${s.max}), generator ${g.p99} ms (max ${g.max}); cores busy ${coreBusy.map((b) => `${(100 * b).toFixed(0)} %`).join(", ")}`;
+  const parts = (figures) => Object.entries(figures).map(([part, ms]) => `${part} ${ms}`).join(", ");
+  return `in the server p99: ${routes}; loop delay p99 server ${s.p99} ms (max ${s.max}), generator ${g.p99} ms (max ${g.max}); cores busy ${coreBusy.map((b) => `${(100 * b).toFixed(0)} %`).join(", ")}; CPU ms an operation: ${parts(cpu)}; waiting for a core, ms a second: ${parts(wait)}`;
 }
 
 /** Each core's jiffies from /proc/stat: all of them, and idle (idle and iowait). */
