@@ -16,11 +16,10 @@ export default defineConfig({
   test: {
     reporters: ["default"],
     testTimeout: 30_000,
-    // Three files at a time on the 2-core CI machine (vitest's default there is one): most of an API test
-    // file's time is spent waiting on PostgreSQL, timers and child processes, not on a core (at two, the
-    // cores were idle 18 % of a run; a third file cut 60 API files' run by 9 %). Every file has its own
-    // database, listens on port 0 and keeps its own Redis key prefix, so several can run at once.
-    maxWorkers: 3,
+    // Two files at a time on the 2-core CI machine (vitest's default there is one): most of an API test
+    // file's time is spent waiting on PostgreSQL, timers and child processes, not on a core. Every file
+    // has its own database, listens on port 0 and keeps its own Redis key prefix, so two can run at once.
+    maxWorkers: 2,
     // Files share their worker's module cache instead of importing the whole service again each
     // (vitest's isolation cost half of .ci/run: 499 s of imports). Safe because nothing in the service
     // keeps module-level state (the composition root builds everything per app), and each file builds
