@@ -8,10 +8,8 @@
 import { readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { createServer } from "node:https";
+import { args } from "./args.mjs";
 
-const args = Object.fromEntries(
-  process.argv.slice(2).reduce((pairs, arg, i, all) => (arg.startsWith("--") ? [...pairs, [arg.slice(2), all[i + 1]]] : pairs), []),
-);
 const targetPort = Number(args["target-port"]);
 const server = createServer({ cert: readFileSync(args.cert), key: readFileSync(args.key) }, (incoming, outgoing) => {
   const forwarded = httpRequest(

@@ -135,7 +135,7 @@ export function startServer({ target, hasher = "processes", database, key, callb
  */
 export function cpuMsOf(pid, { endedChildren = false } = {}) {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    const fields = statFieldsOf(pid);
     // utime and stime are fields 14 and 15 of stat, cutime and cstime 16 and 17, in clock ticks (100 per second on Linux).
     const ticks = Number(fields[11]) + Number(fields[12]) + (endedChildren ? Number(fields[13]) + Number(fields[14]) : 0);
     return (ticks * 1000) / 100;
@@ -187,11 +187,17 @@ export function runQueueWaitMs(server) {
 /** ms each part of two `runQueueWaitMs` readings waited in between (only processes in both count). */
 export function waitedBetween(before, after) {
   const sum = (part) => [...after[part]].reduce((total, [pid, ms]) => total + (before[part].has(pid) ? ms - before[part].get(pid) : 0), 0);
-  return { loop: sum("loop"), hashing: sum("hashing"), database: sum("database") };
+  return Object.fromEntries(Object.keys(after).map((part) => [part, sum(part)]));
 }
 
 const isPostgres = (pid) => readFileSync(`/proc/${pid}/comm`, "utf8").startsWith("postgres");
-const childOf = (parent) => (pid) => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")[1] === String(parent);
+// ppid is field 4 of stat.
+const childOf = (parent) => (pid) => statFieldsOf(pid)[1] === String(parent);
+
+/** /proc/<pid>/stat's fields after the command's name (field 3 on), which may itself hold spaces. */
+function statFieldsOf(pid) {
+  return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+}
 
 function processesOf(wanted) {
   return readdirSync("/proc").filter((pid) => {

@@ -28,10 +28,8 @@ import { handWrittenMe } from "./hand-written-me.mjs";
 import { momoEnv } from "./targets.mjs";
 import { delaySummary } from "./loop-delay.mjs";
 import { inTransaction } from "./pg-transaction.mjs";
+import { args } from "./args.mjs";
 
-const args = Object.fromEntries(
-  process.argv.slice(2).reduce((pairs, arg, i, all) => (arg.startsWith("--") ? [...pairs, [arg.slice(2), all[i + 1]]] : pairs), []),
-);
 const silent = { info() {}, warn() {}, error() {}, debug() {} };
 const settings = readSettings({
   NODE_ENV: "production",

@@ -7,8 +7,8 @@ import { createScratchDatabase, openDatabase } from "@mteja/db";
 // The plain SQL the repositories reach behind a door (not exported by @mteja/db: the bench reads its build).
 import { plainOf } from "../packages/db/dist/plain-access.js";
 import pg from "pg";
+import { args } from "./args.mjs";
 
-const args = Object.fromEntries(process.argv.slice(2).reduce((pairs, arg, i, all) => (arg.startsWith("--") ? [...pairs, [arg.slice(2), all[i + 1]]] : pairs), []));
 const ops = Number(args.ops ?? 3000);
 const concurrency = Number(args.concurrency ?? 10);
 const adminUrl = process.env.MTEJA_BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
