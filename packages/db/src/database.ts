@@ -5,6 +5,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "./generated/prisma/client.js";
 import { PooledClient } from "./pg-client.js";
 import { openEmbeddedDirectory, type EmbeddedDirectory } from "./embedded.js";
+import { createFromImage, pgliteRunner } from "./embedded-files.js";
 import { applyMigrations, listPendingMigrations, type MigrationReport, type SqlRunner } from "./migrator.js";
 import { createStatementNames, pgliteStatements, pgliteTransactions, pgStatements, poolTransactions, sendStatement } from "./raw-sql.js";
 import type { RawSql } from "./raw-sql.js";
@@ -87,16 +88,6 @@ export async function createEmbeddedImage(): Promise<EmbeddedImage> {
   }
 }
 
-function pgliteRunner(pglite: PGlite): SqlRunner {
-  const sql: SqlRunner = {
-    query: async (text, params) => (await pglite.query<Record<string, unknown>>(text, params as unknown[])).rows,
-    exec: async (text) => void (await pglite.exec(text)),
-    // One process owns the embedded database (see embedded.ts), so no cross-process lock is needed.
-    withLock: (fn) => fn(sql),
-  };
-  return sql;
-}
-
 /** Defaults of DATABASE_CONNECT_TIMEOUT_MS and DATABASE_STATEMENT_TIMEOUT_MS (docs/configuration.md). */
 export const databaseTimeoutDefaults = { connectTimeoutMs: 5_000, statementTimeoutMs: 30_000 } as const;
 
@@ -160,7 +151,13 @@ const inMemoryConf = ["shared_buffers = 16MB"];
 
 async function openEmbedded(dataDir: string | undefined, image: EmbeddedImage | undefined): Promise<Database> {
   let directory: EmbeddedDirectory | undefined;
-  if (dataDir) directory = await openEmbeddedDirectory(dataDir);
+  if (dataDir) {
+    directory = await openEmbeddedDirectory(dataDir);
+    await createFromImage(directory.pgdataPath).catch(async (error: unknown) => {
+      await directory?.release();
+      throw error;
+    });
+  }
   const pglite = directory
     ? new PGlite({ dataDir: directory.pgdataPath })
     : new PGlite({ ...(image ? { loadDataDir: image } : {}), postgresqlconf: inMemoryConf });
