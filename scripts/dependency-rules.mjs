@@ -192,6 +192,16 @@ export const forbidden = [
     from: { path: shippedCode, pathNot: [devSimulators, ...notShipped] },
     to: { path: httpSimulators },
   },
+  {
+    name: "passkey-library-on-first-use",
+    comment:
+      "@simplewebauthn/server, with the ASN.1 parsers it brings for attestation certificates, is a third of the " +
+      "modules a start would load, for the few requests that are passkey ceremonies: code that ships takes its " +
+      "types by `import type` and the library by a dynamic import (packages/domain/src/auth/passkeys/webauthn.ts).",
+    severity: "error",
+    from: { path: shippedCode },
+    to: { path: "@simplewebauthn/server", dynamic: false, dependencyTypesNot: ["type-only"] },
+  },
   ...areaOrderRules(),
 ];
 

@@ -6,11 +6,12 @@
  * `undefined`: the caller answers 401 INVALID_CREDENTIALS, telling nothing of why.
  */
 import { passkeys } from "@mteja/db";
-import { verifyAuthenticationResponse, type AuthenticationResponseJSON } from "@simplewebauthn/server";
+import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
 import type { TenantCtx } from "../ports.js";
 import { spendChallengeOf, type ChallengeHolder, type ChallengePurpose } from "./challenges.js";
 import { userHandleOf } from "./registration.js";
 import { relyingPartyOf } from "./relying-party.js";
+import { webauthn } from "./webauthn.js";
 
 export interface CheckedAssertion {
   passkey: passkeys.Passkey;
@@ -33,6 +34,7 @@ export async function checkAssertion(
   const handle = response.response.userHandle;
   if (handle !== undefined && handle !== Buffer.from(userHandleOf(passkey.userId)).toString("base64url")) return undefined;
   const rp = relyingPartyOf(ctx.tenant, deps.config.appUrl);
+  const { verifyAuthenticationResponse } = await webauthn();
   const verified = await verifyAuthenticationResponse({
     response,
     expectedChallenge: challenge,

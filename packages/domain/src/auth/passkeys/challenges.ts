@@ -5,9 +5,9 @@
  * (and with it an assertion or attestation made for it) is accepted once.
  */
 import { passkeys } from "@mteja/db";
-import { decodeClientDataJSON } from "@simplewebauthn/server/helpers";
 import { sha256 } from "../../shared/secrets.js";
 import type { TenantCtx } from "../ports.js";
+import { webauthnHelpers } from "./webauthn.js";
 
 export type ChallengePurpose = "register" | "sign_in" | "reauthenticate";
 
@@ -44,7 +44,7 @@ export async function spendChallengeOf(
   purpose: ChallengePurpose,
   holder: ChallengeHolder,
 ): Promise<string | undefined> {
-  const challenge = challengeNamedBy(clientDataJSON);
+  const challenge = await challengeNamedBy(clientDataJSON);
   if (challenge === undefined) return undefined;
   const spent = await passkeys.spendChallenge(ctx.db, {
     challengeHash: sha256(challenge),
@@ -56,7 +56,8 @@ export async function spendChallengeOf(
   return spent ? challenge : undefined;
 }
 
-function challengeNamedBy(clientDataJSON: string): string | undefined {
+async function challengeNamedBy(clientDataJSON: string): Promise<string | undefined> {
+  const { decodeClientDataJSON } = await webauthnHelpers();
   try {
     const { challenge } = decodeClientDataJSON(clientDataJSON);
     return typeof challenge === "string" && challenge.length > 0 && challenge.length <= 128 ? challenge : undefined;

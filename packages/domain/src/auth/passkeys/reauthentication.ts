@@ -4,7 +4,7 @@
  * sign-in's is (assertion.ts). With user verification it is two factors: no two-factor `code` needed.
  */
 import { passkeys } from "@mteja/db";
-import { generateAuthenticationOptions, type AuthenticationResponseJSON } from "@simplewebauthn/server";
+import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
 import type { z } from "zod";
 import { DomainError } from "../../shared/errors.js";
 import { noStore } from "../../shared/request.js";
@@ -13,12 +13,14 @@ import { checkAssertion } from "./assertion.js";
 import { challengeTtlSeconds, issueChallenge } from "./challenges.js";
 import { relyingPartyOf } from "./relying-party.js";
 import type { authenticationResponseField, requestOptions } from "./schemas.js";
+import { webauthn } from "./webauthn.js";
 
 export async function reauthenticationOptions(ctx: AuthedCtx): Promise<z.infer<typeof requestOptions>> {
   const own = await passkeys.listOf(ctx.db, ctx.auth.sub);
   const rp = relyingPartyOf(ctx.tenant, ctx.deps.config.appUrl);
   const challenge = await issueChallenge(ctx, "reauthenticate", { userId: ctx.auth.sub, sessionId: ctx.auth.sid });
   noStore(ctx);
+  const { generateAuthenticationOptions } = await webauthn();
   const options = await generateAuthenticationOptions({
     rpID: rp.rpId,
     challenge,

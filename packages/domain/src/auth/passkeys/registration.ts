@@ -6,7 +6,7 @@
  * owner is told at the email and verified phone the account had (auth/factor-changes.ts).
  */
 import { isUniqueViolation, passkeys, users } from "@mteja/db";
-import { generateRegistrationOptions, verifyRegistrationResponse, type RegistrationResponseJSON } from "@simplewebauthn/server";
+import type { RegistrationResponseJSON } from "@simplewebauthn/server";
 import type { z } from "zod";
 import { DomainError } from "../../shared/errors.js";
 import { noStore } from "../../shared/request.js";
@@ -17,6 +17,7 @@ import { challengeTtlSeconds, issueChallenge, spendChallengeOf } from "./challen
 import { toPasskeyView, type PasskeyView } from "./passkey-view.js";
 import { relyingPartyOf } from "./relying-party.js";
 import type { creationOptions, registerVerifyInput } from "./schemas.js";
+import { webauthn } from "./webauthn.js";
 
 /** ES256 and RS256 (COSE algorithm ids): what every platform authenticator and security key makes. */
 export const passkeyAlgorithms = [-7, -257];
@@ -36,6 +37,7 @@ export async function registrationOptions(ctx: AuthedCtx): Promise<z.infer<typeo
   const existing = await passkeys.listOf(ctx.db, user.id);
   const challenge = await issueChallenge(ctx, "register", { userId: user.id, sessionId: ctx.auth.sid });
   const userName = user.email ?? user.phone ?? user.id;
+  const { generateRegistrationOptions } = await webauthn();
   const options = await generateRegistrationOptions({
     rpName: rp.rpName,
     rpID: rp.rpId,
@@ -62,6 +64,7 @@ export async function verifyRegistration(ctx: AuthedCtx, input: z.infer<typeof r
   const rp = relyingPartyOf(ctx.tenant, deps.config.appUrl);
   const challenge = await spendChallengeOf(ctx, response.response.clientDataJSON, "register", { userId: auth.sub, sessionId: auth.sid });
   if (challenge === undefined) throw refused("detail.passkey_registration_refused");
+  const { verifyRegistrationResponse } = await webauthn();
   const verified = await verifyRegistrationResponse({
     response,
     expectedChallenge: challenge,

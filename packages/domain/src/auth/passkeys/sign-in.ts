@@ -6,7 +6,7 @@
  * on still gives its code (otp/validate).
  */
 import { users } from "@mteja/db";
-import { generateAuthenticationOptions, type AuthenticationResponseJSON } from "@simplewebauthn/server";
+import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
 import type { z } from "zod";
 import { DomainError } from "../../shared/errors.js";
 import { noStore } from "../../shared/request.js";
@@ -18,6 +18,7 @@ import { checkAssertion } from "./assertion.js";
 import { challengeTtlSeconds, issueChallenge } from "./challenges.js";
 import { relyingPartyOf } from "./relying-party.js";
 import type { loginVerifyInput, requestOptions } from "./schemas.js";
+import { webauthn } from "./webauthn.js";
 
 const invalidCredentials = () => new DomainError("INVALID_CREDENTIALS");
 
@@ -26,6 +27,7 @@ export async function signInOptions(ctx: TenantCtx): Promise<z.infer<typeof requ
   const rp = relyingPartyOf(ctx.tenant, ctx.deps.config.appUrl);
   const challenge = await issueChallenge(ctx, "sign_in", null);
   noStore(ctx);
+  const { generateAuthenticationOptions } = await webauthn();
   const options = await generateAuthenticationOptions({
     rpID: rp.rpId,
     challenge,
