@@ -195,8 +195,8 @@ export const forbidden = [
   {
     name: "passkey-library-on-first-use",
     comment:
-      "@simplewebauthn/server, with the ASN.1 parsers it brings for attestation certificates, is a third of the " +
-      "modules a start would load, for the few requests that are passkey ceremonies: code that ships takes its " +
+      "@simplewebauthn/server, with the ASN.1 parsers it brings for attestation certificates, is a quarter of the " +
+      "files a start would load, for the few requests that are passkey ceremonies: code that ships takes its " +
       "types by `import type` and the library by a dynamic import (packages/domain/src/auth/passkeys/webauthn.ts).",
     severity: "error",
     from: { path: shippedCode },
