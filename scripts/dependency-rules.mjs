@@ -77,6 +77,8 @@ const notShipped = ["^packages/test-support/", simulatedDaraja, httpSimulators];
 const darajaSeam = "^apps/api/src/runtime/daraja-provider\\.ts$";
 /** The dev start's wiring of the HTTP simulators. */
 const devSimulators = "^apps/api/src/runtime/dev-simulators\\.ts$";
+/** Libraries of rare operations, resolved (node_modules/…) or as a fixture names them. */
+const rareLibraries = "(^|node_modules/)(@simplewebauthn/server|qrcode)(/|$)";
 
 /** The files of one area (a folder; `payments` alone is the payments folder's own files). */
 export function areaPath(area) {
@@ -193,14 +195,15 @@ export const forbidden = [
     to: { path: httpSimulators },
   },
   {
-    name: "passkey-library-on-first-use",
+    name: "rare-libraries-on-first-use",
     comment:
-      "@simplewebauthn/server, with the ASN.1 parsers it brings for attestation certificates, is a quarter of the " +
-      "files a start would load, for the few requests that are passkey ceremonies: code that ships takes its " +
-      "types by `import type` and the library by a dynamic import (packages/domain/src/auth/passkeys/webauthn.ts).",
+      "Libraries only rare operations use are loaded by the first of them, not by every start: @simplewebauthn/server " +
+      "(passkey ceremonies; with the ASN.1 parsers it brings, a quarter of the files a start loaded) and qrcode " +
+      "(a two-factor setup's QR code). Code that ships takes their types by `import type` and the libraries by a " +
+      "dynamic import (packages/domain/src/auth/passkeys/webauthn.ts).",
     severity: "error",
     from: { path: shippedCode },
-    to: { path: "@simplewebauthn/server", dynamic: false, dependencyTypesNot: ["type-only"] },
+    to: { path: rareLibraries, dynamic: false, dependencyTypesNot: ["type-only"] },
   },
   ...areaOrderRules(),
 ];

@@ -75,7 +75,7 @@ describe("dependency rules", () => {
       "simulated-daraja-through-the-seam": ["apps/api/src/runtime/payments.ts → packages/simulated-daraja/src/index.ts"],
       "http-simulators-dev-only": ["apps/api/src/runtime/dev-simulators.ts → apps/daraja-sim/src/index.ts"],
       "http-simulators-through-dev-start": ["apps/api/src/runtime/sms.ts → apps/sms-sim/src/index.ts"],
-      "passkey-library-on-first-use": [`${d}/auth/passkeys/assertion.ts → @simplewebauthn/server`],
+      "rare-libraries-on-first-use": [`${d}/auth/otp/setup.ts → qrcode`, `${d}/auth/passkeys/assertion.ts → @simplewebauthn/server`],
       "area-order": [
         `${d}/auth/session.ts → ${d}/intents/intent.ts`,
         `${d}/intents/intent.ts → ${d}/trpc.ts`,

@@ -3,7 +3,6 @@
  * validate (the second step of login) and disable.
  */
 import { oneTimeTokens, recoveryCodes, users } from "@mteja/db";
-import QRCode from "qrcode";
 import type { z } from "zod";
 import { startSession } from "../service.js";
 import { DomainError } from "../../shared/errors.js";
@@ -55,6 +54,8 @@ export async function setup(ctx: AuthedCtx) {
   const secret = newTotpSecret(deps.random);
   if (!(await users.storePendingTotpSecret(ctx.db, user.id, deps.cipher.encrypt(secret)))) throw alreadyEnabled();
   const uri = totpUri(tenantDisplayName(tenant), user.email ?? user.phone ?? user.id, secret);
+  // Loaded by the first setup, not by every start (scripts/dependency-rules.mjs, rare-libraries-on-first-use).
+  const { default: QRCode } = await import("qrcode");
   return {
     secret,
     qr_code_url: uri,
