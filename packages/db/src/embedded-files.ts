@@ -34,8 +34,8 @@ async function fingerprint(migrationsDir: string): Promise<string> {
 
 function pgliteVersion(): string {
   // The package exports no package.json; it sits one directory above its entry point.
-  const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite");
-  const manifest = createRequire(import.meta.url)(path.join(path.dirname(entry), "..", "package.json")) as { version: string };
+  const require = createRequire(import.meta.url);
+  const manifest = require(path.join(path.dirname(require.resolve("@electric-sql/pglite")), "..", "package.json")) as { version: string };
   return manifest.version;
 }
 
