@@ -4,12 +4,14 @@
  * transaction, so the feed and the rows never disagree and a conditional update reports each expiry
  * once, whichever read, payment or reconciler run got there first.
  */
-import { intents, type AnyClient, type Database, type RawSql, type TenantDb, type UnscopedDb } from "@mteja/db";
+import { intents, type Database, type TenantDb, type TenantTx, type UnscopedDb, type UnscopedTx } from "@mteja/db";
 import { recordEvent } from "../webhooks/events.js";
 import { statusesAllowing } from "./intent-transitions.js";
 import { toIntentView } from "./views.js";
 
-async function expireIn(tx: AnyClient & RawSql, now: Date): Promise<number> {
+// Typed as the two transaction clients, not `AnyClient & RawSql`: against that intersection TypeScript
+// compared Prisma's plain and extended client types member by member, 42 of the domain build's 50 s.
+async function expireIn(tx: TenantTx | UnscopedTx, now: Date): Promise<number> {
   // Intents waiting for payment past expires_at (never one that is processing).
   const expired = await intents.expireDue(tx, { from: statusesAllowing("expire"), to: "expired", at: now });
   for (const intent of expired) {
