@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { createMetrics, readSettings } from "@mteja/api";
 import { describe, expect } from "vitest";
 import { RestClient, registerUser, uniqueEmail, type HttpResult, type TestApp } from "./support/app.js";
-import { skipThisTarget } from "./support/database.js";
+import { skipDatabaseAgnostic } from "./support/database.js";
 import { it } from "./support/fixture.js";
 import { logCapture } from "./support/log-lines.js";
 import { sample } from "./support/metrics.js";
@@ -19,7 +19,7 @@ import { waitFor } from "./support/wait.js";
 const breachedPassword = "password123!";
 const sha1 = (text: string) => createHash("sha1").update(text).digest("hex").toUpperCase();
 
-describe.skipIf(skipThisTarget)("breached passwords", () => {
+describe.skipIf(skipDatabaseAgnostic)("breached passwords", () => {
   let t: TestApp;
   let pwned: PwnedPasswords;
   const metrics = createMetrics();

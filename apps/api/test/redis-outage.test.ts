@@ -10,7 +10,7 @@ import { Writable } from "node:stream";
 import { afterAll, describe, expect, vi } from "vitest";
 import { it } from "./support/fixture.js";
 import { registerUser, RestClient, type TestApp } from "./support/app.js";
-import { skipThisTarget } from "./support/database.js";
+import { skipDatabaseAgnostic } from "./support/database.js";
 import { waitFor } from "./support/wait.js";
 import { sample } from "./support/metrics.js";
 import { freePort } from "./support/ports.js";
@@ -46,7 +46,7 @@ function stopRedis(child: ChildProcess): Promise<void> {
 
 type Line = Record<string, any>;
 
-describe.skipIf(skipThisTarget || !haveRedisServer)("a Redis outage", () => {
+describe.skipIf(skipDatabaseAgnostic || !haveRedisServer)("a Redis outage", () => {
   const raw: string[] = [];
   const lines = () => raw.map((text) => JSON.parse(text) as Line);
   const storeLines = () => lines().filter((line) => line.redis !== undefined && line.level >= 30);

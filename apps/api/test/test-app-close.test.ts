@@ -7,9 +7,9 @@
 import http from "node:http";
 import { describe, expect, it } from "vitest";
 import { startTestApp } from "./support/app.js";
-import { skipThisTarget } from "./support/database.js";
+import { skipDatabaseAgnostic } from "./support/database.js";
 
-describe.skipIf(skipThisTarget)("closing a test service", () => {
+describe.skipIf(skipDatabaseAgnostic)("closing a test service", () => {
   it("ends promptly while a kept-alive request is in flight, and that request still gets its answer", async () => {
     const t = await startTestApp();
     const agent = new http.Agent({ keepAlive: true, keepAliveMsecs: 60_000 });
