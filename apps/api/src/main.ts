@@ -5,7 +5,7 @@ import { buildServer, loggerOptions } from "./server.js";
 import { createMetrics } from "./http/metrics.js";
 import { createServices } from "./runtime/services.js";
 import { oneCoreGcHint } from "./runtime/one-core-gc.js";
-import { listenNaming } from "./runtime/port-taken.js";
+import { assertPortFree, listenNaming } from "./runtime/port-taken.js";
 import { productionWarnings } from "./runtime/production-warnings.js";
 import { createShutdown } from "./runtime/shutdown.js";
 import { readSettings, SettingsError } from "./settings.js";
@@ -28,7 +28,9 @@ async function main(): Promise<void> {
   // Owned here, not by prom-client's global registry; Daraja calls report into it too (metrics.instrumentDarajaFetch).
   const metrics = createMetrics();
   let services, app;
+  const { PORT: port, HOST: host } = settings;
   try {
+    await assertPortFree("PORT", host, port);
     services = await createServices(settings, logger, { darajaFetch: metrics.instrumentDarajaFetch(), events: metrics });
     const server = await buildServer({
       settings,
@@ -41,7 +43,6 @@ async function main(): Promise<void> {
       captchaToken: services.captcha.dev?.issueToken,
     });
     app = server;
-    const { PORT: port, HOST: host } = settings;
     await listenNaming("PORT", host, port, () => server.listen({ port, host }));
   } catch (error) {
     // A start that fails (database or Redis unreachable, port taken…) says why in the JSON log too.

@@ -3,7 +3,7 @@
  * names its setting: a machine where 4010 is busy still starts, and the demo's "pay from the M-Pesa
  * menu" reaches the simulator wherever it listens. Embedded project only; needs `apps/api/dist`.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -129,14 +129,17 @@ describe.skipIf(target !== "embedded" || !serviceBuilt)("the dev start's simulat
     }
   });
 
-  it("names PORT when the service's own port is taken", async () => {
+  it("names PORT when the service's own port is taken, before it opens the database", async () => {
     const taken = await hold(0);
     const port = (taken!.address() as { port: number }).port;
     try {
-      const message = await failedStart(devEnv({ PORT: String(port) }));
+      const env = devEnv({ PORT: String(port) });
+      const message = await failedStart(env);
       expect(message).toMatch(/exited with 1/);
       expect(message).toMatch(/PORT/);
       expect(message).toContain(String(port));
+      // Found before the database is opened: a start that cannot serve creates and migrates nothing.
+      expect(existsSync(path.join(env.DATA_DIR!, "pgdata"))).toBe(false);
     } finally {
       await release(taken);
     }

@@ -1,3 +1,5 @@
+import { createServer } from "node:net";
+
 /** A start that cannot listen names the setting that chose the port, so the fix is one variable away. */
 export class PortTakenError extends Error {
   constructor(setting: string, host: string, port: number) {
@@ -14,4 +16,20 @@ export async function listenNaming<T>(setting: string, host: string, port: numbe
     if ((error as { code?: unknown }).code === "EADDRINUSE") throw new PortTakenError(setting, host, port);
     throw error;
   }
+}
+
+/**
+ * Fails with a PortTakenError when `host:port` is taken (port 0: nothing to check). The start asks
+ * before it opens the database, so a start that could not serve has created and migrated nothing;
+ * the real listen still goes through `listenNaming`, for a port taken in between.
+ */
+export function assertPortFree(setting: string, host: string, port: number): Promise<void> {
+  if (port === 0) return Promise.resolve();
+  const probe = createServer();
+  return listenNaming(setting, host, port, () =>
+    new Promise<void>((resolve, reject) => {
+      probe.once("error", reject);
+      probe.listen({ host, port, exclusive: true }, () => resolve());
+    }),
+  ).then(() => new Promise<void>((resolve) => probe.close(() => resolve())));
 }
