@@ -5,8 +5,9 @@ import { buildServer, loggerOptions } from "./server.js";
 import { createMetrics } from "./http/metrics.js";
 import { createServices } from "./runtime/services.js";
 import { oneCoreGcHint } from "./runtime/one-core-gc.js";
-import { assertPortFree, listenNaming } from "./runtime/port-taken.js";
+import { listenNaming } from "./runtime/port-taken.js";
 import { productionWarnings } from "./runtime/production-warnings.js";
+import { assertStartPortsFree } from "./runtime/start-ports.js";
 import { createShutdown } from "./runtime/shutdown.js";
 import { readSettings, SettingsError } from "./settings.js";
 
@@ -28,9 +29,8 @@ async function main(): Promise<void> {
   // Owned here, not by prom-client's global registry; Daraja calls report into it too (metrics.instrumentDarajaFetch).
   const metrics = createMetrics();
   let services, app;
-  const { PORT: port, HOST: host } = settings;
   try {
-    await assertPortFree("PORT", host, port);
+    await assertStartPortsFree(settings);
     services = await createServices(settings, logger, { darajaFetch: metrics.instrumentDarajaFetch(), events: metrics });
     const server = await buildServer({
       settings,
@@ -43,6 +43,7 @@ async function main(): Promise<void> {
       captchaToken: services.captcha.dev?.issueToken,
     });
     app = server;
+    const { PORT: port, HOST: host } = settings;
     await listenNaming("PORT", host, port, () => server.listen({ port, host }));
   } catch (error) {
     // A start that fails (database or Redis unreachable, port taken…) says why in the JSON log too.

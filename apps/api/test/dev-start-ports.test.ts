@@ -104,26 +104,30 @@ describe.skipIf(target !== "embedded" || !serviceBuilt)("the dev start's simulat
     expect(await scan.json()).toMatchObject({ status: "completed", trans_id: expect.any(String) });
   });
 
-  it("names SIM_PORT when the port it names is taken", async () => {
+  it("names SIM_PORT when the port it names is taken, before it opens the database", async () => {
     const taken = await hold(0);
     const port = (taken!.address() as { port: number }).port;
     try {
-      const message = await failedStart(devEnv({ SIM_PORT: String(port) }));
+      const env = devEnv({ SIM_PORT: String(port) });
+      const message = await failedStart(env);
       expect(message).toMatch(/exited with 1/);
       expect(message).toContain(`SIM_PORT`);
       expect(message).toContain(String(port));
+      expect(existsSync(path.join(env.DATA_DIR!, "pgdata"))).toBe(false);
     } finally {
       await release(taken);
     }
   });
 
-  it("names SMS_SIM_PORT when the port it names is taken", async () => {
+  it("names SMS_SIM_PORT when the port it names is taken, before it opens the database", async () => {
     const taken = await hold(0);
     const port = (taken!.address() as { port: number }).port;
     try {
-      const message = await failedStart(devEnv({ SMS_SIM_PORT: String(port) }));
+      const env = devEnv({ SMS_SIM_PORT: String(port) });
+      const message = await failedStart(env);
       expect(message).toMatch(/exited with 1/);
       expect(message).toContain(`SMS_SIM_PORT`);
+      expect(existsSync(path.join(env.DATA_DIR!, "pgdata"))).toBe(false);
     } finally {
       await release(taken);
     }

@@ -12,6 +12,9 @@ import type { Logger } from "@mteja/domain";
 import type { Settings } from "../settings.js";
 import { listenNaming } from "./port-taken.js";
 
+/** Where the dev start's simulators listen: this machine only. */
+export const simulatorHost = "127.0.0.1";
+
 /** The Daraja simulator listening, and the account the service uses with it. */
 export interface DevDaraja {
   baseUrl: string;
@@ -33,7 +36,7 @@ export async function startDevDaraja(settings: Settings, logger: Logger): Promis
   });
   const sim = buildDarajaSimulator({ privateKey: createPrivateKey(keys.privateKeyPem) });
   const port = settings.SIM_PORT;
-  const baseUrl = await listenNaming("SIM_PORT", "127.0.0.1", port, () => sim.listen({ host: "127.0.0.1", port }));
+  const baseUrl = await listenNaming("SIM_PORT", simulatorHost, port, () => sim.listen({ host: simulatorHost, port }));
   logger.info({ url: baseUrl }, "Daraja simulator started in-process (magic amounts: docs/daraja-simulator.md)");
   return {
     baseUrl,
@@ -63,7 +66,7 @@ export async function startDevGoogle(settings: Settings, logger: Logger, callbac
   const { buildGoogleSimulator, googleSimulatorDefaults } = await import("@mteja/google-sim");
   const sim = buildGoogleSimulator();
   const port = settings.GOOGLE_SIM_PORT;
-  const issuer = await listenNaming("GOOGLE_SIM_PORT", "127.0.0.1", port, () => sim.listen({ host: "127.0.0.1", port }));
+  const issuer = await listenNaming("GOOGLE_SIM_PORT", simulatorHost, port, () => sim.listen({ host: simulatorHost, port }));
   const client = { clientId: googleSimulatorDefaults.clientId, clientSecret: googleSimulatorDefaults.clientSecret };
   await sim.addClient({ ...client, redirectUris: callbackUrls });
   logger.info({ url: issuer }, "Google simulator started in-process (OIDC_GOOGLE_ISSUER; any email signs in: docs/sign-in.md)");
@@ -88,7 +91,7 @@ export async function startDevSms(settings: Settings, logger: Logger, secret: st
     senderIds: [senderId],
   });
   const port = settings.SMS_SIM_PORT;
-  const baseUrl = await listenNaming("SMS_SIM_PORT", "127.0.0.1", port, () => sim.listen({ host: "127.0.0.1", port }));
+  const baseUrl = await listenNaming("SMS_SIM_PORT", simulatorHost, port, () => sim.listen({ host: simulatorHost, port }));
   logger.info(
     { url: baseUrl },
     "SMS simulator started in-process (texts: GET /dev/outbox/texts or the simulator's /sim/messages)",
@@ -117,7 +120,7 @@ export async function startDevCaptcha(logger: Logger): Promise<DevCaptcha> {
   const { buildCaptchaSimulator } = await import("@mteja/captcha-sim");
   const secret = randomBytes(16).toString("hex");
   const sim = buildCaptchaSimulator({ secret });
-  const baseUrl = await sim.listen({ host: "127.0.0.1", port: 0 });
+  const baseUrl = await sim.listen({ host: simulatorHost, port: 0 });
   logger.info({ url: baseUrl }, "CAPTCHA stand-in started in-process (Turnstile's siteverify; shops turn CAPTCHA on per flow in settings.captcha)");
   return { verifyUrl: `${baseUrl}/turnstile/v0/siteverify`, secret, issueToken: () => sim.issueToken(), close: () => sim.close() };
 }

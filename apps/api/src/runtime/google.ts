@@ -18,7 +18,8 @@ export interface GoogleRuntime {
 
 const callbackPath = "/api/v1/auth/oidc/google/callback";
 
-function simulatorWanted(settings: Settings): boolean {
+/** Whether this start runs the Google simulator in-process (on GOOGLE_SIM_PORT). */
+export function googleSimulatorWanted(settings: Settings): boolean {
   return settings.MTEJA_DEV_START && !settings.OIDC_GOOGLE_ISSUER && settings.NODE_ENV !== "production";
 }
 
@@ -30,7 +31,7 @@ export async function createGoogleRuntime(
   now: () => Date,
 ): Promise<GoogleRuntime> {
   const callbacks = [`${serviceUrl(settings)}${callbackPath}`];
-  const dev = simulatorWanted(settings) ? await startDevGoogle(settings, logger, callbacks) : undefined;
+  const dev = googleSimulatorWanted(settings) ? await startDevGoogle(settings, logger, callbacks) : undefined;
   if (dev) await giveDemoShopTheSimulator(settings, db, cipher, dev);
   return {
     provider: createGoogleProvider({ issuer: dev?.issuer ?? settings.OIDC_GOOGLE_ISSUER ?? googleIssuer, now }),

@@ -61,7 +61,8 @@ function platformAccount(effective: EffectiveDarajaAccount): PlatformDarajaAccou
   return { ...account, b2c };
 }
 
-function simulatorWanted(settings: Settings): boolean {
+/** Whether this start runs the Daraja simulator in-process (on SIM_PORT). */
+export function darajaSimulatorWanted(settings: Settings): boolean {
   if (settings.MOMO_SIMULATOR === "on") return true;
   if (settings.MOMO_SIMULATOR === "off") return false;
   return settings.MTEJA_DEV_START && !settings.MOMO_BASE_URL && settings.NODE_ENV !== "production";
@@ -138,7 +139,7 @@ export interface PaymentsRuntimeOptions {
 }
 
 export async function createPaymentsRuntime(settings: Settings, logger: Logger, getDeps: () => PaymentPorts, options: PaymentsRuntimeOptions): Promise<PaymentsRuntime> {
-  const simulator = simulatorWanted(settings) ? await startDevSimulator(settings, logger) : undefined;
+  const simulator = darajaSimulatorWanted(settings) ? await startDevSimulator(settings, logger) : undefined;
   const effective = simulator?.effective ?? fromSettings(settings);
   if (!effective) logger.info({}, "M-Pesa is not configured (MOMO_BASE_URL unset): the payment operations answer PAYMENT_PROVIDER_UNAVAILABLE");
 

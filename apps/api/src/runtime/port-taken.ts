@@ -19,9 +19,9 @@ export async function listenNaming<T>(setting: string, host: string, port: numbe
 }
 
 /**
- * Fails with a PortTakenError when `host:port` is taken (port 0: nothing to check). The start asks
- * before it opens the database, so a start that could not serve has created and migrated nothing;
- * the real listen still goes through `listenNaming`, for a port taken in between.
+ * Fails with a PortTakenError when `host:port` is taken (port 0: nothing to check): asked before the
+ * database is opened (start-ports.ts). The real listen still goes through `listenNaming`, for a port
+ * taken in between.
  */
 export function assertPortFree(setting: string, host: string, port: number): Promise<void> {
   if (port === 0) return Promise.resolve();

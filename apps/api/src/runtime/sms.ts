@@ -20,13 +20,14 @@ export interface SmsRuntime {
   close(): Promise<void>;
 }
 
-function simulatorWanted(settings: Settings): boolean {
+/** Whether this start runs the SMS simulator in-process (on SMS_SIM_PORT). */
+export function smsSimulatorWanted(settings: Settings): boolean {
   return settings.MTEJA_DEV_START && !settings.SMS_PROVIDER && settings.NODE_ENV !== "production";
 }
 
 export async function createSmsRuntime(settings: Settings, db: Database, logger: Logger, now: () => Date, random: Random): Promise<SmsRuntime> {
   const production = settings.NODE_ENV === "production";
-  const simulated = simulatorWanted(settings);
+  const simulated = smsSimulatorWanted(settings);
   const callbackSecret = settings.SMS_CALLBACK_SECRET ?? (simulated ? randomBytes(32).toString("hex") : null);
   const dev = simulated ? await startDevSms(settings, logger, callbackSecret!) : undefined;
   const transport = createSmsTransport({
