@@ -23,13 +23,14 @@ export async function listenNaming<T>(setting: string, host: string, port: numbe
  * database is opened (start-ports.ts). The real listen still goes through `listenNaming`, for a port
  * taken in between.
  */
-export function assertPortFree(setting: string, host: string, port: number): Promise<void> {
-  if (port === 0) return Promise.resolve();
+export async function assertPortFree(setting: string, host: string, port: number): Promise<void> {
+  if (port === 0) return;
   const probe = createServer();
-  return listenNaming(setting, host, port, () =>
+  await listenNaming(setting, host, port, () =>
     new Promise<void>((resolve, reject) => {
       probe.once("error", reject);
       probe.listen({ host, port, exclusive: true }, () => resolve());
     }),
-  ).then(() => new Promise<void>((resolve) => probe.close(() => resolve())));
+  );
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
 }
