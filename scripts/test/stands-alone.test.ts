@@ -107,6 +107,33 @@ describe("the repository", () => {
     expect(missing.map(({ target, anchor, where }) => `${where}: ${target}#${anchor}`)).toEqual([]);
   });
 
+  it("names only paths of its own that exist, in every document but the changelog (which tells what was)", () => {
+    const documents = repositoryFiles().filter((file) => isInspected(file) && file.endsWith(".md") && file !== "CHANGELOG.md");
+    expect(documents.length).toBeGreaterThan(20);
+    const exists = (relative: string) => {
+      try {
+        statSync(path.join(root, relative));
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const missing = documents.flatMap((file) => {
+      const content = readFileSync(path.join(root, file), "utf8");
+      const named = [...content.matchAll(/`((?:packages|apps|scripts|bench|prisma|docs|\.ci)\/[^`\s]+)`/g)]
+        .map((match) => match[1]!)
+        // Patterns, placeholders and what a build or a run writes are not files of the repository.
+        .filter((name) => !/[*<{$…]|\/dist(\/|$)|node_modules|bench\/results\//.test(name))
+        .map((name) => name.replace(/#.*$/, "").replace(/[.:,;)]+$/, ""));
+      const linked = [...content.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)]
+        .map((match) => match[1]!)
+        .filter((target) => !/^[a-z]+:/.test(target))
+        .map((target) => path.posix.normalize(path.posix.join(path.posix.dirname(file), target)));
+      return [...named, ...linked].filter((name) => !exists(name)).map((name) => `${file}: ${name}`);
+    });
+    expect(missing).toEqual([]);
+  });
+
   it("recognises each form of outside reference", () => {
     const samples = [
       "see ../shared/spec/service-spec.md",
