@@ -2,7 +2,7 @@
  * Every setting is documented once: docs/configuration.md has a row for each environment variable the
  * settings schema reads, and no row for one it does not; the README and the other docs describe what a
  * setting does for them and link there, keeping no table of their own (copies drift: the README's had
- * lost eleven settings, configuration.md's list of limit rules one rule).
+ * lost eighteen settings, configuration.md's list of limit rules one rule).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
