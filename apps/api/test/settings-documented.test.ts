@@ -5,6 +5,7 @@
  * lost eighteen settings, configuration.md's list of limit rules one rule).
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { markdownTables as tablesOf } from "@mteja/test-support/markdown-tables";
 import { describe, expect, it } from "vitest";
 import { limitRuleNames } from "../src/runtime/limiter.js";
 import { settingNames } from "../src/settings.js";
@@ -13,18 +14,6 @@ import { skipDatabaseAgnostic } from "./support/database.js";
 const root = new URL("../../../", import.meta.url);
 const read = (file: string) => readFileSync(new URL(file, root), "utf8");
 const docs = readdirSync(new URL("docs/", root)).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`);
-
-/** Each markdown table: its header line and its rows. */
-function tablesOf(markdown: string): Array<{ header: string; rows: string[] }> {
-  const tables: Array<{ header: string; rows: string[] }> = [];
-  let current: { header: string; rows: string[] } | undefined;
-  for (const line of markdown.split("\n")) {
-    if (!line.startsWith("|")) current = undefined;
-    else if (!current) tables.push((current = { header: line, rows: [] }));
-    else if (!/^\|[\s|:-]+\|$/.test(line)) current.rows.push(line);
-  }
-  return tables;
-}
 
 /** The names in backticks in a row's first cell (`| \`A\`, \`B\` | default | meaning |`). */
 const namesInFirstCell = (row: string, pattern: RegExp) => [...(row.split("|")[1] ?? "").matchAll(pattern)].map((match) => match[1]!);

@@ -4,6 +4,7 @@
  * docs/configuration.md point there instead of keeping copies (copies drifted: each lacked a field).
  */
 import { readFileSync } from "node:fs";
+import { markdownTables } from "@mteja/test-support/markdown-tables";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { tenantSettingsSchema } from "../../src/shared/tenant-settings.js";
@@ -26,16 +27,12 @@ function nestedNames(object: z.ZodObject): string[] {
   });
 }
 
-/** Rows of the table under "## Per-shop settings" in docs/tenants.md, by the field of their first cell. */
+/** Rows of the first table under "## Per-shop settings" in docs/tenants.md, by the field of their first cell. */
 function rowsOfTheTable(): Map<string, string> {
   const section = read("docs/tenants.md").split("## Per-shop settings")[1] ?? "";
-  const rows = new Map<string, string>();
-  for (const line of section.split("\n")) {
-    const field = /^\| `([A-Za-z]+)` \|/.exec(line)?.[1];
-    if (field) rows.set(field, line);
-    else if (rows.size > 0 && !line.startsWith("|")) break;
-  }
-  return rows;
+  const rows = markdownTables(section)[0]?.rows ?? [];
+  const fieldOf = (row: string) => /^\| `([A-Za-z]+)` \|/.exec(row)?.[1];
+  return new Map(rows.flatMap((row) => (fieldOf(row) ? [[fieldOf(row)!, row] as const] : [])));
 }
 
 describe("the per-shop settings' documentation", () => {
