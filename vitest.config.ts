@@ -5,7 +5,7 @@ import { defineConfig } from "vitest/config";
 // (Vite's default server conditions follow the project's own.)
 const conditions = ["@mteja/source", "module", "node", "development|production"];
 
-const unitTests = ["packages/*/test/**/*.test.ts", "apps/demo/test/**/*.test.ts", "apps/daraja-sim/test/**/*.test.ts", "apps/sms-sim/test/**/*.test.ts", "apps/google-sim/test/**/*.test.ts", "apps/captcha-sim/test/**/*.test.ts", "scripts/test/*.test.ts"];
+const unitTests = ["packages/*/test/**/*.test.ts", "apps/demo/test/**/*.test.ts", "apps/daraja-sim/test/**/*.test.ts", "apps/sms-sim/test/**/*.test.ts", "apps/google-sim/test/**/*.test.ts", "apps/captcha-sim/test/**/*.test.ts", "scripts/test/*.test.ts", "bench/test/*.test.ts"];
 const apiTests = ["apps/api/test/**/*.test.ts"];
 // Each API file starts from the fixtures' default options, whatever the file before it set.
 const apiSetup = ["apps/api/test/support/file-defaults.ts"];

@@ -29,6 +29,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { checkDatabase, oneCheckout, startCheckoutHarness } from "./checkout-harness.mjs";
 import { delaySummary } from "./loop-delay.mjs";
+import { oneCoreBounds } from "./one-core-bounds.mjs";
 import {
   args, childrenCpuMs, conditions, databaseCpuMs, median, runQueueWaitMs, signIn, startServer, tenantHeaders, user, waitedBetween, writeResults,
 } from "./login-common.mjs";
@@ -71,8 +72,8 @@ try {
     const watch = await watchStretch();
     const r = await openLoop(perform, { rate: kindRate, operations: Math.ceil(kindRate * aloneSeconds), sequence: [kind] });
     const seen = await watch.end(r.operations);
-    alone[kind] = { rate: kindRate, p99: r.p99[kind], errors: r.errors, held: r.held, ...seen };
-    console.log(`${kind.padEnd(8)} alone at ${kindRate.toFixed(1)}/s: p99 ${r.p99[kind].toFixed(1)} ms, ${r.errors} errors; ${describe(seen)}`);
+    alone[kind] = { rate: kindRate, p99: r.p99[kind], mean: meanOf(r.latencies[kind]), errors: r.errors, held: r.held, ...seen };
+    console.log(`${kind.padEnd(8)} alone at ${kindRate.toFixed(1)}/s: p99 ${r.p99[kind].toFixed(1)} ms (mean ${alone[kind].mean.toFixed(1)}), ${r.errors} errors; ${describe(seen)}`);
   }
 
   const firstOperations = Math.ceil(firstRequests / requestsPerOperation);
@@ -87,14 +88,20 @@ try {
   // concat, not push(...): a run of 1,000,000 requests holds more latencies than a call takes arguments.
   for (const kind of Object.keys(latencies)) latencies[kind] = first.latencies[kind].concat(rest.latencies[kind]);
   const mixed = Object.fromEntries(Object.entries(latencies).map(([kind, values]) => [kind, p99Of(values)]));
+  const means = Object.fromEntries(Object.entries(latencies).map(([kind, values]) => [kind, meanOf(values)]));
   const errors = first.errors + rest.errors;
   const held = first.held + rest.held;
   const growth = rssLast / rssFirst - 1;
   console.log(`\nMixed load (70 % /me, 20 % checkout, 10 % login), ${offered}, ${totalRequests} requests; ${conditions}`);
   for (const kind of Object.keys(mixed)) {
-    console.log(`  ${kind.padEnd(8)} p99 ${mixed[kind].toFixed(1)} ms mixed, ${alone[kind].p99.toFixed(1)} ms alone (${(mixed[kind] / alone[kind].p99).toFixed(2)}x)`);
+    console.log(`  ${kind.padEnd(8)} p99 ${mixed[kind].toFixed(1)} ms mixed (mean ${means[kind].toFixed(1)}), ${alone[kind].p99.toFixed(1)} ms alone (${(mixed[kind] / alone[kind].p99).toFixed(2)}x)`);
   }
   console.log(`  ${describe(seen)}`);
+  const bounds = oneCoreBounds({
+    loginsPerSecond: rate * share("login"), hashMs: seen.cpuMsPerOperation.hashing / share("login"), busy: seen.coreBusy[0],
+    hashGoalMs: 2 * alone.login.p99, readGoalMs: 2 * alone.me.p99,
+  });
+  console.log(`  ${describeBounds(bounds, seen.coreBusy[0], alone)}`);
   console.log(`  errors ${errors}, held back ${held}; RSS ${rssFirst.toFixed(1)} → ${rssLast.toFixed(1)} MiB (${(100 * growth).toFixed(1)} %)`);
   // After the figures: over a long run's intents the check takes minutes.
   const check = await checkDatabase({ db, receiver });
@@ -109,7 +116,7 @@ try {
     { what: "mixed: errors (failed operations, checks of the database)", measured: errors + check.problems, goal: "0", met: errors + check.problems === 0 },
     { what: `mixed: RSS after ${totalRequests} requests vs after ${firstRequests}`, measured: growth, goal: "<= +0.10", met: growth <= 0.1 },
   ];
-  writeResults("mixed", { totalRequests, loadShare, capacity, capacityKind, sustained, rate, givenRate, alone, mixed, seen, errors, held, rss: { first: rssFirst, last: rssLast, growth }, database: check, checks });
+  writeResults("mixed", { totalRequests, loadShare, capacity, capacityKind, sustained, rate, givenRate, alone, mixed, means, seen, bounds, errors, held, rss: { first: rssFirst, last: rssLast, growth }, database: check, checks });
 } finally {
   customer?.stop();
   await server.stop();
@@ -347,6 +354,18 @@ function describe({ serverRoutes, serverLoopDelay: s, generatorLoopDelay: g, cor
   return `in the server p99: ${routes}; loop delay p99 server ${s.p99} ms (max ${s.max}), generator ${g.p99} ms (max ${g.max}); cores busy ${coreBusy.map((b) => `${(100 * b).toFixed(0)} %`).join(", ")}; CPU ms an operation: ${parts(cpu)}; waiting for a core, ms a second: ${parts(wait)}`;
 }
 
+/** What the two extreme policies would give on the server's core, beside what the goals allow (2× alone). */
+function describeBounds(bounds, busy, alone) {
+  if (!bounds) return `core 0 ${(100 * busy).toFixed(0)} % busy: no steady state to bound`;
+  const ms = (value) => `${value.toFixed(0)} ms`;
+  return (
+    `core 0 ${(100 * busy).toFixed(0)} % busy, ${(100 * bounds.hashShare).toFixed(0)} % of its time hashing; lower bounds on means (one-core-bounds.mjs): ` +
+    `reads first, a login's hash ${ms(bounds.readsFirstHashMs)} (login's goal: p99 ≤ ${ms(2 * alone.login.p99)}); ` +
+    `hashes first, a read's wait ${ms(bounds.hashesFirstReadWaitMs)} (/me's goal: p99 ≤ ${ms(2 * alone.me.p99)}); ` +
+    `any policy meets both goals only with each kind's p99 within ${bounds.goalRoom.toFixed(2)}× its mean`
+  );
+}
+
 /** Each core's jiffies from /proc/stat: all of them, and idle (idle and iowait). */
 function coreTimes() {
   return readFileSync("/proc/stat", "utf8")
@@ -356,6 +375,10 @@ function coreTimes() {
       const fields = line.split(/\s+/).slice(1).map(Number);
       return { total: fields.reduce((a, b) => a + b, 0), idle: fields[3] + fields[4] };
     });
+}
+
+function meanOf(values) {
+  return values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
 }
 
 function p99Of(values) {
