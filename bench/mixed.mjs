@@ -359,7 +359,7 @@ function describeBounds(bounds, busy, alone) {
   if (!bounds) return `core 0 ${(100 * busy).toFixed(0)} % busy: no steady state to bound`;
   const ms = (value) => `${value.toFixed(0)} ms`;
   return (
-    `core 0 ${(100 * busy).toFixed(0)} % busy, ${(100 * bounds.hashShare).toFixed(0)} % of its time hashing; lower bounds on means (one-core-bounds.mjs): ` +
+    `core 0 ${(100 * busy).toFixed(0)} % busy, ${(100 * bounds.hashShare).toFixed(0)} % of its time hashing; M/G/1 means (one-core-bounds.mjs): ` +
     `reads first, a login's hash ${ms(bounds.readsFirstHashMs)} (login's goal: p99 ≤ ${ms(2 * alone.login.p99)}); ` +
     `hashes first, a read's wait ${ms(bounds.hashesFirstReadWaitMs)} (/me's goal: p99 ≤ ${ms(2 * alone.me.p99)}); ` +
     `any policy meets both goals only with each kind's p99 within ${bounds.goalRoom.toFixed(2)}× its mean`

@@ -1,7 +1,8 @@
 // What scheduling alone can give the mix on the server's one core, from a stretch's own figures: the two
 // extreme policies of M/G/1 with preemptive-resume priority (Kleinrock), the event loop (reads) and the
-// hashes as the two classes. Only the hashes' residual work is counted, so each figure is a lower bound on
-// a mean; a p99 sits above its mean. Every other policy (nice values, slices, shares) lies between the two:
+// hashes as the two classes. For arrivals as random as many independent clients' (Poisson) each figure is a
+// lower bound on a mean, as only the hashes' residual work is counted; the bench's evenly spaced arrivals
+// queue somewhat less, so there they are estimates. A p99 sits above its mean. Every other policy (nice values, slices, shares) lies between the two:
 // it gives logins less than "reads first" does only by making reads wait longer than they do there. How far
 // every policy can go is bound by the core's unfinished work, the same whatever the order (below).
 
