@@ -2,9 +2,10 @@
 // extreme policies of M/G/1 with preemptive-resume priority (Kleinrock), the event loop (reads) and the
 // hashes as the two classes. For arrivals as random as many independent clients' (Poisson) each figure is a
 // lower bound on a mean, as only the hashes' residual work is counted; the bench's evenly spaced arrivals
-// queue somewhat less, so there they are estimates. A p99 sits above its mean. Every other policy (nice values, slices, shares) lies between the two:
-// it gives logins less than "reads first" does only by making reads wait longer than they do there. How far
-// every policy can go is bound by the core's unfinished work, the same whatever the order (below).
+// queue somewhat less, so there they are estimates. A p99 sits above its mean. Every other policy (nice
+// values, slices, shares) lies between the two: it gives logins less than "reads first" does only by making
+// reads wait longer than they do there. How far every policy can go is bound by the core's unfinished work,
+// the same whatever the order (below).
 
 /**
  * @param {{ loginsPerSecond: number, hashMs: number, busy: number, hashGoalMs?: number, readGoalMs?: number }} stretch logins a second, the CPU of
