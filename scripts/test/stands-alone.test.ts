@@ -4,7 +4,7 @@
  * every file and line that mentions an outside document.
  */
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -110,14 +110,6 @@ describe("the repository", () => {
   it("names only paths of its own that exist, in every document but the changelog (which tells what was)", () => {
     const documents = repositoryFiles().filter((file) => isInspected(file) && file.endsWith(".md") && file !== "CHANGELOG.md");
     expect(documents.length).toBeGreaterThan(20);
-    const exists = (relative: string) => {
-      try {
-        statSync(path.join(root, relative));
-        return true;
-      } catch {
-        return false;
-      }
-    };
     const missing = documents.flatMap((file) => {
       const content = readFileSync(path.join(root, file), "utf8");
       const named = [...content.matchAll(/`((?:packages|apps|scripts|bench|prisma|docs|\.ci)\/[^`\s]+)`/g)]
@@ -129,7 +121,7 @@ describe("the repository", () => {
         .map((match) => match[1]!)
         .filter((target) => !/^[a-z]+:/.test(target))
         .map((target) => path.posix.normalize(path.posix.join(path.posix.dirname(file), target)));
-      return [...named, ...linked].filter((name) => !exists(name)).map((name) => `${file}: ${name}`);
+      return [...named, ...linked].filter((name) => !existsSync(path.join(root, name))).map((name) => `${file}: ${name}`);
     });
     expect(missing).toEqual([]);
   });
